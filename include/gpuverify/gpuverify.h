@@ -1,0 +1,11 @@
+/* gpuverify: is this GPU node fit for work, and if not, what exactly is wrong?
+ * Umbrella header: include this one. */
+#ifndef GPUVERIFY_GPUVERIFY_H
+#define GPUVERIFY_GPUVERIFY_H
+
+#include "gv_common.h"
+#include "gv_context.h"
+#include "gv_driver.h"
+#include "gv_report.h"
+
+#endif

@@ -1,0 +1,70 @@
+/* gpuverify: the context, its options, logging and per-context error text. */
+#ifndef GPUVERIFY_GV_CONTEXT_H
+#define GPUVERIFY_GV_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gv_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An opaque context: options, loaded libraries, last error. One per thread at a time;
+ * different contexts may be used from different threads at once. */
+typedef struct gv_ctx gv_ctx;
+
+/* Log levels for gv_ctx_opts.log_level and the callback. */
+enum gv_log_level { GV_LOG_ERROR = 0, GV_LOG_WARN = 1, GV_LOG_INFO = 2, GV_LOG_DEBUG = 3 };
+
+/* Tri-state option value where 0 and 1 are meaningful. */
+#define GV_AUTO (-1)
+
+/* Called for each log line at or below the chosen level; the text is valid during the call. */
+typedef void (*gv_log_fn)(void *user, int32_t level, const char *message);
+
+/* Context options. Start from GV_CTX_OPTS_INIT; NULL strings mean "the default". */
+typedef struct gv_ctx_opts {
+    uint32_t struct_size;
+    uint32_t flags; /* reserved, must be 0 */
+    /* Root under which every file is read (/proc, /sys, /etc, /boot). NULL = "/". */
+    const char *sysroot;
+    /* Directory holding the NVIDIA libraries. When set, libraries are loaded from here only.
+     * NULL = $GPUVERIFY_LIBRARY_DIR, else the system's search. */
+    const char *library_dir;
+    /* Exact file of each library; NULL = $GPUVERIFY_<NAME>_LIBRARY, else search. */
+    const char *cuda_library;
+    const char *nvml_library;
+    const char *cublaslt_library;
+    const char *cudnn_library;
+    const char *nccl_library;
+    const char *ibverbs_library;
+    gv_log_fn log_fn; /* NULL = no logging */
+    void *log_user;
+    int32_t log_level; /* enum gv_log_level */
+    /* Query the live NVIDIA libraries (NVML, CUDA)? GV_AUTO = yes when sysroot is "/" or a
+     * library directory or file is named; an offline sysroot is otherwise judged from files. */
+    int32_t live_libraries;
+    /* Default deadline in seconds for calls that can block in the driver; 0 = 30 s. */
+    double deadline_s;
+} gv_ctx_opts;
+
+#define GV_CTX_OPTS_INIT                                                                           \
+    {                                                                                              \
+        sizeof(gv_ctx_opts), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,        \
+            GV_LOG_WARN, GV_AUTO, 0.0                                                              \
+    }
+
+/* Creates a context. opts may be NULL (all defaults). On error *out is NULL. */
+GV_API gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out);
+/* Destroys a context; NULL-safe. Libraries stay loaded for the process (never dlclose'd). */
+GV_API void gv_ctx_destroy(gv_ctx *ctx);
+/* Detail of the last error on this context, "" when none; never NULL. Valid until the next
+ * call on the context. A NULL context gives a fixed text. */
+GV_API const char *gv_ctx_last_error(const gv_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

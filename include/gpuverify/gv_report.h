@@ -1,0 +1,76 @@
+/* gpuverify: check results, the report that holds them, and running the checks.
+ *
+ * Check IDs ("driver.nvml", "gpu.ecc", ...) and JSON keys are stable: never renamed once
+ * released (docs/checks.md). */
+#ifndef GPUVERIFY_GV_REPORT_H
+#define GPUVERIFY_GV_REPORT_H
+
+#include <stdint.h>
+
+#include "gv_common.h"
+#include "gv_context.h"
+#include "gv_driver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Verdicts, in rising order of severity except SKIP, which means "not tested" and says why. */
+enum gv_verdict { GV_PASS = 0, GV_WARN = 1, GV_FAIL = 2, GV_SKIP = 3, GV_ERROR = 4 };
+
+/* "PASS", "WARN", ...; "UNKNOWN" for values outside the enum. Static, never NULL. */
+GV_API const char *gv_verdict_name(int32_t verdict);
+
+typedef struct gv_check_result {
+    uint32_t struct_size;
+    int32_t verdict;     /* enum gv_verdict */
+    char id[48];         /* "driver.gpu_count" */
+    char subject[48];    /* "node", "gpu0", "gpu3 (0000:9a:00.0)" */
+    char message[512];   /* one line saying what was found */
+    char measured[128];  /* the measured value as text, "" if none */
+    char expected[128];  /* the expectation, "" if none */
+    char expected_source[32]; /* where the expectation came from: "kernel module", "PCI", ... */
+    char unit[16];
+    char remediation[256]; /* what to do about a WARN/FAIL/ERROR, "" otherwise */
+    double value;          /* measured value as a number, NaN when not numeric */
+    double duration_s;
+} gv_check_result;
+
+#define GV_CHECK_RESULT_INIT GV_STRUCT_INIT(gv_check_result)
+
+/* An opaque report: results plus the facts they were judged from. */
+typedef struct gv_report gv_report;
+
+typedef struct gv_run_opts {
+    uint32_t struct_size;
+    uint32_t flags; /* reserved, must be 0 */
+    /* Comma-separated check IDs or prefixes ("driver", "gpu.ecc"); NULL or "" = all. */
+    const char *checks;
+} gv_run_opts;
+
+#define GV_RUN_OPTS_INIT {sizeof(gv_run_opts), 0, NULL}
+
+/* Runs the selected checks and returns a report (free with gv_report_free). opts may be NULL.
+ * GV_OK whenever the checks ran, whatever their verdicts. */
+GV_API gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out);
+GV_API void gv_report_free(gv_report *report); /* NULL-safe */
+
+GV_API uint32_t gv_report_count(const gv_report *report); /* 0 for NULL */
+GV_API gv_status gv_report_result(const gv_report *report, uint32_t index, gv_check_result *out);
+/* Worst verdict among PASS/WARN/FAIL/ERROR (SKIP counts as PASS); GV_PASS for an empty report. */
+GV_API int32_t gv_report_verdict(const gv_report *report);
+/* The facts the checks were judged from. */
+GV_API gv_status gv_report_driver(const gv_report *report, gv_driver_info *out);
+GV_API uint32_t gv_report_gpu_count(const gv_report *report);
+GV_API gv_status gv_report_gpu(const gv_report *report, uint32_t index, gv_gpu *out);
+
+/* JSON rendering flags. */
+#define GV_JSON_COMPACT 0x1u
+
+/* Renders the report as JSON (UTF-8, NUL-terminated); free *out with gv_free. */
+GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

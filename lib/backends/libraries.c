@@ -1,0 +1,75 @@
+#include "backends/libraries.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/cuda_backend.h"
+#include "backends/nvml_backend.h"
+#include "core/context.h"
+#include "core/sizes.h"
+
+/* The driver's CUDA major picks the toolkit sonames (cuBLASLt 13 before 12 on r580). */
+static int driver_cuda_major(gv_ctx *ctx)
+{
+    const struct gv_cuda_api *cu = gv_cuda(ctx);
+    int v = 0;
+    if (cu && cu->cuDriverGetVersion(&v) == GVCU_SUCCESS && v > 0)
+        return v / 1000;
+    return 0;
+}
+
+gv_lib_slot *gv_library_slot(gv_ctx *ctx, int32_t library)
+{
+    gv_lib_slot *slot = &ctx->libs[library];
+    if (slot->attempted)
+        return slot;
+    if (!ctx->live) {
+        char detail[sizeof slot->detail];
+        snprintf(detail, sizeof detail, "live libraries not queried: judging the offline sysroot %s",
+                 ctx->sysroot);
+        memset(slot, 0, sizeof *slot);
+        slot->attempted = 1;
+        slot->state = GV_LIBSTATE_NOT_QUERIED;
+        memcpy(slot->detail, detail, sizeof detail);
+        return slot;
+    }
+    int major = 0;
+    if (library == GV_LIB_CUBLASLT || library == GV_LIB_CUDNN || library == GV_LIB_NCCL)
+        major = driver_cuda_major(ctx);
+    gv_loader_open(gv_lib_spec_of(library), ctx->library_path[library], ctx->library_dir, major,
+                   slot);
+    gv_log(ctx, GV_LOG_DEBUG, "%s: state %d, file '%s', tried: %s", gv_lib_spec_of(library)->name,
+           (int)slot->state, slot->path, slot->tried);
+    return slot;
+}
+
+gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_library_status: out is NULL");
+    const gv_lib_spec *spec = gv_lib_spec_of(library);
+    if (!spec)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "library %d is not a gv_library", (int)library);
+    gv_lib_slot *slot = gv_library_slot(ctx, library);
+    /* Loading alone does not prove a library usable: resolve its vtable where we have one. */
+    if (library == GV_LIB_CUDA)
+        (void)gv_cuda(ctx);
+    else if (library == GV_LIB_NVML)
+        (void)gv_nvml(ctx);
+    gv_library_info info = GV_LIBRARY_INFO_INIT;
+    info.library = library;
+    info.state = slot->state;
+    snprintf(info.name, sizeof info.name, "%s", spec->name);
+    snprintf(info.path, sizeof info.path, "%s", slot->path);
+    snprintf(info.version, sizeof info.version, "%s", slot->version);
+    snprintf(info.tried, sizeof info.tried, "%s", slot->tried);
+    snprintf(info.detail, sizeof info.detail, "%s", slot->detail);
+    gv_status s = gv_copy_out(out, &info, sizeof info, GV_LIBRARY_INFO_SIZE_V1);
+    if (s != GV_OK)
+        return gv_fail(ctx, s, "gv_library_info.struct_size %u is not a valid layout",
+                       (unsigned)out->struct_size);
+    return GV_OK;
+}

@@ -1,0 +1,53 @@
+/* Our own minimal declarations of the CUDA driver API ABI: just the types, values and layouts
+ * gpuverify uses, so no NVIDIA header is needed to build. tests/unit/test_nvabi.c checks each
+ * against the real cuda.h when the toolkit is present. Prefix gvcu_ / GVCU_ avoids clashes. */
+#ifndef GV_NVABI_CUDA_ABI_H
+#define GV_NVABI_CUDA_ABI_H
+
+#include <stdint.h>
+
+typedef int gvcu_result;           /* CUresult */
+typedef int gvcu_device;           /* CUdevice */
+typedef int gvcu_device_attribute; /* CUdevice_attribute */
+typedef int gvcu_proc_query;       /* CUdriverProcAddressQueryResult */
+typedef struct gvcu_uuid {
+    char bytes[16];
+} gvcu_uuid; /* CUuuid */
+
+/* CUresult values we name. */
+#define GVCU_SUCCESS 0
+#define GVCU_ERROR_INVALID_VALUE 1
+#define GVCU_ERROR_OUT_OF_MEMORY 2
+#define GVCU_ERROR_NOT_INITIALIZED 3
+#define GVCU_ERROR_DEINITIALIZED 4
+#define GVCU_ERROR_STUB_LIBRARY 34
+#define GVCU_ERROR_NO_DEVICE 100
+#define GVCU_ERROR_INVALID_DEVICE 101
+#define GVCU_ERROR_NOT_FOUND 500
+#define GVCU_ERROR_SYSTEM_DRIVER_MISMATCH 803
+#define GVCU_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE 804
+#define GVCU_ERROR_UNKNOWN 999
+
+/* CUdevice_attribute values we read. */
+#define GVCU_DEVICE_ATTRIBUTE_CLOCK_RATE 13
+#define GVCU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define GVCU_DEVICE_ATTRIBUTE_PCI_BUS_ID 33
+#define GVCU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID 34
+#define GVCU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID 50
+#define GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+
+/* cuGetProcAddress flags and results. */
+#define GVCU_GET_PROC_ADDRESS_DEFAULT 0
+#define GVCU_GET_PROC_ADDRESS_SUCCESS 0
+#define GVCU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND 1
+#define GVCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT 2
+
+/* cuGetProcAddress_v2 (CUDA 12.0, driver r525) and the 11.3 form without the status. */
+typedef gvcu_result (*gvcu_get_proc_address_v2_fn)(const char *symbol, void **pfn,
+                                                   int cuda_version, uint64_t flags,
+                                                   gvcu_proc_query *status);
+typedef gvcu_result (*gvcu_get_proc_address_fn)(const char *symbol, void **pfn, int cuda_version,
+                                                uint64_t flags);
+
+#endif

@@ -1,0 +1,41 @@
+/* The checks: each judges the facts and appends results with its own stable ID. */
+#ifndef GV_CHECKS_CHECKS_H
+#define GV_CHECKS_CHECKS_H
+
+#include "checks/facts.h"
+#include "report/report.h"
+
+typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
+
+typedef struct gv_check_def {
+    const char *id;
+    gv_check_fn run;
+} gv_check_def;
+
+/* The catalog in run order (docs/checks.md describes each). */
+extern const gv_check_def gv_checks[];
+extern const size_t gv_check_count;
+
+/* system.c */
+void gv_check_system_os(const gv_facts *f, gv_report *r);
+void gv_check_system_kernel(const gv_facts *f, gv_report *r);
+/* driver.c */
+void gv_check_driver_module(const gv_facts *f, gv_report *r);
+void gv_check_driver_nvml(const gv_facts *f, gv_report *r);
+void gv_check_driver_version(const gv_facts *f, gv_report *r);
+void gv_check_driver_cuda(const gv_facts *f, gv_report *r);
+/* gpu_count.c */
+void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r);
+/* gpu.c */
+void gv_check_driver_persistence(const gv_facts *f, gv_report *r);
+void gv_check_gpu_pci(const gv_facts *f, gv_report *r);
+void gv_check_gpu_nvml(const gv_facts *f, gv_report *r);
+void gv_check_gpu_ecc(const gv_facts *f, gv_report *r);
+void gv_check_gpu_mig(const gv_facts *f, gv_report *r);
+
+/* "gpu3" for the record's inventory index. */
+void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap);
+/* Whether the node has NVIDIA GPUs by any source (PCI, /proc, NVML). */
+int gv_facts_has_gpus(const gv_facts *f);
+
+#endif

@@ -1,0 +1,125 @@
+/* Gathering the facts and merging each source's GPUs into one inventory keyed by PCI address. */
+#include "checks/facts_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/context.h"
+
+static void unknown_gpu(gv_gpu *g)
+{
+    memset(g, 0, sizeof *g);
+    g->struct_size = sizeof *g;
+    int32_t *ints[] = {&g->nvml_index,        &g->cuda_index,      &g->pci_vendor_id,
+                       &g->pci_device_id,     &g->pci_class,       &g->numa_node,
+                       &g->cc_major,          &g->cc_minor,        &g->sm_count,
+                       &g->max_sm_clock_mhz,  &g->persistence_mode, &g->ecc_current,
+                       &g->ecc_pending,       &g->mig_current,     &g->mig_pending,
+                       &g->compute_mode,      &g->power_limit_mw,  &g->temperature_c,
+                       &g->pcie_gen_current,  &g->pcie_gen_max,    &g->pcie_width_current,
+                       &g->pcie_width_max,    &g->link_width_current_sysfs,
+                       &g->link_width_max_sysfs};
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        *ints[i] = -1;
+    g->memory_total = g->memory_used = g->memory_free = -1;
+    g->link_speed_current_gts = g->link_speed_max_gts = -1;
+}
+
+gv_gpu_record *gv_facts_gpu_add(gv_facts *f)
+{
+    gv_gpu_record *grown = realloc(f->gpus, (f->gpu_count + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    f->gpus = grown;
+    gv_gpu_record *r = &f->gpus[f->gpu_count++];
+    memset(r, 0, sizeof *r);
+    unknown_gpu(&r->gpu);
+    return r;
+}
+
+gv_gpu_record *gv_facts_gpu_at(gv_facts *f, const gv_pci_addr *addr)
+{
+    char bdf[32];
+    gv_pci_format_addr(addr, bdf, sizeof bdf);
+    for (size_t i = 0; i < f->gpu_count; i++)
+        if (strcmp(f->gpus[i].gpu.pci_bus_id, bdf) == 0)
+            return &f->gpus[i];
+    gv_gpu_record *r = gv_facts_gpu_add(f);
+    if (r)
+        memcpy(r->gpu.pci_bus_id, bdf, strlen(bdf) + 1);
+    return r;
+}
+
+/* GPUs with an address in PCI order, then any without (lost before NVML told its address). */
+static int by_bus_id(const void *a, const void *b)
+{
+    const gv_gpu *x = &((const gv_gpu_record *)a)->gpu, *y = &((const gv_gpu_record *)b)->gpu;
+    gv_pci_addr ax, ay;
+    int hx = gv_pci_parse_addr(x->pci_bus_id, &ax) == 0;
+    int hy = gv_pci_parse_addr(y->pci_bus_id, &ay) == 0;
+    if (hx != hy)
+        return hx ? -1 : 1;
+    if (!hx)
+        return x->nvml_index - y->nvml_index;
+    return gv_pci_addr_compare(&ax, &ay);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f)
+{
+    double t0 = now_s();
+    memset(f, 0, sizeof *f);
+    memcpy(f->sysroot, ctx->sysroot, strlen(ctx->sysroot) + 1);
+    f->nvml_init = f->cuda_init = -1;
+    f->nvml_cuda_version = f->cuda_driver_version = -1;
+    f->pci_count = f->nvml_count = f->cuda_count = -1;
+    f->live = ctx->live;
+    gv_facts_files(f);
+    gv_facts_nvml(ctx, f);
+    gv_facts_cuda(ctx, f);
+    if (f->gpu_count)
+        qsort(f->gpus, f->gpu_count, sizeof *f->gpus, by_bus_id);
+    for (size_t i = 0; i < f->gpu_count; i++)
+        f->gpus[i].gpu.index = (uint32_t)i;
+    f->duration_s = now_s() - t0;
+    return GV_OK;
+}
+
+void gv_facts_free(gv_facts *f)
+{
+    free(f->gpus);
+    f->gpus = NULL;
+    f->gpu_count = 0;
+}
+
+void gv_facts_driver_info(const gv_facts *f, gv_driver_info *d)
+{
+    memset(d, 0, sizeof *d);
+    d->struct_size = sizeof *d;
+    d->module_loaded = f->nvidia_loaded;
+    d->module_kind = f->module.kind;
+    d->nouveau_loaded = f->nouveau_loaded;
+    memcpy(d->module_version, f->module.version, sizeof d->module_version);
+    memcpy(d->kernel_release, f->kernel, sizeof d->kernel_release);
+    memcpy(d->os_name, f->os.pretty_name, sizeof d->os_name);
+    d->nvml_state = f->nvml_lib.state;
+    d->cuda_state = f->cuda_lib.state;
+    memcpy(d->driver_version, f->driver_version, sizeof d->driver_version);
+    memcpy(d->nvml_version, f->nvml_version, sizeof d->nvml_version);
+    d->cuda_driver_version = f->cuda_driver_version;
+    d->nvml_cuda_version = f->nvml_cuda_version;
+    d->cuda_init_result = f->cuda_init;
+    d->nvml_init_result = f->nvml_init;
+    d->gpu_count_pci = f->pci_count;
+    d->gpu_count_nvml = f->nvml_count;
+    d->gpu_count_cuda = f->cuda_count;
+    d->gpu_count = (int32_t)f->gpu_count;
+}

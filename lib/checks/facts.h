@@ -1,0 +1,61 @@
+/* Facts gathered from the node (files, NVML, CUDA) before any verdict: checks judge these, and
+ * a fixture sysroot plus a fake scenario make them deterministic. */
+#ifndef GV_CHECKS_FACTS_H
+#define GV_CHECKS_FACTS_H
+
+#include <stddef.h>
+
+#include "backends/loader.h"
+#include "core/errbuf.h"
+#include "gpuverify/gpuverify.h"
+#include "sys/nvidia_proc.h"
+#include "sys/os.h"
+
+/* One source's outcome: GV_OK, or the status and the text naming the file or call. */
+typedef struct gv_source {
+    gv_status status;
+    gv_errbuf err;
+} gv_source;
+
+/* A GPU of the merged inventory with what only the checks need. */
+typedef struct gv_gpu_record {
+    gv_gpu gpu;
+    int in_pci, in_proc;
+    int excluded; /* "GPU Excluded: Yes" in /proc/driver/nvidia/gpus */
+    char pci_problem[256]; /* a sysfs file of this GPU that could not be read or parsed, "" */
+    char problem[256];     /* the first NVML query of this GPU that failed, "" */
+} gv_gpu_record;
+
+typedef struct gv_facts {
+    char sysroot[4096];
+    char hostname[64];
+    gv_source os_src, kernel_src, modules_src, version_src, sysfs_module_src, proc_gpus_src,
+        pci_src;
+    gv_os_release os;
+    char kernel[64];
+    int nvidia_loaded, nouveau_loaded; /* -1 unknown */
+    int version_file_present;
+    gv_nvidia_module module;
+    char sysfs_version[32], sysfs_taint[16];
+
+    int live; /* NVML and CUDA were queried */
+    gv_lib_slot nvml_lib, cuda_lib;
+    int nvml_init, cuda_init; /* result codes, -1 not called */
+    char driver_version[32], nvml_version[32];
+    int nvml_cuda_version, cuda_driver_version; /* -1 unknown */
+    int pci_count, nvml_count, cuda_count;      /* -1 unknown */
+    int cuda_visible_set;
+    char cuda_visible[256];
+
+    gv_gpu_record *gpus;
+    size_t gpu_count;
+    double duration_s;
+} gv_facts;
+
+/* Gathers every fact; GV_OK unless out of memory (a source's failure is recorded in it). */
+gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out);
+void gv_facts_free(gv_facts *facts);
+/* The public driver summary of the facts. */
+void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);
+
+#endif

@@ -1,0 +1,93 @@
+/* Facts from files under the sysroot: OS, kernel, modules, the NVIDIA module's own files and
+ * the GPUs' PCI functions. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/facts_internal.h"
+#include "sys/modules.h"
+#include "sys/sysroot.h"
+
+static void modules(gv_facts *f)
+{
+    gv_modules mods;
+    f->modules_src.status = gv_modules_read(f->sysroot, &mods, &f->modules_src.err);
+    if (f->modules_src.status != GV_OK) {
+        /* /sys/module still tells loaded (or built-in) modules apart. */
+        f->nvidia_loaded = gv_module_present(f->sysroot, NULL, "nvidia") ? 1 : -1;
+        f->nouveau_loaded = gv_module_present(f->sysroot, NULL, "nouveau") ? 1 : -1;
+        return;
+    }
+    f->nvidia_loaded = gv_module_present(f->sysroot, &mods, "nvidia");
+    f->nouveau_loaded = gv_module_present(f->sysroot, &mods, "nouveau");
+    gv_modules_free(&mods);
+}
+
+static void pci_gpus(gv_facts *f)
+{
+    gv_pci_function *fns = NULL;
+    size_t n = 0;
+    f->pci_src.status = gv_pci_nvidia_gpus(f->sysroot, &fns, &n, &f->pci_src.err);
+    if (f->pci_src.status != GV_OK)
+        return;
+    f->pci_count = (int)n;
+    for (size_t i = 0; i < n; i++) {
+        gv_gpu_record *r = gv_facts_gpu_at(f, &fns[i].addr);
+        if (!r)
+            break;
+        gv_gpu *g = &r->gpu;
+        r->in_pci = 1;
+        g->pci_vendor_id = fns[i].vendor;
+        g->pci_device_id = fns[i].device;
+        g->pci_class = fns[i].class_code;
+        g->numa_node = fns[i].numa_node;
+        snprintf(g->local_cpus, sizeof g->local_cpus, "%s", fns[i].local_cpus);
+        g->link_speed_current_gts = fns[i].link_speed_current;
+        g->link_speed_max_gts = fns[i].link_speed_max;
+        g->link_width_current_sysfs = fns[i].link_width_current;
+        g->link_width_max_sysfs = fns[i].link_width_max;
+        snprintf(r->pci_problem, sizeof r->pci_problem, "%s", fns[i].problem);
+    }
+    free(fns);
+}
+
+static void proc_gpus(gv_facts *f)
+{
+    gv_nvidia_gpu_info *info = NULL;
+    size_t n = 0;
+    f->proc_gpus_src.status = gv_read_nvidia_gpus(f->sysroot, &info, &n, &f->proc_gpus_src.err);
+    for (size_t i = 0; i < n; i++) {
+        gv_pci_addr a;
+        if (gv_pci_parse_addr(info[i].bus_id, &a) != 0)
+            continue;
+        gv_gpu_record *r = gv_facts_gpu_at(f, &a);
+        if (!r)
+            break;
+        r->in_proc = 1;
+        r->excluded = info[i].excluded;
+        snprintf(r->gpu.name, sizeof r->gpu.name, "%s", info[i].model);
+        snprintf(r->gpu.uuid, sizeof r->gpu.uuid, "%s", info[i].uuid);
+        snprintf(r->gpu.vbios, sizeof r->gpu.vbios, "%s", info[i].vbios);
+    }
+    free(info);
+}
+
+void gv_facts_files(gv_facts *f)
+{
+    const char *root = f->sysroot;
+    f->os_src.status = gv_read_os_release(root, &f->os, &f->os_src.err);
+    f->kernel_src.status = gv_read_kernel_release(root, f->kernel, sizeof f->kernel,
+                                                  &f->kernel_src.err);
+    if (gv_sys_read_line(root, "/proc/sys/kernel/hostname", f->hostname, sizeof f->hostname,
+                         NULL) != GV_OK)
+        f->hostname[0] = '\0';
+    modules(f);
+    f->version_file_present = gv_sys_exists(root, "/proc/driver/nvidia/version");
+    if (f->version_file_present)
+        f->version_src.status = gv_read_nvidia_version(root, &f->module, &f->version_src.err);
+    f->sysfs_module_src.status =
+        gv_read_nvidia_sysfs_module(root, f->sysfs_version, sizeof f->sysfs_version,
+                                    f->sysfs_taint, sizeof f->sysfs_taint, &f->sysfs_module_src.err);
+    pci_gpus(f);
+    proc_gpus(f);
+}

@@ -1,0 +1,146 @@
+/* Facts from NVML: driver and CUDA versions, and each GPU's inventory. */
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/nvml_backend.h"
+#include "checks/facts_internal.h"
+#include "core/context.h"
+
+/* Records a failed query on the GPU (the first real failure wins); NOT_SUPPORTED and absent
+ * optional entries only leave the field unknown. Returns 1 on success. */
+static int took(gv_gpu_record *r, const char *what, gvnv_return rc)
+{
+    if (rc == GVNV_SUCCESS)
+        return 1;
+    if (rc != GVNV_ERROR_NOT_SUPPORTED && rc != GVNV_ERROR_FUNCTION_NOT_FOUND &&
+        r->gpu.nvml_result == 0) {
+        char buf[32];
+        r->gpu.nvml_result = rc;
+        snprintf(r->problem, sizeof r->problem, "NVML %s: %s", what,
+                 gv_nvml_error_name(rc, buf, sizeof buf));
+    }
+    return 0;
+}
+
+#define NVML_QUERY(r, nv, fn, ...)                                                                 \
+    took(r, #fn, (nv)->fn ? (nv)->fn(__VA_ARGS__) : GVNV_ERROR_FUNCTION_NOT_FOUND)
+
+static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r)
+{
+    gv_gpu *g = &r->gpu;
+    char text[GVNV_DEVICE_UUID_V2_BUFFER_SIZE];
+    if (NVML_QUERY(r, nv, device_get_name, dev, text, sizeof text))
+        snprintf(g->name, sizeof g->name, "%s", text);
+    if (NVML_QUERY(r, nv, device_get_uuid, dev, text, sizeof text))
+        snprintf(g->uuid, sizeof g->uuid, "%s", text);
+    if (NVML_QUERY(r, nv, device_get_serial, dev, text, sizeof text))
+        snprintf(g->serial, sizeof g->serial, "%s", text);
+    if (NVML_QUERY(r, nv, device_get_vbios_version, dev, text, sizeof text))
+        snprintf(g->vbios, sizeof g->vbios, "%s", text);
+    gvnv_memory mem;
+    if (NVML_QUERY(r, nv, device_get_memory_info, dev, &mem)) {
+        g->memory_total = (int64_t)mem.total;
+        g->memory_used = (int64_t)mem.used;
+        g->memory_free = (int64_t)mem.free;
+    }
+    int major, minor;
+    if (NVML_QUERY(r, nv, device_get_cuda_compute_capability, dev, &major, &minor)) {
+        g->cc_major = major;
+        g->cc_minor = minor;
+    }
+    unsigned u, v;
+    if (NVML_QUERY(r, nv, device_get_max_clock_info, dev, GVNV_CLOCK_SM, &u))
+        g->max_sm_clock_mhz = (int32_t)u;
+    gvnv_enable_state cur, pend;
+    if (NVML_QUERY(r, nv, device_get_persistence_mode, dev, &cur))
+        g->persistence_mode = cur;
+    if (NVML_QUERY(r, nv, device_get_ecc_mode, dev, &cur, &pend)) {
+        g->ecc_current = cur;
+        g->ecc_pending = pend;
+    }
+    if (NVML_QUERY(r, nv, device_get_mig_mode, dev, &u, &v)) {
+        g->mig_current = (int32_t)u;
+        g->mig_pending = (int32_t)v;
+    }
+    gvnv_compute_mode mode;
+    if (NVML_QUERY(r, nv, device_get_compute_mode, dev, &mode))
+        g->compute_mode = mode;
+    if (NVML_QUERY(r, nv, device_get_power_management_limit, dev, &u))
+        g->power_limit_mw = (int32_t)u;
+    if (NVML_QUERY(r, nv, device_get_temperature, dev, GVNV_TEMPERATURE_GPU, &u))
+        g->temperature_c = (int32_t)u;
+    if (NVML_QUERY(r, nv, device_get_curr_pcie_link_generation, dev, &u))
+        g->pcie_gen_current = (int32_t)u;
+    if (NVML_QUERY(r, nv, device_get_max_pcie_link_generation, dev, &u))
+        g->pcie_gen_max = (int32_t)u;
+    if (NVML_QUERY(r, nv, device_get_curr_pcie_link_width, dev, &u))
+        g->pcie_width_current = (int32_t)u;
+    if (NVML_QUERY(r, nv, device_get_max_pcie_link_width, dev, &u))
+        g->pcie_width_max = (int32_t)u;
+}
+
+/* An NVML device whose handle or address could not be read: NVML enumerates in PCI order, so
+ * when NVML and PCI agree on the count, index i is the i-th PCI GPU. */
+static gv_gpu_record *unaddressed(gv_facts *f, unsigned index)
+{
+    if (f->pci_count == f->nvml_count && index < f->gpu_count) {
+        size_t seen = 0;
+        for (size_t k = 0; k < f->gpu_count; k++) {
+            if (!f->gpus[k].in_pci)
+                continue;
+            if (seen++ == index && f->gpus[k].gpu.nvml_index < 0)
+                return &f->gpus[k];
+        }
+    }
+    return gv_facts_gpu_add(f);
+}
+
+void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
+{
+    const struct gv_nvml_api *nv = gv_nvml(ctx);
+    f->nvml_lib = ctx->libs[GV_LIB_NVML];
+    f->nvml_init = ctx->nvml_init_result;
+    if (!nv)
+        return;
+    char text[GVNV_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    if (nv->system_get_driver_version(text, sizeof text) == GVNV_SUCCESS)
+        snprintf(f->driver_version, sizeof f->driver_version, "%s", text);
+    if (nv->system_get_nvml_version(text, sizeof text) == GVNV_SUCCESS)
+        snprintf(f->nvml_version, sizeof f->nvml_version, "%s", text);
+    int cv;
+    if (nv->system_get_cuda_driver_version && nv->system_get_cuda_driver_version(&cv) == 0)
+        f->nvml_cuda_version = cv;
+    unsigned count = 0;
+    if (nv->device_get_count(&count) != GVNV_SUCCESS)
+        return;
+    f->nvml_count = (int)count;
+    for (unsigned i = 0; i < count; i++) {
+        gvnv_device dev = NULL;
+        gvnv_pci_info pci;
+        memset(&pci, 0, sizeof pci);
+        gvnv_return rc = nv->device_get_handle_by_index(i, &dev);
+        const char *what = "nvmlDeviceGetHandleByIndex";
+        if (rc == GVNV_SUCCESS) {
+            rc = nv->device_get_pci_info(dev, &pci);
+            what = "nvmlDeviceGetPciInfo";
+        }
+        gv_pci_addr addr;
+        gv_gpu_record *r;
+        if (rc == GVNV_SUCCESS && gv_pci_parse_addr(pci.bus_id, &addr) == 0)
+            r = gv_facts_gpu_at(f, &addr);
+        else
+            r = unaddressed(f, i);
+        if (!r)
+            return;
+        r->gpu.nvml_index = (int32_t)i;
+        if (rc != GVNV_SUCCESS) {
+            took(r, what, rc);
+            continue;
+        }
+        if (r->gpu.pci_device_id < 0) {
+            r->gpu.pci_vendor_id = (int32_t)(pci.pci_device_id & 0xffffu);
+            r->gpu.pci_device_id = (int32_t)(pci.pci_device_id >> 16);
+        }
+        device(nv, dev, r);
+    }
+}

@@ -1,0 +1,171 @@
+/* Per-GPU checks: gpu.pci, gpu.nvml, driver.persistence, gpu.ecc, gpu.mig. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/nvml_backend.h"
+#include "checks/checks.h"
+
+void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap)
+{
+    snprintf(out, cap, "gpu%u", g->gpu.index);
+}
+
+/* NVML answered for this GPU: the per-GPU NVML checks have something to judge. */
+static int nvml_ok(const gv_gpu_record *g)
+{
+    return g->gpu.nvml_index >= 0 && g->gpu.nvml_result == 0;
+}
+
+void gv_check_gpu_pci(const gv_facts *f, gv_report *r)
+{
+    if (f->pci_src.status != GV_OK) {
+        gv_report_add(r, "gpu.pci", "node", GV_ERROR, "%s", f->pci_src.err.text);
+        return;
+    }
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        const gv_gpu *p = &g->gpu;
+        char subject[48];
+        gv_gpu_subject(g, subject, sizeof subject);
+        if (!g->in_pci) {
+            gv_report_add(r, "gpu.pci", subject, GV_WARN,
+                          "%s is not in /sys/bus/pci/devices (seen by %s only)",
+                          p->pci_bus_id[0] ? p->pci_bus_id : "this GPU",
+                          p->nvml_index >= 0 ? "NVML" : "the driver");
+            continue;
+        }
+        if (g->pci_problem[0]) {
+            gv_report_add(r, "gpu.pci", subject, GV_ERROR, "%s", g->pci_problem);
+            continue;
+        }
+        char numa[16];
+        snprintf(numa, sizeof numa, "%d", (int)p->numa_node);
+        gv_check_result *c = gv_report_add(
+            r, "gpu.pci", subject, GV_PASS,
+            "%s %04x:%04x class %06x, NUMA node %s, CPUs %s, link %.1f GT/s x%d (max %.1f GT/s "
+            "x%d)",
+            p->pci_bus_id, (unsigned)p->pci_vendor_id, (unsigned)p->pci_device_id,
+            (unsigned)p->pci_class, p->numa_node < 0 ? "unknown" : numa,
+            p->local_cpus[0] ? p->local_cpus : "unknown", p->link_speed_current_gts,
+            (int)p->link_width_current_sysfs, p->link_speed_max_gts, (int)p->link_width_max_sysfs);
+        gv_result_measured(c, NAN, "", "%s", p->pci_bus_id);
+    }
+}
+
+void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        gv_gpu_subject(g, subject, sizeof subject);
+        if (f->nvml_init != 0) {
+            gv_report_add(r, "gpu.nvml", subject, GV_SKIP, "NVML is not usable (driver.nvml)");
+            continue;
+        }
+        if (g->gpu.nvml_index < 0) {
+            gv_check_result *c = gv_report_add(
+                r, "gpu.nvml", subject, g->excluded ? GV_WARN : GV_FAIL, "%s: %s",
+                g->gpu.pci_bus_id,
+                g->excluded ? "excluded by the driver (NVreg_ExcludedGpus or an inforom fault)"
+                            : "on the PCI bus but not visible to NVML");
+            gv_result_remedy(c, "check `dmesg` for NVRM errors on this bus id; reset or reboot");
+            continue;
+        }
+        if (g->gpu.nvml_result != 0) {
+            gv_check_result *c = gv_report_add(r, "gpu.nvml", subject, GV_FAIL, "%s (NVML index %d)",
+                                               g->problem, (int)g->gpu.nvml_index);
+            gv_result_remedy(c, g->gpu.nvml_result == GVNV_ERROR_GPU_IS_LOST
+                                    ? "the GPU fell off the bus: drain the node, look for Xid 79 "
+                                      "in `dmesg`, reset the GPU or reboot"
+                                    : "check `dmesg` for NVRM/Xid errors on this GPU");
+            continue;
+        }
+        gv_report_add(r, "gpu.nvml", subject, GV_PASS, "%s %s answers NVML queries", g->gpu.name,
+                      g->gpu.pci_bus_id);
+    }
+}
+
+void gv_check_driver_persistence(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        gv_gpu_subject(g, subject, sizeof subject);
+        if (!nvml_ok(g) || g->gpu.persistence_mode < 0) {
+            gv_report_add(r, "driver.persistence", subject, GV_SKIP,
+                          "persistence mode unknown: NVML has no answer for this GPU");
+            continue;
+        }
+        int on = g->gpu.persistence_mode == 1;
+        gv_check_result *c = gv_report_add(r, "driver.persistence", subject, on ? GV_PASS : GV_WARN,
+                                           "persistence mode %s", on ? "enabled" : "disabled");
+        gv_result_measured(c, on, "", "%s", on ? "Enabled" : "Disabled");
+        if (!on) {
+            gv_result_expected(c, "NVIDIA datacenter guidance", "Enabled");
+            gv_result_remedy(c, "run nvidia-persistenced (systemctl enable --now "
+                                "nvidia-persistenced) so the driver stays initialised between jobs");
+        }
+    }
+}
+
+void gv_check_gpu_ecc(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        const gv_gpu *p = &g->gpu;
+        char subject[48];
+        gv_gpu_subject(g, subject, sizeof subject);
+        if (!nvml_ok(g) || p->ecc_current < 0) {
+            gv_report_add(r, "gpu.ecc", subject, GV_SKIP, "%s",
+                          nvml_ok(g) ? "ECC mode not supported on this GPU"
+                                     : "NVML has no answer for this GPU");
+            continue;
+        }
+        gv_check_result *c;
+        if (p->ecc_pending >= 0 && p->ecc_pending != p->ecc_current) {
+            c = gv_report_add(r, "gpu.ecc", subject, GV_WARN,
+                              "ECC %s now, %s after the next GPU reset", p->ecc_current ? "on" : "off",
+                              p->ecc_pending ? "on" : "off");
+            gv_result_remedy(c, "reset the GPU or reboot to apply the pending ECC mode");
+        } else if (!p->ecc_current) {
+            c = gv_report_add(r, "gpu.ecc", subject, GV_WARN,
+                              "ECC disabled: memory errors go undetected");
+            gv_result_expected(c, "GPU supports ECC", "Enabled");
+            gv_result_remedy(c, "enable ECC (`nvidia-smi -i %u -e 1`) and reset the GPU",
+                             (unsigned)(p->nvml_index < 0 ? 0 : p->nvml_index));
+        } else {
+            c = gv_report_add(r, "gpu.ecc", subject, GV_PASS, "ECC enabled");
+        }
+        gv_result_measured(c, p->ecc_current, "", "%s", p->ecc_current ? "Enabled" : "Disabled");
+    }
+}
+
+void gv_check_gpu_mig(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        const gv_gpu *p = &g->gpu;
+        char subject[48];
+        gv_gpu_subject(g, subject, sizeof subject);
+        if (!nvml_ok(g) || p->mig_current < 0) {
+            gv_report_add(r, "gpu.mig", subject, GV_SKIP, "%s",
+                          nvml_ok(g) ? "MIG not supported on this GPU"
+                                     : "NVML has no answer for this GPU");
+            continue;
+        }
+        gv_check_result *c;
+        if (p->mig_pending >= 0 && p->mig_pending != p->mig_current) {
+            c = gv_report_add(r, "gpu.mig", subject, GV_WARN, "MIG %s now, %s after a GPU reset",
+                              p->mig_current ? "enabled" : "disabled",
+                              p->mig_pending ? "enabled" : "disabled");
+            gv_result_remedy(c, "reset the GPU to apply the pending MIG mode");
+        } else {
+            c = gv_report_add(r, "gpu.mig", subject, GV_PASS, "%s",
+                              p->mig_current ? "MIG enabled: checks needing the whole GPU run on "
+                                               "its MIG instances"
+                                             : "MIG disabled");
+        }
+        gv_result_measured(c, p->mig_current, "", "%s", p->mig_current ? "Enabled" : "Disabled");
+    }
+}

@@ -1,0 +1,94 @@
+/* driver.gpu_count: PCI, NVML and CUDA must agree on the GPUs, or the difference must have an
+ * explanation (CUDA_VISIBLE_DEVICES, MIG, GPUs the driver excludes). "PCI sees 8, NVML 7" is
+ * a GPU that fell off the bus. */
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/checks.h"
+
+typedef struct counts {
+    int usable;   /* seen by NVML with every query answered */
+    int mig;      /* usable GPUs in MIG mode */
+    int excluded; /* excluded by the driver (/proc/driver/nvidia/gpus) */
+    char missing[256]; /* PCI functions NVML does not see */
+    char broken[256];  /* GPUs NVML sees but cannot query */
+} counts;
+
+static void append(char *dst, size_t cap, const char *text)
+{
+    size_t n = strlen(dst);
+    snprintf(dst + n, cap - n, "%s%s", n ? ", " : "", text);
+}
+
+static void tally(const gv_facts *f, counts *k)
+{
+    memset(k, 0, sizeof *k);
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char who[64];
+        snprintf(who, sizeof who, "gpu%u %s", g->gpu.index,
+                 g->gpu.pci_bus_id[0] ? g->gpu.pci_bus_id : "(no address)");
+        k->excluded += g->excluded;
+        if (g->gpu.nvml_index < 0) {
+            if (g->in_pci && !g->excluded)
+                append(k->missing, sizeof k->missing, who);
+        } else if (g->gpu.nvml_result != 0) {
+            append(k->broken, sizeof k->broken, who);
+        } else {
+            k->usable++;
+            k->mig += g->gpu.mig_current == 1;
+        }
+    }
+}
+
+void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
+{
+    const char *id = "driver.gpu_count";
+    if (!gv_facts_has_gpus(f) && f->cuda_count <= 0) {
+        gv_report_add(r, id, "node", GV_SKIP, "no NVIDIA GPU on the PCI bus or in NVML");
+        return;
+    }
+    counts k;
+    tally(f, &k);
+    char measured[96];
+    snprintf(measured, sizeof measured, "pci=%d nvml=%d cuda=%d", f->pci_count, f->nvml_count,
+             f->cuda_count);
+    gv_check_result *c;
+    if (f->nvml_count >= 0 && (k.missing[0] || k.broken[0])) {
+        c = gv_report_add(r, id, "node", GV_FAIL,
+                          "PCI sees %d GPU(s), NVML %d, usable %d%s%s%s%s: a GPU fell off the bus "
+                          "or the driver cannot reach it",
+                          f->pci_count, f->nvml_count, k.usable,
+                          k.missing[0] ? "; not in NVML: " : "", k.missing,
+                          k.broken[0] ? "; NVML cannot query: " : "", k.broken);
+        gv_result_remedy(c, "drain the node; check `dmesg` for Xid 79/NVRM errors, then reset the "
+                            "GPU or reboot; reseat or replace hardware if it recurs");
+        gv_result_expected(c, "PCI", "%d", f->pci_count);
+        gv_result_measured(c, k.usable, "GPUs", "%s", measured);
+        return;
+    }
+    int expected_cuda = k.usable - k.mig;
+    if (f->cuda_count >= 0 && f->nvml_count >= 0 && !f->cuda_visible_set &&
+        f->cuda_count < expected_cuda) {
+        c = gv_report_add(r, id, "node", GV_FAIL,
+                          "NVML sees %d usable GPU(s) but CUDA enumerates %d", k.usable,
+                          f->cuda_count);
+        gv_result_remedy(c, "check `dmesg` for errors on the missing GPUs; reset or reboot");
+        gv_result_expected(c, "NVML", "%d", expected_cuda);
+        gv_result_measured(c, f->cuda_count, "GPUs", "%s", measured);
+        return;
+    }
+    int n = f->nvml_count >= 0 ? k.usable : f->pci_count;
+    c = gv_report_add(r, id, "node", GV_PASS, "%d GPU(s): %s", n, measured);
+    gv_result_measured(c, n, "GPUs", "%s", measured);
+    if (c && f->cuda_visible_set)
+        snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
+                 "; CUDA_VISIBLE_DEVICES=%s shows this process %d of them", f->cuda_visible,
+                 f->cuda_count);
+    if (c && k.mig)
+        snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
+                 "; %d GPU(s) in MIG mode, enumerated by CUDA as MIG instances", k.mig);
+    if (c && k.excluded)
+        snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
+                 "; %d GPU(s) excluded by the driver", k.excluded);
+}

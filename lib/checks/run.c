@@ -1,0 +1,187 @@
+/* gv_run (the suite), gv_check_driver and gv_gpu_info: facts gathered once per call, judged
+ * by the selected checks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checks/checks.h"
+#include "core/context.h"
+#include "core/sizes.h"
+
+const gv_check_def gv_checks[] = {
+    {"system.os", gv_check_system_os},
+    {"system.kernel", gv_check_system_kernel},
+    {"driver.module", gv_check_driver_module},
+    {"driver.nvml", gv_check_driver_nvml},
+    {"driver.version", gv_check_driver_version},
+    {"driver.cuda", gv_check_driver_cuda},
+    {"driver.gpu_count", gv_check_driver_gpu_count},
+    {"driver.persistence", gv_check_driver_persistence},
+    {"gpu.pci", gv_check_gpu_pci},
+    {"gpu.nvml", gv_check_gpu_nvml},
+    {"gpu.ecc", gv_check_gpu_ecc},
+    {"gpu.mig", gv_check_gpu_mig},
+};
+const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
+
+/* "driver" selects driver.*, "gpu.ecc" selects itself. */
+static int selects(const char *token, size_t len, const char *id)
+{
+    return strncmp(id, token, len) == 0 && (id[len] == '\0' || id[len] == '.');
+}
+
+/* Marks the selected catalog entries; GV_ERR_INVALID_ARG names a token matching nothing. */
+static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        chosen[i] = !list || !*list;
+    if (!list || !*list)
+        return GV_OK;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        while (len && p[len - 1] == ' ')
+            len--;
+        int any = 0;
+        for (size_t i = 0; len && i < gv_check_count; i++)
+            if (selects(p, len, gv_checks[i].id))
+                any = chosen[i] = 1;
+        if (len && !any)
+            return gv_fail(ctx, GV_ERR_INVALID_ARG, "no check matches '%.*s' (see docs/checks.md)",
+                           (int)len, p);
+        p += strcspn(p, ",");
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return GV_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static gv_status refresh_facts(gv_ctx *ctx, gv_facts **out)
+{
+    gv_facts *f = calloc(1, sizeof *f);
+    if (!f)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory gathering facts");
+    gv_status s = gv_facts_collect(ctx, f);
+    if (s != GV_OK) {
+        free(f);
+        return gv_fail(ctx, s, "gathering facts: %s", gv_strerror(s));
+    }
+    if (ctx->facts) {
+        gv_facts_free(ctx->facts);
+        free(ctx->facts);
+    }
+    ctx->facts = f;
+    *out = f;
+    return GV_OK;
+}
+
+void gv_ctx_drop_facts(gv_ctx *ctx)
+{
+    if (ctx->facts) {
+        gv_facts_free(ctx->facts);
+        free(ctx->facts);
+        ctx->facts = NULL;
+    }
+}
+
+gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run: out is NULL");
+    *out = NULL;
+    static const gv_run_opts defaults = GV_RUN_OPTS_INIT;
+    gv_run_opts o = defaults;
+    if (opts) {
+        gv_status s = gv_copy_in(&o, sizeof o, opts, GV_RUN_OPTS_SIZE_V1, &defaults);
+        if (s != GV_OK)
+            return gv_fail(ctx, s, "gv_run_opts.struct_size %u is not a valid layout",
+                           (unsigned)opts->struct_size);
+        if (o.flags)
+            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.flags 0x%x: none are defined",
+                           o.flags);
+    }
+    int chosen[sizeof gv_checks / sizeof gv_checks[0]];
+    gv_status s = select_checks(ctx, o.checks, chosen);
+    if (s != GV_OK)
+        return s;
+    double t0 = now_s();
+    time_t wall = time(NULL);
+    gv_facts *f;
+    if ((s = refresh_facts(ctx, &f)) != GV_OK)
+        return s;
+    gv_report *r = gv_report_new(f);
+    if (!r)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
+    struct tm tm;
+    if (gmtime_r(&wall, &tm))
+        strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (size_t i = 0; i < gv_check_count; i++) {
+        if (!chosen[i])
+            continue;
+        size_t first = r->count;
+        double c0 = now_s();
+        gv_checks[i].run(f, r);
+        double each = (now_s() - c0) / (double)(r->count > first ? r->count - first : 1);
+        for (size_t k = first; k < r->count; k++)
+            r->results[k].duration_s = each;
+    }
+    r->duration_s = now_s() - t0;
+    if (r->out_of_memory) {
+        gv_report_free(r);
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory adding results");
+    }
+    *out = r;
+    return GV_OK;
+}
+
+gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_check_driver: out is NULL");
+    if (out->struct_size < GV_DRIVER_INFO_SIZE_V1)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_driver_info.struct_size %u < %zu",
+                       (unsigned)out->struct_size, (size_t)GV_DRIVER_INFO_SIZE_V1);
+    gv_facts *f;
+    gv_status s = refresh_facts(ctx, &f);
+    if (s != GV_OK)
+        return s;
+    gv_driver_info d;
+    gv_facts_driver_info(f, &d);
+    s = gv_copy_out(out, &d, sizeof d, GV_DRIVER_INFO_SIZE_V1);
+    return s == GV_OK ? GV_OK : gv_fail(ctx, s, "gv_driver_info.struct_size is not valid");
+}
+
+gv_status gv_gpu_info(gv_ctx *ctx, uint32_t index, gv_gpu *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_gpu_info: out is NULL");
+    if (out->struct_size < GV_GPU_SIZE_V1)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_gpu.struct_size %u < %zu",
+                       (unsigned)out->struct_size, (size_t)GV_GPU_SIZE_V1);
+    gv_facts *f = ctx->facts;
+    if (!f) {
+        gv_status s = refresh_facts(ctx, &f);
+        if (s != GV_OK)
+            return s;
+    }
+    if (index >= f->gpu_count)
+        return gv_fail(ctx, GV_ERR_NOT_FOUND, "GPU index %u: the inventory has %zu GPU(s)",
+                       (unsigned)index, f->gpu_count);
+    return gv_copy_out(out, &f->gpus[index].gpu, sizeof out[0], GV_GPU_SIZE_V1);
+}

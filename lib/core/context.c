@@ -1,0 +1,152 @@
+/* Creating and destroying contexts from versioned options. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/context.h"
+#include "core/sizes.h"
+#include "backends/nvml_backend.h"
+
+#define GV_DEFAULT_DEADLINE_S 30.0
+
+static const char *const library_env[GV_LIBRARY_KINDS] = {
+    "GPUVERIFY_CUDA_LIBRARY",  "GPUVERIFY_NVML_LIBRARY", "GPUVERIFY_CUBLASLT_LIBRARY",
+    "GPUVERIFY_CUDNN_LIBRARY", "GPUVERIFY_NCCL_LIBRARY", "GPUVERIFY_IBVERBS_LIBRARY"};
+
+/* Copies an option string, or the environment's value when the option is NULL. */
+static gv_status take_path(char *dst, size_t cap, const char *opt, const char *env_name,
+                           const char *what, char *err, size_t errcap)
+{
+    const char *v = opt ? opt : (env_name ? getenv(env_name) : NULL);
+    dst[0] = '\0';
+    if (!v || !*v)
+        return GV_OK;
+    if (strlen(v) >= cap) {
+        snprintf(err, errcap, "%s is longer than %zu bytes", what, cap - 1);
+        return GV_ERR_INVALID_ARG;
+    }
+    strcpy(dst, v);
+    return GV_OK;
+}
+
+static gv_status take_sysroot(gv_ctx *ctx, const char *opt, char *err, size_t errcap)
+{
+    if (!opt || !*opt || strcmp(opt, "/") == 0) {
+        strcpy(ctx->sysroot, "/");
+        return GV_OK;
+    }
+    if (opt[0] != '/') {
+        snprintf(err, errcap, "sysroot '%s' is not an absolute path", opt);
+        return GV_ERR_INVALID_ARG;
+    }
+    gv_status s = take_path(ctx->sysroot, sizeof ctx->sysroot, opt, NULL, "sysroot", err, errcap);
+    if (s != GV_OK)
+        return s;
+    size_t n = strlen(ctx->sysroot);
+    while (n > 1 && ctx->sysroot[n - 1] == '/')
+        ctx->sysroot[--n] = '\0';
+    struct stat st;
+    if (stat(ctx->sysroot, &st) != 0) {
+        snprintf(err, errcap, "sysroot %s: %s", ctx->sysroot, strerror(errno));
+        return GV_ERR_IO;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errcap, "sysroot %s: not a directory", ctx->sysroot);
+        return GV_ERR_INVALID_ARG;
+    }
+    return GV_OK;
+}
+
+static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t errcap)
+{
+    if (o->flags != 0) {
+        snprintf(err, errcap, "flags 0x%x: no flags are defined", o->flags);
+        return GV_ERR_INVALID_ARG;
+    }
+    if (o->log_level < GV_LOG_ERROR || o->log_level > GV_LOG_DEBUG) {
+        snprintf(err, errcap, "log_level %d is not a gv_log_level", (int)o->log_level);
+        return GV_ERR_INVALID_ARG;
+    }
+    if (o->live_libraries != GV_AUTO && o->live_libraries != 0 && o->live_libraries != 1) {
+        snprintf(err, errcap, "live_libraries %d: expected GV_AUTO, 0 or 1",
+                 (int)o->live_libraries);
+        return GV_ERR_INVALID_ARG;
+    }
+    if (!(o->deadline_s >= 0.0) || o->deadline_s > 86400.0) {
+        snprintf(err, errcap, "deadline_s %g: expected 0 (default) to 86400 seconds",
+                 o->deadline_s);
+        return GV_ERR_INVALID_ARG;
+    }
+    gv_status s = take_sysroot(ctx, o->sysroot, err, errcap);
+    if (s == GV_OK)
+        s = take_path(ctx->library_dir, sizeof ctx->library_dir, o->library_dir,
+                      "GPUVERIFY_LIBRARY_DIR", "library_dir", err, errcap);
+    const char *const paths[GV_LIBRARY_KINDS] = {o->cuda_library,     o->nvml_library,
+                                                 o->cublaslt_library, o->cudnn_library,
+                                                 o->nccl_library,     o->ibverbs_library};
+    int named = ctx->library_dir[0] != '\0';
+    for (int i = 0; s == GV_OK && i < GV_LIBRARY_KINDS; i++) {
+        s = take_path(ctx->library_path[i], sizeof ctx->library_path[i], paths[i],
+                      library_env[i], "library path", err, errcap);
+        named |= ctx->library_path[i][0] != '\0';
+    }
+    if (s != GV_OK)
+        return s;
+    ctx->log_fn = o->log_fn;
+    ctx->log_user = o->log_user;
+    ctx->log_level = o->log_level;
+    ctx->deadline_s = o->deadline_s > 0.0 ? o->deadline_s : GV_DEFAULT_DEADLINE_S;
+    if (o->live_libraries == GV_AUTO)
+        ctx->live = strcmp(ctx->sysroot, "/") == 0 || named;
+    else
+        ctx->live = o->live_libraries;
+    return GV_OK;
+}
+
+gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out)
+{
+    if (!out)
+        return GV_ERR_INVALID_ARG;
+    *out = NULL;
+    static const gv_ctx_opts defaults = GV_CTX_OPTS_INIT;
+    gv_ctx_opts o;
+    if (opts) {
+        gv_status s = gv_copy_in(&o, sizeof o, opts, GV_CTX_OPTS_SIZE_V1, &defaults);
+        if (s != GV_OK)
+            return s;
+    } else {
+        o = defaults;
+    }
+    gv_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return GV_ERR_NO_MEMORY;
+    char err[sizeof ctx->last_error] = "";
+    gv_status s = configure(ctx, &o, err, sizeof err);
+    if (s != GV_OK) {
+        /* No context to hold the detail: hand it to the log callback if there is one. */
+        if (opts && o.log_fn)
+            o.log_fn(o.log_user, GV_LOG_ERROR, err);
+        free(ctx);
+        return s;
+    }
+    ctx->cuda_init_result = -1;
+    ctx->nvml_init_result = -1;
+    *out = ctx;
+    return GV_OK;
+}
+
+void gv_ctx_destroy(gv_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    gv_ctx_drop_facts(ctx);
+    gv_nvml_release(ctx);
+    free(ctx);
+}
+
+const char *gv_ctx_last_error(const gv_ctx *ctx)
+{
+    return ctx ? ctx->last_error : "no context (NULL)";
+}

@@ -1,0 +1,57 @@
+/* The context's private layout and the helpers every module uses on it. */
+#ifndef GV_CORE_CONTEXT_H
+#define GV_CORE_CONTEXT_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "gpuverify/gv_context.h"
+#include "gpuverify/gv_driver.h"
+#include "backends/loader.h"
+
+#define GV_LIBRARY_KINDS 6 /* GV_LIB_CUDA .. GV_LIB_IBVERBS */
+
+struct gv_cuda_api;
+struct gv_nvml_api;
+struct gv_facts;
+
+struct gv_ctx {
+    char sysroot[PATH_MAX]; /* "/" or an absolute directory without a trailing slash */
+    char library_dir[PATH_MAX];
+    char library_path[GV_LIBRARY_KINDS][PATH_MAX];
+    gv_log_fn log_fn;
+    void *log_user;
+    int32_t log_level;
+    int live;          /* query live NVIDIA libraries */
+    double deadline_s; /* default deadline of blocking calls */
+    char last_error[1024];
+
+    gv_lib_slot libs[GV_LIBRARY_KINDS];
+    const struct gv_cuda_api *cuda; /* NULL until loaded */
+    int cuda_init_result;           /* -1 before cuInit */
+    const struct gv_nvml_api *nvml;
+    int nvml_init_result; /* -1 before nvmlInit */
+    /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
+    struct gv_facts *facts;
+};
+
+/* Frees the cached inventory (checks/run.c). */
+void gv_ctx_drop_facts(gv_ctx *ctx);
+
+/* Records the detail of an error on the context and returns status, for `return gv_fail(...)`. */
+gv_status gv_fail(gv_ctx *ctx, gv_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Clears the last error at the start of a public call. */
+void gv_clear_error(gv_ctx *ctx);
+/* Hands one line to the caller's log callback when level is enabled. */
+void gv_log(const gv_ctx *ctx, int32_t level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Copies a caller's versioned struct in: min(struct_size, ours), the rest from defaults.
+ * GV_ERR_VERSION when struct_size is below min_size. */
+gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_size,
+                     const void *defaults);
+/* Copies our struct out to a caller's buffer of (*(uint32_t *)dst) bytes, keeping its size. */
+gv_status gv_copy_out(void *dst, const void *src, size_t src_size, size_t min_size);
+
+#endif

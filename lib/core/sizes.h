@@ -1,0 +1,17 @@
+/* The size of each public struct in its first released layout (ABI 1.0). A caller's
+ * struct_size below these is GV_ERR_VERSION; these numbers never change once released. */
+#ifndef GV_CORE_SIZES_H
+#define GV_CORE_SIZES_H
+
+#include <stddef.h>
+
+#include "gpuverify/gpuverify.h"
+
+#define GV_CTX_OPTS_SIZE_V1 (offsetof(gv_ctx_opts, deadline_s) + sizeof(double))
+#define GV_LIBRARY_INFO_SIZE_V1 (offsetof(gv_library_info, detail) + 256)
+#define GV_DRIVER_INFO_SIZE_V1 (offsetof(gv_driver_info, gpu_count) + sizeof(int32_t))
+#define GV_GPU_SIZE_V1 (offsetof(gv_gpu, reserved) + sizeof(int32_t))
+#define GV_CHECK_RESULT_SIZE_V1 (offsetof(gv_check_result, duration_s) + sizeof(double))
+#define GV_RUN_OPTS_SIZE_V1 (offsetof(gv_run_opts, checks) + sizeof(const char *))
+
+#endif

@@ -1,0 +1,36 @@
+/* Copying versioned structs across the ABI: the caller's struct_size says how much of the
+ * layout it knows; we read and write only that much (CONVENTIONS.md, rule 8). */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/context.h"
+
+/* A struct_size above this is garbage (an uninitialized struct), not a newer layout. */
+#define GV_STRUCT_SIZE_LIMIT 65536u
+
+gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_size,
+                     const void *defaults)
+{
+    uint32_t size;
+    memcpy(&size, src, sizeof size);
+    if (size < min_size)
+        return GV_ERR_VERSION;
+    if (size > GV_STRUCT_SIZE_LIMIT)
+        return GV_ERR_INVALID_ARG;
+    memcpy(dst, defaults, dst_size);
+    memcpy(dst, src, size < dst_size ? size : dst_size);
+    return GV_OK;
+}
+
+gv_status gv_copy_out(void *dst, const void *src, size_t src_size, size_t min_size)
+{
+    uint32_t size;
+    memcpy(&size, dst, sizeof size);
+    if (size < min_size)
+        return GV_ERR_VERSION;
+    if (size > GV_STRUCT_SIZE_LIMIT)
+        return GV_ERR_INVALID_ARG;
+    memcpy(dst, src, size < src_size ? size : src_size);
+    memcpy(dst, &size, sizeof size); /* the caller's struct keeps its own size */
+    return GV_OK;
+}

@@ -1,0 +1,150 @@
+/* Building reports and the public accessors on them. */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/sizes.h"
+
+gv_report *gv_report_new(const gv_facts *f)
+{
+    gv_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    gv_facts_driver_info(f, &r->driver);
+    snprintf(r->sysroot, sizeof r->sysroot, "%s", f->sysroot);
+    snprintf(r->hostname, sizeof r->hostname, "%s", f->hostname);
+    if (f->gpu_count) {
+        r->gpus = calloc(f->gpu_count, sizeof *r->gpus);
+        if (!r->gpus) {
+            free(r);
+            return NULL;
+        }
+        for (size_t i = 0; i < f->gpu_count; i++)
+            r->gpus[i] = f->gpus[i].gpu;
+        r->gpu_count = f->gpu_count;
+    }
+    return r;
+}
+
+gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
+                               const char *fmt, ...)
+{
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        gv_check_result *grown = realloc(r->results, cap * sizeof *grown);
+        if (!grown) {
+            r->out_of_memory = 1;
+            return NULL;
+        }
+        r->results = grown;
+        r->cap = cap;
+    }
+    gv_check_result *res = &r->results[r->count++];
+    memset(res, 0, sizeof *res);
+    res->struct_size = sizeof *res;
+    res->verdict = verdict;
+    res->value = NAN;
+    snprintf(res->id, sizeof res->id, "%s", id);
+    snprintf(res->subject, sizeof res->subject, "%s", subject);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->message, sizeof res->message, fmt, ap);
+    va_end(ap);
+    return res;
+}
+
+void gv_result_measured(gv_check_result *res, double value, const char *unit, const char *fmt,
+                        ...)
+{
+    if (!res)
+        return;
+    res->value = value;
+    snprintf(res->unit, sizeof res->unit, "%s", unit ? unit : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->measured, sizeof res->measured, fmt, ap);
+    va_end(ap);
+}
+
+void gv_result_expected(gv_check_result *res, const char *source, const char *fmt, ...)
+{
+    if (!res)
+        return;
+    snprintf(res->expected_source, sizeof res->expected_source, "%s", source);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->expected, sizeof res->expected, fmt, ap);
+    va_end(ap);
+}
+
+void gv_result_remedy(gv_check_result *res, const char *fmt, ...)
+{
+    if (!res)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->remediation, sizeof res->remediation, fmt, ap);
+    va_end(ap);
+}
+
+void gv_report_free(gv_report *r)
+{
+    if (!r)
+        return;
+    free(r->results);
+    free(r->gpus);
+    free(r);
+}
+
+uint32_t gv_report_count(const gv_report *r)
+{
+    return r ? (uint32_t)r->count : 0;
+}
+
+gv_status gv_report_result(const gv_report *r, uint32_t index, gv_check_result *out)
+{
+    if (!r || !out)
+        return GV_ERR_INVALID_ARG;
+    if (index >= r->count)
+        return GV_ERR_NOT_FOUND;
+    return gv_copy_out(out, &r->results[index], sizeof *out, GV_CHECK_RESULT_SIZE_V1);
+}
+
+int32_t gv_report_verdict(const gv_report *r)
+{
+    static const int rank[] = {[GV_PASS] = 0, [GV_SKIP] = 0, [GV_WARN] = 1, [GV_FAIL] = 2,
+                               [GV_ERROR] = 3};
+    int32_t worst = GV_PASS;
+    for (size_t i = 0; r && i < r->count; i++) {
+        int32_t v = r->results[i].verdict;
+        if (v >= GV_PASS && v <= GV_ERROR && rank[v] > rank[worst])
+            worst = v;
+    }
+    return worst;
+}
+
+gv_status gv_report_driver(const gv_report *r, gv_driver_info *out)
+{
+    if (!r || !out)
+        return GV_ERR_INVALID_ARG;
+    return gv_copy_out(out, &r->driver, sizeof r->driver, GV_DRIVER_INFO_SIZE_V1);
+}
+
+uint32_t gv_report_gpu_count(const gv_report *r)
+{
+    return r ? (uint32_t)r->gpu_count : 0;
+}
+
+gv_status gv_report_gpu(const gv_report *r, uint32_t index, gv_gpu *out)
+{
+    if (!r || !out)
+        return GV_ERR_INVALID_ARG;
+    if (index >= r->gpu_count)
+        return GV_ERR_NOT_FOUND;
+    return gv_copy_out(out, &r->gpus[index], sizeof *out, GV_GPU_SIZE_V1);
+}

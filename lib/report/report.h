@@ -1,0 +1,38 @@
+/* The report model inside the library: results appended by the checks, facts kept beside. */
+#ifndef GV_REPORT_REPORT_H
+#define GV_REPORT_REPORT_H
+
+#include <stddef.h>
+
+#include "checks/facts.h"
+#include "gpuverify/gv_report.h"
+
+struct gv_report {
+    gv_driver_info driver;
+    char sysroot[4096];
+    char hostname[64];
+    char started_at[32]; /* UTC, ISO 8601 */
+    double duration_s;
+    gv_gpu *gpus;
+    size_t gpu_count;
+    gv_check_result *results;
+    size_t count, cap;
+    int out_of_memory; /* a result could not be added */
+};
+
+/* A report holding a copy of the facts' driver summary and GPUs; NULL when out of memory. */
+gv_report *gv_report_new(const gv_facts *facts);
+
+/* Appends a result with its message; NULL when out of memory (the setters accept NULL). */
+gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
+                               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The measured value: text, and the number (NaN if none) with its unit. */
+void gv_result_measured(gv_check_result *res, double value, const char *unit, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+/* The expectation and where it came from ("kernel module", "PCI", "NVML", "policy"). */
+void gv_result_expected(gv_check_result *res, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void gv_result_remedy(gv_check_result *res, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

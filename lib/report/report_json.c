@@ -1,0 +1,179 @@
+/* The report as JSON, through jansson. Keys are stable: never renamed once released. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+#define GV_REPORT_SCHEMA_VERSION 1
+
+/* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
+static json_t *int_or_null(long long v)
+{
+    return v < 0 ? json_null() : json_integer(v);
+}
+
+/* Text read from a node's files may not be UTF-8: such bytes become '?' rather than the key
+ * going missing (jansson refuses invalid UTF-8). */
+static json_t *str(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char clean[1024];
+    size_t n = 0;
+    for (; s[n] && n < sizeof clean - 1; n++)
+        clean[n] = (unsigned char)s[n] < 0x80 ? s[n] : '?';
+    clean[n] = '\0';
+    return json_string(clean);
+}
+
+static json_t *text_or_null(const char *s)
+{
+    return s && *s ? str(s) : json_null();
+}
+
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) && v >= 0 ? json_real(v) : json_null();
+}
+
+static const char *const library_states[] = {"loaded", "absent", "broken", "not_queried"};
+
+static const char *state_name(int32_t s)
+{
+    return s >= 0 && s <= 3 ? library_states[s] : "unknown";
+}
+
+static json_t *driver_json(const gv_driver_info *d)
+{
+    static const char *const kinds[] = {"unknown", "open", "proprietary"};
+    json_t *o = json_object();
+    json_object_set_new(o, "module_loaded",
+                        d->module_loaded < 0 ? json_null() : json_boolean(d->module_loaded));
+    json_object_set_new(o, "module_kind",
+                        json_string(d->module_kind >= 0 && d->module_kind <= 2
+                                        ? kinds[d->module_kind]
+                                        : "unknown"));
+    json_object_set_new(o, "module_version", text_or_null(d->module_version));
+    json_object_set_new(o, "nouveau_loaded",
+                        d->nouveau_loaded < 0 ? json_null() : json_boolean(d->nouveau_loaded));
+    json_object_set_new(o, "os", text_or_null(d->os_name));
+    json_object_set_new(o, "kernel", text_or_null(d->kernel_release));
+    json_object_set_new(o, "nvml", json_string(state_name(d->nvml_state)));
+    json_object_set_new(o, "cuda", json_string(state_name(d->cuda_state)));
+    json_object_set_new(o, "driver_version", text_or_null(d->driver_version));
+    json_object_set_new(o, "nvml_version", text_or_null(d->nvml_version));
+    json_object_set_new(o, "cuda_driver_version", int_or_null(d->cuda_driver_version));
+    json_object_set_new(o, "nvml_cuda_version", int_or_null(d->nvml_cuda_version));
+    json_object_set_new(o, "gpu_count_pci", int_or_null(d->gpu_count_pci));
+    json_object_set_new(o, "gpu_count_nvml", int_or_null(d->gpu_count_nvml));
+    json_object_set_new(o, "gpu_count_cuda", int_or_null(d->gpu_count_cuda));
+    json_object_set_new(o, "gpu_count", json_integer(d->gpu_count));
+    return o;
+}
+
+static json_t *gpu_json(const gv_gpu *g)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "index", json_integer(g->index));
+    json_object_set_new(o, "nvml_index", int_or_null(g->nvml_index));
+    json_object_set_new(o, "cuda_index", int_or_null(g->cuda_index));
+    json_object_set_new(o, "name", text_or_null(g->name));
+    json_object_set_new(o, "uuid", text_or_null(g->uuid));
+    json_object_set_new(o, "serial", text_or_null(g->serial));
+    json_object_set_new(o, "pci_bus_id", text_or_null(g->pci_bus_id));
+    json_object_set_new(o, "pci_device_id", int_or_null(g->pci_device_id));
+    json_object_set_new(o, "pci_class", int_or_null(g->pci_class));
+    json_object_set_new(o, "numa_node", int_or_null(g->numa_node));
+    json_object_set_new(o, "local_cpus", text_or_null(g->local_cpus));
+    json_object_set_new(o, "memory_total_bytes", int_or_null(g->memory_total));
+    json_object_set_new(o, "memory_used_bytes", int_or_null(g->memory_used));
+    json_object_set_new(o, "memory_free_bytes", int_or_null(g->memory_free));
+    json_object_set_new(o, "compute_capability",
+                        g->cc_major < 0 ? json_null()
+                                        : json_sprintf("%d.%d", (int)g->cc_major,
+                                                       (int)(g->cc_minor < 0 ? 0 : g->cc_minor)));
+    json_object_set_new(o, "sm_count", int_or_null(g->sm_count));
+    json_object_set_new(o, "max_sm_clock_mhz", int_or_null(g->max_sm_clock_mhz));
+    json_object_set_new(o, "vbios", text_or_null(g->vbios));
+    json_object_set_new(o, "persistence_mode", int_or_null(g->persistence_mode));
+    json_object_set_new(o, "ecc_current", int_or_null(g->ecc_current));
+    json_object_set_new(o, "ecc_pending", int_or_null(g->ecc_pending));
+    json_object_set_new(o, "mig_current", int_or_null(g->mig_current));
+    json_object_set_new(o, "mig_pending", int_or_null(g->mig_pending));
+    json_object_set_new(o, "compute_mode", int_or_null(g->compute_mode));
+    json_object_set_new(o, "power_limit_mw", int_or_null(g->power_limit_mw));
+    json_object_set_new(o, "temperature_c", int_or_null(g->temperature_c));
+    json_object_set_new(o, "pcie_gen_current", int_or_null(g->pcie_gen_current));
+    json_object_set_new(o, "pcie_gen_max", int_or_null(g->pcie_gen_max));
+    json_object_set_new(o, "pcie_width_current", int_or_null(g->pcie_width_current));
+    json_object_set_new(o, "pcie_width_max", int_or_null(g->pcie_width_max));
+    json_object_set_new(o, "link_speed_current_gts", real_or_null(g->link_speed_current_gts));
+    json_object_set_new(o, "link_speed_max_gts", real_or_null(g->link_speed_max_gts));
+    json_object_set_new(o, "link_width_current", int_or_null(g->link_width_current_sysfs));
+    json_object_set_new(o, "link_width_max", int_or_null(g->link_width_max_sysfs));
+    json_object_set_new(o, "nvml_result", json_integer(g->nvml_result));
+    return o;
+}
+
+static json_t *result_json(const gv_check_result *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", str(c->id));
+    json_object_set_new(o, "subject", str(c->subject));
+    json_object_set_new(o, "verdict", json_string(gv_verdict_name(c->verdict)));
+    json_object_set_new(o, "message", str(c->message));
+    json_object_set_new(o, "measured", text_or_null(c->measured));
+    json_object_set_new(o, "value", isfinite(c->value) ? json_real(c->value) : json_null());
+    json_object_set_new(o, "unit", text_or_null(c->unit));
+    json_object_set_new(o, "expected", text_or_null(c->expected));
+    json_object_set_new(o, "expected_source", text_or_null(c->expected_source));
+    json_object_set_new(o, "remediation", text_or_null(c->remediation));
+    json_object_set_new(o, "duration_s", json_real(c->duration_s));
+    return o;
+}
+
+gv_status gv_report_json(const gv_report *r, uint32_t flags, char **out)
+{
+    if (!out)
+        return GV_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!r || (flags & ~GV_JSON_COMPACT))
+        return GV_ERR_INVALID_ARG;
+    json_t *root = json_object();
+    json_object_set_new(root, "schema_version", json_integer(GV_REPORT_SCHEMA_VERSION));
+    json_object_set_new(root, "gpuverify_version", json_string(gv_version_string()));
+    json_object_set_new(root, "hostname", text_or_null(r->hostname));
+    json_object_set_new(root, "sysroot", str(r->sysroot));
+    json_object_set_new(root, "started_at", text_or_null(r->started_at));
+    json_object_set_new(root, "duration_s", json_real(r->duration_s));
+    json_object_set_new(root, "verdict", json_string(gv_verdict_name(gv_report_verdict(r))));
+    json_t *summary = json_object();
+    for (int v = GV_PASS; v <= GV_ERROR; v++) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->count; i++)
+            n += r->results[i].verdict == v;
+        json_object_set_new(summary, gv_verdict_name(v), json_integer((json_int_t)n));
+    }
+    json_object_set_new(root, "summary", summary);
+    json_object_set_new(root, "driver", driver_json(&r->driver));
+    json_t *gpus = json_array();
+    for (size_t i = 0; i < r->gpu_count; i++)
+        json_array_append_new(gpus, gpu_json(&r->gpus[i]));
+    json_object_set_new(root, "gpus", gpus);
+    json_t *checks = json_array();
+    for (size_t i = 0; i < r->count; i++)
+        json_array_append_new(checks, result_json(&r->results[i]));
+    json_object_set_new(root, "checks", checks);
+    size_t jflags = JSON_ENSURE_ASCII | ((flags & GV_JSON_COMPACT) ? JSON_COMPACT : JSON_INDENT(2));
+    char *text = json_dumps(root, jflags);
+    json_decref(root);
+    if (!text)
+        return GV_ERR_NO_MEMORY;
+    /* Hand out memory that gv_free (plain free) releases, whatever jansson's allocator is. */
+    *out = strdup(text);
+    free(text);
+    return *out ? GV_OK : GV_ERR_NO_MEMORY;
+}

@@ -1,0 +1,83 @@
+#include "sys/os.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sys/sysroot.h"
+
+/* One os-release value: unquotes "..." or '...' and unescapes \" \\ \$ \`; -1 if a quote is
+ * left open. */
+static int unquote(char *v)
+{
+    char q = v[0];
+    if (q != '"' && q != '\'')
+        return 0;
+    char *w = v;
+    for (char *r = v + 1; *r; r++) {
+        if (*r == q) {
+            *w = '\0';
+            return r[1] ? -1 : 0;
+        }
+        if (q == '"' && *r == '\\' && r[1] && strchr("\"\\$`", r[1]))
+            r++;
+        *w++ = *r;
+    }
+    return -1;
+}
+
+gv_status gv_read_os_release(const char *root, gv_os_release *out, gv_errbuf *err)
+{
+    memset(out, 0, sizeof *out);
+    char buf[8192];
+    const char *file = "/etc/os-release";
+    gv_status s = gv_sys_read(root, file, buf, sizeof buf, err);
+    if (s == GV_ERR_IO) {
+        file = "/usr/lib/os-release";
+        s = gv_sys_read(root, file, buf, sizeof buf, err);
+    }
+    if (s != GV_OK)
+        return s;
+    int lineno = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        gv_trim(line);
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *eq = strchr(line, '=');
+        if (!eq || eq == line || unquote(eq + 1) < 0)
+            return gv_err(err, GV_ERR_PARSE, "reading %s%s: line %d is not KEY=VALUE: '%.80s'",
+                          strcmp(root, "/") ? root : "", file, lineno, line);
+        *eq = '\0';
+        const char *v = eq + 1;
+        if (strcmp(line, "PRETTY_NAME") == 0)
+            snprintf(out->pretty_name, sizeof out->pretty_name, "%s", v);
+        else if (strcmp(line, "ID") == 0)
+            snprintf(out->id, sizeof out->id, "%s", v);
+        else if (strcmp(line, "VERSION_ID") == 0)
+            snprintf(out->version_id, sizeof out->version_id, "%s", v);
+    }
+    if (!out->pretty_name[0]) /* os-release(5): PRETTY_NAME defaults to "Linux" */
+        snprintf(out->pretty_name, sizeof out->pretty_name, "%s", out->id[0] ? out->id : "Linux");
+    return GV_OK;
+}
+
+gv_status gv_read_kernel_release(const char *root, char *out, size_t cap, gv_errbuf *err)
+{
+    const char *file = "/proc/sys/kernel/osrelease";
+    gv_status s = gv_sys_read_line(root, file, out, cap, err);
+    if (s != GV_OK)
+        return s;
+    int major, minor;
+    if (strpbrk(out, " \t") || gv_kernel_version(out, &major, &minor) < 0)
+        return gv_err(err, GV_ERR_PARSE, "reading %s%s: '%.64s' is not a kernel release",
+                      strcmp(root, "/") ? root : "", file, out);
+    return GV_OK;
+}
+
+int gv_kernel_version(const char *release, int *major, int *minor)
+{
+    if (sscanf(release, "%d.%d", major, minor) != 2 || *major < 0 || *minor < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* The operating system and kernel: /etc/os-release and /proc/sys/kernel/osrelease. */
+#ifndef GV_SYS_OS_H
+#define GV_SYS_OS_H
+
+#include <stddef.h>
+
+#include "core/errbuf.h"
+
+typedef struct gv_os_release {
+    char pretty_name[128];
+    char id[32];
+    char version_id[32];
+} gv_os_release;
+
+/* /etc/os-release, else /usr/lib/os-release (os-release(5)). GV_ERR_PARSE names the line. */
+gv_status gv_read_os_release(const char *root, gv_os_release *out, gv_errbuf *err);
+/* "6.8.0-45-generic". GV_ERR_PARSE when the text is not one release token. */
+gv_status gv_read_kernel_release(const char *root, char *out, size_t cap, gv_errbuf *err);
+/* Major and minor of a kernel release ("6.8.0-45" -> 6, 8); -1 when not parseable. */
+int gv_kernel_version(const char *release, int *major, int *minor);
+
+#endif

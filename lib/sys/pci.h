@@ -1,0 +1,43 @@
+/* PCI functions from sysfs: /sys/bus/pci/devices/<bdf> and the link it points along. */
+#ifndef GV_SYS_PCI_H
+#define GV_SYS_PCI_H
+
+#include <stddef.h>
+
+#include "core/errbuf.h"
+
+#define GV_PCI_VENDOR_NVIDIA 0x10de
+
+typedef struct gv_pci_addr {
+    unsigned domain, bus, device, function;
+} gv_pci_addr;
+
+typedef struct gv_pci_function {
+    char bdf[32]; /* as named in sysfs */
+    gv_pci_addr addr;
+    int vendor, device, class_code; /* class_code: 0x030200 */
+    int numa_node;                  /* -1 unknown */
+    char local_cpus[128];
+    double link_speed_current, link_speed_max; /* GT/s, -1 unknown */
+    int link_width_current, link_width_max;    /* lanes, -1 unknown */
+    double upstream_speed_max;                 /* the port above it, -1 unknown */
+    int upstream_width_max;
+    char problem[256]; /* a file of this function that could not be read or parsed, "" */
+} gv_pci_function;
+
+/* "0000:18:00.0" or "00000000:18:00.0" or wide Hyper-V domains ("03f8cfdd:00:00.0"). */
+int gv_pci_parse_addr(const char *text, gv_pci_addr *out);
+/* Canonical text: at least 4 hex digits of domain, all of them when wider. */
+void gv_pci_format_addr(const gv_pci_addr *a, char *out, size_t cap);
+/* Ordering by domain, bus, device, function. */
+int gv_pci_addr_compare(const gv_pci_addr *a, const gv_pci_addr *b);
+/* "32.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> GT/s; "Unknown" -> -1; GV_ERR_PARSE otherwise. */
+gv_status gv_pci_parse_speed(const char *text, double *gts);
+
+/* NVIDIA display-class functions (vendor 0x10de, class 0x03xxxx): GPUs, not their audio or
+ * NVSwitch functions. Sorted by address; *out is one allocation (free it). A function whose
+ * optional files are bad is kept with its problem noted; no /sys/bus/pci at all is an error. */
+gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *count,
+                             gv_errbuf *err);
+
+#endif

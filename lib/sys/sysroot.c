@@ -1,0 +1,212 @@
+#include "sys/sysroot.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+gv_status gv_sys_path(const char *root, const char *rel, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
+    return n < 0 || (size_t)n >= cap ? GV_ERR_INVALID_ARG : GV_OK;
+}
+
+int gv_sys_exists(const char *root, const char *rel)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    return gv_sys_path(root, rel, path, sizeof path) == GV_OK && lstat(path, &st) == 0;
+}
+
+char *gv_trim(char *s)
+{
+    char *b = s;
+    while (*b && isspace((unsigned char)*b))
+        b++;
+    size_t n = strlen(b);
+    while (n > 0 && isspace((unsigned char)b[n - 1]))
+        b[--n] = '\0';
+    memmove(s, b, n + 1);
+    return s;
+}
+
+gv_status gv_sys_read(const char *root, const char *rel, char *buf, size_t cap, gv_errbuf *err)
+{
+    char path[PATH_MAX];
+    buf[0] = '\0';
+    if (gv_sys_path(root, rel, path, sizeof path) != GV_OK)
+        return gv_err(err, GV_ERR_INVALID_ARG, "path too long: %s%s", root, rel);
+    /* O_NONBLOCK: a FIFO planted in a fixture must not hang us. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return gv_err(err, GV_ERR_IO, "reading %s: %s", path, strerror(errno));
+    size_t used = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + used, cap - 1 - used);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            return gv_err(err, GV_ERR_IO, "reading %s: %s", path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        used += (size_t)r;
+        if (used == cap - 1) {
+            char extra;
+            ssize_t more = read(fd, &extra, 1);
+            close(fd);
+            buf[used] = '\0';
+            if (more > 0)
+                return gv_err(err, GV_ERR_PARSE, "reading %s: larger than %zu bytes", path,
+                              cap - 1);
+            return GV_OK;
+        }
+    }
+    close(fd);
+    buf[used] = '\0';
+    if (used == 0)
+        return gv_err(err, GV_ERR_PARSE, "reading %s: empty file", path);
+    if (memchr(buf, '\0', used))
+        return gv_err(err, GV_ERR_PARSE, "reading %s: binary data (NUL byte)", path);
+    return GV_OK;
+}
+
+gv_status gv_sys_read_line(const char *root, const char *rel, char *buf, size_t cap,
+                           gv_errbuf *err)
+{
+    gv_status s = gv_sys_read(root, rel, buf, cap, err);
+    if (s != GV_OK)
+        return s;
+    buf[strcspn(buf, "\n")] = '\0';
+    gv_trim(buf);
+    if (!buf[0])
+        return gv_err(err, GV_ERR_PARSE, "reading %s%s: empty first line",
+                      strcmp(root, "/") ? root : "", rel);
+    return GV_OK;
+}
+
+gv_status gv_sys_read_long(const char *root, const char *rel, long *out, gv_errbuf *err)
+{
+    char buf[64];
+    gv_status s = gv_sys_read_line(root, rel, buf, sizeof buf, err);
+    if (s != GV_OK)
+        return s;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(buf, &end, 0);
+    if (errno || end == buf || *end)
+        return gv_err(err, GV_ERR_PARSE, "reading %s%s: '%s' is not a number",
+                      strcmp(root, "/") ? root : "", rel, buf);
+    *out = v;
+    return GV_OK;
+}
+
+/* Lexically normalises an absolute root-relative path: collapses "//", "." and "..", never
+ * climbing above "/". */
+static void normalise(char *path)
+{
+    char out[PATH_MAX] = "";
+    size_t len = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(path, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (strcmp(tok, ".") == 0)
+            continue;
+        if (strcmp(tok, "..") == 0) {
+            char *slash = strrchr(out, '/');
+            len = slash ? (size_t)(slash - out) : 0;
+            out[len] = '\0';
+            continue;
+        }
+        len += (size_t)snprintf(out + len, sizeof out - len, "/%s", tok);
+        if (len >= sizeof out)
+            len = sizeof out - 1;
+    }
+    snprintf(path, PATH_MAX, "%s", len ? out : "/");
+}
+
+gv_status gv_sys_resolve(const char *root, const char *rel, char *out, size_t cap,
+                         gv_errbuf *err)
+{
+    char cur[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", rel);
+    for (int hops = 0; hops < 16; hops++) {
+        char path[PATH_MAX], target[PATH_MAX];
+        if (gv_sys_path(root, cur, path, sizeof path) != GV_OK)
+            return gv_err(err, GV_ERR_INVALID_ARG, "path too long: %s", cur);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n < 0) {
+            if (errno == EINVAL) { /* not a link: done */
+                normalise(cur);
+                if (strlen(cur) >= cap)
+                    return gv_err(err, GV_ERR_INVALID_ARG, "path too long: %s", cur);
+                snprintf(out, cap, "%s", cur);
+                return GV_OK;
+            }
+            return gv_err(err, GV_ERR_IO, "resolving %s: %s", path, strerror(errno));
+        }
+        target[n] = '\0';
+        char next[PATH_MAX * 2];
+        if (target[0] == '/') {
+            snprintf(next, sizeof next, "%s", target); /* absolute: re-rooted under root */
+        } else {
+            char *slash = strrchr(cur, '/');
+            int dirlen = slash ? (int)(slash - cur) : 0;
+            snprintf(next, sizeof next, "%.*s/%s", dirlen, cur, target);
+        }
+        if (strlen(next) >= sizeof cur)
+            return gv_err(err, GV_ERR_INVALID_ARG, "link target too long at %s", path);
+        snprintf(cur, sizeof cur, "%s", next);
+        normalise(cur);
+    }
+    return gv_err(err, GV_ERR_PARSE, "resolving %s%s: too many levels of links",
+                  strcmp(root, "/") ? root : "", rel);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+gv_status gv_sys_list(const char *root, const char *rel, char (**names)[256], size_t *count,
+                      gv_errbuf *err)
+{
+    char path[PATH_MAX];
+    *names = NULL;
+    *count = 0;
+    if (gv_sys_path(root, rel, path, sizeof path) != GV_OK)
+        return gv_err(err, GV_ERR_INVALID_ARG, "path too long: %s%s", root, rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return gv_err(err, GV_ERR_IO, "listing %s: %s", path, strerror(errno));
+    size_t n = 0, cap = 0;
+    char(*list)[256] = NULL;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char(*grown)[256] = realloc(list, cap * sizeof *list);
+            if (!grown) {
+                free(list);
+                closedir(d);
+                return gv_err(err, GV_ERR_NO_MEMORY, "listing %s: out of memory", path);
+            }
+            list = grown;
+        }
+        snprintf(list[n++], sizeof list[0], "%s", e->d_name);
+    }
+    closedir(d);
+    if (n)
+        qsort(list, n, sizeof *list, by_name);
+    *names = list;
+    *count = n;
+    return GV_OK;
+}
