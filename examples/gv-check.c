@@ -1,1 +1,143 @@
-int main(void){return 0;}
+/* gv-check: runs the checks gpuverify has and prints a health summary (or JSON).
+ * Exit status: 0 healthy (PASS/WARN/SKIP only), 1 a check FAILed or ERRORed, 2 usage or
+ * library error. Thin by design: all logic lives in libgpuverify. */
+#include <gpuverify/gpuverify.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: gv-check [--json] [--sysroot DIR] [--library-dir DIR] [--checks LIST]\n"
+                "  --json             print the report as JSON\n"
+                "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
+                "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
+                "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc)\n");
+}
+
+static const char *colour(int verdict, int tty)
+{
+    if (!tty)
+        return "";
+    switch (verdict) {
+    case GV_PASS:
+        return "\033[32m";
+    case GV_WARN:
+        return "\033[33m";
+    case GV_FAIL:
+    case GV_ERROR:
+        return "\033[31m";
+    default:
+        return "\033[90m";
+    }
+}
+
+static void print_inventory(const gv_report *r)
+{
+    gv_driver_info d = GV_DRIVER_INFO_INIT;
+    gv_report_driver(r, &d);
+    int cv = d.nvml_cuda_version > 0 ? d.nvml_cuda_version : d.cuda_driver_version;
+    char cuda[16] = "-";
+    if (cv > 0)
+        snprintf(cuda, sizeof cuda, "%d.%d", cv / 1000, (cv % 1000) / 10);
+    printf("Driver %s   CUDA %s   %s   kernel %s\n",
+           d.driver_version[0] ? d.driver_version
+                               : (d.module_version[0] ? d.module_version : "-"),
+           cuda, d.os_name, d.kernel_release);
+    printf("%-3s %-28s %-16s %-40s %9s %-4s %-4s %-6s %-7s %-8s %-10s\n", "GPU", "Name",
+           "Bus-Id", "UUID", "Mem MiB", "CC", "SMs", "Pers-M", "ECC", "Power W", "PCIe");
+    for (uint32_t i = 0; i < gv_report_gpu_count(r); i++) {
+        gv_gpu g = GV_GPU_INIT;
+        if (gv_report_gpu(r, i, &g) != GV_OK)
+            continue;
+        char cc[16] = "-", pcie[24] = "-", power[16] = "-";
+        if (g.cc_major >= 0)
+            snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
+        if (g.pcie_gen_current >= 0)
+            snprintf(pcie, sizeof pcie, "%dx%d/%dx%d", g.pcie_gen_current, g.pcie_width_current,
+                     g.pcie_gen_max, g.pcie_width_max);
+        if (g.power_limit_mw >= 0)
+            snprintf(power, sizeof power, "%.0f", g.power_limit_mw / 1000.0);
+        printf("%-3u %-28.28s %-16s %-40.40s %9lld %-4s %-4d %-6s %-7s %-8s %-10s\n", g.index,
+               g.name[0] ? g.name : "(unknown)", g.pci_bus_id, g.uuid[0] ? g.uuid : "-",
+               g.memory_total >= 0 ? (long long)(g.memory_total >> 20) : -1LL, cc, g.sm_count,
+               g.persistence_mode < 0 ? "-" : (g.persistence_mode ? "On" : "Off"),
+               g.ecc_current < 0 ? "N/A" : (g.ecc_current ? "On" : "Off"), power, pcie);
+    }
+}
+
+static void print_table(const gv_report *r)
+{
+    int tty = isatty(STDOUT_FILENO);
+    printf("GPU Health Check Summary\n");
+    print_inventory(r);
+    printf("\n%-7s %-20s %-8s %s\n", "Verdict", "Check", "Subject", "Message");
+    int count[5] = {0};
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        if (gv_report_result(r, i, &c) != GV_OK)
+            continue;
+        if (c.verdict >= GV_PASS && c.verdict <= GV_ERROR)
+            count[c.verdict]++;
+        printf("%s%-7s%s %-20s %-8s %s\n", colour(c.verdict, tty), gv_verdict_name(c.verdict),
+               tty ? "\033[0m" : "", c.id, c.subject, c.message);
+        if (c.remediation[0] && c.verdict != GV_PASS && c.verdict != GV_SKIP)
+            printf("%-7s %-20s %-8s -> %s\n", "", "", "", c.remediation);
+    }
+    printf("\nPASS: %d  WARN: %d  FAIL: %d  SKIP: %d  ERROR: %d  => %s\n", count[GV_PASS],
+           count[GV_WARN], count[GV_FAIL], count[GV_SKIP], count[GV_ERROR],
+           gv_verdict_name(gv_report_verdict(r)));
+}
+
+int main(int argc, char **argv)
+{
+    gv_ctx_opts opts = GV_CTX_OPTS_INIT;
+    gv_run_opts run = GV_RUN_OPTS_INIT;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (strcmp(a, "--json") == 0)
+            json = 1;
+        else if (strcmp(a, "--sysroot") == 0 && has_value)
+            opts.sysroot = argv[++i];
+        else if (strcmp(a, "--library-dir") == 0 && has_value)
+            opts.library_dir = argv[++i];
+        else if (strcmp(a, "--checks") == 0 && has_value)
+            run.checks = argv[++i];
+        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    gv_ctx *ctx = NULL;
+    gv_status s = gv_ctx_create(&opts, &ctx);
+    if (s != GV_OK) {
+        fprintf(stderr, "gv-check: %s\n", gv_strerror(s));
+        return 2;
+    }
+    gv_report *report = NULL;
+    s = gv_run(ctx, &run, &report);
+    if (s != GV_OK) {
+        fprintf(stderr, "gv-check: %s: %s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+        gv_ctx_destroy(ctx);
+        return 2;
+    }
+    if (json) {
+        char *text = NULL;
+        if (gv_report_json(report, 0, &text) == GV_OK)
+            printf("%s\n", text);
+        gv_free(text);
+    } else {
+        print_table(report);
+    }
+    int verdict = gv_report_verdict(report);
+    gv_report_free(report);
+    gv_ctx_destroy(ctx);
+    return verdict == GV_FAIL || verdict == GV_ERROR ? 1 : 0;
+}

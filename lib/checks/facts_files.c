@@ -11,6 +11,12 @@
 static void modules(gv_facts *f)
 {
     gv_modules mods;
+    if (!gv_sys_exists(f->sysroot, "/proc/modules")) {
+        /* A kernel without loadable modules: drivers are built in, seen in /sys/module. */
+        f->nvidia_loaded = gv_module_present(f->sysroot, NULL, "nvidia");
+        f->nouveau_loaded = gv_module_present(f->sysroot, NULL, "nouveau");
+        return;
+    }
     f->modules_src.status = gv_modules_read(f->sysroot, &mods, &f->modules_src.err);
     if (f->modules_src.status != GV_OK) {
         /* /sys/module still tells loaded (or built-in) modules apart. */

@@ -48,6 +48,13 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
         gv_report_add(r, id, "node", GV_SKIP, "no NVIDIA GPU on the PCI bus or in NVML");
         return;
     }
+    if (f->nvml_count < 0 && f->cuda_count < 0) {
+        gv_report_add(r, id, "node", GV_SKIP,
+                      "NVML and CUDA unusable (driver.nvml, driver.cuda): only PCI counted, %d "
+                      "GPU(s)",
+                      f->pci_count);
+        return;
+    }
     counts k;
     tally(f, &k);
     char measured[96];

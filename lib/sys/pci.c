@@ -20,7 +20,9 @@ int gv_pci_parse_addr(const char *text, gv_pci_addr *out)
 
 void gv_pci_format_addr(const gv_pci_addr *a, char *out, size_t cap)
 {
-    snprintf(out, cap, "%04x:%02x:%02x.%x", a->domain, a->bus, a->device, a->function);
+    /* Hyper-V's 32-bit domains keep all eight digits, as sysfs names them. */
+    snprintf(out, cap, a->domain > 0xffff ? "%08x:%02x:%02x.%x" : "%04x:%02x:%02x.%x", a->domain,
+             a->bus, a->device, a->function);
 }
 
 int gv_pci_addr_compare(const gv_pci_addr *a, const gv_pci_addr *b)

@@ -1,0 +1,245 @@
+/* A fake libnvidia-ml.so.1 for CI, built from lib/backends/nvml_api.def: every entry the
+ * library resolves exists here under its newest exported name with the same signature,
+ * answering from the scenario file. Test code only: never shipped. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/nvabi/nvml_abi.h"
+#include "scenario.h"
+
+/* The declarations come from the symbol list: a signature that drifts fails to compile. */
+#define GV_NVML_FN(field, newest, fallback, required, params)                                      \
+    __attribute__((visibility("default"))) gvnv_return newest params;
+#include "backends/nvml_api.def"
+#undef GV_NVML_FN
+
+static fake_scenario sc;
+static int initialised;
+
+static fake_gpu *gpu_of(gvnv_device d)
+{
+    uintptr_t i = (uintptr_t)d;
+    return initialised && i >= 1 && i <= (uintptr_t)sc.gpu_count ? &sc.gpus[i - 1] : NULL;
+}
+
+/* Every device query: a handle we gave out, and a GPU still on the bus. */
+#define DEVICE_OR_RETURN(g, d)                                                                     \
+    fake_gpu *g = gpu_of(d);                                                                       \
+    if (!g)                                                                                        \
+        return initialised ? GVNV_ERROR_INVALID_ARGUMENT : GVNV_ERROR_UNINITIALIZED;               \
+    if (g->lost)                                                                                   \
+        return GVNV_ERROR_GPU_IS_LOST;
+
+static gvnv_return text(char *out, unsigned len, const char *value)
+{
+    if (!out)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    if (strlen(value) + 1 > len)
+        return GVNV_ERROR_INSUFFICIENT_SIZE;
+    memcpy(out, value, strlen(value) + 1);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlInit_v2(void)
+{
+    if (fake_scenario_load(&sc) != 0)
+        return GVNV_ERROR_UNKNOWN;
+    if (sc.nvml_init != GVNV_SUCCESS)
+        return sc.nvml_init;
+    initialised++;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlShutdown(void)
+{
+    if (!initialised)
+        return GVNV_ERROR_UNINITIALIZED;
+    initialised--;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlSystemGetDriverVersion(char *version, unsigned int length)
+{
+    return initialised ? text(version, length, sc.driver_version) : GVNV_ERROR_UNINITIALIZED;
+}
+
+gvnv_return nvmlSystemGetNVMLVersion(char *version, unsigned int length)
+{
+    return initialised ? text(version, length, sc.nvml_version) : GVNV_ERROR_UNINITIALIZED;
+}
+
+gvnv_return nvmlSystemGetCudaDriverVersion_v2(int *version)
+{
+    if (!initialised)
+        return GVNV_ERROR_UNINITIALIZED;
+    *version = sc.cuda_version;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetCount_v2(unsigned int *count)
+{
+    if (!initialised)
+        return GVNV_ERROR_UNINITIALIZED;
+    *count = (unsigned)sc.gpu_count;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetHandleByIndex_v2(unsigned int index, gvnv_device *device)
+{
+    if (!initialised)
+        return GVNV_ERROR_UNINITIALIZED;
+    if (index >= (unsigned)sc.gpu_count || !device)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    if (sc.gpus[index].lost)
+        return GVNV_ERROR_GPU_IS_LOST;
+    *device = (gvnv_device)(uintptr_t)(index + 1);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetPciInfo_v3(gvnv_device device, gvnv_pci_info *pci)
+{
+    DEVICE_OR_RETURN(g, device);
+    memset(pci, 0, sizeof *pci);
+    unsigned d, b, dev, fn;
+    if (sscanf(g->bus, "%x:%x:%x.%x", &d, &b, &dev, &fn) != 4)
+        return GVNV_ERROR_UNKNOWN;
+    pci->domain = d;
+    pci->bus = b;
+    pci->device = dev;
+    pci->pci_device_id = (g->device_id << 16) | 0x10deu;
+    snprintf(pci->bus_id, sizeof pci->bus_id, "%08x:%02x:%02x.%x", d, b, dev, fn);
+    snprintf(pci->bus_id_legacy, sizeof pci->bus_id_legacy, "%04x:%02x:%02x.%x", d & 0xffff, b,
+             dev, fn);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetName(gvnv_device device, char *name, unsigned int length)
+{
+    DEVICE_OR_RETURN(g, device);
+    return text(name, length, g->name);
+}
+
+gvnv_return nvmlDeviceGetUUID(gvnv_device device, char *uuid, unsigned int length)
+{
+    DEVICE_OR_RETURN(g, device);
+    return text(uuid, length, g->uuid);
+}
+
+gvnv_return nvmlDeviceGetSerial(gvnv_device device, char *serial, unsigned int length)
+{
+    DEVICE_OR_RETURN(g, device);
+    return g->serial[0] ? text(serial, length, g->serial) : GVNV_ERROR_NOT_SUPPORTED;
+}
+
+gvnv_return nvmlDeviceGetVbiosVersion(gvnv_device device, char *version, unsigned int length)
+{
+    DEVICE_OR_RETURN(g, device);
+    return text(version, length, g->vbios);
+}
+
+gvnv_return nvmlDeviceGetMemoryInfo(gvnv_device device, gvnv_memory *memory)
+{
+    DEVICE_OR_RETURN(g, device);
+    memory->total = g->memory_mib << 20;
+    memory->used = 1ull << 20 << 9; /* 512 MiB reserved by the driver */
+    memory->free = memory->total - memory->used;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetCudaComputeCapability(gvnv_device device, int *major, int *minor)
+{
+    DEVICE_OR_RETURN(g, device);
+    *major = g->cc_major;
+    *minor = g->cc_minor;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetMaxClockInfo(gvnv_device device, gvnv_clock_type type, unsigned *mhz)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (type != GVNV_CLOCK_SM)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    *mhz = (unsigned)g->max_sm_clock;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetPersistenceMode(gvnv_device device, gvnv_enable_state *mode)
+{
+    DEVICE_OR_RETURN(g, device);
+    *mode = g->persistence;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetEccMode(gvnv_device device, gvnv_enable_state *current,
+                                 gvnv_enable_state *pending)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (g->ecc < 0)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    *current = g->ecc;
+    *pending = g->ecc_pending;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetMigMode(gvnv_device device, unsigned int *current, unsigned int *pending)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (g->mig < 0)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    *current = (unsigned)g->mig;
+    *pending = (unsigned)g->mig_pending;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetComputeMode(gvnv_device device, gvnv_compute_mode *mode)
+{
+    DEVICE_OR_RETURN(g, device);
+    *mode = g->compute_mode;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetPowerManagementLimit(gvnv_device device, unsigned int *limit_mw)
+{
+    DEVICE_OR_RETURN(g, device);
+    *limit_mw = (unsigned)g->power_limit_w * 1000u;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetTemperature(gvnv_device device, gvnv_temperature_sensor sensor,
+                                     unsigned int *temperature_c)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (sensor != GVNV_TEMPERATURE_GPU)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    *temperature_c = (unsigned)g->temp;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetCurrPcieLinkGeneration(gvnv_device device, unsigned int *generation)
+{
+    DEVICE_OR_RETURN(g, device);
+    *generation = (unsigned)g->pcie_gen;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetMaxPcieLinkGeneration(gvnv_device device, unsigned int *generation)
+{
+    DEVICE_OR_RETURN(g, device);
+    *generation = (unsigned)g->pcie_gen_max;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetCurrPcieLinkWidth(gvnv_device device, unsigned int *width)
+{
+    DEVICE_OR_RETURN(g, device);
+    *width = (unsigned)g->pcie_width;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetMaxPcieLinkWidth(gvnv_device device, unsigned int *width)
+{
+    DEVICE_OR_RETURN(g, device);
+    *width = (unsigned)g->pcie_width_max;
+    return GVNV_SUCCESS;
+}

@@ -1,0 +1,129 @@
+#include "scenario.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+static void copy(char *dst, size_t cap, const char *v)
+{
+    snprintf(dst, cap, "%s", v);
+}
+
+static int gpu_field(fake_gpu *g, const char *k, const char *v)
+{
+    if (!strcmp(k, "name"))
+        copy(g->name, sizeof g->name, v);
+    else if (!strcmp(k, "bus"))
+        copy(g->bus, sizeof g->bus, v);
+    else if (!strcmp(k, "uuid"))
+        copy(g->uuid, sizeof g->uuid, v);
+    else if (!strcmp(k, "serial"))
+        copy(g->serial, sizeof g->serial, v);
+    else if (!strcmp(k, "vbios"))
+        copy(g->vbios, sizeof g->vbios, v);
+    else if (!strcmp(k, "device_id"))
+        g->device_id = (unsigned)strtoul(v, NULL, 0);
+    else if (!strcmp(k, "memory_mib"))
+        g->memory_mib = strtoull(v, NULL, 0);
+    else if (!strcmp(k, "cc"))
+        return sscanf(v, "%d.%d", &g->cc_major, &g->cc_minor) == 2 ? 0 : -1;
+    else if (!strcmp(k, "sms"))
+        g->sms = atoi(v);
+    else if (!strcmp(k, "max_sm_clock"))
+        g->max_sm_clock = atoi(v);
+    else if (!strcmp(k, "persistence"))
+        g->persistence = atoi(v);
+    else if (!strcmp(k, "ecc"))
+        g->ecc = g->ecc_pending = atoi(v);
+    else if (!strcmp(k, "ecc_pending"))
+        g->ecc_pending = atoi(v);
+    else if (!strcmp(k, "mig"))
+        g->mig = g->mig_pending = atoi(v);
+    else if (!strcmp(k, "mig_pending"))
+        g->mig_pending = atoi(v);
+    else if (!strcmp(k, "compute_mode"))
+        g->compute_mode = atoi(v);
+    else if (!strcmp(k, "power_limit_w"))
+        g->power_limit_w = atoi(v);
+    else if (!strcmp(k, "temp"))
+        g->temp = atoi(v);
+    else if (!strcmp(k, "pcie"))
+        return sscanf(v, "%d,%d,%d,%d", &g->pcie_gen, &g->pcie_width, &g->pcie_gen_max,
+                      &g->pcie_width_max) == 4
+                   ? 0
+                   : -1;
+    else if (!strcmp(k, "lost"))
+        g->lost = atoi(v);
+    else
+        return -1;
+    return 0;
+}
+
+static int gpu_line(fake_scenario *s, char *v)
+{
+    if (s->gpu_count >= FAKE_MAX_GPUS)
+        return -1;
+    fake_gpu *g = &s->gpus[s->gpu_count++];
+    memset(g, 0, sizeof *g);
+    g->ecc = g->ecc_pending = -1; /* unsupported unless the scenario says */
+    g->mig = g->mig_pending = -1;
+    char *save = NULL;
+    for (char *kv = strtok_r(v, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            return -1;
+        *eq = '\0';
+        if (gpu_field(g, trim(kv), trim(eq + 1)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int fake_scenario_load(fake_scenario *s)
+{
+    memset(s, 0, sizeof *s);
+    const char *path = getenv("GV_FAKE_SCENARIO");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        return -1;
+    char line[1024];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        char *l = trim(line);
+        if (!*l || *l == '#')
+            continue;
+        char *eq = strchr(l, '=');
+        if (!eq) {
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        char *k = trim(l), *v = trim(eq + 1);
+        if (!strcmp(k, "driver_version"))
+            copy(s->driver_version, sizeof s->driver_version, v);
+        else if (!strcmp(k, "nvml_version"))
+            copy(s->nvml_version, sizeof s->nvml_version, v);
+        else if (!strcmp(k, "cuda_version"))
+            s->cuda_version = atoi(v);
+        else if (!strcmp(k, "nvml_init"))
+            s->nvml_init = atoi(v);
+        else if (!strcmp(k, "cu_init"))
+            s->cu_init = atoi(v);
+        else if (!strcmp(k, "gpu"))
+            rc = gpu_line(s, v);
+        else
+            rc = -1;
+    }
+    fclose(f);
+    return rc;
+}

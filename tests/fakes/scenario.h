@@ -1,0 +1,38 @@
+/* Scenario files for the fake NVIDIA libraries: the node a test pretends to be.
+ *
+ *   driver_version = 580.95.05     cuda_version = 13000     nvml_version = 13.580.95.05
+ *   nvml_init = 0                  cu_init = 0              (return codes to inject)
+ *   gpu = name=NVIDIA H100 80GB HBM3; device_id=0x2330; bus=0000:18:00.0; uuid=GPU-...;
+ *         serial=...; memory_mib=81559; cc=9.0; sms=132; max_sm_clock=1980; vbios=...;
+ *         persistence=1; ecc=1; mig=0; compute_mode=0; power_limit_w=700; temp=31;
+ *         pcie=5,16,5,16; lost=0      (one line per GPU, in PCI order)
+ *
+ * The file is named by $GV_FAKE_SCENARIO and read again at every nvmlInit/cuInit, so one test
+ * process can move through several scenarios. Test code only: never shipped. */
+#ifndef GV_FAKES_SCENARIO_H
+#define GV_FAKES_SCENARIO_H
+
+#define FAKE_MAX_GPUS 16
+
+typedef struct fake_gpu {
+    char name[96], bus[32], uuid[96], serial[32], vbios[32];
+    unsigned device_id;
+    unsigned long long memory_mib;
+    int cc_major, cc_minor, sms, max_sm_clock;
+    int persistence, ecc, ecc_pending, mig, mig_pending, compute_mode, power_limit_w, temp;
+    int pcie_gen, pcie_width, pcie_gen_max, pcie_width_max;
+    int lost;
+} fake_gpu;
+
+typedef struct fake_scenario {
+    char driver_version[32], nvml_version[32];
+    int cuda_version;
+    int nvml_init, cu_init;
+    int gpu_count;
+    fake_gpu gpus[FAKE_MAX_GPUS];
+} fake_scenario;
+
+/* Reads $GV_FAKE_SCENARIO into s; -1 when unset, unreadable or malformed. */
+int fake_scenario_load(fake_scenario *s);
+
+#endif

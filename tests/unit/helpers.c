@@ -1,0 +1,138 @@
+#define _XOPEN_SOURCE 700
+#include "helpers.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *env_or_fail(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v)
+        fail_msg("%s is not set: run the tests through ctest", name);
+    return v;
+}
+
+const char *fixture(const char *rel)
+{
+    static char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", env_or_fail("GV_TEST_FIXTURES"), rel);
+    return path;
+}
+
+const char *fakelib(void)
+{
+    return env_or_fail("GV_TEST_FAKELIB");
+}
+
+const char *emptylib(void)
+{
+    return env_or_fail("GV_TEST_EMPTYLIB");
+}
+
+gv_ctx *scenario_ctx(const char *sysroot, const char *scenario)
+{
+    char root[PATH_MAX], sc[PATH_MAX];
+    snprintf(root, sizeof root, "%s", fixture("sysroots/"));
+    strncat(root, sysroot, sizeof root - strlen(root) - 1);
+    if (scenario) {
+        snprintf(sc, sizeof sc, "%s", fixture("scenarios/"));
+        strncat(sc, scenario, sizeof sc - strlen(sc) - 6);
+        strcat(sc, ".conf");
+        setenv("GV_FAKE_SCENARIO", sc, 1);
+    } else {
+        unsetenv("GV_FAKE_SCENARIO");
+    }
+    gv_ctx_opts o = GV_CTX_OPTS_INIT;
+    o.sysroot = root;
+    o.library_dir = scenario ? fakelib() : emptylib();
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&o, &ctx), GV_OK);
+    return ctx;
+}
+
+gv_report *run_scenario(const char *sysroot, const char *scenario)
+{
+    gv_ctx *ctx = scenario_ctx(sysroot, scenario);
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, NULL, &r), GV_OK);
+    assert_non_null(r);
+    gv_ctx_destroy(ctx);
+    return r;
+}
+
+gv_check_result result_of(const gv_report *r, const char *id, const char *subject)
+{
+    gv_check_result c = GV_CHECK_RESULT_INIT;
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        assert_int_equal(gv_report_result(r, i, &c), GV_OK);
+        if (strcmp(c.id, id) == 0 && strcmp(c.subject, subject) == 0)
+            return c;
+    }
+    fail_msg("no result %s for %s", id, subject);
+    return c;
+}
+
+int verdict_of(const gv_report *r, const char *id, const char *subject)
+{
+    return result_of(r, id, subject).verdict;
+}
+
+int count_verdict(const gv_report *r, int verdict)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        assert_int_equal(gv_report_result(r, i, &c), GV_OK);
+        n += c.verdict == verdict;
+    }
+    return n;
+}
+
+gv_gpu gpu_of(const gv_report *r, uint32_t index)
+{
+    gv_gpu g = GV_GPU_INIT;
+    assert_int_equal(gv_report_gpu(r, index, &g), GV_OK);
+    return g;
+}
+
+char *temp_root(void)
+{
+    char tmpl[] = "/tmp/gv-test-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+void put_file(const char *root, const char *rel, const char *text)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s%s", root, rel);
+    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void remove_tree(const char *root)
+{
+    nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}

@@ -1,0 +1,36 @@
+/* Shared by the unit tests: where the fixtures and fakes are, contexts over them, and finding
+ * results in a report. */
+#ifndef GV_TESTS_HELPERS_H
+#define GV_TESTS_HELPERS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "gpuverify/gpuverify.h"
+
+/* $GV_TEST_FIXTURES/<rel>, $GV_TEST_FAKELIB, $GV_TEST_EMPTYLIB (set by ctest). */
+const char *fixture(const char *rel);
+const char *fakelib(void);
+const char *emptylib(void);
+
+/* A context over sysroots/<sysroot> with the fake libraries (library_dir) answering from
+ * scenarios/<scenario>.conf; scenario NULL = libraries from the empty directory. */
+gv_ctx *scenario_ctx(const char *sysroot, const char *scenario);
+/* gv_run over that context; asserts GV_OK. */
+gv_report *run_scenario(const char *sysroot, const char *scenario);
+
+/* The result with this id and subject; fails the test when absent. */
+gv_check_result result_of(const gv_report *r, const char *id, const char *subject);
+int verdict_of(const gv_report *r, const char *id, const char *subject);
+/* Number of results with the verdict. */
+int count_verdict(const gv_report *r, int verdict);
+gv_gpu gpu_of(const gv_report *r, uint32_t index);
+
+/* A temporary directory for malformed sysroots, and a file written under it. */
+char *temp_root(void);
+void put_file(const char *root, const char *rel, const char *text);
+void remove_tree(const char *root);
+
+#endif

@@ -1,0 +1,75 @@
+/* Our minimal ABI declarations (lib/backends/nvabi) against NVIDIA's own headers: every value
+ * and layout we rely on must match. Built only where the CUDA toolkit is installed. */
+#include <cuda.h>
+#include <stddef.h>
+#ifdef GV_HAVE_NVML_H
+#include <nvml.h>
+#endif
+
+#include "backends/nvabi/cuda_abi.h"
+#include "backends/nvabi/nvml_abi.h"
+#include "helpers.h"
+
+#define SAME(ours, theirs) _Static_assert((ours) == (theirs), #ours " != " #theirs)
+
+SAME(sizeof(gvcu_result), sizeof(CUresult));
+SAME(sizeof(gvcu_device), sizeof(CUdevice));
+SAME(sizeof(gvcu_device_attribute), sizeof(CUdevice_attribute));
+SAME(sizeof(gvcu_uuid), sizeof(CUuuid));
+SAME(sizeof(gvcu_proc_query), sizeof(CUdriverProcAddressQueryResult));
+SAME(GVCU_SUCCESS, CUDA_SUCCESS);
+SAME(GVCU_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE);
+SAME(GVCU_ERROR_OUT_OF_MEMORY, CUDA_ERROR_OUT_OF_MEMORY);
+SAME(GVCU_ERROR_NOT_INITIALIZED, CUDA_ERROR_NOT_INITIALIZED);
+SAME(GVCU_ERROR_DEINITIALIZED, CUDA_ERROR_DEINITIALIZED);
+SAME(GVCU_ERROR_STUB_LIBRARY, CUDA_ERROR_STUB_LIBRARY);
+SAME(GVCU_ERROR_NO_DEVICE, CUDA_ERROR_NO_DEVICE);
+SAME(GVCU_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_DEVICE);
+SAME(GVCU_ERROR_NOT_FOUND, CUDA_ERROR_NOT_FOUND);
+SAME(GVCU_ERROR_SYSTEM_DRIVER_MISMATCH, CUDA_ERROR_SYSTEM_DRIVER_MISMATCH);
+SAME(GVCU_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE);
+SAME(GVCU_ERROR_UNKNOWN, CUDA_ERROR_UNKNOWN);
+SAME(GVCU_DEVICE_ATTRIBUTE_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+SAME(GVCU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+SAME(GVCU_DEVICE_ATTRIBUTE_PCI_BUS_ID, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+SAME(GVCU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
+SAME(GVCU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+SAME(GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+SAME(GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+SAME(GVCU_GET_PROC_ADDRESS_DEFAULT, CU_GET_PROC_ADDRESS_DEFAULT);
+SAME(GVCU_GET_PROC_ADDRESS_SUCCESS, CU_GET_PROC_ADDRESS_SUCCESS);
+SAME(GVCU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+SAME(GVCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+
+#ifdef GV_HAVE_NVML_H
+SAME(sizeof(gvnv_pci_info), sizeof(nvmlPciInfo_t));
+SAME(offsetof(gvnv_pci_info, pci_device_id), offsetof(nvmlPciInfo_t, pciDeviceId));
+SAME(offsetof(gvnv_pci_info, bus_id), offsetof(nvmlPciInfo_t, busId));
+SAME(sizeof(gvnv_memory), sizeof(nvmlMemory_t));
+SAME(offsetof(gvnv_memory, free), offsetof(nvmlMemory_t, free));
+SAME(offsetof(gvnv_memory, used), offsetof(nvmlMemory_t, used));
+SAME(GVNV_ERROR_GPU_IS_LOST, NVML_ERROR_GPU_IS_LOST);
+SAME(GVNV_ERROR_LIB_RM_VERSION_MISMATCH, NVML_ERROR_LIB_RM_VERSION_MISMATCH);
+SAME(GVNV_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED);
+SAME(GVNV_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_DRIVER_NOT_LOADED);
+SAME(GVNV_CLOCK_SM, NVML_CLOCK_SM);
+SAME(GVNV_TEMPERATURE_GPU, NVML_TEMPERATURE_GPU);
+#endif
+
+/* The typedefs' signatures: our function pointer types accept the real functions. */
+static void proc_address_signatures_match(void **state)
+{
+    (void)state;
+    gvcu_get_proc_address_v2_fn ours = NULL;
+    CUresult (*theirs)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *) =
+        NULL;
+    assert_int_equal(sizeof ours, sizeof theirs);
+    ours = (gvcu_get_proc_address_v2_fn)theirs;
+    assert_null(ours);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(proc_address_signatures_match)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
