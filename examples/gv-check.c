@@ -52,7 +52,7 @@ static void print_inventory(const gv_report *r)
         gv_gpu g = GV_GPU_INIT;
         if (gv_report_gpu(r, i, &g) != GV_OK)
             continue;
-        char cc[16] = "-", pcie[24] = "-", power[16] = "-";
+        char cc[16] = "-", pcie[24] = "-", power[16] = "-", mem[24] = "-", sms[16] = "-";
         if (g.cc_major >= 0)
             snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
         if (g.pcie_gen_current >= 0)
@@ -60,10 +60,13 @@ static void print_inventory(const gv_report *r)
                      g.pcie_gen_max, g.pcie_width_max);
         if (g.power_limit_mw >= 0)
             snprintf(power, sizeof power, "%.0f", g.power_limit_mw / 1000.0);
-        printf("%-3u %-28.28s %-16s %-40.40s %9lld %-4s %-4d %-6s %-7s %-8s %-10s\n", g.index,
-               g.name[0] ? g.name : "(unknown)", g.pci_bus_id, g.uuid[0] ? g.uuid : "-",
-               g.memory_total >= 0 ? (long long)(g.memory_total >> 20) : -1LL, cc, g.sm_count,
-               g.persistence_mode < 0 ? "-" : (g.persistence_mode ? "On" : "Off"),
+        if (g.memory_total >= 0)
+            snprintf(mem, sizeof mem, "%lld", (long long)(g.memory_total >> 20));
+        if (g.sm_count >= 0)
+            snprintf(sms, sizeof sms, "%d", g.sm_count);
+        printf("%-3u %-28.28s %-16s %-40.40s %9s %-4s %-4s %-6s %-7s %-8s %-10s\n", g.index,
+               g.name[0] ? g.name : "(unknown)", g.pci_bus_id, g.uuid[0] ? g.uuid : "-", mem, cc,
+               sms, g.persistence_mode < 0 ? "-" : (g.persistence_mode ? "On" : "Off"),
                g.ecc_current < 0 ? "N/A" : (g.ecc_current ? "On" : "Off"), power, pcie);
     }
 }
