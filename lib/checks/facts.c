@@ -1,7 +1,7 @@
 /* Gathering the facts and merging each source's GPUs into one inventory keyed by PCI address. */
 #include "checks/facts_internal.h"
 
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -73,7 +73,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f)
+gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, int with_cuda)
 {
     double t0 = now_s();
     memset(f, 0, sizeof *f);
@@ -84,7 +84,13 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f)
     f->live = ctx->live;
     gv_facts_files(f);
     gv_facts_nvml(ctx, f);
-    gv_facts_cuda(ctx, f);
+    if (with_cuda) {
+        gv_facts_cuda(ctx, f);
+    } else {
+        f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;
+        snprintf(f->cuda_lib.detail, sizeof f->cuda_lib.detail, "CUDA not probed: driver.cuda "
+                                                                "not selected");
+    }
     if (f->gpu_count)
         qsort(f->gpus, f->gpu_count, sizeof *f->gpus, by_bus_id);
     for (size_t i = 0; i < f->gpu_count; i++)

@@ -52,8 +52,9 @@ typedef struct gv_facts {
     double duration_s;
 } gv_facts;
 
-/* Gathers every fact; GV_OK unless out of memory (a source's failure is recorded in it). */
-gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out);
+/* Gathers every fact; GV_OK unless out of memory (a source's failure is recorded in it).
+ * with_cuda = 0 leaves libcuda alone: cuInit costs ~0.2 s, more than all the rest together. */
+gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out, int with_cuda);
 void gv_facts_free(gv_facts *facts);
 /* The public driver summary of the facts. */
 void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);

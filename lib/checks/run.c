@@ -31,21 +31,32 @@ static int selects(const char *token, size_t len, const char *id)
     return strncmp(id, token, len) == 0 && (id[len] == '\0' || id[len] == '.');
 }
 
-/* Marks the selected catalog entries; GV_ERR_INVALID_ARG names a token matching nothing. */
+/* Marks the selected catalog entries; GV_ERR_INVALID_ARG names a token matching nothing.
+ * "^id" excludes; a list of exclusions alone starts from every check. */
 static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
 {
+    int only_exclusions = 1;
+    for (const char *p = list; p && *p; p += strcspn(p, ",")) {
+        p += strspn(p, ", ");
+        if (*p && *p != '^')
+            only_exclusions = 0;
+    }
     for (size_t i = 0; i < gv_check_count; i++)
-        chosen[i] = !list || !*list;
+        chosen[i] = only_exclusions;
     if (!list || !*list)
         return GV_OK;
     for (const char *p = list; *p;) {
+        int exclude = *p == '^';
+        p += exclude;
         size_t len = strcspn(p, ",");
         while (len && p[len - 1] == ' ')
             len--;
         int any = 0;
         for (size_t i = 0; len && i < gv_check_count; i++)
-            if (selects(p, len, gv_checks[i].id))
-                any = chosen[i] = 1;
+            if (selects(p, len, gv_checks[i].id)) {
+                chosen[i] = !exclude;
+                any = 1;
+            }
         if (len && !any)
             return gv_fail(ctx, GV_ERR_INVALID_ARG, "no check matches '%.*s' (see docs/checks.md)",
                            (int)len, p);
@@ -63,12 +74,12 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static gv_status refresh_facts(gv_ctx *ctx, gv_facts **out)
+static gv_status refresh_facts(gv_ctx *ctx, int with_cuda, gv_facts **out)
 {
     gv_facts *f = calloc(1, sizeof *f);
     if (!f)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory gathering facts");
-    gv_status s = gv_facts_collect(ctx, f);
+    gv_status s = gv_facts_collect(ctx, f, with_cuda);
     if (s != GV_OK) {
         free(f);
         return gv_fail(ctx, s, "gathering facts: %s", gv_strerror(s));
@@ -116,8 +127,11 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
         return s;
     double t0 = now_s();
     time_t wall = time(NULL);
+    int with_cuda = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        with_cuda |= chosen[i] && strcmp(gv_checks[i].id, "driver.cuda") == 0;
     gv_facts *f;
-    if ((s = refresh_facts(ctx, &f)) != GV_OK)
+    if ((s = refresh_facts(ctx, with_cuda, &f)) != GV_OK)
         return s;
     gv_report *r = gv_report_new(f);
     if (!r)
@@ -155,7 +169,7 @@ gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out)
         return gv_fail(ctx, GV_ERR_VERSION, "gv_driver_info.struct_size %u < %zu",
                        (unsigned)out->struct_size, (size_t)GV_DRIVER_INFO_SIZE_V1);
     gv_facts *f;
-    gv_status s = refresh_facts(ctx, &f);
+    gv_status s = refresh_facts(ctx, 1, &f);
     if (s != GV_OK)
         return s;
     gv_driver_info d;
@@ -176,7 +190,7 @@ gv_status gv_gpu_info(gv_ctx *ctx, uint32_t index, gv_gpu *out)
                        (unsigned)out->struct_size, (size_t)GV_GPU_SIZE_V1);
     gv_facts *f = ctx->facts;
     if (!f) {
-        gv_status s = refresh_facts(ctx, &f);
+        gv_status s = refresh_facts(ctx, 1, &f);
         if (s != GV_OK)
             return s;
     }

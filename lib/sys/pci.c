@@ -10,6 +10,8 @@
 int gv_pci_parse_addr(const char *text, gv_pci_addr *out)
 {
     char tail;
+    if (text[strspn(text, "0123456789abcdefABCDEF:.")] != '\0')
+        return -1;
     if (sscanf(text, "%x:%x:%x.%x%c", &out->domain, &out->bus, &out->device, &out->function,
                &tail) != 4)
         return -1;
@@ -39,7 +41,9 @@ gv_status gv_pci_parse_speed(const char *text, double *gts)
 {
     char *end = NULL;
     double v = strtod(text, &end);
-    if (end != text && v > 0 && strncmp(gv_trim(end), "GT/s", 4) == 0) {
+    while (end && *end == ' ')
+        end++;
+    if (end != text && v > 0 && strncmp(end, "GT/s", 4) == 0) {
         *gts = v;
         return GV_OK;
     }
@@ -60,13 +64,11 @@ static void read_speed(const char *root, const char *dir, const char *name, doub
     if (!gv_sys_exists(root, rel))
         return;
     gv_errbuf err;
-    char copy[64];
     if (gv_sys_read_line(root, rel, text, sizeof text, &err) != GV_OK) {
         snprintf(problem, cap, "%s", err.text);
         return;
     }
-    snprintf(copy, sizeof copy, "%s", text);
-    if (gv_pci_parse_speed(copy, out) != GV_OK)
+    if (gv_pci_parse_speed(text, out) != GV_OK)
         snprintf(problem, cap, "reading %s%s: '%s' is not a link speed",
                  strcmp(root, "/") ? root : "", rel, text);
 }

@@ -351,6 +351,17 @@ static void check_selection_by_prefix(void **state)
     assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
     assert_int_equal(gv_report_count(r), 2 + 8);
     gv_report_free(r);
+    o.checks = "^driver.cuda"; /* everything but the CUDA probe */
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        gv_report_result(r, i, &c);
+        assert_string_not_equal(c.id, "driver.cuda");
+    }
+    gv_check_result c = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "cuda=-1"));
+    gv_report_free(r);
     o.checks = "driver.bogus";
     assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);
     assert_null(r);

@@ -1,1 +1,223 @@
-int main(void){return 0;}
+/* The sysroot readers on good, malformed and hostile files. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "gpuverify/gv_driver.h"
+#include "sys/modules.h"
+#include "sys/nvidia_proc.h"
+#include "sys/os.h"
+#include "sys/pci.h"
+#include "sys/sysroot.h"
+
+static void nvidia_version_lines(void **state)
+{
+    (void)state;
+    gv_nvidia_module m;
+    assert_int_equal(gv_parse_nvidia_version("NVRM version: NVIDIA UNIX Open Kernel Module for "
+                                             "x86_64  580.159.04  Release Build  (nixbld@)",
+                                             &m),
+                     GV_OK);
+    assert_int_equal(m.kind, GV_MODULE_OPEN);
+    assert_string_equal(m.version, "580.159.04");
+    assert_string_equal(m.arch, "x86_64");
+    assert_int_equal(gv_parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                                             "535.104.05  Sat Aug 19 01:15:15 UTC 2023",
+                                             &m),
+                     GV_OK);
+    assert_int_equal(m.kind, GV_MODULE_PROPRIETARY);
+    assert_string_equal(m.version, "535.104.05");
+    assert_string_equal(m.arch, "x86_64");
+    assert_int_equal(gv_parse_nvidia_version("NVRM version: NVIDIA UNIX Open Kernel Module for "
+                                             "aarch64  570.86.15  Release Build",
+                                             &m),
+                     GV_OK);
+    assert_string_equal(m.arch, "aarch64");
+    assert_int_equal(gv_parse_nvidia_version("NVRM version: NVIDIA UNIX Open Kernel Mod", &m),
+                     GV_ERR_PARSE);
+    assert_int_equal(gv_parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module", &m),
+                     GV_ERR_PARSE);
+    assert_int_equal(gv_parse_nvidia_version("garbage", &m), GV_ERR_PARSE);
+    assert_int_equal(gv_parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                                             "abc  Sat",
+                                             &m),
+                     GV_ERR_PARSE);
+}
+
+static void fixture_readers(void **state)
+{
+    (void)state;
+    const char *root = fixture("sysroots/h100-open");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", root);
+    gv_errbuf err;
+    gv_os_release os;
+    assert_int_equal(gv_read_os_release(dir, &os, &err), GV_OK);
+    assert_string_equal(os.id, "ubuntu");
+    assert_string_equal(os.version_id, "22.04");
+    char kernel[64];
+    assert_int_equal(gv_read_kernel_release(dir, kernel, sizeof kernel, &err), GV_OK);
+    assert_string_equal(kernel, "6.8.0-45-generic");
+    int major, minor;
+    assert_int_equal(gv_kernel_version(kernel, &major, &minor), 0);
+    assert_int_equal(major * 100 + minor, 608);
+    gv_modules mods;
+    assert_int_equal(gv_modules_read(dir, &mods, &err), GV_OK);
+    assert_int_equal(mods.count, 6);
+    assert_true(gv_module_present(dir, &mods, "nvidia_uvm"));
+    assert_false(gv_module_present(dir, &mods, "nouveau"));
+    gv_modules_free(&mods);
+    gv_nvidia_gpu_info *gpus = NULL;
+    size_t n = 0;
+    assert_int_equal(gv_read_nvidia_gpus(dir, &gpus, &n, &err), GV_OK);
+    assert_int_equal(n, 8);
+    assert_string_equal(gpus[0].model, "NVIDIA H100 80GB HBM3");
+    assert_string_equal(gpus[0].vbios, "96.00.99.00.01");
+    assert_false(gpus[0].excluded);
+    free(gpus);
+    gv_pci_function *fns = NULL;
+    assert_int_equal(gv_pci_nvidia_gpus(dir, &fns, &n, &err), GV_OK);
+    assert_int_equal(n, 8);
+    assert_string_equal(fns[7].bdf, "0000:db:00.0");
+    assert_int_equal(fns[7].numa_node, 1);
+    assert_true(fns[7].upstream_speed_max > 31.9); /* the switch port above */
+    assert_int_equal(fns[7].upstream_width_max, 16);
+    assert_string_equal(fns[7].problem, "");
+    free(fns);
+    char v[32], t[16];
+    assert_int_equal(gv_read_nvidia_sysfs_module(dir, v, sizeof v, t, sizeof t, &err), GV_OK);
+    assert_string_equal(v, "580.95.05");
+    assert_string_equal(t, "O");
+}
+
+static void pci_text_parsers(void **state)
+{
+    (void)state;
+    double gts;
+    assert_int_equal(gv_pci_parse_speed("32.0 GT/s PCIe", &gts), GV_OK);
+    assert_true(gts > 31.9 && gts < 32.1);
+    char old[] = "8 GT/s";
+    assert_int_equal(gv_pci_parse_speed(old, &gts), GV_OK);
+    assert_true(gts > 7.9 && gts < 8.1);
+    assert_int_equal(gv_pci_parse_speed("Unknown", &gts), GV_OK);
+    assert_true(gts < 0);
+    char bad[] = "fast";
+    assert_int_equal(gv_pci_parse_speed(bad, &gts), GV_ERR_PARSE);
+    gv_pci_addr a;
+    assert_int_equal(gv_pci_parse_addr("03f8cfdd:00:00.0", &a), 0);
+    assert_int_equal(a.domain, 0x03f8cfdd);
+    char text[32];
+    gv_pci_format_addr(&a, text, sizeof text);
+    assert_string_equal(text, "03f8cfdd:00:00.0");
+    assert_int_equal(gv_pci_parse_addr("00000000:18:00.0", &a), 0);
+    gv_pci_format_addr(&a, text, sizeof text);
+    assert_string_equal(text, "0000:18:00.0");
+    assert_int_equal(gv_pci_parse_addr("0000:18:00.9", &a), -1);
+    assert_int_equal(gv_pci_parse_addr("0000:18:00.0x", &a), -1);
+    assert_int_equal(gv_pci_parse_addr("pci0000:17", &a), -1);
+}
+
+static void malformed_files(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    gv_errbuf err;
+    gv_os_release os;
+    put_file(root, "/etc/os-release", "ID=debian\nthis line has no equals\n");
+    assert_int_equal(gv_read_os_release(root, &os, &err), GV_ERR_PARSE);
+    assert_non_null(strstr(err.text, "line 2"));
+    put_file(root, "/etc/os-release", "ID=debian\nPRETTY_NAME='open\n");
+    assert_int_equal(gv_read_os_release(root, &os, &err), GV_ERR_PARSE);
+    put_file(root, "/etc/os-release", "ID=\"debian\"\n");
+    assert_int_equal(gv_read_os_release(root, &os, &err), GV_OK);
+    assert_string_equal(os.pretty_name, "debian"); /* defaults from ID */
+    char k[64];
+    put_file(root, "/proc/sys/kernel/osrelease", "not a kernel\n");
+    assert_int_equal(gv_read_kernel_release(root, k, sizeof k, &err), GV_ERR_PARSE);
+    put_file(root, "/proc/sys/kernel/osrelease", "");
+    assert_int_equal(gv_read_kernel_release(root, k, sizeof k, &err), GV_ERR_PARSE);
+    assert_non_null(strstr(err.text, "empty"));
+    gv_modules mods;
+    put_file(root, "/proc/modules", "nvidia 123 0 - Live 0x0\nnvidia_uvm 1\n");
+    assert_int_equal(gv_modules_read(root, &mods, &err), GV_ERR_PARSE);
+    assert_non_null(strstr(err.text, "line 2"));
+    assert_null(mods.names);
+    put_file(root, "/proc/driver/nvidia/gpus/0000:18:00.0/information", "Model NVIDIA\n");
+    gv_nvidia_gpu_info *gpus = NULL;
+    size_t n = 7;
+    assert_int_equal(gv_read_nvidia_gpus(root, &gpus, &n, &err), GV_ERR_PARSE);
+    assert_non_null(strstr(err.text, "information"));
+    assert_null(gpus);
+    assert_int_equal(n, 0);
+    put_file(root, "/proc/driver/nvidia/gpus/0000:18:00.0/information", "IRQ: 5\n");
+    assert_int_equal(gv_read_nvidia_gpus(root, &gpus, &n, &err), GV_ERR_PARSE);
+    assert_non_null(strstr(err.text, "truncated"));
+    char buf[16];
+    put_file(root, "/big", "0123456789abcdefghijklmnop\n");
+    assert_int_equal(gv_sys_read(root, "/big", buf, sizeof buf, &err), GV_ERR_PARSE);
+    assert_non_null(strstr(err.text, "larger than"));
+    assert_int_equal(gv_sys_read(root, "/missing", buf, sizeof buf, &err), GV_ERR_IO);
+    assert_non_null(strstr(err.text, "No such file"));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bin", root);
+    int fd = open(path, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "a\0b", 3), 3);
+    close(fd);
+    assert_int_equal(gv_sys_read(root, "/bin", buf, sizeof buf, &err), GV_ERR_PARSE);
+    assert_non_null(strstr(err.text, "NUL"));
+    snprintf(path, sizeof path, "%s/fifo", root);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    /* A FIFO with no writer must not hang the reader. */
+    assert_int_not_equal(gv_sys_read(root, "/fifo", buf, sizeof buf, &err), GV_OK);
+    remove_tree(root);
+    free(root);
+}
+
+static void links_stay_inside_the_root(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    char path[4096];
+    put_file(root, "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/vendor", "0x10de\n");
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices", root);
+    put_file(root, "/sys/bus/pci/devices/.keep", "");
+    put_file(root, "/etc/os-release", "ID=inside\n");
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:01:00.0", root);
+    assert_int_equal(symlink("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", path), 0);
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/escape", root);
+    assert_int_equal(symlink("../../../../../../../../../etc", path), 0);
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/absolute", root);
+    assert_int_equal(symlink("/sys/devices/pci0000:00", path), 0);
+    snprintf(path, sizeof path, "%s/loop", root);
+    assert_int_equal(symlink("loop", path), 0);
+    gv_errbuf err;
+    char out[4096];
+    assert_int_equal(gv_sys_resolve(root, "/sys/bus/pci/devices/0000:01:00.0", out, sizeof out,
+                                    &err),
+                     GV_OK);
+    assert_string_equal(out, "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0");
+    assert_int_equal(gv_sys_resolve(root, "/sys/bus/pci/devices/escape", out, sizeof out, &err),
+                     GV_OK);
+    assert_string_equal(out, "/etc"); /* clamped at the root, not the host's /etc */
+    assert_int_equal(gv_sys_resolve(root, "/sys/bus/pci/devices/absolute", out, sizeof out, &err),
+                     GV_OK);
+    assert_string_equal(out, "/sys/devices/pci0000:00");
+    assert_int_equal(gv_sys_resolve(root, "/loop", out, sizeof out, &err), GV_ERR_PARSE);
+    remove_tree(root);
+    free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nvidia_version_lines), cmocka_unit_test(fixture_readers),
+        cmocka_unit_test(pci_text_parsers),     cmocka_unit_test(malformed_files),
+        cmocka_unit_test(links_stay_inside_the_root),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
