@@ -1,1 +1,75 @@
-int main(void){return 0;}
+/* The report: JSON through jansson read back, and versioned copies out. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+static void json_round_trip(void **state)
+{
+    (void)state;
+    gv_report *r = run_scenario("h100-open", "h100x8-gpu-lost");
+    char *text = NULL;
+    assert_int_equal(gv_report_json(r, 0, &text), GV_OK);
+    json_error_t err;
+    json_t *root = json_loads(text, 0, &err);
+    assert_non_null(root);
+    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 1);
+    assert_string_equal(json_string_value(json_object_get(root, "verdict")), "FAIL");
+    assert_string_equal(json_string_value(json_object_get(root, "hostname")), "gpu-h100-017");
+    json_t *gpus = json_object_get(root, "gpus");
+    assert_int_equal(json_array_size(gpus), 8);
+    json_t *lost = json_array_get(gpus, 3);
+    assert_true(json_is_null(json_object_get(lost, "cuda_index"))); /* unknown is null, not -1 */
+    assert_int_equal(json_integer_value(json_object_get(lost, "nvml_result")), 15);
+    json_t *checks = json_object_get(root, "checks");
+    assert_int_equal(json_array_size(checks), gv_report_count(r));
+    size_t fails = 0;
+    for (size_t i = 0; i < json_array_size(checks); i++) {
+        json_t *c = json_array_get(checks, i);
+        assert_non_null(json_string_value(json_object_get(c, "id")));
+        fails += strcmp(json_string_value(json_object_get(c, "verdict")), "FAIL") == 0;
+    }
+    assert_int_equal(fails, (size_t)count_verdict(r, GV_FAIL));
+    json_t *summary = json_object_get(root, "summary");
+    assert_int_equal(json_integer_value(json_object_get(summary, "FAIL")), fails);
+    json_decref(root);
+    gv_free(text);
+    assert_int_equal(gv_report_json(r, GV_JSON_COMPACT, &text), GV_OK);
+    assert_null(strchr(text, '\n'));
+    gv_free(text);
+    assert_int_equal(gv_report_json(r, 0x80, &text), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_report_json(r, 0, NULL), GV_ERR_INVALID_ARG);
+    gv_report_free(r);
+}
+
+/* A caller built against a newer, larger layout gets our part and keeps its size. */
+static void versioned_copy_out(void **state)
+{
+    (void)state;
+    gv_report *r = run_scenario("debian12-proprietary", "t4");
+    struct {
+        gv_check_result ours;
+        char newer_fields[64];
+    } bigger;
+    memset(&bigger, 0x5a, sizeof bigger);
+    bigger.ours.struct_size = sizeof bigger;
+    assert_int_equal(gv_report_result(r, 0, &bigger.ours), GV_OK);
+    assert_int_equal(bigger.ours.struct_size, sizeof bigger);
+    assert_string_equal(bigger.ours.id, "system.os");
+    assert_int_equal((unsigned char)bigger.newer_fields[0], 0x5a); /* untouched */
+    gv_check_result small = GV_CHECK_RESULT_INIT;
+    small.struct_size = 16;
+    assert_int_equal(gv_report_result(r, 0, &small), GV_ERR_VERSION);
+    assert_int_equal(gv_report_result(r, 9999, &small), GV_ERR_NOT_FOUND);
+    gv_gpu g = GV_GPU_INIT;
+    assert_int_equal(gv_report_gpu(r, 1, &g), GV_ERR_NOT_FOUND);
+    gv_report_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(json_round_trip),
+                                       cmocka_unit_test(versioned_copy_out)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
