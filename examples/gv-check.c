@@ -43,11 +43,10 @@ static void print_inventory(const gv_report *r)
     if (cv > 0)
         snprintf(cuda, sizeof cuda, "%d.%d", cv / 1000, (cv % 1000) / 10);
     printf("Driver %s   CUDA %s   %s   kernel %s\n",
-           d.driver_version[0] ? d.driver_version
-                               : (d.module_version[0] ? d.module_version : "-"),
+           d.driver_version[0] ? d.driver_version : (d.module_version[0] ? d.module_version : "-"),
            cuda, d.os_name, d.kernel_release);
-    printf("%-3s %-28s %-16s %-40s %9s %-4s %-4s %-6s %-7s %-8s %-10s\n", "GPU", "Name",
-           "Bus-Id", "UUID", "Mem MiB", "CC", "SMs", "Pers-M", "ECC", "Power W", "PCIe");
+    printf("%-3s %-28s %-16s %-40s %9s %-4s %-4s %-6s %-7s %-8s %-10s\n", "GPU", "Name", "Bus-Id",
+           "UUID", "Mem MiB", "CC", "SMs", "Pers-M", "ECC", "Power W", "PCIe");
     for (uint32_t i = 0; i < gv_report_gpu_count(r); i++) {
         gv_gpu g = GV_GPU_INIT;
         if (gv_report_gpu(r, i, &g) != GV_OK)

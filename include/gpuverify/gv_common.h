@@ -26,9 +26,15 @@ extern "C" {
 
 /* Initializer for a versioned struct: struct_size set, everything else zero. */
 #ifdef __cplusplus
-#define GV_STRUCT_INIT(type) {sizeof(type)}
+#define GV_STRUCT_INIT(type)                                                                       \
+    {                                                                                              \
+        sizeof(type)                                                                               \
+    }
 #else
-#define GV_STRUCT_INIT(type) {.struct_size = sizeof(type)}
+#define GV_STRUCT_INIT(type)                                                                       \
+    {                                                                                              \
+        .struct_size = sizeof(type)                                                                \
+    }
 #endif
 
 /* Status of an API call. GV_OK means the call did its job, even when a verdict is FAIL.

@@ -26,10 +26,10 @@ enum gv_library {
 
 /* What became of loading a library. */
 enum gv_library_state {
-    GV_LIBSTATE_LOADED = 0,      /* loaded and every required entry point resolved */
-    GV_LIBSTATE_ABSENT = 1,      /* no candidate file could be loaded; see tried */
-    GV_LIBSTATE_BROKEN = 2,      /* loaded, but unusable (missing entry points, init failed) */
-    GV_LIBSTATE_NOT_QUERIED = 3  /* live libraries are off for this context */
+    GV_LIBSTATE_LOADED = 0,     /* loaded and every required entry point resolved */
+    GV_LIBSTATE_ABSENT = 1,     /* no candidate file could be loaded; see tried */
+    GV_LIBSTATE_BROKEN = 2,     /* loaded, but unusable (missing entry points, init failed) */
+    GV_LIBSTATE_NOT_QUERIED = 3 /* live libraries are off for this context */
 };
 
 typedef struct gv_library_info {
@@ -37,14 +37,17 @@ typedef struct gv_library_info {
     int32_t library; /* enum gv_library */
     int32_t state;   /* enum gv_library_state */
     int32_t reserved;
-    char name[32];     /* "libcuda" */
-    char path[512];    /* file loaded (real path), "" if none */
-    char version[64];  /* from the library when it says, else from the file name */
-    char tried[1024];  /* candidates tried, in order, "; "-separated */
-    char detail[256];  /* why absent or broken */
+    char name[32];    /* "libcuda" */
+    char path[512];   /* file loaded (real path), "" if none */
+    char version[64]; /* from the library when it says, else from the file name */
+    char tried[1024]; /* candidates tried, in order, "; "-separated */
+    char detail[256]; /* why absent or broken */
 } gv_library_info;
 
-#define GV_LIBRARY_INFO_INIT {sizeof(gv_library_info), 0, 0, 0, "", "", "", "", ""}
+#define GV_LIBRARY_INFO_INIT                                                                       \
+    {                                                                                              \
+        sizeof(gv_library_info), 0, 0, 0, "", "", "", "", ""                                       \
+    }
 
 /* Loads (once per process and file) and describes a library. GV_OK also when it is absent:
  * the state says so. */
@@ -58,13 +61,13 @@ typedef struct gv_driver_info {
     int32_t module_loaded; /* nvidia kernel module: 1, 0, or -1 unknown */
     int32_t module_kind;   /* enum gv_module_kind */
     int32_t nouveau_loaded;
-    char module_version[32];  /* /proc/driver/nvidia/version */
-    char kernel_release[64];  /* /proc/sys/kernel/osrelease */
-    char os_name[128];        /* PRETTY_NAME of /etc/os-release */
-    int32_t nvml_state;       /* enum gv_library_state */
-    int32_t cuda_state;       /* enum gv_library_state */
-    char driver_version[32];  /* NVML system driver version */
-    char nvml_version[32];    /* NVML library version */
+    char module_version[32];     /* /proc/driver/nvidia/version */
+    char kernel_release[64];     /* /proc/sys/kernel/osrelease */
+    char os_name[128];           /* PRETTY_NAME of /etc/os-release */
+    int32_t nvml_state;          /* enum gv_library_state */
+    int32_t cuda_state;          /* enum gv_library_state */
+    char driver_version[32];     /* NVML system driver version */
+    char nvml_version[32];       /* NVML library version */
     int32_t cuda_driver_version; /* cuDriverGetVersion, 13000 = 13.0 */
     int32_t nvml_cuda_version;   /* "CUDA Version" nvidia-smi prints, same encoding */
     int32_t cuda_init_result;    /* cuInit's CUresult, -1 not called */
@@ -82,17 +85,17 @@ GV_API gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out);
 
 typedef struct gv_gpu {
     uint32_t struct_size;
-    uint32_t index;      /* position in the inventory: GPUs in PCI bus id order */
-    int32_t nvml_index;  /* -1 when NVML does not see it */
-    int32_t cuda_index;  /* -1 when CUDA does not see it (hidden, MIG, lost) */
+    uint32_t index;     /* position in the inventory: GPUs in PCI bus id order */
+    int32_t nvml_index; /* -1 when NVML does not see it */
+    int32_t cuda_index; /* -1 when CUDA does not see it (hidden, MIG, lost) */
     char name[96];
     char uuid[96];
     char serial[32];
     char pci_bus_id[32]; /* "0000:18:00.0"; wide domains keep all their digits */
     int32_t pci_vendor_id;
     int32_t pci_device_id;
-    int32_t pci_class;   /* 0x030200 3D controller, 0x030000 VGA */
-    int32_t numa_node;   /* -1 unknown (never 0 by default) */
+    int32_t pci_class; /* 0x030200 3D controller, 0x030000 VGA */
+    int32_t numa_node; /* -1 unknown (never 0 by default) */
     char local_cpus[128];
     int64_t memory_total; /* bytes */
     int64_t memory_used;
@@ -107,7 +110,7 @@ typedef struct gv_gpu {
     int32_t ecc_pending;
     int32_t mig_current;
     int32_t mig_pending;
-    int32_t compute_mode;   /* NVML compute mode: 0 default, 2 prohibited, 3 exclusive process */
+    int32_t compute_mode; /* NVML compute mode: 0 default, 2 prohibited, 3 exclusive process */
     int32_t power_limit_mw;
     int32_t temperature_c;
     int32_t pcie_gen_current; /* NVML */

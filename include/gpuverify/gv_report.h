@@ -23,12 +23,12 @@ GV_API const char *gv_verdict_name(int32_t verdict);
 
 typedef struct gv_check_result {
     uint32_t struct_size;
-    int32_t verdict;     /* enum gv_verdict */
-    char id[48];         /* "driver.gpu_count" */
-    char subject[48];    /* "node", "gpu0", "gpu3 (0000:9a:00.0)" */
-    char message[512];   /* one line saying what was found */
-    char measured[128];  /* the measured value as text, "" if none */
-    char expected[128];  /* the expectation, "" if none */
+    int32_t verdict;          /* enum gv_verdict */
+    char id[48];              /* "driver.gpu_count" */
+    char subject[48];         /* "node", "gpu0", "gpu3 (0000:9a:00.0)" */
+    char message[512];        /* one line saying what was found */
+    char measured[128];       /* the measured value as text, "" if none */
+    char expected[128];       /* the expectation, "" if none */
     char expected_source[32]; /* where the expectation came from: "kernel module", "PCI", ... */
     char unit[16];
     char remediation[256]; /* what to do about a WARN/FAIL/ERROR, "" otherwise */
@@ -48,7 +48,10 @@ typedef struct gv_run_opts {
     const char *checks;
 } gv_run_opts;
 
-#define GV_RUN_OPTS_INIT {sizeof(gv_run_opts), 0, NULL}
+#define GV_RUN_OPTS_INIT                                                                           \
+    {                                                                                              \
+        sizeof(gv_run_opts), 0, NULL                                                               \
+    }
 
 /* Runs the selected checks and returns a report (free with gv_report_free). opts may be NULL.
  * GV_OK whenever the checks ran, whatever their verdicts. */

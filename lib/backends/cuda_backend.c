@@ -29,8 +29,8 @@ static void *cuda_resolve(void *dl, const gv_symbol *symbol)
         return NULL;
     }
     gvcu_get_proc_address_fn v1 = (gvcu_get_proc_address_fn)dlsym(dl, "cuGetProcAddress");
-    if (v1 && v1(symbol->name, &fn, symbol->cuda_version, GVCU_GET_PROC_ADDRESS_DEFAULT) ==
-                  GVCU_SUCCESS)
+    if (v1 &&
+        v1(symbol->name, &fn, symbol->cuda_version, GVCU_GET_PROC_ADDRESS_DEFAULT) == GVCU_SUCCESS)
         return fn;
     return NULL;
 }
@@ -50,8 +50,7 @@ const struct gv_cuda_api *gv_cuda(gv_ctx *ctx)
     }
     char missing[128];
     ctx->cuda = gv_loader_vtable(slot->dl, cuda_symbols, sizeof cuda_symbols / sizeof *cuda_symbols,
-                                 sizeof(struct gv_cuda_api), cuda_resolve, missing,
-                                 sizeof missing);
+                                 sizeof(struct gv_cuda_api), cuda_resolve, missing, sizeof missing);
     if (!ctx->cuda) {
         slot->state = GV_LIBSTATE_BROKEN;
         snprintf(slot->detail, sizeof slot->detail, "required entry point %s not found", missing);

@@ -25,8 +25,8 @@ gv_lib_slot *gv_library_slot(gv_ctx *ctx, int32_t library)
         return slot;
     if (!ctx->live) {
         char detail[sizeof slot->detail];
-        snprintf(detail, sizeof detail, "live libraries not queried: judging the offline sysroot %s",
-                 ctx->sysroot);
+        snprintf(detail, sizeof detail,
+                 "live libraries not queried: judging the offline sysroot %s", ctx->sysroot);
         memset(slot, 0, sizeof *slot);
         slot->attempted = 1;
         slot->state = GV_LIBSTATE_NOT_QUERIED;

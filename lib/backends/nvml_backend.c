@@ -20,9 +20,9 @@ static const struct gv_nvml_api *nvml_vtable(gv_ctx *ctx)
     if (slot->state != GV_LIBSTATE_LOADED)
         return NULL;
     char missing[128];
-    ctx->nvml = gv_loader_vtable(slot->dl, nvml_symbols, sizeof nvml_symbols / sizeof *nvml_symbols,
-                                 sizeof(struct gv_nvml_api), gv_resolve_dlsym, missing,
-                                 sizeof missing);
+    ctx->nvml =
+        gv_loader_vtable(slot->dl, nvml_symbols, sizeof nvml_symbols / sizeof *nvml_symbols,
+                         sizeof(struct gv_nvml_api), gv_resolve_dlsym, missing, sizeof missing);
     if (!ctx->nvml) {
         slot->state = GV_LIBSTATE_BROKEN;
         snprintf(slot->detail, sizeof slot->detail, "required entry point %s not found", missing);

@@ -22,8 +22,9 @@ void gv_check_driver_module(const gv_facts *f, gv_report *r)
         return;
     }
     if (f->nouveau_loaded == 1) {
-        gv_check_result *c = gv_report_add(
-            r, id, "node", GV_FAIL, "the nouveau module is loaded: it claims NVIDIA GPUs before nvidia");
+        gv_check_result *c =
+            gv_report_add(r, id, "node", GV_FAIL,
+                          "the nouveau module is loaded: it claims NVIDIA GPUs before nvidia");
         gv_result_remedy(c, "blacklist nouveau (/etc/modprobe.d), rebuild the initramfs, reboot");
         return;
     }
@@ -84,9 +85,9 @@ static gv_check_result *library_unusable(const gv_facts *f, gv_report *r, const 
         return NULL;
     }
     if (lib->state == GV_LIBSTATE_ABSENT) {
-        gv_check_result *c = gv_report_add(r, id, "node", GV_FAIL, "%s not found (tried: %s)%s%s",
-                                           what, lib->tried, lib->detail[0] ? ": " : "",
-                                           lib->detail);
+        gv_check_result *c =
+            gv_report_add(r, id, "node", GV_FAIL, "%s not found (tried: %s)%s%s", what, lib->tried,
+                          lib->detail[0] ? ": " : "", lib->detail);
         gv_result_remedy(c,
                          "install the NVIDIA driver's user-space libraries matching the kernel "
                          "module, check ld.so.conf/LD_LIBRARY_PATH, or name the file with "
@@ -136,9 +137,9 @@ void gv_check_driver_nvml(const gv_facts *f, gv_report *r)
         }
         return;
     }
-    gv_check_result *c = gv_report_add(r, id, "node", GV_PASS, "NVML %s from %s",
-                                       f->nvml_version[0] ? f->nvml_version : "(version unknown)",
-                                       f->nvml_lib.path);
+    gv_check_result *c =
+        gv_report_add(r, id, "node", GV_PASS, "NVML %s from %s",
+                      f->nvml_version[0] ? f->nvml_version : "(version unknown)", f->nvml_lib.path);
     gv_result_measured(c, NAN, "", "%s", f->nvml_version);
 }
 
@@ -165,10 +166,11 @@ void gv_check_driver_version(const gv_facts *f, gv_report *r)
                             "sure one driver version is installed");
         return;
     }
-    gv_check_result *c = gv_report_add(r, id, "node", GV_PASS, "driver %s%s", module[0] ? module : user,
-                                       module[0] && user[0] ? " (kernel module and user space agree)"
-                                       : module[0]          ? " (kernel module)"
-                                                            : " (user space only)");
+    gv_check_result *c =
+        gv_report_add(r, id, "node", GV_PASS, "driver %s%s", module[0] ? module : user,
+                      module[0] && user[0] ? " (kernel module and user space agree)"
+                      : module[0]          ? " (kernel module)"
+                                           : " (user space only)");
     gv_result_measured(c, NAN, "", "%s", module[0] ? module : user);
     if (module[0] && user[0])
         gv_result_expected(c, "kernel module", "%s", module);
@@ -186,10 +188,10 @@ void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
     if (f->cuda_init != 0) {
         const char *name = gv_cuda_error_name(f->cuda_init, buf, sizeof buf);
         int hidden = f->cuda_visible_set && f->cuda_init == GVCU_ERROR_NO_DEVICE;
-        gv_check_result *c = gv_report_add(
-            r, id, "node", hidden ? GV_WARN : GV_FAIL, "cuInit: %s (libcuda %s%s%s)", name,
-            f->cuda_lib.path, hidden ? "; CUDA_VISIBLE_DEVICES=" : "",
-            hidden ? f->cuda_visible : "");
+        gv_check_result *c =
+            gv_report_add(r, id, "node", hidden ? GV_WARN : GV_FAIL, "cuInit: %s (libcuda %s%s%s)",
+                          name, f->cuda_lib.path, hidden ? "; CUDA_VISIBLE_DEVICES=" : "",
+                          hidden ? f->cuda_visible : "");
         gv_result_remedy(c, hidden ? "CUDA_VISIBLE_DEVICES hides every GPU from this process"
                                    : "check `dmesg` for NVRM/Xid errors and that /dev/nvidia* "
                                      "exist; the driver may need a reload or the node a reboot");

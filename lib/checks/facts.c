@@ -12,14 +12,29 @@ static void unknown_gpu(gv_gpu *g)
 {
     memset(g, 0, sizeof *g);
     g->struct_size = sizeof *g;
-    int32_t *ints[] = {&g->nvml_index,        &g->cuda_index,      &g->pci_vendor_id,
-                       &g->pci_device_id,     &g->pci_class,       &g->numa_node,
-                       &g->cc_major,          &g->cc_minor,        &g->sm_count,
-                       &g->max_sm_clock_mhz,  &g->persistence_mode, &g->ecc_current,
-                       &g->ecc_pending,       &g->mig_current,     &g->mig_pending,
-                       &g->compute_mode,      &g->power_limit_mw,  &g->temperature_c,
-                       &g->pcie_gen_current,  &g->pcie_gen_max,    &g->pcie_width_current,
-                       &g->pcie_width_max,    &g->link_width_current_sysfs,
+    int32_t *ints[] = {&g->nvml_index,
+                       &g->cuda_index,
+                       &g->pci_vendor_id,
+                       &g->pci_device_id,
+                       &g->pci_class,
+                       &g->numa_node,
+                       &g->cc_major,
+                       &g->cc_minor,
+                       &g->sm_count,
+                       &g->max_sm_clock_mhz,
+                       &g->persistence_mode,
+                       &g->ecc_current,
+                       &g->ecc_pending,
+                       &g->mig_current,
+                       &g->mig_pending,
+                       &g->compute_mode,
+                       &g->power_limit_mw,
+                       &g->temperature_c,
+                       &g->pcie_gen_current,
+                       &g->pcie_gen_max,
+                       &g->pcie_width_current,
+                       &g->pcie_width_max,
+                       &g->link_width_current_sysfs,
                        &g->link_width_max_sysfs};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
         *ints[i] = -1;
@@ -88,8 +103,9 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, int with_cuda)
         gv_facts_cuda(ctx, f);
     } else {
         f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;
-        snprintf(f->cuda_lib.detail, sizeof f->cuda_lib.detail, "CUDA not probed: driver.cuda "
-                                                                "not selected");
+        snprintf(f->cuda_lib.detail, sizeof f->cuda_lib.detail,
+                 "CUDA not probed: driver.cuda "
+                 "not selected");
     }
     if (f->gpu_count)
         qsort(f->gpus, f->gpu_count, sizeof *f->gpus, by_bus_id);

@@ -21,7 +21,7 @@ typedef struct gv_source {
 typedef struct gv_gpu_record {
     gv_gpu gpu;
     int in_pci, in_proc;
-    int excluded; /* "GPU Excluded: Yes" in /proc/driver/nvidia/gpus */
+    int excluded;          /* "GPU Excluded: Yes" in /proc/driver/nvidia/gpus */
     char pci_problem[256]; /* a sysfs file of this GPU that could not be read or parsed, "" */
     char problem[256];     /* the first NVML query of this GPU that failed, "" */
 } gv_gpu_record;

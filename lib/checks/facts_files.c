@@ -82,8 +82,8 @@ void gv_facts_files(gv_facts *f)
 {
     const char *root = f->sysroot;
     f->os_src.status = gv_read_os_release(root, &f->os, &f->os_src.err);
-    f->kernel_src.status = gv_read_kernel_release(root, f->kernel, sizeof f->kernel,
-                                                  &f->kernel_src.err);
+    f->kernel_src.status =
+        gv_read_kernel_release(root, f->kernel, sizeof f->kernel, &f->kernel_src.err);
     if (gv_sys_read_line(root, "/proc/sys/kernel/hostname", f->hostname, sizeof f->hostname,
                          NULL) != GV_OK)
         f->hostname[0] = '\0';
@@ -92,8 +92,8 @@ void gv_facts_files(gv_facts *f)
     if (f->version_file_present)
         f->version_src.status = gv_read_nvidia_version(root, &f->module, &f->version_src.err);
     f->sysfs_module_src.status =
-        gv_read_nvidia_sysfs_module(root, f->sysfs_version, sizeof f->sysfs_version,
-                                    f->sysfs_taint, sizeof f->sysfs_taint, &f->sysfs_module_src.err);
+        gv_read_nvidia_sysfs_module(root, f->sysfs_version, sizeof f->sysfs_version, f->sysfs_taint,
+                                    sizeof f->sysfs_taint, &f->sysfs_module_src.err);
     pci_gpus(f);
     proc_gpus(f);
 }

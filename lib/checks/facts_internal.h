@@ -10,7 +10,7 @@ gv_gpu_record *gv_facts_gpu_at(gv_facts *f, const gv_pci_addr *addr);
 /* Appends a GPU without a known address (an NVML device whose handle failed). */
 gv_gpu_record *gv_facts_gpu_add(gv_facts *f);
 
-void gv_facts_files(gv_facts *f);           /* facts_files.c */
+void gv_facts_files(gv_facts *f);             /* facts_files.c */
 void gv_facts_nvml(gv_ctx *ctx, gv_facts *f); /* facts_nvml.c */
 void gv_facts_cuda(gv_ctx *ctx, gv_facts *f); /* facts_cuda.c */
 

@@ -73,8 +73,9 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
             continue;
         }
         if (g->gpu.nvml_result != 0) {
-            gv_check_result *c = gv_report_add(r, "gpu.nvml", subject, GV_FAIL, "%s (NVML index %d)",
-                                               g->problem, (int)g->gpu.nvml_index);
+            gv_check_result *c =
+                gv_report_add(r, "gpu.nvml", subject, GV_FAIL, "%s (NVML index %d)", g->problem,
+                              (int)g->gpu.nvml_index);
             gv_result_remedy(c, g->gpu.nvml_result == GVNV_ERROR_GPU_IS_LOST
                                     ? "the GPU fell off the bus: drain the node, look for Xid 79 "
                                       "in `dmesg`, reset the GPU or reboot"
@@ -103,8 +104,9 @@ void gv_check_driver_persistence(const gv_facts *f, gv_report *r)
         gv_result_measured(c, on, "", "%s", on ? "Enabled" : "Disabled");
         if (!on) {
             gv_result_expected(c, "NVIDIA datacenter guidance", "Enabled");
-            gv_result_remedy(c, "run nvidia-persistenced (systemctl enable --now "
-                                "nvidia-persistenced) so the driver stays initialised between jobs");
+            gv_result_remedy(c,
+                             "run nvidia-persistenced (systemctl enable --now "
+                             "nvidia-persistenced) so the driver stays initialised between jobs");
         }
     }
 }
@@ -125,8 +127,8 @@ void gv_check_gpu_ecc(const gv_facts *f, gv_report *r)
         gv_check_result *c;
         if (p->ecc_pending >= 0 && p->ecc_pending != p->ecc_current) {
             c = gv_report_add(r, "gpu.ecc", subject, GV_WARN,
-                              "ECC %s now, %s after the next GPU reset", p->ecc_current ? "on" : "off",
-                              p->ecc_pending ? "on" : "off");
+                              "ECC %s now, %s after the next GPU reset",
+                              p->ecc_current ? "on" : "off", p->ecc_pending ? "on" : "off");
             gv_result_remedy(c, "reset the GPU or reboot to apply the pending ECC mode");
         } else if (!p->ecc_current) {
             c = gv_report_add(r, "gpu.ecc", subject, GV_WARN,

@@ -7,9 +7,9 @@
 #include "checks/checks.h"
 
 typedef struct counts {
-    int usable;   /* seen by NVML with every query answered */
-    int mig;      /* usable GPUs in MIG mode */
-    int excluded; /* excluded by the driver (/proc/driver/nvidia/gpus) */
+    int usable;        /* seen by NVML with every query answered */
+    int mig;           /* usable GPUs in MIG mode */
+    int excluded;      /* excluded by the driver (/proc/driver/nvidia/gpus) */
     char missing[256]; /* PCI functions NVML does not see */
     char broken[256];  /* GPUs NVML sees but cannot query */
 } counts;

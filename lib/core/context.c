@@ -88,8 +88,8 @@ static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t 
                                                  o->nccl_library,     o->ibverbs_library};
     int named = ctx->library_dir[0] != '\0';
     for (int i = 0; s == GV_OK && i < GV_LIBRARY_KINDS; i++) {
-        s = take_path(ctx->library_path[i], sizeof ctx->library_path[i], paths[i],
-                      library_env[i], "library path", err, errcap);
+        s = take_path(ctx->library_path[i], sizeof ctx->library_path[i], paths[i], library_env[i],
+                      "library path", err, errcap);
         named |= ctx->library_path[i][0] != '\0';
     }
     if (s != GV_OK)

@@ -58,8 +58,7 @@ gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject
     return res;
 }
 
-void gv_result_measured(gv_check_result *res, double value, const char *unit, const char *fmt,
-                        ...)
+void gv_result_measured(gv_check_result *res, double value, const char *unit, const char *fmt, ...)
 {
     if (!res)
         return;
@@ -117,8 +116,8 @@ gv_status gv_report_result(const gv_report *r, uint32_t index, gv_check_result *
 
 int32_t gv_report_verdict(const gv_report *r)
 {
-    static const int rank[] = {[GV_PASS] = 0, [GV_SKIP] = 0, [GV_WARN] = 1, [GV_FAIL] = 2,
-                               [GV_ERROR] = 3};
+    static const int rank[] = {
+        [GV_PASS] = 0, [GV_SKIP] = 0, [GV_WARN] = 1, [GV_FAIL] = 2, [GV_ERROR] = 3};
     int32_t worst = GV_PASS;
     for (size_t i = 0; r && i < r->count; i++) {
         int32_t v = r->results[i].verdict;

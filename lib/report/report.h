@@ -27,8 +27,8 @@ gv_report *gv_report_new(const gv_facts *facts);
 gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
                                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The measured value: text, and the number (NaN if none) with its unit. */
-void gv_result_measured(gv_check_result *res, double value, const char *unit, const char *fmt,
-                        ...) __attribute__((format(printf, 4, 5)));
+void gv_result_measured(gv_check_result *res, double value, const char *unit, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* The expectation and where it came from ("kernel module", "PCI", "NVML", "policy"). */
 void gv_result_expected(gv_check_result *res, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -8,9 +8,9 @@
 #include "core/errbuf.h"
 
 typedef struct gv_nvidia_module {
-    int kind;           /* enum gv_module_kind */
-    char version[32];   /* "580.95.05" */
-    char arch[16];      /* "x86_64", "aarch64" */
+    int kind;         /* enum gv_module_kind */
+    char version[32]; /* "580.95.05" */
+    char arch[16];    /* "x86_64", "aarch64" */
 } gv_nvidia_module;
 
 /* First line of /proc/driver/nvidia/version:

@@ -119,8 +119,7 @@ static void read_function(const char *root, const char *dir, gv_pci_function *f)
     slash = strrchr(parent, '/');
     if (slash && gv_pci_parse_addr(slash + 1, &up) == 0) {
         char ignored[256] = ""; /* the port's own faults are not this function's */
-        read_speed(root, parent, "max_link_speed", &f->upstream_speed_max, ignored,
-                   sizeof ignored);
+        read_speed(root, parent, "max_link_speed", &f->upstream_speed_max, ignored, sizeof ignored);
         read_number(root, parent, "max_link_width", &f->upstream_width_max, ignored,
                     sizeof ignored);
     }
@@ -132,8 +131,7 @@ static int by_addr(const void *a, const void *b)
                                &((const gv_pci_function *)b)->addr);
 }
 
-gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *count,
-                             gv_errbuf *err)
+gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *count, gv_errbuf *err)
 {
     *out = NULL;
     *count = 0;

@@ -79,8 +79,7 @@ gv_status gv_sys_read(const char *root, const char *rel, char *buf, size_t cap, 
     return GV_OK;
 }
 
-gv_status gv_sys_read_line(const char *root, const char *rel, char *buf, size_t cap,
-                           gv_errbuf *err)
+gv_status gv_sys_read_line(const char *root, const char *rel, char *buf, size_t cap, gv_errbuf *err)
 {
     gv_status s = gv_sys_read(root, rel, buf, cap, err);
     if (s != GV_OK)
@@ -132,8 +131,7 @@ static void normalise(char *path)
     snprintf(path, PATH_MAX, "%s", len ? out : "/");
 }
 
-gv_status gv_sys_resolve(const char *root, const char *rel, char *out, size_t cap,
-                         gv_errbuf *err)
+gv_status gv_sys_resolve(const char *root, const char *rel, char *out, size_t cap, gv_errbuf *err)
 {
     char cur[PATH_MAX];
     snprintf(cur, sizeof cur, "%s", rel);

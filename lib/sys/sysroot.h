@@ -20,8 +20,7 @@ gv_status gv_sys_read_line(const char *root, const char *rel, char *buf, size_t 
 /* A number in the file: base 0 (0x.. hex, decimal, negative allowed). */
 gv_status gv_sys_read_long(const char *root, const char *rel, long *out, gv_errbuf *err);
 /* Follows a symbolic link at rel (repeatedly) inside the root; out is root-relative. */
-gv_status gv_sys_resolve(const char *root, const char *rel, char *out, size_t cap,
-                         gv_errbuf *err);
+gv_status gv_sys_resolve(const char *root, const char *rel, char *out, size_t cap, gv_errbuf *err);
 /* Entry names of a directory, sorted, "." and ".." left out. *names is one allocation
  * (free it); GV_ERR_IO when the directory cannot be opened. */
 gv_status gv_sys_list(const char *root, const char *rel, char (**names)[256], size_t *count,

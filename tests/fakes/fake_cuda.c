@@ -29,9 +29,10 @@ static int initialised;
 static int visible[FAKE_MAX_GPUS]; /* CUDA ordinal -> scenario GPU */
 static int visible_count;
 
-__attribute__((visibility("default"))) gvcu_result
-cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, uint64_t flags,
-                    gvcu_proc_query *status);
+__attribute__((visibility("default"))) gvcu_result cuGetProcAddress_v2(const char *symbol,
+                                                                       void **pfn, int cuda_version,
+                                                                       uint64_t flags,
+                                                                       gvcu_proc_query *status);
 
 gvcu_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, uint64_t flags,
                                 gvcu_proc_query *status)

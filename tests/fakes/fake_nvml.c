@@ -109,8 +109,8 @@ gvnv_return nvmlDeviceGetPciInfo_v3(gvnv_device device, gvnv_pci_info *pci)
     pci->device = dev;
     pci->pci_device_id = (g->device_id << 16) | 0x10deu;
     snprintf(pci->bus_id, sizeof pci->bus_id, "%08x:%02x:%02x.%x", d, b, dev, fn);
-    snprintf(pci->bus_id_legacy, sizeof pci->bus_id_legacy, "%04x:%02x:%02x.%x", d & 0xffff, b,
-             dev, fn);
+    snprintf(pci->bus_id_legacy, sizeof pci->bus_id_legacy, "%04x:%02x:%02x.%x", d & 0xffff, b, dev,
+             fn);
     return GVNV_SUCCESS;
 }
 

@@ -141,8 +141,8 @@ static void api_calls_refuse_null(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_status_has_text),   cmocka_unit_test(versions_agree),
-        cmocka_unit_test(default_context),         cmocka_unit_test(bad_options_are_refused),
+        cmocka_unit_test(every_status_has_text), cmocka_unit_test(versions_agree),
+        cmocka_unit_test(default_context),       cmocka_unit_test(bad_options_are_refused),
         cmocka_unit_test(api_calls_refuse_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

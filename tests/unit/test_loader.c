@@ -50,8 +50,7 @@ static void empty_directory_is_absent_with_names_tried(void **state)
     assert_int_equal(gv_library_status(ctx, GV_LIB_NVML, &li), GV_OK);
     assert_int_equal(li.state, GV_LIBSTATE_ABSENT);
     char want[4096];
-    snprintf(want, sizeof want, "%s/libnvidia-ml.so.1; %s/libnvidia-ml.so", emptylib(),
-             emptylib());
+    snprintf(want, sizeof want, "%s/libnvidia-ml.so.1; %s/libnvidia-ml.so", emptylib(), emptylib());
     assert_string_equal(li.tried, want);
     assert_string_equal(li.path, "");
     /* Toolkit sonames follow the driver's CUDA major: unknown here, so 13 then 12. */
@@ -144,8 +143,7 @@ static void fakes_export_every_listed_entry(void **state)
     snprintf(path, sizeof path, "%s/libnvidia-ml.so.1", fakelib());
     void *nvml = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     assert_non_null(nvml);
-#define GV_NVML_FN(field, newest, fallback, required, params)                                      \
-    assert_non_null(dlsym(nvml, #newest));
+#define GV_NVML_FN(field, newest, fallback, required, params) assert_non_null(dlsym(nvml, #newest));
 #include "backends/nvml_api.def"
 #undef GV_NVML_FN
     snprintf(path, sizeof path, "%s/libcuda.so.1", fakelib());

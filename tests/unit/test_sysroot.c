@@ -197,9 +197,8 @@ static void links_stay_inside_the_root(void **state)
     assert_int_equal(symlink("loop", path), 0);
     gv_errbuf err;
     char out[4096];
-    assert_int_equal(gv_sys_resolve(root, "/sys/bus/pci/devices/0000:01:00.0", out, sizeof out,
-                                    &err),
-                     GV_OK);
+    assert_int_equal(
+        gv_sys_resolve(root, "/sys/bus/pci/devices/0000:01:00.0", out, sizeof out, &err), GV_OK);
     assert_string_equal(out, "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0");
     assert_int_equal(gv_sys_resolve(root, "/sys/bus/pci/devices/escape", out, sizeof out, &err),
                      GV_OK);
@@ -215,8 +214,8 @@ static void links_stay_inside_the_root(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(nvidia_version_lines), cmocka_unit_test(fixture_readers),
-        cmocka_unit_test(pci_text_parsers),     cmocka_unit_test(malformed_files),
+        cmocka_unit_test(nvidia_version_lines),       cmocka_unit_test(fixture_readers),
+        cmocka_unit_test(pci_text_parsers),           cmocka_unit_test(malformed_files),
         cmocka_unit_test(links_stay_inside_the_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

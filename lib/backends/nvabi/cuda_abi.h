@@ -44,9 +44,8 @@ typedef struct gvcu_uuid {
 #define GVCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT 2
 
 /* cuGetProcAddress_v2 (CUDA 12.0, driver r525) and the 11.3 form without the status. */
-typedef gvcu_result (*gvcu_get_proc_address_v2_fn)(const char *symbol, void **pfn,
-                                                   int cuda_version, uint64_t flags,
-                                                   gvcu_proc_query *status);
+typedef gvcu_result (*gvcu_get_proc_address_v2_fn)(const char *symbol, void **pfn, int cuda_version,
+                                                   uint64_t flags, gvcu_proc_query *status);
 typedef gvcu_result (*gvcu_get_proc_address_fn)(const char *symbol, void **pfn, int cuda_version,
                                                 uint64_t flags);
 

@@ -3,12 +3,12 @@
 #ifndef GV_NVABI_NVML_ABI_H
 #define GV_NVABI_NVML_ABI_H
 
-typedef int gvnv_return;                 /* nvmlReturn_t */
+typedef int gvnv_return;                    /* nvmlReturn_t */
 typedef struct gvnv_device_st *gvnv_device; /* nvmlDevice_t */
-typedef int gvnv_enable_state;           /* nvmlEnableState_t */
-typedef int gvnv_compute_mode;           /* nvmlComputeMode_t */
-typedef int gvnv_clock_type;             /* nvmlClockType_t */
-typedef int gvnv_temperature_sensor;     /* nvmlTemperatureSensors_t */
+typedef int gvnv_enable_state;              /* nvmlEnableState_t */
+typedef int gvnv_compute_mode;              /* nvmlComputeMode_t */
+typedef int gvnv_clock_type;                /* nvmlClockType_t */
+typedef int gvnv_temperature_sensor;        /* nvmlTemperatureSensors_t */
 
 typedef struct gvnv_pci_info { /* nvmlPciInfo_t */
     char bus_id_legacy[16];

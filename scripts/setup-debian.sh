@@ -1,0 +1,12 @@
+#!/bin/sh
+# Installs what gpuverify needs to build and test on Debian 12 (as root, or through sudo).
+set -eu
+packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev libcmocka-dev python3
+          abigail-tools valgrind clang-format"
+missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+          grep -q 'install ok installed' || echo "$p"; done)
+[ -z "$missing" ] && exit 0
+run() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+run apt-get update -qq
+# shellcheck disable=SC2086 # one word per package
+DEBIAN_FRONTEND=noninteractive run apt-get install -y -qq --no-install-recommends $missing
