@@ -46,7 +46,8 @@ typedef struct gv_ctx_opts {
     /* Query the live NVIDIA libraries (NVML, CUDA)? GV_AUTO = yes when sysroot is "/" or a
      * library directory or file is named; an offline sysroot is otherwise judged from files. */
     int32_t live_libraries;
-    /* Default deadline in seconds for calls that can block in the driver; 0 = 30 s. */
+    /* Default deadline in seconds for calls that can block in the driver; 0 = 30 s. Validated
+     * and kept now; enforced from the release that adds the isolated worker process. */
     double deadline_s;
 } gv_ctx_opts;
 

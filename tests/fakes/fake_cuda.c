@@ -2,6 +2,7 @@
  * exports cuGetProcAddress_v2, which hands out the entries of the symbol list by base name
  * and ABI version. Devices come from the scenario file, minus lost GPUs and GPUs in MIG mode,
  * filtered by CUDA_VISIBLE_DEVICES. Test code only: never shipped. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static fake_scenario sc;
 static int initialised;
 static int visible[FAKE_MAX_GPUS]; /* CUDA ordinal -> scenario GPU */
 static int visible_count;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 __attribute__((visibility("default"))) gvcu_result cuGetProcAddress_v2(const char *symbol,
                                                                        void **pfn, int cuda_version,
@@ -90,10 +92,10 @@ static void apply_visible(const int *usable, int n)
     }
 }
 
-static gvcu_result fake_cuInit(unsigned int flags)
+/* Unlike the real driver, every cuInit reads the scenario and CUDA_VISIBLE_DEVICES again, so
+ * one test process can walk through several nodes. */
+static gvcu_result init_locked(void)
 {
-    if (flags != 0)
-        return GVCU_ERROR_INVALID_VALUE;
     if (fake_scenario_load(&sc) != 0)
         return GVCU_ERROR_UNKNOWN;
     if (sc.cu_init != GVCU_SUCCESS)
@@ -107,6 +109,16 @@ static gvcu_result fake_cuInit(unsigned int flags)
         return GVCU_ERROR_NO_DEVICE;
     initialised = 1;
     return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuInit(unsigned int flags)
+{
+    if (flags != 0)
+        return GVCU_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&lock);
+    gvcu_result rc = init_locked();
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 static gvcu_result fake_cuDriverGetVersion(int *version)

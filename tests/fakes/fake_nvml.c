@@ -1,6 +1,7 @@
 /* A fake libnvidia-ml.so.1 for CI, built from lib/backends/nvml_api.def: every entry the
  * library resolves exists here under its newest exported name with the same signature,
  * answering from the scenario file. Test code only: never shipped. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 #undef GV_NVML_FN
 
 static fake_scenario sc;
-static int initialised;
+static int initialised; /* NVML counts inits; the scenario is read at the first */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static fake_gpu *gpu_of(gvnv_device d)
 {
@@ -43,20 +45,26 @@ static gvnv_return text(char *out, unsigned len, const char *value)
 
 gvnv_return nvmlInit_v2(void)
 {
-    if (fake_scenario_load(&sc) != 0)
-        return GVNV_ERROR_UNKNOWN;
-    if (sc.nvml_init != GVNV_SUCCESS)
-        return sc.nvml_init;
-    initialised++;
-    return GVNV_SUCCESS;
+    gvnv_return rc = GVNV_SUCCESS;
+    pthread_mutex_lock(&lock);
+    if (!initialised)
+        rc = fake_scenario_load(&sc) != 0 ? GVNV_ERROR_UNKNOWN : sc.nvml_init;
+    if (rc == GVNV_SUCCESS)
+        initialised++;
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 gvnv_return nvmlShutdown(void)
 {
-    if (!initialised)
-        return GVNV_ERROR_UNINITIALIZED;
-    initialised--;
-    return GVNV_SUCCESS;
+    gvnv_return rc = GVNV_SUCCESS;
+    pthread_mutex_lock(&lock);
+    if (initialised)
+        initialised--;
+    else
+        rc = GVNV_ERROR_UNINITIALIZED;
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 gvnv_return nvmlSystemGetDriverVersion(char *version, unsigned int length)

@@ -1,6 +1,7 @@
 /* The run-time loader: search order, what was tried, broken files, the vtable cache, and the
  * fakes exporting every entry of the symbol lists. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,35 @@ static void fakes_export_every_listed_entry(void **state)
     assert_int_equal(q, GVCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 }
 
+/* Contexts are independent: several threads run the suite at once over the same libraries. */
+static void *run_many(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 25; i++) {
+        gv_ctx *ctx = ctx_with(fakelib(), NULL);
+        gv_report *r = NULL;
+        if (gv_run(ctx, NULL, &r) != GV_OK || gv_report_gpu_count(r) != 8)
+            return (void *)1;
+        gv_report_free(r);
+        gv_ctx_destroy(ctx);
+    }
+    return NULL;
+}
+
+static void contexts_on_several_threads(void **state)
+{
+    (void)state;
+    setenv("GV_FAKE_SCENARIO", fixture("scenarios/h100x8.conf"), 1);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, run_many, NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        void *rc = (void *)1;
+        pthread_join(t[i], &rc);
+        assert_null(rc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +203,7 @@ int main(void)
         cmocka_unit_test(a_file_that_is_not_a_library_is_broken),
         cmocka_unit_test(environment_override_and_offline_sysroot),
         cmocka_unit_test(fakes_export_every_listed_entry),
+        cmocka_unit_test(contexts_on_several_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

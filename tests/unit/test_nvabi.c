@@ -8,7 +8,6 @@
 
 #include "backends/nvabi/cuda_abi.h"
 #include "backends/nvabi/nvml_abi.h"
-#include "helpers.h"
 
 #define SAME(ours, theirs) _Static_assert((ours) == (theirs), #ours " != " #theirs)
 
@@ -56,6 +55,11 @@ SAME(GVNV_CLOCK_SM, NVML_CLOCK_SM);
 SAME(GVNV_TEMPERATURE_GPU, NVML_TEMPERATURE_GPU);
 #endif
 
+/* With GV_NVABI_ASSERTS_ONLY the file is only the static assertions above, so it can be
+ * checked with `cc -fsyntax-only` where the NVIDIA headers are but cmocka is not. */
+#ifndef GV_NVABI_ASSERTS_ONLY
+#include "helpers.h"
+
 /* The typedefs' signatures: our function pointer types accept the real functions. */
 static void proc_address_signatures_match(void **state)
 {
@@ -73,3 +77,4 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(proc_address_signatures_match)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#endif
