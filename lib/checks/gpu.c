@@ -111,6 +111,28 @@ void gv_check_driver_persistence(const gv_facts *f, gv_report *r)
     }
 }
 
+/* Shared by the mode checks (ECC, MIG): SKIP when NVML has no answer or the GPU lacks the
+ * feature, WARN when a change waits for a GPU reset. Returns 1 when it judged, 0 when the
+ * caller should judge the current mode. */
+static int mode_judged(gv_report *r, const char *id, const char *subject, const gv_gpu_record *g,
+                       const char *feature, int current, int pending)
+{
+    if (!nvml_ok(g) || current < 0) {
+        gv_report_add(r, id, subject, GV_SKIP, "%s %s", nvml_ok(g) ? feature : "NVML",
+                      nvml_ok(g) ? "not supported on this GPU" : "has no answer for this GPU");
+        return 1;
+    }
+    if (pending >= 0 && pending != current) {
+        gv_check_result *c = gv_report_add(
+            r, id, subject, GV_WARN, "%s %s now, %s after the next GPU reset", feature,
+            current ? "enabled" : "disabled", pending ? "enabled" : "disabled");
+        gv_result_measured(c, current, "", "%s", current ? "Enabled" : "Disabled");
+        gv_result_remedy(c, "reset the GPU or reboot to apply the pending %s mode", feature);
+        return 1;
+    }
+    return 0;
+}
+
 void gv_check_gpu_ecc(const gv_facts *f, gv_report *r)
 {
     for (size_t i = 0; i < f->gpu_count; i++) {
@@ -118,19 +140,10 @@ void gv_check_gpu_ecc(const gv_facts *f, gv_report *r)
         const gv_gpu *p = &g->gpu;
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
-        if (!nvml_ok(g) || p->ecc_current < 0) {
-            gv_report_add(r, "gpu.ecc", subject, GV_SKIP, "%s",
-                          nvml_ok(g) ? "ECC mode not supported on this GPU"
-                                     : "NVML has no answer for this GPU");
+        if (mode_judged(r, "gpu.ecc", subject, g, "ECC", p->ecc_current, p->ecc_pending))
             continue;
-        }
         gv_check_result *c;
-        if (p->ecc_pending >= 0 && p->ecc_pending != p->ecc_current) {
-            c = gv_report_add(r, "gpu.ecc", subject, GV_WARN,
-                              "ECC %s now, %s after the next GPU reset",
-                              p->ecc_current ? "on" : "off", p->ecc_pending ? "on" : "off");
-            gv_result_remedy(c, "reset the GPU or reboot to apply the pending ECC mode");
-        } else if (!p->ecc_current) {
+        if (!p->ecc_current) {
             c = gv_report_add(r, "gpu.ecc", subject, GV_WARN,
                               "ECC disabled: memory errors go undetected");
             gv_result_expected(c, "GPU supports ECC", "Enabled");
@@ -150,24 +163,12 @@ void gv_check_gpu_mig(const gv_facts *f, gv_report *r)
         const gv_gpu *p = &g->gpu;
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
-        if (!nvml_ok(g) || p->mig_current < 0) {
-            gv_report_add(r, "gpu.mig", subject, GV_SKIP, "%s",
-                          nvml_ok(g) ? "MIG not supported on this GPU"
-                                     : "NVML has no answer for this GPU");
+        if (mode_judged(r, "gpu.mig", subject, g, "MIG", p->mig_current, p->mig_pending))
             continue;
-        }
-        gv_check_result *c;
-        if (p->mig_pending >= 0 && p->mig_pending != p->mig_current) {
-            c = gv_report_add(r, "gpu.mig", subject, GV_WARN, "MIG %s now, %s after a GPU reset",
-                              p->mig_current ? "enabled" : "disabled",
-                              p->mig_pending ? "enabled" : "disabled");
-            gv_result_remedy(c, "reset the GPU to apply the pending MIG mode");
-        } else {
-            c = gv_report_add(r, "gpu.mig", subject, GV_PASS, "%s",
-                              p->mig_current ? "MIG enabled: checks needing the whole GPU run on "
-                                               "its MIG instances"
-                                             : "MIG disabled");
-        }
+        gv_check_result *c = gv_report_add(
+            r, "gpu.mig", subject, GV_PASS, "%s",
+            p->mig_current ? "MIG enabled: checks needing the whole GPU run on its MIG instances"
+                           : "MIG disabled");
         gv_result_measured(c, p->mig_current, "", "%s", p->mig_current ? "Enabled" : "Disabled");
     }
 }
