@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/util.h"
 #include "gpuverify/gv_driver.h"
 
 static const gv_lib_spec specs[] = {
@@ -26,14 +27,6 @@ const gv_lib_spec *gv_lib_spec_of(int32_t library)
         if (specs[i].library == library)
             return &specs[i];
     return NULL;
-}
-
-static void append(char *dst, size_t cap, const char *text)
-{
-    size_t n = strlen(dst);
-    if (n + 1 >= cap)
-        return;
-    snprintf(dst + n, cap - n, "%s%s", n ? "; " : "", text);
 }
 
 /* "libcuda.so.580.95.05" -> "580.95.05"; "" when the name carries only a major. */
@@ -103,7 +96,7 @@ void gv_loader_open(const gv_lib_spec *spec, const char *explicit_path, const ch
     slot->attempted = 1;
     slot->state = GV_LIBSTATE_ABSENT;
     if (explicit_path && *explicit_path) {
-        append(slot->tried, sizeof slot->tried, explicit_path);
+        gv_append(slot->tried, sizeof slot->tried, "; ", explicit_path);
         if (try_open(slot, explicit_path, 0))
             return;
         struct stat st;
@@ -117,14 +110,14 @@ void gv_loader_open(const gv_lib_spec *spec, const char *explicit_path, const ch
     for (size_t i = 0; i < n; i++) {
         if (dir && *dir) {
             snprintf(file, sizeof file, "%s/%s", dir, names[i]);
-            append(slot->tried, sizeof slot->tried, file);
+            gv_append(slot->tried, sizeof slot->tried, "; ", file);
             if (try_open(slot, file, 0))
                 return;
             continue;
         }
         if (try_open(slot, names[i], RTLD_NOLOAD))
             return;
-        append(slot->tried, sizeof slot->tried, names[i]);
+        gv_append(slot->tried, sizeof slot->tried, "; ", names[i]);
         if (try_open(slot, names[i], 0))
             return;
     }

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/context.h"
+#include "core/util.h"
 
 static void unknown_gpu(gv_gpu *g)
 {
@@ -81,16 +81,9 @@ static int by_bus_id(const void *a, const void *b)
     return gv_pci_addr_compare(&ax, &ay);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, int with_cuda)
 {
-    double t0 = now_s();
+    double t0 = gv_now_s();
     memset(f, 0, sizeof *f);
     memcpy(f->sysroot, ctx->sysroot, strlen(ctx->sysroot) + 1);
     f->nvml_init = f->cuda_init = -1;
@@ -111,7 +104,7 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, int with_cuda)
         qsort(f->gpus, f->gpu_count, sizeof *f->gpus, by_bus_id);
     for (size_t i = 0; i < f->gpu_count; i++)
         f->gpus[i].gpu.index = (uint32_t)i;
-    f->duration_s = now_s() - t0;
+    f->duration_s = gv_now_s() - t0;
     return GV_OK;
 }
 

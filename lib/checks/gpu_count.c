@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "core/util.h"
 
 typedef struct counts {
     int usable;        /* seen by NVML with every query answered */
@@ -13,12 +14,6 @@ typedef struct counts {
     char missing[256]; /* PCI functions NVML does not see */
     char broken[256];  /* GPUs NVML sees but cannot query */
 } counts;
-
-static void append(char *dst, size_t cap, const char *text)
-{
-    size_t n = strlen(dst);
-    snprintf(dst + n, cap - n, "%s%s", n ? ", " : "", text);
-}
 
 static void tally(const gv_facts *f, counts *k)
 {
@@ -31,9 +26,9 @@ static void tally(const gv_facts *f, counts *k)
         k->excluded += g->excluded;
         if (g->gpu.nvml_index < 0) {
             if (g->in_pci && !g->excluded)
-                append(k->missing, sizeof k->missing, who);
+                gv_append(k->missing, sizeof k->missing, ", ", who);
         } else if (g->gpu.nvml_result != 0) {
-            append(k->broken, sizeof k->broken, who);
+            gv_append(k->broken, sizeof k->broken, ", ", who);
         } else {
             k->usable++;
             k->mig += g->gpu.mig_current == 1;

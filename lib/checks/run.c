@@ -7,6 +7,7 @@
 
 #include "checks/checks.h"
 #include "core/context.h"
+#include "core/util.h"
 #include "core/sizes.h"
 
 const gv_check_def gv_checks[] = {
@@ -67,11 +68,13 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
     return GV_OK;
 }
 
-static double now_s(void)
+void gv_ctx_drop_facts(gv_ctx *ctx)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    if (ctx->facts) {
+        gv_facts_free(ctx->facts);
+        free(ctx->facts);
+        ctx->facts = NULL;
+    }
 }
 
 static gv_status refresh_facts(gv_ctx *ctx, int with_cuda, gv_facts **out)
@@ -84,22 +87,10 @@ static gv_status refresh_facts(gv_ctx *ctx, int with_cuda, gv_facts **out)
         free(f);
         return gv_fail(ctx, s, "gathering facts: %s", gv_strerror(s));
     }
-    if (ctx->facts) {
-        gv_facts_free(ctx->facts);
-        free(ctx->facts);
-    }
+    gv_ctx_drop_facts(ctx);
     ctx->facts = f;
     *out = f;
     return GV_OK;
-}
-
-void gv_ctx_drop_facts(gv_ctx *ctx)
-{
-    if (ctx->facts) {
-        gv_facts_free(ctx->facts);
-        free(ctx->facts);
-        ctx->facts = NULL;
-    }
 }
 
 gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
@@ -125,7 +116,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     gv_status s = select_checks(ctx, o.checks, chosen);
     if (s != GV_OK)
         return s;
-    double t0 = now_s();
+    double t0 = gv_now_s();
     time_t wall = time(NULL);
     int with_cuda = 0;
     for (size_t i = 0; i < gv_check_count; i++)
@@ -143,13 +134,13 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
         if (!chosen[i])
             continue;
         size_t first = r->count;
-        double c0 = now_s();
+        double c0 = gv_now_s();
         gv_checks[i].run(f, r);
-        double each = (now_s() - c0) / (double)(r->count > first ? r->count - first : 1);
+        double each = (gv_now_s() - c0) / (double)(r->count > first ? r->count - first : 1);
         for (size_t k = first; k < r->count; k++)
             r->results[k].duration_s = each;
     }
-    r->duration_s = now_s() - t0;
+    r->duration_s = gv_now_s() - t0;
     if (r->out_of_memory) {
         gv_report_free(r);
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory adding results");

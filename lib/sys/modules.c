@@ -36,7 +36,7 @@ gv_status gv_modules_read(const char *root, gv_modules *out, gv_errbuf *err)
         /* name, size, refcount, deps, state: a line cut short lacks the state. */
         if (sscanf(line, "%63s %lu %*s %*s %15s", name, &size, state) != 3) {
             gv_err(err, GV_ERR_PARSE, "reading %s/proc/modules: line %d is malformed: '%.80s'",
-                   strcmp(root, "/") ? root : "", lineno, line);
+                   gv_sys_shown(root), lineno, line);
             free(text);
             gv_modules_free(out);
             return GV_ERR_PARSE;

@@ -63,7 +63,7 @@ gv_status gv_read_nvidia_version(const char *root, gv_nvidia_module *out, gv_err
     if (gv_parse_nvidia_version(line, out) != GV_OK)
         return gv_err(err, GV_ERR_PARSE,
                       "reading %s%s: no module version after 'Kernel Module' in '%.100s'",
-                      strcmp(root, "/") ? root : "", file, line);
+                      gv_sys_shown(root), file, line);
     return GV_OK;
 }
 
@@ -83,7 +83,7 @@ static gv_status parse_information(const char *root, const char *rel, gv_nvidia_
         char *colon = strchr(line, ':');
         if (!colon)
             return gv_err(err, GV_ERR_PARSE, "reading %s%s: line %d has no 'Key:': '%.80s'",
-                          strcmp(root, "/") ? root : "", rel, lineno, line);
+                          gv_sys_shown(root), rel, lineno, line);
         *colon = '\0';
         char *key = gv_trim(line), *value = gv_trim(colon + 1);
         if (strcmp(key, "Model") == 0)
@@ -97,7 +97,7 @@ static gv_status parse_information(const char *root, const char *rel, gv_nvidia_
     }
     if (!g->model[0])
         return gv_err(err, GV_ERR_PARSE, "reading %s%s: no 'Model:' line (truncated?)",
-                      strcmp(root, "/") ? root : "", rel);
+                      gv_sys_shown(root), rel);
     return GV_OK;
 }
 

@@ -47,7 +47,7 @@ gv_status gv_read_os_release(const char *root, gv_os_release *out, gv_errbuf *er
         char *eq = strchr(line, '=');
         if (!eq || eq == line || unquote(eq + 1) < 0)
             return gv_err(err, GV_ERR_PARSE, "reading %s%s: line %d is not KEY=VALUE: '%.80s'",
-                          strcmp(root, "/") ? root : "", file, lineno, line);
+                          gv_sys_shown(root), file, lineno, line);
         *eq = '\0';
         const char *v = eq + 1;
         if (strcmp(line, "PRETTY_NAME") == 0)
@@ -71,7 +71,7 @@ gv_status gv_read_kernel_release(const char *root, char *out, size_t cap, gv_err
     int major, minor;
     if (strpbrk(out, " \t") || gv_kernel_version(out, &major, &minor) < 0)
         return gv_err(err, GV_ERR_PARSE, "reading %s%s: '%.64s' is not a kernel release",
-                      strcmp(root, "/") ? root : "", file, out);
+                      gv_sys_shown(root), file, out);
     return GV_OK;
 }
 

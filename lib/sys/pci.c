@@ -69,8 +69,8 @@ static void read_speed(const char *root, const char *dir, const char *name, doub
         return;
     }
     if (gv_pci_parse_speed(text, out) != GV_OK)
-        snprintf(problem, cap, "reading %s%s: '%s' is not a link speed",
-                 strcmp(root, "/") ? root : "", rel, text);
+        snprintf(problem, cap, "reading %s%s: '%s' is not a link speed", gv_sys_shown(root), rel,
+                 text);
 }
 
 static void read_number(const char *root, const char *dir, const char *name, int *out,

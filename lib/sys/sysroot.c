@@ -11,9 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *gv_sys_shown(const char *root)
+{
+    return strcmp(root, "/") == 0 ? "" : root;
+}
+
 gv_status gv_sys_path(const char *root, const char *rel, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
+    int n = snprintf(out, cap, "%s%s", gv_sys_shown(root), rel);
     return n < 0 || (size_t)n >= cap ? GV_ERR_INVALID_ARG : GV_OK;
 }
 
@@ -87,8 +92,7 @@ gv_status gv_sys_read_line(const char *root, const char *rel, char *buf, size_t 
     buf[strcspn(buf, "\n")] = '\0';
     gv_trim(buf);
     if (!buf[0])
-        return gv_err(err, GV_ERR_PARSE, "reading %s%s: empty first line",
-                      strcmp(root, "/") ? root : "", rel);
+        return gv_err(err, GV_ERR_PARSE, "reading %s%s: empty first line", gv_sys_shown(root), rel);
     return GV_OK;
 }
 
@@ -102,8 +106,8 @@ gv_status gv_sys_read_long(const char *root, const char *rel, long *out, gv_errb
     errno = 0;
     long v = strtol(buf, &end, 0);
     if (errno || end == buf || *end)
-        return gv_err(err, GV_ERR_PARSE, "reading %s%s: '%s' is not a number",
-                      strcmp(root, "/") ? root : "", rel, buf);
+        return gv_err(err, GV_ERR_PARSE, "reading %s%s: '%s' is not a number", gv_sys_shown(root),
+                      rel, buf);
     *out = v;
     return GV_OK;
 }
@@ -164,8 +168,8 @@ gv_status gv_sys_resolve(const char *root, const char *rel, char *out, size_t ca
         snprintf(cur, sizeof cur, "%s", next);
         normalise(cur);
     }
-    return gv_err(err, GV_ERR_PARSE, "resolving %s%s: too many levels of links",
-                  strcmp(root, "/") ? root : "", rel);
+    return gv_err(err, GV_ERR_PARSE, "resolving %s%s: too many levels of links", gv_sys_shown(root),
+                  rel);
 }
 
 static int by_name(const void *a, const void *b)

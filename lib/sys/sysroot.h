@@ -7,6 +7,8 @@
 
 #include "core/errbuf.h"
 
+/* The root as it prefixes a path in messages: "" for "/", else the root itself. */
+const char *gv_sys_shown(const char *root);
 /* <root><rel> into out; rel starts with '/'. GV_ERR_INVALID_ARG when it does not fit. */
 gv_status gv_sys_path(const char *root, const char *rel, char *out, size_t cap);
 /* 1 when <root><rel> exists (any type, links followed inside the root or not). */

@@ -1,0 +1,12 @@
+/* Small helpers every module uses: a monotonic clock and growing a separated text list. */
+#ifndef GV_CORE_UTIL_H
+#define GV_CORE_UTIL_H
+
+#include <stddef.h>
+
+/* Seconds on the monotonic clock, for durations. */
+double gv_now_s(void);
+/* Appends text to dst, preceded by sep unless dst is empty; truncates at cap. */
+void gv_append(char *dst, size_t cap, const char *sep, const char *text);
+
+#endif
