@@ -10,11 +10,16 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: gv-check [--json] [--sysroot DIR] [--library-dir DIR] [--checks LIST]\n"
-                "  --json             print the report as JSON\n"
-                "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
-                "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
-                "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc)\n");
+    fprintf(to,
+            "usage: gv-check [--json] [--sysroot DIR] [--library-dir DIR] [--checks LIST]\n"
+            "                [--gemm-size N] [--copy-mib N]\n"
+            "  --json             print the report as JSON\n"
+            "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
+            "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
+            "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
+            "                     ^ID leaves one out\n"
+            "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
+            "  --copy-mib N       buffer of the cuda.copy check (default 64)\n");
 }
 
 static const char *colour(int verdict, int tty)
@@ -109,6 +114,10 @@ int main(int argc, char **argv)
             opts.library_dir = argv[++i];
         else if (strcmp(a, "--checks") == 0 && has_value)
             run.checks = argv[++i];
+        else if (strcmp(a, "--gemm-size") == 0 && has_value)
+            run.gemm_size = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(a, "--copy-mib") == 0 && has_value)
+            run.copy_bytes = strtoull(argv[++i], NULL, 10) << 20;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;

@@ -4,6 +4,7 @@
 #define GPUVERIFY_GPUVERIFY_H
 
 #include "gv_common.h"
+#include "gv_compute.h"
 #include "gv_context.h"
 #include "gv_driver.h"
 #include "gv_report.h"

@@ -46,11 +46,16 @@ typedef struct gv_run_opts {
     uint32_t flags; /* reserved, must be 0 */
     /* Comma-separated check IDs or prefixes ("driver", "gpu.ecc"); NULL or "" = all. */
     const char *checks;
+    /* Active tests in a run (the gv_cuda_check / gv_gemm_bench options for full control):
+     * the GEMM's m = n = k (0: 8192, 4096 for FP32 and TF32) and the copy buffer (0: 64 MiB). */
+    uint32_t gemm_size;
+    uint32_t reserved0;
+    uint64_t copy_bytes;
 } gv_run_opts;
 
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
-        sizeof(gv_run_opts), 0, NULL                                                               \
+        sizeof(gv_run_opts), 0, NULL, 0, 0, 0                                                      \
     }
 
 /* Runs the selected checks and returns a report (free with gv_report_free). opts may be NULL.

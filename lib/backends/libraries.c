@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/cublaslt_backend.h"
 #include "backends/cuda_backend.h"
+#include "backends/cudnn_backend.h"
 #include "backends/nvml_backend.h"
 #include "core/context.h"
 #include "core/sizes.h"
@@ -43,6 +45,22 @@ gv_lib_slot *gv_library_slot(gv_ctx *ctx, int32_t library)
     return slot;
 }
 
+const void *gv_library_vtable(gv_ctx *ctx, int32_t library, const gv_symbol *symbols, size_t count,
+                              size_t vtable_size, gv_resolver resolve)
+{
+    gv_lib_slot *slot = gv_library_slot(ctx, library);
+    if (slot->state != GV_LIBSTATE_LOADED)
+        return NULL;
+    char missing[128];
+    const void *vt =
+        gv_loader_vtable(slot->dl, symbols, count, vtable_size, resolve, missing, sizeof missing);
+    if (!vt) {
+        slot->state = GV_LIBSTATE_BROKEN;
+        snprintf(slot->detail, sizeof slot->detail, "required entry point %s not found", missing);
+    }
+    return vt;
+}
+
 gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
 {
     if (!ctx)
@@ -59,6 +77,10 @@ gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
         (void)gv_cuda(ctx);
     else if (library == GV_LIB_NVML)
         (void)gv_nvml(ctx);
+    else if (library == GV_LIB_CUBLASLT)
+        (void)gv_cublaslt(ctx);
+    else if (library == GV_LIB_CUDNN)
+        (void)gv_cudnn(ctx);
     gv_library_info info = GV_LIBRARY_INFO_INIT;
     info.library = library;
     info.state = slot->state;

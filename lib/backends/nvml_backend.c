@@ -14,19 +14,10 @@ static const gv_symbol nvml_symbols[] = {
 
 static const struct gv_nvml_api *nvml_vtable(gv_ctx *ctx)
 {
-    if (ctx->nvml)
-        return ctx->nvml;
-    gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_NVML);
-    if (slot->state != GV_LIBSTATE_LOADED)
-        return NULL;
-    char missing[128];
-    ctx->nvml =
-        gv_loader_vtable(slot->dl, nvml_symbols, sizeof nvml_symbols / sizeof *nvml_symbols,
-                         sizeof(struct gv_nvml_api), gv_resolve_dlsym, missing, sizeof missing);
-    if (!ctx->nvml) {
-        slot->state = GV_LIBSTATE_BROKEN;
-        snprintf(slot->detail, sizeof slot->detail, "required entry point %s not found", missing);
-    }
+    if (!ctx->nvml)
+        ctx->nvml = gv_library_vtable(ctx, GV_LIB_NVML, nvml_symbols,
+                                      sizeof nvml_symbols / sizeof *nvml_symbols,
+                                      sizeof(struct gv_nvml_api), gv_resolve_dlsym);
     return ctx->nvml;
 }
 

@@ -2,6 +2,7 @@
 #ifndef GV_CHECKS_CHECKS_H
 #define GV_CHECKS_CHECKS_H
 
+#include "checks/active.h"
 #include "checks/facts.h"
 #include "report/report.h"
 
@@ -9,7 +10,8 @@ typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
 
 typedef struct gv_check_def {
     const char *id;
-    gv_check_fn run;
+    gv_check_fn run;     /* judges the facts; NULL for an active check */
+    gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
 } gv_check_def;
 
 /* The catalog in run order (docs/checks.md describes each). */

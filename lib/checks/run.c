@@ -11,18 +11,29 @@
 #include "core/sizes.h"
 
 const gv_check_def gv_checks[] = {
-    {"system.os", gv_check_system_os},
-    {"system.kernel", gv_check_system_kernel},
-    {"driver.module", gv_check_driver_module},
-    {"driver.nvml", gv_check_driver_nvml},
-    {"driver.version", gv_check_driver_version},
-    {"driver.cuda", gv_check_driver_cuda},
-    {"driver.gpu_count", gv_check_driver_gpu_count},
-    {"driver.persistence", gv_check_driver_persistence},
-    {"gpu.pci", gv_check_gpu_pci},
-    {"gpu.nvml", gv_check_gpu_nvml},
-    {"gpu.ecc", gv_check_gpu_ecc},
-    {"gpu.mig", gv_check_gpu_mig},
+    {"system.os", gv_check_system_os, NULL},
+    {"system.kernel", gv_check_system_kernel, NULL},
+    {"driver.module", gv_check_driver_module, NULL},
+    {"driver.nvml", gv_check_driver_nvml, NULL},
+    {"driver.version", gv_check_driver_version, NULL},
+    {"driver.cuda", gv_check_driver_cuda, NULL},
+    {"driver.gpu_count", gv_check_driver_gpu_count, NULL},
+    {"driver.persistence", gv_check_driver_persistence, NULL},
+    {"gpu.pci", gv_check_gpu_pci, NULL},
+    {"gpu.nvml", gv_check_gpu_nvml, NULL},
+    {"gpu.ecc", gv_check_gpu_ecc, NULL},
+    {"gpu.mig", gv_check_gpu_mig, NULL},
+    {"driver.compat", NULL, gv_active_compat},
+    {"cuda.init", NULL, gv_active_cuda},
+    {"cuda.alloc", NULL, gv_active_cuda},
+    {"cuda.copy", NULL, gv_active_cuda},
+    {"gemm.fp32", NULL, gv_active_gemm},
+    {"gemm.tf32", NULL, gv_active_gemm},
+    {"gemm.fp16", NULL, gv_active_gemm},
+    {"gemm.bf16", NULL, gv_active_gemm},
+    {"gemm.fp8", NULL, gv_active_gemm},
+    {"cudnn.version", NULL, gv_active_cudnn},
+    {"cudnn.conv", NULL, gv_active_cudnn},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 
@@ -68,6 +79,25 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
     return GV_OK;
 }
 
+int gv_active_selected(const gv_active_run *run, const char *id)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (strcmp(gv_checks[i].id, id) == 0)
+            return run->chosen[i];
+    return 0;
+}
+
+/* An active group runs at its first selected entry only. */
+static int first_of_group(const int *chosen, size_t i)
+{
+    if (!gv_checks[i].active)
+        return 1;
+    for (size_t k = 0; k < i; k++)
+        if (chosen[k] && gv_checks[k].active == gv_checks[i].active)
+            return 0;
+    return 1;
+}
+
 void gv_ctx_drop_facts(gv_ctx *ctx)
 {
     if (ctx->facts) {
@@ -111,6 +141,12 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
         if (o.flags)
             return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.flags 0x%x: none are defined",
                            o.flags);
+        if (o.gemm_size > 65536 || o.copy_bytes > (1ull << 40) ||
+            (o.copy_bytes && o.copy_bytes < 4096))
+            return gv_fail(
+                ctx, GV_ERR_INVALID_ARG,
+                "gv_run_opts: gemm_size %u (0..65536), copy_bytes %llu (0, 4 KiB..1 TiB)",
+                o.gemm_size, (unsigned long long)o.copy_bytes);
     }
     int chosen[sizeof gv_checks / sizeof gv_checks[0]];
     gv_status s = select_checks(ctx, o.checks, chosen);
@@ -120,7 +156,8 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     time_t wall = time(NULL);
     int with_cuda = 0;
     for (size_t i = 0; i < gv_check_count; i++)
-        with_cuda |= chosen[i] && strcmp(gv_checks[i].id, "driver.cuda") == 0;
+        with_cuda |= chosen[i] &&
+                     (strcmp(gv_checks[i].id, "driver.cuda") == 0 || gv_checks[i].active != NULL);
     gv_facts *f;
     if ((s = refresh_facts(ctx, with_cuda, &f)) != GV_OK)
         return s;
@@ -130,12 +167,16 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     struct tm tm;
     if (gmtime_r(&wall, &tm))
         strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    gv_active_run active = {ctx, f, r, o.gemm_size, o.copy_bytes, chosen};
     for (size_t i = 0; i < gv_check_count; i++) {
-        if (!chosen[i])
+        if (!chosen[i] || !first_of_group(chosen, i))
             continue;
         size_t first = r->count;
         double c0 = gv_now_s();
-        gv_checks[i].run(f, r);
+        if (gv_checks[i].run)
+            gv_checks[i].run(f, r);
+        else
+            gv_checks[i].active(&active);
         double each = (gv_now_s() - c0) / (double)(r->count > first ? r->count - first : 1);
         for (size_t k = first; k < r->count; k++)
             r->results[k].duration_s = each;

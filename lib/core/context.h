@@ -13,6 +13,8 @@
 
 struct gv_cuda_api;
 struct gv_nvml_api;
+struct gv_cublaslt_api;
+struct gv_cudnn_api;
 struct gv_facts;
 
 struct gv_ctx {
@@ -31,6 +33,8 @@ struct gv_ctx {
     int cuda_init_result;           /* -1 before cuInit */
     const struct gv_nvml_api *nvml;
     int nvml_init_result; /* -1 before nvmlInit */
+    const struct gv_cublaslt_api *cublaslt;
+    const struct gv_cudnn_api *cudnn;
     /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
     struct gv_facts *facts;
 };

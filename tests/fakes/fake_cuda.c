@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "backends/nvabi/cuda_abi.h"
+#include "fake_cuda_device.h"
+#include "kernels/gv_random.h"
 #include "scenario.h"
 
 #define GV_CUDA_FN(name, abi_version, required, params) static gvcu_result fake_##name params;
@@ -238,4 +240,281 @@ static gvcu_result fake_cuGetErrorName(gvcu_result error, const char **name)
 {
     *name = error == GVCU_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
     return GVCU_SUCCESS;
+}
+
+/* ---- Contexts, memory, streams, events, kernels: a GPU simulated on the host. Device
+ * pointers are host pointers; work runs at once, and a virtual clock advanced by the
+ * scenario's rates is what events read, so timings are deterministic. */
+
+static __thread int current = -1; /* CUDA ordinal of the pushed context */
+static double gpu_clock_s;
+static unsigned long long used_bytes[FAKE_MAX_GPUS];
+
+void fake_cuda_advance(double seconds)
+{
+    pthread_mutex_lock(&lock);
+    gpu_clock_s += seconds;
+    pthread_mutex_unlock(&lock);
+}
+
+const fake_gpu *fake_cuda_current_gpu(void)
+{
+    return current >= 0 ? gpu_of(current) : NULL;
+}
+
+static gvcu_result fake_cuDevicePrimaryCtxRetain(gvcu_context *context, gvcu_device device)
+{
+    if (!gpu_of(device))
+        return GVCU_ERROR_INVALID_DEVICE;
+    *context = (gvcu_context)(uintptr_t)(0x1000 + device);
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuDevicePrimaryCtxRelease(gvcu_device device)
+{
+    return gpu_of(device) ? GVCU_SUCCESS : GVCU_ERROR_INVALID_DEVICE;
+}
+
+static gvcu_result fake_cuCtxPushCurrent(gvcu_context context)
+{
+    current = (int)((uintptr_t)context - 0x1000);
+    return gpu_of(current) ? GVCU_SUCCESS : GVCU_ERROR_INVALID_VALUE;
+}
+
+static gvcu_result fake_cuCtxPopCurrent(gvcu_context *context)
+{
+    if (context)
+        *context = (gvcu_context)(uintptr_t)(0x1000 + current);
+    current = -1;
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    const fake_gpu *g = fake_cuda_current_gpu();
+    if (!g)
+        return GVCU_ERROR_INVALID_VALUE;
+    unsigned long long budget = g->free_mib << 20;
+    *free_bytes = budget > used_bytes[current] ? budget - used_bytes[current] : 0;
+    *total_bytes = g->memory_mib << 20;
+    return GVCU_SUCCESS;
+}
+
+/* Each allocation carries its size in front, for the free-memory account. */
+static gvcu_result fake_cuMemAlloc(gvcu_deviceptr *ptr, size_t bytes)
+{
+    size_t free_b, total_b;
+    gvcu_result rc = fake_cuMemGetInfo(&free_b, &total_b);
+    if (rc != GVCU_SUCCESS)
+        return rc;
+    if (bytes == 0)
+        return GVCU_ERROR_INVALID_VALUE;
+    if (bytes > free_b)
+        return GVCU_ERROR_OUT_OF_MEMORY;
+    size_t *block = malloc(bytes + 16);
+    if (!block)
+        return GVCU_ERROR_OUT_OF_MEMORY;
+    block[0] = bytes;
+    used_bytes[current] += bytes;
+    *ptr = (gvcu_deviceptr)(uintptr_t)(block + 2);
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuMemFree(gvcu_deviceptr ptr)
+{
+    if (!ptr)
+        return GVCU_SUCCESS;
+    size_t *block = (size_t *)(uintptr_t)ptr - 2;
+    if (current >= 0)
+        used_bytes[current] -= block[0];
+    free(block);
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    *ptr = calloc(1, bytes ? bytes : 1);
+    return *ptr ? GVCU_SUCCESS : GVCU_ERROR_OUT_OF_MEMORY;
+}
+
+static gvcu_result fake_cuMemFreeHost(void *ptr)
+{
+    free(ptr);
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuMemHostGetDevicePointer(gvcu_deviceptr *device_ptr, void *host_ptr,
+                                                  unsigned int flags)
+{
+    (void)flags;
+    *device_ptr = (gvcu_deviceptr)(uintptr_t)host_ptr;
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result copy(void *dst, const void *src, size_t bytes, int device_local)
+{
+    const fake_gpu *g = fake_cuda_current_gpu();
+    if (!g)
+        return GVCU_ERROR_INVALID_VALUE;
+    memmove(dst, src, bytes);
+    /* Device-local copies at 40x the PCIe rate, about what DRAM is to the link on big GPUs. */
+    fake_cuda_advance((double)bytes / (g->copy_gbps * 1e9 * (device_local ? 40 : 1)));
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuMemcpyHtoD(gvcu_deviceptr dst, const void *src, size_t bytes)
+{
+    return copy((void *)(uintptr_t)dst, src, bytes, 0);
+}
+
+static gvcu_result fake_cuMemcpyDtoH(void *dst, gvcu_deviceptr src, size_t bytes)
+{
+    return copy(dst, (const void *)(uintptr_t)src, bytes, 0);
+}
+
+static gvcu_result fake_cuMemcpyHtoDAsync(gvcu_deviceptr dst, const void *src, size_t bytes,
+                                          gvcu_stream stream)
+{
+    (void)stream;
+    return fake_cuMemcpyHtoD(dst, src, bytes);
+}
+
+static gvcu_result fake_cuMemcpyDtoHAsync(void *dst, gvcu_deviceptr src, size_t bytes,
+                                          gvcu_stream stream)
+{
+    (void)stream;
+    return fake_cuMemcpyDtoH(dst, src, bytes);
+}
+
+static gvcu_result fake_cuMemcpyDtoDAsync(gvcu_deviceptr dst, gvcu_deviceptr src, size_t bytes,
+                                          gvcu_stream stream)
+{
+    (void)stream;
+    return copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, 1);
+}
+
+static gvcu_result fake_cuStreamCreate(gvcu_stream *stream, unsigned int flags)
+{
+    (void)flags;
+    *stream = (gvcu_stream)malloc(1);
+    return *stream ? GVCU_SUCCESS : GVCU_ERROR_OUT_OF_MEMORY;
+}
+
+static gvcu_result fake_cuStreamDestroy(gvcu_stream stream)
+{
+    free(stream);
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuEventCreate(gvcu_event *event, unsigned int flags)
+{
+    (void)flags;
+    *event = (gvcu_event)calloc(1, sizeof(double));
+    return *event ? GVCU_SUCCESS : GVCU_ERROR_OUT_OF_MEMORY;
+}
+
+static gvcu_result fake_cuEventRecord(gvcu_event event, gvcu_stream stream)
+{
+    (void)stream;
+    pthread_mutex_lock(&lock);
+    *(double *)event = gpu_clock_s;
+    pthread_mutex_unlock(&lock);
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuEventQuery(gvcu_event event)
+{
+    return event ? GVCU_SUCCESS : GVCU_ERROR_INVALID_VALUE;
+}
+
+static gvcu_result fake_cuEventElapsedTime(float *ms, gvcu_event start, gvcu_event end)
+{
+    *ms = (float)((*(double *)end - *(double *)start) * 1e3);
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuEventDestroy(gvcu_event event)
+{
+    free(event);
+    return GVCU_SUCCESS;
+}
+
+/* The kernels of lib/kernels/gv_kernels.cu, by name, on the host. */
+static const char *const kernel_names[] = {"gv_fill_pattern", "gv_check_pattern", "gv_fill_random",
+                                           "gv_gate"};
+
+static gvcu_result fake_cuModuleLoadData(gvcu_module *module, const void *image)
+{
+    const char *ptx = image;
+    if (!ptx || !strstr(ptx, ".version") || !strstr(ptx, ".target"))
+        return GVCU_ERROR_INVALID_PTX;
+    *module = (gvcu_module)image;
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuModuleUnload(gvcu_module module)
+{
+    (void)module;
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuModuleGetFunction(gvcu_function *function, gvcu_module module,
+                                            const char *name)
+{
+    char entry[96];
+    snprintf(entry, sizeof entry, ".entry %s(", name);
+    if (!strstr((const char *)module, entry))
+        return GVCU_ERROR_NOT_FOUND;
+    for (size_t i = 0; i < sizeof kernel_names / sizeof *kernel_names; i++)
+        if (!strcmp(kernel_names[i], name)) {
+            *function = (gvcu_function)(uintptr_t)(i + 1);
+            return GVCU_SUCCESS;
+        }
+    return GVCU_ERROR_NOT_FOUND;
+}
+
+static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid_x,
+                                       unsigned int grid_y, unsigned int grid_z,
+                                       unsigned int block_x, unsigned int block_y,
+                                       unsigned int block_z, unsigned int shared_bytes,
+                                       gvcu_stream stream, void **params, void **extra)
+{
+    (void)grid_x, (void)grid_y, (void)grid_z, (void)block_x, (void)block_y, (void)block_z;
+    (void)shared_bytes, (void)stream, (void)extra;
+    const fake_gpu *g = fake_cuda_current_gpu();
+    if (!g || !params)
+        return GVCU_ERROR_INVALID_VALUE;
+    switch ((uintptr_t)function) {
+    case 1: { /* gv_fill_pattern(p, n, seed) */
+        uint64_t *p = (uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+        uint64_t n = *(uint64_t *)params[1], seed = *(uint64_t *)params[2];
+        for (uint64_t i = 0; i < n; i++)
+            p[i] = gv_pattern_word(seed, i);
+        return GVCU_SUCCESS;
+    }
+    case 2: { /* gv_check_pattern(p, n, seed, errors) */
+        const uint64_t *p = (const uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+        uint64_t n = *(uint64_t *)params[1], seed = *(uint64_t *)params[2];
+        uint64_t *errors = (uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[3];
+        for (uint64_t i = 0; i < n; i++)
+            *errors += p[i] != gv_pattern_word(seed, i);
+        return GVCU_SUCCESS;
+    }
+    case 3: { /* gv_fill_random(p, n, kind, seed) */
+        unsigned char *p = (unsigned char *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+        uint64_t n = *(uint64_t *)params[1], seed = *(uint64_t *)params[3];
+        int kind = *(int *)params[2];
+        size_t size = kind == GV_BITS_FP32 ? 4 : kind == GV_BITS_FP8_E4M3 ? 1 : 2;
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t bits = gv_random_bits(kind, seed, i);
+            memcpy(p + i * size, &bits, size);
+        }
+        return GVCU_SUCCESS;
+    }
+    case 4: /* gv_gate: the fake runs work as it is queued, so the gate is already open */
+        return GVCU_SUCCESS;
+    default:
+        return GVCU_ERROR_INVALID_VALUE;
+    }
 }

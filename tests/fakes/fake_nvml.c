@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "backends/nvabi/nvml_abi.h"
 #include "scenario.h"
@@ -249,5 +250,46 @@ gvnv_return nvmlDeviceGetMaxPcieLinkWidth(gvnv_device device, unsigned int *widt
 {
     DEVICE_OR_RETURN(g, device);
     *width = (unsigned)g->pcie_width_max;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetHandleByPciBusId_v2(const char *bus_id, gvnv_device *device)
+{
+    if (!initialised)
+        return GVNV_ERROR_UNINITIALIZED;
+    if (!bus_id || !device)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < sc.gpu_count; i++)
+        if (strcasecmp(sc.gpus[i].bus, bus_id) == 0) {
+            if (sc.gpus[i].lost)
+                return GVNV_ERROR_GPU_IS_LOST;
+            *device = (gvnv_device)(uintptr_t)(i + 1);
+            return GVNV_SUCCESS;
+        }
+    return GVNV_ERROR_NOT_FOUND;
+}
+
+/* A busy GPU: the SM clock at its maximum, drawing 90% of its power limit, nothing held back. */
+gvnv_return nvmlDeviceGetClockInfo(gvnv_device device, gvnv_clock_type type,
+                                   unsigned int *clock_mhz)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (type != GVNV_CLOCK_SM)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    *clock_mhz = (unsigned)g->max_sm_clock;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetPowerUsage(gvnv_device device, unsigned int *power_mw)
+{
+    DEVICE_OR_RETURN(g, device);
+    *power_mw = (unsigned)g->power_limit_w * 900u;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetCurrentClocksEventReasons(gvnv_device device, unsigned long long *reasons)
+{
+    DEVICE_OR_RETURN(g, device);
+    *reasons = 0;
     return GVNV_SUCCESS;
 }

@@ -64,6 +64,14 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
                    : -1;
     else if (!strcmp(k, "lost"))
         g->lost = atoi(v);
+    else if (!strcmp(k, "free_mib"))
+        g->free_mib = strtoull(v, NULL, 0);
+    else if (!strcmp(k, "copy_gbps"))
+        g->copy_gbps = atof(v);
+    else if (!strcmp(k, "gemm_tflops"))
+        g->gemm_tflops = atof(v);
+    else if (!strcmp(k, "gemm_corrupt"))
+        g->gemm_corrupt = atoi(v);
     else
         return -1;
     return 0;
@@ -77,6 +85,9 @@ static int gpu_line(fake_scenario *s, char *v)
     memset(g, 0, sizeof *g);
     g->ecc = g->ecc_pending = -1; /* unsupported unless the scenario says */
     g->mig = g->mig_pending = -1;
+    g->free_mib = 256;
+    g->copy_gbps = 50;
+    g->gemm_tflops = 700;
     char *save = NULL;
     for (char *kv = strtok_r(v, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
         char *eq = strchr(kv, '=');
@@ -92,6 +103,7 @@ static int gpu_line(fake_scenario *s, char *v)
 int fake_scenario_load(fake_scenario *s)
 {
     memset(s, 0, sizeof *s);
+    s->cublas_cuda_version = 13000;
     const char *path = getenv("GV_FAKE_SCENARIO");
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f)
@@ -119,6 +131,8 @@ int fake_scenario_load(fake_scenario *s)
             s->nvml_init = atoi(v);
         else if (!strcmp(k, "cu_init"))
             s->cu_init = atoi(v);
+        else if (!strcmp(k, "cublas_cuda_version"))
+            s->cublas_cuda_version = atoi(v);
         else if (!strcmp(k, "gpu"))
             rc = gpu_line(s, v);
         else

@@ -5,7 +5,9 @@
  *   gpu = name=NVIDIA H100 80GB HBM3; device_id=0x2330; bus=0000:18:00.0; uuid=GPU-...;
  *         serial=...; memory_mib=81559; cc=9.0; sms=132; max_sm_clock=1980; vbios=...;
  *         persistence=1; ecc=1; mig=0; compute_mode=0; power_limit_w=700; temp=31;
- *         pcie=5,16,5,16; lost=0      (one line per GPU, in PCI order)
+ *         pcie=5,16,5,16; lost=0; free_mib=256; copy_gbps=50; gemm_tflops=700;
+ *         gemm_corrupt=0      (one line per GPU, in PCI order)
+ *   cublas_cuda_version = 13000
  *
  * The file is named by $GV_FAKE_SCENARIO and read again at every nvmlInit/cuInit, so one test
  * process can move through several scenarios. Test code only: never shipped. */
@@ -22,12 +24,18 @@ typedef struct fake_gpu {
     int persistence, ecc, ecc_pending, mig, mig_pending, compute_mode, power_limit_w, temp;
     int pcie_gen, pcie_width, pcie_gen_max, pcie_width_max;
     int lost;
+    /* Active tests: free device memory the fake hands out, copy rate, GEMM rate and faults. */
+    unsigned long long free_mib; /* default 256 */
+    double copy_gbps;            /* default 50 */
+    double gemm_tflops;          /* default 700 */
+    int gemm_corrupt;            /* 1: every GEMM output is off by one */
 } fake_gpu;
 
 typedef struct fake_scenario {
     char driver_version[32], nvml_version[32];
     int cuda_version;
     int nvml_init, cu_init;
+    int cublas_cuda_version; /* what the fake cuBLASLt says it was built for, default 13000 */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];
 } fake_scenario;

@@ -6,10 +6,16 @@
 
 #include <stdint.h>
 
-typedef int gvcu_result;           /* CUresult */
-typedef int gvcu_device;           /* CUdevice */
-typedef int gvcu_device_attribute; /* CUdevice_attribute */
-typedef int gvcu_proc_query;       /* CUdriverProcAddressQueryResult */
+typedef int gvcu_result;                        /* CUresult */
+typedef int gvcu_device;                        /* CUdevice */
+typedef int gvcu_device_attribute;              /* CUdevice_attribute */
+typedef int gvcu_proc_query;                    /* CUdriverProcAddressQueryResult */
+typedef unsigned long long gvcu_deviceptr;      /* CUdeviceptr (64-bit) */
+typedef struct gvcu_context_st *gvcu_context;   /* CUcontext */
+typedef struct gvcu_stream_st *gvcu_stream;     /* CUstream */
+typedef struct gvcu_event_st *gvcu_event;       /* CUevent */
+typedef struct gvcu_module_st *gvcu_module;     /* CUmodule */
+typedef struct gvcu_function_st *gvcu_function; /* CUfunction */
 typedef struct gvcu_uuid {
     char bytes[16];
 } gvcu_uuid; /* CUuuid */
@@ -23,7 +29,15 @@ typedef struct gvcu_uuid {
 #define GVCU_ERROR_STUB_LIBRARY 34
 #define GVCU_ERROR_NO_DEVICE 100
 #define GVCU_ERROR_INVALID_DEVICE 101
+#define GVCU_ERROR_NO_BINARY_FOR_GPU 209
+#define GVCU_ERROR_ECC_UNCORRECTABLE 214
+#define GVCU_ERROR_INVALID_PTX 218
+#define GVCU_ERROR_UNSUPPORTED_PTX_VERSION 222
 #define GVCU_ERROR_NOT_FOUND 500
+#define GVCU_ERROR_NOT_READY 600
+#define GVCU_ERROR_ILLEGAL_ADDRESS 700
+#define GVCU_ERROR_LAUNCH_TIMEOUT 702
+#define GVCU_ERROR_LAUNCH_FAILED 719
 #define GVCU_ERROR_SYSTEM_DRIVER_MISMATCH 803
 #define GVCU_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE 804
 #define GVCU_ERROR_UNKNOWN 999
@@ -36,6 +50,12 @@ typedef struct gvcu_uuid {
 #define GVCU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID 50
 #define GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+
+/* cuMemHostAlloc flags, stream and event flags. */
+#define GVCU_MEMHOSTALLOC_PORTABLE 0x01
+#define GVCU_MEMHOSTALLOC_DEVICEMAP 0x02
+#define GVCU_STREAM_NON_BLOCKING 0x1
+#define GVCU_EVENT_DEFAULT 0x0
 
 /* cuGetProcAddress flags and results. */
 #define GVCU_GET_PROC_ADDRESS_DEFAULT 0

@@ -1,0 +1,189 @@
+/* gpuverify: active GPU tests. A CUDA context with VRAM and copy bandwidth tests, a
+ * tensor-core GEMM benchmark through cuBLASLt, and a cuDNN convolution checked on the host.
+ *
+ * `gpu` is the CUDA device ordinal (gv_gpu.cuda_index: after CUDA_VISIBLE_DEVICES and MIG).
+ * Each call returns GV_OK when the test ran, whatever its verdict; the verdict, figures and a
+ * message are in the result. Units: GB/s = 1e9 B/s, TFLOPS = 1e12 FLOP/s. */
+#ifndef GPUVERIFY_GV_COMPUTE_H
+#define GPUVERIFY_GV_COMPUTE_H
+
+#include <stdint.h>
+
+#include "gv_common.h"
+#include "gv_context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- gv_cuda_check: context, VRAM, copies ---------------------------------------------- */
+
+#define GV_CUDA_SKIP_ALLOC 0x1u /* no VRAM test */
+#define GV_CUDA_SKIP_COPY 0x2u  /* no bandwidth test */
+
+typedef struct gv_cuda_opts {
+    uint32_t struct_size;
+    uint32_t flags;             /* GV_CUDA_SKIP_* */
+    uint64_t quick_alloc_bytes; /* first VRAM test, default 64 MiB */
+    double alloc_fraction;      /* second VRAM test: this fraction of free memory, (0, 1] */
+    uint64_t alloc_bytes;       /* second test of exactly this size instead; 0 = use fraction */
+    uint64_t copy_bytes;        /* buffer of each copy, default 256 MiB */
+    uint32_t copy_samples;      /* timed samples per direction, default 5 (median reported) */
+    uint32_t copies_per_sample; /* default 16 */
+} gv_cuda_opts;
+
+#ifdef __cplusplus
+#define GV_CUDA_OPTS_INIT                                                                          \
+    {                                                                                              \
+        sizeof(gv_cuda_opts), 0, 64ull << 20, 0.5, 0, 256ull << 20, 5, 16                          \
+    }
+#else
+#define GV_CUDA_OPTS_INIT                                                                          \
+    {                                                                                              \
+        .struct_size = sizeof(gv_cuda_opts), .quick_alloc_bytes = 64ull << 20,                     \
+        .alloc_fraction = 0.5, .copy_bytes = 256ull << 20, .copy_samples = 5,                      \
+        .copies_per_sample = 16                                                                    \
+    }
+#endif
+
+typedef struct gv_cuda_result {
+    uint32_t struct_size;
+    int32_t verdict; /* enum gv_verdict: the worst of the parts below */
+    int32_t cuda_index;
+    char name[96];
+    char pci_bus_id[32];
+    char message[256];
+    double context_s;      /* time to create the context */
+    uint64_t memory_total; /* cuMemGetInfo before the tests, bytes */
+    uint64_t memory_free;
+    /* VRAM: a pattern written and read back on the device. */
+    int32_t alloc_verdict;
+    uint32_t reserved0;
+    uint64_t alloc_quick_bytes;
+    uint64_t alloc_bytes;  /* the second test's size, 0 when not run */
+    uint64_t alloc_errors; /* 8-byte words read back wrong, over both tests */
+    char alloc_message[256];
+    /* Copies: pinned host buffers on the GPU's NUMA node, medians of the samples. */
+    int32_t copy_verdict;
+    int32_t numa_node; /* where the host buffers live; -1 unknown */
+    double h2d_gbps;
+    double d2h_gbps;
+    double d2d_gbps;          /* counting read + write, as DRAM sees it */
+    double link_current_gbps; /* PCIe raw rate per direction at the link's state after the test */
+    double link_max_gbps;     /* at the achievable maximum (device and upstream port) */
+    double memory_bw_gbps;    /* datasheet DRAM bandwidth, 0 unknown */
+    char copy_message[256];
+} gv_cuda_result;
+
+#define GV_CUDA_RESULT_INIT GV_STRUCT_INIT(gv_cuda_result)
+
+GV_API gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts,
+                               gv_cuda_result *out);
+
+/* ---- gv_gemm_bench: cuBLASLt tensor-core GEMM ------------------------------------------ */
+
+/* GEMM data types: inputs, and (FP32 accumulate) outputs of the same type, BF16 for FP8. */
+enum gv_dtype {
+    GV_DTYPE_FP32 = 0,
+    GV_DTYPE_TF32 = 1, /* FP32 data, TF32 tensor cores */
+    GV_DTYPE_FP16 = 2,
+    GV_DTYPE_BF16 = 3,
+    GV_DTYPE_FP8_E4M3 = 4 /* compute capability 8.9 and later */
+};
+
+/* "fp32", "tf32", "fp16", "bf16", "fp8"; "unknown" otherwise. Static, never NULL. */
+GV_API const char *gv_dtype_name(int32_t dtype);
+
+typedef struct gv_gemm_opts {
+    uint32_t struct_size;
+    uint32_t flags;           /* reserved, must be 0 */
+    int32_t dtype;            /* enum gv_dtype, default FP16 */
+    uint32_t m, n, k;         /* default 8192 each; FP8 needs multiples of 16 */
+    double warmup_s;          /* default 1.0 */
+    double batch_s;           /* length of one timed batch, default 0.3 */
+    uint32_t batches;         /* default 5; median and best reported */
+    uint32_t algo_candidates; /* heuristic candidates timed, default 16 (1..64) */
+    uint32_t verify_samples;  /* output elements checked on the host, default 64 */
+    uint32_t reserved0;
+    double warn_fraction; /* of the dense peak, default 0.60 */
+    double fail_fraction; /* default 0.40 */
+    uint64_t seed;        /* of the random inputs */
+} gv_gemm_opts;
+
+#ifdef __cplusplus
+#define GV_GEMM_OPTS_INIT                                                                          \
+    {                                                                                              \
+        sizeof(gv_gemm_opts), 0, GV_DTYPE_FP16, 8192, 8192, 8192, 1.0, 0.3, 5, 16, 64, 0, 0.60,    \
+            0.40, 0x9e3779b97f4a7c15ull                                                            \
+    }
+#else
+#define GV_GEMM_OPTS_INIT                                                                          \
+    {                                                                                              \
+        .struct_size = sizeof(gv_gemm_opts), .dtype = GV_DTYPE_FP16, .m = 8192, .n = 8192,         \
+        .k = 8192, .warmup_s = 1.0, .batch_s = 0.3, .batches = 5, .algo_candidates = 16,           \
+        .verify_samples = 64, .warn_fraction = 0.60, .fail_fraction = 0.40,                        \
+        .seed = 0x9e3779b97f4a7c15ull                                                              \
+    }
+#endif
+
+typedef struct gv_gemm_result {
+    uint32_t struct_size;
+    int32_t verdict; /* enum gv_verdict */
+    int32_t dtype;
+    int32_t cuda_index;
+    uint32_t m, n, k;
+    uint32_t reserved0;
+    char message[256];
+    char library_version[32]; /* cuBLASLt version, "13.1.0" */
+    double tflops_median;
+    double tflops_best;
+    double time_median_ms; /* one GEMM */
+    double peak_tflops;    /* dense peak for this data type */
+    char peak_source[96];  /* "datasheet, PCI id 0x2335" or the formula used */
+    double fraction_of_peak;
+    double clock_efficiency;  /* achieved / (SMs x FLOP/clk/SM x mean SM clock); 0 unknown */
+    double sm_clock_mean_mhz; /* NVML samples during the timed batches; 0 unknown */
+    double sm_clock_min_mhz;
+    double power_mean_w;
+    double power_max_w;
+    double temperature_max_c;
+    uint64_t clock_event_reasons; /* OR of NVML clock-event reasons seen (nvmlClocksEventReason) */
+    int32_t verified;             /* 1 verified, 0 errors found, -1 not verified */
+    uint32_t verify_samples;
+    uint32_t verify_errors;
+    uint32_t algos_timed;
+    double verify_worst; /* largest |error| / tolerance seen; > 1 is an error */
+    char algo[64];       /* the fastest candidate: "heuristic #2 of 16, workspace 32 MiB" */
+    uint32_t batches;
+    uint32_t gemms_per_batch;
+} gv_gemm_result;
+
+#define GV_GEMM_RESULT_INIT GV_STRUCT_INIT(gv_gemm_result)
+
+GV_API gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts,
+                               gv_gemm_result *out);
+
+/* ---- gv_cudnn_check: cuDNN handle and a convolution ------------------------------------ */
+
+typedef struct gv_cudnn_result {
+    uint32_t struct_size;
+    int32_t verdict; /* enum gv_verdict */
+    int32_t cuda_index;
+    int32_t reserved0;
+    char message[256];
+    char version[32];       /* "9.14.0" */
+    int64_t cudart_version; /* the CUDA version cuDNN was built for, 12080 = 12.8 */
+    int32_t fp32_verdict;   /* the FP32 convolution against the host reference */
+    int32_t fp16_verdict;   /* FP16 with FP32 accumulation; SKIP where unsupported */
+    double fp32_worst;      /* largest |error| / tolerance; > 1 is an error */
+    double fp16_worst;
+} gv_cudnn_result;
+
+#define GV_CUDNN_RESULT_INIT GV_STRUCT_INIT(gv_cudnn_result)
+
+GV_API gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,225 @@
+/* Rows of the active checks, from gv_cuda_check, gv_gemm_bench, gv_cudnn_check and the
+ * library compatibility test. gv_run uses short settings: a verdict in seconds per GPU (the
+ * public functions take full control). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/active.h"
+#include "checks/checks.h"
+#include "compute/compute.h"
+#include "core/context.h"
+
+/* The CUDA ordinals to test, with their inventory subjects. */
+static const gv_gpu_record *record_of_ordinal(const gv_facts *f, int ordinal)
+{
+    for (size_t i = 0; i < f->gpu_count; i++)
+        if (f->gpus[i].gpu.cuda_index == ordinal)
+            return &f->gpus[i];
+    return NULL;
+}
+
+static void subject_of(const gv_facts *f, int ordinal, char *out, size_t cap)
+{
+    const gv_gpu_record *g = record_of_ordinal(f, ordinal);
+    if (g)
+        gv_gpu_subject(g, out, cap);
+    else
+        snprintf(out, cap, "cuda%d", ordinal);
+}
+
+/* When CUDA has no device, each selected ID gets one row saying why. */
+static int no_devices(gv_active_run *run, const char *const *ids, size_t n)
+{
+    const gv_facts *f = run->facts;
+    if (f->cuda_count > 0)
+        return 0;
+    char why[256];
+    if (f->cuda_lib.state != GV_LIBSTATE_LOADED)
+        snprintf(why, sizeof why, "libcuda is not usable: %s",
+                 f->cuda_lib.detail[0] ? f->cuda_lib.detail : f->cuda_lib.tried);
+    else if (f->cuda_init != 0)
+        snprintf(why, sizeof why, "cuInit failed (CUresult %d): no GPU to test", f->cuda_init);
+    else
+        snprintf(why, sizeof why, "CUDA sees no GPU to test");
+    for (size_t i = 0; i < n; i++)
+        if (gv_active_selected(run, ids[i]))
+            gv_report_add(run->report, ids[i], "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP,
+                          "%s", why);
+    return 1;
+}
+
+void gv_active_compat(gv_active_run *run)
+{
+    static const struct {
+        int32_t library;
+        const char *subject;
+    } libs[] = {{GV_LIB_CUBLASLT, "cublasLt"}, {GV_LIB_CUDNN, "cudnn"}};
+    for (size_t i = 0; i < 2; i++) {
+        gv_compat c;
+        gv_compat_check(run->ctx, libs[i].library, &c);
+        gv_check_result *res = gv_report_add(run->report, "driver.compat", libs[i].subject,
+                                             c.verdict, "%s", c.message);
+        if (c.library_cuda > 0) {
+            gv_result_measured(res, c.library_cuda, "", "CUDA %d.%d", c.library_cuda / 1000,
+                               c.library_cuda % 1000 / 10);
+            gv_result_expected(res, "driver", "<= CUDA %d.%d", c.driver_cuda / 1000,
+                               c.driver_cuda % 1000 / 10);
+        }
+        if (c.verdict == GV_FAIL)
+            gv_result_remedy(res,
+                             "install a driver that supports CUDA %d.%d, or a %s built for "
+                             "CUDA %d.%d",
+                             c.library_cuda / 1000, c.library_cuda % 1000 / 10, libs[i].subject,
+                             c.driver_cuda / 1000, c.driver_cuda % 1000 / 10);
+    }
+}
+
+void gv_active_cuda(gv_active_run *run)
+{
+    static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy"};
+    if (no_devices(run, ids, 3))
+        return;
+    gv_cuda_opts o = GV_CUDA_OPTS_INIT;
+    o.copy_bytes = run->copy_bytes ? run->copy_bytes : 64ull << 20;
+    o.copy_samples = 3;
+    o.copies_per_sample = 8;
+    if (!gv_active_selected(run, "cuda.alloc"))
+        o.flags |= GV_CUDA_SKIP_ALLOC;
+    if (!gv_active_selected(run, "cuda.copy"))
+        o.flags |= GV_CUDA_SKIP_COPY;
+    for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
+        char subject[48];
+        subject_of(run->facts, gpu, subject, sizeof subject);
+        gv_cuda_result r = GV_CUDA_RESULT_INIT;
+        if (gv_cuda_check(run->ctx, (uint32_t)gpu, &o, &r) != GV_OK) {
+            for (size_t i = 0; i < 3; i++)
+                if (gv_active_selected(run, ids[i]))
+                    gv_report_add(run->report, ids[i], subject, GV_ERROR, "%s",
+                                  gv_ctx_last_error(run->ctx));
+            continue;
+        }
+        int context_ok = r.context_s > 0 && r.memory_total > 0;
+        if (gv_active_selected(run, "cuda.init")) {
+            gv_check_result *c = gv_report_add(run->report, "cuda.init", subject,
+                                               context_ok ? GV_PASS : GV_FAIL, "%s", r.message);
+            if (context_ok)
+                gv_result_measured(c, r.context_s, "s", "%.3f s", r.context_s);
+        }
+        if (gv_active_selected(run, "cuda.alloc")) {
+            gv_check_result *c = gv_report_add(run->report, "cuda.alloc", subject,
+                                               context_ok ? r.alloc_verdict : GV_SKIP, "%s",
+                                               context_ok ? r.alloc_message : "no CUDA context");
+            gv_result_measured(c, (double)r.alloc_errors, "words", "%llu bad words",
+                               (unsigned long long)r.alloc_errors);
+            if (r.alloc_verdict == GV_FAIL && r.alloc_errors)
+                gv_result_remedy(c, "check ECC error counters (nvidia-smi -q -d ECC) and row "
+                                    "remapping; drain the node and reset or replace the GPU");
+        }
+        if (gv_active_selected(run, "cuda.copy")) {
+            gv_check_result *c = gv_report_add(run->report, "cuda.copy", subject,
+                                               context_ok ? r.copy_verdict : GV_SKIP, "%s",
+                                               context_ok ? r.copy_message : "no CUDA context");
+            double slow = r.h2d_gbps < r.d2h_gbps ? r.h2d_gbps : r.d2h_gbps;
+            gv_result_measured(c, slow, "GB/s", "H2D %.1f, D2H %.1f GB/s", r.h2d_gbps, r.d2h_gbps);
+            if (r.link_max_gbps > 0)
+                gv_result_expected(c, "PCIe link", ">= %.1f GB/s (65%% of %.1f)",
+                                   0.65 * r.link_max_gbps, r.link_max_gbps);
+            if (r.copy_verdict == GV_WARN || r.copy_verdict == GV_FAIL)
+                gv_result_remedy(c, "check the link (lspci -vv: LnkSta), the slot and riser, "
+                                    "IOMMU settings and the NUMA placement of the job");
+        }
+    }
+}
+
+void gv_active_gemm(gv_active_run *run)
+{
+    static const char *const ids[] = {"gemm.fp32", "gemm.tf32", "gemm.fp16", "gemm.bf16",
+                                      "gemm.fp8"};
+    if (no_devices(run, ids, 5))
+        return;
+    for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
+        char subject[48];
+        subject_of(run->facts, gpu, subject, sizeof subject);
+        for (int dtype = GV_DTYPE_FP32; dtype <= GV_DTYPE_FP8_E4M3; dtype++) {
+            if (!gv_active_selected(run, ids[dtype]))
+                continue;
+            gv_gemm_opts o = GV_GEMM_OPTS_INIT;
+            o.dtype = dtype;
+            uint32_t size = run->gemm_size ? run->gemm_size : dtype <= GV_DTYPE_TF32 ? 4096 : 8192;
+            o.m = o.n = o.k = size;
+            o.warmup_s = 0.1;
+            o.batch_s = 0.03;
+            o.batches = 3;
+            o.algo_candidates = 2;
+            gv_gemm_result r = GV_GEMM_RESULT_INIT;
+            if (gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r) != GV_OK) {
+                gv_report_add(run->report, ids[dtype], subject, GV_ERROR, "%s",
+                              gv_ctx_last_error(run->ctx));
+                continue;
+            }
+            gv_check_result *c =
+                gv_report_add(run->report, ids[dtype], subject, r.verdict, "%s", r.message);
+            if (r.tflops_median > 0) {
+                gv_result_measured(c, r.tflops_median, "TFLOPS", "%.1f TFLOPS", r.tflops_median);
+                if (r.peak_tflops > 0)
+                    gv_result_expected(c, "datasheet", ">= %.0f TFLOPS (%.0f%% of %.0f)",
+                                       o.warn_fraction * r.peak_tflops, 100 * o.warn_fraction,
+                                       r.peak_tflops);
+            }
+            if (r.verdict == GV_FAIL && r.verified == 0)
+                gv_result_remedy(c, "drain the node: the GPU computes wrong results; run the "
+                                    "vendor diagnostics (dcgmi diag -r 3) and replace it");
+            else if (r.verdict == GV_WARN || r.verdict == GV_FAIL)
+                gv_result_remedy(c, "check clocks, power and thermals (nvidia-smi -q -d "
+                                    "PERFORMANCE) and other processes on the GPU");
+        }
+    }
+}
+
+void gv_active_cudnn(gv_active_run *run)
+{
+    static const char *const ids[] = {"cudnn.version", "cudnn.conv"};
+    if (!gv_active_selected(run, "cudnn.conv")) {
+        /* The version alone needs no GPU: load the library and ask it. */
+        gv_compat c;
+        gv_compat_check(run->ctx, GV_LIB_CUDNN, &c);
+        gv_check_result *res =
+            gv_report_add(run->report, "cudnn.version", "node", c.verdict, "%s", c.message);
+        if (c.version[0])
+            gv_result_measured(res, NAN, "", "%s", c.version);
+        return;
+    }
+    if (no_devices(run, ids, 2))
+        return;
+    /* cuDNN is the same library for every GPU: the first one answers for the node. */
+    gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
+    char subject[48];
+    subject_of(run->facts, 0, subject, sizeof subject);
+    if (gv_cudnn_check(run->ctx, 0, &r) != GV_OK) {
+        for (size_t i = 0; i < 2; i++)
+            if (gv_active_selected(run, ids[i]))
+                gv_report_add(run->report, ids[i], subject, GV_ERROR, "%s",
+                              gv_ctx_last_error(run->ctx));
+        return;
+    }
+    int loaded = r.version[0] != '\0';
+    if (gv_active_selected(run, "cudnn.version")) {
+        int v = !loaded ? r.verdict
+                : r.verdict == GV_FAIL && r.fp32_verdict != GV_SKIP
+                    ? GV_PASS /* the conv row carries its failure */
+                    : r.verdict;
+        gv_check_result *c =
+            gv_report_add(run->report, "cudnn.version", "node", v, "%s",
+                          loaded && v == GV_PASS ? "cuDNN loads and makes a handle" : r.message);
+        if (loaded)
+            gv_result_measured(c, NAN, "", "%s", r.version);
+    }
+    if (gv_active_selected(run, "cudnn.conv")) {
+        int v = r.fp32_verdict == GV_SKIP && r.fp16_verdict == GV_SKIP ? GV_SKIP : r.verdict;
+        gv_check_result *c = gv_report_add(run->report, "cudnn.conv", subject, v, "%s", r.message);
+        double worst = r.fp32_worst > r.fp16_worst ? r.fp32_worst : r.fp16_worst;
+        if (r.fp32_verdict != GV_SKIP)
+            gv_result_measured(c, worst, "x tolerance", "error %.2g x tolerance", worst);
+    }
+}

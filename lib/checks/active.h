@@ -1,0 +1,29 @@
+/* Checks that run work on the GPUs (cuda.*, gemm.*, cudnn.*, driver.compat): each catalog
+ * group runs once per gv_run and adds a row for every selected ID of the group. */
+#ifndef GV_CHECKS_ACTIVE_H
+#define GV_CHECKS_ACTIVE_H
+
+#include "checks/facts.h"
+#include "gpuverify/gv_report.h"
+#include "report/report.h"
+
+typedef struct gv_active_run {
+    gv_ctx *ctx;
+    const gv_facts *facts;
+    gv_report *report;
+    uint32_t gemm_size; /* 0: the defaults */
+    uint64_t copy_bytes;
+    const int *chosen; /* per catalog entry */
+} gv_active_run;
+
+typedef void (*gv_active_fn)(gv_active_run *run);
+
+/* Whether the run selected this check ID. */
+int gv_active_selected(const gv_active_run *run, const char *id);
+
+void gv_active_compat(gv_active_run *run); /* driver.compat */
+void gv_active_cuda(gv_active_run *run);   /* cuda.init, cuda.alloc, cuda.copy */
+void gv_active_gemm(gv_active_run *run);   /* gemm.fp32 .. gemm.fp8 */
+void gv_active_cudnn(gv_active_run *run);  /* cudnn.version, cudnn.conv */
+
+#endif

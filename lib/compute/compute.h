@@ -1,0 +1,24 @@
+/* What the active tests share inside the library: whether a toolkit library can run on this
+ * driver, and the rows gv_run adds for the cuda.*, gemm.*, cudnn.* and driver.compat checks. */
+#ifndef GV_COMPUTE_COMPUTE_H
+#define GV_COMPUTE_COMPUTE_H
+
+#include <stdint.h>
+
+#include "gpuverify/gv_compute.h"
+#include "gpuverify/gv_context.h"
+#include "gpuverify/gv_report.h"
+
+typedef struct gv_compat {
+    int32_t verdict;  /* PASS: usable; FAIL: needs a newer driver; SKIP: absent */
+    char version[32]; /* the library's own version, "13.1.0" */
+    int library_cuda; /* the CUDA version it was built for, 13010; 0 unknown */
+    int driver_cuda;  /* cuDriverGetVersion; 0 unknown */
+    char message[256];
+} gv_compat;
+
+/* Loads cuBLASLt or cuDNN (library = GV_LIB_CUBLASLT / GV_LIB_CUDNN) and compares the CUDA
+ * version it needs with the driver's. */
+void gv_compat_check(gv_ctx *ctx, int32_t library, gv_compat *out);
+
+#endif

@@ -1,0 +1,251 @@
+#define _GNU_SOURCE
+#include "compute/copy_bw.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/gv_random.h"
+
+enum direction { H2D, D2H, D2D };
+
+struct job {
+    gv_session *s;
+    const char *local_cpus;
+    uint64_t bytes;
+    unsigned samples, copies;
+    gv_copy_figures *out;
+    gv_errbuf *err;
+    gv_status status;
+    /* buffers */
+    void *host;
+    volatile int *flag;
+    gvcu_deviceptr flag_dev, dev_a, dev_b, counter;
+    gvcu_event start, end;
+};
+
+/* "0-55,112-167" into a CPU set; 0 when nothing could be parsed. */
+static int parse_cpus(const char *list, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    int any = 0;
+    for (const char *p = list; *p;) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p)
+            return 0;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long c = a; c <= b && c < CPU_SETSIZE; c++, any = 1)
+            CPU_SET((int)c, set);
+        p = *end == ',' ? end + 1 : end;
+        if (*end != ',' && *end != '\0' && *end != '\n')
+            return 0;
+    }
+    return any;
+}
+
+static int copy_once(struct job *j, enum direction d)
+{
+    const struct gv_cuda_api *cu = j->s->cu;
+    switch (d) {
+    case H2D:
+        return cu->cuMemcpyHtoDAsync(j->dev_b, j->host, j->bytes, j->s->stream);
+    case D2H:
+        return cu->cuMemcpyDtoHAsync(j->host, j->dev_a, j->bytes, j->s->stream);
+    case D2D:
+        return cu->cuMemcpyDtoDAsync(j->dev_b, j->dev_a, j->bytes, j->s->stream);
+    }
+    return GVCU_ERROR_INVALID_VALUE;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Warm-up, then `samples` gated batches of `copies`; the median rate in GB/s. */
+static gv_status measure(struct job *j, enum direction d, double *gbps)
+{
+    gv_session *s = j->s;
+    const struct gv_cuda_api *cu = s->cu;
+    int rc = GVCU_SUCCESS;
+    for (int i = 0; i < 4 && rc == GVCU_SUCCESS; i++)
+        rc = copy_once(j, d);
+    if (rc == GVCU_SUCCESS)
+        rc = gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S);
+    double rates[64];
+    unsigned n = j->samples < 64 ? j->samples : 64;
+    for (unsigned k = 0; k < n && rc == GVCU_SUCCESS; k++) {
+        *j->flag = 0;
+        __sync_synchronize();
+        rc = gv_session_gate(s, s->stream, j->flag_dev, 2000000000ull);
+        if (rc == GVCU_SUCCESS)
+            rc = cu->cuEventRecord(j->start, s->stream);
+        for (unsigned i = 0; i < j->copies && rc == GVCU_SUCCESS; i++)
+            rc = copy_once(j, d);
+        if (rc == GVCU_SUCCESS)
+            rc = cu->cuEventRecord(j->end, s->stream);
+        __sync_synchronize();
+        *j->flag = 1; /* open the gate: everything is queued */
+        if (rc == GVCU_SUCCESS)
+            rc = gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S);
+        float ms = 0;
+        if (rc == GVCU_SUCCESS)
+            rc = cu->cuEventElapsedTime(&ms, j->start, j->end);
+        double moved = (double)j->bytes * j->copies * (d == D2D ? 2 : 1);
+        rates[k] = ms > 0 ? moved / (ms * 1e-3) / 1e9 : 0;
+    }
+    *j->flag = 1;
+    if (rc != GVCU_SUCCESS)
+        return gv_session_fail(s, j->err,
+                               d == H2D   ? "host-to-device copy"
+                               : d == D2H ? "device-to-host copy"
+                                          : "device-to-device copy",
+                               rc);
+    qsort(rates, n, sizeof *rates, cmp_double);
+    *gbps = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+    return GV_OK;
+}
+
+static uint64_t host_mismatches(const struct job *j, uint64_t seed)
+{
+    const uint64_t *w = j->host;
+    uint64_t bad = 0, words = j->bytes / 8;
+    for (uint64_t i = 0; i < words; i++)
+        bad += w[i] != gv_pattern_word(seed, i);
+    return bad;
+}
+
+/* Counts words of dev_b that differ from the pattern, on the device. */
+static int device_mismatches(struct job *j, uint64_t seed, uint64_t *bad)
+{
+    gv_session *s = j->s;
+    uint64_t zero = 0;
+    int rc = s->cu->cuMemcpyHtoD(j->counter, &zero, sizeof zero);
+    if (rc == GVCU_SUCCESS)
+        rc = gv_session_check_pattern(s, j->dev_b, j->bytes / 8, seed, j->counter);
+    if (rc == GVCU_SUCCESS)
+        rc = gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S);
+    if (rc == GVCU_SUCCESS)
+        rc = s->cu->cuMemcpyDtoH(bad, j->counter, sizeof *bad);
+    return rc;
+}
+
+static gv_status run_all(struct job *j)
+{
+    gv_session *s = j->s;
+    const struct gv_cuda_api *cu = s->cu;
+    const uint64_t seed_a = 0x51ed2701, seed_b = 0x0ddba11;
+    uint64_t bad;
+    int rc = gv_session_fill_pattern(s, j->dev_a, j->bytes / 8, seed_a);
+    if (rc != GVCU_SUCCESS)
+        return gv_session_fail(s, j->err, "filling the copy buffer", rc);
+    gv_status st = measure(j, D2H, &j->out->d2h_gbps);
+    if (st != GV_OK)
+        return st;
+    j->out->bad_words += host_mismatches(j, seed_a);
+    if ((st = measure(j, H2D, &j->out->h2d_gbps)) != GV_OK)
+        return st;
+    if ((rc = device_mismatches(j, seed_a, &bad)) != GVCU_SUCCESS)
+        return gv_session_fail(s, j->err, "checking the host-to-device copy", rc);
+    j->out->bad_words += bad;
+    if ((rc = gv_session_fill_pattern(s, j->dev_a, j->bytes / 8, seed_b)) != GVCU_SUCCESS)
+        return gv_session_fail(s, j->err, "filling the copy buffer", rc);
+    if ((st = measure(j, D2D, &j->out->d2d_gbps)) != GV_OK)
+        return st;
+    if ((rc = device_mismatches(j, seed_b, &bad)) != GVCU_SUCCESS)
+        return gv_session_fail(s, j->err, "checking the device-to-device copy", rc);
+    j->out->bad_words += bad;
+    (void)cu;
+    return GV_OK;
+}
+
+static gv_status allocate(struct job *j)
+{
+    gv_session *s = j->s;
+    const struct gv_cuda_api *cu = s->cu;
+    int rc;
+    if ((rc = cu->cuMemHostAlloc(&j->host, j->bytes, GVCU_MEMHOSTALLOC_PORTABLE)) != 0) {
+        j->host = NULL;
+        return gv_session_fail(s, j->err, "cuMemHostAlloc (pinned copy buffer)", rc);
+    }
+    void *flag = NULL;
+    if ((rc = cu->cuMemHostAlloc(&flag, 64, GVCU_MEMHOSTALLOC_DEVICEMAP)) != 0)
+        return gv_session_fail(s, j->err, "cuMemHostAlloc (gate flag)", rc);
+    j->flag = flag;
+    *j->flag = 1;
+    if ((rc = cu->cuMemHostGetDevicePointer(&j->flag_dev, flag, 0)) != 0)
+        return gv_session_fail(s, j->err, "cuMemHostGetDevicePointer", rc);
+    if ((rc = cu->cuMemAlloc(&j->dev_a, j->bytes)) != 0 ||
+        (rc = cu->cuMemAlloc(&j->dev_b, j->bytes)) != 0 ||
+        (rc = cu->cuMemAlloc(&j->counter, sizeof(uint64_t))) != 0)
+        return gv_session_fail(s, j->err, "cuMemAlloc (copy buffers)", rc);
+    if ((rc = cu->cuEventCreate(&j->start, GVCU_EVENT_DEFAULT)) != 0 ||
+        (rc = cu->cuEventCreate(&j->end, GVCU_EVENT_DEFAULT)) != 0)
+        return gv_session_fail(s, j->err, "cuEventCreate", rc);
+    return GV_OK;
+}
+
+static void release(struct job *j)
+{
+    const struct gv_cuda_api *cu = j->s->cu;
+    gv_session_sync(j->s, GV_SESSION_STEP_TIMEOUT_S);
+    if (j->start)
+        cu->cuEventDestroy(j->start);
+    if (j->end)
+        cu->cuEventDestroy(j->end);
+    if (j->dev_a)
+        cu->cuMemFree(j->dev_a);
+    if (j->dev_b)
+        cu->cuMemFree(j->dev_b);
+    if (j->counter)
+        cu->cuMemFree(j->counter);
+    if (j->flag)
+        cu->cuMemFreeHost((void *)j->flag);
+    if (j->host)
+        cu->cuMemFreeHost(j->host);
+}
+
+/* The measuring thread: bound to the GPU's CPUs before it pins memory, so the kernel places
+ * the pages on that NUMA node; the caller's own thread keeps its affinity. */
+static void *copy_thread(void *arg)
+{
+    struct job *j = arg;
+    cpu_set_t set;
+    if (j->local_cpus[0] && parse_cpus(j->local_cpus, &set))
+        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    int rc = j->s->cu->cuCtxPushCurrent(j->s->context);
+    if (rc != GVCU_SUCCESS) {
+        j->status = gv_session_fail(j->s, j->err, "cuCtxPushCurrent (copy thread)", rc);
+        return NULL;
+    }
+    j->status = allocate(j);
+    if (j->status == GV_OK)
+        j->status = run_all(j);
+    release(j);
+    gvcu_context popped;
+    j->s->cu->cuCtxPopCurrent(&popped);
+    return NULL;
+}
+
+gv_status gv_copy_bandwidth(gv_session *s, const char *local_cpus, int numa_node, uint64_t bytes,
+                            unsigned samples, unsigned copies, gv_copy_figures *out, gv_errbuf *err)
+{
+    memset(out, 0, sizeof *out);
+    out->numa_node = numa_node;
+    struct job j = {.s = s,
+                    .local_cpus = local_cpus ? local_cpus : "",
+                    .bytes = bytes / 8 * 8,
+                    .samples = samples,
+                    .copies = copies,
+                    .out = out,
+                    .err = err};
+    pthread_t t;
+    if (pthread_create(&t, NULL, copy_thread, &j) != 0)
+        return gv_err(err, GV_ERR_INTERNAL, "could not start the copy thread");
+    pthread_join(t, NULL);
+    return j.status;
+}

@@ -1,0 +1,293 @@
+/* gv_cuda_check: a CUDA context on one GPU, VRAM written and read back on the device, and the
+ * copy bandwidths judged against the PCIe link and the datasheet DRAM bandwidth. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compute/compute.h"
+#include "compute/copy_bw.h"
+#include "compute/gpu_specs.h"
+#include "compute/session.h"
+#include "compute/telemetry.h"
+#include "core/context.h"
+#include "core/sizes.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
+#define GV_MAX_BYTES (1ull << 46) /* 64 TiB: beyond any GPU, so a size past it is a mistake */
+
+/* Policy: pinned PCIe copies reach 75-88% of the raw link rate on healthy systems. */
+#define COPY_WARN_FRACTION 0.65
+#define COPY_FAIL_FRACTION 0.40
+#define D2D_WARN_FRACTION 0.50
+#define D2D_FAIL_FRACTION 0.25
+
+static gv_status check_opts(gv_ctx *ctx, const gv_cuda_opts *o)
+{
+    if (o->flags & ~(GV_CUDA_SKIP_ALLOC | GV_CUDA_SKIP_COPY))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_opts.flags 0x%x: unknown bits", o->flags);
+    if (o->quick_alloc_bytes < 8 || o->quick_alloc_bytes > GV_MAX_BYTES)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_cuda_opts.quick_alloc_bytes %llu: 8 B .. 64 TiB",
+                       (unsigned long long)o->quick_alloc_bytes);
+    if (o->alloc_bytes > GV_MAX_BYTES)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_opts.alloc_bytes %llu: above 64 TiB",
+                       (unsigned long long)o->alloc_bytes);
+    if (o->alloc_bytes == 0 && !(o->alloc_fraction > 0 && o->alloc_fraction <= 1))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_opts.alloc_fraction %g: not in (0, 1]",
+                       o->alloc_fraction);
+    if (o->copy_bytes < 4096 || o->copy_bytes > (1ull << 40))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_opts.copy_bytes %llu: 4 KiB .. 1 TiB",
+                       (unsigned long long)o->copy_bytes);
+    if (o->copy_samples < 1 || o->copy_samples > 64 || o->copies_per_sample < 1 ||
+        o->copies_per_sample > 1024)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_cuda_opts: copy_samples %u (1..64), copies_per_sample %u (1..1024)",
+                       o->copy_samples, o->copies_per_sample);
+    return GV_OK;
+}
+
+/* Allocates, fills and checks one buffer; counts bad words. GV_OK with *oom set when the
+ * allocation itself failed for lack of memory. */
+static gv_status vram_pass(gv_session *s, uint64_t bytes, uint64_t seed, uint64_t *bad, int *oom,
+                           gv_errbuf *err)
+{
+    const struct gv_cuda_api *cu = s->cu;
+    gvcu_deviceptr buf = 0, counter = 0;
+    *oom = 0;
+    int rc = cu->cuMemAlloc(&buf, bytes);
+    if (rc == GVCU_ERROR_OUT_OF_MEMORY) {
+        *oom = 1;
+        return GV_OK;
+    }
+    if (rc != GVCU_SUCCESS)
+        return gv_session_fail(s, err, "cuMemAlloc", rc);
+    uint64_t zero = 0, count = 0;
+    const char *step = "cuMemAlloc (error counter)";
+    if ((rc = cu->cuMemAlloc(&counter, sizeof count)) == GVCU_SUCCESS &&
+        (step = "cuMemcpyHtoD", rc = cu->cuMemcpyHtoD(counter, &zero, sizeof zero)) == 0 &&
+        (step = "gv_fill_pattern", rc = gv_session_fill_pattern(s, buf, bytes / 8, seed)) == 0 &&
+        (step = "gv_check_pattern",
+         rc = gv_session_check_pattern(s, buf, bytes / 8, seed, counter)) == 0 &&
+        (step = "waiting for the VRAM test", rc = gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S)) ==
+            0 &&
+        (step = "cuMemcpyDtoH", rc = cu->cuMemcpyDtoH(&count, counter, sizeof count)) == 0)
+        *bad += count;
+    gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S);
+    if (counter)
+        cu->cuMemFree(counter);
+    cu->cuMemFree(buf);
+    return rc == GVCU_SUCCESS ? GV_OK : gv_session_fail(s, err, step, rc);
+}
+
+static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result *r, gv_errbuf *err)
+{
+    uint64_t bad = 0;
+    int oom = 0;
+    r->alloc_quick_bytes = o->quick_alloc_bytes / 8 * 8;
+    gv_status st = vram_pass(s, r->alloc_quick_bytes, 0x7e57ab1e, &bad, &oom, err);
+    if (st != GV_OK)
+        return st;
+    if (oom) {
+        r->alloc_verdict = GV_FAIL;
+        snprintf(r->alloc_message, sizeof r->alloc_message,
+                 "the quick %.0f MiB allocation failed: out of memory (%.2f GiB free of %.2f GiB)",
+                 r->alloc_quick_bytes / MIB, r->memory_free / GIB, r->memory_total / GIB);
+        return GV_OK;
+    }
+    uint64_t want =
+        o->alloc_bytes ? o->alloc_bytes : (uint64_t)(o->alloc_fraction * (double)r->memory_free);
+    want = want / (2u << 20) * (2u << 20); /* whole 2 MiB pages */
+    if (want < 8)
+        want = 8;
+    r->alloc_bytes = want;
+    if ((st = vram_pass(s, want, 0xfeedface, &bad, &oom, err)) != GV_OK)
+        return st;
+    r->alloc_errors = bad;
+    if (oom) {
+        /* The context must survive a refused allocation: prove it with a small one. */
+        uint64_t again = 0;
+        int still = 0;
+        st = vram_pass(s, 1u << 20, 0xa11c, &again, &still, err);
+        r->alloc_verdict = GV_FAIL;
+        snprintf(r->alloc_message, sizeof r->alloc_message,
+                 "allocating %.2f GiB failed: out of memory with %.2f GiB free of %.2f GiB; "
+                 "the context %s",
+                 want / GIB, r->memory_free / GIB, r->memory_total / GIB,
+                 st == GV_OK && !still && !again ? "is still usable" : "is no longer usable");
+        return GV_OK;
+    }
+    if (bad) {
+        r->alloc_verdict = GV_FAIL;
+        snprintf(r->alloc_message, sizeof r->alloc_message,
+                 "%llu of %llu words read back wrong after writing %.0f MiB and %.2f GiB: a VRAM "
+                 "or ECC fault",
+                 (unsigned long long)bad, (unsigned long long)((r->alloc_quick_bytes + want) / 8),
+                 r->alloc_quick_bytes / MIB, want / GIB);
+        return GV_OK;
+    }
+    r->alloc_verdict = GV_PASS;
+    snprintf(r->alloc_message, sizeof r->alloc_message,
+             "%.0f MiB and %.2f GiB (of %.2f GiB free) written and read back on the device",
+             r->alloc_quick_bytes / MIB, want / GIB, r->memory_free / GIB);
+    return GV_OK;
+}
+
+/* The link's raw rate now and at its best, from NVML, else sysfs. */
+static void link_rates(gv_session *s, const gv_pci_function *pci, int have_pci, gv_cuda_result *r)
+{
+    gv_link_state l;
+    int gen = 0, width = 0, gen_max = 0, width_max = 0;
+    if (gv_telemetry_link(s->ctx, s->bus_id, &l) == 0) {
+        gen = l.gen_current, width = l.width_current;
+        gen_max = l.gen_max, width_max = l.width_max;
+    }
+    if (have_pci) {
+        if (!gen)
+            gen = gv_pcie_gen_of_speed(pci->link_speed_current);
+        if (!width)
+            width = pci->link_width_current;
+        int dev_gen = gv_pcie_gen_of_speed(pci->link_speed_max);
+        if (dev_gen && (!gen_max || dev_gen < gen_max))
+            gen_max = dev_gen;
+        if (pci->link_width_max > 0 && (!width_max || pci->link_width_max < width_max))
+            width_max = pci->link_width_max;
+        int up_gen = gv_pcie_gen_of_speed(pci->upstream_speed_max);
+        if (up_gen && up_gen < gen_max)
+            gen_max = up_gen; /* the port above caps what the link can reach */
+        if (pci->upstream_width_max > 0 && pci->upstream_width_max < width_max)
+            width_max = pci->upstream_width_max;
+    }
+    r->link_current_gbps = gv_pcie_raw_gbps(gen, width);
+    r->link_max_gbps = gv_pcie_raw_gbps(gen_max, width_max);
+}
+
+static void judge_copies(gv_cuda_result *r, const gv_copy_figures *f)
+{
+    char *m = r->copy_message;
+    size_t cap = sizeof r->copy_message;
+    if (f->bad_words) {
+        r->copy_verdict = GV_FAIL;
+        snprintf(m, cap, "%llu words arrived wrong after the copies (H2D %.1f, D2H %.1f GB/s)",
+                 (unsigned long long)f->bad_words, r->h2d_gbps, r->d2h_gbps);
+        return;
+    }
+    double slow = r->h2d_gbps < r->d2h_gbps ? r->h2d_gbps : r->d2h_gbps;
+    r->copy_verdict = GV_PASS;
+    if (r->link_max_gbps > 0) {
+        double frac = slow / r->link_max_gbps;
+        if (frac < COPY_FAIL_FRACTION)
+            r->copy_verdict = GV_FAIL;
+        else if (frac < COPY_WARN_FRACTION)
+            r->copy_verdict = GV_WARN;
+        snprintf(m, cap,
+                 "pinned H2D %.1f GB/s, D2H %.1f GB/s = %.0f%% of the link's %.1f GB/s "
+                 "(now %.1f); D2D %.0f GB/s",
+                 r->h2d_gbps, r->d2h_gbps, 100 * frac, r->link_max_gbps, r->link_current_gbps,
+                 r->d2d_gbps);
+    } else {
+        snprintf(m, cap,
+                 "pinned H2D %.1f GB/s, D2H %.1f GB/s (link rate unknown: not judged); "
+                 "D2D %.0f GB/s",
+                 r->h2d_gbps, r->d2h_gbps, r->d2d_gbps);
+    }
+    if (r->memory_bw_gbps > 0) {
+        double frac = r->d2d_gbps / r->memory_bw_gbps;
+        int v = frac < D2D_FAIL_FRACTION ? GV_FAIL : frac < D2D_WARN_FRACTION ? GV_WARN : GV_PASS;
+        if (v > r->copy_verdict)
+            r->copy_verdict = v;
+        size_t used = strlen(m);
+        snprintf(m + used, cap - used, " = %.0f%% of %.0f GB/s DRAM", 100 * frac,
+                 r->memory_bw_gbps);
+    }
+}
+
+static gv_status copy_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result *r, gv_errbuf *err)
+{
+    gv_pci_function pci;
+    int have_pci = gv_session_pci(s, &pci) == 0;
+    r->numa_node = have_pci ? pci.numa_node : -1;
+    gv_copy_figures f;
+    gv_status st = gv_copy_bandwidth(s, have_pci ? pci.local_cpus : "", r->numa_node, o->copy_bytes,
+                                     o->copy_samples, o->copies_per_sample, &f, err);
+    if (st != GV_OK)
+        return st;
+    r->h2d_gbps = f.h2d_gbps;
+    r->d2h_gbps = f.d2h_gbps;
+    r->d2d_gbps = f.d2d_gbps;
+    link_rates(s, &pci, have_pci, r); /* right after the copies, while the link is up */
+    r->memory_bw_gbps = gv_memory_bandwidth_gbps(s->pci_device_id);
+    judge_copies(r, &f);
+    return GV_OK;
+}
+
+static int worse(int a, int b)
+{
+    if (a == GV_SKIP)
+        return b;
+    if (b == GV_SKIP)
+        return a;
+    return a > b ? a : b;
+}
+
+gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_cuda_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_check: out is NULL");
+    if (out->struct_size < GV_CUDA_RESULT_SIZE_V1)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_cuda_result.struct_size %u < %zu",
+                       (unsigned)out->struct_size, (size_t)GV_CUDA_RESULT_SIZE_V1);
+    static const gv_cuda_opts defaults = GV_CUDA_OPTS_INIT;
+    gv_cuda_opts o = defaults;
+    gv_status st;
+    if (opts && (st = gv_copy_in(&o, sizeof o, opts, GV_CUDA_OPTS_SIZE_V1, &defaults)) != GV_OK)
+        return gv_fail(ctx, st, "gv_cuda_opts.struct_size %u is not a valid layout",
+                       (unsigned)opts->struct_size);
+    if ((st = check_opts(ctx, &o)) != GV_OK)
+        return st;
+
+    gv_cuda_result r = GV_CUDA_RESULT_INIT;
+    r.cuda_index = (int32_t)gpu;
+    r.numa_node = -1;
+    r.alloc_verdict = r.copy_verdict = GV_SKIP;
+    gv_session s;
+    gv_errbuf err = {""};
+    st = gv_session_open(ctx, gpu, &s, &err);
+    if (st == GV_ERR_NOT_FOUND || st == GV_ERR_INTERNAL) {
+        gv_session_close(&s);
+        return gv_fail(ctx, st, "%s", err.text);
+    }
+    snprintf(r.name, sizeof r.name, "%s", s.name);
+    snprintf(r.pci_bus_id, sizeof r.pci_bus_id, "%s", s.bus_id);
+    r.context_s = s.context_s;
+    if (st == GV_OK) {
+        size_t free_b = 0, total_b = 0;
+        int rc = s.cu->cuMemGetInfo(&free_b, &total_b);
+        if (rc != GVCU_SUCCESS)
+            st = gv_session_fail(&s, &err, "cuMemGetInfo", rc);
+        r.memory_free = free_b;
+        r.memory_total = total_b;
+    }
+    /* Copies first: right after a large allocation is freed, the driver scrubs it with the
+     * copy engines and H2D runs at half speed (measured on H200, bench/results). */
+    if (st == GV_OK && !(o.flags & GV_CUDA_SKIP_COPY))
+        st = copy_tests(&s, &o, &r, &err);
+    if (st == GV_OK && !(o.flags & GV_CUDA_SKIP_ALLOC))
+        st = vram_tests(&s, &o, &r, &err);
+    gv_session_close(&s);
+    if (st != GV_OK) {
+        /* No usable context, or a CUDA call failed mid-test: a verdict, not an API error. */
+        r.verdict = GV_FAIL;
+        snprintf(r.message, sizeof r.message, "%s", err.text);
+    } else {
+        r.verdict = worse(r.alloc_verdict, r.copy_verdict);
+        if (r.verdict == GV_SKIP)
+            r.verdict = GV_PASS;
+        snprintf(r.message, sizeof r.message, "CUDA context on %s (%s) in %.0f ms; %.2f GiB free",
+                 s.name, s.bus_id, 1e3 * r.context_s, r.memory_free / GIB);
+    }
+    return gv_copy_out(out, &r, sizeof r, GV_CUDA_RESULT_SIZE_V1);
+}

@@ -1,0 +1,217 @@
+#define _GNU_SOURCE
+#include "compute/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/context.h"
+#include "core/util.h"
+#include "kernels/gv_random.h"
+
+extern const char gv_kernels_ptx[]; /* generated from lib/kernels/gv_kernels.ptx */
+
+gv_status gv_session_fail(gv_session *s, gv_errbuf *err, const char *call, int rc)
+{
+    char buf[32];
+    const char *name = gv_cuda_error_name(rc, buf, sizeof buf);
+    return gv_err(err, GV_ERR_DRIVER, "%s on GPU %d: %s", call, s->cuda_index, name);
+}
+
+static void describe(gv_session *s)
+{
+    const struct gv_cuda_api *cu = s->cu;
+    int v;
+    if (cu->cuDeviceGetName(s->name, (int)sizeof s->name, s->device) != GVCU_SUCCESS)
+        s->name[0] = '\0';
+    if (cu->cuDeviceGetPCIBusId(s->bus_id, (int)sizeof s->bus_id, s->device) != GVCU_SUCCESS)
+        s->bus_id[0] = '\0';
+    for (char *c = s->bus_id; *c; c++)
+        if (*c >= 'A' && *c <= 'F')
+            *c = (char)(*c - 'A' + 'a');
+    s->cc_major = cu->cuDeviceGetAttribute(&v, GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                           s->device) == GVCU_SUCCESS
+                      ? v
+                      : 0;
+    s->cc_minor = cu->cuDeviceGetAttribute(&v, GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                           s->device) == GVCU_SUCCESS
+                      ? v
+                      : 0;
+    s->sm_count = cu->cuDeviceGetAttribute(&v, GVCU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                           s->device) == GVCU_SUCCESS
+                      ? v
+                      : 0;
+    s->max_sm_clock_mhz =
+        cu->cuDeviceGetAttribute(&v, GVCU_DEVICE_ATTRIBUTE_CLOCK_RATE, s->device) == GVCU_SUCCESS
+            ? v / 1000
+            : 0;
+}
+
+static gv_status load_kernels(gv_session *s, gv_errbuf *err)
+{
+    const struct gv_cuda_api *cu = s->cu;
+    int rc = cu->cuModuleLoadData(&s->module, gv_kernels_ptx);
+    if (rc != GVCU_SUCCESS) {
+        s->module = NULL;
+        return gv_session_fail(s, err, "cuModuleLoadData (the PTX of lib/kernels)", rc);
+    }
+    static const struct {
+        const char *name;
+        size_t offset;
+    } fns[] = {
+        {"gv_fill_pattern", offsetof(gv_session, fill_pattern)},
+        {"gv_check_pattern", offsetof(gv_session, check_pattern)},
+        {"gv_fill_random", offsetof(gv_session, fill_random)},
+        {"gv_gate", offsetof(gv_session, gate)},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
+        gvcu_function *f = (gvcu_function *)((char *)s + fns[i].offset);
+        if ((rc = cu->cuModuleGetFunction(f, s->module, fns[i].name)) != GVCU_SUCCESS)
+            return gv_session_fail(s, err, fns[i].name, rc);
+    }
+    return GV_OK;
+}
+
+gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *err)
+{
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    s->cuda_index = (int)gpu;
+    s->cu = gv_cuda(ctx);
+    if (!s->cu)
+        return gv_err(err, GV_ERR_LIBRARY, "libcuda is not usable: %s",
+                      ctx->libs[GV_LIB_CUDA].detail[0] ? ctx->libs[GV_LIB_CUDA].detail
+                                                       : "not found");
+    double t0 = gv_now_s();
+    int rc = gv_cuda_init(ctx);
+    char buf[32];
+    if (rc != GVCU_SUCCESS)
+        return gv_err(err, GV_ERR_LIBRARY, "cuInit failed: %s",
+                      gv_cuda_error_name(rc, buf, sizeof buf));
+    int count = 0;
+    if ((rc = s->cu->cuDeviceGetCount(&count)) != GVCU_SUCCESS)
+        return gv_session_fail(s, err, "cuDeviceGetCount", rc);
+    if (gpu >= (uint32_t)count)
+        return gv_err(err, GV_ERR_NOT_FOUND, "GPU %u: CUDA sees %d device(s)", (unsigned)gpu,
+                      count);
+    if ((rc = s->cu->cuDeviceGet(&s->device, (int)gpu)) != GVCU_SUCCESS)
+        return gv_session_fail(s, err, "cuDeviceGet", rc);
+    describe(s);
+    gv_pci_function pci;
+    if (gv_session_pci(s, &pci) == 0)
+        s->pci_device_id = pci.device;
+    if ((rc = s->cu->cuDevicePrimaryCtxRetain(&s->context, s->device)) != GVCU_SUCCESS)
+        return gv_session_fail(s, err, "cuDevicePrimaryCtxRetain", rc);
+    s->retained = 1;
+    if ((rc = s->cu->cuCtxPushCurrent(s->context)) != GVCU_SUCCESS)
+        return gv_session_fail(s, err, "cuCtxPushCurrent", rc);
+    s->pushed = 1;
+    if ((rc = s->cu->cuStreamCreate(&s->stream, GVCU_STREAM_NON_BLOCKING)) != GVCU_SUCCESS) {
+        s->stream = NULL;
+        return gv_session_fail(s, err, "cuStreamCreate", rc);
+    }
+    gv_status st = load_kernels(s, err);
+    s->context_s = gv_now_s() - t0;
+    return st;
+}
+
+void gv_session_close(gv_session *s)
+{
+    if (!s->cu)
+        return;
+    if (s->stream) {
+        gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S);
+        s->cu->cuStreamDestroy(s->stream);
+    }
+    if (s->module)
+        s->cu->cuModuleUnload(s->module);
+    if (s->pushed) {
+        gvcu_context popped;
+        s->cu->cuCtxPopCurrent(&popped);
+    }
+    if (s->retained)
+        s->cu->cuDevicePrimaryCtxRelease(s->device);
+    s->stream = NULL;
+    s->module = NULL;
+    s->pushed = s->retained = 0;
+}
+
+int gv_session_sync(gv_session *s, double timeout_s)
+{
+    gvcu_event done;
+    int rc = s->cu->cuEventCreate(&done, GVCU_EVENT_DEFAULT);
+    if (rc != GVCU_SUCCESS)
+        return rc;
+    if ((rc = s->cu->cuEventRecord(done, s->stream)) == GVCU_SUCCESS) {
+        double until = gv_now_s() + timeout_s;
+        struct timespec nap = {0, 20000}; /* 20 us: far below any step worth timing */
+        while ((rc = s->cu->cuEventQuery(done)) == GVCU_ERROR_NOT_READY) {
+            if (gv_now_s() > until) {
+                rc = GVCU_ERROR_LAUNCH_TIMEOUT;
+                break;
+            }
+            nanosleep(&nap, NULL);
+        }
+    }
+    s->cu->cuEventDestroy(done);
+    return rc;
+}
+
+/* A grid that fills the GPU a few times over; the kernels stride through the rest. */
+static unsigned grid_for(const gv_session *s, uint64_t items)
+{
+    uint64_t blocks = (items + 255) / 256;
+    uint64_t cap = (uint64_t)(s->sm_count > 0 ? s->sm_count : 16) * 8;
+    return (unsigned)(blocks < cap ? (blocks ? blocks : 1) : cap);
+}
+
+static int launch(gv_session *s, gvcu_function f, gvcu_stream stream, unsigned grid, unsigned block,
+                  void **params)
+{
+    return s->cu->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, params, NULL);
+}
+
+int gv_session_fill_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, uint64_t seed)
+{
+    void *params[] = {&p, &words, &seed};
+    return launch(s, s->fill_pattern, s->stream, grid_for(s, words), 256, params);
+}
+
+int gv_session_check_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, uint64_t seed,
+                             gvcu_deviceptr errors)
+{
+    void *params[] = {&p, &words, &seed, &errors};
+    return launch(s, s->check_pattern, s->stream, grid_for(s, words), 256, params);
+}
+
+int gv_session_fill_random(gv_session *s, gvcu_deviceptr p, uint64_t count, int kind, uint64_t seed)
+{
+    void *params[] = {&p, &count, &kind, &seed};
+    return launch(s, s->fill_random, s->stream, grid_for(s, count), 256, params);
+}
+
+int gv_session_gate(gv_session *s, gvcu_stream stream, gvcu_deviceptr flag, uint64_t timeout_ns)
+{
+    void *params[] = {&flag, &timeout_ns};
+    return launch(s, s->gate, stream, 1, 1, params);
+}
+
+int gv_session_pci(const gv_session *s, gv_pci_function *out)
+{
+    gv_pci_addr want;
+    if (gv_pci_parse_addr(s->bus_id, &want) != 0)
+        return -1;
+    gv_pci_function *all = NULL;
+    size_t n = 0;
+    if (gv_pci_nvidia_gpus(s->ctx->sysroot, &all, &n, NULL) != GV_OK)
+        return -1;
+    int found = -1;
+    for (size_t i = 0; i < n && found < 0; i++)
+        if (gv_pci_addr_compare(&all[i].addr, &want) == 0) {
+            *out = all[i];
+            found = 0;
+        }
+    free(all);
+    return found;
+}

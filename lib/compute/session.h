@@ -1,0 +1,58 @@
+/* A GPU session for the active tests: the device's primary context made current on the calling
+ * thread (push/pop, so the caller's thread is left as it was), a stream of our own, and our
+ * kernels loaded from the embedded PTX. */
+#ifndef GV_COMPUTE_SESSION_H
+#define GV_COMPUTE_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/cuda_backend.h"
+#include "core/errbuf.h"
+#include "sys/pci.h"
+
+typedef struct gv_session {
+    gv_ctx *ctx;
+    const struct gv_cuda_api *cu;
+    gvcu_device device;
+    int cuda_index;
+    int retained, pushed;
+    gvcu_context context;
+    gvcu_stream stream;
+    gvcu_module module;
+    gvcu_function fill_pattern, check_pattern, fill_random, gate;
+    char name[96];
+    char bus_id[32];
+    int cc_major, cc_minor, sm_count, max_sm_clock_mhz;
+    int pci_device_id; /* 0x2335; 0 unknown */
+    double context_s;
+} gv_session;
+
+/* Opens a session on CUDA device `gpu`. GV_ERR_LIBRARY: no usable libcuda or cuInit failed;
+ * GV_ERR_NOT_FOUND: no such device; GV_ERR_DRIVER: a CUDA call failed. err says which. */
+gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *err);
+/* Frees what open made and pops the context; safe on a half-opened session. */
+void gv_session_close(gv_session *s);
+
+/* The CUDA error as text with the call that returned it, for messages. */
+gv_status gv_session_fail(gv_session *s, gv_errbuf *err, const char *call, int rc);
+
+/* Waits for everything queued on the stream, polling so that a wedged GPU gives
+ * GVCU_ERROR_LAUNCH_TIMEOUT after timeout_s instead of hanging the caller. */
+int gv_session_sync(gv_session *s, double timeout_s);
+
+/* Kernels (lib/kernels/gv_kernels.cu), queued on the session's stream. */
+int gv_session_fill_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, uint64_t seed);
+int gv_session_check_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, uint64_t seed,
+                             gvcu_deviceptr errors);
+int gv_session_fill_random(gv_session *s, gvcu_deviceptr p, uint64_t count, int kind,
+                           uint64_t seed);
+int gv_session_gate(gv_session *s, gvcu_stream stream, gvcu_deviceptr flag, uint64_t timeout_ns);
+
+/* The session GPU's PCI function in sysfs (NUMA node, CPUs, link); 0 when found. */
+int gv_session_pci(const gv_session *s, gv_pci_function *out);
+
+/* Seconds to wait for one queued step before calling the GPU hung. */
+#define GV_SESSION_STEP_TIMEOUT_S 60.0
+
+#endif

@@ -1,0 +1,43 @@
+/* NVML telemetry of a GPU under test: its PCIe link state, and clocks, power, temperature and
+ * clock-event reasons sampled on a thread while a benchmark runs. Everything is optional: with
+ * no NVML the figures stay 0 (unknown). */
+#ifndef GV_COMPUTE_TELEMETRY_H
+#define GV_COMPUTE_TELEMETRY_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "gpuverify/gv_context.h"
+
+typedef struct gv_link_state {
+    int gen_current, width_current; /* 0 unknown */
+    int gen_max, width_max;
+} gv_link_state;
+
+/* NVML's view of the link of the GPU at bus_id; 0 when NVML answered. */
+int gv_telemetry_link(gv_ctx *ctx, const char *bus_id, gv_link_state *out);
+/* PCIe raw rate per direction, GB/s, of gen x width (Gen5 x16 = 63.0); 0 unknown. */
+double gv_pcie_raw_gbps(int gen, int width);
+/* PCIe generation of a link speed in GT/s (32.0 -> 5); 0 unknown. */
+int gv_pcie_gen_of_speed(double gts);
+
+typedef struct gv_sampler {
+    gv_ctx *ctx;
+    void *device; /* gvnv_device */
+    pthread_t thread;
+    int running;
+    pthread_mutex_t lock;
+    int stop;
+    /* results */
+    unsigned samples;
+    double clock_sum, clock_min, power_sum, power_max, temp_max;
+    unsigned power_samples;
+    uint64_t reasons;
+} gv_sampler;
+
+/* Starts sampling every ~20 ms; does nothing (and stays harmless) without NVML. */
+void gv_sampler_start(gv_sampler *s, gv_ctx *ctx, const char *bus_id);
+/* Stops the thread; the figures are then final. */
+void gv_sampler_stop(gv_sampler *s);
+
+#endif

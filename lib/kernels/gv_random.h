@@ -1,0 +1,62 @@
+/* Test data defined element by element from a seed: the GPU fills buffers with it, and the
+ * host (or the fake libcuda) recomputes any element without copying the buffer back. Shared by
+ * the CUDA C kernels (gv_kernels.cu), the library and the fakes; plain C99 otherwise. */
+#ifndef GV_KERNELS_GV_RANDOM_H
+#define GV_KERNELS_GV_RANDOM_H
+
+#ifdef __CUDACC__
+#define GV_HD __host__ __device__ __forceinline__
+typedef unsigned long long gv_u64;
+typedef unsigned int gv_u32;
+#else
+#include <stdint.h>
+#define GV_HD static inline
+typedef uint64_t gv_u64;
+typedef uint32_t gv_u32;
+#endif
+
+/* Element encodings gv_fill_random writes. */
+#define GV_BITS_FP32 0
+#define GV_BITS_FP16 1
+#define GV_BITS_BF16 2
+#define GV_BITS_FP8_E4M3 3
+
+/* splitmix64's finaliser: consecutive inputs give independent-looking outputs. */
+GV_HD gv_u64 gv_mix64(gv_u64 x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* The VRAM test's 64-bit word at index i. */
+GV_HD gv_u64 gv_pattern_word(gv_u64 seed, gv_u64 i)
+{
+    return gv_mix64(seed + i * 0x9e3779b97f4a7c15ull);
+}
+
+/* Element i of a random matrix, as the bits of its encoding: random sign and mantissa, and a
+ * magnitude in [0.5, 2) so that every encoding, FP8 included, holds it without rounding. Never
+ * zero: zeros make tensor cores draw less power and run faster than real data. */
+GV_HD gv_u32 gv_random_bits(int kind, gv_u64 seed, gv_u64 i)
+{
+    gv_u64 h = gv_mix64(seed ^ gv_mix64(i + 1));
+    gv_u32 sign = (gv_u32)(h >> 63);
+    gv_u32 upper = (gv_u32)((h >> 62) & 1u); /* 0: [0.5, 1), 1: [1, 2) */
+    gv_u32 mant = (gv_u32)h;
+    switch (kind) {
+    case GV_BITS_FP16:
+        return sign << 15 | (14u + upper) << 10 | (mant & 0x3ffu);
+    case GV_BITS_BF16:
+        return sign << 15 | (126u + upper) << 7 | (mant & 0x7fu);
+    case GV_BITS_FP8_E4M3:
+        return sign << 7 | (6u + upper) << 3 | (mant & 0x7u);
+    default:
+        return sign << 31 | (126u + upper) << 23 | (mant & 0x7fffffu);
+    }
+}
+
+#endif

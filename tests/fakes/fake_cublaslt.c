@@ -1,0 +1,211 @@
+/* A fake libcublasLt.so.13 for CI, built from lib/backends/cublaslt_api.def. It computes every
+ * GEMM for real on the host (tests use small shapes), charges the fake GPU clock at the
+ * scenario's TFLOPS, and can corrupt its outputs (silent data corruption). Test code only. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/nvabi/cublaslt_abi.h"
+#include "fake_cuda_device.h"
+#include "kernels/gv_float_bits.h"
+
+#define GV_CUBLASLT_FN(ret, name, required, params)                                                \
+    __attribute__((visibility("default"))) ret name params;
+#include "backends/cublaslt_api.def"
+#undef GV_CUBLASLT_FN
+
+struct gvbl_matmul_desc_st {
+    int compute, trans_a, trans_b;
+};
+struct gvbl_layout_st {
+    int type;
+    uint64_t rows, cols;
+    int64_t ld;
+};
+struct gvbl_preference_st {
+    uint64_t workspace;
+};
+
+size_t cublasLtGetVersion(void)
+{
+    return 130100;
+}
+
+size_t cublasLtGetCudartVersion(void)
+{
+    fake_scenario s;
+    return fake_scenario_load(&s) == 0 ? (size_t)s.cublas_cuda_version : 13000;
+}
+
+gvbl_status cublasLtCreate(gvbl_handle *handle)
+{
+    *handle = (gvbl_handle)malloc(1);
+    return *handle ? GVBL_STATUS_SUCCESS : GVBL_STATUS_ALLOC_FAILED;
+}
+
+gvbl_status cublasLtDestroy(gvbl_handle handle)
+{
+    free(handle);
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatmulDescCreate(gvbl_matmul_desc *desc, gvbl_compute_type compute,
+                                     gvbl_data_type scale_type)
+{
+    if (scale_type != GVBL_R_32F)
+        return GVBL_STATUS_NOT_SUPPORTED;
+    *desc = calloc(1, sizeof **desc);
+    if (!*desc)
+        return GVBL_STATUS_ALLOC_FAILED;
+    (*desc)->compute = compute;
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatmulDescDestroy(gvbl_matmul_desc desc)
+{
+    free(desc);
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatmulDescSetAttribute(gvbl_matmul_desc desc, gvbl_desc_attribute attribute,
+                                           const void *value, size_t bytes)
+{
+    if (attribute == GVBL_MATMUL_DESC_TRANSA && bytes == 4)
+        desc->trans_a = *(const int32_t *)value;
+    else if (attribute == GVBL_MATMUL_DESC_TRANSB && bytes == 4)
+        desc->trans_b = *(const int32_t *)value;
+    else if (attribute != GVBL_MATMUL_DESC_A_SCALE_POINTER &&
+             attribute != GVBL_MATMUL_DESC_B_SCALE_POINTER)
+        return GVBL_STATUS_INVALID_VALUE;
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatrixLayoutCreate(gvbl_layout *layout, gvbl_data_type type, uint64_t rows,
+                                       uint64_t cols, int64_t ld)
+{
+    *layout = malloc(sizeof **layout);
+    if (!*layout)
+        return GVBL_STATUS_ALLOC_FAILED;
+    **layout = (struct gvbl_layout_st){type, rows, cols, ld};
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatrixLayoutDestroy(gvbl_layout layout)
+{
+    free(layout);
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatmulPreferenceCreate(gvbl_preference *pref)
+{
+    *pref = calloc(1, sizeof **pref);
+    return *pref ? GVBL_STATUS_SUCCESS : GVBL_STATUS_ALLOC_FAILED;
+}
+
+gvbl_status cublasLtMatmulPreferenceDestroy(gvbl_preference pref)
+{
+    free(pref);
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatmulPreferenceSetAttribute(gvbl_preference pref,
+                                                 gvbl_preference_attribute attribute,
+                                                 const void *value, size_t bytes)
+{
+    if (attribute != GVBL_MATMUL_PREF_MAX_WORKSPACE_BYTES || bytes != 8)
+        return GVBL_STATUS_INVALID_VALUE;
+    pref->workspace = *(const uint64_t *)value;
+    return GVBL_STATUS_SUCCESS;
+}
+
+gvbl_status cublasLtMatmulAlgoGetHeuristic(gvbl_handle handle, gvbl_matmul_desc desc, gvbl_layout a,
+                                           gvbl_layout b, gvbl_layout c, gvbl_layout d,
+                                           gvbl_preference pref, int requested,
+                                           gvbl_heuristic *results, int *returned)
+{
+    (void)handle, (void)desc, (void)a, (void)b, (void)c, (void)d, (void)pref;
+    int n = requested < 2 ? requested : 2;
+    for (int i = 0; i < n; i++) {
+        memset(&results[i], 0, sizeof results[i]);
+        results[i].algo.data[0] = (uint64_t)i;
+        results[i].state = GVBL_STATUS_SUCCESS;
+        results[i].waves_count = 1.0f;
+    }
+    *returned = n;
+    return n > 0 ? GVBL_STATUS_SUCCESS : GVBL_STATUS_NOT_SUPPORTED;
+}
+
+static int bits_of(int type)
+{
+    switch (type) {
+    case GVBL_R_16F:
+        return GV_BITS_FP16;
+    case GVBL_R_16BF:
+        return GV_BITS_BF16;
+    case GVBL_R_8F_E4M3:
+        return GV_BITS_FP8_E4M3;
+    default:
+        return GV_BITS_FP32;
+    }
+}
+
+static size_t size_of(int type)
+{
+    return type == GVBL_R_32F ? 4 : type == GVBL_R_8F_E4M3 ? 1 : 2;
+}
+
+static double element(const gvbl_layout l, const void *base, uint64_t row, uint64_t col)
+{
+    uint32_t bits = 0;
+    size_t size = size_of(l->type);
+    memcpy(&bits, (const unsigned char *)base + (col * (uint64_t)l->ld + row) * size, size);
+    return gv_bits_to_double(bits_of(l->type), bits);
+}
+
+/* D = alpha * op(A) * op(B) + beta * C, column-major, computed in double. */
+gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void *alpha,
+                           const void *a, gvbl_layout a_layout, const void *b, gvbl_layout b_layout,
+                           const void *beta, const void *c, gvbl_layout c_layout, void *d,
+                           gvbl_layout d_layout, const gvbl_algo *algo, void *workspace,
+                           size_t workspace_bytes, gvcu_stream stream)
+{
+    (void)handle, (void)c, (void)c_layout, (void)algo, (void)workspace, (void)workspace_bytes;
+    (void)stream;
+    const fake_gpu *g = fake_cuda_current_gpu();
+    if (!g)
+        return GVBL_STATUS_NOT_INITIALIZED;
+    if (*(const float *)beta != 0.0f)
+        return GVBL_STATUS_NOT_SUPPORTED; /* gpuverify never accumulates */
+    uint64_t m = d_layout->rows, n = d_layout->cols;
+    uint64_t k = desc->trans_a ? a_layout->rows : a_layout->cols;
+    if (m * n * k > (1ull << 30))
+        return GVBL_STATUS_NOT_SUPPORTED; /* too big to compute on the host in a test */
+    float scale = *(const float *)alpha;
+    size_t out_size = size_of(d_layout->type);
+    for (uint64_t j = 0; j < n; j++)
+        for (uint64_t i = 0; i < m; i++) {
+            double sum = 0;
+            for (uint64_t p = 0; p < k; p++) {
+                double av = desc->trans_a ? element(a_layout, a, p, i) : element(a_layout, a, i, p);
+                double bv = desc->trans_b ? element(b_layout, b, j, p) : element(b_layout, b, p, j);
+                sum += av * bv;
+            }
+            sum = sum * scale + (g->gemm_corrupt ? 1.0 : 0.0);
+            uint32_t bits = gv_float_to_bits(bits_of(d_layout->type), sum);
+            memcpy((unsigned char *)d + (j * (uint64_t)d_layout->ld + i) * out_size, &bits,
+                   out_size);
+        }
+    /* gemm_tflops is the 16-bit rate; the others in Hopper's proportions. */
+    double rate = g->gemm_tflops * (a_layout->type == GVBL_R_8F_E4M3              ? 2.0
+                                    : desc->compute == GVBL_COMPUTE_32F_FAST_TF32 ? 0.5
+                                    : a_layout->type == GVBL_R_32F                ? 1.0 / 14
+                                                                                  : 1.0);
+    fake_cuda_advance(2.0 * m * n * k / (rate * 1e12));
+    return GVBL_STATUS_SUCCESS;
+}
+
+const char *cublasLtGetStatusName(gvbl_status status)
+{
+    return status == GVBL_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : "CUBLAS_STATUS_FAKE_ERROR";
+}

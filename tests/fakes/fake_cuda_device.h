@@ -1,0 +1,13 @@
+/* What the fake libcuda shares with the other fakes (cuBLASLt, cuDNN): its virtual GPU clock
+ * and the scenario GPU of the current context. Test code only. */
+#ifndef GV_FAKES_FAKE_CUDA_DEVICE_H
+#define GV_FAKES_FAKE_CUDA_DEVICE_H
+
+#include "scenario.h"
+
+/* Moves the GPU clock that events read by the time work would take on the scenario GPU. */
+__attribute__((visibility("default"))) void fake_cuda_advance(double seconds);
+/* The scenario GPU whose context is current; NULL when none. */
+__attribute__((visibility("default"))) const fake_gpu *fake_cuda_current_gpu(void);
+
+#endif

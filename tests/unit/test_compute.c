@@ -1,0 +1,312 @@
+/* The active tests over the fake libcuda, cuBLASLt and cuDNN: verdicts and figures per
+ * scenario, and refusals of bad input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* Small and quick: the fakes compute every GEMM on the host. */
+static gv_gemm_opts small_gemm(int dtype)
+{
+    gv_gemm_opts o = GV_GEMM_OPTS_INIT;
+    o.dtype = dtype;
+    o.m = o.n = o.k = 32;
+    o.warmup_s = 0;
+    o.batch_s = 1e-9;
+    o.batches = 3;
+    o.algo_candidates = 2;
+    return o;
+}
+
+static gv_gemm_result gemm_on(const char *scenario, int dtype)
+{
+    gv_ctx *ctx = scenario_ctx("h100-open", scenario);
+    gv_gemm_opts o = small_gemm(dtype);
+    gv_gemm_result r = GV_GEMM_RESULT_INIT;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    return r;
+}
+
+static void gemm_healthy_is_verified_and_judged_against_the_datasheet(void **state)
+{
+    (void)state;
+    gv_gemm_result r = gemm_on("h100x1-compute", GV_DTYPE_FP16);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.verified, 1);
+    assert_int_equal(r.verify_samples, 64);
+    assert_int_equal(r.verify_errors, 0);
+    assert_true(r.verify_worst < 1.0);
+    /* The fake GPU runs at 700 TFLOPS: the datasheet of PCI id 0x2330 says 989.4. */
+    assert_true(fabs(r.tflops_median - 700) < 1);
+    assert_true(fabs(r.peak_tflops - 989.4) < 0.01);
+    assert_non_null(strstr(r.peak_source, "0x2330"));
+    assert_true(fabs(r.fraction_of_peak - 700 / 989.4) < 0.01);
+    assert_string_equal(r.library_version, "13.1.0");
+    assert_non_null(strstr(r.message, "verified"));
+}
+
+static void gemm_every_dtype_verifies(void **state)
+{
+    (void)state;
+    for (int d = GV_DTYPE_FP32; d <= GV_DTYPE_FP8_E4M3; d++) {
+        gv_gemm_result r = gemm_on("h100x1-compute", d);
+        assert_int_equal(r.dtype, d);
+        assert_int_equal(r.verified, 1);
+        assert_int_not_equal(r.verdict, GV_FAIL);
+    }
+}
+
+static void gemm_silent_corruption_fails(void **state)
+{
+    (void)state;
+    gv_gemm_result r = gemm_on("h100x1-corrupt", GV_DTYPE_BF16);
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_int_equal(r.verified, 0);
+    assert_int_equal(r.verify_errors, 64);
+    assert_non_null(strstr(r.message, "silent data corruption"));
+}
+
+static void gemm_slow_warns_then_fails_by_policy(void **state)
+{
+    (void)state;
+    gv_gemm_result slow = gemm_on("h100x1-slow", GV_DTYPE_FP16);
+    assert_int_equal(slow.verdict, GV_WARN); /* 500 / 989.4 = 51% */
+    gv_gemm_result very = gemm_on("h100x1-very-slow", GV_DTYPE_FP16);
+    assert_int_equal(very.verdict, GV_FAIL); /* 30% */
+    /* The thresholds are policy: lowered, the slow GPU passes. */
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-slow");
+    gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
+    o.warn_fraction = 0.5;
+    o.fail_fraction = 0.2;
+    gv_gemm_result r = GV_GEMM_RESULT_INIT;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    gv_ctx_destroy(ctx);
+}
+
+static void gemm_fp8_needs_ada_or_hopper(void **state)
+{
+    (void)state;
+    gv_gemm_result r = gemm_on("t4", GV_DTYPE_FP8_E4M3);
+    assert_int_equal(r.verdict, GV_SKIP);
+    assert_non_null(strstr(r.message, "compute capability 8.9"));
+}
+
+static void cublas_newer_than_the_driver_fails_with_the_fix(void **state)
+{
+    (void)state;
+    char lt[4096];
+    snprintf(lt, sizeof lt, "%s/libcublasLt.so.13", fakelib());
+    setenv("GPUVERIFY_CUBLASLT_LIBRARY", lt, 1);
+    gv_gemm_result r = gemm_on("h100x1-cublas-newer", GV_DTYPE_FP16);
+    unsetenv("GPUVERIFY_CUBLASLT_LIBRARY");
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_non_null(strstr(r.message, "built for CUDA 13.1 but the driver supports CUDA 12.8"));
+    assert_non_null(strstr(r.message, "upgrade the driver"));
+}
+
+static void cuda_check_measures_and_verifies(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_cuda_opts o = GV_CUDA_OPTS_INIT;
+    o.quick_alloc_bytes = 1 << 20;
+    o.copy_bytes = 1 << 20;
+    o.copy_samples = 3;
+    o.copies_per_sample = 4;
+    gv_cuda_result r = GV_CUDA_RESULT_INIT;
+    assert_int_equal(gv_cuda_check(ctx, 0, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.alloc_verdict, GV_PASS);
+    assert_int_equal(r.alloc_errors, 0);
+    assert_int_equal(r.memory_free, 128u << 20);
+    assert_int_equal(r.alloc_bytes, 64u << 20); /* half of the free memory, in 2 MiB pages */
+    assert_int_equal(r.copy_verdict, GV_PASS);
+    assert_true(fabs(r.h2d_gbps - 50) < 0.5 && fabs(r.d2h_gbps - 50) < 0.5);
+    assert_true(fabs(r.d2d_gbps - 4000) < 40); /* 40x the link rate, read + write */
+    assert_true(fabs(r.link_max_gbps - 63.0) < 0.1);
+    assert_int_equal(r.numa_node, 0);
+    assert_string_equal(r.pci_bus_id, "0000:18:00.0");
+    gv_ctx_destroy(ctx);
+}
+
+static void cuda_check_slow_copies_fail_against_the_link(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-slow-copy");
+    gv_cuda_opts o = GV_CUDA_OPTS_INIT;
+    o.flags = GV_CUDA_SKIP_ALLOC;
+    o.copy_bytes = 1 << 20;
+    gv_cuda_result r = GV_CUDA_RESULT_INIT;
+    assert_int_equal(gv_cuda_check(ctx, 0, &o, &r), GV_OK);
+    assert_int_equal(r.copy_verdict, GV_FAIL); /* 20 of 63 GB/s = 32% */
+    assert_int_equal(r.alloc_verdict, GV_SKIP);
+    assert_non_null(strstr(r.copy_message, "32% of the link's 63.0 GB/s"));
+    gv_ctx_destroy(ctx);
+}
+
+static void cuda_check_oversized_allocation_fails_cleanly(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_cuda_opts o = GV_CUDA_OPTS_INIT;
+    o.flags = GV_CUDA_SKIP_COPY;
+    o.quick_alloc_bytes = 1 << 20;
+    o.alloc_bytes = 64ull << 30; /* 64 GiB with 128 MiB free */
+    gv_cuda_result r = GV_CUDA_RESULT_INIT;
+    assert_int_equal(gv_cuda_check(ctx, 0, &o, &r), GV_OK);
+    assert_int_equal(r.alloc_verdict, GV_FAIL);
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_non_null(strstr(r.alloc_message, "allocating 64.00 GiB failed: out of memory with"));
+    assert_non_null(strstr(r.alloc_message, "still usable"));
+    /* Everything was released: the next check sees all 128 MiB free again. */
+    o.alloc_bytes = 0;
+    assert_int_equal(gv_cuda_check(ctx, 0, &o, &r), GV_OK);
+    assert_int_equal(r.memory_free, 128u << 20);
+    assert_int_equal(r.alloc_verdict, GV_PASS);
+    gv_ctx_destroy(ctx);
+}
+
+static void cudnn_convolutions_match_the_host(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
+    assert_int_equal(gv_cudnn_check(ctx, 0, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_string_equal(r.version, "9.14.0");
+    assert_int_equal(r.cudart_version, 13000);
+    assert_int_equal(r.fp32_verdict, GV_PASS);
+    assert_int_equal(r.fp16_verdict, GV_PASS);
+    assert_true(r.fp32_worst < 1.0 && r.fp16_worst < 1.0);
+    gv_ctx_destroy(ctx);
+}
+
+static void cudnn_absent_is_a_skip_naming_the_file(void **state)
+{
+    (void)state;
+    setenv("GPUVERIFY_CUDNN_LIBRARY", "/nonexistent/libcudnn.so.9", 1);
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    unsetenv("GPUVERIFY_CUDNN_LIBRARY");
+    gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
+    assert_int_equal(gv_cudnn_check(ctx, 0, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_SKIP);
+    assert_non_null(strstr(r.message, "/nonexistent/libcudnn.so.9"));
+    gv_ctx_destroy(ctx);
+}
+
+static void bad_input_is_refused(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_gemm_result gr = GV_GEMM_RESULT_INIT;
+    gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
+    assert_int_equal(gv_gemm_bench(NULL, 0, &o, &gr), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, NULL), GV_ERR_INVALID_ARG);
+    o.dtype = 7;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &gr), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "dtype 7"));
+    o = small_gemm(GV_DTYPE_FP16);
+    o.m = 0;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &gr), GV_ERR_INVALID_ARG);
+    o.m = 70000;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &gr), GV_ERR_INVALID_ARG);
+    o = small_gemm(GV_DTYPE_FP8_E4M3);
+    o.k = 40;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &gr), GV_ERR_INVALID_ARG);
+    o = small_gemm(GV_DTYPE_FP16);
+    o.warn_fraction = 0.3; /* below fail_fraction 0.4 */
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &gr), GV_ERR_INVALID_ARG);
+    o = small_gemm(GV_DTYPE_FP16);
+    o.struct_size = 8;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &gr), GV_ERR_VERSION);
+    o = small_gemm(GV_DTYPE_FP16);
+    assert_int_equal(gv_gemm_bench(ctx, 5, &o, &gr), GV_ERR_NOT_FOUND);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "CUDA sees 1 device"));
+
+    gv_cuda_result cr = GV_CUDA_RESULT_INIT;
+    gv_cuda_opts co = GV_CUDA_OPTS_INIT;
+    co.copy_bytes = 0;
+    assert_int_equal(gv_cuda_check(ctx, 0, &co, &cr), GV_ERR_INVALID_ARG);
+    co = (gv_cuda_opts)GV_CUDA_OPTS_INIT;
+    co.alloc_bytes = ~0ull; /* overflowing */
+    assert_int_equal(gv_cuda_check(ctx, 0, &co, &cr), GV_ERR_INVALID_ARG);
+    co = (gv_cuda_opts)GV_CUDA_OPTS_INIT;
+    co.alloc_fraction = NAN;
+    assert_int_equal(gv_cuda_check(ctx, 0, &co, &cr), GV_ERR_INVALID_ARG);
+    co = (gv_cuda_opts)GV_CUDA_OPTS_INIT;
+    co.flags = 0x80;
+    assert_int_equal(gv_cuda_check(ctx, 0, &co, &cr), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_cuda_check(ctx, 3, NULL, &cr), GV_ERR_NOT_FOUND);
+    cr.struct_size = 4;
+    assert_int_equal(gv_cuda_check(ctx, 0, NULL, &cr), GV_ERR_VERSION);
+    assert_int_equal(gv_cudnn_check(ctx, 0, NULL), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_cudnn_check(NULL, 0, NULL), GV_ERR_INVALID_ARG);
+    assert_string_equal(gv_dtype_name(GV_DTYPE_BF16), "bf16");
+    assert_string_equal(gv_dtype_name(-1), "unknown");
+    gv_ctx_destroy(ctx);
+}
+
+static void no_cuda_is_a_verdict_not_an_error(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("no-nvidia", NULL);
+    gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
+    gv_gemm_result r = GV_GEMM_RESULT_INIT;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_non_null(strstr(r.message, "libcuda is not usable"));
+    gv_ctx_destroy(ctx);
+}
+
+static void run_rows_for_every_active_check(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "cuda,gemm,cudnn,driver.compat";
+    o.gemm_size = 32;
+    o.copy_bytes = 1 << 20;
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy",
+                                      "gemm.fp32", "gemm.tf32",  "gemm.fp16",
+                                      "gemm.bf16", "gemm.fp8",   "cudnn.conv"};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        assert_int_equal(verdict_of(r, ids[i], "gpu0"), GV_PASS);
+    assert_int_equal(verdict_of(r, "cudnn.version", "node"), GV_PASS);
+    assert_int_equal(verdict_of(r, "driver.compat", "cublasLt"), GV_PASS);
+    assert_int_equal(verdict_of(r, "driver.compat", "cudnn"), GV_PASS);
+    gv_check_result c = result_of(r, "gemm.fp16", "gpu0");
+    assert_string_equal(c.unit, "TFLOPS");
+    assert_true(fabs(c.value - 700) < 1);
+    assert_int_equal(gv_report_count(r), 12);
+    gv_report_free(r);
+    o.gemm_size = 100000;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    gv_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gemm_healthy_is_verified_and_judged_against_the_datasheet),
+        cmocka_unit_test(gemm_every_dtype_verifies),
+        cmocka_unit_test(gemm_silent_corruption_fails),
+        cmocka_unit_test(gemm_slow_warns_then_fails_by_policy),
+        cmocka_unit_test(gemm_fp8_needs_ada_or_hopper),
+        cmocka_unit_test(cublas_newer_than_the_driver_fails_with_the_fix),
+        cmocka_unit_test(cuda_check_measures_and_verifies),
+        cmocka_unit_test(cuda_check_slow_copies_fail_against_the_link),
+        cmocka_unit_test(cuda_check_oversized_allocation_fails_cleanly),
+        cmocka_unit_test(cudnn_convolutions_match_the_host),
+        cmocka_unit_test(cudnn_absent_is_a_skip_naming_the_file),
+        cmocka_unit_test(bad_input_is_refused),
+        cmocka_unit_test(no_cuda_is_a_verdict_not_an_error),
+        cmocka_unit_test(run_rows_for_every_active_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
