@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "kernels/gv_random.h"
 
 enum direction { H2D, D2H, D2D };
@@ -60,12 +61,6 @@ static int copy_once(struct job *j, enum direction d)
     return GVCU_ERROR_INVALID_VALUE;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Warm-up, then `samples` gated batches of `copies`; the median rate in GB/s. */
 static gv_status measure(struct job *j, enum direction d, double *gbps)
 {
@@ -105,8 +100,7 @@ static gv_status measure(struct job *j, enum direction d, double *gbps)
                                : d == D2H ? "device-to-host copy"
                                           : "device-to-device copy",
                                rc);
-    qsort(rates, n, sizeof *rates, cmp_double);
-    *gbps = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+    *gbps = gv_median(rates, n);
     return GV_OK;
 }
 

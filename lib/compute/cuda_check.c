@@ -11,6 +11,7 @@
 #include "compute/telemetry.h"
 #include "core/context.h"
 #include "core/sizes.h"
+#include "report/report.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MIB (1024.0 * 1024.0)
@@ -134,7 +135,7 @@ static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
 }
 
 /* The link's raw rate now and at its best, from NVML, else sysfs. */
-static void link_rates(gv_session *s, const gv_pci_function *pci, int have_pci, gv_cuda_result *r)
+static void link_rates(gv_session *s, gv_cuda_result *r)
 {
     gv_link_state l;
     int gen = 0, width = 0, gen_max = 0, width_max = 0;
@@ -142,7 +143,8 @@ static void link_rates(gv_session *s, const gv_pci_function *pci, int have_pci, 
         gen = l.gen_current, width = l.width_current;
         gen_max = l.gen_max, width_max = l.width_max;
     }
-    if (have_pci) {
+    const gv_pci_function *pci = &s->pci;
+    if (s->have_pci) {
         if (!gen)
             gen = gv_pcie_gen_of_speed(pci->link_speed_current);
         if (!width)
@@ -204,30 +206,19 @@ static void judge_copies(gv_cuda_result *r, const gv_copy_figures *f)
 
 static gv_status copy_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result *r, gv_errbuf *err)
 {
-    gv_pci_function pci;
-    int have_pci = gv_session_pci(s, &pci) == 0;
-    r->numa_node = have_pci ? pci.numa_node : -1;
+    r->numa_node = s->have_pci ? s->pci.numa_node : -1;
     gv_copy_figures f;
-    gv_status st = gv_copy_bandwidth(s, have_pci ? pci.local_cpus : "", r->numa_node, o->copy_bytes,
-                                     o->copy_samples, o->copies_per_sample, &f, err);
+    gv_status st = gv_copy_bandwidth(s, s->have_pci ? s->pci.local_cpus : "", r->numa_node,
+                                     o->copy_bytes, o->copy_samples, o->copies_per_sample, &f, err);
     if (st != GV_OK)
         return st;
     r->h2d_gbps = f.h2d_gbps;
     r->d2h_gbps = f.d2h_gbps;
     r->d2d_gbps = f.d2d_gbps;
-    link_rates(s, &pci, have_pci, r); /* right after the copies, while the link is up */
+    link_rates(s, r); /* right after the copies, while the link is up */
     r->memory_bw_gbps = gv_memory_bandwidth_gbps(s->pci_device_id);
     judge_copies(r, &f);
     return GV_OK;
-}
-
-static int worse(int a, int b)
-{
-    if (a == GV_SKIP)
-        return b;
-    if (b == GV_SKIP)
-        return a;
-    return a > b ? a : b;
 }
 
 gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_cuda_result *out)
@@ -283,7 +274,7 @@ gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_
         r.verdict = GV_FAIL;
         snprintf(r.message, sizeof r.message, "%s", err.text);
     } else {
-        r.verdict = worse(r.alloc_verdict, r.copy_verdict);
+        r.verdict = gv_verdict_worse(r.alloc_verdict, r.copy_verdict);
         if (r.verdict == GV_SKIP)
             r.verdict = GV_PASS;
         snprintf(r.message, sizeof r.message, "CUDA context on %s (%s) in %.0f ms; %.2f GiB free",

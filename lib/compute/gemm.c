@@ -303,12 +303,6 @@ static gv_status choose_algo(gemm_run *g, gv_gemm_result *r, double *ms_out)
     return GV_OK;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Output element (i, j) against the FP64 dot product of the same random inputs. */
 static gv_status verify(gemm_run *g, gv_gemm_result *r)
 {
@@ -370,9 +364,7 @@ static gv_status measure(gemm_run *g, gv_gemm_result *r)
     gv_sampler_stop(&sampler);
     if (r->batches < g->o.batches)
         return GV_ERR_DRIVER;
-    qsort(ms, r->batches, sizeof *ms, cmp_double);
-    unsigned n = r->batches;
-    r->time_median_ms = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+    r->time_median_ms = gv_median(ms, r->batches);
     double flop = 2.0 * g->o.m * g->o.n * g->o.k;
     r->tflops_median = flop / (r->time_median_ms * 1e-3) / 1e12;
     r->tflops_best = flop / (ms[0] * 1e-3) / 1e12;

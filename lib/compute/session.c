@@ -73,6 +73,26 @@ static gv_status load_kernels(gv_session *s, gv_errbuf *err)
     return GV_OK;
 }
 
+/* The GPU's PCI function in sysfs, found by its bus id; 0 when found. */
+static int find_pci(const gv_session *s, gv_pci_function *out)
+{
+    gv_pci_addr want;
+    if (gv_pci_parse_addr(s->bus_id, &want) != 0)
+        return -1;
+    gv_pci_function *all = NULL;
+    size_t n = 0;
+    if (gv_pci_nvidia_gpus(s->ctx->sysroot, &all, &n, NULL) != GV_OK)
+        return -1;
+    int found = -1;
+    for (size_t i = 0; i < n && found < 0; i++)
+        if (gv_pci_addr_compare(&all[i].addr, &want) == 0) {
+            *out = all[i];
+            found = 0;
+        }
+    free(all);
+    return found;
+}
+
 gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *err)
 {
     memset(s, 0, sizeof *s);
@@ -98,9 +118,9 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     if ((rc = s->cu->cuDeviceGet(&s->device, (int)gpu)) != GVCU_SUCCESS)
         return gv_session_fail(s, err, "cuDeviceGet", rc);
     describe(s);
-    gv_pci_function pci;
-    if (gv_session_pci(s, &pci) == 0)
-        s->pci_device_id = pci.device;
+    s->have_pci = find_pci(s, &s->pci) == 0;
+    if (s->have_pci)
+        s->pci_device_id = s->pci.device;
     if ((rc = s->cu->cuDevicePrimaryCtxRetain(&s->context, s->device)) != GVCU_SUCCESS)
         return gv_session_fail(s, err, "cuDevicePrimaryCtxRetain", rc);
     s->retained = 1;
@@ -110,6 +130,10 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     if ((rc = s->cu->cuStreamCreate(&s->stream, GVCU_STREAM_NON_BLOCKING)) != GVCU_SUCCESS) {
         s->stream = NULL;
         return gv_session_fail(s, err, "cuStreamCreate", rc);
+    }
+    if ((rc = s->cu->cuEventCreate(&s->done, GVCU_EVENT_DEFAULT)) != GVCU_SUCCESS) {
+        s->done = NULL;
+        return gv_session_fail(s, err, "cuEventCreate", rc);
     }
     gv_status st = load_kernels(s, err);
     s->context_s = gv_now_s() - t0;
@@ -124,6 +148,9 @@ void gv_session_close(gv_session *s)
         gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S);
         s->cu->cuStreamDestroy(s->stream);
     }
+    if (s->done)
+        s->cu->cuEventDestroy(s->done);
+    s->done = NULL;
     if (s->module)
         s->cu->cuModuleUnload(s->module);
     if (s->pushed) {
@@ -139,14 +166,13 @@ void gv_session_close(gv_session *s)
 
 int gv_session_sync(gv_session *s, double timeout_s)
 {
-    gvcu_event done;
-    int rc = s->cu->cuEventCreate(&done, GVCU_EVENT_DEFAULT);
-    if (rc != GVCU_SUCCESS)
-        return rc;
-    if ((rc = s->cu->cuEventRecord(done, s->stream)) == GVCU_SUCCESS) {
+    if (!s->done)
+        return GVCU_ERROR_NOT_INITIALIZED;
+    int rc = s->cu->cuEventRecord(s->done, s->stream);
+    if (rc == GVCU_SUCCESS) {
         double until = gv_now_s() + timeout_s;
         struct timespec nap = {0, 20000}; /* 20 us: far below any step worth timing */
-        while ((rc = s->cu->cuEventQuery(done)) == GVCU_ERROR_NOT_READY) {
+        while ((rc = s->cu->cuEventQuery(s->done)) == GVCU_ERROR_NOT_READY) {
             if (gv_now_s() > until) {
                 rc = GVCU_ERROR_LAUNCH_TIMEOUT;
                 break;
@@ -154,7 +180,6 @@ int gv_session_sync(gv_session *s, double timeout_s)
             nanosleep(&nap, NULL);
         }
     }
-    s->cu->cuEventDestroy(done);
     return rc;
 }
 
@@ -195,23 +220,4 @@ int gv_session_gate(gv_session *s, gvcu_stream stream, gvcu_deviceptr flag, uint
 {
     void *params[] = {&flag, &timeout_ns};
     return launch(s, s->gate, stream, 1, 1, params);
-}
-
-int gv_session_pci(const gv_session *s, gv_pci_function *out)
-{
-    gv_pci_addr want;
-    if (gv_pci_parse_addr(s->bus_id, &want) != 0)
-        return -1;
-    gv_pci_function *all = NULL;
-    size_t n = 0;
-    if (gv_pci_nvidia_gpus(s->ctx->sysroot, &all, &n, NULL) != GV_OK)
-        return -1;
-    int found = -1;
-    for (size_t i = 0; i < n && found < 0; i++)
-        if (gv_pci_addr_compare(&all[i].addr, &want) == 0) {
-            *out = all[i];
-            found = 0;
-        }
-    free(all);
-    return found;
 }

@@ -19,12 +19,15 @@ typedef struct gv_session {
     int retained, pushed;
     gvcu_context context;
     gvcu_stream stream;
+    gvcu_event done; /* recorded and polled by gv_session_sync */
     gvcu_module module;
     gvcu_function fill_pattern, check_pattern, fill_random, gate;
     char name[96];
     char bus_id[32];
     int cc_major, cc_minor, sm_count, max_sm_clock_mhz;
     int pci_device_id; /* 0x2335; 0 unknown */
+    int have_pci;      /* pci holds the GPU's sysfs function (NUMA node, CPUs, link) */
+    gv_pci_function pci;
     double context_s;
 } gv_session;
 
@@ -48,9 +51,6 @@ int gv_session_check_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, ui
 int gv_session_fill_random(gv_session *s, gvcu_deviceptr p, uint64_t count, int kind,
                            uint64_t seed);
 int gv_session_gate(gv_session *s, gvcu_stream stream, gvcu_deviceptr flag, uint64_t timeout_ns);
-
-/* The session GPU's PCI function in sysfs (NUMA node, CPUs, link); 0 when found. */
-int gv_session_pci(const gv_session *s, gv_pci_function *out);
 
 /* Seconds to wait for one queued step before calling the GPU hung. */
 #define GV_SESSION_STEP_TIMEOUT_S 60.0

@@ -1,6 +1,7 @@
 #include "core/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -17,4 +18,16 @@ void gv_append(char *dst, size_t cap, const char *sep, const char *text)
     if (n + 1 >= cap)
         return;
     snprintf(dst + n, cap - n, "%s%s", n ? sep : "", text);
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double gv_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

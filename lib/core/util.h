@@ -8,5 +8,7 @@
 double gv_now_s(void);
 /* Appends text to dst, preceded by sep unless dst is empty; truncates at cap. */
 void gv_append(char *dst, size_t cap, const char *sep, const char *text);
+/* The median of n > 0 samples; sorts them in place (v[0] is then the smallest). */
+double gv_median(double *v, size_t n);
 
 #endif

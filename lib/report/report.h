@@ -23,6 +23,10 @@ struct gv_report {
 /* A report holding a copy of the facts' driver summary and GPUs; NULL when out of memory. */
 gv_report *gv_report_new(const gv_facts *facts);
 
+/* The more severe of two verdicts: ERROR > FAIL > WARN > PASS > SKIP (a SKIP gives way to
+ * anything tested). */
+int32_t gv_verdict_worse(int32_t a, int32_t b);
+
 /* Appends a result with its message; NULL when out of memory (the setters accept NULL). */
 gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
                                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
