@@ -8,5 +8,6 @@
 #include "gv_context.h"
 #include "gv_driver.h"
 #include "gv_report.h"
+#include "gv_topology.h"
 
 #endif

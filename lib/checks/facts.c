@@ -51,6 +51,9 @@ gv_gpu_record *gv_facts_gpu_add(gv_facts *f)
     gv_gpu_record *r = &f->gpus[f->gpu_count++];
     memset(r, 0, sizeof *r);
     unknown_gpu(&r->gpu);
+    r->upstream_speed_max = -1;
+    r->upstream_width_max = -1;
+    r->utilization = -1;
     return r;
 }
 

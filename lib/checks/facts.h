@@ -10,6 +10,17 @@
 #include "gpuverify/gpuverify.h"
 #include "sys/nvidia_proc.h"
 #include "sys/os.h"
+#include "sys/pci.h"
+
+#define GV_NVLINK_MAX 18 /* links per GPU NVML reports (NVML_NVLINK_MAX_LINKS) */
+
+/* One NVLink of a GPU as NVML reports it. */
+typedef struct gv_nvlink {
+    int active;
+    int to_switch;       /* the far end is an NVSwitch */
+    gv_pci_addr remote;  /* the far end's PCI address */
+    int remote_known;
+} gv_nvlink;
 
 /* One source's outcome: GV_OK, or the status and the text naming the file or call. */
 typedef struct gv_source {
@@ -24,6 +35,11 @@ typedef struct gv_gpu_record {
     int excluded;          /* "GPU Excluded: Yes" in /proc/driver/nvidia/gpus */
     char pci_problem[256]; /* a sysfs file of this GPU that could not be read or parsed, "" */
     char problem[256];     /* the first NVML query of this GPU that failed, "" */
+    double upstream_speed_max; /* the PCIe port above the GPU (sysfs), -1 unknown */
+    int upstream_width_max;
+    int utilization;           /* NVML GPU utilization percent, -1 unknown */
+    int nvlink_count;          /* links NVML reports (supported), 0 none or no NVLink query */
+    gv_nvlink nvlinks[GV_NVLINK_MAX];
 } gv_gpu_record;
 
 typedef struct gv_facts {

@@ -52,6 +52,8 @@ static void pci_gpus(gv_facts *f)
         g->link_speed_max_gts = fns[i].link_speed_max;
         g->link_width_current_sysfs = fns[i].link_width_current;
         g->link_width_max_sysfs = fns[i].link_width_max;
+        r->upstream_speed_max = fns[i].upstream_speed_max;
+        r->upstream_width_max = fns[i].upstream_width_max;
         snprintf(r->pci_problem, sizeof r->pci_problem, "%s", fns[i].problem);
     }
     free(fns);

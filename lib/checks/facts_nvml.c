@@ -25,6 +25,30 @@ static int took(gv_gpu_record *r, const char *what, gvnv_return rc)
 #define NVML_QUERY(r, nv, fn, ...)                                                                 \
     took(r, #fn, (nv)->fn ? (nv)->fn(__VA_ARGS__) : GVNV_ERROR_FUNCTION_NOT_FOUND)
 
+/* Each link NVML answers for: state and far end. NOT_SUPPORTED (or INVALID_ARGUMENT past the
+ * GPU's last link) ends the list; a GPU without NVLink has none. */
+static void nvlinks(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r)
+{
+    if (!nv->device_get_nvlink_state)
+        return;
+    for (unsigned link = 0; link < GV_NVLINK_MAX; link++) {
+        gvnv_enable_state active;
+        if (nv->device_get_nvlink_state(dev, link, &active) != GVNV_SUCCESS)
+            continue;
+        gv_nvlink *l = &r->nvlinks[r->nvlink_count++];
+        l->active = active == GVNV_FEATURE_ENABLED;
+        gvnv_pci_info pci;
+        memset(&pci, 0, sizeof pci);
+        if (l->active && nv->device_get_nvlink_remote_pci_info &&
+            nv->device_get_nvlink_remote_pci_info(dev, link, &pci) == GVNV_SUCCESS)
+            l->remote_known = gv_pci_parse_addr(pci.bus_id, &l->remote) == 0;
+        gvnv_nvlink_device_type type;
+        if (l->active && nv->device_get_nvlink_remote_device_type &&
+            nv->device_get_nvlink_remote_device_type(dev, link, &type) == GVNV_SUCCESS)
+            l->to_switch = type == GVNV_NVLINK_DEVICE_TYPE_SWITCH;
+    }
+}
+
 static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r)
 {
     gv_gpu *g = &r->gpu;
@@ -77,6 +101,10 @@ static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record 
         g->pcie_width_current = (int32_t)u;
     if (NVML_QUERY(r, nv, device_get_max_pcie_link_width, dev, &u))
         g->pcie_width_max = (int32_t)u;
+    gvnv_utilization use;
+    if (NVML_QUERY(r, nv, device_get_utilization_rates, dev, &use))
+        r->utilization = (int)use.gpu;
+    nvlinks(nv, dev, r);
 }
 
 /* An NVML device whose handle or address could not be read: NVML enumerates in PCI order, so

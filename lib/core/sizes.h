@@ -19,5 +19,9 @@
 #define GV_GEMM_OPTS_SIZE_V1 (offsetof(gv_gemm_opts, seed) + sizeof(uint64_t))
 #define GV_GEMM_RESULT_SIZE_V1 (offsetof(gv_gemm_result, gemms_per_batch) + sizeof(uint32_t))
 #define GV_CUDNN_RESULT_SIZE_V1 (offsetof(gv_cudnn_result, fp16_worst) + sizeof(double))
+#define GV_TOPO_OPTS_SIZE_V1 (offsetof(gv_topo_opts, gdr_level) + sizeof(const char *))
+#define GV_TOPO_INFO_SIZE_V1 (offsetof(gv_topo_info, source) + 512)
+#define GV_TOPO_DEVICE_SIZE_V1 (offsetof(gv_topo_device, gdr_capable) + sizeof(int32_t))
+#define GV_TOPO_LINK_SIZE_V1 (offsetof(gv_topo_link, label) + 8)
 
 #endif

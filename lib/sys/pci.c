@@ -186,3 +186,31 @@ gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *co
     *count = found;
     return GV_OK;
 }
+
+gv_status gv_pci_read_function(const char *root, const gv_pci_addr *addr, gv_pci_function *out,
+                               gv_errbuf *err)
+{
+    memset(out, 0, sizeof *out);
+    out->addr = *addr;
+    gv_pci_format_addr(addr, out->bdf, sizeof out->bdf);
+    char link[PATH_MAX], dir[PATH_MAX];
+    snprintf(link, sizeof link, "/sys/bus/pci/devices/%s", out->bdf);
+    if (!gv_sys_exists(root, link)) /* wide domains: sysfs may print them unpadded */
+        snprintf(link, sizeof link, "/sys/bus/pci/devices/%x:%02x:%02x.%x", addr->domain,
+                 addr->bus, addr->device, addr->function);
+    if (!gv_sys_exists(root, link))
+        return gv_err(err, GV_ERR_NOT_FOUND, "%s%s does not exist", gv_sys_shown(root), link);
+    if (gv_sys_resolve(root, link, dir, sizeof dir, err) != GV_OK)
+        snprintf(dir, sizeof dir, "%s", link);
+    long v;
+    char rel[PATH_MAX];
+    gv_errbuf ignored;
+    snprintf(rel, sizeof rel, "%s/vendor", dir);
+    out->vendor = gv_sys_read_long(root, rel, &v, &ignored) == GV_OK ? (int)v : -1;
+    snprintf(rel, sizeof rel, "%s/device", dir);
+    out->device = gv_sys_read_long(root, rel, &v, &ignored) == GV_OK ? (int)v : -1;
+    snprintf(rel, sizeof rel, "%s/class", dir);
+    out->class_code = gv_sys_read_long(root, rel, &v, &ignored) == GV_OK ? (int)v : -1;
+    read_function(root, dir, out);
+    return GV_OK;
+}

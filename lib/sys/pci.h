@@ -40,4 +40,8 @@ gv_status gv_pci_parse_speed(const char *text, double *gts);
 gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *count,
                              gv_errbuf *err);
 
+/* One function's attributes by address (any vendor); GV_ERR_NOT_FOUND when sysfs lacks it. */
+gv_status gv_pci_read_function(const char *root, const gv_pci_addr *addr, gv_pci_function *out,
+                               gv_errbuf *err);
+
 #endif

@@ -293,3 +293,52 @@ gvnv_return nvmlDeviceGetCurrentClocksEventReasons(gvnv_device device, unsigned 
     *reasons = 0;
     return GVNV_SUCCESS;
 }
+
+/* NVLinks 0..nvlinks-1 exist; the last nvlinks_down of them are inactive. */
+#define LINK_OR_RETURN(g, link)                                                                    \
+    if ((int)(link) >= (g)->nvlinks || (link) >= GVNV_NVLINK_MAX_LINKS)                           \
+        return (g)->nvlinks ? GVNV_ERROR_INVALID_ARGUMENT : GVNV_ERROR_NOT_SUPPORTED;
+
+gvnv_return nvmlDeviceGetNvLinkState(gvnv_device device, unsigned int link,
+                                     gvnv_enable_state *is_active)
+{
+    DEVICE_OR_RETURN(g, device);
+    LINK_OR_RETURN(g, link);
+    *is_active = (int)link < g->nvlinks - g->nvlinks_down ? GVNV_FEATURE_ENABLED
+                                                           : GVNV_FEATURE_DISABLED;
+    return GVNV_SUCCESS;
+}
+
+static int peer_is_switch(const fake_gpu *g)
+{
+    return !g->nvlink_peer[0] || !strcmp(g->nvlink_peer, "switch");
+}
+
+gvnv_return nvmlDeviceGetNvLinkRemotePciInfo_v2(gvnv_device device, unsigned int link,
+                                               gvnv_pci_info *pci)
+{
+    DEVICE_OR_RETURN(g, device);
+    LINK_OR_RETURN(g, link);
+    memset(pci, 0, sizeof *pci);
+    /* An NVSwitch answers with its own bus id; the fake's switches sit on bus 0xff. */
+    snprintf(pci->bus_id, sizeof pci->bus_id, "%s",
+             peer_is_switch(g) ? "00000000:FF:00.0" : g->nvlink_peer);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetNvLinkRemoteDeviceType(gvnv_device device, unsigned int link,
+                                                gvnv_nvlink_device_type *type)
+{
+    DEVICE_OR_RETURN(g, device);
+    LINK_OR_RETURN(g, link);
+    *type = peer_is_switch(g) ? GVNV_NVLINK_DEVICE_TYPE_SWITCH : GVNV_NVLINK_DEVICE_TYPE_GPU;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetUtilizationRates(gvnv_device device, gvnv_utilization *utilization)
+{
+    DEVICE_OR_RETURN(g, device);
+    utilization->gpu = (unsigned)g->utilization;
+    utilization->memory = 0;
+    return GVNV_SUCCESS;
+}

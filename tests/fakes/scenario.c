@@ -72,6 +72,14 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->gemm_tflops = atof(v);
     else if (!strcmp(k, "gemm_corrupt"))
         g->gemm_corrupt = atoi(v);
+    else if (!strcmp(k, "nvlinks"))
+        g->nvlinks = atoi(v);
+    else if (!strcmp(k, "nvlinks_down"))
+        g->nvlinks_down = atoi(v);
+    else if (!strcmp(k, "nvlink_peer"))
+        copy(g->nvlink_peer, sizeof g->nvlink_peer, v);
+    else if (!strcmp(k, "util"))
+        g->utilization = atoi(v);
     else
         return -1;
     return 0;

@@ -6,7 +6,9 @@
  *         serial=...; memory_mib=81559; cc=9.0; sms=132; max_sm_clock=1980; vbios=...;
  *         persistence=1; ecc=1; mig=0; compute_mode=0; power_limit_w=700; temp=31;
  *         pcie=5,16,5,16; lost=0; free_mib=256; copy_gbps=50; gemm_tflops=700;
- *         gemm_corrupt=0      (one line per GPU, in PCI order)
+ *         gemm_corrupt=0; nvlinks=18; nvlinks_down=0; nvlink_peer=switch; util=0
+ *         (one line per GPU, in PCI order; nvlinks = 0: NVLink not supported; the last
+ *         nvlinks_down links are inactive; the peer is "switch" or a GPU's bus id)
  *   cublas_cuda_version = 13000
  *
  * The file is named by $GV_FAKE_SCENARIO and read again at every nvmlInit/cuInit, so one test
@@ -29,6 +31,9 @@ typedef struct fake_gpu {
     double copy_gbps;            /* default 50 */
     double gemm_tflops;          /* default 700 */
     int gemm_corrupt;            /* 1: every GEMM output is off by one */
+    int nvlinks, nvlinks_down;   /* NVLinks the GPU has, how many of them are inactive */
+    char nvlink_peer[32];        /* "switch" (default) or the bus id of the GPU at the other end */
+    int utilization;             /* GPU utilization percent */
 } fake_gpu;
 
 typedef struct fake_scenario {

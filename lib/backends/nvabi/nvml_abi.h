@@ -20,6 +20,13 @@ typedef struct gvnv_pci_info { /* nvmlPciInfo_t */
     char bus_id[32];
 } gvnv_pci_info;
 
+typedef struct gvnv_utilization { /* nvmlUtilization_t */
+    unsigned int gpu;    /* percent of time a kernel ran, last sample period */
+    unsigned int memory; /* percent of time device memory was read or written */
+} gvnv_utilization;
+
+typedef int gvnv_nvlink_device_type; /* nvmlIntNvLinkDeviceType_t */
+
 typedef struct gvnv_memory { /* nvmlMemory_t */
     unsigned long long total;
     unsigned long long free;
@@ -53,6 +60,9 @@ typedef struct gvnv_memory { /* nvmlMemory_t */
 #define GVNV_FEATURE_DISABLED 0
 #define GVNV_FEATURE_ENABLED 1
 #define GVNV_CLOCK_SM 1
+#define GVNV_NVLINK_MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS: Hopper and Blackwell have 18 */
+#define GVNV_NVLINK_DEVICE_TYPE_GPU 0
+#define GVNV_NVLINK_DEVICE_TYPE_SWITCH 2
 #define GVNV_TEMPERATURE_GPU 0
 
 #define GVNV_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
