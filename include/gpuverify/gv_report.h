@@ -51,11 +51,13 @@ typedef struct gv_run_opts {
     uint32_t gemm_size;
     uint32_t reserved0;
     uint64_t copy_bytes;
+    /* topo.* checks: an `lstopo --of xml` file of the node; NULL = live hwloc (this machine). */
+    const char *topology_xml;
 } gv_run_opts;
 
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
-        sizeof(gv_run_opts), 0, NULL, 0, 0, 0                                                      \
+        sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL                                                \
     }
 
 /* Runs the selected checks and returns a report (free with gv_report_free). opts may be NULL.

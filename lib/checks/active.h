@@ -1,5 +1,6 @@
-/* Checks that run work on the GPUs (cuda.*, gemm.*, cudnn.*, driver.compat): each catalog
- * group runs once per gv_run and adds a row for every selected ID of the group. */
+/* Checks that run work on the GPUs (cuda.*, gemm.*, cudnn.*, driver.compat) or need more than
+ * the facts (topo.*): each catalog group runs once per gv_run and adds a row for every
+ * selected ID of the group. */
 #ifndef GV_CHECKS_ACTIVE_H
 #define GV_CHECKS_ACTIVE_H
 
@@ -13,7 +14,8 @@ typedef struct gv_active_run {
     gv_report *report;
     uint32_t gemm_size; /* 0: the defaults */
     uint64_t copy_bytes;
-    const int *chosen; /* per catalog entry */
+    const char *topology_xml; /* NULL: live hwloc */
+    const int *chosen;        /* per catalog entry */
 } gv_active_run;
 
 typedef void (*gv_active_fn)(gv_active_run *run);
@@ -25,5 +27,6 @@ void gv_active_compat(gv_active_run *run); /* driver.compat */
 void gv_active_cuda(gv_active_run *run);   /* cuda.init, cuda.alloc, cuda.copy */
 void gv_active_gemm(gv_active_run *run);   /* gemm.fp32 .. gemm.fp8 */
 void gv_active_cudnn(gv_active_run *run);  /* cudnn.version, cudnn.conv */
+void gv_active_topo(gv_active_run *run);   /* topo.numa, topo.gpu_nic (topo.c) */
 
 #endif

@@ -12,6 +12,7 @@ typedef struct gv_check_def {
     const char *id;
     gv_check_fn run;     /* judges the facts; NULL for an active check */
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
+    int uses_cuda;       /* needs cuInit (0.2 s): facts are gathered with CUDA */
 } gv_check_def;
 
 /* The catalog in run order (docs/checks.md describes each). */
@@ -34,6 +35,9 @@ void gv_check_gpu_pci(const gv_facts *f, gv_report *r);
 void gv_check_gpu_nvml(const gv_facts *f, gv_report *r);
 void gv_check_gpu_ecc(const gv_facts *f, gv_report *r);
 void gv_check_gpu_mig(const gv_facts *f, gv_report *r);
+/* links.c */
+void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r);
+void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r);
 
 /* "gpu3" for the record's inventory index. */
 void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap);

@@ -11,29 +11,33 @@
 #include "core/sizes.h"
 
 const gv_check_def gv_checks[] = {
-    {"system.os", gv_check_system_os, NULL},
-    {"system.kernel", gv_check_system_kernel, NULL},
-    {"driver.module", gv_check_driver_module, NULL},
-    {"driver.nvml", gv_check_driver_nvml, NULL},
-    {"driver.version", gv_check_driver_version, NULL},
-    {"driver.cuda", gv_check_driver_cuda, NULL},
-    {"driver.gpu_count", gv_check_driver_gpu_count, NULL},
-    {"driver.persistence", gv_check_driver_persistence, NULL},
-    {"gpu.pci", gv_check_gpu_pci, NULL},
-    {"gpu.nvml", gv_check_gpu_nvml, NULL},
-    {"gpu.ecc", gv_check_gpu_ecc, NULL},
-    {"gpu.mig", gv_check_gpu_mig, NULL},
-    {"driver.compat", NULL, gv_active_compat},
-    {"cuda.init", NULL, gv_active_cuda},
-    {"cuda.alloc", NULL, gv_active_cuda},
-    {"cuda.copy", NULL, gv_active_cuda},
-    {"gemm.fp32", NULL, gv_active_gemm},
-    {"gemm.tf32", NULL, gv_active_gemm},
-    {"gemm.fp16", NULL, gv_active_gemm},
-    {"gemm.bf16", NULL, gv_active_gemm},
-    {"gemm.fp8", NULL, gv_active_gemm},
-    {"cudnn.version", NULL, gv_active_cudnn},
-    {"cudnn.conv", NULL, gv_active_cudnn},
+    {"system.os", gv_check_system_os, NULL, 0},
+    {"system.kernel", gv_check_system_kernel, NULL, 0},
+    {"driver.module", gv_check_driver_module, NULL, 0},
+    {"driver.nvml", gv_check_driver_nvml, NULL, 0},
+    {"driver.version", gv_check_driver_version, NULL, 0},
+    {"driver.cuda", gv_check_driver_cuda, NULL, 1},
+    {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0},
+    {"driver.persistence", gv_check_driver_persistence, NULL, 0},
+    {"gpu.pci", gv_check_gpu_pci, NULL, 0},
+    {"gpu.pcie_link", gv_check_gpu_pcie_link, NULL, 0},
+    {"gpu.nvml", gv_check_gpu_nvml, NULL, 0},
+    {"gpu.nvlink", gv_check_gpu_nvlink, NULL, 0},
+    {"gpu.ecc", gv_check_gpu_ecc, NULL, 0},
+    {"gpu.mig", gv_check_gpu_mig, NULL, 0},
+    {"topo.numa", NULL, gv_active_topo, 0},
+    {"topo.gpu_nic", NULL, gv_active_topo, 0},
+    {"driver.compat", NULL, gv_active_compat, 1},
+    {"cuda.init", NULL, gv_active_cuda, 1},
+    {"cuda.alloc", NULL, gv_active_cuda, 1},
+    {"cuda.copy", NULL, gv_active_cuda, 1},
+    {"gemm.fp32", NULL, gv_active_gemm, 1},
+    {"gemm.tf32", NULL, gv_active_gemm, 1},
+    {"gemm.fp16", NULL, gv_active_gemm, 1},
+    {"gemm.bf16", NULL, gv_active_gemm, 1},
+    {"gemm.fp8", NULL, gv_active_gemm, 1},
+    {"cudnn.version", NULL, gv_active_cudnn, 1},
+    {"cudnn.conv", NULL, gv_active_cudnn, 1},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 
@@ -156,8 +160,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     time_t wall = time(NULL);
     int with_cuda = 0;
     for (size_t i = 0; i < gv_check_count; i++)
-        with_cuda |= chosen[i] &&
-                     (strcmp(gv_checks[i].id, "driver.cuda") == 0 || gv_checks[i].active != NULL);
+        with_cuda |= chosen[i] && gv_checks[i].uses_cuda;
     gv_facts *f;
     if ((s = refresh_facts(ctx, with_cuda, &f)) != GV_OK)
         return s;
@@ -167,7 +170,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     struct tm tm;
     if (gmtime_r(&wall, &tm))
         strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    gv_active_run active = {ctx, f, r, o.gemm_size, o.copy_bytes, chosen};
+    gv_active_run active = {ctx, f, r, o.gemm_size, o.copy_bytes, o.topology_xml, chosen};
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || !first_of_group(chosen, i))
             continue;

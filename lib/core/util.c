@@ -31,3 +31,8 @@ double gv_median(double *v, size_t n)
     qsort(v, n, sizeof *v, by_value);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+double gv_min_known(double a, double b)
+{
+    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}

@@ -10,5 +10,7 @@ double gv_now_s(void);
 void gv_append(char *dst, size_t cap, const char *sep, const char *text);
 /* The median of n > 0 samples; sorts them in place (v[0] is then the smallest). */
 double gv_median(double *v, size_t n);
+/* The smaller of two measurements where negative means unknown: min(a, b), or the known one. */
+double gv_min_known(double a, double b);
 
 #endif

@@ -10,6 +10,7 @@
 #include "checks/facts.h"
 #include "core/context.h"
 #include "core/sizes.h"
+#include "core/util.h"
 #include "sys/pci.h"
 #include "topo/paths.h"
 
@@ -108,12 +109,10 @@ static gv_status collect_nics(hwloc_topology_t t, builder *b)
             return GV_ERR_NO_MEMORY;
         from_pci_object(p, o->parent);
         snprintf(p->dev.name, sizeof p->dev.name, "%s", o->name ? o->name : "?");
-        size_t used = 0;
         for (hwloc_obj_t sib = o->parent->io_first_child; sib; sib = sib->next_sibling)
             if (sib->type == HWLOC_OBJ_OS_DEVICE && sib->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK &&
-                sib->name && used < sizeof p->dev.netdev)
-                used += (size_t)snprintf(p->dev.netdev + used, sizeof p->dev.netdev - used, "%s%s",
-                                         used ? "," : "", sib->name);
+                sib->name)
+                gv_append(p->dev.netdev, sizeof p->dev.netdev, ",", sib->name);
     }
     return GV_OK;
 }
@@ -178,11 +177,6 @@ static gv_status merge_facts(hwloc_topology_t h, const gv_facts *f, builder *b)
     return GV_OK;
 }
 
-static double min_known(double a, double b)
-{
-    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
-}
-
 /* Live NICs: sysfs NUMA node and links. Every device: the achievable link maximum. */
 static void read_links(const char *sysroot, builder *b, int live)
 {
@@ -199,9 +193,9 @@ static void read_links(const char *sysroot, builder *b, int live)
             p->dev.link_width_current = fn.link_width_current;
             p->dev.link_width_max = fn.link_width_max;
         }
-        p->dev.link_speed_achievable_gts = min_known(p->dev.link_speed_max_gts, fn.upstream_speed_max);
+        p->dev.link_speed_achievable_gts = gv_min_known(p->dev.link_speed_max_gts, fn.upstream_speed_max);
         p->dev.link_width_achievable =
-            (int32_t)min_known(p->dev.link_width_max, fn.upstream_width_max);
+            (int32_t)gv_min_known(p->dev.link_width_max, fn.upstream_width_max);
     }
 }
 

@@ -213,7 +213,11 @@ static void fsroot_replays(void **state)
     /* QLogic qib0 on a host bridge hwloc attaches to the whole machine: sysfs says node 2,
      * the CPU locality spans all four nodes. Its link files are read from the sysroot. */
     t = load_fsroot("40intel64-2g2n4c+pci", &ctx);
-    nic = device(t, 0);
+    assert_int_equal(gv_topo_device_count(t), 2);
+    gv_topo_device added = device(t, 0); /* the GPU hwloc_fsroots.py adds beside it */
+    assert_int_equal(added.numa_node, -1);
+    assert_string_equal(cell(t, 0, 1), "PHB");
+    nic = device(t, 1);
     assert_string_equal(nic.name, "qib0");
     assert_int_equal(nic.numa_node, 2);
     assert_string_equal(nic.numa_affinity, "0-3");
@@ -237,6 +241,108 @@ static void fsroot_replays(void **state)
     assert_string_equal(cell(t, 1, 1), "X");
     gv_topo_free(t);
     gv_ctx_destroy(ctx);
+}
+
+static gv_report *run_checks(gv_ctx *ctx, const char *checks, const char *xml)
+{
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = checks;
+    o.topology_xml = xml;
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    return r;
+}
+
+static void topo_checks(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    /* A sysroot is not this machine: without the node's XML the checks say so. */
+    gv_report *r = run_checks(ctx, "topo", NULL);
+    assert_int_equal(verdict_of(r, "topo.numa", "node"), GV_SKIP);
+    assert_int_equal(verdict_of(r, "topo.gpu_nic", "node"), GV_SKIP);
+    gv_report_free(r);
+    r = run_checks(ctx, "topo", fixture("hwloc/xml/32em64t-2n8c2t-pci-normalio.xml"));
+    for (int i = 0; i < 3; i++) {
+        char subject[8];
+        snprintf(subject, sizeof subject, "gpu%d", i);
+        assert_int_equal(verdict_of(r, "topo.numa", subject), GV_PASS);
+    }
+    gv_check_result c = result_of(r, "topo.gpu_nic", "gpu0");
+    assert_int_equal(c.verdict, GV_WARN); /* SYS: across the socket, naming both */
+    assert_non_null(strstr(c.message, "0000:03:00.0"));
+    assert_non_null(strstr(c.message, "mlx5_0"));
+    assert_non_null(strstr(c.message, "SYS"));
+    assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu1"), GV_WARN); /* PHB */
+    assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu2"), GV_PASS); /* PIX */
+    gv_report_free(r);
+    r = run_checks(ctx, "topo", fixture("hwloc/xml/64intel64-3g2n+2n-irregulargroups+pci.xml"));
+    assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu0"), GV_SKIP); /* no RDMA NIC */
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+    /* This machine (no NVIDIA library) seen through a 4-socket capture: its GPU hangs on the
+     * whole machine, no NUMA node on a 4-node host. */
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.library_dir = emptylib();
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    setenv("HWLOC_FSROOT", fixture("hwloc/fsroot/40intel64-2g2n4c+pci"), 1);
+    r = run_checks(ctx, "topo", NULL);
+    unsetenv("HWLOC_FSROOT");
+    c = result_of(r, "topo.numa", "gpu0");
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "0000:44:00.0"));
+    assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu0"), GV_WARN);
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+}
+
+static void link_checks(void **state)
+{
+    (void)state;
+    /* GPU 1 at x8 of x16 (FAIL); GPU 2 at 2.5 GT/s: idle (PASS with a note), busy (WARN). */
+    gv_report *r = run_scenario("h100-degraded-link", "h100x8");
+    gv_check_result c = result_of(r, "gpu.pcie_link", "gpu1");
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "x8"));
+    assert_non_null(strstr(c.remediation, "lspci"));
+    c = result_of(r, "gpu.pcie_link", "gpu2");
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "idle"));
+    assert_int_equal(verdict_of(r, "gpu.pcie_link", "gpu0"), GV_PASS);
+    assert_int_equal(verdict_of(r, "gpu.nvlink", "gpu0"), GV_PASS);
+    gv_report_free(r);
+    r = run_scenario("h100-degraded-link", "h100x8-busy");
+    assert_int_equal(verdict_of(r, "gpu.pcie_link", "gpu2"), GV_WARN);
+    assert_int_equal(verdict_of(r, "gpu.pcie_link", "gpu1"), GV_FAIL);
+    gv_report_free(r);
+    r = run_scenario("h100-open", "h100x8-nvlink-down");
+    c = result_of(r, "gpu.nvlink", "gpu2");
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "2 of 18"));
+    assert_non_null(strstr(c.message, "16, 17"));
+    assert_int_equal(verdict_of(r, "gpu.nvlink", "gpu3"), GV_PASS);
+    gv_report_free(r);
+    /* NVLink in the matrix: through NVSwitch, each pair counts the fewer active links. The
+     * sysroot's GPUs are not in this machine's hwloc: PCIe classes unknown, NVLink known. */
+    const char *scenarios[] = {"h100x8", "h100x8-nvlink-down"};
+    for (int k = 0; k < 2; k++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", scenarios[k]);
+        gv_topo *t = NULL;
+        assert_int_equal(gv_topology(ctx, NULL, &t), GV_OK);
+        assert_int_equal(gv_topo_device_count(t), 8);
+        assert_string_equal(device(t, 0).name, "NVIDIA H100 80GB HBM3");
+        assert_int_equal(device(t, 5).nvml_index, 5);
+        assert_string_equal(cell(t, 0, 1), "NV18");
+        assert_string_equal(cell(t, 2, 3), k ? "NV16" : "NV18");
+        gv_topo_link l = GV_TOPO_LINK_INIT;
+        gv_topo_link_at(t, 2, 3, &l);
+        assert_int_equal(l.pcie_path, GV_PATH_UNKNOWN);
+        gv_topo_free(t);
+        gv_ctx_destroy(ctx);
+    }
+    r = run_scenario("debian12-proprietary", "t4"); /* a T4 has no NVLink */
+    assert_int_equal(verdict_of(r, "gpu.nvlink", "gpu0"), GV_SKIP);
+    gv_report_free(r);
 }
 
 static void bad_input(void **state)
@@ -298,6 +404,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(normalio_classes), cmocka_unit_test(two_socket_mlx4),
         cmocka_unit_test(irregular_groups), cmocka_unit_test(fsroot_replays),
+        cmocka_unit_test(topo_checks),      cmocka_unit_test(link_checks),
         cmocka_unit_test(bad_input)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

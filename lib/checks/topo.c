@@ -1,0 +1,123 @@
+/* topo.numa and topo.gpu_nic: judged on gv_topology, built once per run (live hwloc, or the
+ * run's topology XML). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "core/context.h"
+
+static void rows_for_all(gv_active_run *run, int verdict, const char *why)
+{
+    static const char *const ids[] = {"topo.numa", "topo.gpu_nic"};
+    for (size_t i = 0; i < 2; i++)
+        if (gv_active_selected(run, ids[i]))
+            gv_report_add(run->report, ids[i], "node", verdict, "%s", why);
+}
+
+static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info *info)
+{
+    for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
+        gv_topo_device d = GV_TOPO_DEVICE_INIT;
+        gv_topo_device_at(t, i, &d);
+        if (d.kind != GV_TOPO_GPU)
+            continue;
+        char subject[48];
+        snprintf(subject, sizeof subject, "gpu%s", d.label + 3);
+        gv_check_result *c;
+        if (info->numa_nodes <= 1) {
+            c = gv_report_add(run->report, "topo.numa", subject, GV_PASS,
+                              "%s: one NUMA node on this host, every CPU is local (CPUs %s)",
+                              d.pci_bus_id, d.cpus[0] ? d.cpus : "unknown");
+        } else if (d.numa_node < 0) {
+            c = gv_report_add(run->report, "topo.numa", subject, GV_WARN,
+                              "%s has no NUMA node on a host with %u (CPU affinity %s, NUMA "
+                              "affinity %s): jobs cannot be bound next to it",
+                              d.pci_bus_id, info->numa_nodes, d.cpus[0] ? d.cpus : "unknown",
+                              d.numa_affinity[0] ? d.numa_affinity : "unknown");
+            gv_result_remedy(c, "enable NUMA reporting for PCI devices in the BIOS (or the VM's "
+                                "vNUMA/PCI locality), then check /sys/bus/pci/devices/%s/numa_node",
+                             d.pci_bus_id);
+        } else {
+            c = gv_report_add(run->report, "topo.numa", subject, GV_PASS,
+                              "%s on NUMA node %d of %u, CPUs %s", d.pci_bus_id,
+                              (int)d.numa_node, info->numa_nodes, d.cpus);
+        }
+        gv_result_measured(c, d.numa_node >= 0 ? d.numa_node : NAN, "", "%s",
+                           d.numa_node >= 0 ? d.numa_affinity : "unknown");
+    }
+}
+
+static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_info *info)
+{
+    for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
+        gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
+        gv_topo_device_at(t, i, &d);
+        if (d.kind != GV_TOPO_GPU)
+            continue;
+        char subject[48];
+        snprintf(subject, sizeof subject, "gpu%s", d.label + 3);
+        if (info->nic_count == 0) {
+            gv_report_add(run->report, "topo.gpu_nic", subject, GV_SKIP,
+                          "no RDMA NIC on this node (no OpenFabrics device)");
+            continue;
+        }
+        if (d.nearest_nic < 0) {
+            gv_report_add(run->report, "topo.gpu_nic", subject, GV_SKIP,
+                          "%s is not in hwloc's topology: its distance to the NICs is unknown",
+                          d.pci_bus_id);
+            continue;
+        }
+        gv_topo_device_at(t, (uint32_t)d.nearest_nic, &nic);
+        const char *cls = gv_path_name(d.nearest_path);
+        gv_check_result *c;
+        if (d.nearest_path <= GV_PATH_PXB) {
+            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_PASS,
+                              "%s: nearest NIC %s (%s) at %s%s", d.pci_bus_id, nic.name,
+                              nic.pci_bus_id, cls,
+                              d.gdr_capable ? ", within NCCL's GPUDirect RDMA level"
+                                            : ", beyond NCCL_NET_GDR_LEVEL");
+        } else {
+            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_WARN,
+                              "%s: nearest NIC %s (%s) is at %s%s: RDMA traffic of this GPU "
+                              "crosses %s",
+                              d.pci_bus_id, nic.name, nic.pci_bus_id, cls,
+                              d.gdr_capable ? "" : " (no GPUDirect RDMA at NCCL's level)",
+                              d.nearest_path == GV_PATH_SYS ? "the socket interconnect"
+                                                            : "the CPU's host bridge");
+            gv_result_remedy(c, "put a NIC under the same PCIe switch as each GPU (the "
+                                "vendor's reference layout), or pin the job's NIC with "
+                                "NCCL_IB_HCA to the nearest one");
+        }
+        gv_result_measured(c, d.nearest_path, "", "%s via %s", cls, nic.name);
+        gv_result_expected(c, "topology", "PIX or PXB");
+    }
+}
+
+void gv_active_topo(gv_active_run *run)
+{
+    if (!run->topology_xml && strcmp(run->ctx->sysroot, "/") != 0) {
+        rows_for_all(run, GV_SKIP,
+                     "the sysroot is not this machine and live hwloc reads this machine: "
+                     "pass the node's topology XML (lstopo --of xml)");
+        return;
+    }
+    gv_topo_opts o = GV_TOPO_OPTS_INIT;
+    o.xml_path = run->topology_xml;
+    gv_topo *t = NULL;
+    if (gv_topology(run->ctx, &o, &t) != GV_OK) {
+        rows_for_all(run, GV_ERROR, gv_ctx_last_error(run->ctx));
+        return;
+    }
+    gv_topo_info info = GV_TOPO_INFO_INIT;
+    gv_topo_summary(t, &info);
+    if (info.gpu_count == 0)
+        rows_for_all(run, GV_SKIP, "no NVIDIA GPU in the topology");
+    else {
+        if (gv_active_selected(run, "topo.numa"))
+            judge_numa(run, t, &info);
+        if (gv_active_selected(run, "topo.gpu_nic"))
+            judge_gpu_nic(run, t, &info);
+    }
+    gv_topo_free(t);
+}
