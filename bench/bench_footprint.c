@@ -36,8 +36,9 @@ static double status_mib(const char *key)
 
 static void print_stage(const char *name, const char *verdict, double seconds)
 {
-    printf("%-34s %-5s %7.3f s  rss %7.1f  hwm %7.1f  anon %7.1f  file %7.1f MiB\n", name, verdict, seconds,
-           status_mib("VmRSS"), status_mib("VmHWM"), status_mib("RssAnon"), status_mib("RssFile"));
+    printf("%-34s %-5s %7.3f s  rss %7.1f  hwm %7.1f  anon %7.1f  file %7.1f MiB\n", name, verdict,
+           seconds, status_mib("VmRSS"), status_mib("VmHWM"), status_mib("RssAnon"),
+           status_mib("RssFile"));
     fflush(stdout);
 }
 

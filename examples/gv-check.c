@@ -10,17 +10,18 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: gv-check [--json] [--sysroot DIR] [--library-dir DIR] [--checks LIST]\n"
-            "                [--gemm-size N] [--copy-mib N] [--topology-xml FILE]\n"
-            "  --json             print the report as JSON\n"
-            "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
-            "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
-            "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
-            "                     ^ID leaves one out\n"
-            "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
-            "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
-            "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n");
+    fprintf(
+        to,
+        "usage: gv-check [--json] [--sysroot DIR] [--library-dir DIR] [--checks LIST]\n"
+        "                [--gemm-size N] [--copy-mib N] [--topology-xml FILE]\n"
+        "  --json             print the report as JSON\n"
+        "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
+        "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
+        "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
+        "                     ^ID leaves one out\n"
+        "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
+        "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
+        "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n");
 }
 
 static const char *colour(int verdict, int tty)

@@ -48,11 +48,13 @@ static void print_json(const gv_topo *t, const gv_topo_info *info)
             printf("null");
         else
             printf("%d", (int)d.numa_node);
-        printf(", \"numa_affinity\": \"%s\", \"cpus\": \"%s\", \"link\": {\"speed_gts\": %.1f, \"width\": %d, "
+        printf(", \"numa_affinity\": \"%s\", \"cpus\": \"%s\", \"link\": {\"speed_gts\": %.1f, "
+               "\"width\": %d, "
                "\"max_speed_gts\": %.1f, \"max_width\": %d, \"achievable_speed_gts\": %.1f, "
                "\"achievable_width\": %d}",
-               d.numa_affinity, d.cpus, d.link_speed_current_gts, (int)d.link_width_current, d.link_speed_max_gts,
-               (int)d.link_width_max, d.link_speed_achievable_gts, (int)d.link_width_achievable);
+               d.numa_affinity, d.cpus, d.link_speed_current_gts, (int)d.link_width_current,
+               d.link_speed_max_gts, (int)d.link_width_max, d.link_speed_achievable_gts,
+               (int)d.link_width_achievable);
         if (d.kind == GV_TOPO_GPU && d.nearest_nic >= 0)
             printf(", \"nearest_nic\": %d, \"nearest_nic_count\": %d, \"nearest_path\": \"%s\", "
                    "\"gdr_capable\": %s",

@@ -52,8 +52,8 @@ typedef struct gv_topo_info {
     uint32_t nic_count;
     uint32_t numa_nodes; /* NUMA nodes of the machine */
     uint32_t packages;
-    uint32_t pus; /* logical CPUs */
-    int32_t live; /* 1: this machine; 0: an XML file */
+    uint32_t pus;      /* logical CPUs */
+    int32_t live;      /* 1: this machine; 0: an XML file */
     int32_t gdr_level; /* enum gv_path: the level in force (PHB covers NODE: NCCL has no NODE) */
     char source[512];  /* "live" or the XML path */
 } gv_topo_info;

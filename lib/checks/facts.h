@@ -17,8 +17,8 @@
 /* One NVLink of a GPU as NVML reports it. */
 typedef struct gv_nvlink {
     int active;
-    int to_switch;       /* the far end is an NVSwitch */
-    gv_pci_addr remote;  /* the far end's PCI address */
+    int to_switch;      /* the far end is an NVSwitch */
+    gv_pci_addr remote; /* the far end's PCI address */
     int remote_known;
 } gv_nvlink;
 
@@ -32,13 +32,13 @@ typedef struct gv_source {
 typedef struct gv_gpu_record {
     gv_gpu gpu;
     int in_pci, in_proc;
-    int excluded;          /* "GPU Excluded: Yes" in /proc/driver/nvidia/gpus */
-    char pci_problem[256]; /* a sysfs file of this GPU that could not be read or parsed, "" */
-    char problem[256];     /* the first NVML query of this GPU that failed, "" */
+    int excluded;              /* "GPU Excluded: Yes" in /proc/driver/nvidia/gpus */
+    char pci_problem[256];     /* a sysfs file of this GPU that could not be read or parsed, "" */
+    char problem[256];         /* the first NVML query of this GPU that failed, "" */
     double upstream_speed_max; /* the PCIe port above the GPU (sysfs), -1 unknown */
     int upstream_width_max;
-    int utilization;           /* NVML GPU utilization percent, -1 unknown */
-    int nvlink_count;          /* links NVML reports (supported), 0 none or no NVLink query */
+    int utilization;  /* NVML GPU utilization percent, -1 unknown */
+    int nvlink_count; /* links NVML reports (supported), 0 none or no NVLink query */
     gv_nvlink nvlinks[GV_NVLINK_MAX];
 } gv_gpu_record;
 

@@ -30,8 +30,9 @@ void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, "gpu.pcie_link", subject, GV_FAIL,
                               "%s link is x%d, GPU and slot allow x%d: %s of the bandwidth lost",
                               p->pci_bus_id, width, width_best, width == 0 ? "all" : "part");
-            gv_result_remedy(c, "reseat the GPU and check its riser or cable; `lspci -vv -s %s` "
-                                "shows LnkSta against LnkCap",
+            gv_result_remedy(c,
+                             "reseat the GPU and check its riser or cable; `lspci -vv -s %s` "
+                             "shows LnkSta against LnkCap",
                              p->pci_bus_id);
         } else if (speed_best > 0 && speed < speed_best && g->utilization > 0) {
             c = gv_report_add(r, "gpu.pcie_link", subject, GV_WARN,
@@ -80,14 +81,15 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
         }
         gv_check_result *c;
         if (active == g->nvlink_count) {
-            c = gv_report_add(r, "gpu.nvlink", subject, GV_PASS, "%d of %d NVLinks active",
-                              active, g->nvlink_count);
+            c = gv_report_add(r, "gpu.nvlink", subject, GV_PASS, "%d of %d NVLinks active", active,
+                              g->nvlink_count);
         } else if (active > 0) {
             c = gv_report_add(r, "gpu.nvlink", subject, GV_FAIL,
                               "%d of %d NVLinks down (links %s): peer bandwidth is cut",
                               g->nvlink_count - active, g->nvlink_count, down);
-            gv_result_remedy(c, "`nvidia-smi nvlink -s -i %d` and `-e` for errors; drain the "
-                                "node, reset the GPU or the NVSwitch fabric",
+            gv_result_remedy(c,
+                             "`nvidia-smi nvlink -s -i %d` and `-e` for errors; drain the "
+                             "node, reset the GPU or the NVSwitch fabric",
                              (int)g->gpu.nvml_index);
         } else if (f->gpu_count > 1) {
             c = gv_report_add(r, "gpu.nvlink", subject, GV_WARN,
@@ -98,8 +100,7 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
                                 "(systemctl status nvidia-fabricmanager)");
         } else {
             c = gv_report_add(r, "gpu.nvlink", subject, GV_SKIP,
-                              "%d NVLinks, none active: a single GPU has no peer",
-                              g->nvlink_count);
+                              "%d NVLinks, none active: a single GPU has no peer", g->nvlink_count);
         }
         gv_result_measured(c, active, "links", "%d active", active);
         gv_result_expected(c, "NVML", "%d active", g->nvlink_count);

@@ -35,13 +35,14 @@ static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info 
                               "affinity %s): jobs cannot be bound next to it",
                               d.pci_bus_id, info->numa_nodes, d.cpus[0] ? d.cpus : "unknown",
                               d.numa_affinity[0] ? d.numa_affinity : "unknown");
-            gv_result_remedy(c, "enable NUMA reporting for PCI devices in the BIOS (or the VM's "
-                                "vNUMA/PCI locality), then check /sys/bus/pci/devices/%s/numa_node",
+            gv_result_remedy(c,
+                             "enable NUMA reporting for PCI devices in the BIOS (or the VM's "
+                             "vNUMA/PCI locality), then check /sys/bus/pci/devices/%s/numa_node",
                              d.pci_bus_id);
         } else {
             c = gv_report_add(run->report, "topo.numa", subject, GV_PASS,
-                              "%s on NUMA node %d of %u, CPUs %s", d.pci_bus_id,
-                              (int)d.numa_node, info->numa_nodes, d.cpus);
+                              "%s on NUMA node %d of %u, CPUs %s", d.pci_bus_id, (int)d.numa_node,
+                              info->numa_nodes, d.cpus);
         }
         gv_result_measured(c, d.numa_node >= 0 ? d.numa_node : NAN, "", "%s",
                            d.numa_node >= 0 ? d.numa_affinity : "unknown");

@@ -196,8 +196,8 @@ gv_status gv_pci_read_function(const char *root, const gv_pci_addr *addr, gv_pci
     char link[PATH_MAX], dir[PATH_MAX];
     snprintf(link, sizeof link, "/sys/bus/pci/devices/%s", out->bdf);
     if (!gv_sys_exists(root, link)) /* wide domains: sysfs may print them unpadded */
-        snprintf(link, sizeof link, "/sys/bus/pci/devices/%x:%02x:%02x.%x", addr->domain,
-                 addr->bus, addr->device, addr->function);
+        snprintf(link, sizeof link, "/sys/bus/pci/devices/%x:%02x:%02x.%x", addr->domain, addr->bus,
+                 addr->device, addr->function);
     if (!gv_sys_exists(root, link))
         return gv_err(err, GV_ERR_NOT_FOUND, "%s%s does not exist", gv_sys_shown(root), link);
     if (gv_sys_resolve(root, link, dir, sizeof dir, err) != GV_OK)

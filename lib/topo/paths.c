@@ -87,8 +87,11 @@ int gv_path_parse_gdr_level(const char *text, int32_t *level)
     static const struct {
         const char *name;
         int32_t path;
-    } levels[] = {{"LOC", GV_PATH_SELF}, {"PIX", GV_PATH_PIX}, {"PXB", GV_PATH_PXB},
-                  {"PHB", GV_PATH_PHB},  {"SYS", GV_PATH_SYS}};
+    } levels[] = {{"LOC", GV_PATH_SELF},
+                  {"PIX", GV_PATH_PIX},
+                  {"PXB", GV_PATH_PXB},
+                  {"PHB", GV_PATH_PHB},
+                  {"SYS", GV_PATH_SYS}};
     if (!text)
         return -1;
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)

@@ -110,8 +110,8 @@ static gv_status collect_nics(hwloc_topology_t t, builder *b)
         from_pci_object(p, o->parent);
         snprintf(p->dev.name, sizeof p->dev.name, "%s", o->name ? o->name : "?");
         for (hwloc_obj_t sib = o->parent->io_first_child; sib; sib = sib->next_sibling)
-            if (sib->type == HWLOC_OBJ_OS_DEVICE && sib->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK &&
-                sib->name)
+            if (sib->type == HWLOC_OBJ_OS_DEVICE &&
+                sib->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && sib->name)
                 gv_append(p->dev.netdev, sizeof p->dev.netdev, ",", sib->name);
     }
     return GV_OK;
@@ -193,7 +193,8 @@ static void read_links(const char *sysroot, builder *b, int live)
             p->dev.link_width_current = fn.link_width_current;
             p->dev.link_width_max = fn.link_width_max;
         }
-        p->dev.link_speed_achievable_gts = gv_min_known(p->dev.link_speed_max_gts, fn.upstream_speed_max);
+        p->dev.link_speed_achievable_gts =
+            gv_min_known(p->dev.link_speed_max_gts, fn.upstream_speed_max);
         p->dev.link_width_achievable =
             (int32_t)gv_min_known(p->dev.link_width_max, fn.upstream_width_max);
     }
@@ -260,7 +261,7 @@ static void classify(gv_topo *t, const builder *b)
             gv_topo_link *l = &t->links[i * n + j];
             const pending *a = &b->items[i], *c = &b->items[j];
             l->struct_size = sizeof *l;
-            l->pcie_path = i == j                ? GV_PATH_SELF
+            l->pcie_path = i == j             ? GV_PATH_SELF
                            : a->obj && c->obj ? gv_path_between(a->obj, c->obj)
                                               : GV_PATH_UNKNOWN;
             l->path = l->pcie_path;

@@ -296,7 +296,7 @@ gvnv_return nvmlDeviceGetCurrentClocksEventReasons(gvnv_device device, unsigned 
 
 /* NVLinks 0..nvlinks-1 exist; the last nvlinks_down of them are inactive. */
 #define LINK_OR_RETURN(g, link)                                                                    \
-    if ((int)(link) >= (g)->nvlinks || (link) >= GVNV_NVLINK_MAX_LINKS)                           \
+    if ((int)(link) >= (g)->nvlinks || (link) >= GVNV_NVLINK_MAX_LINKS)                            \
         return (g)->nvlinks ? GVNV_ERROR_INVALID_ARGUMENT : GVNV_ERROR_NOT_SUPPORTED;
 
 gvnv_return nvmlDeviceGetNvLinkState(gvnv_device device, unsigned int link,
@@ -304,8 +304,8 @@ gvnv_return nvmlDeviceGetNvLinkState(gvnv_device device, unsigned int link,
 {
     DEVICE_OR_RETURN(g, device);
     LINK_OR_RETURN(g, link);
-    *is_active = (int)link < g->nvlinks - g->nvlinks_down ? GVNV_FEATURE_ENABLED
-                                                           : GVNV_FEATURE_DISABLED;
+    *is_active =
+        (int)link < g->nvlinks - g->nvlinks_down ? GVNV_FEATURE_ENABLED : GVNV_FEATURE_DISABLED;
     return GVNV_SUCCESS;
 }
 
@@ -315,7 +315,7 @@ static int peer_is_switch(const fake_gpu *g)
 }
 
 gvnv_return nvmlDeviceGetNvLinkRemotePciInfo_v2(gvnv_device device, unsigned int link,
-                                               gvnv_pci_info *pci)
+                                                gvnv_pci_info *pci)
 {
     DEVICE_OR_RETURN(g, device);
     LINK_OR_RETURN(g, link);

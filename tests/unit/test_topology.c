@@ -90,7 +90,7 @@ static void normalio_classes(void **state)
         assert_int_equal(g1.nearest_path, GV_PATH_PHB);
         assert_int_equal(g1.gdr_capable, 0); /* PHB is beyond NCCL's default PXB */
         assert_int_equal(g0.nearest_path, GV_PATH_SYS);
-        assert_int_equal(nic.nearest_nic, -1); /* only GPUs have a nearest NIC */
+        assert_int_equal(nic.nearest_nic, -1);           /* only GPUs have a nearest NIC */
         assert_int_equal(g0.link_speed_current_gts, -1); /* XML: link state unknown */
         gv_topo_free(t);
     }

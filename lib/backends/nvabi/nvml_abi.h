@@ -21,8 +21,8 @@ typedef struct gvnv_pci_info { /* nvmlPciInfo_t */
 } gvnv_pci_info;
 
 typedef struct gvnv_utilization { /* nvmlUtilization_t */
-    unsigned int gpu;    /* percent of time a kernel ran, last sample period */
-    unsigned int memory; /* percent of time device memory was read or written */
+    unsigned int gpu;             /* percent of time a kernel ran, last sample period */
+    unsigned int memory;          /* percent of time device memory was read or written */
 } gvnv_utilization;
 
 typedef int gvnv_nvlink_device_type; /* nvmlIntNvLinkDeviceType_t */
