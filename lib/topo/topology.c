@@ -319,7 +319,9 @@ static gv_status load_hwloc(gv_ctx *ctx, const char *xml, hwloc_topology_t *out)
     /* The whole machine even inside a job's cgroup, as nvidia-smi reports affinity. */
     hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
     hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-    static const char *const off[] = {"cuda", "nvml", "opencl", "rsmi", "levelzero", "gl"};
+    /* Devices by PCI bus id only: no vendor components. PCI comes from hwloc's Linux sysfs
+     * reader, not the libpciaccess plugin ("pci"), which leaks and ignores HWLOC_FSROOT. */
+    static const char *const off[] = {"cuda", "nvml", "opencl", "rsmi", "levelzero", "gl", "pci"};
     for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
         hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, off[i]);
     if (xml && hwloc_topology_set_xml(t, xml) != 0) {

@@ -369,6 +369,7 @@ static void bad_input(void **state)
         assert_null(t);
     }
     remove_tree(root);
+    free(root);
     o.xml_path = fixture("hwloc/xml/24em64t-2n6c2t-pci.xml");
     o.gdr_level = "NEAR";
     assert_int_equal(gv_topology(ctx, &o, &t), GV_ERR_INVALID_ARG);
