@@ -28,9 +28,8 @@ static void subject_of(const gv_facts *f, int ordinal, char *out, size_t cap)
         snprintf(out, cap, "cuda%d", ordinal);
 }
 
-/* One row per selected ID of a group that could not run, all with the same verdict and text. */
-static void rows_for_group(gv_active_run *run, const char *const *ids, size_t n,
-                           const char *subject, int verdict, const char *why)
+void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
+                    int verdict, const char *why)
 {
     for (size_t i = 0; i < n; i++)
         if (gv_active_selected(run, ids[i]))
@@ -51,7 +50,7 @@ static int no_devices(gv_active_run *run, const char *const *ids, size_t n)
         snprintf(why, sizeof why, "cuInit failed (CUresult %d): no GPU to test", f->cuda_init);
     else
         snprintf(why, sizeof why, "CUDA sees no GPU to test");
-    rows_for_group(run, ids, n, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP, why);
+    gv_active_rows(run, ids, n, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP, why);
     return 1;
 }
 
@@ -99,7 +98,7 @@ void gv_active_cuda(gv_active_run *run)
         subject_of(run->facts, gpu, subject, sizeof subject);
         gv_cuda_result r = GV_CUDA_RESULT_INIT;
         if (gv_cuda_check(run->ctx, (uint32_t)gpu, &o, &r) != GV_OK) {
-            rows_for_group(run, ids, 3, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
+            gv_active_rows(run, ids, 3, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
             continue;
         }
         int context_ok = r.context_s > 0 && r.memory_total > 0;
@@ -200,7 +199,7 @@ void gv_active_cudnn(gv_active_run *run)
     char subject[48];
     subject_of(run->facts, 0, subject, sizeof subject);
     if (gv_cudnn_check(run->ctx, 0, &r) != GV_OK) {
-        rows_for_group(run, ids, 2, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
+        gv_active_rows(run, ids, 2, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
         return;
     }
     int loaded = r.version[0] != '\0';

@@ -22,6 +22,9 @@ typedef void (*gv_active_fn)(gv_active_run *run);
 
 /* Whether the run selected this check ID. */
 int gv_active_selected(const gv_active_run *run, const char *id);
+/* One row per selected ID of a group that could not run, all with the same verdict and text. */
+void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
+                    int verdict, const char *why);
 
 void gv_active_compat(gv_active_run *run); /* driver.compat */
 void gv_active_cuda(gv_active_run *run);   /* cuda.init, cuda.alloc, cuda.copy */

@@ -6,13 +6,12 @@
 
 #include "checks/checks.h"
 #include "core/context.h"
+#include "topo/topology.h"
 
 static void rows_for_all(gv_active_run *run, int verdict, const char *why)
 {
     static const char *const ids[] = {"topo.numa", "topo.gpu_nic"};
-    for (size_t i = 0; i < 2; i++)
-        if (gv_active_selected(run, ids[i]))
-            gv_report_add(run->report, ids[i], "node", verdict, "%s", why);
+    gv_active_rows(run, ids, 2, "node", verdict, why);
 }
 
 static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info *info)
@@ -103,10 +102,8 @@ void gv_active_topo(gv_active_run *run)
                      "pass the node's topology XML (lstopo --of xml)");
         return;
     }
-    gv_topo_opts o = GV_TOPO_OPTS_INIT;
-    o.xml_path = run->topology_xml;
     gv_topo *t = NULL;
-    if (gv_topology(run->ctx, &o, &t) != GV_OK) {
+    if (gv_topo_build(run->ctx, run->topology_xml, NULL, run->facts, &t) != GV_OK) {
         rows_for_all(run, GV_ERROR, gv_ctx_last_error(run->ctx));
         return;
     }

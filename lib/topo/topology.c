@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "sys/pci.h"
 #include "topo/paths.h"
+#include "topo/topology.h"
 
 struct gv_topo {
     gv_topo_info info;
@@ -118,9 +119,8 @@ static gv_status collect_nics(hwloc_topology_t t, builder *b)
 }
 
 /* The facts of one live GPU onto its device. */
-static void continue_merge(pending *p, const gv_gpu_record *r)
+static void apply_gpu_facts(pending *p, const gv_gpu_record *r)
 {
-    p->dev.kind = GV_TOPO_GPU;
     p->facts = r;
     p->dev.nvml_index = r->gpu.nvml_index;
     if (r->gpu.name[0])
@@ -159,7 +159,7 @@ static gv_status merge_facts(hwloc_topology_t h, const gv_facts *f, builder *b)
                                     : NULL;
             if (known) {
                 from_pci_object(p, known);
-                continue_merge(p, r);
+                apply_gpu_facts(p, r);
                 continue;
             }
             p->addr = addr;
@@ -172,7 +172,7 @@ static gv_status merge_facts(hwloc_topology_t h, const gv_facts *f, builder *b)
                 snprintf(p->dev.numa_affinity, sizeof p->dev.numa_affinity, "%d",
                          (int)r->gpu.numa_node);
         }
-        continue_merge(p, r);
+        apply_gpu_facts(p, r);
     }
     return GV_OK;
 }
@@ -375,13 +375,10 @@ static gv_status resolve_gdr_level(gv_ctx *ctx, const char *given, int32_t *leve
     return GV_OK;
 }
 
-static gv_status build(gv_ctx *ctx, const gv_topo_opts *o, hwloc_topology_t h, gv_facts *facts,
-                       gv_topo **out)
+static gv_status build(gv_ctx *ctx, const char *xml, int32_t gdr_level, hwloc_topology_t h,
+                       const gv_facts *facts, gv_topo **out)
 {
-    int32_t gdr_level;
-    gv_status s = resolve_gdr_level(ctx, o->gdr_level, &gdr_level);
-    if (s != GV_OK)
-        return s;
+    gv_status s;
     builder b = {0};
     gv_topo *t = calloc(1, sizeof *t);
     s = t ? collect_gpus(h, &b) : GV_ERR_NO_MEMORY;
@@ -406,7 +403,7 @@ static gv_status build(gv_ctx *ctx, const gv_topo_opts *o, hwloc_topology_t h, g
     }
     for (size_t i = 0; i < b.count; i++)
         t->devices[i] = b.items[i].dev;
-    summarise(t, h, o->xml_path, gdr_level);
+    summarise(t, h, xml, gdr_level);
     classify(t, &b);
     nearest_nics(t);
     free(b.items);
@@ -433,29 +430,37 @@ gv_status gv_topology(gv_ctx *ctx, const gv_topo_opts *opts, gv_topo **out)
             return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_topo_opts.flags 0x%x: none are defined",
                            o.flags);
     }
-    if (o.xml_path) {
-        gv_status s = check_readable(ctx, o.xml_path);
-        if (s != GV_OK)
-            return s;
-    }
+    return gv_topo_build(ctx, o.xml_path, o.gdr_level, NULL, out);
+}
+
+gv_status gv_topo_build(gv_ctx *ctx, const char *xml, const char *gdr_text, const gv_facts *facts,
+                        gv_topo **out)
+{
+    int32_t gdr_level;
+    gv_status s = resolve_gdr_level(ctx, gdr_text, &gdr_level);
+    if (s == GV_OK && xml)
+        s = check_readable(ctx, xml);
     hwloc_topology_t h = NULL;
-    gv_status s = load_hwloc(ctx, o.xml_path, &h);
+    if (s == GV_OK)
+        s = load_hwloc(ctx, xml, &h);
     if (s != GV_OK)
         return s;
-    /* Live: the GPUs' NVML identity and sysfs facts (no CUDA: cuInit costs 0.2 s). */
-    gv_facts *facts = NULL;
-    if (!o.xml_path) {
-        facts = calloc(1, sizeof *facts);
-        if (!facts || gv_facts_collect(ctx, facts, 0) != GV_OK) {
-            free(facts);
+    /* Live: the GPUs' NVML identity and sysfs facts (no CUDA: cuInit costs 0.2 s), gathered
+     * here unless the caller (a gv_run) has them already. */
+    gv_facts *own = NULL;
+    if (!xml && !facts) {
+        own = calloc(1, sizeof *own);
+        if (!own || gv_facts_collect(ctx, own, 0) != GV_OK) {
+            free(own);
             hwloc_topology_destroy(h);
             return gv_fail(ctx, GV_ERR_NO_MEMORY, "gathering facts: out of memory");
         }
+        facts = own;
     }
-    s = build(ctx, &o, h, facts, out);
-    if (facts)
-        gv_facts_free(facts);
-    free(facts);
+    s = build(ctx, xml, gdr_level, h, xml ? NULL : facts, out);
+    if (own)
+        gv_facts_free(own);
+    free(own);
     hwloc_topology_destroy(h);
     return s;
 }
