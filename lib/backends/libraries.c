@@ -6,6 +6,7 @@
 #include "backends/cublaslt_backend.h"
 #include "backends/cuda_backend.h"
 #include "backends/cudnn_backend.h"
+#include "backends/ibverbs_backend.h"
 #include "backends/nvml_backend.h"
 #include "core/context.h"
 #include "core/sizes.h"
@@ -81,6 +82,8 @@ gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
         (void)gv_cublaslt(ctx);
     else if (library == GV_LIB_CUDNN)
         (void)gv_cudnn(ctx);
+    else if (library == GV_LIB_IBVERBS)
+        (void)gv_ibverbs(ctx);
     gv_library_info info = GV_LIBRARY_INFO_INIT;
     info.library = library;
     info.state = slot->state;

@@ -14,8 +14,10 @@ typedef struct gv_active_run {
     gv_report *report;
     uint32_t gemm_size; /* 0: the defaults */
     uint64_t copy_bytes;
-    const char *topology_xml; /* NULL: live hwloc */
-    const int *chosen;        /* per catalog entry */
+    const char *topology_xml;    /* NULL: live hwloc */
+    const int *chosen;           /* per catalog entry */
+    struct gv_rdma_report *rdma; /* read once per run for rdma.* and gpudirect.* */
+    gv_status rdma_status;
 } gv_active_run;
 
 typedef void (*gv_active_fn)(gv_active_run *run);
@@ -26,10 +28,19 @@ int gv_active_selected(const gv_active_run *run, const char *id);
 void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
                     int verdict, const char *why);
 
-void gv_active_compat(gv_active_run *run); /* driver.compat */
-void gv_active_cuda(gv_active_run *run);   /* cuda.init, cuda.alloc, cuda.copy */
-void gv_active_gemm(gv_active_run *run);   /* gemm.fp32 .. gemm.fp8 */
-void gv_active_cudnn(gv_active_run *run);  /* cudnn.version, cudnn.conv */
-void gv_active_topo(gv_active_run *run);   /* topo.numa, topo.gpu_nic (topo.c) */
+void gv_active_compat(gv_active_run *run);    /* driver.compat */
+void gv_active_cuda(gv_active_run *run);      /* cuda.init, cuda.alloc, cuda.copy */
+void gv_active_gemm(gv_active_run *run);      /* gemm.fp32 .. gemm.fp8 */
+void gv_active_cudnn(gv_active_run *run);     /* cudnn.version, cudnn.conv */
+void gv_active_topo(gv_active_run *run);      /* topo.numa, topo.gpu_nic (topo.c) */
+void gv_active_rdma(gv_active_run *run);      /* rdma.* (rdma.c) */
+void gv_active_gpudirect(gv_active_run *run); /* gpudirect.* (gpudirect.c) */
+
+/* The run's RDMA report, read on first use; NULL when it could not be built (then
+ * run->rdma_status and the context's last error say why). */
+const struct gv_rdma_report *gv_active_rdma_report(gv_active_run *run);
+/* Whether live hwloc describes the run's node: the sysroot is "/", a topology XML is given, or
+ * HWLOC_FSROOT replays the sysroot. Otherwise why_not says why the topo rows are skipped. */
+int gv_active_topology_usable(const gv_active_run *run, char *why_not, size_t cap);
 
 #endif

@@ -54,6 +54,7 @@ gv_gpu_record *gv_facts_gpu_add(gv_facts *f)
     r->upstream_speed_max = -1;
     r->upstream_width_max = -1;
     r->utilization = -1;
+    r->dmabuf = -1;
     return r;
 }
 

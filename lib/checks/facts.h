@@ -38,6 +38,7 @@ typedef struct gv_gpu_record {
     double upstream_speed_max; /* the PCIe port above the GPU (sysfs), -1 unknown */
     int upstream_width_max;
     int utilization;  /* NVML GPU utilization percent, -1 unknown */
+    int dmabuf;       /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: 1, 0, -1 unknown */
     int nvlink_count; /* links NVML reports (supported), 0 none or no NVLink query */
     gv_nvlink nvlinks[GV_NVLINK_MAX];
 } gv_gpu_record;

@@ -29,6 +29,8 @@ static void device(const struct gv_cuda_api *cu, gvcu_device dev, gv_gpu_record 
         if (cu->cuDeviceGetAttribute(&v, GVCU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == 0)
             g->cc_minor = v;
     }
+    if (cu->cuDeviceGetAttribute(&v, GVCU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev) == 0)
+        r->dmabuf = v != 0;
     char name[96];
     if (!g->name[0] && cu->cuDeviceGetName(name, (int)sizeof name, dev) == 0)
         snprintf(g->name, sizeof g->name, "%s", name);

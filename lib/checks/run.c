@@ -27,6 +27,20 @@ const gv_check_def gv_checks[] = {
     {"gpu.mig", gv_check_gpu_mig, NULL, 0},
     {"topo.numa", NULL, gv_active_topo, 0},
     {"topo.gpu_nic", NULL, gv_active_topo, 0},
+    {"rdma.modules", NULL, gv_active_rdma, 0},
+    {"rdma.devices", NULL, gv_active_rdma, 0},
+    {"rdma.ports", NULL, gv_active_rdma, 0},
+    {"rdma.mtu", NULL, gv_active_rdma, 0},
+    {"rdma.roce_tos", NULL, gv_active_rdma, 0},
+    {"rdma.nccl_env", NULL, gv_active_rdma, 0},
+    {"gpudirect.open_module", NULL, gv_active_gpudirect, 0},
+    {"gpudirect.p2pdma", NULL, gv_active_gpudirect, 0},
+    {"gpudirect.kernel", NULL, gv_active_gpudirect, 0},
+    {"gpudirect.peermem", NULL, gv_active_gpudirect, 0},
+    {"gpudirect.dmabuf", NULL, gv_active_gpudirect, 1},
+    {"gpudirect.nic_dmabuf", NULL, gv_active_gpudirect, 0},
+    {"gpudirect.nic_locality", NULL, gv_active_gpudirect, 0},
+    {"gpudirect.ready", NULL, gv_active_gpudirect, 0},
     {"driver.compat", NULL, gv_active_compat, 1},
     {"cuda.init", NULL, gv_active_cuda, 1},
     {"cuda.alloc", NULL, gv_active_cuda, 1},
@@ -170,7 +184,8 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     struct tm tm;
     if (gmtime_r(&wall, &tm))
         strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    gv_active_run active = {ctx, f, r, o.gemm_size, o.copy_bytes, o.topology_xml, chosen};
+    gv_active_run active = {ctx,    f,    r,    o.gemm_size, o.copy_bytes, o.topology_xml,
+                            chosen, NULL, GV_OK};
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || !first_of_group(chosen, i))
             continue;
@@ -184,6 +199,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
         for (size_t k = first; k < r->count; k++)
             r->results[k].duration_s = each;
     }
+    gv_rdma_free(active.rdma);
     r->duration_s = gv_now_s() - t0;
     if (r->out_of_memory) {
         gv_report_free(r);

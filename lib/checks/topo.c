@@ -1,7 +1,9 @@
 /* topo.numa and topo.gpu_nic: judged on gv_topology, built once per run (live hwloc, or the
  * run's topology XML). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checks/checks.h"
@@ -94,12 +96,26 @@ static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_in
     }
 }
 
+int gv_active_topology_usable(const gv_active_run *run, char *why_not, size_t cap)
+{
+    if (run->topology_xml || strcmp(run->ctx->sysroot, "/") == 0)
+        return 1;
+    /* hwloc replays a captured tree from HWLOC_FSROOT (tests and offline analysis). */
+    const char *fsroot = getenv("HWLOC_FSROOT");
+    char a[PATH_MAX], b[PATH_MAX];
+    if (fsroot && realpath(fsroot, a) && realpath(run->ctx->sysroot, b) && strcmp(a, b) == 0)
+        return 1;
+    snprintf(why_not, cap,
+             "the sysroot is not this machine and live hwloc reads this machine: pass the "
+             "node's topology XML (lstopo --of xml)");
+    return 0;
+}
+
 void gv_active_topo(gv_active_run *run)
 {
-    if (!run->topology_xml && strcmp(run->ctx->sysroot, "/") != 0) {
-        rows_for_all(run, GV_SKIP,
-                     "the sysroot is not this machine and live hwloc reads this machine: "
-                     "pass the node's topology XML (lstopo --of xml)");
+    char why[256];
+    if (!gv_active_topology_usable(run, why, sizeof why)) {
+        rows_for_all(run, GV_SKIP, why);
         return;
     }
     gv_topo *t = NULL;

@@ -23,5 +23,12 @@
 #define GV_TOPO_INFO_SIZE_V1 (offsetof(gv_topo_info, source) + 512)
 #define GV_TOPO_DEVICE_SIZE_V1 (offsetof(gv_topo_device, gdr_capable) + sizeof(int32_t))
 #define GV_TOPO_LINK_SIZE_V1 (offsetof(gv_topo_link, label) + 8)
+#define GV_RDMA_OPTS_SIZE_V1 (offsetof(gv_rdma_opts, flags) + sizeof(uint32_t))
+#define GV_RDMA_INFO_SIZE_V1 (offsetof(gv_rdma_info, nccl_ports) + 256)
+#define GV_RDMA_MODULE_SIZE_V1 (offsetof(gv_rdma_module, source) + 96)
+#define GV_RDMA_DEVICE_SIZE_V1 (offsetof(gv_rdma_device, verbs_detail) + 160)
+#define GV_RDMA_PORT_SIZE_V1 (offsetof(gv_rdma_port, problem) + 256)
+#define GV_RDMA_GID_SIZE_V1 (offsetof(gv_rdma_gid, netdev) + 64)
+#define GV_RDMA_SETTING_SIZE_V1 (offsetof(gv_rdma_setting, source) + 256)
 
 #endif

@@ -204,6 +204,9 @@ static gvcu_result fake_cuDeviceGetAttribute(int *value, gvcu_device_attribute a
     case GVCU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
         *value = (int)d;
         return GVCU_SUCCESS;
+    case GVCU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED:
+        *value = g->dmabuf;
+        return GVCU_SUCCESS;
     default:
         return GVCU_ERROR_INVALID_VALUE;
     }

@@ -80,9 +80,65 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         copy(g->nvlink_peer, sizeof g->nvlink_peer, v);
     else if (!strcmp(k, "util"))
         g->utilization = atoi(v);
+    else if (!strcmp(k, "dmabuf"))
+        g->dmabuf = atoi(v);
     else
         return -1;
     return 0;
+}
+
+static int ib_field(fake_ib_device *d, const char *k, const char *v)
+{
+    if (!strcmp(k, "name"))
+        copy(d->name, sizeof d->name, v);
+    else if (!strcmp(k, "ports"))
+        d->ports = atoi(v);
+    else if (!strcmp(k, "active_mtu"))
+        d->active_mtu = atoi(v);
+    else if (!strcmp(k, "max_mtu"))
+        d->max_mtu = atoi(v);
+    else if (!strcmp(k, "dmabuf"))
+        d->dmabuf = atoi(v);
+    else
+        return -1;
+    return 0;
+}
+
+/* "k=v; k=v" into one record through its field setter. */
+static int fields(char *v, void *record, int (*set)(void *, const char *, const char *))
+{
+    char *save = NULL;
+    for (char *kv = strtok_r(v, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            return -1;
+        *eq = '\0';
+        if (set(record, trim(kv), trim(eq + 1)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int set_gpu(void *g, const char *k, const char *v)
+{
+    return gpu_field(g, k, v);
+}
+
+static int set_ib(void *d, const char *k, const char *v)
+{
+    return ib_field(d, k, v);
+}
+
+static int ib_line(fake_scenario *s, char *v)
+{
+    if (s->ib_count >= FAKE_MAX_IB)
+        return -1;
+    fake_ib_device *d = &s->ib[s->ib_count++];
+    memset(d, 0, sizeof *d);
+    d->ports = 1;
+    d->active_mtu = d->max_mtu = 5; /* IBV_MTU_4096 */
+    d->dmabuf = 1;
+    return fields(v, d, set_ib);
 }
 
 static int gpu_line(fake_scenario *s, char *v)
@@ -96,16 +152,8 @@ static int gpu_line(fake_scenario *s, char *v)
     g->free_mib = 256;
     g->copy_gbps = 50;
     g->gemm_tflops = 700;
-    char *save = NULL;
-    for (char *kv = strtok_r(v, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq)
-            return -1;
-        *eq = '\0';
-        if (gpu_field(g, trim(kv), trim(eq + 1)) != 0)
-            return -1;
-    }
-    return 0;
+    g->dmabuf = 1;
+    return fields(v, g, set_gpu);
 }
 
 int fake_scenario_load(fake_scenario *s)
@@ -143,6 +191,8 @@ int fake_scenario_load(fake_scenario *s)
             s->cublas_cuda_version = atoi(v);
         else if (!strcmp(k, "gpu"))
             rc = gpu_line(s, v);
+        else if (!strcmp(k, "ib_device"))
+            rc = ib_line(s, v);
         else
             rc = -1;
     }

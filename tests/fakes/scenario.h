@@ -6,10 +6,12 @@
  *         serial=...; memory_mib=81559; cc=9.0; sms=132; max_sm_clock=1980; vbios=...;
  *         persistence=1; ecc=1; mig=0; compute_mode=0; power_limit_w=700; temp=31;
  *         pcie=5,16,5,16; lost=0; free_mib=256; copy_gbps=50; gemm_tflops=700;
- *         gemm_corrupt=0; nvlinks=18; nvlinks_down=0; nvlink_peer=switch; util=0
+ *         gemm_corrupt=0; nvlinks=18; nvlinks_down=0; nvlink_peer=switch; util=0;
+ *         dmabuf=1
  *         (one line per GPU, in PCI order; nvlinks = 0: NVLink not supported; the last
  *         nvlinks_down links are inactive; the peer is "switch" or a GPU's bus id)
  *   cublas_cuda_version = 13000
+ *   ib_device = name=mlx5_0; ports=1; active_mtu=5; max_mtu=5; dmabuf=1   (fake libibverbs)
  *
  * The file is named by $GV_FAKE_SCENARIO and read again at every nvmlInit/cuInit, so one test
  * process can move through several scenarios. Test code only: never shipped. */
@@ -34,7 +36,17 @@ typedef struct fake_gpu {
     int nvlinks, nvlinks_down;   /* NVLinks the GPU has, how many of them are inactive */
     char nvlink_peer[32];        /* "switch" (default) or the bus id of the GPU at the other end */
     int utilization;             /* GPU utilization percent */
+    int dmabuf;                  /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, default 1 */
 } fake_gpu;
+
+#define FAKE_MAX_IB 16
+
+/* An RDMA device the fake libibverbs lists (ports 1..ports, MTUs as enum ibv_mtu). */
+typedef struct fake_ib_device {
+    char name[64];
+    int ports, active_mtu, max_mtu;
+    int dmabuf; /* ibv_reg_dmabuf_mr probe: 1 supported (EBADF), 0 EOPNOTSUPP */
+} fake_ib_device;
 
 typedef struct fake_scenario {
     char driver_version[32], nvml_version[32];
@@ -43,6 +55,8 @@ typedef struct fake_scenario {
     int cublas_cuda_version; /* what the fake cuBLASLt says it was built for, default 13000 */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];
+    int ib_count;
+    fake_ib_device ib[FAKE_MAX_IB];
 } fake_scenario;
 
 /* Reads $GV_FAKE_SCENARIO into s; -1 when unset, unreadable or malformed. */

@@ -1,0 +1,368 @@
+/* GPUDirect RDMA readiness: every prerequisite as its own row, then gpudirect.ready, the one
+ * verdict. The path judged is DMA-BUF (open NVIDIA module + kernel P2PDMA + a GPU and a NIC
+ * that support it, the NIC near the GPU); legacy peer memory beside it is flagged. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "core/context.h"
+#include "core/util.h"
+#include "rdma/rdma.h"
+#include "sys/kconfig.h"
+#include "topo/topology.h"
+
+/* The seed guide's minimum for DMA-BUF GPUDirect: a policy value, not a kernel fact (DMA-BUF
+ * memory registration itself arrived in 5.12). The policy file of a later release overrides. */
+#define KERNEL_MIN_MAJOR 6
+#define KERNEL_MIN_MINOR 2
+
+static void open_module(gv_active_run *run)
+{
+    const gv_facts *f = run->facts;
+    gv_check_result *c;
+    if (f->module.kind == GV_MODULE_OPEN) {
+        c = gv_report_add(run->report, "gpudirect.open_module", "node", GV_PASS,
+                          "Using nvidia-open driver %s (taint %s): DMA-BUF supported",
+                          f->module.version, f->sysfs_taint[0] ? f->sysfs_taint : "?");
+    } else if (f->module.kind == GV_MODULE_PROPRIETARY) {
+        c = gv_report_add(run->report, "gpudirect.open_module", "node", GV_FAIL,
+                          "proprietary NVIDIA module %s (taint %s): it cannot export GPU memory "
+                          "as DMA-BUF",
+                          f->module.version, f->sysfs_taint[0] ? f->sysfs_taint : "?");
+        gv_result_remedy(c,
+                         "install the open kernel module of the same driver (e.g. "
+                         "nvidia-driver-%.3s-open, or the .run installer's -m=kernel-open)",
+                         f->module.version);
+    } else {
+        c = gv_report_add(run->report, "gpudirect.open_module", "node", GV_ERROR,
+                          "cannot tell which NVIDIA module is loaded: %s",
+                          f->version_src.status != GV_OK ? f->version_src.err.text
+                                                         : "no /proc/driver/nvidia/version");
+    }
+    gv_result_measured(c, NAN, "", "%s",
+                       f->module.kind == GV_MODULE_OPEN          ? "open"
+                       : f->module.kind == GV_MODULE_PROPRIETARY ? "proprietary"
+                                                                 : "unknown");
+    gv_result_expected(c, "DMA-BUF", "open");
+}
+
+static void p2pdma(gv_active_run *run)
+{
+    gv_kconfig_value v;
+    char tried[1024];
+    gv_errbuf err;
+    gv_status s = gv_kconfig_lookup(run->ctx->sysroot, run->facts->kernel, "CONFIG_PCI_P2PDMA", &v,
+                                    tried, sizeof tried, &err);
+    gv_check_result *c;
+    if (s == GV_ERR_NOT_FOUND) {
+        gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_SKIP,
+                      "cannot tell whether the kernel has CONFIG_PCI_P2PDMA: no configuration "
+                      "found (tried %s)",
+                      tried);
+        return;
+    }
+    if (s != GV_OK) {
+        gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_ERROR, "%s", err.text);
+        return;
+    }
+    if (strcmp(v.value, "y") == 0) {
+        c = gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_PASS,
+                          "Kernel has CONFIG_PCI_P2PDMA=y (P2P DMA enabled; %s)", v.source);
+    } else {
+        c = gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_FAIL,
+                          "Kernel %s: CONFIG_PCI_P2PDMA %s (%s): no PCI peer-to-peer DMA, so "
+                          "no DMA-BUF GPUDirect RDMA",
+                          run->facts->kernel[0] ? run->facts->kernel : "?",
+                          v.listed ? (strcmp(v.value, "n") == 0 ? "is not set" : v.value)
+                                   : "is absent from the configuration",
+                          v.source);
+        gv_result_remedy(c, "boot a kernel built with CONFIG_PCI_P2PDMA=y (Ubuntu 24.04's 6.8 "
+                            "kernels are)");
+    }
+    gv_result_measured(c, NAN, "", "%s", v.value);
+    gv_result_expected(c, "DMA-BUF", "y");
+}
+
+static void kernel(gv_active_run *run)
+{
+    const char *release = run->facts->kernel;
+    int major, minor;
+    if (!release[0] || gv_kernel_version(release, &major, &minor) != 0) {
+        gv_report_add(
+            run->report, "gpudirect.kernel", "node", GV_ERROR, "kernel version unknown: %s",
+            run->facts->kernel_src.status != GV_OK ? run->facts->kernel_src.err.text : release);
+        return;
+    }
+    int ok = major > KERNEL_MIN_MAJOR || (major == KERNEL_MIN_MAJOR && minor >= KERNEL_MIN_MINOR);
+    gv_check_result *c = gv_report_add(
+        run->report, "gpudirect.kernel", "node", ok ? GV_PASS : GV_FAIL,
+        ok ? "Kernel %d.%d supports DMA-BUF (%d.%d+ required)"
+           : "Kernel %d.%d is older than %d.%d, the minimum for DMA-BUF GPUDirect RDMA",
+        major, minor, KERNEL_MIN_MAJOR, KERNEL_MIN_MINOR);
+    gv_result_measured(c, major + minor / 100.0, "", "%s", release);
+    gv_result_expected(c, "policy", ">= %d.%d", KERNEL_MIN_MAJOR, KERNEL_MIN_MINOR);
+    if (!ok)
+        gv_result_remedy(c, "upgrade the kernel to %d.%d or later", KERNEL_MIN_MAJOR,
+                         KERNEL_MIN_MINOR);
+}
+
+static void peermem(gv_active_run *run, const gv_rdma_report *r)
+{
+    gv_check_result *c;
+    int open = run->facts->module.kind == GV_MODULE_OPEN;
+    if (!r->info.peer_memory) {
+        c = gv_report_add(run->report, "gpudirect.peermem", "node", GV_PASS,
+                          "nvidia-peermem NOT loaded (using DMA-BUF instead)");
+    } else if (open) {
+        c = gv_report_add(run->report, "gpudirect.peermem", "node", GV_WARN,
+                          "legacy peer memory is loaded (%s) beside the DMA-BUF path: NCCL "
+                          "prefers DMA-BUF and the module is unused, or masks a broken DMA-BUF "
+                          "setup",
+                          r->info.peer_memory_source);
+        gv_result_remedy(c, "rmmod nvidia_peermem and stop loading it at boot "
+                            "(/etc/modules-load.d)");
+    } else {
+        c = gv_report_add(run->report, "gpudirect.peermem", "node", GV_PASS,
+                          "legacy peer memory is loaded (%s): the proprietary module's only "
+                          "GPUDirect RDMA path",
+                          r->info.peer_memory_source);
+    }
+    gv_result_measured(c, NAN, "", "%s", r->info.peer_memory ? "loaded" : "absent");
+}
+
+static void gpu_dmabuf(gv_active_run *run, const gv_rdma_report *r)
+{
+    const gv_facts *f = run->facts;
+    if (f->cuda_lib.state != GV_LIBSTATE_LOADED || f->cuda_count <= 0) {
+        gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_SKIP,
+                      "CUDA cannot be asked (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED): %s",
+                      f->cuda_lib.state != GV_LIBSTATE_LOADED
+                          ? (f->cuda_lib.detail[0] ? f->cuda_lib.detail : f->cuda_lib.tried)
+                          : "CUDA sees no GPU");
+        return;
+    }
+    size_t yes = 0, asked = 0;
+    char without[256] = "";
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        if (g->gpu.cuda_index < 0 || g->dmabuf < 0)
+            continue;
+        asked++;
+        if (g->dmabuf)
+            yes++;
+        else
+            gv_append(without, sizeof without, ", ", g->gpu.pci_bus_id);
+    }
+    const gv_rdma_setting *off = gv_rdma_setting_find(r, "NCCL_DMABUF_ENABLE");
+    int disabled = off && strtol(off->value, NULL, 10) == 0;
+    gv_check_result *c;
+    if (asked == 0) {
+        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_SKIP,
+                          "no GPU answered CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED");
+    } else if (yes < asked) {
+        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_FAIL,
+                          "%zu of %zu GPUs cannot export memory as DMA-BUF (%s): driver or "
+                          "kernel support is missing",
+                          asked - yes, asked, without);
+        gv_result_remedy(c, "use the open NVIDIA module on a kernel with CONFIG_PCI_P2PDMA=y");
+    } else if (disabled) {
+        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_WARN,
+                          "%zu/%zu GPUs support DMA-BUF, but NCCL_DMABUF_ENABLE=%s (%s) keeps "
+                          "NCCL from using it",
+                          yes, asked, off->value, off->source);
+        gv_result_remedy(c, "remove NCCL_DMABUF_ENABLE=0 (%s)", off->source);
+    } else {
+        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_PASS,
+                          "%zu/%zu GPUs support DMA-BUF (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)",
+                          yes, asked);
+    }
+    gv_result_measured(c, (double)yes, "GPUs", "%zu/%zu", yes, asked);
+}
+
+static void nic_dmabuf(gv_active_run *run, const gv_rdma_report *r)
+{
+    if (r->device_count == 0) {
+        gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_SKIP,
+                      "no RDMA NIC on this node");
+        return;
+    }
+    if (r->info.verbs_state != GV_LIBSTATE_LOADED) {
+        gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_SKIP,
+                      "libibverbs is needed to probe ibv_reg_dmabuf_mr: %s", r->info.verbs_detail);
+        return;
+    }
+    size_t yes = 0, asked = 0;
+    char without[512] = "";
+    for (size_t i = 0; i < r->device_count; i++) {
+        const gv_rdma_device *d = &r->devices[i];
+        if (d->dmabuf_mr < 0)
+            continue;
+        asked++;
+        if (d->dmabuf_mr)
+            yes++;
+        else {
+            char one[256];
+            snprintf(one, sizeof one, "%s (%s)", d->name, d->verbs_detail);
+            gv_append(without, sizeof without, ", ", one);
+        }
+    }
+    gv_check_result *c;
+    if (asked == 0) {
+        c = gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_SKIP,
+                          "libibverbs could open none of the %zu RDMA devices", r->device_count);
+    } else if (yes < asked) {
+        c = gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_FAIL,
+                          "%zu of %zu RDMA devices cannot register DMA-BUF memory: %s", asked - yes,
+                          asked, without);
+        gv_result_remedy(c, "use rdma-core 34 or newer and the inbox mlx5 driver of a kernel "
+                            ">= 5.12");
+    } else {
+        c = gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_PASS,
+                          "%zu/%zu RDMA devices register DMA-BUF memory (ibv_reg_dmabuf_mr)", yes,
+                          asked);
+    }
+    gv_result_measured(c, (double)yes, "NICs", "%zu/%zu", yes, asked);
+}
+
+static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
+{
+    char why[256];
+    if (r->device_count == 0) {
+        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+                      "no RDMA NIC on this node");
+        return;
+    }
+    if (!gv_active_topology_usable(run, why, sizeof why)) {
+        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP, "%s", why);
+        return;
+    }
+    const gv_rdma_setting *level = gv_rdma_setting_find(r, "NCCL_NET_GDR_LEVEL");
+    gv_topo *t = NULL;
+    if (gv_topo_build(run->ctx, run->topology_xml, level ? level->value : "PXB", run->facts, &t) !=
+        GV_OK) {
+        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_ERROR, "%s",
+                      gv_ctx_last_error(run->ctx));
+        return;
+    }
+    gv_topo_info info = GV_TOPO_INFO_INIT;
+    gv_topo_summary(t, &info);
+    size_t gpus = 0, near = 0;
+    int worst = GV_PATH_UNKNOWN;
+    char far[384] = "";
+    for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
+        gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
+        gv_topo_device_at(t, i, &d);
+        if (d.kind != GV_TOPO_GPU)
+            continue;
+        gpus++;
+        if (d.gdr_capable == 1) {
+            near++;
+            worst = d.nearest_path > worst ? d.nearest_path : worst;
+            continue;
+        }
+        char one[160];
+        if (d.nearest_nic >= 0 && gv_topo_device_at(t, (uint32_t)d.nearest_nic, &nic) == GV_OK)
+            snprintf(one, sizeof one, "%s (%s: nearest %s at %s)", d.label, d.pci_bus_id, nic.name,
+                     gv_path_name(d.nearest_path));
+        else
+            snprintf(one, sizeof one, "%s (%s: distance unknown)", d.label, d.pci_bus_id);
+        gv_append(far, sizeof far, ", ", one);
+    }
+    const char *lvl = gv_path_name(info.gdr_level);
+    gv_check_result *c;
+    if (gpus == 0 || info.nic_count == 0) {
+        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+                          "the topology has %u GPU(s) and %u RDMA NIC(s)", info.gpu_count,
+                          info.nic_count);
+    } else if (near < gpus) {
+        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_FAIL,
+                          "%zu of %zu GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=%s: %s; "
+                          "NCCL stages their traffic through host memory",
+                          gpus - near, gpus, lvl, far);
+        gv_result_remedy(c, "put a NIC under the same PCIe switch as each GPU, or raise "
+                            "NCCL_NET_GDR_LEVEL if the platform's P2P is fast across the CPU");
+    } else {
+        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_PASS,
+                          "%zu/%zu GPUs have an RDMA NIC within NCCL_NET_GDR_LEVEL=%s "
+                          "(farthest nearest NIC: %s)",
+                          near, gpus, lvl, gv_path_name(worst));
+    }
+    gv_result_measured(c, (double)near, "GPUs", "%zu/%zu", near, gpus);
+    gv_result_expected(c, level ? level->source : "NCCL default", "within %s", lvl);
+    gv_topo_free(t);
+}
+
+/* The one verdict over the rows this group added: the worst of them, SKIPs aside unless every
+ * prerequisite was skipped. */
+static void ready(gv_active_run *run, size_t first)
+{
+    int worst = GV_PASS, considered = 0;
+    char failing[384] = "", skipped[256] = "";
+    for (size_t i = first; i < run->report->count; i++) {
+        const gv_check_result *res = &run->report->results[i];
+        const char *name = res->id + strlen("gpudirect.");
+        if (res->verdict == GV_SKIP) {
+            gv_append(skipped, sizeof skipped, ", ", name);
+            continue;
+        }
+        considered++;
+        if (res->verdict != GV_PASS)
+            gv_append(failing, sizeof failing, ", ", name);
+        int rank = res->verdict == GV_ERROR ? GV_FAIL : res->verdict;
+        worst = rank > worst ? rank : worst;
+    }
+    gv_check_result *c;
+    if (!considered)
+        c = gv_report_add(run->report, "gpudirect.ready", "node", GV_SKIP,
+                          "no prerequisite could be checked (%s)", skipped);
+    else if (worst == GV_PASS)
+        c = gv_report_add(run->report, "gpudirect.ready", "node", GV_PASS,
+                          "GPUDirect RDMA over DMA-BUF is ready%s%s%s",
+                          skipped[0] ? " (not checked: " : "", skipped, skipped[0] ? ")" : "");
+    else
+        c = gv_report_add(run->report, "gpudirect.ready", "node", worst,
+                          "GPUDirect RDMA %s: %s%s%s%s",
+                          worst == GV_FAIL ? "is NOT ready" : "works with warnings", failing,
+                          skipped[0] ? " (not checked: " : "", skipped, skipped[0] ? ")" : "");
+    gv_result_measured(c, NAN, "", "%s",
+                       worst == GV_PASS && considered ? "ready"
+                       : worst == GV_FAIL             ? "not ready"
+                                                      : "unknown");
+}
+
+void gv_active_gpudirect(gv_active_run *run)
+{
+    static const char *const ids[] = {"gpudirect.open_module",  "gpudirect.p2pdma",
+                                      "gpudirect.kernel",       "gpudirect.peermem",
+                                      "gpudirect.dmabuf",       "gpudirect.nic_dmabuf",
+                                      "gpudirect.nic_locality", "gpudirect.ready"};
+    const size_t n = sizeof ids / sizeof *ids;
+    if (!gv_facts_has_gpus(run->facts)) {
+        gv_active_rows(run, ids, n, "node", GV_SKIP, "no NVIDIA GPU on this node");
+        return;
+    }
+    const gv_rdma_report *r = gv_active_rdma_report(run);
+    if (!r) {
+        gv_active_rows(run, ids, n, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
+        return;
+    }
+    size_t first = run->report->count;
+    if (gv_active_selected(run, "gpudirect.open_module"))
+        open_module(run);
+    if (gv_active_selected(run, "gpudirect.p2pdma"))
+        p2pdma(run);
+    if (gv_active_selected(run, "gpudirect.kernel"))
+        kernel(run);
+    if (gv_active_selected(run, "gpudirect.peermem"))
+        peermem(run, r);
+    if (gv_active_selected(run, "gpudirect.dmabuf"))
+        gpu_dmabuf(run, r);
+    if (gv_active_selected(run, "gpudirect.nic_dmabuf"))
+        nic_dmabuf(run, r);
+    if (gv_active_selected(run, "gpudirect.nic_locality"))
+        nic_locality(run, r);
+    if (gv_active_selected(run, "gpudirect.ready"))
+        ready(run, first);
+}

@@ -1,0 +1,412 @@
+/* rdma.modules, rdma.devices, rdma.ports, rdma.mtu, rdma.roce_tos, rdma.nccl_env: judged on the
+ * run's gv_rdma_status report, grouped as the seed's verify-rdma prints them. A node with no
+ * RDMA hardware at all gets SKIP rows that say so: RDMA matters only for multi-node work. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "core/context.h"
+#include "core/util.h"
+#include "rdma/rdma.h"
+#include "topo/paths.h"
+
+#define MELLANOX_VENDOR 0x15b3
+
+const gv_rdma_report *gv_active_rdma_report(gv_active_run *run)
+{
+    if (!run->rdma && run->rdma_status == GV_OK)
+        run->rdma_status = gv_rdma_build(run->ctx, 0, &run->rdma);
+    return run->rdma;
+}
+
+static int has_hardware(const gv_rdma_report *r)
+{
+    return r->device_count > 0 || r->info.mellanox_functions > 0;
+}
+
+static int has_mellanox(const gv_rdma_report *r)
+{
+    if (r->info.mellanox_functions > 0)
+        return 1;
+    for (size_t i = 0; i < r->device_count; i++)
+        if (r->devices[i].pci_vendor_id == MELLANOX_VENDOR ||
+            strncmp(r->devices[i].name, "mlx", 3) == 0)
+            return 1;
+    return 0;
+}
+
+static void port_subject(const gv_rdma_port *p, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%u", p->device, p->port);
+}
+
+static void judge_modules(gv_active_run *run, const gv_rdma_report *r)
+{
+    for (size_t i = 0; i < r->module_count; i++) {
+        const gv_rdma_module *m = &r->modules[i];
+        int mlx5 = strncmp(m->name, "mlx5_", 5) == 0;
+        gv_check_result *c;
+        if (m->state == GV_MODULE_LOADED || m->state == GV_MODULE_BUILTIN) {
+            c = gv_report_add(run->report, "rdma.modules", m->name, GV_PASS, "%s %s", m->name,
+                              m->state == GV_MODULE_LOADED ? "loaded" : "built into the kernel");
+        } else if (!has_hardware(r)) {
+            c = gv_report_add(run->report, "rdma.modules", m->name, GV_SKIP,
+                              "%s not loaded; no RDMA hardware on this node (no RDMA device, "
+                              "no Mellanox NIC)",
+                              m->name);
+        } else if (mlx5 && !has_mellanox(r)) {
+            c = gv_report_add(run->report, "rdma.modules", m->name, GV_SKIP,
+                              "%s not loaded; not needed: no Mellanox NIC", m->name);
+        } else if (m->state == GV_MODULE_STATE_UNKNOWN) {
+            c = gv_report_add(run->report, "rdma.modules", m->name, GV_ERROR,
+                              "cannot tell whether %s is loaded: %s", m->name, r->modules_err.text);
+        } else {
+            c = gv_report_add(run->report, "rdma.modules", m->name, GV_FAIL,
+                              "%s not loaded (not in /proc/modules nor built in)", m->name);
+            gv_result_remedy(c, "modprobe %s, and list it in /etc/modules-load.d/ for boot",
+                             m->name);
+        }
+        gv_result_measured(c, NAN, "", "%s",
+                           m->state == GV_MODULE_LOADED    ? "loaded"
+                           : m->state == GV_MODULE_BUILTIN ? "built in"
+                           : m->state == GV_MODULE_ABSENT  ? "absent"
+                                                           : "unknown");
+    }
+}
+
+static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
+{
+    const gv_rdma_info *info = &r->info;
+    if (info->functions_without_rdma[0]) {
+        gv_check_result *c = gv_report_add(
+            run->report, "rdma.devices", "node", GV_FAIL,
+            "Mellanox NIC function(s) %s have no RDMA device: mlx5_ib is not bound to them",
+            info->functions_without_rdma);
+        gv_result_remedy(c, "modprobe mlx5_ib; check dmesg | grep mlx5 for firmware or "
+                            "probe errors");
+    } else if (r->device_count == 0) {
+        gv_report_add(run->report, "rdma.devices", "node", GV_SKIP,
+                      "no RDMA device (/sys/class/infiniband is empty or absent) and no "
+                      "Mellanox NIC: this node cannot do multi-node RDMA");
+        return;
+    }
+    for (size_t i = 0; i < r->device_count; i++) {
+        const gv_rdma_device *d = &r->devices[i];
+        if (d->problem[0] && d->port_count == 0) {
+            gv_report_add(run->report, "rdma.devices", d->name, GV_ERROR, "%s: %s", d->name,
+                          d->problem);
+            continue;
+        }
+        char where[96] = "not a PCI device";
+        if (d->pci_bus_id[0] && d->numa_node >= 0)
+            snprintf(where, sizeof where, "PCI %s, NUMA %d", d->pci_bus_id, d->numa_node);
+        else if (d->pci_bus_id[0])
+            snprintf(where, sizeof where, "PCI %s, NUMA unknown", d->pci_bus_id);
+        int hidden = info->verbs_state == GV_LIBSTATE_LOADED && d->verbs_visible == 0;
+        gv_check_result *c = gv_report_add(
+            run->report, "rdma.devices", d->name, hidden ? GV_WARN : GV_PASS,
+            "%s: %s, firmware %s, %s, %u port(s)%s", d->name, d->hca_type[0] ? d->hca_type : "?",
+            d->fw_ver[0] ? d->fw_ver : "unknown", where, d->port_count,
+            hidden ? "; libibverbs does not list it (ib_uverbs not loaded, or no user-space "
+                     "provider for it)"
+                   : "");
+        gv_result_measured(c, d->port_count, "ports", "%s", d->fw_ver);
+        if (hidden)
+            gv_result_remedy(c, "modprobe ib_uverbs; install the rdma-core provider "
+                                "(ibverbs-providers)");
+    }
+}
+
+static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
+{
+    for (size_t i = 0; i < r->port_count; i++) {
+        const gv_rdma_port *p = &r->ports[i];
+        char subject[96], layer[160] = "";
+        port_subject(p, subject, sizeof subject);
+        if (p->state == GV_PORT_STATE_UNKNOWN) {
+            gv_report_add(run->report, "rdma.ports", subject, GV_ERROR,
+                          "%s port %u: state unreadable: %s", p->device, p->port, p->problem);
+            continue;
+        }
+        if (p->link_layer == GV_LINK_LAYER_INFINIBAND)
+            snprintf(layer, sizeof layer, "InfiniBand, LID 0x%x", p->lid < 0 ? 0 : p->lid);
+        else if (p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid >= 0)
+            snprintf(layer, sizeof layer, "Ethernet (RoCE v2 GID %d on %s)", p->roce_v2_gid,
+                     p->netdev[0] ? p->netdev : "?");
+        else
+            snprintf(layer, sizeof layer, "%s",
+                     p->link_layer == GV_LINK_LAYER_ETHERNET ? "Ethernet" : "unknown link layer");
+        gv_check_result *c;
+        if (p->state == GV_PORT_ACTIVE) {
+            int no_v2 = p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid < 0;
+            int verdict = no_v2 || p->problem[0] ? GV_WARN : GV_PASS;
+            c = gv_report_add(run->report, "rdma.ports", subject, verdict,
+                              "%s port %u: PORT_ACTIVE, %s, %s, %s%s%s%s", p->device, p->port,
+                              p->phys_state_text[0] ? p->phys_state_text : "?",
+                              p->rate_text[0] ? p->rate_text : "rate unknown", layer,
+                              no_v2 ? "; no RoCE v2 GID: its netdev has no IP address" : "",
+                              p->problem[0] ? "; " : "", p->problem);
+            if (no_v2)
+                gv_result_remedy(c,
+                                 "give %s an IP address: RoCE v2 GIDs follow the netdev's "
+                                 "addresses",
+                                 p->netdev[0] ? p->netdev : "the port's netdev");
+        } else if (p->state == GV_PORT_DOWN && p->phys_state == 3) {
+            c = gv_report_add(run->report, "rdma.ports", subject, GV_WARN,
+                              "%s port %u: DOWN, physical state Disabled (administratively off)",
+                              p->device, p->port);
+            gv_result_remedy(c,
+                             "if this port should carry traffic, enable it (ip link set %s "
+                             "up, or the switch port)",
+                             p->netdev[0] ? p->netdev : "<netdev>");
+        } else {
+            const char *why = p->state == GV_PORT_INIT
+                                  ? "the link is up but no subnet manager has configured it"
+                              : p->state == GV_PORT_ARMED ? "waiting for the subnet manager"
+                                                          : "no link";
+            c = gv_report_add(run->report, "rdma.ports", subject, GV_FAIL,
+                              "%s port %u: %s, physical state %s: %s", p->device, p->port,
+                              p->state_text, p->phys_state_text[0] ? p->phys_state_text : "?", why);
+            gv_result_remedy(c, p->state == GV_PORT_DOWN
+                                    ? "check the cable, the transceiver and the switch port "
+                                      "(Polling: nothing answers at the other end)"
+                                    : "start a subnet manager (opensm) or check the fabric's SM");
+        }
+        gv_result_measured(c, p->rate_gbps >= 0 ? p->rate_gbps : NAN, "Gb/s", "%s",
+                           p->state_text[0] ? p->state_text : "?");
+        gv_result_expected(c, "kernel", "ACTIVE, LinkUp");
+    }
+}
+
+static void judge_mtu(gv_active_run *run, const gv_rdma_report *r)
+{
+    for (size_t i = 0; i < r->port_count; i++) {
+        const gv_rdma_port *p = &r->ports[i];
+        char subject[96], netdev[128] = "";
+        port_subject(p, subject, sizeof subject);
+        if (p->netdev_mtu > 0)
+            snprintf(netdev, sizeof netdev, " (netdev %s MTU %d)", p->netdev, p->netdev_mtu);
+        if (p->state != GV_PORT_ACTIVE) {
+            gv_report_add(run->report, "rdma.mtu", subject, GV_SKIP,
+                          "%s port %u is not ACTIVE: no MTU is negotiated", p->device, p->port);
+            continue;
+        }
+        if (p->mtu_source == GV_MTU_UNKNOWN) {
+            int ib = p->link_layer == GV_LINK_LAYER_INFINIBAND;
+            gv_report_add(run->report, "rdma.mtu", subject, ib ? GV_SKIP : GV_ERROR,
+                          ib ? "%s port %u: InfiniBand has no MTU file; ibv_query_port is "
+                               "needed and libibverbs is not usable: %s"
+                             : "%s port %u: RoCE MTU follows the netdev, which is unknown%s",
+                          p->device, p->port, ib ? r->info.verbs_detail : "");
+            continue;
+        }
+        gv_check_result *c;
+        if (p->active_mtu < p->max_mtu) {
+            c = gv_report_add(run->report, "rdma.mtu", subject, GV_WARN,
+                              "%s port %u: active_mtu=%d < max %d%s", p->device, p->port,
+                              p->active_mtu, p->max_mtu, netdev);
+            if (p->link_layer == GV_LINK_LAYER_ETHERNET)
+                gv_result_remedy(c,
+                                 "raise the MTU of %s to 4200 or more (9000 on a lossless "
+                                 "fabric, the same on the switch ports): ip link set %s mtu 9000",
+                                 p->netdev, p->netdev);
+            else
+                gv_result_remedy(c, "raise the partition MTU on the subnet manager (opensm "
+                                    "partitions.conf mtu=5)");
+        } else {
+            c = gv_report_add(run->report, "rdma.mtu", subject, GV_PASS,
+                              "%s port %u: active_mtu=%d (max supported)%s", p->device, p->port,
+                              p->active_mtu, netdev);
+        }
+        gv_result_measured(c, p->active_mtu, "bytes", "%d", p->active_mtu);
+        gv_result_expected(c, p->mtu_source == GV_MTU_VERBS ? "ibv_query_port" : "RoCE maximum",
+                           "%d", p->max_mtu);
+    }
+}
+
+static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
+{
+    const gv_rdma_setting *tc = gv_rdma_setting_find(r, "NCCL_IB_TC");
+    for (size_t i = 0; i < r->port_count; i++) {
+        const gv_rdma_port *p = &r->ports[i];
+        char subject[96];
+        port_subject(p, subject, sizeof subject);
+        if (p->link_layer != GV_LINK_LAYER_ETHERNET) {
+            gv_report_add(run->report, "rdma.roce_tos", subject, GV_SKIP,
+                          "%s port %u is not RoCE: InfiniBand traffic classes come from the "
+                          "subnet manager's service levels",
+                          p->device, p->port);
+            continue;
+        }
+        gv_check_result *c;
+        if (p->roce_tos < 0) {
+            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_WARN,
+                              "%s port %u: RDMA-CM ToS not configured (no "
+                              "/sys/kernel/config/rdma_cm/%s): RDMA-CM traffic goes out with "
+                              "ToS 0, outside the lossless class",
+                              p->device, p->port, p->device);
+            gv_result_remedy(c,
+                             "mkdir /sys/kernel/config/rdma_cm/%s && echo 104 > "
+                             "/sys/kernel/config/rdma_cm/%s/ports/%u/default_roce_tos (at boot, "
+                             "like the seed's rdma-cm-tos.service)",
+                             p->device, p->device, p->port);
+        } else if (p->roce_tos == 0) {
+            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_WARN,
+                              "%s port %u: RDMA-CM ToS=0 (best effort), not a lossless class",
+                              p->device, p->port);
+            gv_result_remedy(c,
+                             "echo 104 > /sys/kernel/config/rdma_cm/%s/ports/%u/"
+                             "default_roce_tos (DSCP 26, the fabric's lossless class)",
+                             p->device, p->port);
+        } else if (tc && strtol(tc->value, NULL, 0) != p->roce_tos) {
+            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_WARN,
+                              "%s: RDMA-CM ToS=%d (DSCP %d) but NCCL_IB_TC=%s (%s): NCCL's "
+                              "traffic goes in another class than RDMA-CM's",
+                              p->device, p->roce_tos, p->roce_tos >> 2, tc->value, tc->source);
+            gv_result_remedy(c, "set NCCL_IB_TC=%d, or the ToS to NCCL's class", p->roce_tos);
+        } else {
+            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_PASS,
+                              "%s: RDMA-CM ToS=%d (DSCP %d)%s%s", p->device, p->roce_tos,
+                              p->roce_tos >> 2, p->roce_mode[0] ? ", mode " : "", p->roce_mode);
+        }
+        gv_result_measured(c, p->roce_tos >= 0 ? p->roce_tos : NAN, "", "%d", p->roce_tos);
+        if (tc)
+            gv_result_expected(c, "NCCL_IB_TC", "%s", tc->value);
+    }
+}
+
+/* Problems of the settings NCCL would run with, appended to text; the worst verdict. */
+static int nccl_setting_problems(const gv_rdma_report *r, char *text, size_t cap)
+{
+    int verdict = GV_PASS;
+    char line[400];
+    const gv_rdma_setting *s;
+    int roce = 0;
+    for (size_t i = 0; i < r->port_count; i++)
+        roce |=
+            r->ports[i].state == GV_PORT_ACTIVE && r->ports[i].link_layer == GV_LINK_LAYER_ETHERNET;
+    if ((s = gv_rdma_setting_find(r, "NCCL_SOCKET_IFNAME"))) {
+        int any = 0;
+        for (size_t i = 0; i < r->netdev_count && !any; i++)
+            any = gv_nccl_list_matches(s->value, r->netdevs[i], 0);
+        if (!any && r->netdev_count) {
+            snprintf(line, sizeof line,
+                     "NCCL_SOCKET_IFNAME=%s (%s) matches no network interface: NCCL's bootstrap "
+                     "will fail",
+                     s->value, s->source);
+            gv_append(text, cap, "; ", line);
+            verdict = GV_FAIL;
+        }
+    }
+    if (roce && !gv_rdma_setting_find(r, "NCCL_IB_TC")) {
+        gv_append(text, cap, "; ",
+                  "NCCL_IB_TC not set: NCCL's RoCE traffic uses traffic class 0, outside the "
+                  "lossless class");
+        verdict = verdict > GV_WARN ? verdict : GV_WARN;
+    }
+    if ((s = gv_rdma_setting_find(r, "NCCL_IB_GID_INDEX"))) {
+        long want = strtol(s->value, NULL, 10);
+        for (size_t i = 0; i < r->port_count && want >= 0; i++) {
+            const gv_rdma_port *p = &r->ports[i];
+            if (p->state != GV_PORT_ACTIVE || p->link_layer != GV_LINK_LAYER_ETHERNET)
+                continue;
+            const gv_rdma_gid *found = NULL;
+            for (uint32_t g = p->first_gid; g < p->first_gid + p->gid_count; g++)
+                if (r->gids[g].index == (uint32_t)want)
+                    found = &r->gids[g];
+            if (!found || strcmp(found->type, "RoCE v2") != 0) {
+                snprintf(line, sizeof line, "NCCL_IB_GID_INDEX=%s (%s): %s port %u has %s",
+                         s->value, s->source, p->device, p->port,
+                         found ? "a RoCE v1 GID there" : "no GID there");
+                gv_append(text, cap, "; ", line);
+                verdict = verdict > GV_WARN ? verdict : GV_WARN;
+                break;
+            }
+        }
+    }
+    static const char *const levels[] = {"NCCL_NET_GDR_LEVEL", "NCCL_P2P_LEVEL"};
+    for (size_t i = 0; i < 2; i++) {
+        int32_t level;
+        if ((s = gv_rdma_setting_find(r, levels[i])) &&
+            gv_path_parse_gdr_level(s->value, &level) != 0 && strcmp(s->value, "NVL") != 0 &&
+            strcmp(s->value, "LOC") != 0) {
+            snprintf(line, sizeof line, "%s=%s (%s) is not a level NCCL knows", s->name, s->value,
+                     s->source);
+            gv_append(text, cap, "; ", line);
+            verdict = verdict > GV_WARN ? verdict : GV_WARN;
+        }
+    }
+    return verdict;
+}
+
+static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
+{
+    const gv_rdma_info *info = &r->info;
+    char settings[512] = "", problems[768] = "";
+    for (size_t i = 0; i < r->setting_count; i++) {
+        const gv_rdma_setting *s = &r->settings[i];
+        if (!s->set)
+            continue;
+        char one[320];
+        snprintf(one, sizeof one, "%s=%s (%s)", s->name, s->value, s->source);
+        gv_append(settings, sizeof settings, ", ", one);
+    }
+    int ib = info->nccl_net == GV_NCCL_NET_IB;
+    int verdict = ib                ? nccl_setting_problems(r, problems, sizeof problems)
+                  : has_hardware(r) ? GV_FAIL
+                                    : GV_SKIP;
+    gv_check_result *c;
+    if (ib)
+        c = gv_report_add(run->report, "rdma.nccl_env", "node", verdict,
+                          "NCCL would use IB over %s (%s)%s%s; settings: %s", info->nccl_ports,
+                          info->nccl_reason, problems[0] ? "; " : "", problems,
+                          settings[0] ? settings : "none (NCCL's defaults)");
+    else
+        c = gv_report_add(run->report, "rdma.nccl_env", "node", verdict,
+                          "NCCL would fall back to sockets: %s; settings: %s", info->nccl_reason,
+                          settings[0] ? settings : "none (NCCL's defaults)");
+    gv_result_measured(c, NAN, "", "%s", ib ? "IB" : "Socket");
+    gv_result_expected(c, "RDMA hardware", "%s", has_hardware(r) ? "IB" : "Socket");
+    if (verdict == GV_FAIL)
+        gv_result_remedy(c, "%s",
+                         ib ? "fix NCCL_SOCKET_IFNAME to an interface that exists (ip -br link)"
+                            : "remove NCCL_IB_DISABLE / NCCL_NET=Socket, make NCCL_IB_HCA name "
+                              "ACTIVE ports (ibv_devinfo), install libibverbs1");
+    else if (verdict == GV_WARN)
+        gv_result_remedy(c, "set NCCL_IB_TC to the fabric's lossless ToS (104) in "
+                            "/etc/nccl.conf, and correct the settings named");
+}
+
+void gv_active_rdma(gv_active_run *run)
+{
+    static const char *const ids[] = {"rdma.modules", "rdma.devices",  "rdma.ports",
+                                      "rdma.mtu",     "rdma.roce_tos", "rdma.nccl_env"};
+    const gv_rdma_report *r = gv_active_rdma_report(run);
+    if (!r) {
+        gv_active_rows(run, ids, 6, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
+        return;
+    }
+    if (gv_active_selected(run, "rdma.modules"))
+        judge_modules(run, r);
+    if (gv_active_selected(run, "rdma.devices"))
+        judge_devices(run, r);
+    if (r->port_count == 0 && has_hardware(r)) {
+        static const char *const per_port[] = {"rdma.ports", "rdma.mtu", "rdma.roce_tos"};
+        gv_active_rows(run, per_port, 3, "node", GV_FAIL,
+                       "the RDMA hardware has no port to check (no RDMA device is bound)");
+    } else if (r->port_count == 0) {
+        static const char *const per_port[] = {"rdma.ports", "rdma.mtu", "rdma.roce_tos"};
+        gv_active_rows(run, per_port, 3, "node", GV_SKIP, "no RDMA port on this node");
+    } else {
+        if (gv_active_selected(run, "rdma.ports"))
+            judge_ports(run, r);
+        if (gv_active_selected(run, "rdma.mtu"))
+            judge_mtu(run, r);
+        if (gv_active_selected(run, "rdma.roce_tos"))
+            judge_tos(run, r);
+    }
+    if (gv_active_selected(run, "rdma.nccl_env"))
+        judge_nccl(run, r);
+}

@@ -1,0 +1,145 @@
+/* gv_rdma_status and its accessors: the sysfs reader, libibverbs when it loads, the NCCL
+ * settings and NCCL's choice, copied out through versioned structs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/ibverbs_backend.h"
+#include "backends/libraries.h"
+#include "core/context.h"
+#include "core/sizes.h"
+#include "rdma/rdma.h"
+
+static void verbs(gv_ctx *ctx, uint32_t flags, gv_rdma_report *r)
+{
+    gv_rdma_info *info = &r->info;
+    if (flags & GV_RDMA_NO_VERBS) {
+        info->verbs_state = GV_LIBSTATE_NOT_QUERIED;
+        snprintf(info->verbs_detail, sizeof info->verbs_detail,
+                 "libibverbs not queried (GV_RDMA_NO_VERBS)");
+        return;
+    }
+    const struct gv_ibverbs_api *ibv = gv_ibverbs(ctx);
+    const gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_IBVERBS);
+    info->verbs_state = slot->state;
+    snprintf(info->verbs_detail, sizeof info->verbs_detail, "%s",
+             slot->state == GV_LIBSTATE_LOADED ? slot->path
+             : slot->detail[0]                 ? slot->detail
+                                               : slot->tried);
+    if (ibv)
+        gv_rdma_query_verbs(ibv, r);
+}
+
+void gv_rdma_free(gv_rdma_report *r)
+{
+    if (!r)
+        return;
+    free(r->modules);
+    free(r->devices);
+    free(r->ports);
+    free(r->gids);
+    free(r->settings);
+    free(r->netdevs);
+    free(r);
+}
+
+gv_status gv_rdma_build(gv_ctx *ctx, uint32_t flags, gv_rdma_report **out)
+{
+    gv_rdma_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading the RDMA stack");
+    r->info.struct_size = sizeof r->info;
+    gv_rdma_read_sysfs(ctx->sysroot, r);
+    for (size_t i = 0; i < r->device_count; i++)
+        r->devices[i].verbs_visible = r->devices[i].dmabuf_mr = -1;
+    if (!r->out_of_memory)
+        verbs(ctx, flags, r);
+    gv_rdma_read_nccl(ctx->sysroot, !(flags & GV_RDMA_IGNORE_ENVIRONMENT), r);
+    if (r->out_of_memory) {
+        gv_rdma_free(r);
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading the RDMA stack");
+    }
+    gv_rdma_nccl_choice(r);
+    gv_rdma_info *info = &r->info;
+    info->module_count = (uint32_t)r->module_count;
+    info->device_count = (uint32_t)r->device_count;
+    info->port_count = (uint32_t)r->port_count;
+    info->gid_count = (uint32_t)r->gid_count;
+    info->setting_count = (uint32_t)r->setting_count;
+    *out = r;
+    return GV_OK;
+}
+
+gv_status gv_rdma_status(gv_ctx *ctx, const gv_rdma_opts *opts, gv_rdma_report **out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_rdma_status: out is NULL");
+    *out = NULL;
+    static const gv_rdma_opts defaults = GV_RDMA_OPTS_INIT;
+    gv_rdma_opts o = defaults;
+    if (opts) {
+        if (gv_copy_in(&o, sizeof o, opts, GV_RDMA_OPTS_SIZE_V1, &defaults) != GV_OK)
+            return gv_fail(ctx, GV_ERR_VERSION, "gv_rdma_opts.struct_size %u is not a valid layout",
+                           (unsigned)opts->struct_size);
+        if (o.flags & ~(GV_RDMA_IGNORE_ENVIRONMENT | GV_RDMA_NO_VERBS))
+            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_rdma_opts.flags 0x%x: unknown bits",
+                           o.flags);
+    }
+    return gv_rdma_build(ctx, o.flags, out);
+}
+
+gv_status gv_rdma_summary(const gv_rdma_report *r, gv_rdma_info *out)
+{
+    if (!r || !out)
+        return GV_ERR_INVALID_ARG;
+    return gv_copy_out(out, &r->info, sizeof r->info, GV_RDMA_INFO_SIZE_V1);
+}
+
+/* The accessors share one shape: bounds, then a versioned copy out. */
+static gv_status item_at(const void *items, size_t count, size_t size, size_t min_size,
+                         uint32_t index, void *out)
+{
+    if (!items && count)
+        return GV_ERR_INVALID_ARG;
+    if (!out)
+        return GV_ERR_INVALID_ARG;
+    if (index >= count)
+        return GV_ERR_NOT_FOUND;
+    return gv_copy_out(out, (const char *)items + (size_t)index * size, size, min_size);
+}
+
+gv_status gv_rdma_module_at(const gv_rdma_report *r, uint32_t index, gv_rdma_module *out)
+{
+    return r ? item_at(r->modules, r->module_count, sizeof *r->modules, GV_RDMA_MODULE_SIZE_V1,
+                       index, out)
+             : GV_ERR_INVALID_ARG;
+}
+
+gv_status gv_rdma_device_at(const gv_rdma_report *r, uint32_t index, gv_rdma_device *out)
+{
+    return r ? item_at(r->devices, r->device_count, sizeof *r->devices, GV_RDMA_DEVICE_SIZE_V1,
+                       index, out)
+             : GV_ERR_INVALID_ARG;
+}
+
+gv_status gv_rdma_port_at(const gv_rdma_report *r, uint32_t index, gv_rdma_port *out)
+{
+    return r ? item_at(r->ports, r->port_count, sizeof *r->ports, GV_RDMA_PORT_SIZE_V1, index, out)
+             : GV_ERR_INVALID_ARG;
+}
+
+gv_status gv_rdma_gid_at(const gv_rdma_report *r, uint32_t index, gv_rdma_gid *out)
+{
+    return r ? item_at(r->gids, r->gid_count, sizeof *r->gids, GV_RDMA_GID_SIZE_V1, index, out)
+             : GV_ERR_INVALID_ARG;
+}
+
+gv_status gv_rdma_setting_at(const gv_rdma_report *r, uint32_t index, gv_rdma_setting *out)
+{
+    return r ? item_at(r->settings, r->setting_count, sizeof *r->settings, GV_RDMA_SETTING_SIZE_V1,
+                       index, out)
+             : GV_ERR_INVALID_ARG;
+}
