@@ -1,0 +1,40 @@
+/* gv-gpudirect: is GPUDirect RDMA over DMA-BUF ready? The seed's verify-gpudirect, from
+ * gpuverify's gpudirect.* checks, each prerequisite on its own line and one verdict. */
+#include <gpuverify/gpuverify.h>
+#include <stdio.h>
+
+#include "seed_style.h"
+
+static const seed_section sections[] = {
+    {"NVIDIA Driver Status", "driver.module,driver.gpu_count"},
+    {"DMA-BUF Support (NVIDIA-Recommended Method)",
+     "gpudirect.p2pdma,gpudirect.open_module,gpudirect.kernel,gpudirect.dmabuf,"
+     "gpudirect.nic_dmabuf"},
+    {"Legacy nvidia-peermem (Not Used)", "gpudirect.peermem"},
+    {"GPU/NIC Locality", "gpudirect.nic_locality"},
+    {"GPUDirect RDMA", "gpudirect.ready"},
+};
+
+/* Under the driver: "580.95.05, NVIDIA H100 80GB HBM3, 81559 MiB" per GPU, as the seed shows. */
+static void extra(gv_ctx *ctx, const gv_report *report, size_t section)
+{
+    (void)ctx;
+    if (section == 0) {
+        gv_driver_info d = GV_DRIVER_INFO_INIT;
+        if (gv_report_driver(report, &d) != GV_OK)
+            return;
+        for (uint32_t i = 0; i < gv_report_gpu_count(report); i++) {
+            gv_gpu g = GV_GPU_INIT;
+            if (gv_report_gpu(report, i, &g) == GV_OK)
+                printf("%s, %s, %lld MiB\n", d.driver_version[0] ? d.driver_version
+                                                                  : d.module_version,
+                       g.name, g.memory_total > 0 ? (long long)(g.memory_total >> 20) : -1LL);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    return seed_main(argc, argv, "gv-gpudirect", sections, sizeof sections / sizeof *sections,
+                     extra);
+}
