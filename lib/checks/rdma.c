@@ -317,9 +317,11 @@ static int nccl_setting_problems(const gv_rdma_report *r, char *text, size_t cap
                 if (r->gids[g].index == (uint32_t)want)
                     found = &r->gids[g];
             if (!found || strcmp(found->type, "RoCE v2") != 0) {
-                snprintf(line, sizeof line, "NCCL_IB_GID_INDEX=%s (%s): %s port %u has %s",
+                snprintf(line, sizeof line, "NCCL_IB_GID_INDEX=%s (%s): %s port %u has %s%s%s",
                          s->value, s->source, p->device, p->port,
-                         found ? "a RoCE v1 GID there" : "no GID there");
+                         found ? "a GID of type " : "no GID there",
+                         found ? (found->type[0] ? found->type : "unknown") : "",
+                         found ? " there, not RoCE v2" : "");
                 gv_append(text, cap, "; ", line);
                 verdict = verdict > GV_WARN ? verdict : GV_WARN;
                 break;

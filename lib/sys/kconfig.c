@@ -32,10 +32,13 @@ static gv_status scan(const char *path, const char *shown, const char *option,
         }
     }
     int code = 0;
-    const char *why = gzerror(gz, &code);
+    char why[128];
+    const char *text = gzerror(gz, &code); /* "<path>: <reason>", freed with gz */
+    const char *reason = strstr(text, ": ") ? strrchr(text, ':') + 2 : text;
+    snprintf(why, sizeof why, "%s", reason);
     gzclose(gz);
     if (code != Z_OK && code != Z_STREAM_END)
-        return gv_err(err, GV_ERR_PARSE, "reading %s: %s", shown, why);
+        return gv_err(err, GV_ERR_PARSE, "reading %s: %s (the file is damaged)", shown, why);
     if (lines == 0)
         return gv_err(err, GV_ERR_PARSE, "reading %s: the file is empty", shown);
     snprintf(out->source, sizeof out->source, "%s", shown);
