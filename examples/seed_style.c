@@ -9,8 +9,7 @@ static const char *const banner = "==========================================";
 static int usage(const char *tool)
 {
     fprintf(stderr,
-            "usage: %s [--sysroot DIR] [--library-dir DIR] [--topology-xml FILE] [--json]\n",
-            tool);
+            "usage: %s [--sysroot DIR] [--library-dir DIR] [--topology-xml FILE] [--json]\n", tool);
     return 2;
 }
 
@@ -42,8 +41,8 @@ static const char *tag(int32_t verdict)
     }
 }
 
-static int print_sections(gv_ctx *ctx, const gv_report *r, const seed_section *sections,
-                          size_t n, seed_extra_fn extra)
+static int print_sections(gv_ctx *ctx, const gv_report *r, const seed_section *sections, size_t n,
+                          seed_extra_fn extra)
 {
     unsigned counts[5] = {0};
     for (size_t s = 0; s < n; s++) {

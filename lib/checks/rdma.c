@@ -12,8 +12,6 @@
 #include "rdma/rdma.h"
 #include "topo/paths.h"
 
-#define MELLANOX_VENDOR 0x15b3
-
 const gv_rdma_report *gv_active_rdma_report(gv_active_run *run)
 {
     if (!run->rdma && run->rdma_status == GV_OK)
@@ -26,13 +24,14 @@ static int has_hardware(const gv_rdma_report *r)
     return r->device_count > 0 || r->info.mellanox_functions > 0;
 }
 
-static int has_mellanox(const gv_rdma_report *r)
+/* mlx5_core/mlx5_ib are needed by mlx5 devices, and by Mellanox functions that have no RDMA
+ * device yet (their generation unknown); an mlx4 card needs mlx4_ib instead. */
+static int needs_mlx5(const gv_rdma_report *r)
 {
-    if (r->info.mellanox_functions > 0)
+    if (r->info.functions_without_rdma[0])
         return 1;
     for (size_t i = 0; i < r->device_count; i++)
-        if (r->devices[i].pci_vendor_id == MELLANOX_VENDOR ||
-            strncmp(r->devices[i].name, "mlx", 3) == 0)
+        if (strncmp(r->devices[i].name, "mlx5_", 5) == 0)
             return 1;
     return 0;
 }
@@ -56,9 +55,9 @@ static void judge_modules(gv_active_run *run, const gv_rdma_report *r)
                               "%s not loaded; no RDMA hardware on this node (no RDMA device, "
                               "no Mellanox NIC)",
                               m->name);
-        } else if (mlx5 && !has_mellanox(r)) {
+        } else if (mlx5 && !needs_mlx5(r)) {
             c = gv_report_add(run->report, "rdma.modules", m->name, GV_SKIP,
-                              "%s not loaded; not needed: no Mellanox NIC", m->name);
+                              "%s not loaded; not needed: no mlx5 device", m->name);
         } else if (m->state == GV_MODULE_STATE_UNKNOWN) {
             c = gv_report_add(run->report, "rdma.modules", m->name, GV_ERROR,
                               "cannot tell whether %s is loaded: %s", m->name, r->modules_err.text);

@@ -3,7 +3,8 @@
  * Precedence follows NCCL's initEnv: the environment, then $NCCL_CONF_FILE (else
  * ~/.nccl.conf), then /etc/nccl.conf, each filling only what is still unset. Lines exported by
  * /etc/profile.d scripts come last: NCCL sees them only in login shells, which Slurm batch
- * steps and services are not, and the source says so. */
+ * steps and services are not, and the source says so. Sources name files as the node sees them
+ * (without the sysroot). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,13 +106,10 @@ void gv_rdma_read_nccl(const char *root, int use_environment, gv_rdma_report *r)
             snprintf(rel, sizeof rel, "%s", conf);
         else if (home && home[0] == '/')
             snprintf(rel, sizeof rel, "%s/.nccl.conf", home);
-        if (rel[0]) {
-            snprintf(source, sizeof source, "%s%s", gv_sys_shown(root), rel);
-            read_file(root, rel, 0, source, r);
-        }
+        if (rel[0])
+            read_file(root, rel, 0, rel, r);
     }
-    snprintf(source, sizeof source, "%s/etc/nccl.conf", gv_sys_shown(root));
-    read_file(root, "/etc/nccl.conf", 0, source, r);
+    read_file(root, "/etc/nccl.conf", 0, "/etc/nccl.conf", r);
     char(*names)[256] = NULL;
     size_t count = 0;
     gv_errbuf ignored;
@@ -122,7 +120,7 @@ void gv_rdma_read_nccl(const char *root, int use_environment, gv_rdma_report *r)
                 continue;
             char rel[PATH_MAX];
             snprintf(rel, sizeof rel, "/etc/profile.d/%s", names[i]);
-            snprintf(source, sizeof source, "%s%s (login shells only)", gv_sys_shown(root), rel);
+            snprintf(source, sizeof source, "%s (login shells only)", rel);
             read_file(root, rel, 1, source, r);
         }
         free(names);

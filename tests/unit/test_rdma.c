@@ -1,0 +1,391 @@
+/* gv_rdma_status and the rdma.* / gpudirect.* checks over the RDMA fixture sysroots
+ * (make_fixtures.py), the fake libibverbs, hwloc replaying each fixture (HWLOC_FSROOT) and
+ * hwloc's captured 32em64t-2n8c+1mic tree with its real ConnectX-3 port. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "rdma/rdma.h"
+
+static const char *const nccl_env[] = {
+    "NCCL_NET",           "NCCL_IB_DISABLE",    "NCCL_IB_HCA",
+    "NCCL_SOCKET_IFNAME", "NCCL_IB_TC",         "NCCL_IB_GID_INDEX",
+    "NCCL_NET_GDR_LEVEL", "NCCL_DMABUF_ENABLE", "NCCL_CONF_FILE"};
+
+static int clean_env(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof nccl_env / sizeof *nccl_env; i++)
+        unsetenv(nccl_env[i]);
+    unsetenv("HWLOC_FSROOT");
+    return 0;
+}
+
+/* gv_run of rdma and gpudirect over a fixture, hwloc replaying the same tree. */
+static gv_report *run_rdma(const char *sysroot, const char *scenario)
+{
+    char root[4096];
+    snprintf(root, sizeof root, "%s", fixture("sysroots"));
+    snprintf(root + strlen(root), sizeof root - strlen(root), "/%s", sysroot);
+    setenv("HWLOC_FSROOT", root, 1);
+    gv_ctx *ctx = scenario_ctx(sysroot, scenario);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "rdma,gpudirect";
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    unsetenv("HWLOC_FSROOT");
+    return r;
+}
+
+/* The row's verdict is want and its message contains text. */
+static void expect(const gv_report *r, const char *id, const char *subject, int want,
+                   const char *text)
+{
+    gv_check_result c = result_of(r, id, subject);
+    if (c.verdict != want || !strstr(c.message, text)) {
+        print_error("%s %s: %s '%s', wanted %s containing '%s'\n", id, subject,
+                    gv_verdict_name(c.verdict), c.message, gv_verdict_name(want), text);
+        fail();
+    }
+}
+
+static void expect_ports(const gv_report *r, const char *id, int want, const char *text)
+{
+    for (int i = 0; i < 8; i++) {
+        char subject[16];
+        snprintf(subject, sizeof subject, "mlx5_%d/1", i);
+        expect(r, id, subject, want, text);
+    }
+}
+
+/* The seed's verify-rdma (10 OK) and verify-gpudirect (8 OK) lines, in meaning. */
+static void test_healthy_roce(void **state)
+{
+    (void)state;
+    gv_report *r = run_rdma("h100-roce", "h100x8-rdma");
+    static const char *const modules[] = {"ib_core", "rdma_cm", "ib_uverbs", "mlx5_core",
+                                          "mlx5_ib"};
+    for (size_t i = 0; i < 5; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "%s loaded", modules[i]);
+        expect(r, "rdma.modules", modules[i], GV_PASS, text);
+    }
+    expect(r, "rdma.devices", "mlx5_0", GV_PASS,
+           "mlx5_0: MT4129, firmware 28.42.1000, PCI 0000:19:00.0, NUMA 0, 1 port(s)");
+    expect(r, "rdma.devices", "mlx5_7", GV_PASS, "PCI 0000:dc:00.0, NUMA 1");
+    expect(r, "rdma.ports", "mlx5_0/1", GV_PASS,
+           "mlx5_0 port 1: PORT_ACTIVE, LinkUp, 400 Gb/sec (4X NDR), Ethernet (RoCE v2 GID 1 on "
+           "ens1f0np0)");
+    expect_ports(r, "rdma.ports", GV_PASS, "PORT_ACTIVE");
+    expect(r, "rdma.mtu", "mlx5_0/1", GV_PASS,
+           "active_mtu=4096 (max supported) (netdev ens1f0np0 MTU 9000)");
+    expect_ports(r, "rdma.mtu", GV_PASS, "active_mtu=4096 (max supported)");
+    expect_ports(r, "rdma.roce_tos", GV_PASS, "RDMA-CM ToS=104 (DSCP 26), mode RoCE v2");
+    expect(r, "rdma.nccl_env", "node", GV_PASS, "NCCL would use IB over mlx5_0:1,mlx5_1:1");
+    expect(r, "rdma.nccl_env", "node", GV_PASS, "NCCL_IB_TC=104 (");
+    expect(r, "rdma.nccl_env", "node", GV_PASS, "/etc/profile.d/nccl-rdma.sh (login shells only)");
+
+    expect(r, "gpudirect.p2pdma", "node", GV_PASS, "Kernel has CONFIG_PCI_P2PDMA=y");
+    expect(r, "gpudirect.open_module", "node", GV_PASS, "Using nvidia-open driver 580.95.05");
+    expect(r, "gpudirect.kernel", "node", GV_PASS, "Kernel 6.8 supports DMA-BUF (6.2+ required)");
+    expect(r, "gpudirect.peermem", "node", GV_PASS, "nvidia-peermem NOT loaded");
+    expect(r, "gpudirect.dmabuf", "node", GV_PASS, "8/8 GPUs support DMA-BUF");
+    expect(r, "gpudirect.nic_dmabuf", "node", GV_PASS, "8/8 RDMA devices register DMA-BUF");
+    expect(r, "gpudirect.nic_locality", "node", GV_PASS,
+           "8/8 GPUs have an RDMA NIC within NCCL_NET_GDR_LEVEL=PXB (farthest nearest NIC: PIX)");
+    expect(r, "gpudirect.ready", "node", GV_PASS, "GPUDirect RDMA over DMA-BUF is ready");
+    assert_int_equal(count_verdict(r, GV_PASS), (int)gv_report_count(r));
+    assert_int_equal(gv_report_count(r), 5 + 8 * 4 + 1 + 8);
+    gv_report_free(r);
+}
+
+static void test_infiniband(void **state)
+{
+    (void)state;
+    gv_report *r = run_rdma("h100-ib", "h100x8-rdma");
+    expect(r, "rdma.ports", "mlx5_3/1", GV_PASS,
+           "PORT_ACTIVE, LinkUp, 400 Gb/sec (4X NDR), "
+           "InfiniBand, LID 0x3a3");
+    expect_ports(r, "rdma.mtu", GV_PASS, "active_mtu=4096 (max supported)"); /* ibv_query_port */
+    expect_ports(r, "rdma.roce_tos", GV_SKIP, "not RoCE");
+    expect(r, "rdma.nccl_env", "node", GV_PASS, "8 ACTIVE port(s) selected by NCCL_IB_HCA=mlx5");
+    expect(r, "gpudirect.p2pdma", "node", GV_PASS, "/proc/config.gz");
+    expect(r, "gpudirect.ready", "node", GV_PASS, "ready");
+    gv_report_free(r);
+
+    /* Without libibverbs: InfiniBand's MTU cannot be read, and NCCL cannot use IB. */
+    r = run_rdma("h100-ib", NULL);
+    expect_ports(r, "rdma.mtu", GV_SKIP, "ibv_query_port is needed and libibverbs");
+    expect(r, "rdma.nccl_env", "node", GV_FAIL, "sockets: libibverbs.so.1 is not usable");
+    expect(r, "gpudirect.nic_dmabuf", "node", GV_SKIP, "libibverbs is needed");
+    gv_report_free(r);
+}
+
+static void test_one_thing_broken(void **state)
+{
+    (void)state;
+    gv_report *r = run_rdma("h100-roce-mtu1500", "h100x8-rdma-mtu1500");
+    expect(r, "rdma.mtu", "mlx5_3/1", GV_WARN,
+           "mlx5_3 port 1: active_mtu=1024 < max 4096 (netdev ens4f0np0 MTU 1500)");
+    expect(r, "rdma.mtu", "mlx5_2/1", GV_PASS, "active_mtu=4096");
+    assert_int_equal(count_verdict(r, GV_WARN), 1);
+    gv_report_free(r);
+
+    r = run_rdma("h100-roce-port-down", "h100x8-rdma");
+    expect(r, "rdma.ports", "mlx5_5/1", GV_FAIL,
+           "mlx5_5 port 1: DOWN, physical state Polling: no link");
+    expect(r, "rdma.mtu", "mlx5_5/1", GV_SKIP, "not ACTIVE");
+    expect(r, "rdma.nccl_env", "node", GV_PASS, "7 ACTIVE port(s)");
+    gv_report_free(r);
+
+    r = run_rdma("h100-roce-no-configfs", "h100x8-rdma");
+    expect_ports(r, "rdma.roce_tos", GV_WARN,
+                 "RDMA-CM ToS not configured (no "
+                 "/sys/kernel/config/rdma_cm/mlx5_");
+    assert_int_equal(count_verdict(r, GV_FAIL), 0);
+    gv_report_free(r);
+
+    r = run_rdma("h100-roce-bad-hca", "h100x8-rdma");
+    expect(r, "rdma.nccl_env", "node", GV_FAIL,
+           "NCCL would fall back to sockets: NCCL_IB_HCA=mlx5_9 (");
+    expect(r, "rdma.nccl_env", "node", GV_FAIL, "matches none of the ACTIVE ports (mlx5_0:1,");
+    gv_report_free(r);
+
+    r = run_rdma("h100-roce-ib-disabled", "h100x8-rdma");
+    expect(r, "rdma.nccl_env", "node", GV_FAIL, "sockets: NCCL_IB_DISABLE=1 (");
+    gv_report_free(r);
+
+    r = run_rdma("h100-roce-peermem", "h100x8-rdma");
+    expect(r, "gpudirect.peermem", "node", GV_WARN,
+           "/sys/module/nvidia_peermem/version) beside "
+           "the DMA-BUF path");
+    expect(r, "gpudirect.ready", "node", GV_WARN, "works with warnings: peermem");
+    gv_report_free(r);
+
+    r = run_rdma("h100-roce", "h100x8-rdma-no-dmabuf");
+    expect(r, "gpudirect.dmabuf", "node", GV_FAIL, "8 of 8 GPUs cannot export memory as DMA-BUF");
+    expect(r, "gpudirect.nic_dmabuf", "node", GV_FAIL,
+           "8 of 8 RDMA devices cannot register DMA-BUF memory: mlx5_0 (ibv_reg_dmabuf_mr(fd "
+           "-1): Operation not supported)");
+    expect(r, "gpudirect.ready", "node", GV_FAIL, "is NOT ready: dmabuf, nic_dmabuf");
+    gv_report_free(r);
+}
+
+static void test_environment_wins(void **state)
+{
+    (void)state;
+    setenv("NCCL_IB_TC", "96", 1);
+    setenv("NCCL_SOCKET_IFNAME", "=bond0", 1);
+    setenv("NCCL_DMABUF_ENABLE", "0", 1);
+    gv_report *r = run_rdma("h100-roce", "h100x8-rdma");
+    expect(r, "rdma.roce_tos", "mlx5_0/1", GV_WARN,
+           "ToS=104 (DSCP 26) but NCCL_IB_TC=96 "
+           "(environment)");
+    expect(r, "rdma.nccl_env", "node", GV_FAIL,
+           "NCCL_SOCKET_IFNAME==bond0 (environment) matches "
+           "no network interface");
+    expect(r, "gpudirect.dmabuf", "node", GV_WARN, "NCCL_DMABUF_ENABLE=0 (environment)");
+    gv_report_free(r);
+
+    /* The node's files alone, as a scheduler judging the node rather than its own job. */
+    gv_ctx *ctx = scenario_ctx("h100-roce", "h100x8-rdma");
+    gv_rdma_opts o = GV_RDMA_OPTS_INIT;
+    o.flags = GV_RDMA_IGNORE_ENVIRONMENT;
+    gv_rdma_report *rr = NULL;
+    assert_int_equal(gv_rdma_status(ctx, &o, &rr), GV_OK);
+    const gv_rdma_setting *tc = gv_rdma_setting_find(rr, "NCCL_IB_TC");
+    assert_non_null(tc);
+    assert_string_equal(tc->value, "104");
+    assert_non_null(strstr(tc->source, "/etc/nccl.conf"));
+    gv_rdma_free(rr);
+    gv_ctx_destroy(ctx);
+    clean_env(NULL);
+}
+
+static void test_stock_debian_and_no_rdma(void **state)
+{
+    (void)state;
+    gv_report *r = run_rdma("debian12-proprietary", "t4");
+    expect(r, "gpudirect.open_module", "node", GV_FAIL, "proprietary NVIDIA module 535.104.05");
+    expect(r, "gpudirect.p2pdma", "node", GV_FAIL,
+           "Kernel 6.1.0-13-amd64: CONFIG_PCI_P2PDMA is not set");
+    expect(r, "gpudirect.kernel", "node", GV_FAIL, "Kernel 6.1 is older than 6.2");
+    expect(r, "gpudirect.nic_locality", "node", GV_SKIP, "no RDMA NIC on this node");
+    expect(r, "gpudirect.ready", "node", GV_FAIL, "is NOT ready: open_module, p2pdma, kernel");
+    expect(r, "rdma.modules", "mlx5_ib", GV_SKIP, "no RDMA hardware on this node");
+    gv_report_free(r);
+
+    r = run_rdma("laptop-geforce", NULL);
+    expect(r, "rdma.devices", "node", GV_SKIP, "no RDMA device");
+    expect(r, "rdma.ports", "node", GV_SKIP, "no RDMA port on this node");
+    expect(r, "rdma.nccl_env", "node", GV_SKIP, "NCCL would fall back to sockets");
+    expect(r, "gpudirect.p2pdma", "node", GV_SKIP,
+           "no configuration found (tried "); /* names every path tried */
+    expect(r, "gpudirect.p2pdma", "node", GV_SKIP, "/proc/config.gz");
+    expect(r, "gpudirect.dmabuf", "node", GV_SKIP, "CUDA cannot be asked");
+    gv_report_free(r);
+
+    r = run_rdma("no-nvidia", NULL);
+    expect(r, "gpudirect.ready", "node", GV_SKIP, "no NVIDIA GPU on this node");
+    gv_report_free(r);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    gv_report *r = run_rdma("h100-roce-malformed", "h100x8-rdma");
+    expect(r, "rdma.devices", "mlx5_8", GV_ERROR, "too many levels of links");
+    expect(r, "rdma.ports", "mlx5_1/1", GV_ERROR, "state unreadable: state: reading");
+    expect(r, "rdma.ports", "mlx5_1/1", GV_ERROR, "empty file");
+    expect(r, "rdma.ports", "mlx5_2/1", GV_WARN, "rate: not '<number> Gb/sec ...'");
+    expect(r, "rdma.ports", "mlx5_4/1", GV_WARN, "gid_attrs/types/3: reading");
+    expect(r, "rdma.nccl_env", "node", GV_WARN, "mlx5_4 port 1 has a GID of type unknown");
+    expect(r, "gpudirect.p2pdma", "node", GV_ERROR,
+           "proc/config.gz: unexpected end of file (the file is damaged)");
+    expect(r, "rdma.mtu", "mlx5_0/1", GV_PASS, "active_mtu=4096");
+    gv_report_free(r);
+}
+
+/* hwloc's captured machine: a real ConnectX-3 InfiniBand port, a SCIF device whose directory
+ * was not captured, no /proc/modules. */
+static void test_hwloc_capture(void **state)
+{
+    (void)state;
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.sysroot = fixture("hwloc/fsroot/32em64t-2n8c+1mic");
+    co.library_dir = emptylib();
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_rdma_report *r = NULL;
+    assert_int_equal(gv_rdma_status(ctx, NULL, &r), GV_OK);
+    gv_rdma_info info = GV_RDMA_INFO_INIT;
+    assert_int_equal(gv_rdma_summary(r, &info), GV_OK);
+    assert_int_equal(info.device_count, 2);
+    assert_int_equal(info.port_count, 1);
+    assert_int_equal(info.active_ports, 1);
+    assert_int_equal(info.verbs_state, GV_LIBSTATE_ABSENT);
+    gv_rdma_device d = GV_RDMA_DEVICE_INIT;
+    assert_int_equal(gv_rdma_device_at(r, 0, &d), GV_OK);
+    assert_string_equal(d.name, "mlx4_0");
+    assert_string_equal(d.fw_ver, "2.11.500");
+    assert_string_equal(d.hca_type, "MT4099");
+    assert_string_equal(d.node_guid, "0002:c903:00f9:bfa0");
+    assert_string_equal(d.pci_bus_id, "0000:82:00.0");
+    assert_int_equal(d.pci_vendor_id, 0x15b3);
+    assert_int_equal(gv_rdma_device_at(r, 1, &d), GV_OK);
+    assert_string_equal(d.name, "scif0");
+    assert_non_null(strstr(d.problem, "No such file or directory"));
+    gv_rdma_port p = GV_RDMA_PORT_INIT;
+    assert_int_equal(gv_rdma_port_at(r, 0, &p), GV_OK);
+    assert_int_equal(p.state, GV_PORT_ACTIVE);
+    assert_int_equal(p.phys_state, 5);
+    assert_string_equal(p.phys_state_text, "LinkUp");
+    assert_int_equal(p.link_layer, GV_LINK_LAYER_INFINIBAND);
+    assert_int_equal(p.lid, 0x3a4);
+    assert_true(p.rate_gbps == 56.0);
+    assert_string_equal(p.netdev, "ib0");
+    assert_int_equal(p.netdev_mtu, 2044);
+    assert_int_equal(p.mtu_source, GV_MTU_UNKNOWN); /* InfiniBand without libibverbs */
+    assert_true(p.gid_count >= 1);
+    gv_rdma_gid g = GV_RDMA_GID_INIT;
+    assert_int_equal(gv_rdma_gid_at(r, p.first_gid, &g), GV_OK);
+    assert_int_equal(g.index, 0);
+    assert_string_equal(g.gid, "fe80:0000:0000:0000:0002:c903:00f9:bfa1");
+    gv_rdma_free(r);
+
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "rdma";
+    gv_report *rep = NULL;
+    assert_int_equal(gv_run(ctx, &o, &rep), GV_OK);
+    expect(rep, "rdma.modules", "ib_core", GV_ERROR, "cannot tell whether ib_core is loaded");
+    expect(rep, "rdma.modules", "mlx5_ib", GV_SKIP, "not needed: no mlx5 device");
+    expect(rep, "rdma.devices", "mlx4_0", GV_PASS,
+           "mlx4_0: MT4099, firmware 2.11.500, PCI 0000:82:00.0");
+    expect(rep, "rdma.devices", "scif0", GV_ERROR, "No such file or directory");
+    expect(rep, "rdma.ports", "mlx4_0/1", GV_PASS,
+           "PORT_ACTIVE, LinkUp, 56 Gb/sec (4X FDR), InfiniBand, LID 0x3a4");
+    expect(rep, "rdma.mtu", "mlx4_0/1", GV_SKIP, "libibverbs is not usable");
+    expect(rep, "rdma.nccl_env", "node", GV_FAIL, "libibverbs.so.1 is not usable");
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    gv_rdma_report *r = (gv_rdma_report *)0x1;
+    assert_int_equal(gv_rdma_status(NULL, NULL, &r), GV_ERR_INVALID_ARG);
+    gv_ctx *ctx = scenario_ctx("h100-roce", "h100x8-rdma");
+    assert_int_equal(gv_rdma_status(ctx, NULL, NULL), GV_ERR_INVALID_ARG);
+    gv_rdma_opts o = GV_RDMA_OPTS_INIT;
+    o.struct_size = 4;
+    assert_int_equal(gv_rdma_status(ctx, &o, &r), GV_ERR_VERSION);
+    assert_null(r);
+    o = (gv_rdma_opts)GV_RDMA_OPTS_INIT;
+    o.flags = 0x80;
+    assert_int_equal(gv_rdma_status(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "flags"));
+    o.flags = GV_RDMA_NO_VERBS;
+    assert_int_equal(gv_rdma_status(ctx, &o, &r), GV_OK);
+    gv_rdma_info info = GV_RDMA_INFO_INIT;
+    assert_int_equal(gv_rdma_summary(r, &info), GV_OK);
+    assert_int_equal(info.verbs_state, GV_LIBSTATE_NOT_QUERIED);
+    assert_int_equal(info.device_count, 8);
+    assert_int_equal(info.mellanox_functions, 8);
+    assert_string_equal(info.functions_without_rdma, "");
+    info.struct_size = 8;
+    assert_int_equal(gv_rdma_summary(r, &info), GV_ERR_VERSION);
+    assert_int_equal(gv_rdma_summary(NULL, &info), GV_ERR_INVALID_ARG);
+    gv_rdma_port p = GV_RDMA_PORT_INIT;
+    assert_int_equal(gv_rdma_port_at(r, 8, &p), GV_ERR_NOT_FOUND);
+    assert_int_equal(gv_rdma_port_at(r, 0, NULL), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_rdma_port_at(NULL, 0, &p), GV_ERR_INVALID_ARG);
+    gv_rdma_module m = GV_RDMA_MODULE_INIT;
+    assert_int_equal(gv_rdma_module_at(r, 5, &m), GV_ERR_NOT_FOUND);
+    assert_int_equal(gv_rdma_module_at(r, 4, &m), GV_OK);
+    assert_string_equal(m.name, "mlx5_ib");
+    assert_int_equal(m.state, GV_MODULE_LOADED);
+    gv_rdma_setting s = GV_RDMA_SETTING_INIT;
+    s.struct_size = 3;
+    assert_int_equal(gv_rdma_setting_at(r, 0, &s), GV_ERR_VERSION);
+    gv_rdma_free(r);
+    gv_rdma_free(NULL);
+    gv_ctx_destroy(ctx);
+}
+
+static void test_nccl_lists_and_mtu_rule(void **state)
+{
+    (void)state;
+    assert_true(gv_nccl_list_matches("mlx5", "mlx5_3", 1));
+    assert_false(gv_nccl_list_matches("=mlx5", "mlx5_3", 1));
+    assert_true(gv_nccl_list_matches("=mlx5_3", "mlx5_3", 1));
+    assert_false(gv_nccl_list_matches("^mlx5_3", "mlx5_3", 1));
+    assert_true(gv_nccl_list_matches("^mlx5_3", "mlx5_4", 1));
+    assert_true(gv_nccl_list_matches("mlx5_0:1,mlx5_1:1", "mlx5_1", 1));
+    assert_false(gv_nccl_list_matches("mlx5_0:2", "mlx5_0", 1));
+    assert_true(gv_nccl_list_matches("^=mlx5_0", "mlx5_01", 1));
+    assert_int_equal(gv_roce_active_mtu(1500), 1024);
+    assert_int_equal(gv_roce_active_mtu(4200), 4096);
+    assert_int_equal(gv_roce_active_mtu(9000), 4096);
+    assert_int_equal(gv_roce_active_mtu(4191), 2048);
+    assert_int_equal(gv_roce_active_mtu(1100), 512);
+    assert_int_equal(gv_roce_active_mtu(300), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_healthy_roce, clean_env),
+        cmocka_unit_test_setup(test_infiniband, clean_env),
+        cmocka_unit_test_setup(test_one_thing_broken, clean_env),
+        cmocka_unit_test_setup(test_environment_wins, clean_env),
+        cmocka_unit_test_setup(test_stock_debian_and_no_rdma, clean_env),
+        cmocka_unit_test_setup(test_malformed, clean_env),
+        cmocka_unit_test_setup(test_hwloc_capture, clean_env),
+        cmocka_unit_test_setup(test_bad_input, clean_env),
+        cmocka_unit_test(test_nccl_lists_and_mtu_rule),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
