@@ -18,6 +18,9 @@ typedef struct gv_active_run {
     const int *chosen;           /* per catalog entry */
     struct gv_rdma_report *rdma; /* read once per run for rdma.* and gpudirect.* */
     gv_status rdma_status;
+    struct gv_topo *topo; /* built once per run for topo.* and gpudirect.nic_locality */
+    gv_status topo_status;
+    char topo_error[512];
 } gv_active_run;
 
 typedef void (*gv_active_fn)(gv_active_run *run);
@@ -39,6 +42,10 @@ void gv_active_gpudirect(gv_active_run *run); /* gpudirect.* (gpudirect.c) */
 /* The run's RDMA report, read on first use; NULL when it could not be built (then
  * run->rdma_status and the context's last error say why). */
 const struct gv_rdma_report *gv_active_rdma_report(gv_active_run *run);
+/* The run's topology, built on first use at NCCL's GPUDirect RDMA level as NCCL would see it
+ * (environment and configuration files, from the RDMA report); NULL when it could not be
+ * built (run->topo_error says why). */
+const struct gv_topo *gv_active_topology(gv_active_run *run);
 /* Whether live hwloc describes the run's node: the sysroot is "/", a topology XML is given, or
  * HWLOC_FSROOT replays the sysroot. Otherwise why_not says why the topo rows are skipped. */
 int gv_active_topology_usable(const gv_active_run *run, char *why_not, size_t cap);

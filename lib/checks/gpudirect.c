@@ -239,11 +239,10 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
         return;
     }
     const gv_rdma_setting *level = gv_rdma_setting_find(r, "NCCL_NET_GDR_LEVEL");
-    gv_topo *t = NULL;
-    if (gv_topo_build(run->ctx, run->topology_xml, level ? level->value : "PXB", run->facts, &t) !=
-        GV_OK) {
+    const gv_topo *t = gv_active_topology(run);
+    if (!t) {
         gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_ERROR, "%s",
-                      gv_ctx_last_error(run->ctx));
+                      run->topo_error);
         return;
     }
     gv_topo_info info = GV_TOPO_INFO_INIT;
@@ -291,7 +290,6 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
     }
     gv_result_measured(c, (double)near, "GPUs", "%zu/%zu", near, gpus);
     gv_result_expected(c, level ? level->source : "NCCL default", "within %s", lvl);
-    gv_topo_free(t);
 }
 
 /* The one verdict over the rows this group added: the worst of them, SKIPs aside unless every

@@ -184,8 +184,13 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     struct tm tm;
     if (gmtime_r(&wall, &tm))
         strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    gv_active_run active = {ctx,    f,    r,    o.gemm_size, o.copy_bytes, o.topology_xml,
-                            chosen, NULL, GV_OK};
+    gv_active_run active = {.ctx = ctx,
+                            .facts = f,
+                            .report = r,
+                            .gemm_size = o.gemm_size,
+                            .copy_bytes = o.copy_bytes,
+                            .topology_xml = o.topology_xml,
+                            .chosen = chosen};
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || !first_of_group(chosen, i))
             continue;
@@ -200,6 +205,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
             r->results[k].duration_s = each;
     }
     gv_rdma_free(active.rdma);
+    gv_topo_free(active.topo);
     r->duration_s = gv_now_s() - t0;
     if (r->out_of_memory) {
         gv_report_free(r);

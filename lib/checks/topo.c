@@ -8,6 +8,8 @@
 
 #include "checks/checks.h"
 #include "core/context.h"
+#include "rdma/rdma.h"
+#include "topo/paths.h"
 #include "topo/topology.h"
 
 static void rows_for_all(gv_active_run *run, int verdict, const char *why)
@@ -111,6 +113,22 @@ int gv_active_topology_usable(const gv_active_run *run, char *why_not, size_t ca
     return 0;
 }
 
+const gv_topo *gv_active_topology(gv_active_run *run)
+{
+    if (run->topo || run->topo_status != GV_OK)
+        return run->topo;
+    /* One level for topo.gpu_nic and gpudirect.nic_locality: NCCL's, files included. A value
+     * NCCL would not parse falls back to the default (rdma.nccl_env warns about it). */
+    const gv_rdma_report *r = gv_active_rdma_report(run);
+    const gv_rdma_setting *s = r ? gv_rdma_setting_find(r, "NCCL_NET_GDR_LEVEL") : NULL;
+    int32_t level;
+    const char *gdr = s && gv_path_parse_gdr_level(s->value, &level) == 0 ? s->value : "PXB";
+    run->topo_status = gv_topo_build(run->ctx, run->topology_xml, gdr, run->facts, &run->topo);
+    if (run->topo_status != GV_OK)
+        snprintf(run->topo_error, sizeof run->topo_error, "%s", gv_ctx_last_error(run->ctx));
+    return run->topo;
+}
+
 void gv_active_topo(gv_active_run *run)
 {
     char why[256];
@@ -118,9 +136,9 @@ void gv_active_topo(gv_active_run *run)
         rows_for_all(run, GV_SKIP, why);
         return;
     }
-    gv_topo *t = NULL;
-    if (gv_topo_build(run->ctx, run->topology_xml, NULL, run->facts, &t) != GV_OK) {
-        rows_for_all(run, GV_ERROR, gv_ctx_last_error(run->ctx));
+    const gv_topo *t = gv_active_topology(run);
+    if (!t) {
+        rows_for_all(run, GV_ERROR, run->topo_error);
         return;
     }
     gv_topo_info info = GV_TOPO_INFO_INIT;
@@ -133,5 +151,4 @@ void gv_active_topo(gv_active_run *run)
         if (gv_active_selected(run, "topo.gpu_nic"))
             judge_gpu_nic(run, t, &info);
     }
-    gv_topo_free(t);
 }

@@ -6,6 +6,7 @@
  * steps and services are not, and the source says so. Sources name files as the node sees them
  * (without the sysroot). */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,10 +161,15 @@ int gv_nccl_list_matches(const char *list, const char *name, unsigned port)
     return matched != exclude;
 }
 
-static void choose(gv_rdma_report *r, int net, const char *fmt, const char *a, const char *b)
+static void choose(gv_rdma_report *r, int net, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void choose(gv_rdma_report *r, int net, const char *fmt, ...)
 {
     r->info.nccl_net = net;
-    snprintf(r->info.nccl_reason, sizeof r->info.nccl_reason, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->info.nccl_reason, sizeof r->info.nccl_reason, fmt, ap);
+    va_end(ap);
 }
 
 void gv_rdma_nccl_choice(gv_rdma_report *r)
@@ -173,16 +179,16 @@ void gv_rdma_nccl_choice(gv_rdma_report *r)
     const gv_rdma_setting *hca = gv_rdma_setting_find(r, "NCCL_IB_HCA");
     r->info.nccl_ports[0] = '\0';
     if (net && strcasecmp(net->value, "Socket") == 0)
-        return choose(r, GV_NCCL_NET_SOCKET, "NCCL_NET=Socket (%s%s)", net->source, "");
+        return choose(r, GV_NCCL_NET_SOCKET, "NCCL_NET=Socket (%s)", net->source);
     if (disable && strtol(disable->value, NULL, 10) != 0)
         return choose(r, GV_NCCL_NET_SOCKET, "NCCL_IB_DISABLE=%s (%s) turns the IB transport off",
                       disable->value, disable->source);
     if (r->info.verbs_state == GV_LIBSTATE_ABSENT || r->info.verbs_state == GV_LIBSTATE_BROKEN)
-        return choose(r, GV_NCCL_NET_SOCKET, "libibverbs.so.1 is not usable: %s%s",
-                      r->info.verbs_detail, "");
+        return choose(r, GV_NCCL_NET_SOCKET, "libibverbs.so.1 is not usable: %s",
+                      r->info.verbs_detail);
     if (r->device_count == 0)
-        return choose(r, GV_NCCL_NET_SOCKET, "no RDMA device (/sys/class/infiniband is %s)%s",
-                      "empty or absent", "");
+        return choose(r, GV_NCCL_NET_SOCKET,
+                      "no RDMA device (/sys/class/infiniband is empty or absent)");
     char active[256] = "";
     size_t used = 0;
     for (size_t i = 0; i < r->port_count; i++) {
@@ -198,13 +204,11 @@ void gv_rdma_nccl_choice(gv_rdma_report *r)
         used++;
     }
     if (!active[0])
-        return choose(r, GV_NCCL_NET_SOCKET, "no RDMA port is ACTIVE%s%s", "", "");
-    if (!used) {
-        char text[200];
-        snprintf(text, sizeof text, "NCCL_IB_HCA=%s (%s)", hca->value, hca->source);
-        return choose(r, GV_NCCL_NET_SOCKET, "%s matches none of the ACTIVE ports (%s)", text,
-                      active);
-    }
+        return choose(r, GV_NCCL_NET_SOCKET, "no RDMA port is ACTIVE");
+    if (!used)
+        return choose(r, GV_NCCL_NET_SOCKET,
+                      "NCCL_IB_HCA=%s (%s) matches none of the ACTIVE ports (%s)", hca->value,
+                      hca->source, active);
     r->info.nccl_net = GV_NCCL_NET_IB;
     snprintf(r->info.nccl_reason, sizeof r->info.nccl_reason, "%zu ACTIVE port(s)%s%s%s", used,
              hca ? " selected by NCCL_IB_HCA=" : "", hca ? hca->value : "",

@@ -90,10 +90,10 @@ static void read_netdevs(const char *root, gv_rdma_report *r)
 static const char *const rdma_modules[] = {"ib_core", "rdma_cm", "ib_uverbs", "mlx5_core",
                                            "mlx5_ib"};
 
-/* Loaded (/proc/modules), built in (/sys/module without a /proc/modules line, or
+/* Loaded (/proc/modules), built in (/sys/module without a /proc/modules line, or listed in
  * modules.builtin), absent, or unknown when /proc/modules cannot be read. */
-static void module_state(const char *root, const gv_modules *mods, int mods_ok, const char *release,
-                         const char *name, gv_rdma_module *m)
+static void module_state(const char *root, const gv_modules *mods, int mods_ok, const char *builtin,
+                         const char *builtin_file, const char *name, gv_rdma_module *m)
 {
     m->struct_size = sizeof *m;
     snprintf(m->name, sizeof m->name, "%s", name);
@@ -103,29 +103,18 @@ static void module_state(const char *root, const gv_modules *mods, int mods_ok, 
             snprintf(m->source, sizeof m->source, "%s/proc/modules", gv_sys_shown(root));
             return;
         }
-    char rel[PATH_MAX];
+    char rel[PATH_MAX], needle[64];
     snprintf(rel, sizeof rel, "/sys/module/%s", name);
+    snprintf(needle, sizeof needle, "/%s.ko", name);
     if (gv_sys_exists(root, rel)) {
         m->state = mods_ok ? GV_MODULE_BUILTIN : GV_MODULE_LOADED;
         snprintf(m->source, sizeof m->source, "%s%s", gv_sys_shown(root), rel);
-        return;
+    } else if (builtin && strstr(builtin, needle)) {
+        m->state = GV_MODULE_BUILTIN;
+        snprintf(m->source, sizeof m->source, "%s%s", gv_sys_shown(root), builtin_file);
+    } else {
+        m->state = mods_ok ? GV_MODULE_ABSENT : GV_MODULE_STATE_UNKNOWN;
     }
-    if (release[0]) {
-        char file[PATH_MAX], needle[64];
-        snprintf(file, sizeof file, "/lib/modules/%s/modules.builtin", release);
-        snprintf(needle, sizeof needle, "/%s.ko", name);
-        gv_errbuf ignored;
-        char *buf = malloc(1 << 20);
-        if (buf && gv_sys_read(root, file, buf, 1 << 20, &ignored) == GV_OK &&
-            strstr(buf, needle)) {
-            m->state = GV_MODULE_BUILTIN;
-            snprintf(m->source, sizeof m->source, "%s%s", gv_sys_shown(root), file);
-            free(buf);
-            return;
-        }
-        free(buf);
-    }
-    m->state = mods_ok ? GV_MODULE_ABSENT : GV_MODULE_STATE_UNKNOWN;
 }
 
 static void read_modules(const char *root, gv_rdma_report *r)
@@ -136,15 +125,24 @@ static void read_modules(const char *root, gv_rdma_report *r)
     char release[64] = "";
     gv_errbuf ignored;
     gv_read_kernel_release(root, release, sizeof release, &ignored);
+    /* modules.builtin, read once: the built-in modules that have no /sys/module entry. */
+    char file[PATH_MAX];
+    snprintf(file, sizeof file, "/lib/modules/%s/modules.builtin", release);
+    char *builtin = release[0] ? malloc(1 << 20) : NULL;
+    if (builtin && gv_sys_read(root, file, builtin, 1 << 20, &ignored) != GV_OK) {
+        free(builtin);
+        builtin = NULL;
+    }
     size_t n = sizeof rdma_modules / sizeof *rdma_modules;
     r->modules = calloc(n, sizeof *r->modules);
     if (!r->modules) {
         r->out_of_memory = 1;
     } else {
         for (size_t i = 0; i < n; i++)
-            module_state(root, &mods, ok, release, rdma_modules[i], &r->modules[i]);
+            module_state(root, &mods, ok, builtin, file, rdma_modules[i], &r->modules[i]);
         r->module_count = n;
     }
+    free(builtin);
     /* Legacy peer memory: the peer-memory client's files, else the modules themselves. */
     static const char *const peer_files[] = {"/sys/kernel/mm/memory_peers/nv_mem/version",
                                              "/sys/kernel/mm/memory_peers/nv_mem_nc/version",

@@ -34,8 +34,9 @@ static gv_status scan(const char *path, const char *shown, const char *option,
     int code = 0;
     char why[128];
     const char *text = gzerror(gz, &code); /* "<path>: <reason>", freed with gz */
-    const char *reason = strstr(text, ": ") ? strrchr(text, ':') + 2 : text;
-    snprintf(why, sizeof why, "%s", reason);
+    size_t plen = strlen(path);
+    snprintf(why, sizeof why, "%s",
+             strncmp(text, path, plen) == 0 && text[plen] == ':' ? text + plen + 2 : text);
     gzclose(gz);
     if (code != Z_OK && code != Z_STREAM_END)
         return gv_err(err, GV_ERR_PARSE, "reading %s: %s (the file is damaged)", shown, why);
