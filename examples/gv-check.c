@@ -13,7 +13,8 @@ static void usage(FILE *to)
     fprintf(
         to,
         "usage: gv-check [--json] [--sysroot DIR] [--library-dir DIR] [--checks LIST]\n"
-        "                [--gemm-size N] [--copy-mib N] [--topology-xml FILE]\n"
+        "                [--gemm-size N] [--copy-mib N] [--nccl-kib N]\n"
+        "                [--topology-xml FILE]\n"
         "  --json             print the report as JSON\n"
         "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
         "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
@@ -21,6 +22,7 @@ static void usage(FILE *to)
         "                     ^ID leaves one out\n"
         "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
         "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
+        "  --nccl-kib N       largest all-reduce of nccl.allreduce (default 262144)\n"
         "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n");
 }
 
@@ -120,6 +122,8 @@ int main(int argc, char **argv)
             run.gemm_size = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(a, "--copy-mib") == 0 && has_value)
             run.copy_bytes = strtoull(argv[++i], NULL, 10) << 20;
+        else if (strcmp(a, "--nccl-kib") == 0 && has_value)
+            run.nccl_bytes = strtoull(argv[++i], NULL, 10) << 10;
         else if (strcmp(a, "--topology-xml") == 0 && has_value)
             run.topology_xml = argv[++i];
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

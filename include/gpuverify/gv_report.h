@@ -53,11 +53,14 @@ typedef struct gv_run_opts {
     uint64_t copy_bytes;
     /* topo.* checks: an `lstopo --of xml` file of the node; NULL = live hwloc (this machine). */
     const char *topology_xml;
+    /* nccl.allreduce: the largest size of its sweep (0: 256 MiB; from 1 MiB by four-fold steps,
+     * or this alone when smaller). */
+    uint64_t nccl_bytes;
 } gv_run_opts;
 
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
-        sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL                                                \
+        sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0                                             \
     }
 
 /* Runs the selected checks and returns a report (free with gv_report_free). opts may be NULL.

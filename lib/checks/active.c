@@ -59,8 +59,8 @@ void gv_active_compat(gv_active_run *run)
     static const struct {
         int32_t library;
         const char *subject;
-    } libs[] = {{GV_LIB_CUBLASLT, "cublasLt"}, {GV_LIB_CUDNN, "cudnn"}};
-    for (size_t i = 0; i < 2; i++) {
+    } libs[] = {{GV_LIB_CUBLASLT, "cublasLt"}, {GV_LIB_CUDNN, "cudnn"}, {GV_LIB_NCCL, "nccl"}};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
         gv_compat c;
         gv_compat_check(run->ctx, libs[i].library, &c);
         gv_check_result *res = gv_report_add(run->report, "driver.compat", libs[i].subject,

@@ -1,5 +1,5 @@
-/* Checks that run work on the GPUs (cuda.*, gemm.*, cudnn.*, driver.compat) or need more than
- * the facts (topo.*): each catalog group runs once per gv_run and adds a row for every
+/* Checks that run work on the GPUs (cuda.*, gemm.*, cudnn.*, nccl.*, driver.compat) or need more
+ * than the facts (topo.*): each catalog group runs once per gv_run and adds a row for every
  * selected ID of the group. */
 #ifndef GV_CHECKS_ACTIVE_H
 #define GV_CHECKS_ACTIVE_H
@@ -14,6 +14,7 @@ typedef struct gv_active_run {
     gv_report *report;
     uint32_t gemm_size; /* 0: the defaults */
     uint64_t copy_bytes;
+    uint64_t nccl_bytes;         /* 0: the default */
     const char *topology_xml;    /* NULL: live hwloc */
     const int *chosen;           /* per catalog entry */
     struct gv_rdma_report *rdma; /* read once per run for rdma.* and gpudirect.* */
@@ -35,6 +36,7 @@ void gv_active_compat(gv_active_run *run);    /* driver.compat */
 void gv_active_cuda(gv_active_run *run);      /* cuda.init, cuda.alloc, cuda.copy */
 void gv_active_gemm(gv_active_run *run);      /* gemm.fp32 .. gemm.fp8 */
 void gv_active_cudnn(gv_active_run *run);     /* cudnn.version, cudnn.conv */
+void gv_active_nccl(gv_active_run *run);      /* nccl.version, nccl.allreduce (nccl.c) */
 void gv_active_topo(gv_active_run *run);      /* topo.numa, topo.gpu_nic (topo.c) */
 void gv_active_rdma(gv_active_run *run);      /* rdma.* (rdma.c) */
 void gv_active_gpudirect(gv_active_run *run); /* gpudirect.* (gpudirect.c) */

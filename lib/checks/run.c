@@ -52,6 +52,8 @@ const gv_check_def gv_checks[] = {
     {"gemm.fp8", NULL, gv_active_gemm, 1},
     {"cudnn.version", NULL, gv_active_cudnn, 1},
     {"cudnn.conv", NULL, gv_active_cudnn, 1},
+    {"nccl.version", NULL, gv_active_nccl, 1},
+    {"nccl.allreduce", NULL, gv_active_nccl, 1},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 
@@ -160,11 +162,13 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
             return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.flags 0x%x: none are defined",
                            o.flags);
         if (o.gemm_size > 65536 || o.copy_bytes > (1ull << 40) ||
-            (o.copy_bytes && o.copy_bytes < 4096))
-            return gv_fail(
-                ctx, GV_ERR_INVALID_ARG,
-                "gv_run_opts: gemm_size %u (0..65536), copy_bytes %llu (0, 4 KiB..1 TiB)",
-                o.gemm_size, (unsigned long long)o.copy_bytes);
+            (o.copy_bytes && o.copy_bytes < 4096) || o.nccl_bytes > (64ull << 30) ||
+            (o.nccl_bytes && o.nccl_bytes < 1024))
+            return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                           "gv_run_opts: gemm_size %u (0..65536), copy_bytes %llu (0, 4 KiB..1 "
+                           "TiB), nccl_bytes %llu (0, 1 KiB..64 GiB)",
+                           o.gemm_size, (unsigned long long)o.copy_bytes,
+                           (unsigned long long)o.nccl_bytes);
     }
     int chosen[sizeof gv_checks / sizeof gv_checks[0]];
     gv_status s = select_checks(ctx, o.checks, chosen);
@@ -189,6 +193,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
                             .report = r,
                             .gemm_size = o.gemm_size,
                             .copy_bytes = o.copy_bytes,
+                            .nccl_bytes = o.nccl_bytes,
                             .topology_xml = o.topology_xml,
                             .chosen = chosen};
     for (size_t i = 0; i < gv_check_count; i++) {

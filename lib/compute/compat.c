@@ -7,8 +7,10 @@
 #include "backends/cuda_backend.h"
 #include "backends/cudnn_backend.h"
 #include "backends/libraries.h"
+#include "backends/nccl_backend.h"
 #include "compute/compute.h"
 #include "core/context.h"
+#include "nccl/nccl.h"
 
 /* cuBLAS 130100 = 13.1.0; cuDNN 9: 91400 = 9.14.0; cuDNN 8: 8907 = 8.9.7. */
 static void format_version(int32_t library, size_t v, char *out, size_t cap)
@@ -22,9 +24,16 @@ static void format_version(int32_t library, size_t v, char *out, size_t cap)
 void gv_compat_check(gv_ctx *ctx, int32_t library, gv_compat *out)
 {
     memset(out, 0, sizeof *out);
-    const char *name = library == GV_LIB_CUDNN ? "cuDNN" : "cuBLASLt";
+    const char *name = library == GV_LIB_CUDNN  ? "cuDNN"
+                       : library == GV_LIB_NCCL ? "NCCL"
+                                                : "cuBLASLt";
     size_t version = 0, cudart = 0;
-    if (library == GV_LIB_CUDNN) {
+    if (library == GV_LIB_NCCL) {
+        const struct gv_nccl_api *nc = gv_nccl(ctx);
+        int v = 0;
+        if (nc && nc->ncclGetVersion(&v) == GVNC_SUCCESS && v > 0)
+            version = (size_t)v, cudart = (size_t)gv_nccl_build_cuda(ctx);
+    } else if (library == GV_LIB_CUDNN) {
         const struct gv_cudnn_api *dn = gv_cudnn(ctx);
         if (dn)
             version = dn->cudnnGetVersion(), cudart = dn->cudnnGetCudartVersion();
@@ -41,8 +50,19 @@ void gv_compat_check(gv_ctx *ctx, int32_t library, gv_compat *out)
                  slot->detail[0] ? slot->detail : slot->tried);
         return;
     }
-    format_version(library, version, out->version, sizeof out->version);
+    if (library == GV_LIB_NCCL)
+        gv_nccl_version_text((int)version, out->version, sizeof out->version);
+    else
+        format_version(library, version, out->version, sizeof out->version);
     out->library_cuda = (int)cudart;
+    if (cudart == 0) {
+        out->verdict = GV_SKIP;
+        snprintf(out->message, sizeof out->message,
+                 "%s %s (%s); the CUDA version it was built for is not recorded in the library: "
+                 "not judged",
+                 name, out->version, slot->path);
+        return;
+    }
     const struct gv_cuda_api *cu = gv_cuda(ctx);
     int driver = 0;
     if (cu && cu->cuDriverGetVersion(&driver) != GVCU_SUCCESS)

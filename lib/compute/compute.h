@@ -1,5 +1,6 @@
 /* What the active tests share inside the library: whether a toolkit library can run on this
- * driver, and the rows gv_run adds for the cuda.*, gemm.*, cudnn.* and driver.compat checks. */
+ * driver, and the rows gv_run adds for the cuda.*, gemm.*, cudnn.*, nccl.* and driver.compat
+ * checks. */
 #ifndef GV_COMPUTE_COMPUTE_H
 #define GV_COMPUTE_COMPUTE_H
 
@@ -17,7 +18,7 @@ typedef struct gv_compat {
     char message[256];
 } gv_compat;
 
-/* Loads cuBLASLt or cuDNN (library = GV_LIB_CUBLASLT / GV_LIB_CUDNN) and compares the CUDA
+/* Loads cuBLASLt, cuDNN or NCCL (library = GV_LIB_CUBLASLT / _CUDNN / _NCCL) and compares the CUDA
  * version it needs with the driver's. */
 void gv_compat_check(gv_ctx *ctx, int32_t library, gv_compat *out);
 

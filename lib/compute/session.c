@@ -64,6 +64,8 @@ static gv_status load_kernels(gv_session *s, gv_errbuf *err)
         {"gv_check_pattern", offsetof(gv_session, check_pattern)},
         {"gv_fill_random", offsetof(gv_session, fill_random)},
         {"gv_gate", offsetof(gv_session, gate)},
+        {"gv_fill_collective", offsetof(gv_session, fill_collective)},
+        {"gv_check_collective", offsetof(gv_session, check_collective)},
     };
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
         gvcu_function *f = (gvcu_function *)((char *)s + fns[i].offset);
@@ -220,4 +222,19 @@ int gv_session_gate(gv_session *s, gvcu_stream stream, gvcu_deviceptr flag, uint
 {
     void *params[] = {&flag, &timeout_ns};
     return launch(s, s->gate, stream, 1, 1, params);
+}
+
+int gv_session_fill_collective(gv_session *s, gvcu_deviceptr p, uint64_t count, int rank,
+                               uint64_t seed)
+{
+    void *params[] = {&p, &count, &rank, &seed};
+    return launch(s, s->fill_collective, s->stream, grid_for(s, count), 256, params);
+}
+
+int gv_session_check_collective(gv_session *s, gvcu_deviceptr p, uint64_t n, int coll,
+                                uint32_t nranks, uint32_t rank, uint64_t count, uint64_t seed,
+                                gvcu_deviceptr errors)
+{
+    void *params[] = {&p, &n, &coll, &nranks, &rank, &count, &seed, &errors};
+    return launch(s, s->check_collective, s->stream, grid_for(s, n), 256, params);
 }

@@ -21,7 +21,7 @@ typedef struct gv_session {
     gvcu_stream stream;
     gvcu_event done; /* recorded and polled by gv_session_sync */
     gvcu_module module;
-    gvcu_function fill_pattern, check_pattern, fill_random, gate;
+    gvcu_function fill_pattern, check_pattern, fill_random, gate, fill_collective, check_collective;
     char name[96];
     char bus_id[32];
     int cc_major, cc_minor, sm_count, max_sm_clock_mhz;
@@ -51,6 +51,12 @@ int gv_session_check_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, ui
 int gv_session_fill_random(gv_session *s, gvcu_deviceptr p, uint64_t count, int kind,
                            uint64_t seed);
 int gv_session_gate(gv_session *s, gvcu_stream stream, gvcu_deviceptr flag, uint64_t timeout_ns);
+/* rank < 0 fills NaN (an output not yet written). */
+int gv_session_fill_collective(gv_session *s, gvcu_deviceptr p, uint64_t count, int rank,
+                               uint64_t seed);
+int gv_session_check_collective(gv_session *s, gvcu_deviceptr p, uint64_t n, int coll,
+                                uint32_t nranks, uint32_t rank, uint64_t count, uint64_t seed,
+                                gvcu_deviceptr errors);
 
 /* Seconds to wait for one queued step before calling the GPU hung. */
 #define GV_SESSION_STEP_TIMEOUT_S 60.0

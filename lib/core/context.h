@@ -15,6 +15,7 @@ struct gv_cuda_api;
 struct gv_nvml_api;
 struct gv_cublaslt_api;
 struct gv_cudnn_api;
+struct gv_nccl_api;
 struct gv_ibverbs_api;
 struct gv_facts;
 
@@ -36,6 +37,7 @@ struct gv_ctx {
     int nvml_init_result; /* -1 before nvmlInit */
     const struct gv_cublaslt_api *cublaslt;
     const struct gv_cudnn_api *cudnn;
+    const struct gv_nccl_api *nccl;
     const struct gv_ibverbs_api *ibverbs;
     /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
     struct gv_facts *facts;

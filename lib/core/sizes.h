@@ -30,5 +30,8 @@
 #define GV_RDMA_PORT_SIZE_V1 (offsetof(gv_rdma_port, problem) + 256)
 #define GV_RDMA_GID_SIZE_V1 (offsetof(gv_rdma_gid, netdev) + 64)
 #define GV_RDMA_SETTING_SIZE_V1 (offsetof(gv_rdma_setting, source) + 256)
+#define GV_NCCL_OPTS_SIZE_V1 (offsetof(gv_nccl_opts, seed) + sizeof(uint64_t))
+#define GV_NCCL_RESULT_SIZE_V1                                                                     \
+    (offsetof(gv_nccl_result, sizes) + GV_NCCL_MAX_SIZES * sizeof(gv_nccl_size))
 
 #endif

@@ -51,3 +51,27 @@ extern "C" __global__ void gv_gate(volatile const int *flag, gv_u64 timeout_ns)
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     } while (now - start < timeout_ns);
 }
+
+// Fills n FP32 elements with what `rank` contributes to a collective, or with NaN when rank is
+// negative, so that an output the collective never wrote cannot pass for a result.
+extern "C" __global__ void gv_fill_collective(float *p, gv_u64 n, int rank, gv_u64 seed)
+{
+    for (gv_u64 i = blockIdx.x * (gv_u64)blockDim.x + threadIdx.x; i < n;
+         i += (gv_u64)gridDim.x * blockDim.x)
+        p[i] = rank < 0 ? __int_as_float(0x7fc00000) : gv_collective_value(seed, (gv_u32)rank, i);
+}
+
+// Counts into *errors the n output elements that differ in any bit from the exact result
+// (gv_collective_expected): zero tolerance, since every partial sum is exact.
+extern "C" __global__ void gv_check_collective(const float *p, gv_u64 n, int coll, gv_u32 nranks,
+                                               gv_u32 rank, gv_u64 count, gv_u64 seed,
+                                               gv_u64 *errors)
+{
+    gv_u64 bad = 0;
+    for (gv_u64 j = blockIdx.x * (gv_u64)blockDim.x + threadIdx.x; j < n;
+         j += (gv_u64)gridDim.x * blockDim.x)
+        bad += __float_as_int(p[j]) !=
+               __float_as_int(gv_collective_expected(coll, seed, nranks, rank, count, j));
+    if (bad)
+        atomicAdd(errors, bad);
+}

@@ -59,4 +59,42 @@ GV_HD gv_u32 gv_random_bits(int kind, gv_u64 seed, gv_u64 i)
     }
 }
 
+/* What rank `rank` contributes at element i of a collective's input: an integer in [-64, 63] as
+ * an FP32 value, so that sums over up to 2^17 ranks are exact in any order and the results
+ * compare with zero tolerance. */
+GV_HD float gv_collective_value(gv_u64 seed, gv_u32 rank, gv_u64 i)
+{
+    gv_u64 h = gv_mix64(seed ^ gv_mix64(((gv_u64)rank << 40) + i + 1));
+    return (float)((int)(h & 127u) - 64);
+}
+
+/* Collectives as gv_check_collective numbers them (enum gv_nccl_collective). */
+#define GV_COLL_ALL_REDUCE 0
+#define GV_COLL_ALL_GATHER 1
+#define GV_COLL_REDUCE_SCATTER 2
+#define GV_COLL_BROADCAST 3
+
+/* The exact result at element j of a collective's output on `rank` of `nranks`, each rank's
+ * input `count` elements (all-gather, broadcast and all-reduce) or nranks x count elements
+ * (reduce-scatter). Broadcasts come from rank 0. */
+GV_HD float gv_collective_expected(int coll, gv_u64 seed, gv_u32 nranks, gv_u32 rank, gv_u64 count,
+                                   gv_u64 j)
+{
+    float sum = 0;
+    switch (coll) {
+    case GV_COLL_ALL_GATHER:
+        return gv_collective_value(seed, (gv_u32)(j / count), j % count);
+    case GV_COLL_BROADCAST:
+        return gv_collective_value(seed, 0, j);
+    case GV_COLL_REDUCE_SCATTER:
+        for (gv_u32 r = 0; r < nranks; r++)
+            sum += gv_collective_value(seed, r, (gv_u64)rank * count + j);
+        return sum;
+    default:
+        for (gv_u32 r = 0; r < nranks; r++)
+            sum += gv_collective_value(seed, r, j);
+        return sum;
+    }
+}
+
 #endif

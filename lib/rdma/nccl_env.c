@@ -27,7 +27,13 @@ static const char *const nccl_names[] = {"NCCL_NET",
                                          "NCCL_NET_GDR_LEVEL",
                                          "NCCL_P2P_LEVEL",
                                          "NCCL_DMABUF_ENABLE",
-                                         "NCCL_NET_PLUGIN"};
+                                         "NCCL_NET_PLUGIN",
+                                         "NCCL_ALGO",
+                                         "NCCL_PROTO",
+                                         "NCCL_P2P_DISABLE",
+                                         "NCCL_SHM_DISABLE",
+                                         "NCCL_NVLS_ENABLE",
+                                         "NCCL_COLLNET_ENABLE"};
 
 const gv_rdma_setting *gv_rdma_setting_find(const gv_rdma_report *r, const char *name)
 {

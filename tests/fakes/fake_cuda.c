@@ -2,6 +2,7 @@
  * exports cuGetProcAddress_v2, which hands out the entries of the symbol list by base name
  * and ABI version. Devices come from the scenario file, minus lost GPUs and GPUs in MIG mode,
  * filtered by CUDA_VISIBLE_DEVICES. Test code only: never shipped. */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -284,6 +285,12 @@ static gvcu_result fake_cuCtxPushCurrent(gvcu_context context)
     return gpu_of(current) ? GVCU_SUCCESS : GVCU_ERROR_INVALID_VALUE;
 }
 
+static gvcu_result fake_cuCtxSetCurrent(gvcu_context context)
+{
+    current = context ? (int)((uintptr_t)context - 0x1000) : -1;
+    return !context || gpu_of(current) ? GVCU_SUCCESS : GVCU_ERROR_INVALID_VALUE;
+}
+
 static gvcu_result fake_cuCtxPopCurrent(gvcu_context *context)
 {
     if (context)
@@ -410,30 +417,66 @@ static gvcu_result fake_cuStreamDestroy(gvcu_stream stream)
     return GVCU_SUCCESS;
 }
 
+/* Streams another fake holds (a collective that never completes): events recorded on them stay
+ * NOT_READY until released. */
+#define MAX_HELD 64
+static gvcu_stream held[MAX_HELD];
+
+void fake_cuda_hold_stream(gvcu_stream stream, int hold)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < MAX_HELD; i++) {
+        if (!hold && held[i] == stream)
+            held[i] = NULL;
+        else if (hold && !held[i]) {
+            held[i] = stream;
+            hold = 0;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static int is_held(gvcu_stream stream)
+{
+    int found = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < MAX_HELD && stream; i++)
+        found |= held[i] == stream;
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
+typedef struct fake_event {
+    double when; /* the GPU clock at the record */
+    gvcu_stream stream;
+} fake_event;
+
 static gvcu_result fake_cuEventCreate(gvcu_event *event, unsigned int flags)
 {
     (void)flags;
-    *event = (gvcu_event)calloc(1, sizeof(double));
+    *event = (gvcu_event)calloc(1, sizeof(fake_event));
     return *event ? GVCU_SUCCESS : GVCU_ERROR_OUT_OF_MEMORY;
 }
 
 static gvcu_result fake_cuEventRecord(gvcu_event event, gvcu_stream stream)
 {
-    (void)stream;
     pthread_mutex_lock(&lock);
-    *(double *)event = gpu_clock_s;
+    ((fake_event *)event)->when = gpu_clock_s;
+    ((fake_event *)event)->stream = stream;
     pthread_mutex_unlock(&lock);
     return GVCU_SUCCESS;
 }
 
 static gvcu_result fake_cuEventQuery(gvcu_event event)
 {
-    return event ? GVCU_SUCCESS : GVCU_ERROR_INVALID_VALUE;
+    if (!event)
+        return GVCU_ERROR_INVALID_VALUE;
+    return is_held(((fake_event *)event)->stream) ? GVCU_ERROR_NOT_READY : GVCU_SUCCESS;
 }
 
 static gvcu_result fake_cuEventElapsedTime(float *ms, gvcu_event start, gvcu_event end)
 {
-    *ms = (float)((*(double *)end - *(double *)start) * 1e3);
+    *ms = (float)((((fake_event *)end)->when - ((fake_event *)start)->when) * 1e3);
     return GVCU_SUCCESS;
 }
 
@@ -444,8 +487,9 @@ static gvcu_result fake_cuEventDestroy(gvcu_event event)
 }
 
 /* The kernels of lib/kernels/gv_kernels.cu, by name, on the host. */
-static const char *const kernel_names[] = {"gv_fill_pattern", "gv_check_pattern", "gv_fill_random",
-                                           "gv_gate"};
+static const char *const kernel_names[] = {"gv_fill_pattern",    "gv_check_pattern",
+                                           "gv_fill_random",     "gv_gate",
+                                           "gv_fill_collective", "gv_check_collective"};
 
 static gvcu_result fake_cuModuleLoadData(gvcu_module *module, const void *image)
 {
@@ -517,6 +561,27 @@ static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid
     }
     case 4: /* gv_gate: the fake runs work as it is queued, so the gate is already open */
         return GVCU_SUCCESS;
+    case 5: { /* gv_fill_collective(p, n, rank, seed) */
+        float *p = (float *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+        uint64_t n = *(uint64_t *)params[1], seed = *(uint64_t *)params[3];
+        int rank = *(int *)params[2];
+        for (uint64_t i = 0; i < n; i++)
+            p[i] = rank < 0 ? NAN : gv_collective_value(seed, (uint32_t)rank, i);
+        return GVCU_SUCCESS;
+    }
+    case 6: { /* gv_check_collective(p, n, coll, nranks, rank, count, seed, errors) */
+        const float *p = (const float *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+        uint64_t n = *(uint64_t *)params[1], count = *(uint64_t *)params[5];
+        int coll = *(int *)params[2];
+        uint32_t nranks = *(uint32_t *)params[3], rank = *(uint32_t *)params[4];
+        uint64_t seed = *(uint64_t *)params[6];
+        uint64_t *errors = (uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[7];
+        for (uint64_t j = 0; j < n; j++) {
+            float want = gv_collective_expected(coll, seed, nranks, rank, count, j);
+            *errors += memcmp(&p[j], &want, sizeof want) != 0;
+        }
+        return GVCU_SUCCESS;
+    }
     default:
         return GVCU_ERROR_INVALID_VALUE;
     }

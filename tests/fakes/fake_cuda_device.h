@@ -3,11 +3,16 @@
 #ifndef GV_FAKES_FAKE_CUDA_DEVICE_H
 #define GV_FAKES_FAKE_CUDA_DEVICE_H
 
+#include "backends/nvabi/cuda_abi.h"
 #include "scenario.h"
 
 /* Moves the GPU clock that events read by the time work would take on the scenario GPU. */
 __attribute__((visibility("default"))) void fake_cuda_advance(double seconds);
 /* The scenario GPU whose context is current; NULL when none. */
 __attribute__((visibility("default"))) const fake_gpu *fake_cuda_current_gpu(void);
+
+/* Holds (hold = 1) or releases a stream: events recorded on a held stream stay NOT_READY, as
+ * behind a kernel that never ends. */
+__attribute__((visibility("default"))) void fake_cuda_hold_stream(gvcu_stream stream, int hold);
 
 #endif

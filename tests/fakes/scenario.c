@@ -160,6 +160,7 @@ int fake_scenario_load(fake_scenario *s)
 {
     memset(s, 0, sizeof *s);
     s->cublas_cuda_version = 13000;
+    s->nccl_version = 22809;
     const char *path = getenv("GV_FAKE_SCENARIO");
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f)
@@ -189,6 +190,12 @@ int fake_scenario_load(fake_scenario *s)
             s->cu_init = atoi(v);
         else if (!strcmp(k, "cublas_cuda_version"))
             s->cublas_cuda_version = atoi(v);
+        else if (!strcmp(k, "nccl_version"))
+            s->nccl_version = atoi(v);
+        else if (!strcmp(k, "nccl_fault"))
+            copy(s->nccl_fault, sizeof s->nccl_fault, v);
+        else if (!strcmp(k, "nccl_busbw_gbps"))
+            s->nccl_busbw_gbps = atof(v);
         else if (!strcmp(k, "gpu"))
             rc = gpu_line(s, v);
         else if (!strcmp(k, "ib_device"))

@@ -12,6 +12,9 @@
  *         nvlinks_down links are inactive; the peer is "switch" or a GPU's bus id)
  *   cublas_cuda_version = 13000
  *   ib_device = name=mlx5_0; ports=1; active_mtu=5; max_mtu=5; dmabuf=1   (fake libibverbs)
+ *   nccl_version = 22809    nccl_busbw_gbps = 0 (instant)    (fake libnccl)
+ *   nccl_fault = none | wrong_sum (rank 0 gets one wrong element per operation)
+ *                | hang (collectives never complete until aborted)
  *
  * The file is named by $GV_FAKE_SCENARIO and read again at every nvmlInit/cuInit, so one test
  * process can move through several scenarios. Test code only: never shipped. */
@@ -53,6 +56,9 @@ typedef struct fake_scenario {
     int cuda_version;
     int nvml_init, cu_init;
     int cublas_cuda_version; /* what the fake cuBLASLt says it was built for, default 13000 */
+    int nccl_version;        /* ncclGetVersion, default 22809 */
+    char nccl_fault[16];     /* "", "none", "wrong_sum", "hang" */
+    double nccl_busbw_gbps;  /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];
     int ib_count;

@@ -280,10 +280,11 @@ static void run_rows_for_every_active_check(void **state)
     assert_int_equal(verdict_of(r, "cudnn.version", "node"), GV_PASS);
     assert_int_equal(verdict_of(r, "driver.compat", "cublasLt"), GV_PASS);
     assert_int_equal(verdict_of(r, "driver.compat", "cudnn"), GV_PASS);
+    assert_int_equal(verdict_of(r, "driver.compat", "nccl"), GV_PASS);
     gv_check_result c = result_of(r, "gemm.fp16", "gpu0");
     assert_string_equal(c.unit, "TFLOPS");
     assert_true(fabs(c.value - 700) < 1);
-    assert_int_equal(gv_report_count(r), 12);
+    assert_int_equal(gv_report_count(r), 13);
     gv_report_free(r);
     o.gemm_size = 100000;
     assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);

@@ -6,7 +6,16 @@
 #include <nvml.h>
 #endif
 
+#ifdef GV_HAVE_NCCL_H
+/* nccl.h declares ncclGroupStart() without (void). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <nccl.h>
+#pragma GCC diagnostic pop
+#endif
+
 #include "backends/nvabi/cuda_abi.h"
+#include "backends/nvabi/nccl_abi.h"
 #include "backends/nvabi/nvml_abi.h"
 
 #define SAME(ours, theirs) _Static_assert((ours) == (theirs), #ours " != " #theirs)
@@ -40,6 +49,34 @@ SAME(GVCU_GET_PROC_ADDRESS_DEFAULT, CU_GET_PROC_ADDRESS_DEFAULT);
 SAME(GVCU_GET_PROC_ADDRESS_SUCCESS, CU_GET_PROC_ADDRESS_SUCCESS);
 SAME(GVCU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
 SAME(GVCU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+
+#ifdef GV_HAVE_NCCL_H
+SAME(sizeof(gvnc_unique_id), sizeof(ncclUniqueId));
+SAME(GVNC_UNIQUE_ID_BYTES, NCCL_UNIQUE_ID_BYTES);
+SAME(sizeof(gvnc_result), sizeof(ncclResult_t));
+SAME(GVNC_SUCCESS, ncclSuccess);
+SAME(GVNC_UNHANDLED_CUDA_ERROR, ncclUnhandledCudaError);
+SAME(GVNC_SYSTEM_ERROR, ncclSystemError);
+SAME(GVNC_INTERNAL_ERROR, ncclInternalError);
+SAME(GVNC_INVALID_ARGUMENT, ncclInvalidArgument);
+SAME(GVNC_INVALID_USAGE, ncclInvalidUsage);
+SAME(GVNC_REMOTE_ERROR, ncclRemoteError);
+SAME(GVNC_IN_PROGRESS, ncclInProgress);
+SAME(GVNC_FLOAT32, ncclFloat32);
+SAME(GVNC_SUM, ncclSum);
+SAME(GVNC_CONFIG_UNDEF_INT, NCCL_CONFIG_UNDEF_INT);
+SAME(GVNC_VERSION(2, 28, 9), NCCL_VERSION(2, 28, 9));
+/* Our config is the head of NCCL's: same offsets up to split_share. */
+SAME(offsetof(gvnc_config, size), offsetof(ncclConfig_t, size));
+SAME(offsetof(gvnc_config, magic), offsetof(ncclConfig_t, magic));
+SAME(offsetof(gvnc_config, version), offsetof(ncclConfig_t, version));
+SAME(offsetof(gvnc_config, blocking), offsetof(ncclConfig_t, blocking));
+SAME(offsetof(gvnc_config, cga_cluster_size), offsetof(ncclConfig_t, cgaClusterSize));
+SAME(offsetof(gvnc_config, min_ctas), offsetof(ncclConfig_t, minCTAs));
+SAME(offsetof(gvnc_config, max_ctas), offsetof(ncclConfig_t, maxCTAs));
+SAME(offsetof(gvnc_config, net_name), offsetof(ncclConfig_t, netName));
+SAME(offsetof(gvnc_config, split_share), offsetof(ncclConfig_t, splitShare));
+#endif
 
 #ifdef GV_HAVE_NVML_H
 SAME(sizeof(gvnv_pci_info), sizeof(nvmlPciInfo_t));

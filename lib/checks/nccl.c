@@ -1,0 +1,79 @@
+/* nccl.version and nccl.allreduce: NCCL loads and says its version, and an all-reduce over the
+ * node's GPUs from one process returns exact sums. gv_run keeps the sweep short (1 to 256 MiB,
+ * four-fold steps); gv_nccl_bench gives full control. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/libraries.h"
+#include "backends/nccl_backend.h"
+#include "checks/active.h"
+#include "checks/checks.h"
+#include "compute/compute.h"
+#include "core/context.h"
+#include "gpuverify/gv_nccl.h"
+
+static void version_row(gv_active_run *run)
+{
+    gv_compat c;
+    gv_compat_check(run->ctx, GV_LIB_NCCL, &c);
+    if (c.verdict == GV_SKIP && c.version[0])
+        c.verdict = GV_PASS; /* it loads; only its CUDA version is unknown */
+    gv_check_result *res =
+        gv_report_add(run->report, "nccl.version", "node", c.verdict, "%s", c.message);
+    if (c.version[0])
+        gv_result_measured(res, NAN, "", "%s", c.version);
+    if (c.verdict == GV_FAIL)
+        gv_result_remedy(res,
+                         "install a driver that supports CUDA %d.%d, or an NCCL built for "
+                         "CUDA %d.%d",
+                         c.library_cuda / 1000, c.library_cuda % 1000 / 10, c.driver_cuda / 1000,
+                         c.driver_cuda % 1000 / 10);
+}
+
+static void allreduce_row(gv_active_run *run)
+{
+    const gv_facts *f = run->facts;
+    if (f->cuda_count < 2) {
+        gv_report_add(run->report, "nccl.allreduce", "node", GV_SKIP,
+                      "CUDA sees %d GPU(s): an all-reduce inside the node needs two or more",
+                      f->cuda_count);
+        return;
+    }
+    if (!gv_nccl(run->ctx)) {
+        gv_lib_slot *slot = gv_library_slot(run->ctx, GV_LIB_NCCL);
+        gv_report_add(run->report, "nccl.allreduce", "node", GV_SKIP, "NCCL is not usable: %s",
+                      slot->detail[0] ? slot->detail : slot->tried);
+        return;
+    }
+    gv_nccl_opts o = GV_NCCL_OPTS_INIT;
+    o.max_bytes = run->nccl_bytes ? run->nccl_bytes : 256ull << 20;
+    o.min_bytes = o.max_bytes < (1ull << 20) ? o.max_bytes : 1ull << 20;
+    o.step_factor = 4;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    gv_status st = gv_nccl_bench(run->ctx, &o, &r);
+    if (st != GV_OK && st != GV_ERR_TIMEOUT) {
+        gv_report_add(run->report, "nccl.allreduce", "node", GV_ERROR, "%s",
+                      gv_ctx_last_error(run->ctx));
+        return;
+    }
+    gv_check_result *c =
+        gv_report_add(run->report, "nccl.allreduce", "node", r.verdict, "%s", r.message);
+    if (r.size_count)
+        gv_result_measured(c, r.peak_busbw_gbps, "GB/s", "busbw %.1f GB/s at %llu MiB",
+                           r.peak_busbw_gbps, (unsigned long long)(r.peak_bytes >> 20));
+    if (r.wrong_elements)
+        gv_result_remedy(c, "drain the node: a GPU or NVLink/PCIe path corrupts data; run "
+                            "nccl-tests per GPU pair and the vendor diagnostics to find it");
+    else if (st == GV_ERR_TIMEOUT)
+        gv_result_remedy(c, "check NVLink/NVSwitch state (nvidia-smi nvlink -s, fabric manager) "
+                            "and NCCL_DEBUG=INFO output for the transport that hangs");
+}
+
+void gv_active_nccl(gv_active_run *run)
+{
+    if (gv_active_selected(run, "nccl.version"))
+        version_row(run);
+    if (gv_active_selected(run, "nccl.allreduce"))
+        allreduce_row(run);
+}

@@ -1,0 +1,658 @@
+/* gv_nccl_bench, gv_nccl_unique_id and gv_nccl_bench_rank: a size sweep of one NCCL collective
+ * with exact data checked on the GPU, nccl-tests' timing and figures, and a deadline kept by
+ * non-blocking communicators that are polled and aborted when it passes.
+ *
+ * Several local GPUs are driven from the calling thread: each has a session (its primary
+ * context, a stream, our kernels), switched to with cuCtxSetCurrent, and every collective is
+ * queued for all of them inside one NCCL group, as nccl-tests does with -g. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/libraries.h"
+#include "backends/nccl_backend.h"
+#include "compute/session.h"
+#include "core/context.h"
+#include "core/sizes.h"
+#include "core/util.h"
+#include "gpuverify/gv_nccl.h"
+#include "gpuverify/gv_report.h"
+#include "kernels/gv_random.h"
+#include "nccl/nccl.h"
+
+typedef struct nccl_gpu {
+    gv_session s;
+    gvnc_comm comm;
+    int rank;
+    gvcu_deviceptr send, recv, errors;
+} nccl_gpu;
+
+typedef struct nccl_run {
+    gv_ctx *ctx;
+    const struct gv_nccl_api *nc;
+    gv_nccl_opts o;
+    gv_nccl_result *r;
+    nccl_gpu *gpus;
+    uint32_t local; /* sessions opened */
+    int nranks;
+    uint64_t send_elems, recv_elems; /* per GPU, for the largest size */
+    double deadline;                 /* absolute, on gv_now_s()'s clock */
+    double deadline_s;
+    const char *stage; /* what was under way, for messages */
+    int timed_out;
+    gv_errbuf err;
+} nccl_run;
+
+const char *gv_nccl_collective_name(int32_t collective)
+{
+    static const char *const names[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast"};
+    return collective >= 0 && collective < 4 ? names[collective] : "unknown";
+}
+
+double gv_nccl_bus_factor(int32_t collective, int nranks)
+{
+    if (nranks <= 1)
+        return 0;
+    switch (collective) {
+    case GV_NCCL_ALL_REDUCE:
+        return 2.0 * (nranks - 1) / nranks;
+    case GV_NCCL_BROADCAST:
+        return 1;
+    default:
+        return (double)(nranks - 1) / nranks;
+    }
+}
+
+/* Elements each rank passes to NCCL for a sweep size, and the size nccl-tests prints. */
+static uint64_t count_for(int32_t coll, int nranks, uint64_t bytes, uint64_t *actual)
+{
+    int split = coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_REDUCE_SCATTER;
+    uint64_t count = bytes / 4 / (split ? (uint64_t)nranks : 1);
+    *actual = count * 4 * (split ? (uint64_t)nranks : 1);
+    return count;
+}
+
+static gv_status nccl_fail(nccl_run *n, const char *call, int rc, gvnc_comm comm)
+{
+    const char *text = n->nc->ncclGetErrorString ? n->nc->ncclGetErrorString(rc) : NULL;
+    const char *last = n->nc->ncclGetLastError ? n->nc->ncclGetLastError(comm) : NULL;
+    return gv_err(&n->err, GV_ERR_DRIVER, "%s: NCCL error %d (%s)%s%s", call, rc,
+                  text ? text : "no description", last && *last ? ": " : "",
+                  last && *last ? last : "");
+}
+
+static gv_status timeout(nccl_run *n)
+{
+    n->timed_out = 1;
+    return gv_err(&n->err, GV_ERR_TIMEOUT,
+                  "the deadline of %.1f s passed while %s; the communicators were aborted",
+                  n->deadline_s, n->stage);
+}
+
+static int use(nccl_run *n, uint32_t i)
+{
+    return n->gpus[i].s.cu->cuCtxSetCurrent(n->gpus[i].s.context);
+}
+
+/* Polls every communicator until none is in progress: creation, and operations queued in
+ * non-blocking mode, complete in NCCL's own threads. */
+static gv_status wait_comms(nccl_run *n)
+{
+    struct timespec nap = {0, 100000};
+    for (;;) {
+        int busy = 0;
+        for (uint32_t i = 0; i < n->local; i++) {
+            gvnc_result state = GVNC_SUCCESS;
+            int rc = n->nc->ncclCommGetAsyncError(n->gpus[i].comm, &state);
+            if (rc != GVNC_SUCCESS)
+                return nccl_fail(n, "ncclCommGetAsyncError", rc, n->gpus[i].comm);
+            if (state == GVNC_IN_PROGRESS)
+                busy = 1;
+            else if (state != GVNC_SUCCESS)
+                return nccl_fail(n, n->stage, state, n->gpus[i].comm);
+        }
+        if (!busy)
+            return GV_OK;
+        if (gv_now_s() > n->deadline)
+            return timeout(n);
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* Waits for everything queued on every GPU's stream, watching NCCL for asynchronous errors
+ * (a peer that died) and the deadline (a collective that never completes). */
+static gv_status wait_streams(nccl_run *n)
+{
+    for (uint32_t i = 0; i < n->local; i++) {
+        int rc = n->gpus[i].s.cu->cuEventRecord(n->gpus[i].s.done, n->gpus[i].s.stream);
+        if (rc != GVCU_SUCCESS)
+            return gv_session_fail(&n->gpus[i].s, &n->err, "cuEventRecord", rc);
+    }
+    struct timespec nap = {0, 20000};
+    for (uint32_t polls = 0;; polls++) {
+        int busy = 0;
+        for (uint32_t i = 0; i < n->local && !busy; i++) {
+            int rc = n->gpus[i].s.cu->cuEventQuery(n->gpus[i].s.done);
+            if (rc == GVCU_ERROR_NOT_READY)
+                busy = 1;
+            else if (rc != GVCU_SUCCESS)
+                return gv_session_fail(&n->gpus[i].s, &n->err, n->stage, rc);
+        }
+        if (!busy)
+            return GV_OK;
+        if (gv_now_s() > n->deadline)
+            return timeout(n);
+        if (polls % 50 == 49)
+            for (uint32_t i = 0; i < n->local; i++) {
+                gvnc_result state = GVNC_SUCCESS;
+                n->nc->ncclCommGetAsyncError(n->gpus[i].comm, &state);
+                if (state != GVNC_SUCCESS && state != GVNC_IN_PROGRESS)
+                    return nccl_fail(n, n->stage, state, n->gpus[i].comm);
+            }
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* One collective on every local GPU, in one group. */
+static gv_status enqueue(nccl_run *n, uint64_t count)
+{
+    const struct gv_nccl_api *nc = n->nc;
+    int rc = nc->ncclGroupStart();
+    if (rc != GVNC_SUCCESS)
+        return nccl_fail(n, "ncclGroupStart", rc, NULL);
+    for (uint32_t i = 0; i < n->local; i++) {
+        nccl_gpu *g = &n->gpus[i];
+        use(n, i);
+        const void *send = (const void *)(uintptr_t)g->send;
+        void *recv = (void *)(uintptr_t)g->recv;
+        switch (n->o.collective) {
+        case GV_NCCL_ALL_GATHER:
+            rc = nc->ncclAllGather(send, recv, count, GVNC_FLOAT32, g->comm, g->s.stream);
+            break;
+        case GV_NCCL_REDUCE_SCATTER:
+            rc = nc->ncclReduceScatter(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm,
+                                       g->s.stream);
+            break;
+        case GV_NCCL_BROADCAST:
+            rc = nc->ncclBroadcast(send, recv, count, GVNC_FLOAT32, 0, g->comm, g->s.stream);
+            break;
+        default:
+            rc = nc->ncclAllReduce(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm, g->s.stream);
+        }
+        if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS) {
+            nc->ncclGroupEnd();
+            return nccl_fail(n, gv_nccl_collective_name(n->o.collective), rc, g->comm);
+        }
+    }
+    rc = nc->ncclGroupEnd();
+    if (rc == GVNC_IN_PROGRESS)
+        return wait_comms(n);
+    return rc == GVNC_SUCCESS ? GV_OK : nccl_fail(n, "ncclGroupEnd", rc, NULL);
+}
+
+static gv_status open_gpus(nccl_run *n, const uint32_t *cuda, uint32_t count)
+{
+    n->gpus = calloc(count, sizeof *n->gpus);
+    n->local = 0;
+    if (!n->gpus)
+        return gv_err(&n->err, GV_ERR_NO_MEMORY, "out of memory");
+    size_t used = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        gv_status st = gv_session_open(n->ctx, cuda[i], &n->gpus[i].s, &n->err);
+        if (st != GV_OK) {
+            gv_session_close(&n->gpus[i].s); /* half open: pops what it pushed */
+            return st;
+        }
+        n->local = i + 1;
+        int w = snprintf(n->r->gpus + used, sizeof n->r->gpus - used, "%s%u=%s", i ? " " : "",
+                         (unsigned)cuda[i], n->gpus[i].s.bus_id);
+        if (w > 0 && used + (size_t)w < sizeof n->r->gpus)
+            used += (size_t)w;
+    }
+    return GV_OK;
+}
+
+static gv_status alloc_buffers(nccl_run *n)
+{
+    for (uint32_t i = 0; i < n->local; i++) {
+        nccl_gpu *g = &n->gpus[i];
+        const struct gv_cuda_api *cu = g->s.cu;
+        use(n, i);
+        int rc;
+        uint64_t zero = 0;
+        if ((rc = cu->cuMemAlloc(&g->send, n->send_elems * 4)) ||
+            (rc = cu->cuMemAlloc(&g->recv, n->recv_elems * 4)) ||
+            (rc = cu->cuMemAlloc(&g->errors, sizeof zero)))
+            return gv_session_fail(&g->s, &n->err, "cuMemAlloc", rc);
+        if ((rc = cu->cuMemcpyHtoD(g->errors, &zero, sizeof zero)) ||
+            (rc = gv_session_fill_collective(&g->s, g->send, n->send_elems, g->rank, n->o.seed)))
+            return gv_session_fail(&g->s, &n->err, "filling the input", rc);
+    }
+    return GV_OK;
+}
+
+static gv_status init_comms(nccl_run *n, const gvnc_unique_id *id)
+{
+    n->stage = "creating the communicators (waiting for every rank)";
+    gvnc_config config = {sizeof config,         GVNC_CONFIG_MAGIC,     GVNC_CONFIG_VERSION,   0,
+                          GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, NULL,
+                          GVNC_CONFIG_UNDEF_INT};
+    double t0 = gv_now_s();
+    int rc = n->nc->ncclGroupStart();
+    if (rc != GVNC_SUCCESS)
+        return nccl_fail(n, "ncclGroupStart", rc, NULL);
+    for (uint32_t i = 0; i < n->local; i++) {
+        use(n, i);
+        gvnc_config c = config;
+        rc = n->nc->ncclCommInitRankConfig(&n->gpus[i].comm, n->nranks, *id, n->gpus[i].rank, &c);
+        if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS) {
+            n->nc->ncclGroupEnd();
+            return nccl_fail(n, "ncclCommInitRankConfig", rc, NULL);
+        }
+    }
+    rc = n->nc->ncclGroupEnd();
+    if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS)
+        return nccl_fail(n, "ncclGroupEnd (creating the communicators)", rc, NULL);
+    gv_status st = wait_comms(n);
+    n->r->init_s = gv_now_s() - t0;
+    return st;
+}
+
+/* Reads and clears each GPU's count of wrong elements. */
+static gv_status take_errors(nccl_run *n, uint64_t *wrong)
+{
+    *wrong = 0;
+    for (uint32_t i = 0; i < n->local; i++) {
+        nccl_gpu *g = &n->gpus[i];
+        uint64_t count = 0, zero = 0;
+        use(n, i);
+        int rc = g->s.cu->cuMemcpyDtoH(&count, g->errors, sizeof count);
+        if (rc == GVCU_SUCCESS)
+            rc = g->s.cu->cuMemcpyHtoD(g->errors, &zero, sizeof zero);
+        if (rc != GVCU_SUCCESS)
+            return gv_session_fail(&g->s, &n->err, "reading the error count", rc);
+        *wrong += count;
+    }
+    return GV_OK;
+}
+
+/* One size: warm-up, one verified operation into a poisoned output, one untimed operation,
+ * then `iters` timed ones. */
+static gv_status measure_size(nccl_run *n, uint64_t count, gv_nccl_size *row)
+{
+    gv_status st = GV_OK;
+    for (uint32_t w = 0; w < n->o.warmup_iters && st == GV_OK; w++)
+        st = enqueue(n, count);
+    uint64_t out_elems =
+        n->o.collective == GV_NCCL_ALL_GATHER ? count * (uint64_t)n->nranks : count;
+    for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
+        use(n, i);
+        int rc = gv_session_fill_collective(&n->gpus[i].s, n->gpus[i].recv, out_elems, -1, 0);
+        if (rc != GVCU_SUCCESS)
+            st = gv_session_fail(&n->gpus[i].s, &n->err, "poisoning the output", rc);
+    }
+    if (st == GV_OK)
+        st = enqueue(n, count);
+    for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
+        nccl_gpu *g = &n->gpus[i];
+        use(n, i);
+        int rc = gv_session_check_collective(&g->s, g->recv, out_elems, n->o.collective,
+                                             (uint32_t)n->nranks, (uint32_t)g->rank, count,
+                                             n->o.seed, g->errors);
+        if (rc != GVCU_SUCCESS)
+            st = gv_session_fail(&g->s, &n->err, "checking the output", rc);
+    }
+    if (st == GV_OK)
+        st = enqueue(n, count);
+    if (st == GV_OK)
+        st = wait_streams(n);
+    if (st == GV_OK)
+        st = take_errors(n, &row->wrong);
+    if (st != GV_OK)
+        return st;
+    double t0 = gv_now_s();
+    for (uint32_t it = 0; it < n->o.iters && st == GV_OK; it++)
+        st = enqueue(n, count);
+    if (st == GV_OK)
+        st = wait_streams(n);
+    if (st != GV_OK)
+        return st;
+    double seconds = (gv_now_s() - t0) / n->o.iters;
+    row->time_us = seconds * 1e6;
+    row->algbw_gbps = seconds > 0 ? (double)row->bytes / seconds / 1e9 : 0;
+    row->busbw_gbps = row->algbw_gbps * gv_nccl_bus_factor(n->o.collective, n->nranks);
+    return GV_OK;
+}
+
+static gv_status sweep(nccl_run *n)
+{
+    gv_nccl_result *r = n->r;
+    char stage[128];
+    for (uint64_t bytes = n->o.min_bytes; bytes <= n->o.max_bytes;) {
+        gv_nccl_size row = {0};
+        row.count = count_for(n->o.collective, n->nranks, bytes, &row.bytes);
+        if (row.count > 0 && r->size_count < GV_NCCL_MAX_SIZES) {
+            snprintf(stage, sizeof stage, "running %s at %llu bytes",
+                     gv_nccl_collective_name(n->o.collective), (unsigned long long)row.bytes);
+            n->stage = stage;
+            gv_status st = measure_size(n, row.count, &row);
+            if (st != GV_OK)
+                return st;
+            r->sizes[r->size_count++] = row;
+            r->wrong_elements += row.wrong;
+            if (row.busbw_gbps > r->peak_busbw_gbps || r->size_count == 1) {
+                r->peak_busbw_gbps = row.busbw_gbps;
+                r->peak_algbw_gbps = row.algbw_gbps;
+                r->peak_bytes = row.bytes;
+            }
+        }
+        if (bytes > n->o.max_bytes / n->o.step_factor)
+            break;
+        bytes *= n->o.step_factor;
+    }
+    return GV_OK;
+}
+
+/* Tears down in an order that cannot hang: communicators finalized (or, after a timeout or an
+ * error, aborted, which stops their kernels), streams drained for at most a second, and buffers
+ * freed only once nothing can still be writing to them. */
+static void release(nccl_run *n, int abort)
+{
+    const struct gv_nccl_api *nc = n->nc;
+    gv_errbuf keep = n->err;
+    int timed_out = n->timed_out;
+    if (!abort) {
+        n->stage = "finalizing the communicators";
+        if (n->deadline < gv_now_s() + 0.5)
+            n->deadline = gv_now_s() + 0.5;
+        for (uint32_t i = 0; i < n->local && !abort; i++) {
+            use(n, i);
+            int rc = nc->ncclCommFinalize(n->gpus[i].comm);
+            abort = rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS;
+        }
+        if (!abort && wait_comms(n) != GV_OK)
+            abort = 1;
+    }
+    for (uint32_t i = 0; i < n->local; i++)
+        if (n->gpus[i].comm) {
+            use(n, i);
+            if (abort)
+                nc->ncclCommAbort(n->gpus[i].comm);
+            else
+                nc->ncclCommDestroy(n->gpus[i].comm);
+            n->gpus[i].comm = NULL;
+        }
+    n->deadline = gv_now_s() + 1.0;
+    n->stage = "draining the streams";
+    int drained = wait_streams(n) == GV_OK;
+    n->err = keep;
+    n->timed_out = timed_out;
+    for (uint32_t i = n->local; i-- > 0;) {
+        nccl_gpu *g = &n->gpus[i];
+        use(n, i);
+        if (drained) {
+            gvcu_deviceptr bufs[] = {g->send, g->recv, g->errors};
+            for (size_t b = 0; b < 3; b++)
+                if (bufs[b])
+                    g->s.cu->cuMemFree(bufs[b]);
+        }
+        gv_session_close(&g->s);
+    }
+    free(n->gpus);
+    n->gpus = NULL;
+    n->local = 0;
+}
+
+static void judge(nccl_run *n, gv_status st)
+{
+    gv_nccl_result *r = n->r;
+    const char *coll = gv_nccl_collective_name(n->o.collective);
+    if (st == GV_ERR_TIMEOUT) {
+        r->verdict = GV_FAIL;
+        snprintf(r->message, sizeof r->message, "%s over %d ranks did not finish: %s", coll,
+                 n->nranks, n->err.text);
+    } else if (st != GV_OK) {
+        r->verdict = GV_ERROR;
+        snprintf(r->message, sizeof r->message, "%s over %d ranks: %s", coll, n->nranks,
+                 n->err.text);
+    } else if (r->wrong_elements > 0) {
+        uint64_t first = 0;
+        for (uint32_t i = 0; i < r->size_count && !first; i++)
+            if (r->sizes[i].wrong)
+                first = r->sizes[i].bytes;
+        r->verdict = GV_FAIL;
+        snprintf(r->message, sizeof r->message,
+                 "%s over %d ranks returned %llu wrong element(s), the first at %llu bytes: "
+                 "silent data corruption on a GPU or link of this node",
+                 coll, n->nranks, (unsigned long long)r->wrong_elements, (unsigned long long)first);
+    } else if (n->o.min_busbw_gbps > 0 && r->peak_busbw_gbps < n->o.min_busbw_gbps) {
+        r->verdict = GV_FAIL;
+        snprintf(r->message, sizeof r->message,
+                 "%s over %d ranks: peak busbw %.1f GB/s (at %llu bytes) is below the floor of "
+                 "%.1f GB/s; data exact at %u sizes",
+                 coll, n->nranks, r->peak_busbw_gbps, (unsigned long long)r->peak_bytes,
+                 n->o.min_busbw_gbps, (unsigned)r->size_count);
+    } else {
+        r->verdict = GV_PASS;
+        snprintf(r->message, sizeof r->message,
+                 "%s over %d ranks: data exact at %u sizes; peak busbw %.1f GB/s at %llu bytes%s",
+                 coll, n->nranks, (unsigned)r->size_count, r->peak_busbw_gbps,
+                 (unsigned long long)r->peak_bytes,
+                 n->nranks == 1 ? " (one rank moves no data: busbw is 0)" : "");
+    }
+}
+
+static gv_status check_opts(gv_ctx *ctx, const gv_nccl_opts *o)
+{
+    if (o->flags)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.flags 0x%x: no flags are defined",
+                       (unsigned)o->flags);
+    if (o->collective < GV_NCCL_ALL_REDUCE || o->collective > GV_NCCL_BROADCAST)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.collective %d is not a collective",
+                       (int)o->collective);
+    if (o->min_bytes < 4 || o->max_bytes < o->min_bytes || o->max_bytes > (64ull << 30))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_nccl_opts: sizes %llu..%llu bytes (need 4 <= min <= max <= 64 GiB)",
+                       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
+    if (o->step_factor < 2 || o->step_factor > 1024)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.step_factor %u (2..1024)",
+                       (unsigned)o->step_factor);
+    /* 4 B .. 64 GiB by factors of 2 or more is at most 35 sizes: sizes[] always has room. */
+    if (o->iters < 1 || o->iters > 100000 || o->warmup_iters > 100000)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts: iters %u (1..100000), warmup %u",
+                       (unsigned)o->iters, (unsigned)o->warmup_iters);
+    if (!(o->deadline_s >= 0) || o->deadline_s > 86400 || !(o->min_busbw_gbps >= 0))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_nccl_opts: deadline %g s (0..86400), min busbw %g (>= 0)", o->deadline_s,
+                       o->min_busbw_gbps);
+    if (o->gpu_count > GV_NCCL_MAX_GPUS)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.gpu_count %u (at most %d)",
+                       (unsigned)o->gpu_count, GV_NCCL_MAX_GPUS);
+    return GV_OK;
+}
+
+/* The argument checks both public calls share; fills *o from opts and the defaults. */
+static gv_status prologue(gv_ctx *ctx, const char *fn, const gv_nccl_opts *opts,
+                          gv_nccl_result *out, gv_nccl_opts *o)
+{
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "%s: out is NULL", fn);
+    if (out->struct_size < GV_NCCL_RESULT_SIZE_V1)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_nccl_result.struct_size %u < %zu",
+                       (unsigned)out->struct_size, (size_t)GV_NCCL_RESULT_SIZE_V1);
+    static const gv_nccl_opts defaults = GV_NCCL_OPTS_INIT;
+    *o = defaults;
+    if (opts && gv_copy_in(o, sizeof *o, opts, GV_NCCL_OPTS_SIZE_V1, &defaults) != GV_OK)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_nccl_opts.struct_size %u is not a valid layout",
+                       (unsigned)opts->struct_size);
+    return check_opts(ctx, o);
+}
+
+/* The library or why it is not there, with its version in the result. */
+static gv_status load_nccl(gv_ctx *ctx, gv_nccl_result *r, const struct gv_nccl_api **nc)
+{
+    *nc = gv_nccl(ctx);
+    if (!*nc) {
+        gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_NCCL);
+        return gv_fail(ctx, GV_ERR_LIBRARY, "NCCL is not usable: %s",
+                       slot->detail[0] ? slot->detail : slot->tried);
+    }
+    int v = 0;
+    if ((*nc)->ncclGetVersion(&v) == GVNC_SUCCESS && v > 0) {
+        r->nccl_version = v;
+        gv_nccl_version_text(v, r->version, sizeof r->version);
+    }
+    r->nccl_cuda = gv_nccl_build_cuda(ctx);
+    return GV_OK;
+}
+
+/* Sizes that leave no element per rank (an all-gather of 16 bytes over 8 ranks). */
+static gv_status check_ranks(gv_ctx *ctx, const gv_nccl_opts *o, int nranks)
+{
+    uint64_t ignored;
+    if (count_for(o->collective, nranks, o->max_bytes, &ignored) == 0)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_nccl_opts.max_bytes %llu leaves no element per rank for a %s over %d "
+                       "ranks",
+                       (unsigned long long)o->max_bytes, gv_nccl_collective_name(o->collective),
+                       nranks);
+    return GV_OK;
+}
+
+/* Both public calls after their argument checks: cuda[] are this process's GPUs, ranks
+ * first_rank.. of nranks. */
+static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_opts *o,
+                     const gvnc_unique_id *id, const uint32_t *cuda, uint32_t count, int first_rank,
+                     int nranks, gv_nccl_result *r)
+{
+    nccl_run *n = calloc(1, sizeof *n);
+    if (!n)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    double t0 = gv_now_s();
+    n->ctx = ctx, n->nc = nc, n->o = *o, n->r = r, n->nranks = nranks;
+    n->deadline_s = o->deadline_s > 0 ? o->deadline_s : ctx->deadline_s;
+    n->deadline = t0 + n->deadline_s;
+    n->stage = "opening the GPUs";
+    r->collective = o->collective;
+    r->nranks = nranks;
+    r->rank = first_rank;
+    r->local_gpus = (int32_t)count;
+    gv_nccl_settings_text(ctx, r->settings, sizeof r->settings);
+    uint64_t ignored, per = count_for(o->collective, nranks, o->max_bytes, &ignored);
+    n->send_elems = o->collective == GV_NCCL_REDUCE_SCATTER ? per * (uint64_t)nranks : per;
+    n->recv_elems = o->collective == GV_NCCL_ALL_GATHER ? per * (uint64_t)nranks : per;
+    gv_status st = open_gpus(n, cuda, count);
+    for (uint32_t i = 0; i < n->local; i++)
+        n->gpus[i].rank = first_rank + (int)i;
+    if (st == GV_OK) {
+        n->stage = "allocating the buffers";
+        st = alloc_buffers(n);
+    }
+    if (st == GV_OK)
+        st = init_comms(n, id);
+    if (st == GV_OK)
+        st = sweep(n);
+    release(n, st != GV_OK);
+    r->total_s = gv_now_s() - t0;
+    judge(n, st);
+    if (st != GV_OK)
+        st = gv_fail(ctx, st, "%s", r->message);
+    free(n);
+    return st;
+}
+
+gv_status gv_nccl_bench(gv_ctx *ctx, const gv_nccl_opts *opts, gv_nccl_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    gv_nccl_opts o;
+    gv_status st = prologue(ctx, "gv_nccl_bench", opts, out, &o);
+    if (st != GV_OK)
+        return st;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    const struct gv_nccl_api *nc;
+    if ((st = load_nccl(ctx, &r, &nc)) != GV_OK)
+        return st;
+    uint32_t all[GV_NCCL_MAX_GPUS];
+    const uint32_t *cuda = o.gpus;
+    uint32_t count = o.gpu_count;
+    if (count == 0) {
+        const struct gv_cuda_api *cu = gv_cuda(ctx);
+        int devices = 0;
+        if (!cu || gv_cuda_init(ctx) != GVCU_SUCCESS ||
+            cu->cuDeviceGetCount(&devices) != GVCU_SUCCESS || devices <= 0)
+            return gv_fail(ctx, GV_ERR_LIBRARY, "gv_nccl_bench: CUDA lists no GPU");
+        count = devices > GV_NCCL_MAX_GPUS ? GV_NCCL_MAX_GPUS : (uint32_t)devices;
+        for (uint32_t i = 0; i < count; i++)
+            all[i] = i;
+        cuda = all;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (cuda[i] == cuda[j])
+                return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.gpus lists GPU %u twice",
+                               (unsigned)cuda[i]);
+    if ((st = check_ranks(ctx, &o, (int)count)) != GV_OK)
+        return st;
+    gvnc_unique_id id;
+    int rc = nc->ncclGetUniqueId(&id);
+    if (rc != GVNC_SUCCESS)
+        return gv_fail(ctx, GV_ERR_DRIVER, "ncclGetUniqueId: NCCL error %d", rc);
+    st = run(ctx, nc, &o, &id, cuda, count, 0, (int)count, &r);
+    gv_status copied = gv_copy_out(out, &r, sizeof r, GV_NCCL_RESULT_SIZE_V1);
+    return st != GV_OK ? st : copied;
+}
+
+gv_status gv_nccl_unique_id(gv_ctx *ctx, gv_nccl_id *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_unique_id: out is NULL");
+    const struct gv_nccl_api *nc = gv_nccl(ctx);
+    if (!nc) {
+        gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_NCCL);
+        return gv_fail(ctx, GV_ERR_LIBRARY, "NCCL is not usable: %s",
+                       slot->detail[0] ? slot->detail : slot->tried);
+    }
+    gvnc_unique_id id;
+    int rc = nc->ncclGetUniqueId(&id);
+    if (rc != GVNC_SUCCESS)
+        return gv_fail(ctx, GV_ERR_DRIVER, "ncclGetUniqueId: NCCL error %d", rc);
+    _Static_assert(sizeof id == sizeof *out, "gv_nccl_id mirrors ncclUniqueId");
+    memcpy(out, &id, sizeof id);
+    return GV_OK;
+}
+
+gv_status gv_nccl_bench_rank(gv_ctx *ctx, const gv_nccl_id *id, int32_t rank, int32_t nranks,
+                             uint32_t gpu, const gv_nccl_opts *opts, gv_nccl_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!id)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_bench_rank: id is NULL");
+    if (nranks < 1 || nranks > (1 << 20) || rank < 0 || rank >= nranks)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_bench_rank: rank %d of %d", (int)rank,
+                       (int)nranks);
+    gv_nccl_opts o;
+    gv_status st = prologue(ctx, "gv_nccl_bench_rank", opts, out, &o);
+    if (st == GV_OK)
+        st = check_ranks(ctx, &o, nranks);
+    if (st != GV_OK)
+        return st;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    const struct gv_nccl_api *nc;
+    if ((st = load_nccl(ctx, &r, &nc)) != GV_OK)
+        return st;
+    gvnc_unique_id nid;
+    memcpy(&nid, id, sizeof nid);
+    st = run(ctx, nc, &o, &nid, &gpu, 1, rank, nranks, &r);
+    gv_status copied = gv_copy_out(out, &r, sizeof r, GV_NCCL_RESULT_SIZE_V1);
+    return st != GV_OK ? st : copied;
+}

@@ -1,0 +1,320 @@
+/* gv_nccl_* over the fake libnccl and libcuda: exact data for every collective, figures by
+ * nccl-tests' formulas, the fault scenarios (wrong sum, hang, absent), the deadline with a rank
+ * that never arrives, the nccl.* rows of gv_run, and refusals of bad input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "helpers.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* A short sweep the fake computes quickly: 64 B .. 256 KiB. */
+static gv_nccl_opts small(int collective)
+{
+    gv_nccl_opts o = GV_NCCL_OPTS_INIT;
+    o.collective = collective;
+    o.min_bytes = 64;
+    o.max_bytes = 256 << 10;
+    o.step_factor = 4;
+    o.iters = 3;
+    o.deadline_s = 20;
+    return o;
+}
+
+static void allreduce_over_eight_gpus_is_exact_with_nccl_tests_figures(void **state)
+{
+    (void)state;
+    unsetenv("NCCL_ALGO");
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.nranks, 8);
+    assert_int_equal(r.local_gpus, 8);
+    assert_int_equal(r.rank, 0);
+    assert_int_equal(r.nccl_version, 22809);
+    assert_string_equal(r.version, "2.28.9");
+    assert_int_equal(r.nccl_cuda, 13000); /* read from the library's version string */
+    assert_int_equal(r.size_count, 7);    /* 64 B, 256 B, ... 256 KiB */
+    assert_int_equal(r.sizes[0].bytes, 64);
+    assert_int_equal(r.sizes[0].count, 16);
+    assert_int_equal(r.sizes[6].bytes, 256 << 10);
+    assert_int_equal(r.wrong_elements, 0);
+    for (uint32_t i = 0; i < r.size_count; i++) {
+        const gv_nccl_size *s = &r.sizes[i];
+        assert_int_equal(s->wrong, 0);
+        assert_true(s->time_us > 0);
+        /* busbw = algbw x 2(n-1)/n, algbw = bytes / time. */
+        assert_true(fabs(s->algbw_gbps - s->bytes / (s->time_us * 1e-6) / 1e9) <
+                    1e-6 * s->algbw_gbps + 1e-9);
+        assert_true(fabs(s->busbw_gbps - s->algbw_gbps * 14.0 / 8.0) < 1e-9 + 1e-9 * s->busbw_gbps);
+        assert_true(s->busbw_gbps <= r.peak_busbw_gbps);
+    }
+    assert_non_null(strstr(r.gpus, "0=0000:18:00.0"));
+    assert_non_null(strstr(r.gpus, "7=0000:db:00.0"));
+    assert_non_null(strstr(r.settings, "none set"));
+    assert_non_null(strstr(r.message, "data exact at 7 sizes"));
+    gv_ctx_destroy(ctx);
+}
+
+static void every_collective_is_exact_on_an_odd_number_of_gpus(void **state)
+{
+    (void)state;
+    setenv("NCCL_ALGO", "Ring", 1);
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    for (int coll = GV_NCCL_ALL_REDUCE; coll <= GV_NCCL_BROADCAST; coll++) {
+        gv_nccl_opts o = small(coll);
+        o.gpu_count = 3;
+        o.gpus[0] = 5, o.gpus[1] = 1, o.gpus[2] = 2;
+        gv_nccl_result r = GV_NCCL_RESULT_INIT;
+        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+        assert_int_equal(r.verdict, GV_PASS);
+        assert_int_equal(r.nranks, 3);
+        assert_int_equal(r.collective, coll);
+        assert_int_equal(r.wrong_elements, 0);
+        assert_true(r.size_count >= 6);
+        const gv_nccl_size *last = &r.sizes[r.size_count - 1];
+        double factor = coll == GV_NCCL_ALL_REDUCE  ? 4.0 / 3
+                        : coll == GV_NCCL_BROADCAST ? 1
+                                                    : 2.0 / 3;
+        assert_true(fabs(last->busbw_gbps - last->algbw_gbps * factor) <
+                    1e-9 * last->busbw_gbps + 1e-12);
+        if (coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_REDUCE_SCATTER) {
+            /* nccl-tests' size is the whole gathered (scattered) buffer: whole elements per rank.
+             */
+            assert_int_equal(last->bytes, last->count * 4 * 3);
+            assert_int_equal(last->count, (256 << 10) / 4 / 3);
+        }
+        assert_string_equal(r.gpus, "5=0000:ab:00.0 1=0000:2a:00.0 2=0000:3a:00.0");
+        assert_non_null(strstr(r.settings, "NCCL_ALGO=Ring (environment)"));
+    }
+    unsetenv("NCCL_ALGO");
+    gv_ctx_destroy(ctx);
+}
+
+static void a_wrong_sum_fails_with_the_count(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-wrong-sum");
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_FAIL);
+    /* One wrong element in the verified operation of each of the 7 sizes. */
+    assert_int_equal(r.wrong_elements, 7);
+    assert_int_equal(r.sizes[0].wrong, 1);
+    assert_non_null(strstr(r.message, "7 wrong element(s), the first at 64 bytes"));
+    gv_ctx_destroy(ctx);
+}
+
+static void a_hang_times_out_within_the_deadline_and_the_process_stays_usable(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-hang");
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    o.deadline_s = 1.0;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    double t0 = now_s();
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_TIMEOUT);
+    double took = now_s() - t0;
+    assert_true(took >= 1.0 && took < 2.0);
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_non_null(strstr(r.message, "deadline of 1.0 s passed while running all_reduce at 64"));
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "aborted"));
+    /* The same context and process, healthy again. */
+    gv_ctx_destroy(ctx);
+    ctx = scenario_ctx("h100-open", "h100x8");
+    gv_nccl_result again = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &again), GV_OK);
+    assert_int_equal(again.verdict, GV_PASS);
+    gv_ctx_destroy(ctx);
+}
+
+static void a_rank_that_never_arrives_times_out(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    gv_nccl_id id;
+    assert_int_equal(gv_nccl_unique_id(ctx, &id), GV_OK);
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    o.deadline_s = 1.0;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    double t0 = now_s();
+    assert_int_equal(gv_nccl_bench_rank(ctx, &id, 0, 2, 0, &o, &r), GV_ERR_TIMEOUT);
+    double took = now_s() - t0;
+    assert_true(took >= 1.0 && took < 2.0);
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_int_equal(r.nranks, 2);
+    assert_int_equal(r.size_count, 0);
+    assert_non_null(strstr(r.message, "creating the communicators"));
+    gv_ctx_destroy(ctx);
+}
+
+static void a_busbw_floor_fails_a_slow_fabric(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-slow");
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    o.min_bytes = o.max_bytes = 1 << 20;
+    o.iters = 2;
+    o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
+    o.min_busbw_gbps = 100;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_FAIL);
+    /* The fake takes at least the time of 2 GB/s of bus bandwidth. */
+    assert_true(r.peak_busbw_gbps > 0.2 && r.peak_busbw_gbps < 2.1);
+    assert_non_null(strstr(r.message, "below the floor of 100.0 GB/s"));
+    gv_ctx_destroy(ctx);
+}
+
+static void nccl_absent_is_an_error_naming_the_file(void **state)
+{
+    (void)state;
+    setenv("GPUVERIFY_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_LIBRARY);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "/nonexistent/libnccl.so.2"));
+    gv_nccl_id id;
+    assert_int_equal(gv_nccl_unique_id(ctx, &id), GV_ERR_LIBRARY);
+    gv_report *rep = NULL;
+    gv_run_opts ro = GV_RUN_OPTS_INIT;
+    ro.checks = "nccl";
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    assert_int_equal(verdict_of(rep, "nccl.version", "node"), GV_SKIP);
+    assert_int_equal(verdict_of(rep, "nccl.allreduce", "node"), GV_SKIP);
+    assert_non_null(strstr(result_of(rep, "nccl.allreduce", "node").message, "/nonexistent"));
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+    unsetenv("GPUVERIFY_NCCL_LIBRARY");
+}
+
+static void run_rows_judge_the_node(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    gv_report *rep = NULL;
+    gv_run_opts ro = GV_RUN_OPTS_INIT;
+    ro.checks = "nccl,driver.compat";
+    ro.nccl_bytes = 4 << 20; /* 1 and 4 MiB */
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    gv_check_result v = result_of(rep, "nccl.version", "node");
+    assert_int_equal(v.verdict, GV_PASS);
+    assert_string_equal(v.measured, "2.28.9");
+    gv_check_result a = result_of(rep, "nccl.allreduce", "node");
+    assert_int_equal(a.verdict, GV_PASS);
+    assert_true(a.value > 0);
+    assert_string_equal(a.unit, "GB/s");
+    assert_non_null(strstr(a.message, "all_reduce over 8 ranks: data exact at 2 sizes"));
+    assert_int_equal(verdict_of(rep, "driver.compat", "nccl"), GV_PASS);
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+
+    /* NCCL built for CUDA 13.0 on a CUDA 12.8 driver. */
+    ctx = scenario_ctx("h100-open", "h100x8-old-driver");
+    ro.checks = "driver.compat,nccl.version";
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    gv_check_result c = result_of(rep, "driver.compat", "nccl");
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "NCCL 2.28.9"));
+    assert_non_null(strstr(c.message, "built for CUDA 13.0 but the driver supports CUDA 12.8"));
+    assert_int_equal(verdict_of(rep, "nccl.version", "node"), GV_FAIL);
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+
+    /* One GPU: nothing to all-reduce with. */
+    ctx = scenario_ctx("h100-open", "h100x1-compute");
+    ro.checks = "nccl.allreduce";
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    gv_check_result one = result_of(rep, "nccl.allreduce", "node");
+    assert_int_equal(one.verdict, GV_SKIP);
+    assert_non_null(strstr(one.message, "needs two or more"));
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+}
+
+static void bad_input_is_refused(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    assert_int_equal(gv_nccl_bench(NULL, &o, &r), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_nccl_bench(ctx, &o, NULL), GV_ERR_INVALID_ARG);
+    gv_nccl_result tiny = {.struct_size = 8};
+    assert_int_equal(gv_nccl_bench(ctx, &o, &tiny), GV_ERR_VERSION);
+    gv_nccl_opts bad_size = o;
+    bad_size.struct_size = 4;
+    assert_int_equal(gv_nccl_bench(ctx, &bad_size, &r), GV_ERR_VERSION);
+    struct {
+        const char *what;
+        gv_nccl_opts o;
+    } cases[] = {{"collective", o}, {"flags", o}, {"min 0", o},     {"max < min", o},
+                 {"huge", o},       {"step", o},  {"sizes", o},     {"iters", o},
+                 {"deadline", o},   {"floor", o}, {"gpu_count", o}, {"twice", o}};
+    cases[0].o.collective = 9;
+    cases[1].o.flags = 1;
+    cases[2].o.min_bytes = 0;
+    cases[3].o.max_bytes = 32;
+    cases[4].o.max_bytes = 1ull << 40;
+    cases[5].o.step_factor = 1;
+    cases[6].o.collective = GV_NCCL_ALL_GATHER, cases[6].o.min_bytes = 4;
+    cases[6].o.max_bytes = 16; /* no element per rank over 8 ranks */
+    cases[7].o.iters = 0;
+    cases[8].o.deadline_s = NAN;
+    cases[9].o.min_busbw_gbps = -1;
+    cases[10].o.gpu_count = GV_NCCL_MAX_GPUS + 1;
+    cases[11].o.gpu_count = 2, cases[11].o.gpus[0] = cases[11].o.gpus[1] = 3;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        r.verdict = 77;
+        assert_int_equal(gv_nccl_bench(ctx, &cases[i].o, &r), GV_ERR_INVALID_ARG);
+        assert_int_equal(r.verdict, 77); /* nothing written */
+    }
+    gv_nccl_opts missing = o;
+    missing.gpu_count = 2, missing.gpus[0] = 0, missing.gpus[1] = 99;
+    assert_int_equal(gv_nccl_bench(ctx, &missing, &r), GV_ERR_NOT_FOUND);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "GPU 99"));
+    gv_nccl_id id;
+    assert_int_equal(gv_nccl_unique_id(ctx, NULL), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_nccl_unique_id(NULL, &id), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_nccl_unique_id(ctx, &id), GV_OK);
+    assert_int_equal(gv_nccl_bench_rank(ctx, NULL, 0, 1, 0, &o, &r), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_nccl_bench_rank(ctx, &id, 2, 2, 0, &o, &r), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_nccl_bench_rank(ctx, &id, -1, 2, 0, &o, &r), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_nccl_bench_rank(ctx, &id, 0, 0, 0, &o, &r), GV_ERR_INVALID_ARG);
+    /* One rank of one: a complete communicator, busbw 0 by definition. */
+    assert_int_equal(gv_nccl_bench_rank(ctx, &id, 0, 1, 4, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_true(r.peak_busbw_gbps == 0);
+    assert_string_equal(r.gpus, "4=0000:9a:00.0");
+    assert_string_equal(gv_nccl_collective_name(GV_NCCL_REDUCE_SCATTER), "reduce_scatter");
+    assert_string_equal(gv_nccl_collective_name(-1), "unknown");
+    gv_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(allreduce_over_eight_gpus_is_exact_with_nccl_tests_figures),
+        cmocka_unit_test(every_collective_is_exact_on_an_odd_number_of_gpus),
+        cmocka_unit_test(a_wrong_sum_fails_with_the_count),
+        cmocka_unit_test(a_hang_times_out_within_the_deadline_and_the_process_stays_usable),
+        cmocka_unit_test(a_rank_that_never_arrives_times_out),
+        cmocka_unit_test(a_busbw_floor_fails_a_slow_fabric),
+        cmocka_unit_test(nccl_absent_is_an_error_naming_the_file),
+        cmocka_unit_test(run_rows_judge_the_node),
+        cmocka_unit_test(bad_input_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
