@@ -2,7 +2,7 @@
 # Installs what gpuverify needs to build and test on Debian 12 (as root, or through sudo).
 set -eu
 packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libcmocka-dev python3
-          abigail-tools valgrind clang-format"
+          abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin"
 missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
           grep -q 'install ok installed' || echo "$p"; done)
 [ -z "$missing" ] && exit 0

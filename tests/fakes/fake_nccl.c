@@ -116,12 +116,7 @@ gvnc_result ncclGetUniqueId(gvnc_unique_id *id)
     snprintf(id->internal, sizeof id->internal, "%s/gvfake-nccl-%ld-%u-%ld",
              tmp && *tmp ? tmp : "/tmp", (long)getpid(), __atomic_add_fetch(&counter, 1, 0),
              (long)(now_s() * 1e6) % 1000000);
-    int fd = open(id->internal, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return GVNC_SYSTEM_ERROR;
-    int rc = ftruncate(fd, (off_t)MAP_BYTES); /* sparse: only what ranks write takes space */
-    close(fd);
-    return rc == 0 ? GVNC_SUCCESS : GVNC_SYSTEM_ERROR;
+    return GVNC_SUCCESS; /* the first rank to join creates the file */
 }
 
 gvnc_result ncclCommInitRankConfig(gvnc_comm *comm, int nranks, gvnc_unique_id id, int rank,
@@ -137,13 +132,15 @@ gvnc_result ncclCommInitRankConfig(gvnc_comm *comm, int nranks, gvnc_unique_id i
         return GVNC_SYSTEM_ERROR;
     memcpy(c->path, id.internal, sizeof c->path);
     c->path[sizeof c->path - 1] = '\0';
-    int fd = open(c->path, O_RDWR | O_CLOEXEC);
-    void *map =
-        fd < 0 ? MAP_FAILED : mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int fd = open(c->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    /* Sparse: only what the ranks write takes space. Growing it again is harmless. */
+    void *map = fd < 0 || ftruncate(fd, (off_t)MAP_BYTES) != 0
+                    ? MAP_FAILED
+                    : mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (fd >= 0)
         close(fd);
     if (map == MAP_FAILED) {
-        snprintf(last_error, sizeof last_error, "fake NCCL: no bootstrap file %s", c->path);
+        snprintf(last_error, sizeof last_error, "fake NCCL: cannot map %s", c->path);
         free(c);
         return GVNC_SYSTEM_ERROR;
     }

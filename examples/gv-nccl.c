@@ -1,0 +1,291 @@
+#define _POSIX_C_SOURCE 200809L
+/* gv-nccl: NCCL collectives through libgpuverify, with nccl-tests' table and a verdict.
+ *
+ *   gv-nccl [options]                  one process over the local GPUs (gv_nccl_bench)
+ *   mpirun -np N gv-nccl [options]     one rank per GPU when built with MPI: local rank -> GPU
+ *                                      by hostname, rank 0's id broadcast, results gathered
+ *
+ * Exit status: 0 PASS, 1 FAIL or a deadline passed, 2 usage or library error. */
+#include <gpuverify/gpuverify.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef GPUVERIFY_WITH_MPI
+#include <mpi.h>
+#endif
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
+                "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
+                "               [--library-dir DIR] [--withhold RANK]\n"
+                "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast\n"
+                "  -b, -e          first and last size, with K/M/G suffixes (default 8, 1G)\n"
+                "  --gpus LIST     CUDA devices, comma-separated (default all; under MPI the\n"
+                "                  local rank's entry)\n"
+                "  --deadline S    for the whole run (default: the library's, 60 s)\n"
+                "  --withhold R    under MPI, rank R never joins: tests the deadline\n");
+}
+
+static unsigned long long size_arg(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = *end == 'K' || *end == 'k'   ? 10
+                : *end == 'M' || *end == 'm' ? 20
+                : *end == 'G' || *end == 'g' ? 30
+                                             : 0;
+    return v << shift;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    putchar('"');
+}
+
+static void print_json(const gv_nccl_result *r, gv_status st)
+{
+    printf("{\"collective\": \"%s\", \"verdict\": \"%s\", \"status\": ",
+           gv_nccl_collective_name(r->collective), gv_verdict_name(r->verdict));
+    json_string(gv_strerror(st));
+    printf(", \"nranks\": %d, \"nccl_version\": ", (int)r->nranks);
+    json_string(r->version);
+    printf(", \"nccl_cuda\": %d, \"peak_busbw_gbps\": %.3f, \"peak_bytes\": %llu, "
+           "\"wrong_elements\": %llu, \"init_s\": %.3f, \"total_s\": %.3f, \"message\": ",
+           (int)r->nccl_cuda, r->peak_busbw_gbps, (unsigned long long)r->peak_bytes,
+           (unsigned long long)r->wrong_elements, r->init_s, r->total_s);
+    json_string(r->message);
+    printf(", \"settings\": ");
+    json_string(r->settings);
+    printf(", \"sizes\": [");
+    for (uint32_t i = 0; i < r->size_count; i++) {
+        const gv_nccl_size *s = &r->sizes[i];
+        printf("%s\n  {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.2f, \"algbw_gbps\": %.3f, "
+               "\"busbw_gbps\": %.3f, \"wrong\": %llu}",
+               i ? "," : "", (unsigned long long)s->bytes, (unsigned long long)s->count, s->time_us,
+               s->algbw_gbps, s->busbw_gbps, (unsigned long long)s->wrong);
+    }
+    printf("]}\n");
+}
+
+static void print_table(const gv_nccl_result *r, gv_status st, int processes)
+{
+    printf("# gv-nccl: %s over %d ranks (%d process%s), NCCL %s",
+           gv_nccl_collective_name(r->collective), (int)r->nranks, processes,
+           processes == 1 ? "" : "es", r->version[0] ? r->version : "?");
+    if (r->nccl_cuda)
+        printf(" built for CUDA %d.%d", r->nccl_cuda / 1000, r->nccl_cuda % 1000 / 10);
+    printf("\n# GPUs: %s\n# settings: %s\n# init %.2f s\n", r->gpus, r->settings, r->init_s);
+    printf("#%14s %12s %6s %11s %12s %12s %8s\n", "size(B)", "count", "type", "time(us)",
+           "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+    for (uint32_t i = 0; i < r->size_count; i++) {
+        const gv_nccl_size *s = &r->sizes[i];
+        printf("%15llu %12llu %6s %11.2f %12.2f %12.2f %8llu\n", (unsigned long long)s->bytes,
+               (unsigned long long)s->count, "float", s->time_us, s->algbw_gbps, s->busbw_gbps,
+               (unsigned long long)s->wrong);
+    }
+    if (r->size_count)
+        printf("# Peak busbw: %.2f GB/s at %llu bytes\n", r->peak_busbw_gbps,
+               (unsigned long long)r->peak_bytes);
+    printf("# %s%s%s: %s\n", gv_verdict_name(r->verdict), st != GV_OK ? " / " : "",
+           st != GV_OK ? gv_strerror(st) : "", r->message);
+}
+
+#ifdef GPUVERIFY_WITH_MPI
+/* nccl-tests' way of combining ranks: the mean time per size, wrong elements summed, the worst
+ * verdict; figures recomputed from the mean time. A withheld rank (SKIP) takes no part. */
+static void combine(const gv_nccl_result *all, const gv_status *sts, int count, gv_nccl_result *out,
+                    gv_status *st)
+{
+    int base = 0, ranks = 0;
+    while (base < count - 1 && all[base].verdict == GV_SKIP)
+        base++;
+    *out = all[base];
+    out->verdict = GV_PASS; /* the worst rank's verdict and message replace it */
+    out->wrong_elements = 0;
+    out->peak_busbw_gbps = 0;
+    size_t used = 0;
+    for (int k = 0; k < count; k++) {
+        if (all[k].verdict == GV_SKIP)
+            continue;
+        ranks++;
+        int w = snprintf(out->gpus + used, sizeof out->gpus - used, "%s%d:%s", used ? " " : "", k,
+                         all[k].gpus);
+        if (w > 0 && used + (size_t)w < sizeof out->gpus)
+            used += (size_t)w;
+        if (all[k].verdict > out->verdict) {
+            out->verdict = all[k].verdict;
+            snprintf(out->message, sizeof out->message, "rank %d: %s", k, all[k].message);
+        }
+        if (sts[k] != GV_OK && *st == GV_OK)
+            *st = sts[k];
+        out->wrong_elements += all[k].wrong_elements;
+        if (all[k].size_count < out->size_count)
+            out->size_count = all[k].size_count;
+    }
+    double factor = out->size_count && out->sizes[0].algbw_gbps > 0
+                        ? out->sizes[0].busbw_gbps / out->sizes[0].algbw_gbps
+                        : 0;
+    for (uint32_t i = 0; i < out->size_count; i++) {
+        gv_nccl_size *s = &out->sizes[i];
+        double sum = 0;
+        s->wrong = 0;
+        for (int k = 0; k < count; k++)
+            if (all[k].verdict != GV_SKIP)
+                sum += all[k].sizes[i].time_us, s->wrong += all[k].sizes[i].wrong;
+        s->time_us = sum / ranks;
+        s->algbw_gbps = s->bytes / (s->time_us * 1e3);
+        s->busbw_gbps = s->algbw_gbps * factor;
+        if (s->busbw_gbps > out->peak_busbw_gbps)
+            out->peak_busbw_gbps = s->busbw_gbps, out->peak_bytes = s->bytes;
+    }
+}
+
+/* Ranks on the same host before this one: its local rank, which picks its GPU. */
+static int local_rank(int rank, int size)
+{
+    char host[MPI_MAX_PROCESSOR_NAME] = "";
+    int len;
+    MPI_Get_processor_name(host, &len);
+    char *all = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    int local = 0;
+    for (int k = 0; k < rank; k++)
+        local += strcmp(all + (size_t)k * MPI_MAX_PROCESSOR_NAME, host) == 0;
+    free(all);
+    return local;
+}
+
+/* One rank of an MPI job; rank 0 prints. */
+static int run_mpi(gv_ctx *ctx, const gv_nccl_opts *o, int withhold, int json, int rank, int size,
+                   gv_nccl_result *combined, gv_status *st)
+{
+    int local = local_rank(rank, size);
+    uint32_t gpu = o->gpu_count ? o->gpus[local % o->gpu_count] : (uint32_t)local;
+    gv_nccl_id id;
+    memset(&id, 0, sizeof id);
+    int ok = rank != 0 || gv_nccl_unique_id(ctx, &id) == GV_OK;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        if (rank == 0)
+            fprintf(stderr, "gv-nccl: %s\n", gv_ctx_last_error(ctx));
+        return 2;
+    }
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    gv_status mine = GV_OK;
+    if (rank == withhold)
+        r.verdict = GV_SKIP; /* never joins: the others must time out */
+    else
+        mine = gv_nccl_bench_rank(ctx, &id, rank, size, gpu, o, &r);
+    if (mine != GV_OK && mine != GV_ERR_TIMEOUT && r.message[0] == '\0') {
+        r.verdict = GV_ERROR;
+        snprintf(r.message, sizeof r.message, "%s", gv_ctx_last_error(ctx));
+    }
+    gv_nccl_result *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    gv_status *sts = rank == 0 ? calloc((size_t)size, sizeof *sts) : NULL;
+    MPI_Gather(&r, sizeof r, MPI_BYTE, all, sizeof r, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&mine, sizeof mine, MPI_BYTE, sts, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        *st = GV_OK;
+        combine(all, sts, size, combined, st);
+        if (json)
+            print_json(combined, *st);
+        else
+            print_table(combined, *st, size);
+    }
+    free(all);
+    free(sts);
+    int code = rank == 0 ? combined->verdict == GV_PASS && *st == GV_OK ? 0 : 1 : 0;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return code;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    gv_nccl_opts o = GV_NCCL_OPTS_INIT;
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    int json = 0, withhold = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int v = i + 1 < argc;
+        if (!strcmp(a, "--json"))
+            json = 1;
+        else if (!strcmp(a, "--op") && v) {
+            const char *name = argv[++i];
+            o.collective = -1;
+            for (int c = GV_NCCL_ALL_REDUCE; c <= GV_NCCL_BROADCAST; c++)
+                if (!strcmp(name, gv_nccl_collective_name(c)))
+                    o.collective = c;
+        } else if (!strcmp(a, "-b") && v)
+            o.min_bytes = size_arg(argv[++i]);
+        else if (!strcmp(a, "-e") && v)
+            o.max_bytes = size_arg(argv[++i]);
+        else if (!strcmp(a, "-f") && v)
+            o.step_factor = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "-n") && v)
+            o.iters = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "-w") && v)
+            o.warmup_iters = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--deadline") && v)
+            o.deadline_s = strtod(argv[++i], NULL);
+        else if (!strcmp(a, "--min-busbw") && v)
+            o.min_busbw_gbps = strtod(argv[++i], NULL);
+        else if (!strcmp(a, "--library-dir") && v)
+            co.library_dir = argv[++i];
+        else if (!strcmp(a, "--withhold") && v)
+            withhold = atoi(argv[++i]);
+        else if (!strcmp(a, "--gpus") && v) {
+            for (char *p = argv[++i]; *p && o.gpu_count < GV_NCCL_MAX_GPUS; p += *p == ',')
+                o.gpus[o.gpu_count++] = (uint32_t)strtoul(p, &p, 10);
+        } else {
+            usage(!strcmp(a, "--help") ? stdout : stderr);
+            return !strcmp(a, "--help") ? 0 : 2;
+        }
+    }
+    gv_ctx *ctx = NULL;
+    if (gv_ctx_create(&co, &ctx) != GV_OK) {
+        fprintf(stderr, "gv-nccl: cannot create a context\n");
+        return 2;
+    }
+    int code = 2, size = 1;
+#ifdef GPUVERIFY_WITH_MPI
+    int rank = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1) {
+        gv_nccl_result combined = GV_NCCL_RESULT_INIT;
+        gv_status st = GV_OK;
+        code = run_mpi(ctx, &o, withhold, json, rank, size, &combined, &st);
+    }
+#endif
+    if (size == 1) {
+        gv_nccl_result r = GV_NCCL_RESULT_INIT;
+        gv_status st = gv_nccl_bench(ctx, &o, &r);
+        if (st != GV_OK && st != GV_ERR_TIMEOUT)
+            fprintf(stderr, "gv-nccl: %s\n", gv_ctx_last_error(ctx));
+        else {
+            if (json)
+                print_json(&r, st);
+            else
+                print_table(&r, st, 1);
+            code = r.verdict == GV_PASS && st == GV_OK ? 0 : 1;
+        }
+    }
+#ifdef GPUVERIFY_WITH_MPI
+    MPI_Finalize();
+#endif
+    gv_ctx_destroy(ctx);
+    return code;
+}
