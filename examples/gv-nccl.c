@@ -83,7 +83,8 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
            processes == 1 ? "" : "es", r->version[0] ? r->version : "?");
     if (r->nccl_cuda)
         printf(" built for CUDA %d.%d", r->nccl_cuda / 1000, r->nccl_cuda % 1000 / 10);
-    printf("\n# GPUs: %s\n# settings: %s\n# init %.2f s\n", r->gpus, r->settings, r->init_s);
+    printf("\n# GPUs: %s\n# settings: %s\n# init %.2f s, whole run %.2f s\n", r->gpus, r->settings,
+           r->init_s, r->total_s);
     printf("#%14s %12s %6s %11s %12s %12s %8s\n", "size(B)", "count", "type", "time(us)",
            "algbw(GB/s)", "busbw(GB/s)", "#wrong");
     for (uint32_t i = 0; i < r->size_count; i++) {

@@ -7,6 +7,7 @@
  * queued for all of them inside one NCCL group, as nccl-tests does with -g. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,19 @@ static gv_status timeout(nccl_run *n)
                   n->deadline_s, n->stage);
 }
 
+/* Between two polls: a yield for the first 2 ms (a launch NCCL finishes in its own thread takes
+ * microseconds, and a sleep would become the measurement; the yield lets that thread run when
+ * mpirun has bound the rank to one core), then 50 us naps. */
+static void pause_after(double since)
+{
+    if (gv_now_s() - since < 2e-3) {
+        sched_yield();
+        return;
+    }
+    struct timespec nap = {0, 50000};
+    nanosleep(&nap, NULL);
+}
+
 static int use(nccl_run *n, uint32_t i)
 {
     return n->gpus[i].s.cu->cuCtxSetCurrent(n->gpus[i].s.context);
@@ -101,7 +115,7 @@ static int use(nccl_run *n, uint32_t i)
  * non-blocking mode, complete in NCCL's own threads. */
 static gv_status wait_comms(nccl_run *n)
 {
-    struct timespec nap = {0, 100000};
+    double since = gv_now_s();
     for (;;) {
         int busy = 0;
         for (uint32_t i = 0; i < n->local; i++) {
@@ -118,7 +132,7 @@ static gv_status wait_comms(nccl_run *n)
             return GV_OK;
         if (gv_now_s() > n->deadline)
             return timeout(n);
-        nanosleep(&nap, NULL);
+        pause_after(since);
     }
 }
 
@@ -131,7 +145,7 @@ static gv_status wait_streams(nccl_run *n)
         if (rc != GVCU_SUCCESS)
             return gv_session_fail(&n->gpus[i].s, &n->err, "cuEventRecord", rc);
     }
-    struct timespec nap = {0, 20000};
+    double since = gv_now_s();
     for (uint32_t polls = 0;; polls++) {
         int busy = 0;
         for (uint32_t i = 0; i < n->local && !busy; i++) {
@@ -152,7 +166,7 @@ static gv_status wait_streams(nccl_run *n)
                 if (state != GVNC_SUCCESS && state != GVNC_IN_PROGRESS)
                     return nccl_fail(n, n->stage, state, n->gpus[i].comm);
             }
-        nanosleep(&nap, NULL);
+        pause_after(since);
     }
 }
 
