@@ -261,10 +261,15 @@ int main(int argc, char **argv)
     }
     int code = 2, size = 1;
 #ifdef GPUVERIFY_WITH_MPI
-    int rank = 0;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* MPI only under a launcher (Open MPI, MPICH/Hydra, PMIx, Slurm's PMI): a plain run stays
+     * one process without MPI's start-up. */
+    int rank = 0, mpi = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
+                        getenv("PMIX_RANK") || getenv("PMI_RANK");
+    if (mpi) {
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
     if (size > 1) {
         gv_nccl_result combined = GV_NCCL_RESULT_INIT;
         gv_status st = GV_OK;
@@ -285,7 +290,8 @@ int main(int argc, char **argv)
         }
     }
 #ifdef GPUVERIFY_WITH_MPI
-    MPI_Finalize();
+    if (mpi)
+        MPI_Finalize();
 #endif
     gv_ctx_destroy(ctx);
     return code;
