@@ -505,15 +505,23 @@ static gv_status prologue(gv_ctx *ctx, const char *fn, const gv_nccl_opts *opts,
     return check_opts(ctx, o);
 }
 
-/* The library or why it is not there, with its version in the result. */
-static gv_status load_nccl(gv_ctx *ctx, gv_nccl_result *r, const struct gv_nccl_api **nc)
+/* The vtable, or GV_ERR_LIBRARY on the context naming why NCCL is not usable. */
+static gv_status usable_nccl(gv_ctx *ctx, const struct gv_nccl_api **nc)
 {
     *nc = gv_nccl(ctx);
-    if (!*nc) {
-        gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_NCCL);
-        return gv_fail(ctx, GV_ERR_LIBRARY, "NCCL is not usable: %s",
-                       slot->detail[0] ? slot->detail : slot->tried);
-    }
+    if (*nc)
+        return GV_OK;
+    gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_NCCL);
+    return gv_fail(ctx, GV_ERR_LIBRARY, "NCCL is not usable: %s",
+                   slot->detail[0] ? slot->detail : slot->tried);
+}
+
+/* The library and its versions in the result. */
+static gv_status load_nccl(gv_ctx *ctx, gv_nccl_result *r, const struct gv_nccl_api **nc)
+{
+    gv_status st = usable_nccl(ctx, nc);
+    if (st != GV_OK)
+        return st;
     int v = 0;
     if ((*nc)->ncclGetVersion(&v) == GVNC_SUCCESS && v > 0) {
         r->nccl_version = v;
@@ -628,12 +636,10 @@ gv_status gv_nccl_unique_id(gv_ctx *ctx, gv_nccl_id *out)
     gv_clear_error(ctx);
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_unique_id: out is NULL");
-    const struct gv_nccl_api *nc = gv_nccl(ctx);
-    if (!nc) {
-        gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_NCCL);
-        return gv_fail(ctx, GV_ERR_LIBRARY, "NCCL is not usable: %s",
-                       slot->detail[0] ? slot->detail : slot->tried);
-    }
+    const struct gv_nccl_api *nc;
+    gv_status st = usable_nccl(ctx, &nc);
+    if (st != GV_OK)
+        return st;
     gvnc_unique_id id;
     int rc = nc->ncclGetUniqueId(&id);
     if (rc != GVNC_SUCCESS)
