@@ -1,6 +1,7 @@
-/* gv-check: runs the checks gpuverify has and prints a health summary (or JSON).
- * Exit status: 0 healthy (PASS/WARN/SKIP only), 1 a check FAILed or ERRORed, 2 usage or
- * library error. Thin by design: all logic lives in libgpuverify. */
+/* gv-check: runs the checks gpuverify has and prints a health summary (or JSON, or Prometheus
+ * text). Exit status: 0 healthy (PASS/WARN/SKIP only), 1 a check FAILed or ERRORed, 2 usage or
+ * library error; with --npd node-problem-detector's 0 OK, 1 problem, 2 unknown. Thin by
+ * design: all logic lives in libgpuverify. */
 #include <gpuverify/gpuverify.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,12 +13,17 @@ static void usage(FILE *to)
 {
     fprintf(
         to,
-        "usage: gv-check [--json] [--sysroot DIR] [--library-dir DIR] [--checks LIST]\n"
+        "usage: gv-check [--json | --prometheus | --npd] [--sysroot DIR] [--library-dir DIR]\n"
+        "                [--checks LIST]\n"
         "                [--gemm-size N] [--copy-mib N] [--nccl-kib N]\n"
         "                [--topology-xml FILE]\n"
-        "  --json             print the report as JSON\n"
+        "  --json             print the report as JSON (docs/report.schema.json)\n"
+        "  --prometheus       print it in Prometheus' text format (node_exporter textfile)\n"
+        "  --npd              node-problem-detector plugin: one line; exit 0 OK, 1 problem,\n"
+        "                     2 unknown\n"
         "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
         "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
+        "  --list             print every check ID and exit\n"
         "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
         "                     ^ID leaves one out\n"
         "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
@@ -102,16 +108,50 @@ static void print_table(const gv_report *r)
            gv_verdict_name(gv_report_verdict(r)));
 }
 
+/* node-problem-detector's custom plugin protocol: one line on stdout, exit 0 OK, 1 a problem
+ * (a FAIL), 2 unknown (no FAIL but a check could not do its work). */
+static int print_npd(const gv_report *r)
+{
+    uint32_t fails = 0, errors = 0, n = gv_report_count(r);
+    gv_check_result first = GV_CHECK_RESULT_INIT, first_error = GV_CHECK_RESULT_INIT;
+    for (uint32_t i = 0; i < n; i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        if (gv_report_result(r, i, &c) != GV_OK)
+            continue;
+        if (c.verdict == GV_FAIL && fails++ == 0)
+            first = c;
+        if (c.verdict == GV_ERROR && errors++ == 0)
+            first_error = c;
+    }
+    const gv_check_result *c = fails ? &first : errors ? &first_error : NULL;
+    if (!c) {
+        printf("gpuverify: %u checks, no failure\n", (unsigned)n);
+        return 0;
+    }
+    uint32_t more = (fails ? fails : errors) - 1;
+    printf("%s %s %s: %s", gv_verdict_name(c->verdict), c->id, c->subject, c->message);
+    if (more)
+        printf(" (and %u more)", (unsigned)more);
+    printf("\n");
+    return fails ? 1 : 2;
+}
+
+enum output { TABLE, JSON, PROMETHEUS, NPD };
+
 int main(int argc, char **argv)
 {
     gv_ctx_opts opts = GV_CTX_OPTS_INIT;
     gv_run_opts run = GV_RUN_OPTS_INIT;
-    int json = 0;
+    enum output out = TABLE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
         if (strcmp(a, "--json") == 0)
-            json = 1;
+            out = JSON;
+        else if (strcmp(a, "--prometheus") == 0)
+            out = PROMETHEUS;
+        else if (strcmp(a, "--npd") == 0)
+            out = NPD;
         else if (strcmp(a, "--sysroot") == 0 && has_value)
             opts.sysroot = argv[++i];
         else if (strcmp(a, "--library-dir") == 0 && has_value)
@@ -126,7 +166,11 @@ int main(int argc, char **argv)
             run.nccl_bytes = strtoull(argv[++i], NULL, 10) << 10;
         else if (strcmp(a, "--topology-xml") == 0 && has_value)
             run.topology_xml = argv[++i];
-        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        else if (strcmp(a, "--list") == 0) {
+            for (uint32_t k = 0; k < gv_catalog_count(); k++)
+                printf("%s\n", gv_catalog_id(k));
+            return 0;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
         } else {
@@ -136,27 +180,39 @@ int main(int argc, char **argv)
     }
     gv_ctx *ctx = NULL;
     gv_status s = gv_ctx_create(&opts, &ctx);
-    if (s != GV_OK) {
-        fprintf(stderr, "gv-check: %s\n", gv_strerror(s));
-        return 2;
-    }
     gv_report *report = NULL;
-    s = gv_run(ctx, &run, &report);
+    if (s == GV_OK)
+        s = gv_run(ctx, &run, &report);
     if (s != GV_OK) {
-        fprintf(stderr, "gv-check: %s: %s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+        /* Under --npd the answer is "unknown", on stdout, in one line. */
+        FILE *to = out == NPD ? stdout : stderr;
+        fprintf(to, "gv-check: %s%s%s\n", gv_strerror(s), ctx ? ": " : "",
+                ctx ? gv_ctx_last_error(ctx) : "");
         gv_ctx_destroy(ctx);
         return 2;
     }
-    if (json) {
-        char *text = NULL;
-        if (gv_report_json(report, 0, &text) == GV_OK)
-            printf("%s\n", text);
+    int code = 0;
+    char *text = NULL;
+    if (out == NPD) {
+        code = print_npd(report);
+    } else if (out == JSON || out == PROMETHEUS) {
+        s = out == JSON ? gv_report_json(report, 0, &text) : gv_report_prometheus(report, 0, &text);
+        if (s == GV_OK)
+            fputs(text, stdout);
+        if (s == GV_OK && out == JSON)
+            putchar('\n');
         gv_free(text);
+        if (s != GV_OK) {
+            fprintf(stderr, "gv-check: %s\n", gv_strerror(s));
+            code = 2;
+        }
     } else {
         print_table(report);
     }
     int verdict = gv_report_verdict(report);
+    if (out != NPD && code == 0)
+        code = verdict == GV_FAIL || verdict == GV_ERROR ? 1 : 0;
     gv_report_free(report);
     gv_ctx_destroy(ctx);
-    return verdict == GV_FAIL || verdict == GV_ERROR ? 1 : 0;
+    return code;
 }

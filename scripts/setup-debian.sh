@@ -2,7 +2,8 @@
 # Installs what gpuverify needs to build and test on Debian 12 (as root, or through sudo).
 set -eu
 packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libcmocka-dev python3
-          abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin"
+          abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin
+          python3-jsonschema prometheus"
 missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
           grep -q 'install ok installed' || echo "$p"; done)
 [ -z "$missing" ] && exit 0

@@ -63,6 +63,11 @@ typedef struct gv_run_opts {
         sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0                                             \
     }
 
+/* The check catalog (docs/checks.md): its size and the ID at an index, in run order; NULL past
+ * the end. IDs are frozen once released. */
+GV_API uint32_t gv_catalog_count(void);
+GV_API const char *gv_catalog_id(uint32_t index);
+
 /* Runs the selected checks and returns a report (free with gv_report_free). opts may be NULL.
  * GV_OK whenever the checks ran, whatever their verdicts. */
 GV_API gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out);
@@ -80,8 +85,17 @@ GV_API gv_status gv_report_gpu(const gv_report *report, uint32_t index, gv_gpu *
 /* JSON rendering flags. */
 #define GV_JSON_COMPACT 0x1u
 
-/* Renders the report as JSON (UTF-8, NUL-terminated); free *out with gv_free. */
+/* Renders the report as JSON (UTF-8, NUL-terminated); free *out with gv_free. The keys are
+ * described by docs/report.schema.json (its version is the report's schema_version). */
 GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
+
+/* Renders the report in Prometheus' text exposition format, for node_exporter's textfile
+ * collector (write it to a *.prom file atomically); flags must be 0. Free *out with gv_free.
+ * Metrics (docs/checks.md): gpuverify_info, gpuverify_node_healthy, gpuverify_checks{verdict},
+ * gpuverify_check_verdict{check,subject,verdict} (a state set: 1 for the verdict the check got,
+ * 0 for the others), gpuverify_check_value{check,subject,unit}, gpuverify_run_duration_seconds,
+ * gpuverify_run_timestamp_seconds. */
+GV_API gv_status gv_report_prometheus(const gv_report *report, uint32_t flags, char **out);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,16 @@ const gv_check_def gv_checks[] = {
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 
+uint32_t gv_catalog_count(void)
+{
+    return (uint32_t)gv_check_count;
+}
+
+const char *gv_catalog_id(uint32_t index)
+{
+    return index < gv_check_count ? gv_checks[index].id : NULL;
+}
+
 /* "driver" selects driver.*, "gpu.ecc" selects itself. */
 static int selects(const char *token, size_t len, const char *id)
 {
@@ -188,6 +198,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     struct tm tm;
     if (gmtime_r(&wall, &tm))
         strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    r->started_unix = (long long)wall;
     gv_active_run active = {.ctx = ctx,
                             .facts = f,
                             .report = r,

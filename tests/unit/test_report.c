@@ -1,9 +1,11 @@
-/* The report: JSON through jansson read back, and versioned copies out. */
+/* The report: JSON through jansson read back, Prometheus text, and versioned copies out. */
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "helpers.h"
+#include "report/report.h"
 
 static void json_round_trip(void **state)
 {
@@ -43,6 +45,40 @@ static void json_round_trip(void **state)
     gv_report_free(r);
 }
 
+static void prometheus_text(void **state)
+{
+    (void)state;
+    gv_report *r = run_scenario("h100-open", "h100x8-gpu-lost");
+    char *text = NULL;
+    assert_int_equal(gv_report_prometheus(r, 0, &text), GV_OK);
+    assert_true(strncmp(text, "# HELP gpuverify_info ", 22) == 0);
+    assert_non_null(strstr(text, "\ngpuverify_node_healthy 0\n"));
+    assert_non_null(strstr(text, "gpuverify_check_verdict{check=\"driver.gpu_count\","
+                                 "subject=\"node\",verdict=\"FAIL\"} 1\n"));
+    assert_non_null(strstr(text, "gpuverify_check_verdict{check=\"driver.gpu_count\","
+                                 "subject=\"node\",verdict=\"PASS\"} 0\n"));
+    char line[64];
+    snprintf(line, sizeof line, "gpuverify_checks{verdict=\"FAIL\"} %d\n",
+             count_verdict(r, GV_FAIL));
+    assert_non_null(strstr(text, line));
+    gv_free(text);
+    assert_int_equal(gv_report_prometheus(r, 1, &text), GV_ERR_INVALID_ARG);
+    assert_null(text);
+    assert_int_equal(gv_report_prometheus(r, 0, NULL), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_report_prometheus(NULL, 0, &text), GV_ERR_INVALID_ARG);
+    gv_report_free(r);
+
+    /* Label values escaped as the exposition format requires. */
+    struct gv_report *odd = calloc(1, sizeof *odd);
+    gv_check_result *c = gv_report_add(odd, "x.y", "a\"b\\c\nd", GV_PASS, "m");
+    gv_result_measured(c, 2.5, "GB/s", "2.5");
+    assert_int_equal(gv_report_prometheus(odd, 0, &text), GV_OK);
+    assert_non_null(strstr(text, "gpuverify_check_value{check=\"x.y\",subject=\"a\\\"b\\\\c\\nd\","
+                                 "unit=\"GB/s\"} 2.5\n"));
+    gv_free(text);
+    gv_report_free(odd);
+}
+
 /* A caller built against a newer, larger layout gets our part and keeps its size. */
 static void versioned_copy_out(void **state)
 {
@@ -70,6 +106,7 @@ static void versioned_copy_out(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(json_round_trip),
+                                       cmocka_unit_test(prometheus_text),
                                        cmocka_unit_test(versioned_copy_out)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

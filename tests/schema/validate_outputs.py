@@ -1,0 +1,110 @@
+"""Runs gv-check over every fake scenario and fixture sysroot and checks its outputs with real
+validators: the JSON against docs/report.schema.json (python3-jsonschema), the Prometheus text
+with `promtool check metrics` (Debian's prometheus package), and the exit code of each mode
+(default: 0 healthy, 1 FAIL/ERROR; --npd: 0 OK, 1 FAIL, 2 unknown, one line).
+
+Usage (ctest runs it with Debian's /usr/bin/python3):
+    validate_outputs.py GV_CHECK FIXTURES FAKELIB EMPTYLIB SCHEMA PROMTOOL
+Exit 77 when jsonschema or promtool is missing (scripts/setup-debian.sh installs both)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("python3-jsonschema is not installed: not validated")
+    sys.exit(77)
+
+# Active checks at sizes the fakes compute quickly; one H100 for the GPU work, eight for NCCL.
+SMALL = ["--gemm-size", "32", "--copy-mib", "1", "--nccl-kib", "64"]
+EIGHT_GPU_CHECKS = "^cuda,^gemm,^cudnn"
+
+
+def cases(fixtures, fakelib, emptylib):
+    """(name, sysroot, library dir, scenario file, extra arguments, environment)."""
+    roots = os.path.join(fixtures, "sysroots")
+    for conf in sorted(os.listdir(os.path.join(fixtures, "scenarios"))):
+        name = conf[:-len(".conf")]
+        scenario = os.path.join(fixtures, "scenarios", conf)
+        env = {}
+        if name in ("t4", "nvml-mismatch"):
+            root = "debian12-proprietary"
+        elif "rdma" in name:
+            root = "h100-roce-mtu1500" if "mtu1500" in name else "h100-roce"
+            env["HWLOC_FSROOT"] = os.path.join(roots, root)
+        else:
+            root = "h100-open"
+        args = SMALL + ([] if name.startswith("h100x1") else ["--checks", EIGHT_GPU_CHECKS])
+        if name == "h100x8-nccl-hang":
+            continue  # its all-reduce waits for the context's 60 s deadline; test_nccl covers it
+        yield name, os.path.join(roots, root), fakelib, scenario, args, env
+    for root in sorted(os.listdir(roots)):
+        env = {"HWLOC_FSROOT": os.path.join(roots, root)} if root.startswith("h100-roce") else {}
+        yield "no libraries: " + root, os.path.join(roots, root), emptylib, None, [], env
+
+
+def run(gv_check, sysroot, libdir, scenario, args, env, mode):
+    e = dict(os.environ, **env)
+    e.pop("GV_FAKE_SCENARIO", None)
+    if scenario:
+        e["GV_FAKE_SCENARIO"] = scenario
+    cmd = [gv_check, "--sysroot", sysroot, "--library-dir", libdir] + args + ([mode] if mode else [])
+    return subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=300)
+
+
+def main():
+    gv_check, fixtures, fakelib, emptylib, schema_path = map(os.path.abspath, sys.argv[1:6])
+    promtool = sys.argv[6]
+    if not shutil.which(promtool):
+        print("promtool is not installed: not validated")
+        return 77
+    schema = json.load(open(schema_path))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema,
+                                                format_checker=jsonschema.FormatChecker())
+    failures, seen_ids, count = [], set(), 0
+    for name, root, libdir, scenario, args, env in cases(fixtures, fakelib, emptylib):
+        count += 1
+        out = run(gv_check, root, libdir, scenario, args, env, "--json")
+        try:
+            report = json.loads(out.stdout)
+        except json.JSONDecodeError as e:
+            failures.append("%s: not JSON (%s), exit %d: %s" % (name, e, out.returncode,
+                                                                out.stderr.strip()))
+            continue
+        errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
+        for e in errors[:5]:
+            failures.append("%s: %s at %s" % (name, e.message, "/".join(map(str, e.path))))
+        bad = report["verdict"] in ("FAIL", "ERROR")
+        if out.returncode != (1 if bad else 0):
+            failures.append("%s: --json exit %d with verdict %s" % (name, out.returncode,
+                                                                   report["verdict"]))
+        seen_ids.update(c["id"] for c in report["checks"])
+
+        prom = run(gv_check, root, libdir, scenario, args, env, "--prometheus")
+        check = subprocess.run([promtool, "check", "metrics"], input=prom.stdout,
+                               capture_output=True, text=True)
+        if check.returncode != 0 or not prom.stdout.startswith("# HELP gpuverify_info"):
+            failures.append("%s: promtool: %s%s" % (name, check.stdout, check.stderr))
+        healthy = "gpuverify_node_healthy %d" % (0 if bad else 1)
+        if healthy not in prom.stdout:
+            failures.append("%s: Prometheus text lacks '%s'" % (name, healthy))
+
+        npd = run(gv_check, root, libdir, scenario, args, env, "--npd")
+        verdicts = [c["verdict"] for c in report["checks"]]
+        want = 1 if "FAIL" in verdicts else 2 if "ERROR" in verdicts else 0
+        lines = npd.stdout.splitlines()
+        if npd.returncode != want or len(lines) != 1:
+            failures.append("%s: --npd exit %d (want %d), %d line(s): %r" % (
+                name, npd.returncode, want, len(lines), npd.stdout[:200]))
+    for f in failures:
+        print("FAIL", f)
+    print("%d cases, %d check IDs seen, %d problems" % (count, len(seen_ids), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
