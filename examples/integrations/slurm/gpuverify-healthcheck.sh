@@ -1,0 +1,29 @@
+#!/bin/sh
+# Slurm HealthCheckProgram (slurm.conf: HealthCheckProgram=/usr/local/sbin/gpuverify-healthcheck.sh,
+# HealthCheckInterval=300) or Prolog: runs gv-check and, when a check fails, drains this node with
+# the failing check's one-line message as the reason, so `sinfo -R` says what is wrong.
+#
+#   GPUVERIFY_CHECKS   checks to run (default: everything but the long GPU benchmarks)
+#   GPUVERIFY_TIMEOUT  seconds before gv-check is killed and the node drained (default 120)
+#   GPUVERIFY_GV_CHECK the gv-check command with any fixed options (default: gv-check on PATH)
+#
+# Exit status: 0 healthy; 1 drained (a Prolog failure also requeues the job).
+set -u
+checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy}
+limit=${GPUVERIFY_TIMEOUT:-120}
+node=$(hostname -s)
+# --npd prints exactly one line: "FAIL <check> <subject>: <message> (and N more)".
+# shellcheck disable=SC2086 # the command and its fixed options are words
+line=$(timeout "$limit" ${GPUVERIFY_GV_CHECK:-gv-check} --npd --checks "$checks" 2>&1)
+rc=$?
+case $rc in
+0) exit 0 ;;
+1) reason="gpuverify: $line" ;;
+124) reason="gpuverify: no verdict within ${limit}s (a GPU or driver call hangs)" ;;
+*) reason="gpuverify: could not judge the node: $line" ;;
+esac
+# Slurm keeps reasons short; the full report is one `gv-check` away on the node.
+reason=$(printf '%s' "$reason" | cut -c1-200)
+scontrol update nodename="$node" state=drain reason="$reason"
+logger -t gpuverify "drained $node: $reason" 2>/dev/null || true
+exit 1

@@ -1,0 +1,84 @@
+"""The integration examples end to end over the fakes: the Slurm health check drains a failing
+node with the failing check's message (scontrol replaced by a recorder) and leaves a healthy one
+alone; the fleet aggregator flags the node whose GEMM is below the fleet median.
+
+Usage (ctest): test_integrations.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    gv_check, fixtures, fakelib, examples = map(os.path.abspath, sys.argv[1:5])
+    root = os.path.join(fixtures, "sysroots", "h100-open")
+    scenario = lambda name: os.path.join(fixtures, "scenarios", name + ".conf")
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # Slurm: a recording scontrol on PATH.
+        record = os.path.join(tmp, "scontrol.args")
+        fake = os.path.join(tmp, "scontrol")
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\nprintf "%%s\\n" "$@" > %s\n' % record)
+        os.chmod(fake, 0o755)
+        script = os.path.join(examples, "slurm", "gpuverify-healthcheck.sh")
+        for name, want in (("h100x8", 0), ("h100x8-gpu-lost", 1)):
+            if os.path.exists(record):
+                os.remove(record)
+            env = dict(os.environ, PATH=tmp + os.pathsep + os.environ["PATH"],
+                       GV_FAKE_SCENARIO=scenario(name),
+                       GPUVERIFY_GV_CHECK="%s --sysroot %s --library-dir %s" % (gv_check, root,
+                                                                                fakelib),
+                       GPUVERIFY_CHECKS="^cuda,^gemm,^cudnn,^nccl")
+            rc = subprocess.run(["sh", script], env=env).returncode
+            drained = open(record).read() if os.path.exists(record) else ""
+            if rc != want:
+                failures.append("healthcheck %s: exit %d, want %d" % (name, rc, want))
+            if want and "reason=gpuverify: FAIL driver.gpu_count node: PCI sees 8 GPU(s)" not in drained:
+                failures.append("healthcheck %s: scontrol got %r" % (name, drained))
+            if want and "state=drain" not in drained:
+                failures.append("healthcheck %s: node not drained: %r" % (name, drained))
+            if not want and drained:
+                failures.append("healthcheck %s: healthy node drained: %r" % (name, drained))
+
+        # Fleet: three nodes at 700 TFLOPS, one at 500.
+        reports = []
+        for node, name in (("n1", "h100x1-compute"), ("n2", "h100x1-compute"),
+                           ("n3", "h100x1-slow"), ("n4", "h100x1-compute")):
+            out = subprocess.run([gv_check, "--json", "--library-dir", fakelib, "--checks",
+                                  "gemm.fp16", "--gemm-size", "32"], capture_output=True,
+                                 text=True, env=dict(os.environ, GV_FAKE_SCENARIO=scenario(name)))
+            report = json.loads(out.stdout)
+            report["hostname"] = node
+            reports.append(json.dumps(report, indent=2))
+        fleet_file = os.path.join(tmp, "reports.json")
+        with open(fleet_file, "w") as f:
+            f.write("\n".join(reports))  # concatenated, as srun prints them
+        tool = os.path.join(examples, "fleet", "gpuverify-fleet.py")
+        res = subprocess.run([sys.executable, tool, "--json", fleet_file], capture_output=True,
+                             text=True)
+        result = json.loads(res.stdout) if res.stdout else {}
+        outliers = result.get("outliers", [])
+        if res.returncode != 1 or [o["node"] for o in outliers] != ["n3"]:
+            failures.append("fleet: exit %d, outliers %r" % (res.returncode, outliers))
+        median = result.get("medians", {}).get("gemm.fp16", {}).get("median", 0)
+        if abs(median - 700) > 1:
+            failures.append("fleet: median %r, want 700" % median)
+        healthy = os.path.join(tmp, "healthy.json")
+        with open(healthy, "w") as f:
+            f.write("\n".join(reports[:2]))
+        if subprocess.run([sys.executable, tool, healthy], capture_output=True).returncode != 0:
+            failures.append("fleet: healthy nodes flagged")
+        bad = subprocess.run([sys.executable, tool, record if os.path.exists(record) else fake],
+                             capture_output=True, text=True)
+        if bad.returncode != 2:
+            failures.append("fleet: a file that is no report gave exit %d" % bad.returncode)
+    for f in failures:
+        print("FAIL", f)
+    print("%d problems" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
