@@ -11,7 +11,7 @@ struct gv_report {
     gv_driver_info driver;
     char sysroot[4096];
     char hostname[64];
-    char started_at[32]; /* UTC, ISO 8601 */
+    char started_at[32];    /* UTC, ISO 8601 */
     long long started_unix; /* the same instant, seconds since the epoch; 0 unknown */
     double duration_s;
     gv_gpu *gpus;
