@@ -11,25 +11,29 @@
 
 static void usage(FILE *to)
 {
-    fprintf(
-        to,
-        "usage: gv-check [--json | --prometheus | --npd] [--sysroot DIR] [--library-dir DIR]\n"
-        "                [--checks LIST]\n"
-        "                [--gemm-size N] [--copy-mib N] [--nccl-kib N]\n"
-        "                [--topology-xml FILE]\n"
-        "  --json             print the report as JSON (docs/report.schema.json)\n"
-        "  --prometheus       print it in Prometheus' text format (node_exporter textfile)\n"
-        "  --npd              node-problem-detector plugin: one line; exit 0 OK, 1 problem,\n"
-        "                     2 unknown\n"
-        "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
-        "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
-        "  --list             print every check ID and exit\n"
-        "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
-        "                     ^ID leaves one out\n"
-        "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
-        "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
-        "  --nccl-kib N       largest all-reduce of nccl.allreduce (default 262144)\n"
-        "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n");
+    fprintf(to,
+            "usage: gv-check [--json | --prometheus | --npd] [--sysroot DIR] [--library-dir DIR]\n"
+            "                [--checks LIST]\n"
+            "                [--gemm-size N] [--copy-mib N] [--nccl-kib N]\n"
+            "                [--topology-xml FILE] [--level L] [--budget S] [--gpus LIST]\n"
+            "                [--policy FILE] [--list]\n"
+            "  --json             print the report as JSON (docs/report.schema.json)\n"
+            "  --prometheus       print it in Prometheus' text format (node_exporter textfile)\n"
+            "  --npd              node-problem-detector plugin: one line; exit 0 OK, 1 problem,\n"
+            "                     2 unknown\n"
+            "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
+            "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
+            "  --list             print every check ID and exit\n"
+            "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
+            "                     ^ID leaves one out\n"
+            "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
+            "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
+            "  --nccl-kib N       largest all-reduce of nccl.allreduce (default 262144)\n"
+            "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n"
+            "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
+            "  --budget S         wall-clock budget of the run (default: the level's)\n"
+            "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
+            "  --policy FILE      the site's expectations, key = value (gv_policy.h)\n");
 }
 
 static const char *colour(int verdict, int tty)
@@ -143,6 +147,8 @@ int main(int argc, char **argv)
     gv_ctx_opts opts = GV_CTX_OPTS_INIT;
     gv_run_opts run = GV_RUN_OPTS_INIT;
     enum output out = TABLE;
+    const char *policy_path = NULL;
+    gv_policy policy = GV_POLICY_INIT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -166,6 +172,18 @@ int main(int argc, char **argv)
             run.nccl_bytes = strtoull(argv[++i], NULL, 10) << 10;
         else if (strcmp(a, "--topology-xml") == 0 && has_value)
             run.topology_xml = argv[++i];
+        else if (strcmp(a, "--level") == 0 && has_value) {
+            const char *name = argv[++i];
+            run.level = -1;
+            for (int32_t l = GV_LEVEL_STANDARD; l <= GV_LEVEL_EXTENDED; l++)
+                if (strcmp(name, gv_level_name(l)) == 0)
+                    run.level = l;
+        } else if (strcmp(a, "--budget") == 0 && has_value)
+            run.budget_s = strtod(argv[++i], NULL);
+        else if (strcmp(a, "--gpus") == 0 && has_value)
+            run.gpus = argv[++i];
+        else if (strcmp(a, "--policy") == 0 && has_value)
+            policy_path = argv[++i];
         else if (strcmp(a, "--list") == 0) {
             for (uint32_t k = 0; k < gv_catalog_count(); k++)
                 printf("%s\n", gv_catalog_id(k));
@@ -181,6 +199,10 @@ int main(int argc, char **argv)
     gv_ctx *ctx = NULL;
     gv_status s = gv_ctx_create(&opts, &ctx);
     gv_report *report = NULL;
+    if (s == GV_OK && policy_path) {
+        s = gv_policy_load(ctx, policy_path, &policy);
+        run.policy = &policy;
+    }
     if (s == GV_OK)
         s = gv_run(ctx, &run, &report);
     if (s != GV_OK) {

@@ -8,6 +8,7 @@
 #include "gv_context.h"
 #include "gv_driver.h"
 #include "gv_nccl.h"
+#include "gv_policy.h"
 #include "gv_rdma.h"
 #include "gv_report.h"
 #include "gv_topology.h"

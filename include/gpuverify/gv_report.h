@@ -10,6 +10,7 @@
 #include "gv_common.h"
 #include "gv_context.h"
 #include "gv_driver.h"
+#include "gv_policy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,15 +54,36 @@ typedef struct gv_run_opts {
     uint64_t copy_bytes;
     /* topo.* checks: an `lstopo --of xml` file of the node; NULL = live hwloc (this machine). */
     const char *topology_xml;
-    /* nccl.allreduce: the largest size of its sweep (0: 256 MiB; from 1 MiB by four-fold steps,
-     * or this alone when smaller). */
+    /* nccl.allreduce: the largest size of its sweep (0: the level's; from 1 MiB by four-fold
+     * steps, or this alone when smaller). */
     uint64_t nccl_bytes;
+    /* The level (enum gv_level): which checks run when `checks` names none (only exclusions or
+     * NULL), how long the GPU tests take, and the budget. */
+    int32_t level;
+    uint32_t reserved1;
+    /* Wall-clock budget of the run in seconds; 0 = the level's (docs/checks.md). Checks not
+     * started when it is spent are SKIPped saying so; NCCL's deadline is what remains. */
+    double budget_s;
+    /* CUDA devices the GPU tests (cuda.*, gemm.*, cudnn.*, nccl.*) use, "0,2"; NULL = all. */
+    const char *gpus;
+    /* Expectations of the site (gv_policy.h); NULL = the library's defaults. */
+    const struct gv_policy *policy;
 } gv_run_opts;
 
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
-        sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0                                             \
+        sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0, GV_LEVEL_STANDARD, 0, 0.0, NULL, NULL      \
     }
+
+/* How much a run does. Zero is the standard level, the catalog as gv_run ran it before levels. */
+enum gv_level {
+    GV_LEVEL_STANDARD = 0, /* every check, short GPU tests: about a minute */
+    GV_LEVEL_QUICK = 1,    /* files, libraries, a CUDA context and a small GEMM: a Slurm prolog */
+    GV_LEVEL_EXTENDED = 2  /* every check at benchmark length (GEMM 8192^3, NCCL to 4 GiB) */
+};
+
+/* "standard", "quick", "extended"; "unknown" otherwise. Static, never NULL. */
+GV_API const char *gv_level_name(int32_t level);
 
 /* The check catalog (docs/checks.md): its size and the ID at an index, in run order; NULL past
  * the end. IDs are frozen once released. */

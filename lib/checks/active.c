@@ -9,6 +9,7 @@
 #include "checks/checks.h"
 #include "compute/compute.h"
 #include "core/context.h"
+#include "gpuverify/gv_policy.h"
 
 /* The CUDA ordinals to test, with their inventory subjects. */
 static const gv_gpu_record *record_of_ordinal(const gv_facts *f, int ordinal)
@@ -85,15 +86,22 @@ void gv_active_cuda(gv_active_run *run)
     static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy"};
     if (no_devices(run, ids, 3))
         return;
-    gv_cuda_opts o = GV_CUDA_OPTS_INIT;
-    o.copy_bytes = run->copy_bytes ? run->copy_bytes : 64ull << 20;
-    o.copy_samples = 3;
-    o.copies_per_sample = 8;
+    gv_cuda_opts o = GV_CUDA_OPTS_INIT; /* benchmark length: 256 MiB, 5 samples of 16 */
+    if (!run->benchmark) {
+        o.copy_bytes = 64ull << 20;
+        o.copy_samples = 3;
+        o.copies_per_sample = 8;
+    }
+    if (run->copy_bytes)
+        o.copy_bytes = run->copy_bytes;
+    double copy_min = run->policy ? run->policy->copy_min_gbps : 0;
     if (!gv_active_selected(run, "cuda.alloc"))
         o.flags |= GV_CUDA_SKIP_ALLOC;
     if (!gv_active_selected(run, "cuda.copy"))
         o.flags |= GV_CUDA_SKIP_COPY;
     for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
+        if (!gv_active_gpu_chosen(run, gpu))
+            continue;
         char subject[48];
         subject_of(run->facts, gpu, subject, sizeof subject);
         gv_cuda_result r = GV_CUDA_RESULT_INIT;
@@ -119,12 +127,19 @@ void gv_active_cuda(gv_active_run *run)
                                     "remapping; drain the node and reset or replace the GPU");
         }
         if (gv_active_selected(run, "cuda.copy")) {
-            gv_check_result *c = gv_report_add(run->report, "cuda.copy", subject,
-                                               context_ok ? r.copy_verdict : GV_SKIP, "%s",
-                                               context_ok ? r.copy_message : "no CUDA context");
             double slow = r.h2d_gbps < r.d2h_gbps ? r.h2d_gbps : r.d2h_gbps;
+            int verdict = context_ok ? r.copy_verdict : GV_SKIP;
+            /* A policy floor replaces the link-based judgement, except for wrong data. */
+            int by_policy = copy_min > 0 && context_ok && r.copy_verdict != GV_SKIP &&
+                            !strstr(r.copy_message, "wrong");
+            if (by_policy)
+                verdict = slow >= copy_min ? GV_PASS : GV_FAIL;
+            gv_check_result *c = gv_report_add(run->report, "cuda.copy", subject, verdict, "%s",
+                                               context_ok ? r.copy_message : "no CUDA context");
             gv_result_measured(c, slow, "GB/s", "H2D %.1f, D2H %.1f GB/s", r.h2d_gbps, r.d2h_gbps);
-            if (r.link_max_gbps > 0)
+            if (by_policy)
+                gv_result_expected(c, "policy", ">= %.1f GB/s", copy_min);
+            else if (r.link_max_gbps > 0)
                 gv_result_expected(c, "PCIe link", ">= %.1f GB/s (65%% of %.1f)",
                                    0.65 * r.link_max_gbps, r.link_max_gbps);
             if (r.copy_verdict == GV_WARN || r.copy_verdict == GV_FAIL)
@@ -140,39 +155,59 @@ void gv_active_gemm(gv_active_run *run)
                                       "gemm.fp8"};
     if (no_devices(run, ids, 5))
         return;
+    const gv_policy *p = run->policy;
+    int fractions_by_policy = p && (p->gemm_warn_fraction > 0 || p->gemm_fail_fraction > 0);
     for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
+        if (!gv_active_gpu_chosen(run, gpu))
+            continue;
         char subject[48];
         subject_of(run->facts, gpu, subject, sizeof subject);
         for (int dtype = GV_DTYPE_FP32; dtype <= GV_DTYPE_FP8_E4M3; dtype++) {
             if (!gv_active_selected(run, ids[dtype]))
                 continue;
-            gv_gemm_opts o = GV_GEMM_OPTS_INIT;
+            gv_gemm_opts o = GV_GEMM_OPTS_INIT; /* benchmark length: 8192^3, 1 s warm-up */
             o.dtype = dtype;
-            uint32_t size = run->gemm_size ? run->gemm_size : dtype <= GV_DTYPE_TF32 ? 4096 : 8192;
-            o.m = o.n = o.k = size;
-            o.warmup_s = 0.1;
-            o.batch_s = 0.03;
-            o.batches = 3;
-            o.algo_candidates = 2;
+            if (!run->benchmark) {
+                o.m = o.n = o.k = dtype <= GV_DTYPE_TF32 ? 4096 : 8192;
+                o.warmup_s = 0.1;
+                o.batch_s = 0.03;
+                o.batches = 3;
+                o.algo_candidates = 2;
+            }
+            if (run->gemm_size)
+                o.m = o.n = o.k = run->gemm_size;
+            if (p && p->gemm_warn_fraction > 0)
+                o.warn_fraction = p->gemm_warn_fraction;
+            if (p && p->gemm_fail_fraction > 0)
+                o.fail_fraction = p->gemm_fail_fraction;
+            if (o.fail_fraction > o.warn_fraction)
+                o.warn_fraction = o.fail_fraction;
+            double min_tflops = p ? p->gemm_min_tflops[dtype] : 0;
             gv_gemm_result r = GV_GEMM_RESULT_INIT;
             if (gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r) != GV_OK) {
                 gv_report_add(run->report, ids[dtype], subject, GV_ERROR, "%s",
                               gv_ctx_last_error(run->ctx));
                 continue;
             }
+            int below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
+                              r.tflops_median < min_tflops;
             gv_check_result *c =
-                gv_report_add(run->report, ids[dtype], subject, r.verdict, "%s", r.message);
+                gv_report_add(run->report, ids[dtype], subject, below_floor ? GV_FAIL : r.verdict,
+                              "%s%s", below_floor ? "below the policy's floor: " : "", r.message);
             if (r.tflops_median > 0) {
                 gv_result_measured(c, r.tflops_median, "TFLOPS", "%.1f TFLOPS", r.tflops_median);
-                if (r.peak_tflops > 0)
-                    gv_result_expected(c, "datasheet", ">= %.0f TFLOPS (%.0f%% of %.0f)",
+                if (min_tflops > 0)
+                    gv_result_expected(c, "policy", ">= %.0f TFLOPS", min_tflops);
+                else if (r.peak_tflops > 0)
+                    gv_result_expected(c, fractions_by_policy ? "policy" : "datasheet",
+                                       ">= %.0f TFLOPS (%.0f%% of %.0f: %s)",
                                        o.warn_fraction * r.peak_tflops, 100 * o.warn_fraction,
-                                       r.peak_tflops);
+                                       r.peak_tflops, r.peak_source);
             }
             if (r.verdict == GV_FAIL && r.verified == 0)
                 gv_result_remedy(c, "drain the node: the GPU computes wrong results; run the "
                                     "vendor diagnostics (dcgmi diag -r 3) and replace it");
-            else if (r.verdict == GV_WARN || r.verdict == GV_FAIL)
+            else if (r.verdict == GV_WARN || r.verdict == GV_FAIL || below_floor)
                 gv_result_remedy(c, "check clocks, power and thermals (nvidia-smi -q -d "
                                     "PERFORMANCE) and other processes on the GPU");
         }
@@ -194,11 +229,14 @@ void gv_active_cudnn(gv_active_run *run)
     }
     if (no_devices(run, ids, 2))
         return;
-    /* cuDNN is the same library for every GPU: the first one answers for the node. */
+    /* cuDNN is the same library for every GPU: the first chosen one answers for the node. */
+    int gpu = 0;
+    while (gpu < run->facts->cuda_count - 1 && !gv_active_gpu_chosen(run, gpu))
+        gpu++;
     gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
     char subject[48];
-    subject_of(run->facts, 0, subject, sizeof subject);
-    if (gv_cudnn_check(run->ctx, 0, &r) != GV_OK) {
+    subject_of(run->facts, gpu, subject, sizeof subject);
+    if (gv_cudnn_check(run->ctx, (uint32_t)gpu, &r) != GV_OK) {
         gv_active_rows(run, ids, 2, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
         return;
     }

@@ -14,17 +14,26 @@ typedef struct gv_active_run {
     gv_report *report;
     uint32_t gemm_size; /* 0: the defaults */
     uint64_t copy_bytes;
-    uint64_t nccl_bytes;         /* 0: the default */
-    const char *topology_xml;    /* NULL: live hwloc */
-    const int *chosen;           /* per catalog entry */
-    struct gv_rdma_report *rdma; /* read once per run for rdma.* and gpudirect.* */
+    uint64_t nccl_bytes;            /* 0: the level's */
+    int benchmark;                  /* extended level: GPU tests at benchmark length */
+    double budget_end;              /* gv_now_s() by which the run's budget is spent */
+    const struct gv_policy *policy; /* NULL: defaults */
+    const int *gpu_chosen;          /* per CUDA ordinal < GV_RUN_MAX_GPUS; NULL = all */
+    const char *topology_xml;       /* NULL: live hwloc */
+    const int *chosen;              /* per catalog entry */
+    struct gv_rdma_report *rdma;    /* read once per run for rdma.* and gpudirect.* */
     gv_status rdma_status;
     struct gv_topo *topo; /* built once per run for topo.* and gpudirect.nic_locality */
     gv_status topo_status;
     char topo_error[512];
 } gv_active_run;
 
+#define GV_RUN_MAX_GPUS 64
+
 typedef void (*gv_active_fn)(gv_active_run *run);
+
+/* Whether the run's GPU selection includes this CUDA ordinal. */
+int gv_active_gpu_chosen(const gv_active_run *run, int ordinal);
 
 /* Whether the run selected this check ID. */
 int gv_active_selected(const gv_active_run *run, const char *id);

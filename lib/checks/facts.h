@@ -43,9 +43,14 @@ typedef struct gv_gpu_record {
     gv_nvlink nvlinks[GV_NVLINK_MAX];
 } gv_gpu_record;
 
+struct gv_policy;
+
 typedef struct gv_facts {
     char sysroot[4096];
     char hostname[64];
+    /* The policy of the gv_run judging these facts, NULL outside a run or when none is given:
+     * an expectation, not a fact, kept here because every check receives the facts. */
+    const struct gv_policy *policy;
     gv_source os_src, kernel_src, modules_src, version_src, sysfs_module_src, proc_gpus_src,
         pci_src;
     gv_os_release os;

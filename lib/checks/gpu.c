@@ -1,10 +1,12 @@
-/* Per-GPU checks: gpu.pci, gpu.nvml, driver.persistence, gpu.ecc, gpu.mig. */
+/* Per-GPU checks: gpu.pci, gpu.nvml, driver.persistence, gpu.ecc, gpu.mig, gpu.model. */
+#define _GNU_SOURCE /* strcasestr */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backends/nvml_backend.h"
 #include "checks/checks.h"
+#include "gpuverify/gv_policy.h"
 
 void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap)
 {
@@ -170,5 +172,45 @@ void gv_check_gpu_mig(const gv_facts *f, gv_report *r)
             p->mig_current ? "MIG enabled: checks needing the whole GPU run on its MIG instances"
                            : "MIG disabled");
         gv_result_measured(c, p->mig_current, "", "%s", p->mig_current ? "Enabled" : "Disabled");
+    }
+}
+
+/* Every GPU is the policy's model; without one, every GPU is the model of the node's first
+ * (a mixed node is worth a look: jobs assume identical GPUs). */
+void gv_check_gpu_model(const gv_facts *f, gv_report *r)
+{
+    const char *want = f->policy ? f->policy->gpu_model : "";
+    const char *first = NULL;
+    for (size_t i = 0; i < f->gpu_count && !first; i++)
+        if (f->gpus[i].gpu.name[0])
+            first = f->gpus[i].gpu.name;
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        const char *name = g->gpu.name;
+        char subject[48];
+        gv_gpu_subject(g, subject, sizeof subject);
+        gv_check_result *c;
+        if (!name[0]) {
+            gv_report_add(r, "gpu.model", subject, GV_SKIP,
+                          "the GPU's name is unknown (NVML and CUDA cannot name it)");
+            continue;
+        }
+        if (want[0] && !strcasestr(name, want)) {
+            c = gv_report_add(r, "gpu.model", subject, GV_FAIL,
+                              "%s is not the model the policy expects ('%s')", name, want);
+            gv_result_remedy(c, "a node of another type, or a policy for another pool");
+        } else if (!want[0] && strcmp(name, first) != 0) {
+            c = gv_report_add(r, "gpu.model", subject, GV_WARN,
+                              "%s differs from the node's first GPU (%s)", name, first);
+            gv_result_remedy(c, "mixed GPUs in one node: check the inventory, or set gpu_model "
+                                "in the policy");
+        } else {
+            c = gv_report_add(r, "gpu.model", subject, GV_PASS, "%s", name);
+        }
+        gv_result_measured(c, NAN, "", "%s", name);
+        if (want[0])
+            gv_result_expected(c, "policy", "name contains '%s'", want);
+        else
+            gv_result_expected(c, "node", "%s", first);
     }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "gpuverify/gv_policy.h"
 #include "core/util.h"
 
 typedef struct counts {
@@ -39,8 +40,12 @@ static void tally(const gv_facts *f, counts *k)
 void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
 {
     const char *id = "driver.gpu_count";
+    int want = f->policy ? f->policy->gpu_count : -1;
     if (!gv_facts_has_gpus(f) && f->cuda_count <= 0) {
-        gv_report_add(r, id, "node", GV_SKIP, "no NVIDIA GPU on the PCI bus or in NVML");
+        gv_check_result *c = gv_report_add(r, id, "node", want > 0 ? GV_FAIL : GV_SKIP,
+                                           "no NVIDIA GPU on the PCI bus or in NVML");
+        if (want > 0)
+            gv_result_expected(c, "policy", "%d", want);
         return;
     }
     if (f->nvml_count < 0 && f->cuda_count < 0) {
@@ -81,8 +86,19 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
         return;
     }
     int n = f->nvml_count >= 0 ? k.usable : f->pci_count;
+    if (want >= 0 && n != want) {
+        c = gv_report_add(r, id, "node", GV_FAIL, "%d GPU(s) where the policy expects %d: %s", n,
+                          want, measured);
+        gv_result_expected(c, "policy", "%d", want);
+        gv_result_measured(c, n, "GPUs", "%s", measured);
+        gv_result_remedy(c, "look for GPUs missing from `lspci -d 10de:` (seating, power, "
+                            "BIOS/PCIe settings) or a policy written for another node type");
+        return;
+    }
     c = gv_report_add(r, id, "node", GV_PASS, "%d GPU(s): %s", n, measured);
     gv_result_measured(c, n, "GPUs", "%s", measured);
+    if (want >= 0)
+        gv_result_expected(c, "policy", "%d", want);
     if (c && f->cuda_visible_set)
         snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
                  "; CUDA_VISIBLE_DEVICES=%s shows this process %d of them", f->cuda_visible,

@@ -12,11 +12,11 @@
 #include "rdma/rdma.h"
 #include "sys/kconfig.h"
 #include "topo/topology.h"
+#include "gpuverify/gv_policy.h"
 
 /* The seed guide's minimum for DMA-BUF GPUDirect: a policy value, not a kernel fact (DMA-BUF
- * memory registration itself arrived in 5.12). The policy file of a later release overrides. */
-#define KERNEL_MIN_MAJOR 6
-#define KERNEL_MIN_MINOR 2
+ * memory registration itself arrived in 5.12); gv_policy.kernel_min overrides it. */
+#define KERNEL_MIN_DEFAULT "6.2"
 
 static void open_module(gv_active_run *run)
 {
@@ -95,17 +95,21 @@ static void kernel(gv_active_run *run)
             run->facts->kernel_src.status != GV_OK ? run->facts->kernel_src.err.text : release);
         return;
     }
-    int ok = major > KERNEL_MIN_MAJOR || (major == KERNEL_MIN_MAJOR && minor >= KERNEL_MIN_MINOR);
+    const char *min =
+        run->policy && run->policy->kernel_min[0] ? run->policy->kernel_min : KERNEL_MIN_DEFAULT;
+    int min_major = 6, min_minor = 2;
+    sscanf(min, "%d.%d", &min_major, &min_minor); /* gv_policy_parse validated it */
+    int ok = major > min_major || (major == min_major && minor >= min_minor);
     gv_check_result *c = gv_report_add(
         run->report, "gpudirect.kernel", "node", ok ? GV_PASS : GV_FAIL,
         ok ? "Kernel %d.%d supports DMA-BUF (%d.%d+ required)"
            : "Kernel %d.%d is older than %d.%d, the minimum for DMA-BUF GPUDirect RDMA",
-        major, minor, KERNEL_MIN_MAJOR, KERNEL_MIN_MINOR);
+        major, minor, min_major, min_minor);
     gv_result_measured(c, major + minor / 100.0, "", "%s", release);
-    gv_result_expected(c, "policy", ">= %d.%d", KERNEL_MIN_MAJOR, KERNEL_MIN_MINOR);
+    gv_result_expected(c, run->policy && run->policy->kernel_min[0] ? "policy" : "default",
+                       ">= %d.%d", min_major, min_minor);
     if (!ok)
-        gv_result_remedy(c, "upgrade the kernel to %d.%d or later", KERNEL_MIN_MAJOR,
-                         KERNEL_MIN_MINOR);
+        gv_result_remedy(c, "upgrade the kernel to %d.%d or later", min_major, min_minor);
 }
 
 static void peermem(gv_active_run *run, const gv_rdma_report *r)

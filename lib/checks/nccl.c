@@ -1,6 +1,6 @@
 /* nccl.version and nccl.allreduce: NCCL loads and says its version, and an all-reduce over the
- * node's GPUs from one process returns exact sums. gv_run keeps the sweep short (1 to 256 MiB,
- * four-fold steps); gv_nccl_bench gives full control. */
+ * run's GPUs from one process returns exact sums. gv_run keeps the sweep short (1 to 256 MiB,
+ * four-fold steps; to 4 GiB at the extended level); gv_nccl_bench gives full control. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +10,8 @@
 #include "checks/checks.h"
 #include "compute/compute.h"
 #include "core/context.h"
+#include "core/util.h"
+#include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_nccl.h"
 
 static void version_row(gv_active_run *run)
@@ -33,16 +35,27 @@ static void version_row(gv_active_run *run)
 static void allreduce_row(gv_active_run *run)
 {
     const gv_facts *f = run->facts;
-    if (f->cuda_count < 2) {
+    gv_nccl_opts o = GV_NCCL_OPTS_INIT;
+    for (int gpu = 0; gpu < f->cuda_count && gpu < GV_NCCL_MAX_GPUS; gpu++)
+        if (gv_active_gpu_chosen(run, gpu))
+            o.gpus[o.gpu_count++] = (uint32_t)gpu;
+    if (o.gpu_count < 2) {
         gv_report_add(run->report, "nccl.allreduce", "node", GV_SKIP,
-                      "CUDA sees %d GPU(s): an all-reduce inside the node needs two or more",
-                      f->cuda_count);
+                      "%u GPU(s) to test (CUDA sees %d): an all-reduce inside the node needs two "
+                      "or more",
+                      (unsigned)o.gpu_count, f->cuda_count);
         return;
     }
-    gv_nccl_opts o = GV_NCCL_OPTS_INIT;
-    o.max_bytes = run->nccl_bytes ? run->nccl_bytes : 256ull << 20;
+    /* Short: 1 to 256 MiB by four-fold steps; extended: to 4 GiB doubling, where peaks are. */
+    o.max_bytes = run->nccl_bytes ? run->nccl_bytes : run->benchmark ? 4ull << 30 : 256ull << 20;
     o.min_bytes = o.max_bytes < (1ull << 20) ? o.max_bytes : 1ull << 20;
-    o.step_factor = 4;
+    o.step_factor = run->benchmark ? 2 : 4;
+    /* The deadline is what remains of the run's budget (at least a second). */
+    double left = run->budget_end - gv_now_s();
+    o.deadline_s = left > 1 ? left : 1;
+    const gv_policy *p = run->policy;
+    if (p && p->nccl_min_busbw_gbps > 0)
+        o.min_busbw_gbps = p->nccl_min_busbw_gbps;
     gv_nccl_result r = GV_NCCL_RESULT_INIT;
     gv_status st = gv_nccl_bench(run->ctx, &o, &r);
     if (st != GV_OK && st != GV_ERR_TIMEOUT) {
@@ -56,6 +69,8 @@ static void allreduce_row(gv_active_run *run)
     if (r.size_count)
         gv_result_measured(c, r.peak_busbw_gbps, "GB/s", "busbw %.1f GB/s at %llu MiB",
                            r.peak_busbw_gbps, (unsigned long long)(r.peak_bytes >> 20));
+    if (o.min_busbw_gbps > 0)
+        gv_result_expected(c, "policy", ">= %.1f GB/s busbw", o.min_busbw_gbps);
     if (r.wrong_elements)
         gv_result_remedy(c, "drain the node: a GPU or NVLink/PCIe path corrupts data; run "
                             "nccl-tests per GPU pair and the vendor diagnostics to find it");

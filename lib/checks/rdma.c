@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "gpuverify/gv_policy.h"
 #include "core/context.h"
 #include "core/util.h"
 #include "rdma/rdma.h"
@@ -86,9 +87,16 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
         gv_result_remedy(c, "modprobe mlx5_ib; check dmesg | grep mlx5 for firmware or "
                             "probe errors");
     } else if (r->device_count == 0) {
-        gv_report_add(run->report, "rdma.devices", "node", GV_SKIP,
-                      "no RDMA device (/sys/class/infiniband is empty or absent) and no "
-                      "Mellanox NIC: this node cannot do multi-node RDMA");
+        int required = run->policy && run->policy->require_rdma;
+        gv_check_result *c = gv_report_add(
+            run->report, "rdma.devices", "node", required ? GV_FAIL : GV_SKIP,
+            "no RDMA device (/sys/class/infiniband is empty or absent) and no Mellanox NIC: this "
+            "node cannot do multi-node RDMA");
+        if (required) {
+            gv_result_expected(c, "policy", "an RDMA device (require_rdma)");
+            gv_result_remedy(c, "check the NIC is seated and its driver (mlx5_core, mlx5_ib) "
+                                "loaded; or a policy for nodes without RDMA");
+        }
         return;
     }
     for (size_t i = 0; i < r->device_count; i++) {

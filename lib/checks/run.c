@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "checks/checks.h"
+#include "checks/levels.h"
 #include "core/context.h"
 #include "core/util.h"
 #include "core/sizes.h"
@@ -25,6 +26,7 @@ const gv_check_def gv_checks[] = {
     {"gpu.nvlink", gv_check_gpu_nvlink, NULL, 0},
     {"gpu.ecc", gv_check_gpu_ecc, NULL, 0},
     {"gpu.mig", gv_check_gpu_mig, NULL, 0},
+    {"gpu.model", gv_check_gpu_model, NULL, 0},
     {"topo.numa", NULL, gv_active_topo, 0},
     {"topo.gpu_nic", NULL, gv_active_topo, 0},
     {"rdma.modules", NULL, gv_active_rdma, 0},
@@ -73,9 +75,9 @@ static int selects(const char *token, size_t len, const char *id)
     return strncmp(id, token, len) == 0 && (id[len] == '\0' || id[len] == '.');
 }
 
-/* Marks the selected catalog entries; GV_ERR_INVALID_ARG names a token matching nothing.
- * "^id" excludes; a list of exclusions alone starts from every check. */
-static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
+/* Marks the entries a comma-separated list selects; GV_ERR_INVALID_ARG names a token matching
+ * nothing. "^id" excludes; a list of exclusions alone starts from `base` (the level's checks). */
+static gv_status select_checks(gv_ctx *ctx, const char *list, const int *base, int *chosen)
 {
     int only_exclusions = 1;
     for (const char *p = list; p && *p; p += strcspn(p, ",")) {
@@ -84,7 +86,7 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
             only_exclusions = 0;
     }
     for (size_t i = 0; i < gv_check_count; i++)
-        chosen[i] = only_exclusions;
+        chosen[i] = only_exclusions && (!base || base[i]);
     if (!list || !*list)
         return GV_OK;
     for (const char *p = list; *p;) {
@@ -96,7 +98,7 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
         int any = 0;
         for (size_t i = 0; len && i < gv_check_count; i++)
             if (selects(p, len, gv_checks[i].id)) {
-                chosen[i] = !exclude;
+                chosen[i] = exclude ? 0 : 1;
                 any = 1;
             }
         if (len && !any)
@@ -107,6 +109,43 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, int *chosen)
             p++;
     }
     return GV_OK;
+}
+
+/* "0,2,5" into flags per CUDA ordinal. */
+static gv_status select_gpus(gv_ctx *ctx, const char *list, int *chosen)
+{
+    memset(chosen, 0, GV_RUN_MAX_GPUS * sizeof *chosen);
+    for (const char *p = list; *p;) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || v >= GV_RUN_MAX_GPUS || (*end && *end != ','))
+            return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                           "gv_run_opts.gpus '%s': CUDA ordinals 0..%d, comma-separated", list,
+                           GV_RUN_MAX_GPUS - 1);
+        chosen[v] = 1;
+        p = *end ? end + 1 : end;
+    }
+    return GV_OK;
+}
+
+int gv_active_gpu_chosen(const gv_active_run *run, int ordinal)
+{
+    return !run->gpu_chosen ||
+           (ordinal >= 0 && ordinal < GV_RUN_MAX_GPUS && run->gpu_chosen[ordinal]);
+}
+
+/* One SKIP row per selected ID of catalog group i (its entries from i on) that the budget
+ * left no time for. */
+static void skip_for_budget(gv_report *r, const int *chosen, size_t i, const char *level,
+                            double budget_s, double spent)
+{
+    for (size_t k = i; k < gv_check_count; k++) {
+        int same = k == i || (gv_checks[i].active && gv_checks[k].active == gv_checks[i].active);
+        if (chosen[k] && same && (k == i || !gv_checks[k].run))
+            gv_report_add(r, gv_checks[k].id, "node", GV_SKIP,
+                          "not run: the %s level's budget of %.0f s was spent after %.1f s", level,
+                          budget_s, spent);
+    }
 }
 
 int gv_active_selected(const gv_active_run *run, const char *id)
@@ -180,10 +219,26 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
                            o.gemm_size, (unsigned long long)o.copy_bytes,
                            (unsigned long long)o.nccl_bytes);
     }
+    const gv_level_def *level = gv_level_def_of(o.level);
+    if (!level)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.level %d is not a level",
+                       (int)o.level);
+    if (!(o.budget_s >= 0 && o.budget_s <= 86400))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.budget_s %g (0..86400)", o.budget_s);
+    if (o.policy && o.policy->struct_size < GV_POLICY_SIZE_V1)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_policy.struct_size %u < %zu",
+                       (unsigned)o.policy->struct_size, (size_t)GV_POLICY_SIZE_V1);
+    int base[sizeof gv_checks / sizeof gv_checks[0]];
     int chosen[sizeof gv_checks / sizeof gv_checks[0]];
-    gv_status s = select_checks(ctx, o.checks, chosen);
+    int gpu_chosen[GV_RUN_MAX_GPUS];
+    gv_status s = select_checks(ctx, level->checks, NULL, base);
+    if (s == GV_OK)
+        s = select_checks(ctx, o.checks, base, chosen);
+    if (s == GV_OK && o.gpus)
+        s = select_gpus(ctx, o.gpus, gpu_chosen);
     if (s != GV_OK)
         return s;
+    double budget = o.budget_s > 0 ? o.budget_s : level->budget_s;
     double t0 = gv_now_s();
     time_t wall = time(NULL);
     int with_cuda = 0;
@@ -199,17 +254,28 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     if (gmtime_r(&wall, &tm))
         strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
     r->started_unix = (long long)wall;
+    snprintf(r->level, sizeof r->level, "%s", level->name);
+    r->budget_s = budget;
     gv_active_run active = {.ctx = ctx,
                             .facts = f,
                             .report = r,
                             .gemm_size = o.gemm_size,
                             .copy_bytes = o.copy_bytes,
                             .nccl_bytes = o.nccl_bytes,
+                            .benchmark = level->benchmark,
+                            .budget_end = t0 + budget,
+                            .policy = o.policy,
+                            .gpu_chosen = o.gpus ? gpu_chosen : NULL,
                             .topology_xml = o.topology_xml,
                             .chosen = chosen};
+    f->policy = o.policy;
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || !first_of_group(chosen, i))
             continue;
+        if (gv_now_s() > active.budget_end) {
+            skip_for_budget(r, chosen, i, level->name, budget, gv_now_s() - t0);
+            continue;
+        }
         size_t first = r->count;
         double c0 = gv_now_s();
         if (gv_checks[i].run)
@@ -222,6 +288,7 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     }
     gv_rdma_free(active.rdma);
     gv_topo_free(active.topo);
+    f->policy = NULL;
     r->duration_s = gv_now_s() - t0;
     if (r->out_of_memory) {
         gv_report_free(r);

@@ -14,6 +14,8 @@ struct gv_report {
     char started_at[32];    /* UTC, ISO 8601 */
     long long started_unix; /* the same instant, seconds since the epoch; 0 unknown */
     double duration_s;
+    char level[16]; /* the run level's name */
+    double budget_s;
     gv_gpu *gpus;
     size_t gpu_count;
     gv_check_result *results;

@@ -149,6 +149,8 @@ gv_status gv_report_json(const gv_report *r, uint32_t flags, char **out)
     json_object_set_new(root, "sysroot", str(r->sysroot));
     json_object_set_new(root, "started_at", text_or_null(r->started_at));
     json_object_set_new(root, "duration_s", json_real(r->duration_s));
+    json_object_set_new(root, "level", text_or_null(r->level));
+    json_object_set_new(root, "budget_s", real_or_null(r->budget_s));
     json_object_set_new(root, "verdict", json_string(gv_verdict_name(gv_report_verdict(r))));
     json_t *summary = json_object();
     for (int v = GV_PASS; v <= GV_ERROR; v++) {

@@ -1,0 +1,58 @@
+/* gpuverify: a site's policy, what it expects of its nodes beyond the datasheet.
+ *
+ * Every expectation a check takes from the policy is reported with expected_source "policy";
+ * a field left unset keeps the library's default (the datasheet, the device's own maxima, the
+ * defaults in docs/checks.md). A policy is a struct, or a key = value file:
+ *
+ *     # /etc/gpuverify/policy.conf
+ *     gpu_count = 8
+ *     gpu_model = H100
+ *     gemm_min_tflops.fp16 = 600
+ *     nccl_min_busbw_gbps = 350
+ *
+ * Keys are the field names below (gemm_min_tflops.<dtype> per data type); '#' starts a comment. */
+#ifndef GPUVERIFY_GV_POLICY_H
+#define GPUVERIFY_GV_POLICY_H
+
+#include <stdint.h>
+
+#include "gv_common.h"
+#include "gv_context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gv_policy {
+    uint32_t struct_size;
+    uint32_t flags;          /* reserved, must be 0 */
+    int32_t gpu_count;       /* GPUs the node must have (driver.gpu_count); -1 = not set */
+    int32_t require_rdma;    /* 1: a node without an RDMA device FAILs rdma.devices; 0 SKIP */
+    char gpu_model[96];      /* text every GPU's name must contain (gpu.model); "" = any */
+    char kernel_min[32];     /* minimum kernel for GPUDirect RDMA (gpudirect.kernel); "" = 6.2 */
+    double gemm_warn_fraction;  /* gemm.*: WARN below this fraction of the dense peak; 0 = 0.60 */
+    double gemm_fail_fraction;  /* FAIL below; 0 = 0.40 */
+    double gemm_min_tflops[5];  /* gemm.* per enum gv_dtype: FAIL below this; 0 = not set */
+    double copy_min_gbps;       /* cuda.copy: FAIL when H2D or D2H is below; 0 = by the link */
+    double nccl_min_busbw_gbps; /* nccl.allreduce: FAIL below this peak busbw; 0 = no floor */
+} gv_policy;
+
+#ifdef __cplusplus
+#define GV_POLICY_INIT                                                                             \
+    {                                                                                              \
+        sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0                   \
+    }
+#else
+#define GV_POLICY_INIT {.struct_size = sizeof(gv_policy), .gpu_count = -1}
+#endif
+
+/* Parses key = value text into *out, over what it holds (start from GV_POLICY_INIT). An unknown
+ * key or a bad value is GV_ERR_PARSE naming the line, and *out is left unchanged. */
+GV_API gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out);
+/* The same from a file (at most 64 KiB); GV_ERR_IO when it cannot be read. */
+GV_API gv_status gv_policy_load(gv_ctx *ctx, const char *path, gv_policy *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,26 @@
+/* The run levels. quick fits a Slurm prolog: files, libraries, a CUDA context with a VRAM test
+ * and one FP16 GEMM per GPU, no bandwidth sweep, no collective; standard is the whole catalog
+ * with short GPU tests; extended runs the GPU tests at benchmark length. */
+#include "checks/levels.h"
+
+#include "gpuverify/gv_report.h"
+
+static const gv_level_def levels[] = {
+    [GV_LEVEL_STANDARD] = {"standard", 180.0, NULL, 0},
+    [GV_LEVEL_QUICK] = {"quick", 30.0,
+                        "system,driver,gpu,topo,rdma,gpudirect,cuda.init,cuda.alloc,gemm.fp16,"
+                        "cudnn.version,nccl.version",
+                        0},
+    [GV_LEVEL_EXTENDED] = {"extended", 900.0, NULL, 1},
+};
+
+const gv_level_def *gv_level_def_of(int32_t level)
+{
+    return level >= 0 && level < (int32_t)(sizeof levels / sizeof *levels) ? &levels[level] : NULL;
+}
+
+const char *gv_level_name(int32_t level)
+{
+    const gv_level_def *d = gv_level_def_of(level);
+    return d ? d->name : "unknown";
+}

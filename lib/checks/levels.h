@@ -1,0 +1,17 @@
+/* What each run level selects and how long it may take (docs/checks.md, "Levels"). */
+#ifndef GV_CHECKS_LEVELS_H
+#define GV_CHECKS_LEVELS_H
+
+#include <stdint.h>
+
+typedef struct gv_level_def {
+    const char *name;
+    double budget_s;    /* default wall-clock budget */
+    const char *checks; /* the selection when the caller names no check; NULL = every check */
+    int benchmark;      /* GPU tests at benchmark length (extended) rather than short */
+} gv_level_def;
+
+/* NULL for a value outside enum gv_level. */
+const gv_level_def *gv_level_def_of(int32_t level);
+
+#endif

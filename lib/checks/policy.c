@@ -1,0 +1,163 @@
+/* gv_policy_parse and gv_policy_load: a site's expectations from key = value text. The whole
+ * text is parsed into a copy first, so a bad line leaves the caller's policy as it was. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/sizes.h"
+#include "gpuverify/gv_compute.h"
+#include "gpuverify/gv_policy.h"
+#include "sys/sysroot.h"
+
+/* A number in [lo, hi], the whole value; 0 when it parses. */
+static int number(const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno || !isfinite(d) || d < lo || d > hi)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+/* "6.2", "5.15": major.minor, each under 1000. */
+static int kernel_version(const char *v)
+{
+    unsigned major, minor;
+    char rest;
+    return sscanf(v, "%u.%u%c", &major, &minor, &rest) == 2 && major < 1000 && minor < 1000 ? 0
+                                                                                           : -1;
+}
+
+/* One line's key and value into p; a message in why when they are not acceptable. */
+static int apply(gv_policy *p, const char *key, const char *value, char *why, size_t cap)
+{
+    double d;
+    if (!strcmp(key, "gpu_count")) {
+        if (number(value, 0, 4096, &d) || d != floor(d))
+            return snprintf(why, cap, "gpu_count wants a whole number 0..4096"), -1;
+        p->gpu_count = (int32_t)d;
+    } else if (!strcmp(key, "require_rdma")) {
+        int yes = !strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "true");
+        int no = !strcmp(value, "0") || !strcmp(value, "no") || !strcmp(value, "false");
+        if (!yes && !no)
+            return snprintf(why, cap, "require_rdma wants yes or no"), -1;
+        p->require_rdma = yes;
+    } else if (!strcmp(key, "gpu_model")) {
+        if (strlen(value) >= sizeof p->gpu_model)
+            return snprintf(why, cap, "gpu_model is longer than %zu bytes",
+                            sizeof p->gpu_model - 1),
+                   -1;
+        snprintf(p->gpu_model, sizeof p->gpu_model, "%s", value);
+    } else if (!strcmp(key, "kernel_min")) {
+        if (kernel_version(value))
+            return snprintf(why, cap, "kernel_min wants major.minor, like 6.2"), -1;
+        snprintf(p->kernel_min, sizeof p->kernel_min, "%s", value);
+    } else if (!strcmp(key, "gemm_warn_fraction") || !strcmp(key, "gemm_fail_fraction")) {
+        if (number(value, 0, 1, &d))
+            return snprintf(why, cap, "%s wants a fraction 0..1", key), -1;
+        *(key[5] == 'w' ? &p->gemm_warn_fraction : &p->gemm_fail_fraction) = d;
+    } else if (!strncmp(key, "gemm_min_tflops.", 16)) {
+        int dtype = -1;
+        for (int t = GV_DTYPE_FP32; t <= GV_DTYPE_FP8_E4M3; t++)
+            if (!strcmp(key + 16, gv_dtype_name(t)))
+                dtype = t;
+        if (dtype < 0)
+            return snprintf(why, cap, "gemm_min_tflops.<fp32|tf32|fp16|bf16|fp8>"), -1;
+        if (number(value, 0, 1e6, &d))
+            return snprintf(why, cap, "%s wants TFLOPS >= 0", key), -1;
+        p->gemm_min_tflops[dtype] = d;
+    } else if (!strcmp(key, "copy_min_gbps") || !strcmp(key, "nccl_min_busbw_gbps")) {
+        if (number(value, 0, 1e6, &d))
+            return snprintf(why, cap, "%s wants GB/s >= 0", key), -1;
+        *(key[0] == 'c' ? &p->copy_min_gbps : &p->nccl_min_busbw_gbps) = d;
+    } else {
+        return snprintf(why, cap, "unknown key '%s' (see gv_policy.h)", key), -1;
+    }
+    return 0;
+}
+
+gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!text || !out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy_parse: text or out is NULL");
+    if (out->struct_size < GV_POLICY_SIZE_V1)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_policy.struct_size %u < %zu",
+                       (unsigned)out->struct_size, (size_t)GV_POLICY_SIZE_V1);
+    gv_policy p;
+    memset(&p, 0, sizeof p);
+    memcpy(&p, out, out->struct_size < sizeof p ? out->struct_size : sizeof p);
+    char *copy = strdup(text);
+    if (!copy)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    unsigned line_no = 0;
+    gv_status st = GV_OK;
+    for (char *line = copy, *next; line && st == GV_OK; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        line_no++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        line = gv_trim(line);
+        if (!*line)
+            continue;
+        char *eq = strchr(line, '=');
+        char why[160] = "";
+        if (!eq)
+            snprintf(why, sizeof why, "expected key = value");
+        else {
+            *eq = '\0';
+            apply(&p, gv_trim(line), gv_trim(eq + 1), why, sizeof why);
+        }
+        if (why[0])
+            st = gv_fail(ctx, GV_ERR_PARSE, "policy line %u: %s", line_no, why);
+    }
+    free(copy);
+    if (st == GV_OK && p.gemm_warn_fraction > 0 && p.gemm_fail_fraction > p.gemm_warn_fraction)
+        st = gv_fail(ctx, GV_ERR_PARSE, "policy: gemm_fail_fraction %g above gemm_warn_fraction %g",
+                     p.gemm_fail_fraction, p.gemm_warn_fraction);
+    if (st == GV_OK)
+        memcpy(out, &p, out->struct_size < sizeof p ? out->struct_size : sizeof p);
+    return st;
+}
+
+gv_status gv_policy_load(gv_ctx *ctx, const char *path, gv_policy *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!path || !out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy_load: path or out is NULL");
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return gv_fail(ctx, GV_ERR_IO, "policy %s: %s", path, strerror(errno));
+    char *text = malloc(65537);
+    size_t n = text ? fread(text, 1, 65537, f) : 0;
+    int bad = ferror(f);
+    fclose(f);
+    if (!text)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    if (bad || n > 65536) {
+        free(text);
+        return gv_fail(ctx, bad ? GV_ERR_IO : GV_ERR_PARSE, "policy %s: %s", path,
+                       bad ? "read error" : "larger than 64 KiB");
+    }
+    text[n] = '\0';
+    gv_status st = gv_policy_parse(ctx, text, out);
+    if (st == GV_ERR_PARSE) {
+        char detail[sizeof ctx->last_error];
+        snprintf(detail, sizeof detail, "%s", ctx->last_error);
+        st = gv_fail(ctx, st, "%s: %s", path, detail);
+    }
+    free(text);
+    return st;
+}

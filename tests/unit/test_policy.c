@@ -1,0 +1,285 @@
+/* Policies (parse, load, the expectations the checks take from them), run levels, budgets and
+ * GPU selection, over the fixtures and fakes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+static gv_report *run_with(const char *sysroot, const char *scenario, gv_run_opts *o)
+{
+    gv_ctx *ctx = scenario_ctx(sysroot, scenario);
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    return r;
+}
+
+static void parse_fills_every_key_and_refuses_bad_lines(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", NULL);
+    gv_policy p = GV_POLICY_INIT;
+    assert_int_equal(gv_policy_parse(ctx,
+                                     "# site policy\n"
+                                     "gpu_count = 8\n"
+                                     "gpu_model = H100   # any H100\n"
+                                     "require_rdma = yes\n"
+                                     "kernel_min = 6.8\n"
+                                     "gemm_warn_fraction = 0.7\n"
+                                     "gemm_fail_fraction = 0.5\n"
+                                     "gemm_min_tflops.fp16 = 600\n"
+                                     "gemm_min_tflops.fp8 = 1200\n"
+                                     "copy_min_gbps = 40\n"
+                                     "nccl_min_busbw_gbps = 350\n",
+                                     &p),
+                     GV_OK);
+    assert_int_equal(p.gpu_count, 8);
+    assert_string_equal(p.gpu_model, "H100");
+    assert_int_equal(p.require_rdma, 1);
+    assert_string_equal(p.kernel_min, "6.8");
+    assert_true(p.gemm_warn_fraction == 0.7 && p.gemm_fail_fraction == 0.5);
+    assert_true(p.gemm_min_tflops[GV_DTYPE_FP16] == 600);
+    assert_true(p.gemm_min_tflops[GV_DTYPE_FP8_E4M3] == 1200);
+    assert_true(p.gemm_min_tflops[GV_DTYPE_FP32] == 0);
+    assert_true(p.copy_min_gbps == 40 && p.nccl_min_busbw_gbps == 350);
+
+    static const char *const bad[] = {"gpu_count = eight\n",   "gpu_count = -1\n",
+                                      "color = blue\n",        "gpu_model\n",
+                                      "kernel_min = six\n",    "gemm_min_tflops.fp64 = 1\n",
+                                      "copy_min_gbps = -3\n",  "require_rdma = maybe\n",
+                                      "gemm_warn_fraction = 2\n",
+                                      "gemm_warn_fraction = 0.5\ngemm_fail_fraction = 0.6\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gv_policy before = p;
+        assert_int_equal(gv_policy_parse(ctx, bad[i], &p), GV_ERR_PARSE);
+        assert_memory_equal(&before, &p, sizeof p); /* nothing changed */
+        assert_non_null(strstr(gv_ctx_last_error(ctx), "policy"));
+    }
+    assert_int_equal(gv_policy_parse(ctx, "gpu_count = 8\nwhat\n", &p), GV_ERR_PARSE);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "line 2"));
+    gv_policy small = {.struct_size = 8};
+    assert_int_equal(gv_policy_parse(ctx, "", &small), GV_ERR_VERSION);
+    assert_int_equal(gv_policy_parse(ctx, NULL, &p), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_policy_parse(NULL, "", &p), GV_ERR_INVALID_ARG);
+    gv_ctx_destroy(ctx);
+}
+
+static void load_reads_a_file_and_names_it_in_errors(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", NULL);
+    char *root = temp_root();
+    put_file(root, "/good.conf", "gpu_model = H100\n");
+    put_file(root, "/bad.conf", "gpu_model = H100\nnccl_min_busbw_gbps = fast\n");
+    char path[4096];
+    gv_policy p = GV_POLICY_INIT;
+    snprintf(path, sizeof path, "%s/good.conf", root);
+    assert_int_equal(gv_policy_load(ctx, path, &p), GV_OK);
+    assert_string_equal(p.gpu_model, "H100");
+    snprintf(path, sizeof path, "%s/bad.conf", root);
+    assert_int_equal(gv_policy_load(ctx, path, &p), GV_ERR_PARSE);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "bad.conf: policy line 2"));
+    snprintf(path, sizeof path, "%s/missing.conf", root);
+    assert_int_equal(gv_policy_load(ctx, path, &p), GV_ERR_IO);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "missing.conf"));
+    remove_tree(root);
+    free(root);
+    gv_ctx_destroy(ctx);
+}
+
+static void checks_take_their_expectations_from_the_policy(void **state)
+{
+    (void)state;
+    gv_policy p = GV_POLICY_INIT;
+    p.gpu_count = 4;
+    snprintf(p.gpu_model, sizeof p.gpu_model, "h100"); /* case does not matter */
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "driver.gpu_count,gpu.model";
+    o.policy = &p;
+    gv_report *r = run_with("h100-open", "h100x8", &o);
+    gv_check_result c = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_string_equal(c.expected_source, "policy");
+    assert_non_null(strstr(c.message, "8 GPU(s) where the policy expects 4"));
+    gv_check_result m = result_of(r, "gpu.model", "gpu3");
+    assert_int_equal(m.verdict, GV_PASS);
+    assert_string_equal(m.expected_source, "policy");
+    gv_report_free(r);
+
+    snprintf(p.gpu_model, sizeof p.gpu_model, "A100");
+    p.gpu_count = 8;
+    r = run_with("h100-open", "h100x8", &o);
+    assert_int_equal(verdict_of(r, "driver.gpu_count", "node"), GV_PASS);
+    assert_int_equal(verdict_of(r, "gpu.model", "gpu0"), GV_FAIL);
+    gv_report_free(r);
+
+    /* Without a policy: every GPU like the node's first. */
+    o.policy = NULL;
+    r = run_with("h100-open", "h100x8", &o);
+    gv_check_result same = result_of(r, "gpu.model", "gpu7");
+    assert_int_equal(same.verdict, GV_PASS);
+    assert_string_equal(same.expected_source, "node");
+    assert_string_equal(result_of(r, "driver.gpu_count", "node").expected_source, "");
+    gv_report_free(r);
+
+    /* GEMM floor, copy floor, NCCL floor on the fakes (700 TFLOPS, 50 GB/s). */
+    gv_policy q = GV_POLICY_INIT;
+    q.gemm_min_tflops[GV_DTYPE_FP16] = 800;
+    q.copy_min_gbps = 60;
+    q.nccl_min_busbw_gbps = 1e6;
+    o = (gv_run_opts)GV_RUN_OPTS_INIT;
+    o.checks = "gemm.fp16,cuda.copy";
+    o.gemm_size = 32;
+    o.copy_bytes = 1 << 20;
+    o.policy = &q;
+    r = run_with("h100-open", "h100x1-compute", &o);
+    gv_check_result g = result_of(r, "gemm.fp16", "gpu0");
+    assert_int_equal(g.verdict, GV_FAIL);
+    assert_string_equal(g.expected_source, "policy");
+    assert_non_null(strstr(g.message, "below the policy's floor"));
+    gv_check_result cp = result_of(r, "cuda.copy", "gpu0");
+    assert_int_equal(cp.verdict, GV_FAIL);
+    assert_string_equal(cp.expected, ">= 60.0 GB/s");
+    gv_report_free(r);
+    q.gemm_min_tflops[GV_DTYPE_FP16] = 600;
+    q.copy_min_gbps = 10;
+    r = run_with("h100-open", "h100x1-compute", &o);
+    assert_int_equal(verdict_of(r, "gemm.fp16", "gpu0"), GV_PASS);
+    assert_int_equal(verdict_of(r, "cuda.copy", "gpu0"), GV_PASS);
+    gv_report_free(r);
+    o.checks = "nccl.allreduce";
+    o.nccl_bytes = 64 << 10;
+    r = run_with("h100-open", "h100x8", &o);
+    gv_check_result n = result_of(r, "nccl.allreduce", "node");
+    assert_int_equal(n.verdict, GV_FAIL);
+    assert_string_equal(n.expected_source, "policy");
+    gv_report_free(r);
+}
+
+static void rdma_and_kernel_expectations(void **state)
+{
+    (void)state;
+    gv_policy p = GV_POLICY_INIT;
+    p.require_rdma = 1;
+    snprintf(p.kernel_min, sizeof p.kernel_min, "6.10");
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "rdma.devices,gpudirect.kernel";
+    o.policy = &p;
+    gv_report *r = run_with("h100-open", "h100x8", &o);
+    gv_check_result d = result_of(r, "rdma.devices", "node");
+    assert_int_equal(d.verdict, GV_FAIL);
+    assert_string_equal(d.expected_source, "policy");
+    gv_check_result k = result_of(r, "gpudirect.kernel", "node");
+    assert_int_equal(k.verdict, GV_FAIL); /* the fixture runs 6.8 */
+    assert_string_equal(k.expected, ">= 6.10");
+    gv_report_free(r);
+    o.policy = NULL;
+    r = run_with("h100-open", "h100x8", &o);
+    assert_int_equal(verdict_of(r, "rdma.devices", "node"), GV_SKIP);
+    assert_int_equal(verdict_of(r, "gpudirect.kernel", "node"), GV_PASS);
+    assert_string_equal(result_of(r, "gpudirect.kernel", "node").expected_source, "default");
+    gv_report_free(r);
+}
+
+static int has(const gv_report *r, const char *id)
+{
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        gv_report_result(r, i, &c);
+        if (strcmp(c.id, id) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void levels_select_and_budgets_bound_the_run(void **state)
+{
+    (void)state;
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.level = GV_LEVEL_QUICK;
+    o.gemm_size = 32;
+    o.checks = "^topo"; /* exclusions apply to the level's selection */
+    gv_report *r = run_with("h100-open", "h100x1-compute", &o);
+    assert_true(has(r, "driver.version") && has(r, "cuda.init") && has(r, "cuda.alloc"));
+    assert_true(has(r, "gemm.fp16") && has(r, "cudnn.version") && has(r, "nccl.version"));
+    assert_false(has(r, "cuda.copy") || has(r, "gemm.fp32") || has(r, "cudnn.conv"));
+    assert_false(has(r, "nccl.allreduce") || has(r, "topo.numa"));
+    char *json = NULL;
+    assert_int_equal(gv_report_json(r, GV_JSON_COMPACT, &json), GV_OK);
+    assert_non_null(strstr(json, "\"level\":\"quick\",\"budget_s\":30"));
+    gv_free(json);
+    gv_report_free(r);
+
+    /* An explicit list picks exactly its checks, whatever the level. */
+    o.checks = "cudnn.conv";
+    r = run_with("h100-open", "h100x1-compute", &o);
+    assert_int_equal(gv_report_count(r), 1);
+    assert_int_equal(verdict_of(r, "cudnn.conv", "gpu0"), GV_PASS);
+    gv_report_free(r);
+
+    /* A budget spent before the GPU tests: they SKIP, saying so. */
+    o.checks = NULL;
+    o.budget_s = 1e-6;
+    r = run_with("h100-open", "h100x1-compute", &o);
+    gv_check_result g = result_of(r, "gemm.fp16", "node");
+    assert_int_equal(g.verdict, GV_SKIP);
+    assert_non_null(strstr(g.message, "the quick level's budget of 0 s was spent"));
+    assert_false(has(r, "gemm.fp32"));
+    gv_report_free(r);
+
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_run_opts bad = GV_RUN_OPTS_INIT;
+    bad.level = 7;
+    assert_int_equal(gv_run(ctx, &bad, &r), GV_ERR_INVALID_ARG);
+    bad = (gv_run_opts)GV_RUN_OPTS_INIT;
+    bad.budget_s = -1;
+    assert_int_equal(gv_run(ctx, &bad, &r), GV_ERR_INVALID_ARG);
+    bad = (gv_run_opts)GV_RUN_OPTS_INIT;
+    bad.gpus = "0,x";
+    assert_int_equal(gv_run(ctx, &bad, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "0,x"));
+    gv_policy tiny = {.struct_size = 4};
+    bad = (gv_run_opts)GV_RUN_OPTS_INIT;
+    bad.policy = &tiny;
+    assert_int_equal(gv_run(ctx, &bad, &r), GV_ERR_VERSION);
+    gv_ctx_destroy(ctx);
+    assert_string_equal(gv_level_name(GV_LEVEL_EXTENDED), "extended");
+    assert_string_equal(gv_level_name(9), "unknown");
+}
+
+static void gpu_selection_limits_the_gpu_tests(void **state)
+{
+    (void)state;
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "gemm.fp16,nccl.allreduce";
+    o.gemm_size = 32;
+    o.nccl_bytes = 64 << 10;
+    o.gpus = "2,5";
+    gv_report *r = run_with("h100-open", "h100x8", &o);
+    assert_int_equal(verdict_of(r, "gemm.fp16", "gpu2"), GV_PASS);
+    assert_int_equal(verdict_of(r, "gemm.fp16", "gpu5"), GV_PASS);
+    assert_int_equal(gv_report_count(r), 3); /* two GEMM rows and the all-reduce */
+    gv_check_result n = result_of(r, "nccl.allreduce", "node");
+    assert_int_equal(n.verdict, GV_PASS);
+    assert_non_null(strstr(n.message, "over 2 ranks"));
+    gv_report_free(r);
+    o.gpus = "4";
+    r = run_with("h100-open", "h100x8", &o);
+    assert_int_equal(verdict_of(r, "nccl.allreduce", "node"), GV_SKIP);
+    gv_report_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parse_fills_every_key_and_refuses_bad_lines),
+        cmocka_unit_test(load_reads_a_file_and_names_it_in_errors),
+        cmocka_unit_test(checks_take_their_expectations_from_the_policy),
+        cmocka_unit_test(rdma_and_kernel_expectations),
+        cmocka_unit_test(levels_select_and_budgets_bound_the_run),
+        cmocka_unit_test(gpu_selection_limits_the_gpu_tests),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
