@@ -67,6 +67,10 @@ GV_API const char *gv_version_string(void);
 /* Releases memory the library handed out (strings from gv_report_json). NULL-safe. */
 GV_API void gv_free(void *ptr);
 
+/* This library's sizeof of a public struct by its name ("gv_check_result"), for bindings that
+ * mirror the structs; 0 for an unknown name. */
+GV_API uint32_t gv_struct_size(const char *type_name);
+
 #ifdef __cplusplus
 }
 #endif

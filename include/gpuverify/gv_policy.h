@@ -25,11 +25,11 @@ extern "C" {
 
 typedef struct gv_policy {
     uint32_t struct_size;
-    uint32_t flags;          /* reserved, must be 0 */
-    int32_t gpu_count;       /* GPUs the node must have (driver.gpu_count); -1 = not set */
-    int32_t require_rdma;    /* 1: a node without an RDMA device FAILs rdma.devices; 0 SKIP */
-    char gpu_model[96];      /* text every GPU's name must contain (gpu.model); "" = any */
-    char kernel_min[32];     /* minimum kernel for GPUDirect RDMA (gpudirect.kernel); "" = 6.2 */
+    uint32_t flags;             /* reserved, must be 0 */
+    int32_t gpu_count;          /* GPUs the node must have (driver.gpu_count); -1 = not set */
+    int32_t require_rdma;       /* 1: a node without an RDMA device FAILs rdma.devices; 0 SKIP */
+    char gpu_model[96];         /* text every GPU's name must contain (gpu.model); "" = any */
+    char kernel_min[32];        /* minimum kernel for GPUDirect RDMA (gpudirect.kernel); "" = 6.2 */
     double gemm_warn_fraction;  /* gemm.*: WARN below this fraction of the dense peak; 0 = 0.60 */
     double gemm_fail_fraction;  /* FAIL below; 0 = 0.40 */
     double gemm_min_tflops[5];  /* gemm.* per enum gv_dtype: FAIL below this; 0 = not set */
@@ -43,7 +43,10 @@ typedef struct gv_policy {
         sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0                   \
     }
 #else
-#define GV_POLICY_INIT {.struct_size = sizeof(gv_policy), .gpu_count = -1}
+#define GV_POLICY_INIT                                                                             \
+    {                                                                                              \
+        .struct_size = sizeof(gv_policy), .gpu_count = -1                                          \
+    }
 #endif
 
 /* Parses key = value text into *out, over what it holds (start from GV_POLICY_INIT). An unknown

@@ -30,7 +30,7 @@ static int kernel_version(const char *v)
     unsigned major, minor;
     char rest;
     return sscanf(v, "%u.%u%c", &major, &minor, &rest) == 2 && major < 1000 && minor < 1000 ? 0
-                                                                                           : -1;
+                                                                                            : -1;
 }
 
 /* One line's key and value into p; a message in why when they are not acceptable. */

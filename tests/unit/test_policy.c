@@ -45,12 +45,12 @@ static void parse_fills_every_key_and_refuses_bad_lines(void **state)
     assert_true(p.gemm_min_tflops[GV_DTYPE_FP32] == 0);
     assert_true(p.copy_min_gbps == 40 && p.nccl_min_busbw_gbps == 350);
 
-    static const char *const bad[] = {"gpu_count = eight\n",   "gpu_count = -1\n",
-                                      "color = blue\n",        "gpu_model\n",
-                                      "kernel_min = six\n",    "gemm_min_tflops.fp64 = 1\n",
-                                      "copy_min_gbps = -3\n",  "require_rdma = maybe\n",
-                                      "gemm_warn_fraction = 2\n",
-                                      "gemm_warn_fraction = 0.5\ngemm_fail_fraction = 0.6\n"};
+    static const char *const bad[] = {
+        "gpu_count = eight\n",      "gpu_count = -1\n",
+        "color = blue\n",           "gpu_model\n",
+        "kernel_min = six\n",       "gemm_min_tflops.fp64 = 1\n",
+        "copy_min_gbps = -3\n",     "require_rdma = maybe\n",
+        "gemm_warn_fraction = 2\n", "gemm_warn_fraction = 0.5\ngemm_fail_fraction = 0.6\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         gv_policy before = p;
         assert_int_equal(gv_policy_parse(ctx, bad[i], &p), GV_ERR_PARSE);

@@ -1,0 +1,145 @@
+"""gpuverify over the fakes: loading, struct layouts, the run, the benchmarks, policies and
+errors, and python -m gpuverify against gv-check."""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import gpuverify
+from gpuverify import _native, _structs
+
+PASSIVE = "^cuda,^gemm,^cudnn,^driver.compat,^nccl"
+HERE = os.path.join(os.path.dirname(__file__), "..")
+
+
+def python(*args, env=None):
+    e = dict(os.environ, PYTHONPATH=HERE, **(env or {}))
+    return subprocess.run([sys.executable] + list(args), capture_output=True, text=True, env=e)
+
+
+def test_import_needs_no_library_and_use_names_where_it_looked():
+    res = python("-c", "import gpuverify\n"
+                       "try:\n"
+                       "    gpuverify.Context()\n"
+                       "except gpuverify.LibraryNotFoundError as e:\n"
+                       "    print('raised:', e)\n",
+                 env={"GPUVERIFY_LIBRARY": "/nonexistent/libgpuverify.so.1"})
+    assert res.returncode == 0, res.stderr
+    assert "raised: libgpuverify could not be loaded" in res.stdout
+    assert "/nonexistent/libgpuverify.so.1" in res.stdout
+
+
+def test_every_function_is_declared_and_every_mirror_matches_the_library():
+    lib = _native.lib()
+    for name, (restype, argtypes) in _native.PROTOTYPES.items():
+        fn = getattr(lib, name)
+        assert fn.restype == restype and fn.argtypes == argtypes, name
+    for mirror in _structs.MIRRORS:
+        assert ctypes.sizeof(mirror) == lib.gv_struct_size(mirror.c_name.encode()), mirror.c_name
+    assert lib.gv_struct_size(b"gv_no_such_struct") == 0
+    assert gpuverify.version() == "1.0.0"
+
+
+def test_run_reports_verdicts_and_details(node):
+    healthy = node("h100-open", "h100x8").run(checks=PASSIVE)
+    assert healthy.verdict == "PASS" and healthy.healthy
+    lost = node("h100-open", "h100x8-gpu-lost").run(checks=PASSIVE)
+    assert lost.verdict == "FAIL" and not lost.healthy
+    count = next(c for c in lost.checks if c.id == "driver.gpu_count")
+    assert count.verdict == "FAIL"
+    # (The fakes are process-wide: which library notices the lost GPU first depends on the
+    # scenarios this process saw before, so only the verdict and its advice are asserted.)
+    assert "GPU" in count.message and count.remediation
+    assert count.to_dict()["id"] == "driver.gpu_count"
+    doc = lost.document()
+    assert doc["schema_version"] == 1 and len(doc["gpus"]) == 8
+    assert [c["verdict"] for c in doc["checks"]] == [c.verdict for c in lost.checks]
+    assert "gpuverify_node_healthy 0" in lost.prometheus
+
+
+def test_quick_level_gives_gv_checks_verdicts(node, fixtures, fakelib, gv_check):
+    report = node("h100-open", "h100x1-compute").run("quick", gemm_size=32)
+    assert report.level == "quick"
+    ids = {c.id for c in report.checks}
+    assert {"cuda.init", "gemm.fp16", "nccl.version"} <= ids and "cuda.copy" not in ids
+    out = subprocess.run([gv_check, "--json", "--level", "quick", "--gemm-size", "32",
+                          "--sysroot", os.path.join(fixtures, "sysroots", "h100-open"),
+                          "--library-dir", fakelib], capture_output=True, text=True)
+    theirs = [(c["id"], c["subject"], c["verdict"]) for c in json.loads(out.stdout)["checks"]]
+    assert theirs == [(c.id, c.subject, c.verdict) for c in report.checks]
+
+
+def test_gemm_bench_measures_and_catches_corruption(node):
+    fast = dict(size=32, warmup_s=0, batch_s=1e-9, batches=2, algo_candidates=1)
+    good = node("h100-open", "h100x1-compute").gemm_bench(gpu=0, dtype="bf16", **fast)
+    assert good.verdict == "PASS" and good.verified
+    assert abs(good.tflops_median - 700) < 1
+    assert good.to_dict()["raw"]["library_version"] == "13.1.0"
+    bad = node("h100-open", "h100x1-corrupt").gemm_bench(gpu=0, dtype="fp16", **fast)
+    assert bad.verdict == "FAIL" and not bad.verified
+    with pytest.raises(gpuverify.NotFoundError):
+        node("h100-open", "h100x1-compute").gemm_bench(gpu=7, **fast)
+    with pytest.raises(gpuverify.InvalidArgumentError):
+        node("h100-open", "h100x1-compute").gemm_bench(dtype="int4")
+
+
+def test_nccl_bench_exact_and_deadline(node):
+    r = node("h100-open", "h100x8").nccl_bench(min_bytes=64, max_bytes=64 << 10, iters=2)
+    assert r.verdict == "PASS" and r.nranks == 8 and r.wrong_elements == 0
+    assert r.sizes[-1]["bytes"] == 64 << 10 and r.nccl_version == "2.28.9"
+    with pytest.raises(gpuverify.DeadlineError) as hang:
+        node("h100-open", "h100x8-nccl-hang").nccl_bench(max_bytes=1024, deadline_s=0.5)
+    assert hang.value.result.verdict == "FAIL"
+    assert "deadline of 0.5 s" in str(hang.value)
+
+
+def test_policy_from_dict_text_and_file(node, tmp_path):
+    ctx = node("h100-open", "h100x8")
+    report = ctx.run(checks="driver.gpu_count,gpu.model",
+                     policy={"gpu_count": 4, "gpu_model": "H100"})
+    by_id = {c.id: c for c in report.checks}
+    assert by_id["driver.gpu_count"].verdict == "FAIL"
+    assert by_id["driver.gpu_count"].expected_source == "policy"
+    assert by_id["gpu.model"].verdict == "PASS"
+    with pytest.raises(gpuverify.ParseError) as bad:
+        ctx.policy("gpu_count = many")
+    assert "line 1" in str(bad.value)
+    f = tmp_path / "policy.conf"
+    f.write_text("gpu_model = A100\n")
+    assert ctx.run(checks="gpu.model", policy=ctx.policy(path=str(f))).verdict == "FAIL"
+    with pytest.raises(gpuverify.IOFailureError):
+        ctx.policy(path=str(tmp_path / "missing.conf"))
+
+
+def test_bad_input_raises_the_status_class(node):
+    ctx = node()
+    with pytest.raises(gpuverify.InvalidArgumentError) as e:
+        ctx.run(checks="no.such_check")
+    assert "no.such_check" in str(e.value)
+    with pytest.raises(gpuverify.InvalidArgumentError):
+        ctx.run("fastest")
+    with pytest.raises(gpuverify.InvalidArgumentError):
+        gpuverify.Context(sysroot="relative/path")
+    assert isinstance(e.value, ValueError) and e.value.status == -1
+
+
+@pytest.mark.parametrize("scenario,want", [("h100x8", 0), ("h100x8-gpu-lost", 1)])
+def test_cli_mirrors_gv_check(fixtures, fakelib, gv_check, scenario, want):
+    env = {"GV_FAKE_SCENARIO": os.path.join(fixtures, "scenarios", scenario + ".conf")}
+    common = ["--sysroot", os.path.join(fixtures, "sysroots", "h100-open"), "--library-dir",
+              fakelib, "--checks", PASSIVE]
+    for mode in ([], ["--npd"], ["--json"]):
+        ours = python("-m", "gpuverify", *(common + mode), env=env)
+        theirs = subprocess.run([gv_check] + common + mode, capture_output=True, text=True,
+                                env=dict(os.environ, **env))
+        assert ours.returncode == theirs.returncode == want, (mode, ours.stderr)
+        if mode == ["--npd"]:
+            assert ours.stdout == theirs.stdout
+        if mode == ["--json"]:
+            a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+            assert [c["verdict"] for c in a["checks"]] == [c["verdict"] for c in b["checks"]]
+    listed = python("-m", "gpuverify", "--list")
+    assert listed.stdout.split() == gpuverify.catalog()
