@@ -111,6 +111,11 @@ GV_API gv_status gv_report_gpu(const gv_report *report, uint32_t index, gv_gpu *
  * described by docs/report.schema.json (its version is the report's schema_version). */
 GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
 
+/* Reads a report back from its JSON (schema_version 1), as rendered here or by another process
+ * or node: the same accessors and renderers then work on it. GV_ERR_PARSE names the key that
+ * is missing or of the wrong type. Free with gv_report_free. */
+GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out);
+
 /* Renders the report in Prometheus' text exposition format, for node_exporter's textfile
  * collector (write it to a *.prom file atomically); flags must be 0. Free *out with gv_free.
  * Metrics (docs/checks.md): gpuverify_info, gpuverify_node_healthy, gpuverify_checks{verdict},

@@ -1,5 +1,6 @@
 /* The run levels. quick fits a Slurm prolog: files, libraries, a CUDA context with a VRAM test
- * and one FP16 GEMM per GPU, no bandwidth sweep, no collective; standard is the whole catalog
+ * and one FP16 GEMM per GPU, no bandwidth sweep, no collective, no GPUDirect RDMA readiness
+ * (a multi-node matter, not every job's); standard is the whole catalog
  * with short GPU tests; extended runs the GPU tests at benchmark length. */
 #include "checks/levels.h"
 
@@ -8,7 +9,7 @@
 static const gv_level_def levels[] = {
     [GV_LEVEL_STANDARD] = {"standard", 180.0, NULL, 0},
     [GV_LEVEL_QUICK] = {"quick", 30.0,
-                        "system,driver,gpu,topo,rdma,gpudirect,cuda.init,cuda.alloc,gemm.fp16,"
+                        "system,driver,gpu,topo,rdma,cuda.init,cuda.alloc,gemm.fp16,"
                         "cudnn.version,nccl.version",
                         0},
     [GV_LEVEL_EXTENDED] = {"extended", 900.0, NULL, 1},

@@ -79,6 +79,55 @@ static void prometheus_text(void **state)
     gv_report_free(odd);
 }
 
+/* Every report reads back from its JSON into one that renders the same JSON. */
+static void json_read_back(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"h100-open", "h100x8-gpu-lost"}, {"debian12-proprietary", "t4"}, {"no-nvidia", NULL}};
+    gv_ctx *ctx = scenario_ctx("h100-open", NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gv_report *r = run_scenario(cases[i][0], cases[i][1]);
+        char *first = NULL, *second = NULL;
+        assert_int_equal(gv_report_json(r, 0, &first), GV_OK);
+        gv_report *back = NULL;
+        assert_int_equal(gv_report_from_json(ctx, first, &back), GV_OK);
+        assert_int_equal(gv_report_json(back, 0, &second), GV_OK);
+        assert_string_equal(first, second);
+        assert_int_equal(gv_report_count(back), gv_report_count(r));
+        assert_int_equal(gv_report_verdict(back), gv_report_verdict(r));
+        gv_check_result a = GV_CHECK_RESULT_INIT, b = GV_CHECK_RESULT_INIT;
+        assert_int_equal(gv_report_result(r, 0, &a), GV_OK);
+        assert_int_equal(gv_report_result(back, 0, &b), GV_OK);
+        assert_string_equal(a.message, b.message);
+        char *prom_a = NULL, *prom_b = NULL;
+        assert_int_equal(gv_report_prometheus(r, 0, &prom_a), GV_OK);
+        assert_int_equal(gv_report_prometheus(back, 0, &prom_b), GV_OK);
+        assert_string_equal(prom_a, prom_b);
+        gv_free(prom_a);
+        gv_free(prom_b);
+        gv_free(first);
+        gv_free(second);
+        gv_report_free(back);
+        gv_report_free(r);
+    }
+    static const char *const bad[] = {
+        "not json", "{\"schema_version\": 2}", "[1, 2]",
+        "{\"schema_version\": 1, \"driver\": {}, \"gpus\": [], \"checks\": 3}",
+        "{\"schema_version\": 1, \"hostname\": 5, \"driver\": {}, \"gpus\": [], "
+        "\"checks\": []}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gv_report *r = (gv_report *)&bad; /* must be reset to NULL */
+        assert_int_equal(gv_report_from_json(ctx, bad[i], &r), GV_ERR_PARSE);
+        assert_null(r);
+        assert_non_null(strstr(gv_ctx_last_error(ctx), "report JSON"));
+    }
+    gv_report *r = NULL;
+    assert_int_equal(gv_report_from_json(ctx, NULL, &r), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_report_from_json(NULL, "{}", &r), GV_ERR_INVALID_ARG);
+    gv_ctx_destroy(ctx);
+}
+
 /* A caller built against a newer, larger layout gets our part and keeps its size. */
 static void versioned_copy_out(void **state)
 {
@@ -105,8 +154,8 @@ static void versioned_copy_out(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(json_round_trip),
-                                       cmocka_unit_test(prometheus_text),
-                                       cmocka_unit_test(versioned_copy_out)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(json_round_trip), cmocka_unit_test(prometheus_text),
+        cmocka_unit_test(json_read_back), cmocka_unit_test(versioned_copy_out)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
