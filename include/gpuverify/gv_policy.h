@@ -35,12 +35,15 @@ typedef struct gv_policy {
     double gemm_min_tflops[5];  /* gemm.* per enum gv_dtype: FAIL below this; 0 = not set */
     double copy_min_gbps;       /* cuda.copy: FAIL when H2D or D2H is below; 0 = by the link */
     double nccl_min_busbw_gbps; /* nccl.allreduce: FAIL below this peak busbw; 0 = no floor */
+    /* gpu.xid: the Xid codes that FAIL a GPU, comma-separated ("48,79,94"); "" = the default
+     * set of hardware faults (docs/checks.md); others are reported, not counted. */
+    char xids[128];
 } gv_policy;
 
 #ifdef __cplusplus
 #define GV_POLICY_INIT                                                                             \
     {                                                                                              \
-        sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0                   \
+        sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0, ""               \
     }
 #else
 #define GV_POLICY_INIT                                                                             \

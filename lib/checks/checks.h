@@ -36,6 +36,8 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r);
 void gv_check_gpu_ecc(const gv_facts *f, gv_report *r);
 void gv_check_gpu_mig(const gv_facts *f, gv_report *r);
 void gv_check_gpu_model(const gv_facts *f, gv_report *r); /* against the policy's gpu_model */
+/* xid.c */
+void gv_check_gpu_xid(const gv_facts *f, gv_report *r);
 /* links.c */
 void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r);
 void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r);

@@ -33,6 +33,23 @@ static int kernel_version(const char *v)
                                                                                             : -1;
 }
 
+/* "48, 79,94": numbers 1..999 separated by commas and spaces; 0 when it is one. */
+static int xid_list(const char *v)
+{
+    int any = 0;
+    while (*v) {
+        char *end;
+        long x = strtol(v, &end, 10);
+        if (end == v || x < 1 || x > 999)
+            return -1;
+        any = 1;
+        v = end + strspn(end, ", ");
+        if (end == v && *v)
+            return -1;
+    }
+    return any ? 0 : -1;
+}
+
 /* One line's key and value into p; a message in why when they are not acceptable. */
 static int apply(gv_policy *p, const char *key, const char *value, char *why, size_t cap)
 {
@@ -75,6 +92,10 @@ static int apply(gv_policy *p, const char *key, const char *value, char *why, si
         if (number(value, 0, 1e6, &d))
             return snprintf(why, cap, "%s wants GB/s >= 0", key), -1;
         *(key[0] == 'c' ? &p->copy_min_gbps : &p->nccl_min_busbw_gbps) = d;
+    } else if (!strcmp(key, "xids")) {
+        if (strlen(value) >= sizeof p->xids || xid_list(value))
+            return snprintf(why, cap, "xids wants Xid numbers, comma-separated (48,79,94)"), -1;
+        snprintf(p->xids, sizeof p->xids, "%s", value);
     } else {
         return snprintf(why, cap, "unknown key '%s' (see gv_policy.h)", key), -1;
     }

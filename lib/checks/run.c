@@ -27,6 +27,7 @@ const gv_check_def gv_checks[] = {
     {"gpu.ecc", gv_check_gpu_ecc, NULL, 0},
     {"gpu.mig", gv_check_gpu_mig, NULL, 0},
     {"gpu.model", gv_check_gpu_model, NULL, 0},
+    {"gpu.xid", gv_check_gpu_xid, NULL, 0},
     {"topo.numa", NULL, gv_active_topo, 0},
     {"topo.gpu_nic", NULL, gv_active_topo, 0},
     {"rdma.modules", NULL, gv_active_rdma, 0},

@@ -33,6 +33,6 @@
 #define GV_NCCL_OPTS_SIZE_V1 (offsetof(gv_nccl_opts, seed) + sizeof(uint64_t))
 #define GV_NCCL_RESULT_SIZE_V1                                                                     \
     (offsetof(gv_nccl_result, sizes) + GV_NCCL_MAX_SIZES * sizeof(gv_nccl_size))
-#define GV_POLICY_SIZE_V1 (offsetof(gv_policy, nccl_min_busbw_gbps) + sizeof(double))
+#define GV_POLICY_SIZE_V1 (offsetof(gv_policy, xids) + 128)
 
 #endif

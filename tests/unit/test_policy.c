@@ -183,6 +183,45 @@ static void rdma_and_kernel_expectations(void **state)
     gv_report_free(r);
 }
 
+static void xids_fail_the_gpus_with_hardware_faults(void **state)
+{
+    (void)state;
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "gpu.xid";
+    gv_report *r = run_with("h100-xid", "h100x8", &o);
+    gv_check_result lost = result_of(r, "gpu.xid", "gpu3");
+    assert_int_equal(lost.verdict, GV_FAIL);
+    assert_non_null(strstr(lost.message, "1 Xid fault(s) logged since boot (codes 79, 31)"));
+    assert_non_null(strstr(lost.message, "GPU has fallen off the bus"));
+    assert_string_equal(lost.expected_source, "default");
+    assert_int_equal(verdict_of(r, "gpu.xid", "gpu4"), GV_FAIL); /* Xid 48: DBE */
+    gv_check_result app = result_of(r, "gpu.xid", "gpu0");
+    assert_int_equal(app.verdict, GV_PASS); /* Xid 13 is a program's */
+    assert_non_null(strstr(app.message, "none a hardware fault"));
+    assert_string_equal(result_of(r, "gpu.xid", "gpu7").message, "no Xid logged since boot");
+    gv_report_free(r);
+
+    /* The policy decides which codes count: here only 13. */
+    gv_policy p = GV_POLICY_INIT;
+    gv_ctx *ctx = scenario_ctx("h100-xid", "h100x8");
+    assert_int_equal(gv_policy_parse(ctx, "xids = 13\n", &p), GV_OK);
+    assert_int_equal(gv_policy_parse(ctx, "xids = 13,abc\n", &p), GV_ERR_PARSE);
+    gv_ctx_destroy(ctx);
+    o.policy = &p;
+    r = run_with("h100-xid", "h100x8", &o);
+    assert_int_equal(verdict_of(r, "gpu.xid", "gpu0"), GV_FAIL);
+    assert_int_equal(verdict_of(r, "gpu.xid", "gpu3"), GV_PASS);
+    assert_string_equal(result_of(r, "gpu.xid", "gpu0").expected_source, "policy");
+    gv_report_free(r);
+
+    /* No kernel log in the tree: one SKIP saying why. */
+    r = run_with("vm-wide-domain", "h100x8", &o);
+    gv_check_result none = result_of(r, "gpu.xid", "node");
+    assert_int_equal(none.verdict, GV_SKIP);
+    assert_non_null(strstr(none.message, "dev/kmsg"));
+    gv_report_free(r);
+}
+
 static int has(const gv_report *r, const char *id)
 {
     for (uint32_t i = 0; i < gv_report_count(r); i++) {
@@ -278,6 +317,7 @@ int main(void)
         cmocka_unit_test(load_reads_a_file_and_names_it_in_errors),
         cmocka_unit_test(checks_take_their_expectations_from_the_policy),
         cmocka_unit_test(rdma_and_kernel_expectations),
+        cmocka_unit_test(xids_fail_the_gpus_with_hardware_faults),
         cmocka_unit_test(levels_select_and_budgets_bound_the_run),
         cmocka_unit_test(gpu_selection_limits_the_gpu_tests),
     };

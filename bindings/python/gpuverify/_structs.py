@@ -32,7 +32,8 @@ class Policy(Versioned):
                 ("require_rdma", C.c_int32), ("gpu_model", C.c_char * 96),
                 ("kernel_min", C.c_char * 32), ("gemm_warn_fraction", C.c_double),
                 ("gemm_fail_fraction", C.c_double), ("gemm_min_tflops", C.c_double * 5),
-                ("copy_min_gbps", C.c_double), ("nccl_min_busbw_gbps", C.c_double)]
+                ("copy_min_gbps", C.c_double), ("nccl_min_busbw_gbps", C.c_double),
+                ("xids", C.c_char * 128)]
 
     def __init__(self, **kw):
         super().__init__(**kw)

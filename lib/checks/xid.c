@@ -1,0 +1,92 @@
+/* gpu.xid: the Xid events the NVIDIA driver logged for each GPU since boot. Xids that mean a
+ * hardware or driver fault FAIL the GPU; those a program causes (13 graphics exception, 31 MMU
+ * fault, 43 stopped channel, 45 preemptive cleanup...) are reported and not counted. The
+ * policy's xids list replaces the fault set. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "checks/checks.h"
+#include "gpuverify/gv_policy.h"
+#include "sys/kmsg.h"
+
+/* Hardware and driver faults (NVIDIA's Xid catalog): 48 double-bit ECC, 61/62 internal
+ * micro-controller, 63/64 row remapping, 74 NVLink, 79 fell off the bus, 92 high single-bit
+ * ECC rate, 94/95 contained/uncontained ECC, 119/120 GSP, 140 unrecovered ECC. */
+static const char default_xids[] = "48,61,62,63,64,74,79,92,94,95,119,120,140";
+
+static int counts(const char *list, int xid)
+{
+    for (const char *p = list; *p;) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (x == xid)
+            return 1;
+        p = end + strspn(end, ", ");
+    }
+    return 0;
+}
+
+/* The driver prints the function-less address, "0000:18:00" for GPU 0000:18:00.0. */
+static int on_gpu(const gv_xid_event *e, const char *bus_id)
+{
+    size_t n = strlen(e->bus);
+    return n && strncasecmp(e->bus, bus_id, n) == 0 && (bus_id[n] == '.' || !bus_id[n]);
+}
+
+void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
+{
+    if (f->gpu_count == 0)
+        return;
+    const char *list = f->policy && f->policy->xids[0] ? f->policy->xids : default_xids;
+    const char *source = f->policy && f->policy->xids[0] ? "policy" : "default";
+    gv_xid_event *events = NULL;
+    size_t count = 0;
+    gv_errbuf err;
+    if (gv_kmsg_xids(f->sysroot, &events, &count, &err) != GV_OK) {
+        gv_report_add(r, "gpu.xid", "node", GV_SKIP, "kernel log not read: %s", err.text);
+        return;
+    }
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48], seen[256] = "", last[160] = "";
+        gv_gpu_subject(g, subject, sizeof subject);
+        size_t faults = 0, others = 0;
+        for (size_t k = 0; k < count; k++) {
+            if (!on_gpu(&events[k], g->gpu.pci_bus_id))
+                continue;
+            int fault = counts(list, events[k].xid);
+            faults += fault;
+            others += !fault;
+            if (fault)
+                snprintf(last, sizeof last, "%s", events[k].text);
+            char one[16];
+            snprintf(one, sizeof one, "%d", events[k].xid);
+            if (!strstr(seen, one)) /* each code once, in the order first seen */
+                snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s",
+                         seen[0] ? ", " : "", one);
+        }
+        gv_check_result *c;
+        if (faults)
+            c = gv_report_add(r, "gpu.xid", subject, GV_FAIL,
+                              "%zu Xid fault(s) logged since boot (codes %s); last: %s", faults,
+                              seen, last);
+        else if (others)
+            c = gv_report_add(r, "gpu.xid", subject, GV_PASS,
+                              "%zu Xid event(s) since boot (codes %s), none a hardware fault: "
+                              "caused by programs",
+                              others, seen);
+        else
+            c = gv_report_add(r, "gpu.xid", subject, GV_PASS, "no Xid logged since boot");
+        gv_result_measured(c, (double)faults, "Xids", "%zu fault(s), %zu other", faults, others);
+        gv_result_expected(c, source, "no Xid in %s", list);
+        if (faults)
+            gv_result_remedy(c, "drain the node; look up the Xid codes in NVIDIA's Xid catalog, "
+                                "reset the GPU (nvidia-smi -r) or reboot, and replace hardware "
+                                "if they return");
+    }
+    free(events);
+}
