@@ -210,6 +210,19 @@ class Context:
         finally:
             self._lib.gv_report_free(rep)
 
+    def read_report(self, document: Union[str, Dict[str, Any]]) -> Report:
+        """A report from its JSON (gv_report_from_json): another process's or node's, e.g. one
+        line of `srun gv-check --json`. ParseError names what does not fit schema version 1."""
+        if not isinstance(document, str):
+            document = json.dumps(document)
+        rep = C.c_void_p()
+        self._check(self._lib.gv_report_from_json(self._ctx, document.encode(), C.byref(rep)),
+                    "gv_report_from_json")
+        try:
+            return self._report(rep)
+        finally:
+            self._lib.gv_report_free(rep)
+
     def _render(self, fn, rep) -> str:
         out = C.c_void_p()
         st = fn(rep, 0, C.byref(out))

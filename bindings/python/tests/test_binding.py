@@ -60,6 +60,19 @@ def test_run_reports_verdicts_and_details(node):
     assert "gpuverify_node_healthy 0" in lost.prometheus
 
 
+def test_a_report_reads_back_from_its_json(node):
+    ctx = node("h100-open", "h100x8-gpu-lost")
+    report = ctx.run(checks=PASSIVE)
+    again = ctx.read_report(report.json)
+    assert again.json == report.json and again.prometheus == report.prometheus
+    assert [c.to_dict() for c in again.checks] == [c.to_dict() for c in report.checks]
+    doc = report.document()
+    doc["schema_version"] = 2
+    with pytest.raises(gpuverify.ParseError) as bad:
+        ctx.read_report(doc)
+    assert "schema_version" in str(bad.value)
+
+
 def test_quick_level_gives_gv_checks_verdicts(node, fixtures, fakelib, gv_check):
     report = node("h100-open", "h100x1-compute").run("quick", gemm_size=32)
     assert report.level == "quick"
