@@ -8,7 +8,9 @@
 #include "checks/active.h"
 #include "checks/checks.h"
 #include "compute/compute.h"
+#include "compute/session.h"
 #include "core/context.h"
+#include "core/util.h"
 #include "gpuverify/gv_policy.h"
 
 /* The CUDA ordinals to test, with their inventory subjects. */
@@ -83,8 +85,8 @@ void gv_active_compat(gv_active_run *run)
 
 void gv_active_cuda(gv_active_run *run)
 {
-    static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy"};
-    if (no_devices(run, ids, 3))
+    static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy", "cuda.matmul"};
+    if (no_devices(run, ids, 4))
         return;
     gv_cuda_opts o = GV_CUDA_OPTS_INIT; /* benchmark length: 256 MiB, 5 samples of 16 */
     if (!run->benchmark) {
@@ -105,16 +107,40 @@ void gv_active_cuda(gv_active_run *run)
         char subject[48];
         subject_of(run->facts, gpu, subject, sizeof subject);
         gv_cuda_result r = GV_CUDA_RESULT_INIT;
+        /* One context for the group's tests on this GPU: retained here, so creating it is
+         * timed here and added to what gv_cuda_check measured (then next to nothing). */
+        double made = gv_now_s();
+        gv_session_keep_context(run->ctx, (uint32_t)gpu, 1);
+        made = gv_now_s() - made;
         if (gv_cuda_check(run->ctx, (uint32_t)gpu, &o, &r) != GV_OK) {
-            gv_active_rows(run, ids, 3, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
+            gv_active_rows(run, ids, 4, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
+            gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
             continue;
         }
+        /* While the context lives: the matmul (its row comes after the others). */
+        int matmul = gv_active_selected(run, "cuda.matmul");
+        gv_matmul_result m;
+        gv_status ms = GV_OK;
+        if (matmul) {
+            /* The seeds' sizes: 4096 (8192 at benchmark length), or the run's GEMM size. */
+            uint32_t n = run->gemm_size   ? (run->gemm_size + 15) / 16 * 16
+                         : run->benchmark ? 8192
+                                          : 4096;
+            ms = gv_matmul_check(run->ctx, (uint32_t)gpu, n, &m);
+        }
+        gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
         int context_ok = r.context_s > 0 && r.memory_total > 0;
         if (gv_active_selected(run, "cuda.init")) {
-            gv_check_result *c = gv_report_add(run->report, "cuda.init", subject,
-                                               context_ok ? GV_PASS : GV_FAIL, "%s", r.message);
+            double context_s = r.context_s + made;
+            gv_check_result *c =
+                context_ok
+                    ? gv_report_add(run->report, "cuda.init", subject, GV_PASS,
+                                    "CUDA context on %s (%s) in %.0f ms; %.2f GiB free", r.name,
+                                    r.pci_bus_id, context_s * 1e3,
+                                    (double)r.memory_free / (1ull << 30))
+                    : gv_report_add(run->report, "cuda.init", subject, GV_FAIL, "%s", r.message);
             if (context_ok)
-                gv_result_measured(c, r.context_s, "s", "%.3f s", r.context_s);
+                gv_result_measured(c, context_s, "s", "%.3f s", context_s);
         }
         if (gv_active_selected(run, "cuda.alloc")) {
             gv_check_result *c = gv_report_add(run->report, "cuda.alloc", subject,
@@ -145,6 +171,16 @@ void gv_active_cuda(gv_active_run *run)
             if (r.copy_verdict == GV_WARN || r.copy_verdict == GV_FAIL)
                 gv_result_remedy(c, "check the link (lspci -vv: LnkSta), the slot and riser, "
                                     "IOMMU settings and the NUMA placement of the job");
+        }
+        if (matmul) {
+            gv_check_result *c = gv_report_add(run->report, "cuda.matmul", subject,
+                                               ms == GV_OK ? m.verdict : GV_ERROR, "%s", m.message);
+            if (ms == GV_OK && !m.errors)
+                gv_result_measured(c, m.f16_tflops, "TFLOPS", "FP16 %.1f, FP32 %.1f TFLOPS",
+                                   m.f16_tflops, m.f32_tflops);
+            if (m.errors)
+                gv_result_remedy(c, "drain the node: the GPU computes wrong results; run the "
+                                    "vendor diagnostics (dcgmi diag -r 3) and replace it");
         }
     }
 }

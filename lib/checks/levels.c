@@ -1,17 +1,19 @@
 /* The run levels. quick fits a Slurm prolog: files, libraries, a CUDA context with a VRAM test
- * and one FP16 GEMM per GPU, no bandwidth sweep, no collective, no GPUDirect RDMA readiness
- * (a multi-node matter, not every job's); standard is the whole catalog
- * with short GPU tests; extended runs the GPU tests at benchmark length. */
+ * and our own FP16/FP32 matmul per GPU (no cuBLASLt in the process, so no driver.compat), no
+ * bandwidth sweep, no collective, no GPUDirect RDMA readiness (a multi-node matter, not every
+ * job's); standard is the whole catalog with short GPU tests; extended runs the GPU tests at
+ * benchmark length. */
 #include "checks/levels.h"
 
 #include "gpuverify/gv_report.h"
 
 static const gv_level_def levels[] = {
     [GV_LEVEL_STANDARD] = {"standard", 180.0, NULL, 0},
-    [GV_LEVEL_QUICK] = {"quick", 30.0,
-                        "system,driver,gpu,topo,rdma,cuda.init,cuda.alloc,gemm.fp16,"
-                        "cudnn.version,nccl.version",
-                        0},
+    [GV_LEVEL_QUICK] =
+        {"quick", 30.0,
+         "system,driver,^driver.compat,gpu,topo,rdma,cuda.init,cuda.alloc,cuda.matmul,"
+         "cudnn.version,nccl.version",
+         0},
     [GV_LEVEL_EXTENDED] = {"extended", 900.0, NULL, 1},
 };
 

@@ -48,6 +48,7 @@ const gv_check_def gv_checks[] = {
     {"cuda.init", NULL, gv_active_cuda, 1},
     {"cuda.alloc", NULL, gv_active_cuda, 1},
     {"cuda.copy", NULL, gv_active_cuda, 1},
+    {"cuda.matmul", NULL, gv_active_cuda, 1},
     {"gemm.fp32", NULL, gv_active_gemm, 1},
     {"gemm.tf32", NULL, gv_active_gemm, 1},
     {"gemm.fp16", NULL, gv_active_gemm, 1},

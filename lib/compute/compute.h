@@ -22,4 +22,17 @@ typedef struct gv_compat {
  * version it needs with the driver's. */
 void gv_compat_check(gv_ctx *ctx, int32_t library, gv_compat *out);
 
+/* cuda.matmul (matmul.c): n x n x n products with our own kernels, FP16 on tensor cores and
+ * FP32, 64 sampled outputs each against an FP64 host reference. n a multiple of 16. */
+typedef struct gv_matmul_result {
+    int32_t verdict; /* PASS, or FAIL with wrong outputs or a CUDA error */
+    uint32_t n;
+    double f16_tflops, f32_tflops;
+    uint32_t errors; /* sampled outputs outside the tolerance */
+    double worst;    /* largest |error| / tolerance */
+    char message[256];
+} gv_matmul_result;
+
+gv_status gv_matmul_check(gv_ctx *ctx, uint32_t gpu, uint32_t n, gv_matmul_result *out);
+
 #endif

@@ -66,6 +66,8 @@ static gv_status load_kernels(gv_session *s, gv_errbuf *err)
         {"gv_gate", offsetof(gv_session, gate)},
         {"gv_fill_collective", offsetof(gv_session, fill_collective)},
         {"gv_check_collective", offsetof(gv_session, check_collective)},
+        {"gv_matmul_f16", offsetof(gv_session, matmul_f16)},
+        {"gv_matmul_f32", offsetof(gv_session, matmul_f32)},
     };
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
         gvcu_function *f = (gvcu_function *)((char *)s + fns[i].offset);
@@ -140,6 +142,19 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     gv_status st = load_kernels(s, err);
     s->context_s = gv_now_s() - t0;
     return st;
+}
+
+void gv_session_keep_context(gv_ctx *ctx, uint32_t gpu, int keep)
+{
+    const struct gv_cuda_api *cu = gv_cuda(ctx);
+    gvcu_device device;
+    gvcu_context context;
+    if (!cu || gv_cuda_init(ctx) != GVCU_SUCCESS || cu->cuDeviceGet(&device, (int)gpu))
+        return;
+    if (keep)
+        cu->cuDevicePrimaryCtxRetain(&context, device);
+    else
+        cu->cuDevicePrimaryCtxRelease(device);
 }
 
 void gv_session_close(gv_session *s)
@@ -237,4 +252,17 @@ int gv_session_check_collective(gv_session *s, gvcu_deviceptr p, uint64_t n, int
 {
     void *params[] = {&p, &n, &coll, &nranks, &rank, &count, &seed, &errors};
     return launch(s, s->check_collective, s->stream, grid_for(s, n), 256, params);
+}
+
+int gv_session_matmul(gv_session *s, int half, gvcu_deviceptr a, gvcu_deviceptr b, gvcu_deviceptr c,
+                      uint32_t m, uint32_t n, uint32_t k)
+{
+    void *params[] = {&a, &b, &c, &m, &n, &k};
+    if (half) { /* a warp per 16 x 16 tile, 8 warps a block */
+        uint64_t warps = (uint64_t)(m / 16) * (n / 16);
+        return s->cu->cuLaunchKernel(s->matmul_f16, (unsigned)((warps + 7) / 8), 1, 1, 256, 1, 1, 0,
+                                     s->stream, params, NULL);
+    }
+    return s->cu->cuLaunchKernel(s->matmul_f32, m / 16, n / 16, 1, 16, 16, 1, 0, s->stream, params,
+                                 NULL);
 }

@@ -21,7 +21,8 @@ typedef struct gv_session {
     gvcu_stream stream;
     gvcu_event done; /* recorded and polled by gv_session_sync */
     gvcu_module module;
-    gvcu_function fill_pattern, check_pattern, fill_random, gate, fill_collective, check_collective;
+    gvcu_function fill_pattern, check_pattern, fill_random, gate, fill_collective, check_collective,
+        matmul_f16, matmul_f32;
     char name[96];
     char bus_id[32];
     int cc_major, cc_minor, sm_count, max_sm_clock_mhz;
@@ -34,6 +35,11 @@ typedef struct gv_session {
 /* Opens a session on CUDA device `gpu`. GV_ERR_LIBRARY: no usable libcuda or cuInit failed;
  * GV_ERR_NOT_FOUND: no such device; GV_ERR_DRIVER: a CUDA call failed. err says which. */
 gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *err);
+/* Keeps GPU `gpu`'s primary context alive between sessions (keep = 1 retains it, 0 releases
+ * that retain), so that checks run one after another on a GPU create it once: a session's
+ * close would otherwise destroy it, and the next open pay for it again. */
+void gv_session_keep_context(gv_ctx *ctx, uint32_t gpu, int keep);
+
 /* Frees what open made and pops the context; safe on a half-opened session. */
 void gv_session_close(gv_session *s);
 
@@ -57,6 +63,11 @@ int gv_session_fill_collective(gv_session *s, gvcu_deviceptr p, uint64_t count, 
 int gv_session_check_collective(gv_session *s, gvcu_deviceptr p, uint64_t n, int coll,
                                 uint32_t nranks, uint32_t rank, uint64_t count, uint64_t seed,
                                 gvcu_deviceptr errors);
+
+/* C = A x B with our own kernels (cuda.matmul): half = 1 FP16 on tensor cores, else FP32.
+ * A row-major M x K, B column-major K x N, C column-major FP32; sizes multiples of 16. */
+int gv_session_matmul(gv_session *s, int half, gvcu_deviceptr a, gvcu_deviceptr b, gvcu_deviceptr c,
+                      uint32_t m, uint32_t n, uint32_t k);
 
 /* Seconds to wait for one queued step before calling the GPU hung. */
 #define GV_SESSION_STEP_TIMEOUT_S 60.0

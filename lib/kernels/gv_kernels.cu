@@ -75,3 +75,52 @@ extern "C" __global__ void gv_check_collective(const float *p, gv_u64 n, int col
     if (bad)
         atomicAdd(errors, bad);
 }
+
+// C = A x B for cuda.matmul, gpuverify's own functional check (the benchmark is cuBLASLt's,
+// gemm.*). A is M x K row-major, B is K x N column-major (element (k, j) at j * K + k), C is
+// M x N column-major FP32. M, N, K multiples of 16.
+//
+// FP16 on tensor cores: one warp per 16 x 16 tile of C, WMMA fragments loaded straight from
+// global memory, FP32 accumulation.
+#include <mma.h>
+extern "C" __global__ void gv_matmul_f16(const __half *a, const __half *b, float *c, unsigned m,
+                                         unsigned n, unsigned k)
+{
+    using namespace nvcuda;
+    unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    unsigned tiles_m = m / 16;
+    if (warp >= tiles_m * (n / 16))
+        return;
+    unsigned ti = warp % tiles_m, tj = warp / tiles_m;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    for (unsigned kk = 0; kk < k; kk += 16) {
+        wmma::load_matrix_sync(fa, a + (size_t)ti * 16 * k + kk, k);
+        wmma::load_matrix_sync(fb, b + (size_t)tj * 16 * k + kk, k);
+        wmma::mma_sync(acc, fa, fb, acc);
+    }
+    wmma::store_matrix_sync(c + (size_t)tj * 16 * m + (size_t)ti * 16, acc, m,
+                            wmma::mem_col_major);
+}
+
+// FP32 on the CUDA cores: 16 x 16 threads per block, one output each, K in shared-memory tiles.
+extern "C" __global__ void gv_matmul_f32(const float *a, const float *b, float *c, unsigned m,
+                                         unsigned n, unsigned k)
+{
+    __shared__ float ta[16][17], tb[16][17];
+    unsigned i = blockIdx.x * 16 + threadIdx.y, j = blockIdx.y * 16 + threadIdx.x;
+    float sum = 0.0f;
+    for (unsigned kk = 0; kk < k; kk += 16) {
+        // ta[row][kk + x] = A(blockIdx.x * 16 + row, kk + x); tb[col][kk + y] = B(kk + y, col)
+        ta[threadIdx.y][threadIdx.x] = a[(size_t)i * k + kk + threadIdx.x];
+        tb[threadIdx.x][threadIdx.y] = b[(size_t)j * k + kk + threadIdx.y];
+        __syncthreads();
+        for (unsigned q = 0; q < 16; q++)
+            sum += ta[threadIdx.y][q] * tb[threadIdx.x][q];
+        __syncthreads();
+    }
+    if (i < m && j < n)
+        c[(size_t)j * m + i] = sum;
+}

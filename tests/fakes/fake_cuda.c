@@ -11,6 +11,7 @@
 
 #include "backends/nvabi/cuda_abi.h"
 #include "fake_cuda_device.h"
+#include "kernels/gv_float_bits.h"
 #include "kernels/gv_random.h"
 #include "scenario.h"
 
@@ -487,9 +488,9 @@ static gvcu_result fake_cuEventDestroy(gvcu_event event)
 }
 
 /* The kernels of lib/kernels/gv_kernels.cu, by name, on the host. */
-static const char *const kernel_names[] = {"gv_fill_pattern",    "gv_check_pattern",
-                                           "gv_fill_random",     "gv_gate",
-                                           "gv_fill_collective", "gv_check_collective"};
+static const char *const kernel_names[] = {
+    "gv_fill_pattern",    "gv_check_pattern",    "gv_fill_random", "gv_gate",
+    "gv_fill_collective", "gv_check_collective", "gv_matmul_f16",  "gv_matmul_f32"};
 
 static gvcu_result fake_cuModuleLoadData(gvcu_module *module, const void *image)
 {
@@ -580,6 +581,29 @@ static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid
             float want = gv_collective_expected(coll, seed, nranks, rank, count, j);
             *errors += memcmp(&p[j], &want, sizeof want) != 0;
         }
+        return GVCU_SUCCESS;
+    }
+    case 7:   /* gv_matmul_f16(a, b, c, m, n, k) */
+    case 8: { /* gv_matmul_f32 */
+        int half = (uintptr_t)function == 7;
+        const unsigned char *a = (const unsigned char *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+        const unsigned char *b = (const unsigned char *)(uintptr_t) * (gvcu_deviceptr *)params[1];
+        float *c = (float *)(uintptr_t) * (gvcu_deviceptr *)params[2];
+        uint32_t m = *(uint32_t *)params[3], n = *(uint32_t *)params[4], k = *(uint32_t *)params[5];
+        int kind = half ? GV_BITS_FP16 : GV_BITS_FP32;
+        size_t size = half ? 2 : 4;
+        for (uint32_t j = 0; j < n; j++)
+            for (uint32_t i = 0; i < m; i++) {
+                double sum = 0;
+                for (uint32_t q = 0; q < k; q++) {
+                    uint32_t x = 0, y = 0;
+                    memcpy(&x, a + ((size_t)i * k + q) * size, size);
+                    memcpy(&y, b + ((size_t)j * k + q) * size, size);
+                    sum += gv_bits_to_double(kind, x) * gv_bits_to_double(kind, y);
+                }
+                c[(size_t)j * m + i] = (float)(sum + g->gemm_corrupt);
+            }
+        fake_cuda_advance(2.0 * m * n * k / (g->gemm_tflops * 1e12));
         return GVCU_SUCCESS;
     }
     default:

@@ -69,6 +69,25 @@ static void gemm_silent_corruption_fails(void **state)
     assert_non_null(strstr(r.message, "silent data corruption"));
 }
 
+/* cuda.matmul, our own kernels: the fake's off-by-one outputs are caught, whatever the size. */
+static void own_matmul_catches_corruption(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-corrupt");
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "cuda.matmul";
+    o.gemm_size = 40; /* rounded up to 48, a multiple of the 16-wide tiles */
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_check_result c = result_of(r, "cuda.matmul", "gpu0");
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "128 of 128 sampled outputs wrong"));
+    assert_non_null(strstr(c.message, "48^3"));
+    assert_non_null(strstr(c.remediation, "drain"));
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+}
+
 static void gemm_slow_warns_then_fails_by_policy(void **state)
 {
     (void)state;
@@ -272,9 +291,9 @@ static void run_rows_for_every_active_check(void **state)
     o.copy_bytes = 1 << 20;
     gv_report *r = NULL;
     assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
-    static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy",
-                                      "gemm.fp32", "gemm.tf32",  "gemm.fp16",
-                                      "gemm.bf16", "gemm.fp8",   "cudnn.conv"};
+    static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy", "cuda.matmul",
+                                      "gemm.fp32", "gemm.tf32",  "gemm.fp16", "gemm.bf16",
+                                      "gemm.fp8",  "cudnn.conv"};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
         assert_int_equal(verdict_of(r, ids[i], "gpu0"), GV_PASS);
     assert_int_equal(verdict_of(r, "cudnn.version", "node"), GV_PASS);
@@ -284,7 +303,11 @@ static void run_rows_for_every_active_check(void **state)
     gv_check_result c = result_of(r, "gemm.fp16", "gpu0");
     assert_string_equal(c.unit, "TFLOPS");
     assert_true(fabs(c.value - 700) < 1);
-    assert_int_equal(gv_report_count(r), 13);
+    assert_int_equal(gv_report_count(r), 14);
+    gv_check_result mm = result_of(r, "cuda.matmul", "gpu0");
+    assert_string_equal(mm.unit, "TFLOPS");
+    assert_true(fabs(mm.value - 700) < 1); /* the fake GPU's rate, timed by events */
+    assert_non_null(strstr(mm.message, "128 sampled outputs verified"));
     gv_report_free(r);
     o.gemm_size = 100000;
     assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);
@@ -297,6 +320,7 @@ int main(void)
         cmocka_unit_test(gemm_healthy_is_verified_and_judged_against_the_datasheet),
         cmocka_unit_test(gemm_every_dtype_verifies),
         cmocka_unit_test(gemm_silent_corruption_fails),
+        cmocka_unit_test(own_matmul_catches_corruption),
         cmocka_unit_test(gemm_slow_warns_then_fails_by_policy),
         cmocka_unit_test(gemm_fp8_needs_ada_or_hopper),
         cmocka_unit_test(cublas_newer_than_the_driver_fails_with_the_fix),

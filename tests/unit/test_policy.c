@@ -242,8 +242,9 @@ static void levels_select_and_budgets_bound_the_run(void **state)
     o.checks = "^topo"; /* exclusions apply to the level's selection */
     gv_report *r = run_with("h100-open", "h100x1-compute", &o);
     assert_true(has(r, "driver.version") && has(r, "cuda.init") && has(r, "cuda.alloc"));
-    assert_true(has(r, "gemm.fp16") && has(r, "cudnn.version") && has(r, "nccl.version"));
-    assert_false(has(r, "cuda.copy") || has(r, "gemm.fp32") || has(r, "cudnn.conv"));
+    assert_true(has(r, "cuda.matmul") && has(r, "cudnn.version") && has(r, "nccl.version"));
+    assert_false(has(r, "cuda.copy") || has(r, "gemm.fp16") || has(r, "cudnn.conv"));
+    assert_false(has(r, "driver.compat")); /* no cuBLASLt in a quick run */
     assert_false(has(r, "nccl.allreduce") || has(r, "topo.numa"));
     char *json = NULL;
     assert_int_equal(gv_report_json(r, GV_JSON_COMPACT, &json), GV_OK);
@@ -262,10 +263,10 @@ static void levels_select_and_budgets_bound_the_run(void **state)
     o.checks = NULL;
     o.budget_s = 1e-6;
     r = run_with("h100-open", "h100x1-compute", &o);
-    gv_check_result g = result_of(r, "gemm.fp16", "node");
+    gv_check_result g = result_of(r, "cuda.matmul", "node");
     assert_int_equal(g.verdict, GV_SKIP);
     assert_non_null(strstr(g.message, "the quick level's budget of 0 s was spent"));
-    assert_false(has(r, "gemm.fp32"));
+    assert_false(has(r, "cuda.copy"));
     gv_report_free(r);
 
     gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");

@@ -77,7 +77,7 @@ def test_quick_level_gives_gv_checks_verdicts(node, fixtures, fakelib, gv_check)
     report = node("h100-open", "h100x1-compute").run("quick", gemm_size=32)
     assert report.level == "quick"
     ids = {c.id for c in report.checks}
-    assert {"cuda.init", "gemm.fp16", "nccl.version"} <= ids and "cuda.copy" not in ids
+    assert {"cuda.init", "cuda.matmul", "nccl.version"} <= ids and "cuda.copy" not in ids
     out = subprocess.run([gv_check, "--json", "--level", "quick", "--gemm-size", "32",
                           "--sysroot", os.path.join(fixtures, "sysroots", "h100-open"),
                           "--library-dir", fakelib], capture_output=True, text=True)
