@@ -23,6 +23,13 @@ struct gv_report {
     int out_of_memory; /* a result could not be added */
 };
 
+/* The names the JSON report gives enum values (report_json.c writes them, report_json_read.c
+ * reads them back): enum gv_module_kind and enum gv_library_state, indexed by value. */
+#define GV_MODULE_KIND_NAMES 3
+#define GV_LIBRARY_STATE_NAMES 4
+extern const char *const gv_module_kind_names[GV_MODULE_KIND_NAMES];
+extern const char *const gv_library_state_names[GV_LIBRARY_STATE_NAMES];
+
 /* A report holding a copy of the facts' driver summary and GPUs; NULL when out of memory. */
 gv_report *gv_report_new(const gv_facts *facts);
 

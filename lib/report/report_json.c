@@ -39,22 +39,23 @@ static json_t *real_or_null(double v)
     return isfinite(v) && v >= 0 ? json_real(v) : json_null();
 }
 
-static const char *const library_states[] = {"loaded", "absent", "broken", "not_queried"};
+const char *const gv_module_kind_names[GV_MODULE_KIND_NAMES] = {"unknown", "open", "proprietary"};
+const char *const gv_library_state_names[GV_LIBRARY_STATE_NAMES] = {"loaded", "absent", "broken",
+                                                                    "not_queried"};
 
 static const char *state_name(int32_t s)
 {
-    return s >= 0 && s <= 3 ? library_states[s] : "unknown";
+    return s >= 0 && s < GV_LIBRARY_STATE_NAMES ? gv_library_state_names[s] : "unknown";
 }
 
 static json_t *driver_json(const gv_driver_info *d)
 {
-    static const char *const kinds[] = {"unknown", "open", "proprietary"};
     json_t *o = json_object();
     json_object_set_new(o, "module_loaded",
                         d->module_loaded < 0 ? json_null() : json_boolean(d->module_loaded));
     json_object_set_new(o, "module_kind",
-                        json_string(d->module_kind >= 0 && d->module_kind <= 2
-                                        ? kinds[d->module_kind]
+                        json_string(d->module_kind >= 0 && d->module_kind < GV_MODULE_KIND_NAMES
+                                        ? gv_module_kind_names[d->module_kind]
                                         : "unknown"));
     json_object_set_new(o, "module_version", text_or_null(d->module_version));
     json_object_set_new(o, "nouveau_loaded",

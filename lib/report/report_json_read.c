@@ -79,19 +79,17 @@ static int32_t named(reader *rd, json_t *o, const char *key, const char *const *
 
 static void driver(reader *rd, json_t *o, gv_driver_info *d)
 {
-    static const char *const kinds[] = {"unknown", "open", "proprietary"};
-    static const char *const states[] = {"loaded", "absent", "broken", "not_queried"};
     snprintf(rd->where, sizeof rd->where, "driver");
     memset(d, 0, sizeof *d);
     d->struct_size = sizeof *d;
     d->module_loaded = boolean(rd, o, "module_loaded");
-    d->module_kind = named(rd, o, "module_kind", kinds, 3);
+    d->module_kind = named(rd, o, "module_kind", gv_module_kind_names, GV_MODULE_KIND_NAMES);
     text(rd, o, "module_version", d->module_version, sizeof d->module_version);
     d->nouveau_loaded = boolean(rd, o, "nouveau_loaded");
     text(rd, o, "os", d->os_name, sizeof d->os_name);
     text(rd, o, "kernel", d->kernel_release, sizeof d->kernel_release);
-    d->nvml_state = named(rd, o, "nvml", states, 4);
-    d->cuda_state = named(rd, o, "cuda", states, 4);
+    d->nvml_state = named(rd, o, "nvml", gv_library_state_names, GV_LIBRARY_STATE_NAMES);
+    d->cuda_state = named(rd, o, "cuda", gv_library_state_names, GV_LIBRARY_STATE_NAMES);
     text(rd, o, "driver_version", d->driver_version, sizeof d->driver_version);
     text(rd, o, "nvml_version", d->nvml_version, sizeof d->nvml_version);
     d->cuda_driver_version = (int32_t)integer(rd, o, "cuda_driver_version");
@@ -159,13 +157,18 @@ static void gpu(reader *rd, json_t *o, size_t index, gv_gpu *g)
 
 static void check(reader *rd, json_t *o, size_t index, gv_check_result *c)
 {
-    static const char *const verdicts[] = {"PASS", "WARN", "FAIL", "SKIP", "ERROR"};
     snprintf(rd->where, sizeof rd->where, "checks[%zu]", index);
     memset(c, 0, sizeof *c);
     c->struct_size = sizeof *c;
     text(rd, o, "id", c->id, sizeof c->id);
     text(rd, o, "subject", c->subject, sizeof c->subject);
-    c->verdict = named(rd, o, "verdict", verdicts, 5);
+    c->verdict = -1;
+    const char *verdict = json_string_value(json_object_get(o, "verdict"));
+    for (int32_t v = GV_PASS; verdict && v <= GV_ERROR; v++)
+        if (strcmp(verdict, gv_verdict_name(v)) == 0)
+            c->verdict = v;
+    if (c->verdict < 0)
+        bad(rd, "verdict", "PASS, WARN, FAIL, SKIP or ERROR");
     text(rd, o, "message", c->message, sizeof c->message);
     text(rd, o, "measured", c->measured, sizeof c->measured);
     c->value = number(rd, o, "value", NAN);
