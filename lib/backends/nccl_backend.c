@@ -69,11 +69,10 @@ out:
     return data;
 }
 
-int gv_nccl_build_cuda(gv_ctx *ctx)
+/* The version string out of the library file (a few MiB of its .rodata). */
+static int read_build_cuda(const char *path)
 {
-    if (!gv_nccl(ctx))
-        return 0;
-    int fd = open(gv_library_slot(ctx, GV_LIB_NCCL)->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
     size_t size = 0;
@@ -96,4 +95,14 @@ int gv_nccl_build_cuda(gv_ctx *ctx)
     }
     free(data);
     return cuda;
+}
+
+int gv_nccl_build_cuda(gv_ctx *ctx)
+{
+    if (!gv_nccl(ctx))
+        return 0;
+    /* Once per context: the compatibility row, nccl.version and every benchmark ask. */
+    if (ctx->nccl_build_cuda < 0)
+        ctx->nccl_build_cuda = read_build_cuda(gv_library_slot(ctx, GV_LIB_NCCL)->path);
+    return ctx->nccl_build_cuda;
 }

@@ -132,6 +132,7 @@ gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out)
         return s;
     }
     ctx->cuda_init_result = -1;
+    ctx->nccl_build_cuda = -1;
     ctx->nvml_init_result = -1;
     *out = ctx;
     return GV_OK;

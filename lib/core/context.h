@@ -38,6 +38,7 @@ struct gv_ctx {
     const struct gv_cublaslt_api *cublaslt;
     const struct gv_cudnn_api *cudnn;
     const struct gv_nccl_api *nccl;
+    int nccl_build_cuda; /* gv_nccl_build_cuda's answer, -1 before it is read */
     const struct gv_ibverbs_api *ibverbs;
     /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
     struct gv_facts *facts;
