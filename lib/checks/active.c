@@ -130,17 +130,15 @@ void gv_active_cuda(gv_active_run *run)
         }
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
         int context_ok = r.context_s > 0 && r.memory_total > 0;
+        if (context_ok) { /* the context's creation happened in the retain above */
+            r.context_s += made;
+            gv_cuda_context_message(&r, r.message, sizeof r.message);
+        }
         if (gv_active_selected(run, "cuda.init")) {
-            double context_s = r.context_s + made;
-            gv_check_result *c =
-                context_ok
-                    ? gv_report_add(run->report, "cuda.init", subject, GV_PASS,
-                                    "CUDA context on %s (%s) in %.0f ms; %.2f GiB free", r.name,
-                                    r.pci_bus_id, context_s * 1e3,
-                                    (double)r.memory_free / (1ull << 30))
-                    : gv_report_add(run->report, "cuda.init", subject, GV_FAIL, "%s", r.message);
+            gv_check_result *c = gv_report_add(run->report, "cuda.init", subject,
+                                               context_ok ? GV_PASS : GV_FAIL, "%s", r.message);
             if (context_ok)
-                gv_result_measured(c, context_s, "s", "%.3f s", context_s);
+                gv_result_measured(c, r.context_s, "s", "%.3f s", r.context_s);
         }
         if (gv_active_selected(run, "cuda.alloc")) {
             gv_check_result *c = gv_report_add(run->report, "cuda.alloc", subject,

@@ -22,6 +22,9 @@ typedef struct gv_compat {
  * version it needs with the driver's. */
 void gv_compat_check(gv_ctx *ctx, int32_t library, gv_compat *out);
 
+/* gv_cuda_check's message on a context it made: name, bus id, r->context_s, free memory. */
+void gv_cuda_context_message(const gv_cuda_result *r, char *out, size_t cap);
+
 /* cuda.matmul (matmul.c): n x n x n products with our own kernels, FP16 on tensor cores and
  * FP32, 64 sampled outputs each against an FP64 host reference. n a multiple of 16. */
 typedef struct gv_matmul_result {

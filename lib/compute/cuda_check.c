@@ -221,6 +221,12 @@ static gv_status copy_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
     return GV_OK;
 }
 
+void gv_cuda_context_message(const gv_cuda_result *r, char *out, size_t cap)
+{
+    snprintf(out, cap, "CUDA context on %s (%s) in %.0f ms; %.2f GiB free", r->name, r->pci_bus_id,
+             1e3 * r->context_s, r->memory_free / GIB);
+}
+
 gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_cuda_result *out)
 {
     if (!ctx)
@@ -277,8 +283,7 @@ gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_
         r.verdict = gv_verdict_worse(r.alloc_verdict, r.copy_verdict);
         if (r.verdict == GV_SKIP)
             r.verdict = GV_PASS;
-        snprintf(r.message, sizeof r.message, "CUDA context on %s (%s) in %.0f ms; %.2f GiB free",
-                 s.name, s.bus_id, 1e3 * r.context_s, r.memory_free / GIB);
+        gv_cuda_context_message(&r, r.message, sizeof r.message);
     }
     return gv_copy_out(out, &r, sizeof r, GV_CUDA_RESULT_SIZE_V1);
 }
