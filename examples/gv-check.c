@@ -16,7 +16,7 @@ static void usage(FILE *to)
             "                [--checks LIST]\n"
             "                [--gemm-size N] [--copy-mib N] [--nccl-kib N]\n"
             "                [--topology-xml FILE] [--level L] [--budget S] [--gpus LIST]\n"
-            "                [--policy FILE] [--list]\n"
+            "                [--policy FILE] [--isolation I] [--deadline S] [--list]\n"
             "  --json             print the report as JSON (docs/report.schema.json)\n"
             "  --prometheus       print it in Prometheus' text format (node_exporter textfile)\n"
             "  --npd              node-problem-detector plugin: one line; exit 0 OK, 1 problem,\n"
@@ -33,7 +33,10 @@ static void usage(FILE *to)
             "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
             "  --budget S         wall-clock budget of the run (default: the level's)\n"
             "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
-            "  --policy FILE      the site's expectations, key = value (gv_policy.h)\n");
+            "  --policy FILE      the site's expectations, key = value (gv_policy.h)\n"
+            "  --isolation I      auto (default: gpuverify-worker when installed), process\n"
+            "                     (required), none (in this process, no hard deadlines)\n"
+            "  --deadline S       each check's deadline where the catalog sets none (30)\n");
 }
 
 static const char *colour(int verdict, int tty)
@@ -184,7 +187,15 @@ int main(int argc, char **argv)
             run.gpus = argv[++i];
         else if (strcmp(a, "--policy") == 0 && has_value)
             policy_path = argv[++i];
-        else if (strcmp(a, "--list") == 0) {
+        else if (strcmp(a, "--deadline") == 0 && has_value)
+            opts.deadline_s = strtod(argv[++i], NULL);
+        else if (strcmp(a, "--isolation") == 0 && has_value) {
+            const char *name = argv[++i];
+            run.isolation = !strcmp(name, "auto")      ? GV_ISOLATION_AUTO
+                            : !strcmp(name, "process") ? GV_ISOLATION_PROCESS
+                            : !strcmp(name, "none")    ? GV_ISOLATION_NONE
+                                                       : -1;
+        } else if (strcmp(a, "--list") == 0) {
             for (uint32_t k = 0; k < gv_catalog_count(); k++)
                 printf("%s\n", gv_catalog_id(k));
             return 0;

@@ -74,6 +74,8 @@ int seed_main(int argc, char **argv, const char *tool, const seed_section *secti
 {
     gv_ctx_opts co = GV_CTX_OPTS_INIT;
     gv_run_opts ro = GV_RUN_OPTS_INIT;
+    gv_policy policy = GV_POLICY_INIT;
+    const char *policy_path = NULL;
     int json = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
@@ -84,6 +86,8 @@ int seed_main(int argc, char **argv, const char *tool, const seed_section *secti
             co.library_dir = argv[++i];
         else if (strcmp(argv[i], "--topology-xml") == 0 && i + 1 < argc)
             ro.topology_xml = argv[++i];
+        else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
+            policy_path = argv[++i];
         else
             return usage(tool);
     }
@@ -99,7 +103,9 @@ int seed_main(int argc, char **argv, const char *tool, const seed_section *secti
         return 2;
     }
     gv_report *r = NULL;
-    if ((st = gv_run(ctx, &ro, &r)) != GV_OK) {
+    if (policy_path && (st = gv_policy_load(ctx, policy_path, &policy)) == GV_OK)
+        ro.policy = &policy;
+    if (st != GV_OK || (st = gv_run(ctx, &ro, &r)) != GV_OK) {
         fprintf(stderr, "%s: %s: %s\n", tool, gv_strerror(st), gv_ctx_last_error(ctx));
         gv_ctx_destroy(ctx);
         return 2;

@@ -46,15 +46,19 @@ typedef struct gv_ctx_opts {
     /* Query the live NVIDIA libraries (NVML, CUDA)? GV_AUTO = yes when sysroot is "/" or a
      * library directory or file is named; an offline sysroot is otherwise judged from files. */
     int32_t live_libraries;
-    /* Default deadline in seconds for calls that can block in the driver; 0 = 30 s. Validated
-     * and kept now; enforced from the release that adds the isolated worker process. */
+    /* Default deadline in seconds of each check (and of gathering the facts) where the catalog
+     * sets none; 0 = 30 s. Enforced by gv_run when the checks run in gpuverify-worker: at the
+     * deadline the worker is killed and the check FAILs as timed out (docs/checks.md). */
     double deadline_s;
+    /* (1.1) The gpuverify-worker executable; NULL = $GPUVERIFY_WORKER, else the one installed
+     * with the library (gv_library_status(ctx, GV_LIB_WORKER, ...) says where it looked). */
+    const char *worker_path;
 } gv_ctx_opts;
 
 #define GV_CTX_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_ctx_opts), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,        \
-            GV_LOG_WARN, GV_AUTO, 0.0                                                              \
+            GV_LOG_WARN, GV_AUTO, 0.0, NULL                                                        \
     }
 
 /* Creates a context. opts may be NULL (all defaults). On error *out is NULL. */

@@ -9,8 +9,10 @@
  *     gpu_model = H100
  *     gemm_min_tflops.fp16 = 600
  *     nccl_min_busbw_gbps = 350
+ *     busy = skip                  # skip | warn | fail | ignore
  *
- * Keys are the field names below (gemm_min_tflops.<dtype> per data type); '#' starts a comment. */
+ * A CPU node checked on purpose says `gpu_count = 0`. Keys are the field names below
+ * (gemm_min_tflops.<dtype> per data type); '#' starts a comment. */
 #ifndef GPUVERIFY_GV_POLICY_H
 #define GPUVERIFY_GV_POLICY_H
 
@@ -25,11 +27,12 @@ extern "C" {
 
 typedef struct gv_policy {
     uint32_t struct_size;
-    uint32_t flags;             /* reserved, must be 0 */
-    int32_t gpu_count;          /* GPUs the node must have (driver.gpu_count); -1 = not set */
-    int32_t require_rdma;       /* 1: a node without an RDMA device FAILs rdma.devices; 0 SKIP */
-    char gpu_model[96];         /* text every GPU's name must contain (gpu.model); "" = any */
-    char kernel_min[32];        /* minimum kernel for GPUDirect RDMA (gpudirect.kernel); "" = 6.2 */
+    uint32_t flags;       /* reserved, must be 0 */
+    int32_t gpu_count;    /* GPUs the node must have (driver.gpu_count); -1 = not set: then a node
+                             with no NVIDIA GPU FAILs, and 0 says it is a CPU node on purpose */
+    int32_t require_rdma; /* 1: a node without an RDMA device FAILs rdma.devices; 0 SKIP */
+    char gpu_model[96];   /* text every GPU's name must contain (gpu.model); "" = any */
+    char kernel_min[32];  /* minimum kernel for GPUDirect RDMA (gpudirect.kernel); "" = 6.2 */
     double gemm_warn_fraction;  /* gemm.*: WARN below this fraction of the dense peak; 0 = 0.60 */
     double gemm_fail_fraction;  /* FAIL below; 0 = 0.40 */
     double gemm_min_tflops[5];  /* gemm.* per enum gv_dtype: FAIL below this; 0 = not set */
@@ -38,12 +41,26 @@ typedef struct gv_policy {
     /* gpu.xid: the Xid codes that FAIL a GPU, comma-separated ("48,79,94"); "" = the default
      * set of hardware faults (docs/checks.md); others are reported, not counted. */
     char xids[128];
+    /* (1.1) Performance verdicts (gemm.*, cuda.copy, cuda.matmul, nccl.allreduce) when another
+     * process used the GPU during the test (enum gv_busy_rule); wrong results FAIL whatever
+     * the load. */
+    int32_t busy;
+    int32_t reserved;
 } gv_policy;
+
+/* What a performance verdict becomes when the GPU was shared during its test. */
+enum gv_busy_rule {
+    GV_BUSY_SKIP = 0,  /* SKIP "not judged: GPU 0 used by PID ... during the test" */
+    GV_BUSY_WARN = 1,  /* WARN with the same text, the figure reported */
+    GV_BUSY_FAIL = 2,  /* FAIL: the node must be idle when it is checked */
+    GV_BUSY_IGNORE = 3 /* judge the figure as if the GPU were idle */
+};
 
 #ifdef __cplusplus
 #define GV_POLICY_INIT                                                                             \
     {                                                                                              \
-        sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0, ""               \
+        sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0, "",              \
+            GV_BUSY_SKIP, 0                                                                        \
     }
 #else
 #define GV_POLICY_INIT                                                                             \

@@ -68,12 +68,27 @@ typedef struct gv_run_opts {
     const char *gpus;
     /* Expectations of the site (gv_policy.h); NULL = the library's defaults. */
     const struct gv_policy *policy;
+    /* (1.1) Where the checks run (enum gv_isolation): in gpuverify-worker, which gv_run kills
+     * at a check's deadline, or in the caller's process. */
+    int32_t isolation;
+    uint32_t reserved2;
 } gv_run_opts;
 
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
-        sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0, GV_LEVEL_STANDARD, 0, 0.0, NULL, NULL      \
+        sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0, GV_LEVEL_STANDARD, 0, 0.0, NULL, NULL,     \
+            GV_ISOLATION_AUTO, 0                                                                   \
     }
+
+/* Where gv_run runs the checks. In a worker process, NVML, libcuda, cuBLASLt, cuDNN, NCCL and
+ * libibverbs are loaded there, never in the caller; every check has a hard deadline; a crash
+ * is a row, not the caller's crash. The report's "isolation" says which was used. */
+enum gv_isolation {
+    GV_ISOLATION_AUTO = 0,    /* the worker when one is found, else in the caller's process */
+    GV_ISOLATION_PROCESS = 1, /* the worker or GV_ERR_LIBRARY naming where it was looked for */
+    GV_ISOLATION_NONE = 2     /* in the caller's process: deadlines only where a library has an
+                                 abort (NCCL) */
+};
 
 /* How much a run does. Zero is the standard level, the catalog as gv_run ran it before levels. */
 enum gv_level {
@@ -111,7 +126,7 @@ GV_API gv_status gv_report_gpu(const gv_report *report, uint32_t index, gv_gpu *
  * described by docs/report.schema.json (its version is the report's schema_version). */
 GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
 
-/* Reads a report back from its JSON (schema_version 1), as rendered here or by another process
+/* Reads a report back from its JSON (schema_version 1 or 2), as rendered here or by another process
  * or node: the same accessors and renderers then work on it. GV_ERR_PARSE names the key that
  * is missing or of the wrong type. Free with gv_report_free. */
 GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out);

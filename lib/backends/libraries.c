@@ -10,6 +10,7 @@
 #include "backends/nvml_backend.h"
 #include "core/context.h"
 #include "core/sizes.h"
+#include "worker/worker.h"
 
 /* The driver's CUDA major picks the toolkit sonames (cuBLASLt 13 before 12 on r580). */
 static int driver_cuda_major(gv_ctx *ctx)
@@ -62,6 +63,25 @@ const void *gv_library_vtable(gv_ctx *ctx, int32_t library, const gv_symbol *sym
     return vt;
 }
 
+/* The worker is looked for, not loaded: "loaded" means found and executable. */
+static gv_status worker_status(gv_ctx *ctx, gv_library_info *out)
+{
+    gv_worker_place where;
+    gv_library_info info = GV_LIBRARY_INFO_INIT;
+    info.library = GV_LIB_WORKER;
+    info.state = gv_worker_find(ctx, &where) ? GV_LIBSTATE_LOADED : GV_LIBSTATE_ABSENT;
+    snprintf(info.name, sizeof info.name, "gpuverify-worker");
+    snprintf(info.path, sizeof info.path, "%s", where.path);
+    snprintf(info.tried, sizeof info.tried, "%s", where.tried);
+    if (info.state != GV_LIBSTATE_LOADED)
+        snprintf(info.detail, sizeof info.detail,
+                 "no executable gpuverify-worker: gv_run runs the checks in the caller's process");
+    gv_status s = gv_copy_out(out, &info, sizeof info, GV_LIBRARY_INFO_SIZE_V1);
+    return s == GV_OK ? GV_OK
+                      : gv_fail(ctx, s, "gv_library_info.struct_size %u is not a valid layout",
+                                (unsigned)out->struct_size);
+}
+
 gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
 {
     if (!ctx)
@@ -69,6 +89,8 @@ gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
     gv_clear_error(ctx);
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_library_status: out is NULL");
+    if (library == GV_LIB_WORKER)
+        return worker_status(ctx, out);
     const gv_lib_spec *spec = gv_lib_spec_of(library);
     if (!spec)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "library %d is not a gv_library", (int)library);

@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "checks/active.h"
+#include "checks/busy.h"
 #include "checks/checks.h"
 #include "compute/compute.h"
 #include "compute/session.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/util.h"
 #include "gpuverify/gv_policy.h"
 
@@ -20,6 +22,14 @@ static const gv_gpu_record *record_of_ordinal(const gv_facts *f, int ordinal)
         if (f->gpus[i].gpu.cuda_index == ordinal)
             return &f->gpus[i];
     return NULL;
+}
+
+/* Other processes on the GPU of this ordinal now, added to b. */
+static void sample_busy(gv_active_run *run, int ordinal, gv_busy *b)
+{
+    const gv_gpu_record *g = record_of_ordinal(run->facts, ordinal);
+    if (g)
+        gv_busy_sample(run->ctx, g, b);
 }
 
 static void subject_of(const gv_facts *f, int ordinal, char *out, size_t cap)
@@ -106,6 +116,9 @@ void gv_active_cuda(gv_active_run *run)
             continue;
         char subject[48];
         subject_of(run->facts, gpu, subject, sizeof subject);
+        gv_progress_begin(run->ctx, "cuda.init", subject);
+        gv_busy busy = {0};
+        sample_busy(run, gpu, &busy);
         gv_cuda_result r = GV_CUDA_RESULT_INIT;
         /* One context for the group's tests on this GPU: retained here, so creating it is
          * timed here and added to what gv_cuda_check measured (then next to nothing). */
@@ -126,8 +139,10 @@ void gv_active_cuda(gv_active_run *run)
             uint32_t n = run->gemm_size   ? (run->gemm_size + 15) / 16 * 16
                          : run->benchmark ? 8192
                                           : 4096;
+            gv_progress_begin(run->ctx, "cuda.matmul", subject);
             ms = gv_matmul_check(run->ctx, (uint32_t)gpu, n, &m);
         }
+        sample_busy(run, gpu, &busy);
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
         int context_ok = r.context_s > 0 && r.memory_total > 0;
         if (context_ok) { /* the context's creation happened in the retain above */
@@ -149,6 +164,13 @@ void gv_active_cuda(gv_active_run *run)
             if (r.alloc_verdict == GV_FAIL && r.alloc_errors)
                 gv_result_remedy(c, "check ECC error counters (nvidia-smi -q -d ECC) and row "
                                     "remapping; drain the node and reset or replace the GPU");
+            const gv_gpu_record *g = record_of_ordinal(run->facts, gpu);
+            long long held = g ? gv_busy_bytes(&busy, g->gpu.index) : 0;
+            if (c && held > 0) {
+                size_t len = strlen(c->message);
+                snprintf(c->message + len, sizeof c->message - len,
+                         "; other processes hold %.1f GiB of this GPU", (double)held / (1 << 30));
+            }
         }
         if (gv_active_selected(run, "cuda.copy")) {
             double slow = r.h2d_gbps < r.d2h_gbps ? r.h2d_gbps : r.d2h_gbps;
@@ -169,6 +191,7 @@ void gv_active_cuda(gv_active_run *run)
             if (r.copy_verdict == GV_WARN || r.copy_verdict == GV_FAIL)
                 gv_result_remedy(c, "check the link (lspci -vv: LnkSta), the slot and riser, "
                                     "IOMMU settings and the NUMA placement of the job");
+            gv_busy_apply(&busy, run->policy, c, strstr(r.copy_message, "wrong") != NULL);
         }
         if (matmul) {
             gv_check_result *c = gv_report_add(run->report, "cuda.matmul", subject,
@@ -179,6 +202,7 @@ void gv_active_cuda(gv_active_run *run)
             if (m.errors)
                 gv_result_remedy(c, "drain the node: the GPU computes wrong results; run the "
                                     "vendor diagnostics (dcgmi diag -r 3) and replace it");
+            gv_busy_apply(&busy, run->policy, c, m.errors != 0);
         }
     }
 }
@@ -218,7 +242,12 @@ void gv_active_gemm(gv_active_run *run)
                 o.warn_fraction = o.fail_fraction;
             double min_tflops = p ? p->gemm_min_tflops[dtype] : 0;
             gv_gemm_result r = GV_GEMM_RESULT_INIT;
-            if (gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r) != GV_OK) {
+            gv_progress_begin(run->ctx, ids[dtype], subject);
+            gv_busy busy = {0};
+            sample_busy(run, gpu, &busy);
+            gv_status bench = gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r);
+            sample_busy(run, gpu, &busy);
+            if (bench != GV_OK) {
                 gv_report_add(run->report, ids[dtype], subject, GV_ERROR, "%s",
                               gv_ctx_last_error(run->ctx));
                 continue;
@@ -244,6 +273,7 @@ void gv_active_gemm(gv_active_run *run)
             else if (r.verdict == GV_WARN || r.verdict == GV_FAIL || below_floor)
                 gv_result_remedy(c, "check clocks, power and thermals (nvidia-smi -q -d "
                                     "PERFORMANCE) and other processes on the GPU");
+            gv_busy_apply(&busy, p, c, r.verified == 0 && r.verdict == GV_FAIL);
         }
     }
 }
@@ -270,6 +300,7 @@ void gv_active_cudnn(gv_active_run *run)
     gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
     char subject[48];
     subject_of(run->facts, gpu, subject, sizeof subject);
+    gv_progress_begin(run->ctx, "cudnn.conv", subject);
     if (gv_cudnn_check(run->ctx, (uint32_t)gpu, &r) != GV_OK) {
         gv_active_rows(run, ids, 2, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
         return;

@@ -8,11 +8,21 @@
 
 typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
 
+/* What a check judges that a node may not have: where the node lacks it, the check SKIPs as
+ * "not applicable" before it runs, so no check can FAIL a node for hardware it does not have
+ * unless the policy requires that hardware (docs/checks.md, "Applicability"). */
+enum gv_check_needs {
+    GV_NEEDS_GPU = 1,      /* an NVIDIA GPU (PCI, /proc or NVML); driver.gpu_count judges none */
+    GV_NEEDS_RDMA_NIC = 2, /* an RDMA device or Mellanox NIC, unless the policy's require_rdma */
+};
+
 typedef struct gv_check_def {
     const char *id;
     gv_check_fn run;     /* judges the facts; NULL for an active check */
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
     int uses_cuda;       /* needs cuInit (0.2 s): facts are gathered with CUDA */
+    int needs;           /* enum gv_check_needs */
+    double deadline_s;   /* per subject, in a worker; 0 = gv_ctx_opts.deadline_s */
 } gv_check_def;
 
 /* The catalog in run order (docs/checks.md describes each). */

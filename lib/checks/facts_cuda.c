@@ -8,6 +8,7 @@
 #include "backends/cuda_backend.h"
 #include "checks/facts_internal.h"
 #include "core/context.h"
+#include "core/progress.h"
 
 static void format_uuid(const gvcu_uuid *u, char *out, size_t cap)
 {
@@ -44,6 +45,8 @@ static void device(const struct gv_cuda_api *cu, gvcu_device dev, gv_gpu_record 
 
 void gv_facts_cuda(gv_ctx *ctx, gv_facts *f)
 {
+    gv_progress_begin(ctx, "driver.cuda", "node");
+    gv_progress_stage(ctx, "loading libcuda");
     const struct gv_cuda_api *cu = gv_cuda(ctx);
     f->cuda_lib = ctx->libs[GV_LIB_CUDA];
     if (!cu)
@@ -56,7 +59,9 @@ void gv_facts_cuda(gv_ctx *ctx, gv_facts *f)
     int v;
     if (cu->cuDriverGetVersion(&v) == GVCU_SUCCESS)
         f->cuda_driver_version = v;
+    gv_progress_stage(ctx, "cuInit");
     f->cuda_init = gv_cuda_init(ctx);
+    gv_progress_stage(ctx, "enumerating CUDA devices");
     int count = 0;
     if (f->cuda_init != GVCU_SUCCESS || cu->cuDeviceGetCount(&count) != GVCU_SUCCESS)
         return;

@@ -5,6 +5,7 @@
 #include "backends/nvml_backend.h"
 #include "checks/facts_internal.h"
 #include "core/context.h"
+#include "core/progress.h"
 
 /* Records a failed query on the GPU (the first real failure wins); NOT_SUPPORTED and absent
  * optional entries only leave the field unknown. Returns 1 on success. */
@@ -125,6 +126,8 @@ static gv_gpu_record *unaddressed(gv_facts *f, unsigned index)
 
 void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
 {
+    gv_progress_begin(ctx, "driver.nvml", "node");
+    gv_progress_stage(ctx, "loading NVML and nvmlInit_v2");
     const struct gv_nvml_api *nv = gv_nvml(ctx);
     f->nvml_lib = ctx->libs[GV_LIB_NVML];
     f->nvml_init = ctx->nvml_init_result;
@@ -139,6 +142,7 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
     if (nv->system_get_cuda_driver_version && nv->system_get_cuda_driver_version(&cv) == 0)
         f->nvml_cuda_version = cv;
     unsigned count = 0;
+    gv_progress_stage(ctx, "nvmlDeviceGetCount");
     if (nv->device_get_count(&count) != GVNV_SUCCESS)
         return;
     f->nvml_count = (int)count;
@@ -146,6 +150,7 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
         gvnv_device dev = NULL;
         gvnv_pci_info pci;
         memset(&pci, 0, sizeof pci);
+        gv_progress_stage(ctx, "nvmlDeviceGetHandleByIndex and queries of NVML GPU %u", i);
         gvnv_return rc = nv->device_get_handle_by_index(i, &dev);
         const char *what = "nvmlDeviceGetHandleByIndex";
         if (rc == GVNV_SUCCESS) {

@@ -37,15 +37,49 @@ static void tally(const gv_facts *f, counts *k)
     }
 }
 
+/* "3", or an en dash when the source could not be asked (absent library, failed init). */
+static const char *count_text(int n, char *buf, size_t cap)
+{
+    if (n < 0)
+        return "\xe2\x80\x93";
+    snprintf(buf, cap, "%d", n);
+    return buf;
+}
+
+/* No NVIDIA GPU by any source. A GPU node whose GPUs all fell off the bus looks exactly like
+ * this, so it is a finding unless the policy says the node has none (gpu_count = 0). */
+static void no_gpu(const gv_facts *f, int want, gv_report *r)
+{
+    const char *id = "driver.gpu_count";
+    char pci[16], nvml[16], cuda[16], measured[64];
+    snprintf(measured, sizeof measured, "PCI %s, NVML %s, CUDA %s",
+             count_text(f->pci_count < 0 ? 0 : f->pci_count, pci, sizeof pci),
+             count_text(f->nvml_count, nvml, sizeof nvml),
+             count_text(f->cuda_count, cuda, sizeof cuda));
+    gv_check_result *c;
+    if (want == 0) {
+        c = gv_report_add(r, id, "node", GV_PASS, "no NVIDIA GPU (%s), as the policy expects",
+                          measured);
+        gv_result_expected(c, "policy", "0");
+    } else {
+        c = gv_report_add(r, id, "node", GV_FAIL, "no NVIDIA GPU found: %s", measured);
+        if (want > 0)
+            gv_result_expected(c, "policy", "%d", want);
+        else
+            gv_result_expected(c, "default", ">= 1 (gpu_count = 0 in the policy for a CPU node)");
+        gv_result_remedy(c, "check `lspci -d 10de:` and dmesg: GPUs that fell off the bus "
+                            "(Xid 79), power or seating; on a node without GPUs on purpose, "
+                            "set gpu_count = 0 in the policy");
+    }
+    gv_result_measured(c, 0, "GPUs", "%s", measured);
+}
+
 void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
 {
     const char *id = "driver.gpu_count";
     int want = f->policy ? f->policy->gpu_count : -1;
     if (!gv_facts_has_gpus(f) && f->cuda_count <= 0) {
-        gv_check_result *c = gv_report_add(r, id, "node", want > 0 ? GV_FAIL : GV_SKIP,
-                                           "no NVIDIA GPU on the PCI bus or in NVML");
-        if (want > 0)
-            gv_result_expected(c, "policy", "%d", want);
+        no_gpu(f, want, r);
         return;
     }
     if (f->nvml_count < 0 && f->cuda_count < 0) {

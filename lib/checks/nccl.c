@@ -7,9 +7,11 @@
 
 #include "backends/libraries.h"
 #include "checks/active.h"
+#include "checks/busy.h"
 #include "checks/checks.h"
 #include "compute/compute.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/util.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_nccl.h"
@@ -57,7 +59,17 @@ static void allreduce_row(gv_active_run *run)
     if (p && p->nccl_min_busbw_gbps > 0)
         o.min_busbw_gbps = p->nccl_min_busbw_gbps;
     gv_nccl_result r = GV_NCCL_RESULT_INIT;
-    gv_status st = gv_nccl_bench(run->ctx, &o, &r);
+    gv_status st = GV_OK;
+    gv_progress_begin(run->ctx, "nccl.allreduce", "node");
+    gv_busy busy = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < o.gpu_count; i++)
+            for (size_t k = 0; k < f->gpu_count; k++)
+                if (f->gpus[k].gpu.cuda_index == (int32_t)o.gpus[i])
+                    gv_busy_sample(run->ctx, &f->gpus[k], &busy);
+        if (pass == 0)
+            st = gv_nccl_bench(run->ctx, &o, &r);
+    }
     if (st != GV_OK && st != GV_ERR_TIMEOUT) {
         /* Without NCCL there is nothing to judge; any other error is the check failing. */
         gv_report_add(run->report, "nccl.allreduce", "node",
@@ -77,6 +89,8 @@ static void allreduce_row(gv_active_run *run)
     else if (st == GV_ERR_TIMEOUT)
         gv_result_remedy(c, "check NVLink/NVSwitch state (nvidia-smi nvlink -s, fabric manager) "
                             "and NCCL_DEBUG=INFO output for the transport that hangs");
+    if (st == GV_OK)
+        gv_busy_apply(&busy, p, c, r.wrong_elements != 0);
 }
 
 void gv_active_nccl(gv_active_run *run)

@@ -2,10 +2,12 @@
  * text is parsed into a copy first, so a bad line leaves the caller's policy as it was. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/policy.h"
 #include "core/context.h"
 #include "core/sizes.h"
 #include "gpuverify/gv_compute.h"
@@ -96,10 +98,63 @@ static int apply(gv_policy *p, const char *key, const char *value, char *why, si
         if (strlen(value) >= sizeof p->xids || xid_list(value))
             return snprintf(why, cap, "xids wants Xid numbers, comma-separated (48,79,94)"), -1;
         snprintf(p->xids, sizeof p->xids, "%s", value);
+    } else if (!strcmp(key, "busy")) {
+        int rule = -1;
+        for (int32_t b = GV_BUSY_SKIP; b <= GV_BUSY_IGNORE; b++)
+            if (!strcmp(value, gv_busy_rule_name(b)))
+                rule = b;
+        if (rule < 0)
+            return snprintf(why, cap, "busy wants skip, warn, fail or ignore"), -1;
+        p->busy = rule;
     } else {
         return snprintf(why, cap, "unknown key '%s' (see gv_policy.h)", key), -1;
     }
     return 0;
+}
+
+const char *gv_busy_rule_name(int32_t rule)
+{
+    static const char *const names[] = {"skip", "warn", "fail", "ignore"};
+    return rule >= GV_BUSY_SKIP && rule <= GV_BUSY_IGNORE ? names[rule] : "skip";
+}
+
+/* Appends one "key = value" line; the text is cut short rather than overflowing. */
+static void line(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(char *out, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(out);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < cap)
+        vsnprintf(out + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+int gv_policy_format(const gv_policy *p, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (p->gpu_count >= 0)
+        line(out, cap, "gpu_count = %d\n", (int)p->gpu_count);
+    line(out, cap, "require_rdma = %d\n", p->require_rdma ? 1 : 0);
+    if (p->gpu_model[0])
+        line(out, cap, "gpu_model = %s\n", p->gpu_model);
+    if (p->kernel_min[0])
+        line(out, cap, "kernel_min = %s\n", p->kernel_min);
+    if (p->gemm_warn_fraction > 0)
+        line(out, cap, "gemm_warn_fraction = %.17g\n", p->gemm_warn_fraction);
+    if (p->gemm_fail_fraction > 0)
+        line(out, cap, "gemm_fail_fraction = %.17g\n", p->gemm_fail_fraction);
+    for (int t = GV_DTYPE_FP32; t <= GV_DTYPE_FP8_E4M3; t++)
+        if (p->gemm_min_tflops[t] > 0)
+            line(out, cap, "gemm_min_tflops.%s = %.17g\n", gv_dtype_name(t), p->gemm_min_tflops[t]);
+    if (p->copy_min_gbps > 0)
+        line(out, cap, "copy_min_gbps = %.17g\n", p->copy_min_gbps);
+    if (p->nccl_min_busbw_gbps > 0)
+        line(out, cap, "nccl_min_busbw_gbps = %.17g\n", p->nccl_min_busbw_gbps);
+    if (p->xids[0])
+        line(out, cap, "xids = %s\n", p->xids);
+    line(out, cap, "busy = %s\n", gv_busy_rule_name(p->busy));
+    return strlen(out) + 1 < cap ? 0 : -1;
 }
 
 gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out)

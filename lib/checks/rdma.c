@@ -20,11 +20,6 @@ const gv_rdma_report *gv_active_rdma_report(gv_active_run *run)
     return run->rdma;
 }
 
-static int has_hardware(const gv_rdma_report *r)
-{
-    return r->device_count > 0 || r->info.mellanox_functions > 0;
-}
-
 /* mlx5_core/mlx5_ib are needed by mlx5 devices, and by Mellanox functions that have no RDMA
  * device yet (their generation unknown); an mlx4 card needs mlx4_ib instead. */
 static int needs_mlx5(const gv_rdma_report *r)
@@ -51,7 +46,7 @@ static void judge_modules(gv_active_run *run, const gv_rdma_report *r)
         if (m->state == GV_MODULE_LOADED || m->state == GV_MODULE_BUILTIN) {
             c = gv_report_add(run->report, "rdma.modules", m->name, GV_PASS, "%s %s", m->name,
                               m->state == GV_MODULE_LOADED ? "loaded" : "built into the kernel");
-        } else if (!has_hardware(r)) {
+        } else if (!gv_rdma_has_hardware(r)) {
             c = gv_report_add(run->report, "rdma.modules", m->name, GV_SKIP,
                               "%s not loaded; no RDMA hardware on this node (no RDMA device, "
                               "no Mellanox NIC)",
@@ -363,9 +358,9 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
         gv_append(settings, sizeof settings, ", ", one);
     }
     int ib = info->nccl_net == GV_NCCL_NET_IB;
-    int verdict = ib                ? nccl_setting_problems(r, problems, sizeof problems)
-                  : has_hardware(r) ? GV_FAIL
-                                    : GV_SKIP;
+    int verdict = ib                        ? nccl_setting_problems(r, problems, sizeof problems)
+                  : gv_rdma_has_hardware(r) ? GV_FAIL
+                                            : GV_SKIP;
     gv_check_result *c;
     if (ib)
         c = gv_report_add(run->report, "rdma.nccl_env", "node", verdict,
@@ -377,7 +372,7 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
                           "NCCL would fall back to sockets: %s; settings: %s", info->nccl_reason,
                           settings[0] ? settings : "none (NCCL's defaults)");
     gv_result_measured(c, NAN, "", "%s", ib ? "IB" : "Socket");
-    gv_result_expected(c, "RDMA hardware", "%s", has_hardware(r) ? "IB" : "Socket");
+    gv_result_expected(c, "RDMA hardware", "%s", gv_rdma_has_hardware(r) ? "IB" : "Socket");
     if (verdict == GV_FAIL)
         gv_result_remedy(c, "%s",
                          ib ? "fix NCCL_SOCKET_IFNAME to an interface that exists (ip -br link)"
@@ -401,7 +396,7 @@ void gv_active_rdma(gv_active_run *run)
         judge_modules(run, r);
     if (gv_active_selected(run, "rdma.devices"))
         judge_devices(run, r);
-    if (r->port_count == 0 && has_hardware(r)) {
+    if (r->port_count == 0 && gv_rdma_has_hardware(r)) {
         static const char *const per_port[] = {"rdma.ports", "rdma.mtu", "rdma.roce_tos"};
         gv_active_rows(run, per_port, 3, "node", GV_FAIL,
                        "the RDMA hardware has no port to check (no RDMA device is bound)");

@@ -7,59 +7,94 @@
 
 #include "checks/checks.h"
 #include "checks/levels.h"
+#include "checks/run.h"
 #include "core/context.h"
-#include "core/util.h"
+#include "core/progress.h"
 #include "core/sizes.h"
+#include "core/util.h"
+#include "rdma/rdma.h"
+#include "worker/worker.h"
+
+/* GPUDirect RDMA is a GPU talking to an RDMA NIC: without a NIC there is nothing to judge. */
+#define GPUDIRECT_NEEDS (GV_NEEDS_GPU | GV_NEEDS_RDMA_NIC)
 
 const gv_check_def gv_checks[] = {
-    {"system.os", gv_check_system_os, NULL, 0},
-    {"system.kernel", gv_check_system_kernel, NULL, 0},
-    {"driver.module", gv_check_driver_module, NULL, 0},
-    {"driver.nvml", gv_check_driver_nvml, NULL, 0},
-    {"driver.version", gv_check_driver_version, NULL, 0},
-    {"driver.cuda", gv_check_driver_cuda, NULL, 1},
-    {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0},
-    {"driver.persistence", gv_check_driver_persistence, NULL, 0},
-    {"gpu.pci", gv_check_gpu_pci, NULL, 0},
-    {"gpu.pcie_link", gv_check_gpu_pcie_link, NULL, 0},
-    {"gpu.nvml", gv_check_gpu_nvml, NULL, 0},
-    {"gpu.nvlink", gv_check_gpu_nvlink, NULL, 0},
-    {"gpu.ecc", gv_check_gpu_ecc, NULL, 0},
-    {"gpu.mig", gv_check_gpu_mig, NULL, 0},
-    {"gpu.model", gv_check_gpu_model, NULL, 0},
-    {"gpu.xid", gv_check_gpu_xid, NULL, 0},
-    {"topo.numa", NULL, gv_active_topo, 0},
-    {"topo.gpu_nic", NULL, gv_active_topo, 0},
-    {"rdma.modules", NULL, gv_active_rdma, 0},
-    {"rdma.devices", NULL, gv_active_rdma, 0},
-    {"rdma.ports", NULL, gv_active_rdma, 0},
-    {"rdma.mtu", NULL, gv_active_rdma, 0},
-    {"rdma.roce_tos", NULL, gv_active_rdma, 0},
-    {"rdma.nccl_env", NULL, gv_active_rdma, 0},
-    {"gpudirect.open_module", NULL, gv_active_gpudirect, 0},
-    {"gpudirect.p2pdma", NULL, gv_active_gpudirect, 0},
-    {"gpudirect.kernel", NULL, gv_active_gpudirect, 0},
-    {"gpudirect.peermem", NULL, gv_active_gpudirect, 0},
-    {"gpudirect.dmabuf", NULL, gv_active_gpudirect, 1},
-    {"gpudirect.nic_dmabuf", NULL, gv_active_gpudirect, 0},
-    {"gpudirect.nic_locality", NULL, gv_active_gpudirect, 0},
-    {"gpudirect.ready", NULL, gv_active_gpudirect, 0},
-    {"driver.compat", NULL, gv_active_compat, 1},
-    {"cuda.init", NULL, gv_active_cuda, 1},
-    {"cuda.alloc", NULL, gv_active_cuda, 1},
-    {"cuda.copy", NULL, gv_active_cuda, 1},
-    {"cuda.matmul", NULL, gv_active_cuda, 1},
-    {"gemm.fp32", NULL, gv_active_gemm, 1},
-    {"gemm.tf32", NULL, gv_active_gemm, 1},
-    {"gemm.fp16", NULL, gv_active_gemm, 1},
-    {"gemm.bf16", NULL, gv_active_gemm, 1},
-    {"gemm.fp8", NULL, gv_active_gemm, 1},
-    {"cudnn.version", NULL, gv_active_cudnn, 1},
-    {"cudnn.conv", NULL, gv_active_cudnn, 1},
-    {"nccl.version", NULL, gv_active_nccl, 1},
-    {"nccl.allreduce", NULL, gv_active_nccl, 1},
+    {"system.os", gv_check_system_os, NULL, 0, 0, 0},
+    {"system.kernel", gv_check_system_kernel, NULL, 0, 0, 0},
+    {"driver.module", gv_check_driver_module, NULL, 0, 0, 0},
+    {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, 0},
+    {"driver.version", gv_check_driver_version, NULL, 0, 0, 0},
+    {"driver.cuda", gv_check_driver_cuda, NULL, 1, 0, 0},
+    {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0, 0, 0},
+    {"driver.persistence", gv_check_driver_persistence, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.pci", gv_check_gpu_pci, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.pcie_link", gv_check_gpu_pcie_link, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.nvml", gv_check_gpu_nvml, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.nvlink", gv_check_gpu_nvlink, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.ecc", gv_check_gpu_ecc, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.mig", gv_check_gpu_mig, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.model", gv_check_gpu_model, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.xid", gv_check_gpu_xid, NULL, 0, GV_NEEDS_GPU, 0},
+    {"topo.numa", NULL, gv_active_topo, 0, 0, 0}, /* may judge another node's XML */
+    {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, 0},
+    {"rdma.modules", NULL, gv_active_rdma, 0, 0, 0},
+    {"rdma.devices", NULL, gv_active_rdma, 0, 0, 0},
+    {"rdma.ports", NULL, gv_active_rdma, 0, 0, 0},
+    {"rdma.mtu", NULL, gv_active_rdma, 0, 0, 0},
+    {"rdma.roce_tos", NULL, gv_active_rdma, 0, 0, 0},
+    {"rdma.nccl_env", NULL, gv_active_rdma, 0, 0, 0},
+    {"gpudirect.open_module", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
+    {"gpudirect.p2pdma", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
+    {"gpudirect.kernel", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
+    {"gpudirect.peermem", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
+    {"gpudirect.dmabuf", NULL, gv_active_gpudirect, 1, GPUDIRECT_NEEDS, 0},
+    {"gpudirect.nic_dmabuf", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
+    {"gpudirect.nic_locality", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
+    {"gpudirect.ready", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
+    {"driver.compat", NULL, gv_active_compat, 1, GV_NEEDS_GPU, 0},
+    {"cuda.init", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
+    {"cuda.alloc", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
+    {"cuda.copy", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
+    {"cuda.matmul", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
+    {"gemm.fp32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
+    {"gemm.tf32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
+    {"gemm.fp16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
+    {"gemm.bf16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
+    {"gemm.fp8", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
+    {"cudnn.version", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0},
+    {"cudnn.conv", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0},
+    /* The collective's own deadline is the run's remaining budget (nccl.c); this is the
+     * backstop for a hang outside it. */
+    {"nccl.version", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 600},
+    {"nccl.allreduce", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 600},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
+_Static_assert(sizeof gv_checks / sizeof gv_checks[0] <= GV_CATALOG_MAX,
+               "GV_CATALOG_MAX is smaller than the catalog");
+
+int gv_catalog_index(const char *id)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (strcmp(gv_checks[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
+
+double gv_catalog_deadline(const gv_ctx *ctx, int index)
+{
+    if (index >= 0 && (size_t)index < gv_check_count && gv_checks[index].deadline_s > 0)
+        return gv_checks[index].deadline_s;
+    return ctx->deadline_s;
+}
+
+int gv_catalog_group(int index)
+{
+    if (index < 0 || (size_t)index >= gv_check_count || !gv_checks[index].active)
+        return index;
+    while (index > 0 && gv_checks[index - 1].active == gv_checks[index].active)
+        index--;
+    return index;
+}
 
 uint32_t gv_catalog_count(void)
 {
@@ -194,6 +229,198 @@ static gv_status refresh_facts(gv_ctx *ctx, int with_cuda, gv_facts **out)
     return GV_OK;
 }
 
+gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *plan)
+{
+    static const gv_run_opts defaults = GV_RUN_OPTS_INIT;
+    memset(plan, 0, sizeof *plan);
+    gv_run_opts *o = &plan->opts;
+    *o = defaults;
+    if (opts) {
+        gv_status s = gv_copy_in(o, sizeof *o, opts, GV_RUN_OPTS_SIZE_V1, &defaults);
+        if (s != GV_OK)
+            return gv_fail(ctx, s, "gv_run_opts.struct_size %u is not a valid layout",
+                           (unsigned)opts->struct_size);
+        if (o->flags)
+            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.flags 0x%x: none are defined",
+                           o->flags);
+        if (o->gemm_size > 65536 || o->copy_bytes > (1ull << 40) ||
+            (o->copy_bytes && o->copy_bytes < 4096) || o->nccl_bytes > (64ull << 30) ||
+            (o->nccl_bytes && o->nccl_bytes < 1024))
+            return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                           "gv_run_opts: gemm_size %u (0..65536), copy_bytes %llu (0, 4 KiB..1 "
+                           "TiB), nccl_bytes %llu (0, 1 KiB..64 GiB)",
+                           o->gemm_size, (unsigned long long)o->copy_bytes,
+                           (unsigned long long)o->nccl_bytes);
+    }
+    if (o->isolation < GV_ISOLATION_AUTO || o->isolation > GV_ISOLATION_NONE)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.isolation %d is not a gv_isolation",
+                       (int)o->isolation);
+    plan->level = gv_level_def_of(o->level);
+    if (!plan->level)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.level %d is not a level",
+                       (int)o->level);
+    if (!(o->budget_s >= 0 && o->budget_s <= 86400))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.budget_s %g (0..86400)", o->budget_s);
+    if (o->policy) {
+        /* At our size: fields the caller's older layout lacks keep their defaults. */
+        static const gv_policy policy_defaults = GV_POLICY_INIT;
+        if (gv_copy_in(&plan->policy, sizeof plan->policy, o->policy, GV_POLICY_SIZE_V1,
+                       &policy_defaults) != GV_OK)
+            return gv_fail(ctx, GV_ERR_VERSION, "gv_policy.struct_size %u < %zu",
+                           (unsigned)o->policy->struct_size, (size_t)GV_POLICY_SIZE_V1);
+        if (plan->policy.busy < GV_BUSY_SKIP || plan->policy.busy > GV_BUSY_IGNORE)
+            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy.busy %d is not a gv_busy_rule",
+                           (int)plan->policy.busy);
+        o->policy = &plan->policy;
+    }
+    int base[GV_CATALOG_MAX];
+    gv_status s = select_checks(ctx, plan->level->checks, NULL, base);
+    if (s == GV_OK)
+        s = select_checks(ctx, o->checks, base, plan->chosen);
+    if (s == GV_OK && o->gpus)
+        s = select_gpus(ctx, o->gpus, plan->gpu_chosen);
+    if (s != GV_OK)
+        return s;
+    o->checks = NULL; /* chosen[] holds the selection; the caller's strings are not kept */
+    plan->budget_s = o->budget_s > 0 ? o->budget_s : plan->level->budget_s;
+    return GV_OK;
+}
+
+void gv_report_stamp(gv_report *r, const gv_run_plan *plan, long long started_unix)
+{
+    time_t wall = (time_t)started_unix;
+    struct tm tm;
+    if (gmtime_r(&wall, &tm))
+        strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    r->started_unix = started_unix;
+    snprintf(r->level, sizeof r->level, "%s", plan->level->name);
+    r->budget_s = plan->budget_s;
+}
+
+gv_report *gv_report_blank(const gv_ctx *ctx)
+{
+    gv_facts *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    snprintf(f->sysroot, sizeof f->sysroot, "%s", ctx->sysroot);
+    f->nvidia_loaded = f->nouveau_loaded = -1;
+    f->nvml_init = f->cuda_init = -1;
+    f->nvml_cuda_version = f->cuda_driver_version = -1;
+    f->pci_count = f->nvml_count = f->cuda_count = -1;
+    f->nvml_lib.state = f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;
+    gv_report *r = gv_report_new(f);
+    free(f);
+    return r;
+}
+
+/* Why a check cannot apply to this node, NULL when it can (enum gv_check_needs). */
+static const char *not_applicable(gv_active_run *run, int needs)
+{
+    if ((needs & GV_NEEDS_GPU) && !gv_facts_has_gpus(run->facts))
+        return "not applicable: no NVIDIA GPU on this node (driver.gpu_count judges that)";
+    if ((needs & GV_NEEDS_RDMA_NIC) && !(run->policy && run->policy->require_rdma)) {
+        const gv_rdma_report *rdma = gv_active_rdma_report(run);
+        if (rdma && !gv_rdma_has_hardware(rdma))
+            return "not applicable: no RDMA NIC (no RDMA device, no Mellanox/ConnectX function); "
+                   "the policy's require_rdma = 1 requires one";
+    }
+    return NULL;
+}
+
+/* SKIPs the entries of the group starting at i that the node cannot have; 1 when some are
+ * left to run. */
+static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
+{
+    int left = 0;
+    for (size_t k = i;
+         k < gv_check_count &&
+         (k == i || (gv_checks[i].active && gv_checks[k].active == gv_checks[i].active));
+         k++) {
+        if (!chosen[k])
+            continue;
+        const char *why = not_applicable(run, gv_checks[k].needs);
+        if (why) {
+            gv_report_add(run->report, gv_checks[k].id, "node", GV_SKIP, "%s", why);
+            chosen[k] = 0;
+        } else {
+            left = 1;
+        }
+    }
+    return left;
+}
+
+gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
+                            gv_report **out)
+{
+    *out = NULL;
+    const gv_run_opts *o = &plan->opts;
+    double t0 = gv_now_s();
+    time_t wall = time(NULL);
+    int chosen[GV_CATALOG_MAX];
+    memcpy(chosen, plan->chosen, sizeof chosen);
+    int with_cuda = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        with_cuda |= chosen[i] && gv_checks[i].uses_cuda;
+    gv_facts *f;
+    gv_status s = refresh_facts(ctx, with_cuda, &f);
+    if (s != GV_OK)
+        return s;
+    gv_report *r = gv_report_new(f);
+    if (!r)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
+    gv_report_stamp(r, plan, (long long)wall);
+    snprintf(r->isolation, sizeof r->isolation, "none");
+    if (stream) {
+        r->sink = stream->row;
+        r->sink_user = stream->user;
+        if (stream->facts)
+            stream->facts(stream->user, r);
+    }
+    gv_active_run active = {.ctx = ctx,
+                            .facts = f,
+                            .report = r,
+                            .gemm_size = o->gemm_size,
+                            .copy_bytes = o->copy_bytes,
+                            .nccl_bytes = o->nccl_bytes,
+                            .benchmark = plan->level->benchmark,
+                            .budget_end = t0 + plan->budget_s,
+                            .policy = o->policy,
+                            .gpu_chosen = o->gpus ? plan->gpu_chosen : NULL,
+                            .topology_xml = o->topology_xml,
+                            .chosen = chosen};
+    f->policy = o->policy;
+    for (size_t i = 0; i < gv_check_count; i++) {
+        if (!chosen[i] || !first_of_group(chosen, i))
+            continue;
+        if (gv_now_s() > active.budget_end) {
+            skip_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0);
+            continue;
+        }
+        gv_progress_group(ctx, gv_checks[i].id);
+        gv_progress_begin(ctx, gv_checks[i].id, "node");
+        gv_report_begin_rows(r);
+        if (!drop_inapplicable(&active, chosen, i))
+            continue;
+        if (gv_checks[i].run)
+            gv_checks[i].run(f, r);
+        else
+            gv_checks[i].active(&active);
+        gv_report_flush(r);
+    }
+    gv_report_flush(r);
+    gv_rdma_free(active.rdma);
+    gv_topo_free(active.topo);
+    f->policy = NULL;
+    r->sink = NULL;
+    r->duration_s = gv_now_s() - t0;
+    if (r->out_of_memory) {
+        gv_report_free(r);
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory adding results");
+    }
+    *out = r;
+    return GV_OK;
+}
+
 gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
 {
     if (!ctx)
@@ -202,102 +429,34 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run: out is NULL");
     *out = NULL;
-    static const gv_run_opts defaults = GV_RUN_OPTS_INIT;
-    gv_run_opts o = defaults;
-    if (opts) {
-        gv_status s = gv_copy_in(&o, sizeof o, opts, GV_RUN_OPTS_SIZE_V1, &defaults);
-        if (s != GV_OK)
-            return gv_fail(ctx, s, "gv_run_opts.struct_size %u is not a valid layout",
-                           (unsigned)opts->struct_size);
-        if (o.flags)
-            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.flags 0x%x: none are defined",
-                           o.flags);
-        if (o.gemm_size > 65536 || o.copy_bytes > (1ull << 40) ||
-            (o.copy_bytes && o.copy_bytes < 4096) || o.nccl_bytes > (64ull << 30) ||
-            (o.nccl_bytes && o.nccl_bytes < 1024))
-            return gv_fail(ctx, GV_ERR_INVALID_ARG,
-                           "gv_run_opts: gemm_size %u (0..65536), copy_bytes %llu (0, 4 KiB..1 "
-                           "TiB), nccl_bytes %llu (0, 1 KiB..64 GiB)",
-                           o.gemm_size, (unsigned long long)o.copy_bytes,
-                           (unsigned long long)o.nccl_bytes);
-    }
-    const gv_level_def *level = gv_level_def_of(o.level);
-    if (!level)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.level %d is not a level",
-                       (int)o.level);
-    if (!(o.budget_s >= 0 && o.budget_s <= 86400))
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.budget_s %g (0..86400)", o.budget_s);
-    if (o.policy && o.policy->struct_size < GV_POLICY_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_policy.struct_size %u < %zu",
-                       (unsigned)o.policy->struct_size, (size_t)GV_POLICY_SIZE_V1);
-    int base[sizeof gv_checks / sizeof gv_checks[0]];
-    int chosen[sizeof gv_checks / sizeof gv_checks[0]];
-    int gpu_chosen[GV_RUN_MAX_GPUS];
-    gv_status s = select_checks(ctx, level->checks, NULL, base);
-    if (s == GV_OK)
-        s = select_checks(ctx, o.checks, base, chosen);
-    if (s == GV_OK && o.gpus)
-        s = select_gpus(ctx, o.gpus, gpu_chosen);
-    if (s != GV_OK)
+    gv_run_plan *plan = malloc(sizeof *plan);
+    if (!plan)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory planning the run");
+    gv_status s = gv_run_plan_make(ctx, opts, plan);
+    if (s != GV_OK) {
+        free(plan);
         return s;
-    double budget = o.budget_s > 0 ? o.budget_s : level->budget_s;
-    double t0 = gv_now_s();
-    time_t wall = time(NULL);
-    int with_cuda = 0;
-    for (size_t i = 0; i < gv_check_count; i++)
-        with_cuda |= chosen[i] && gv_checks[i].uses_cuda;
-    gv_facts *f;
-    if ((s = refresh_facts(ctx, with_cuda, &f)) != GV_OK)
-        return s;
-    gv_report *r = gv_report_new(f);
-    if (!r)
-        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
-    struct tm tm;
-    if (gmtime_r(&wall, &tm))
-        strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    r->started_unix = (long long)wall;
-    snprintf(r->level, sizeof r->level, "%s", level->name);
-    r->budget_s = budget;
-    gv_active_run active = {.ctx = ctx,
-                            .facts = f,
-                            .report = r,
-                            .gemm_size = o.gemm_size,
-                            .copy_bytes = o.copy_bytes,
-                            .nccl_bytes = o.nccl_bytes,
-                            .benchmark = level->benchmark,
-                            .budget_end = t0 + budget,
-                            .policy = o.policy,
-                            .gpu_chosen = o.gpus ? gpu_chosen : NULL,
-                            .topology_xml = o.topology_xml,
-                            .chosen = chosen};
-    f->policy = o.policy;
-    for (size_t i = 0; i < gv_check_count; i++) {
-        if (!chosen[i] || !first_of_group(chosen, i))
-            continue;
-        if (gv_now_s() > active.budget_end) {
-            skip_for_budget(r, chosen, i, level->name, budget, gv_now_s() - t0);
-            continue;
-        }
-        size_t first = r->count;
-        double c0 = gv_now_s();
-        if (gv_checks[i].run)
-            gv_checks[i].run(f, r);
-        else
-            gv_checks[i].active(&active);
-        double each = (gv_now_s() - c0) / (double)(r->count > first ? r->count - first : 1);
-        for (size_t k = first; k < r->count; k++)
-            r->results[k].duration_s = each;
     }
-    gv_rdma_free(active.rdma);
-    gv_topo_free(active.topo);
-    f->policy = NULL;
-    r->duration_s = gv_now_s() - t0;
-    if (r->out_of_memory) {
-        gv_report_free(r);
-        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory adding results");
+    gv_worker_place where;
+    int found = plan->opts.isolation != GV_ISOLATION_NONE && gv_worker_find(ctx, &where);
+    if (found) {
+        s = gv_worker_run(ctx, plan, where.path, out);
+    } else if (plan->opts.isolation == GV_ISOLATION_PROCESS) {
+        s = gv_fail(ctx, GV_ERR_LIBRARY,
+                    "gv_run_opts.isolation is GV_ISOLATION_PROCESS but no gpuverify-worker was "
+                    "found (tried: %s)",
+                    where.tried);
+    } else {
+        s = gv_run_in_process(ctx, plan, NULL, out);
+        if (s == GV_OK)
+            snprintf((*out)->isolation_detail, sizeof(*out)->isolation_detail, "%s",
+                     plan->opts.isolation == GV_ISOLATION_NONE
+                         ? "GV_ISOLATION_NONE: in the caller's process, no hard deadlines"
+                     : where.tried[0] ? where.tried
+                                      : "no gpuverify-worker");
     }
-    *out = r;
-    return GV_OK;
+    free(plan);
+    return s;
 }
 
 gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out)

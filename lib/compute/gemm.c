@@ -13,6 +13,7 @@
 #include "compute/session.h"
 #include "compute/telemetry.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
 #include "kernels/gv_float_bits.h"
@@ -502,8 +503,10 @@ gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts, gv_
     r.m = g->o.m, r.n = g->o.n, r.k = g->o.k;
     r.verified = -1;
     g->plan = &plans[g->o.dtype];
+    gv_progress_stage(ctx, "CUDA context, memory and inputs");
     st = prepare(ctx, g, gpu, &r);
     if (st == GV_OK && r.verdict == GV_PASS) {
+        gv_progress_stage(ctx, "cuBLASLt: algorithm choice, warm-up and timed batches");
         r.peak_tflops =
             gv_peak_tflops(g->s.pci_device_id, g->s.cc_major, g->s.cc_minor, g->s.sm_count,
                            g->s.max_sm_clock_mhz, r.dtype, r.peak_source, sizeof r.peak_source);

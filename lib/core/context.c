@@ -92,6 +92,9 @@ static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t 
                       "library path", err, errcap);
         named |= ctx->library_path[i][0] != '\0';
     }
+    if (s == GV_OK)
+        s = take_path(ctx->worker_path, sizeof ctx->worker_path, o->worker_path, "GPUVERIFY_WORKER",
+                      "worker_path", err, errcap);
     if (s != GV_OK)
         return s;
     ctx->log_fn = o->log_fn;

@@ -42,6 +42,10 @@ struct gv_ctx {
     const struct gv_ibverbs_api *ibverbs;
     /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
     struct gv_facts *facts;
+    char worker_path[PATH_MAX]; /* gv_ctx_opts.worker_path or $GPUVERIFY_WORKER; "" = search */
+    /* Set inside gpuverify-worker only: where the work is (core/progress.h). */
+    void (*progress)(void *user, int kind, const char *check, const char *text);
+    void *progress_user;
 };
 
 /* Frees the cached inventory (checks/run.c). */

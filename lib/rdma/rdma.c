@@ -30,6 +30,11 @@ static void verbs(gv_ctx *ctx, uint32_t flags, gv_rdma_report *r)
         gv_rdma_query_verbs(ibv, r);
 }
 
+int gv_rdma_has_hardware(const gv_rdma_report *r)
+{
+    return r->device_count > 0 || r->info.mellanox_functions > 0;
+}
+
 void gv_rdma_free(gv_rdma_report *r)
 {
     if (!r)

@@ -28,6 +28,10 @@ struct gv_rdma_report {
 struct gv_ctx;
 gv_status gv_rdma_build(struct gv_ctx *ctx, uint32_t flags, gv_rdma_report **out);
 
+/* Whether the node has RDMA hardware: an RDMA device, or a Mellanox/ConnectX NIC function
+ * (which has no RDMA device while mlx5_ib is not bound). */
+int gv_rdma_has_hardware(const gv_rdma_report *r);
+
 /* rdma_sysfs.c: modules, devices, ports, GIDs, RoCE MTU and ToS, peer memory, netdevs and the
  * Mellanox PCI functions, all under root. */
 void gv_rdma_read_sysfs(const char *root, gv_rdma_report *r);

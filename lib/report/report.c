@@ -9,6 +9,7 @@
 
 #include "core/context.h"
 #include "core/sizes.h"
+#include "core/util.h"
 
 gv_report *gv_report_new(const gv_facts *f)
 {
@@ -31,9 +32,31 @@ gv_report *gv_report_new(const gv_facts *f)
     return r;
 }
 
+void gv_report_flush(gv_report *r)
+{
+    double now = gv_now_s();
+    if (r->flushed < r->count) {
+        double each = (now - r->mark) / (double)(r->count - r->flushed);
+        for (size_t k = r->flushed; k < r->count; k++) {
+            r->results[k].duration_s = each;
+            if (r->sink)
+                r->sink(r->sink_user, &r->results[k]);
+        }
+        r->flushed = r->count;
+    }
+    r->mark = now;
+}
+
+void gv_report_begin_rows(gv_report *r)
+{
+    gv_report_flush(r);
+}
+
 gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
                                const char *fmt, ...)
 {
+    if (r->flushed < r->count)
+        gv_report_flush(r);
     if (r->count == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
         gv_check_result *grown = realloc(r->results, cap * sizeof *grown);

@@ -21,6 +21,16 @@ struct gv_report {
     gv_check_result *results;
     size_t count, cap;
     int out_of_memory; /* a result could not be added */
+    /* How the checks ran: "process" (in gpuverify-worker) or "none" (in the caller's process),
+     * with the worker's path or why none was used. */
+    char isolation[16];
+    char isolation_detail[1024];
+    /* Streaming: rows before `flushed` are final and were handed to the sink (the worker
+     * writes them to its pipe); `mark` is when the rows after them began. */
+    size_t flushed;
+    double mark;
+    void (*sink)(void *user, const gv_check_result *row);
+    void *sink_user;
 };
 
 /* The names the JSON report gives enum values (report_json.c writes them, report_json_read.c
@@ -37,6 +47,13 @@ gv_report *gv_report_new(const gv_facts *facts);
  * anything tested). */
 int32_t gv_verdict_worse(int32_t a, int32_t b);
 
+/* Starts a group of rows: earlier rows are flushed, the clock of the next ones starts now. */
+void gv_report_begin_rows(gv_report *r);
+/* Finalises the rows added since the last flush: each gets an equal share of the time since
+ * the mark as its duration_s, and goes to the sink. gv_report_add flushes before it appends,
+ * so a row is final (and streamed) as soon as the next one starts. */
+void gv_report_flush(gv_report *r);
+
 /* Appends a result with its message; NULL when out of memory (the setters accept NULL). */
 gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
                                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -48,5 +65,14 @@ void gv_result_expected(gv_check_result *res, const char *source, const char *fm
     __attribute__((format(printf, 3, 4)));
 void gv_result_remedy(gv_check_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The JSON of one row and of a report (report_json.c), and their readers (report_json_read.c):
+ * the worker streams rows and facts in the report's own format. */
+struct json_t;
+struct json_t *gv_result_to_json(const gv_check_result *c);
+struct json_t *gv_report_to_json(const gv_report *r);
+gv_status gv_result_from_json(gv_ctx *ctx, struct json_t *o, gv_check_result *out);
+/* A report (facts and rows) from its parsed JSON; *out NULL on error (the context says why). */
+gv_status gv_report_from_jansson(gv_ctx *ctx, struct json_t *root, gv_report **out);
 
 #endif

@@ -6,7 +6,8 @@
 
 #include "report/report.h"
 
-#define GV_REPORT_SCHEMA_VERSION 1
+/* 2: isolation and isolation_detail added (docs/report.schema.v1.json is version 1). */
+#define GV_REPORT_SCHEMA_VERSION 2
 
 /* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
 static json_t *int_or_null(long long v)
@@ -119,7 +120,7 @@ static json_t *gpu_json(const gv_gpu *g)
     return o;
 }
 
-static json_t *result_json(const gv_check_result *c)
+json_t *gv_result_to_json(const gv_check_result *c)
 {
     json_t *o = json_object();
     json_object_set_new(o, "id", str(c->id));
@@ -136,13 +137,8 @@ static json_t *result_json(const gv_check_result *c)
     return o;
 }
 
-gv_status gv_report_json(const gv_report *r, uint32_t flags, char **out)
+json_t *gv_report_to_json(const gv_report *r)
 {
-    if (!out)
-        return GV_ERR_INVALID_ARG;
-    *out = NULL;
-    if (!r || (flags & ~GV_JSON_COMPACT))
-        return GV_ERR_INVALID_ARG;
     json_t *root = json_object();
     json_object_set_new(root, "schema_version", json_integer(GV_REPORT_SCHEMA_VERSION));
     json_object_set_new(root, "gpuverify_version", json_string(gv_version_string()));
@@ -152,6 +148,8 @@ gv_status gv_report_json(const gv_report *r, uint32_t flags, char **out)
     json_object_set_new(root, "duration_s", json_real(r->duration_s));
     json_object_set_new(root, "level", text_or_null(r->level));
     json_object_set_new(root, "budget_s", real_or_null(r->budget_s));
+    json_object_set_new(root, "isolation", text_or_null(r->isolation));
+    json_object_set_new(root, "isolation_detail", text_or_null(r->isolation_detail));
     json_object_set_new(root, "verdict", json_string(gv_verdict_name(gv_report_verdict(r))));
     json_t *summary = json_object();
     for (int v = GV_PASS; v <= GV_ERROR; v++) {
@@ -168,10 +166,21 @@ gv_status gv_report_json(const gv_report *r, uint32_t flags, char **out)
     json_object_set_new(root, "gpus", gpus);
     json_t *checks = json_array();
     for (size_t i = 0; i < r->count; i++)
-        json_array_append_new(checks, result_json(&r->results[i]));
+        json_array_append_new(checks, gv_result_to_json(&r->results[i]));
     json_object_set_new(root, "checks", checks);
+    return root;
+}
+
+gv_status gv_report_json(const gv_report *r, uint32_t flags, char **out)
+{
+    if (!out)
+        return GV_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!r || (flags & ~GV_JSON_COMPACT))
+        return GV_ERR_INVALID_ARG;
+    json_t *root = gv_report_to_json(r);
     size_t jflags = JSON_ENSURE_ASCII | ((flags & GV_JSON_COMPACT) ? JSON_COMPACT : JSON_INDENT(2));
-    char *text = json_dumps(root, jflags);
+    char *text = root ? json_dumps(root, jflags) : NULL;
     json_decref(root);
     if (!text)
         return GV_ERR_NO_MEMORY;

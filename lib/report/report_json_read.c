@@ -1,4 +1,4 @@
-/* gv_report_from_json: a report read back from its JSON (schema_version 1), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 or 2), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -191,6 +191,11 @@ static void read_report(reader *rd, json_t *root, gv_report *r)
     r->duration_s = number(rd, root, "duration_s", 0);
     text(rd, root, "level", r->level, sizeof r->level);
     r->budget_s = number(rd, root, "budget_s", 0);
+    /* Schema version 2: a version 1 report has neither. */
+    if (json_object_get(root, "isolation"))
+        text(rd, root, "isolation", r->isolation, sizeof r->isolation);
+    if (json_object_get(root, "isolation_detail"))
+        text(rd, root, "isolation_detail", r->isolation_detail, sizeof r->isolation_detail);
     json_t *d = json_object_get(root, "driver"), *gpus = json_object_get(root, "gpus"),
            *checks = json_object_get(root, "checks");
     if (!json_is_object(d) || !json_is_array(gpus) || !json_is_array(checks)) {
@@ -213,6 +218,39 @@ static void read_report(reader *rd, json_t *root, gv_report *r)
     r->count = r->cap = m;
 }
 
+gv_status gv_result_from_json(gv_ctx *ctx, json_t *o, gv_check_result *out)
+{
+    reader rd = {.ctx = ctx, .status = GV_OK};
+    if (!json_is_object(o))
+        return gv_fail(ctx, GV_ERR_PARSE, "report JSON: a check result is not an object");
+    check(&rd, o, 0, out);
+    return rd.status;
+}
+
+gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
+{
+    *out = NULL;
+    reader rd = {.ctx = ctx, .status = GV_OK};
+    json_t *version = json_object_get(root, "schema_version");
+    gv_report *r = calloc(1, sizeof *r);
+    if (!r)
+        rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
+    else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
+             json_integer_value(version) > 2)
+        rd.status = gv_fail(ctx, GV_ERR_PARSE,
+                            "report JSON: schema_version %s: this library reads versions 1 and 2",
+                            json_is_integer(version) ? "is not 1 or 2" : "missing");
+    else
+        read_report(&rd, root, r);
+    if (rd.status != GV_OK) {
+        gv_report_free(r);
+        return rd.status;
+    }
+    r->flushed = r->count;
+    *out = r;
+    return GV_OK;
+}
+
 gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out)
 {
     if (!ctx)
@@ -225,22 +263,7 @@ gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out)
     json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &err);
     if (!root)
         return gv_fail(ctx, GV_ERR_PARSE, "report JSON: line %d: %s", err.line, err.text);
-    reader rd = {.ctx = ctx, .status = GV_OK};
-    json_t *version = json_object_get(root, "schema_version");
-    gv_report *r = calloc(1, sizeof *r);
-    if (!r)
-        rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
-    else if (!json_is_integer(version) || json_integer_value(version) != 1)
-        rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads version 1",
-                            json_is_integer(version) ? "is not 1" : "missing");
-    else
-        read_report(&rd, root, r);
+    gv_status s = gv_report_from_jansson(ctx, root, out);
     json_decref(root);
-    if (rd.status != GV_OK) {
-        gv_report_free(r);
-        return rd.status;
-    }
-    *out = r;
-    return GV_OK;
+    return s;
 }

@@ -170,6 +170,9 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
                            gvbl_layout d_layout, const gvbl_algo *algo, void *workspace,
                            size_t workspace_bytes, gvcu_stream stream)
 {
+    int fault = fake_cuda_fault("cublasLtMatmul");
+    if (fault)
+        return (gvbl_status)fault;
     (void)handle, (void)c, (void)c_layout, (void)algo, (void)workspace, (void)workspace_bytes;
     (void)stream;
     const fake_gpu *g = fake_cuda_current_gpu();

@@ -104,9 +104,12 @@ static gvcu_result init_locked(void)
         return GVCU_ERROR_UNKNOWN;
     if (sc.cu_init != GVCU_SUCCESS)
         return sc.cu_init;
+    int fault = fake_fault_at(&sc, "cuInit", -1);
+    if (fault)
+        return fault;
     int usable[FAKE_MAX_GPUS], n = 0;
     for (int i = 0; i < sc.gpu_count; i++)
-        if (!sc.gpus[i].lost && sc.gpus[i].mig != 1)
+        if (!sc.gpus[i].lost && sc.gpus[i].mig != 1 && !sc.gpus[i].cuda_missing)
             usable[n++] = i;
     apply_visible(usable, n);
     if (visible_count == 0)
@@ -267,10 +270,18 @@ const fake_gpu *fake_cuda_current_gpu(void)
     return current >= 0 ? gpu_of(current) : NULL;
 }
 
+int fake_cuda_fault(const char *point)
+{
+    return fake_fault_at(&sc, point, current);
+}
+
 static gvcu_result fake_cuDevicePrimaryCtxRetain(gvcu_context *context, gvcu_device device)
 {
     if (!gpu_of(device))
         return GVCU_ERROR_INVALID_DEVICE;
+    int fault = fake_fault_at(&sc, "cuDevicePrimaryCtxRetain", (int)device);
+    if (fault)
+        return fault;
     *context = (gvcu_context)(uintptr_t)(0x1000 + device);
     return GVCU_SUCCESS;
 }
@@ -314,6 +325,9 @@ static gvcu_result fake_cuMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 /* Each allocation carries its size in front, for the free-memory account. */
 static gvcu_result fake_cuMemAlloc(gvcu_deviceptr *ptr, size_t bytes)
 {
+    int fault = fake_cuda_fault("cuMemAlloc");
+    if (fault)
+        return fault;
     size_t free_b, total_b;
     gvcu_result rc = fake_cuMemGetInfo(&free_b, &total_b);
     if (rc != GVCU_SUCCESS)
@@ -472,6 +486,9 @@ static gvcu_result fake_cuEventQuery(gvcu_event event)
 {
     if (!event)
         return GVCU_ERROR_INVALID_VALUE;
+    int fault = fake_cuda_fault("cuEventQuery");
+    if (fault)
+        return fault;
     return is_held(((fake_event *)event)->stream) ? GVCU_ERROR_NOT_READY : GVCU_SUCCESS;
 }
 
@@ -529,6 +546,9 @@ static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid
                                        gvcu_stream stream, void **params, void **extra)
 {
     (void)grid_x, (void)grid_y, (void)grid_z, (void)block_x, (void)block_y, (void)block_z;
+    int fault = fake_cuda_fault("cuLaunchKernel");
+    if (fault)
+        return fault;
     (void)shared_bytes, (void)stream, (void)extra;
     const fake_gpu *g = fake_cuda_current_gpu();
     if (!g || !params)

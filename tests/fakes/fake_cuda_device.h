@@ -15,4 +15,8 @@ __attribute__((visibility("default"))) const fake_gpu *fake_cuda_current_gpu(voi
  * behind a kernel that never ends. */
 __attribute__((visibility("default"))) void fake_cuda_hold_stream(gvcu_stream stream, int hold);
 
+/* The scenario's fault at a toolkit entry point (fake_fault_at) for the current GPU: the
+ * cuBLASLt and cuDNN fakes ask through libcuda, which holds the scenario. */
+__attribute__((visibility("default"))) int fake_cuda_fault(const char *point);
+
 #endif

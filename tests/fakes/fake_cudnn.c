@@ -42,6 +42,9 @@ const char *cudnnGetErrorString(gvdn_status status)
 
 gvdn_status cudnnCreate(gvdn_handle *handle)
 {
+    int fault = fake_cuda_fault("cudnnCreate");
+    if (fault)
+        return (gvdn_status)fault;
     *handle = fake_cuda_current_gpu() ? (gvdn_handle)malloc(1) : NULL;
     return *handle ? GVDN_STATUS_SUCCESS : BAD_PARAM;
 }

@@ -50,6 +50,8 @@ gvnv_return nvmlInit_v2(void)
     pthread_mutex_lock(&lock);
     if (!initialised)
         rc = fake_scenario_load(&sc) != 0 ? GVNV_ERROR_UNKNOWN : sc.nvml_init;
+    if (!initialised && rc == GVNV_SUCCESS)
+        rc = fake_fault_at(&sc, "nvmlInit", -1);
     if (rc == GVNV_SUCCESS)
         initialised++;
     pthread_mutex_unlock(&lock);
@@ -100,6 +102,9 @@ gvnv_return nvmlDeviceGetHandleByIndex_v2(unsigned int index, gvnv_device *devic
         return GVNV_ERROR_UNINITIALIZED;
     if (index >= (unsigned)sc.gpu_count || !device)
         return GVNV_ERROR_INVALID_ARGUMENT;
+    int fault = fake_fault_at(&sc, "nvmlDeviceGetHandleByIndex", (int)index);
+    if (fault)
+        return fault;
     if (sc.gpus[index].lost)
         return GVNV_ERROR_GPU_IS_LOST;
     *device = (gvnv_device)(uintptr_t)(index + 1);
@@ -341,4 +346,36 @@ gvnv_return nvmlDeviceGetUtilizationRates(gvnv_device device, gvnv_utilization *
     utilization->gpu = (unsigned)g->utilization;
     utilization->memory = 0;
     return GVNV_SUCCESS;
+}
+
+static gvnv_return processes(gvnv_device device, unsigned int *count, gvnv_process_info *infos,
+                             int graphics)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (!count)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    unsigned n = graphics ? 0 : (unsigned)g->proc_count; /* the scenario's are compute */
+    if (*count < n) {
+        *count = n;
+        return GVNV_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        memset(&infos[i], 0, sizeof infos[i]);
+        infos[i].pid = g->proc_pid[i];
+        infos[i].used_gpu_memory = g->proc_mib[i] << 20;
+    }
+    *count = n;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetComputeRunningProcesses_v3(gvnv_device device, unsigned int *count,
+                                                    gvnv_process_info *infos)
+{
+    return processes(device, count, infos, 0);
+}
+
+gvnv_return nvmlDeviceGetGraphicsRunningProcesses_v3(gvnv_device device, unsigned int *count,
+                                                     gvnv_process_info *infos)
+{
+    return processes(device, count, infos, 1);
 }

@@ -1,8 +1,10 @@
 #include "scenario.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *trim(char *s)
 {
@@ -82,8 +84,58 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->utilization = atoi(v);
     else if (!strcmp(k, "dmabuf"))
         g->dmabuf = atoi(v);
-    else
+    else if (!strcmp(k, "cuda_missing"))
+        g->cuda_missing = atoi(v);
+    else if (!strcmp(k, "procs")) {
+        for (char *one = (char *)v; *one && g->proc_count < 4; one += strcspn(one, "/")) {
+            one += *one == '/';
+            if (sscanf(one, "%u:%llu", &g->proc_pid[g->proc_count], &g->proc_mib[g->proc_count]) !=
+                2)
+                return -1;
+            g->proc_count++;
+        }
+    } else
         return -1;
+    return 0;
+}
+
+/* "cuInit hang", "cublasLtMatmul error=13 gpu=0" */
+static int fault_line(fake_scenario *s, char *v)
+{
+    if (s->fault_count >= FAKE_MAX_FAULTS)
+        return -1;
+    fake_fault *f = &s->faults[s->fault_count++];
+    memset(f, 0, sizeof *f);
+    f->gpu = -1;
+    char action[32] = "", extra[32] = "";
+    if (sscanf(v, "%63s %31s %31s", f->point, action, extra) < 2)
+        return -1;
+    if (!strncmp(action, "error=", 6)) {
+        f->code = atoi(action + 6);
+        snprintf(f->action, sizeof f->action, "error");
+    } else if (!strcmp(action, "hang") || !strcmp(action, "crash")) {
+        snprintf(f->action, sizeof f->action, "%s", action);
+    } else {
+        return -1;
+    }
+    if (extra[0] && sscanf(extra, "gpu=%d", &f->gpu) != 1)
+        return -1;
+    return 0;
+}
+
+int fake_fault_at(const fake_scenario *s, const char *point, int gpu)
+{
+    for (int i = 0; i < s->fault_count; i++) {
+        const fake_fault *f = &s->faults[i];
+        if (strcmp(f->point, point) != 0 || (f->gpu >= 0 && gpu >= 0 && f->gpu != gpu))
+            continue;
+        if (!strcmp(f->action, "hang"))
+            for (;;)
+                pause(); /* as a driver call that never returns: only a kill ends it */
+        if (!strcmp(f->action, "crash"))
+            raise(SIGSEGV);
+        return f->code;
+    }
     return 0;
 }
 
@@ -200,6 +252,8 @@ int fake_scenario_load(fake_scenario *s)
             rc = gpu_line(s, v);
         else if (!strcmp(k, "ib_device"))
             rc = ib_line(s, v);
+        else if (!strcmp(k, "fault"))
+            rc = fault_line(s, v);
         else
             rc = -1;
     }

@@ -16,6 +16,11 @@
  *   nccl_fault = none | wrong_sum (rank 0 gets one wrong element per operation)
  *                | hang (collectives never complete until aborted)
  *
+ *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
+ *   fault = cuInit hang | cublasLtMatmul crash | cuDevicePrimaryCtxRetain error=2 |
+ *           nvmlDeviceGetHandleByIndex hang gpu=3 | cuEventQuery hang  (one line each: the
+ *           entry point, what it does there, optionally only for one GPU by index)
+ *
  * The file is named by $GV_FAKE_SCENARIO and read again at every nvmlInit/cuInit, so one test
  * process can move through several scenarios. Test code only: never shipped. */
 #ifndef GV_FAKES_SCENARIO_H
@@ -40,7 +45,22 @@ typedef struct fake_gpu {
     char nvlink_peer[32];        /* "switch" (default) or the bus id of the GPU at the other end */
     int utilization;             /* GPU utilization percent */
     int dmabuf;                  /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, default 1 */
+    int cuda_missing;            /* 1: NVML lists the GPU, CUDA does not enumerate it */
+    int proc_count;              /* other processes NVML lists on the GPU */
+    unsigned proc_pid[4];
+    unsigned long long proc_mib[4];
 } fake_gpu;
+
+#define FAKE_MAX_FAULTS 8
+
+/* A fault injected at an entry point: "hang" blocks forever, "crash" raises SIGSEGV,
+ * "error" returns code. */
+typedef struct fake_fault {
+    char point[64];
+    char action[16];
+    int code;
+    int gpu; /* -1: every GPU */
+} fake_fault;
 
 #define FAKE_MAX_IB 16
 
@@ -63,7 +83,13 @@ typedef struct fake_scenario {
     fake_gpu gpus[FAKE_MAX_GPUS];
     int ib_count;
     fake_ib_device ib[FAKE_MAX_IB];
+    int fault_count;
+    fake_fault faults[FAKE_MAX_FAULTS];
 } fake_scenario;
+
+/* The fault the scenario puts at this entry point for GPU gpu (-1 when the call has no GPU):
+ * hangs or crashes here, or returns the error code to answer with; 0 when none. */
+int fake_fault_at(const fake_scenario *s, const char *point, int gpu);
 
 /* Reads $GV_FAKE_SCENARIO into s; -1 when unset, unreadable or malformed. */
 int fake_scenario_load(fake_scenario *s);

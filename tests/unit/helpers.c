@@ -58,10 +58,16 @@ gv_ctx *scenario_ctx(const char *sysroot, const char *scenario)
 
 gv_report *run_scenario(const char *sysroot, const char *scenario)
 {
+    return run_scenario_policy(sysroot, scenario, NULL);
+}
+
+gv_report *run_scenario_policy(const char *sysroot, const char *scenario, const gv_policy *policy)
+{
     gv_ctx *ctx = scenario_ctx(sysroot, scenario);
     gv_report *r = NULL;
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = GV_TEST_PASSIVE_CHECKS;
+    o.policy = policy;
     assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
     assert_non_null(r);
     gv_ctx_destroy(ctx);

@@ -23,6 +23,7 @@ gv_ctx *scenario_ctx(const char *sysroot, const char *scenario);
 #define GV_TEST_PASSIVE_CHECKS "^cuda,^gemm,^cudnn,^driver.compat,^topo,^rdma,^gpudirect,^nccl"
 /* gv_run of the passive checks over that context; asserts GV_OK. */
 gv_report *run_scenario(const char *sysroot, const char *scenario);
+gv_report *run_scenario_policy(const char *sysroot, const char *scenario, const gv_policy *policy);
 
 /* The result with this id and subject; fails the test when absent. */
 gv_check_result result_of(const gv_report *r, const char *id, const char *subject);

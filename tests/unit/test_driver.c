@@ -214,21 +214,34 @@ static void no_nvidia_libraries_fail_with_names_tried(void **state)
     gv_report_free(r);
 }
 
-static void node_without_nvidia_skips_with_reasons(void **state)
+/* A node without NVIDIA GPU looks like a GPU node whose GPUs all fell off the bus: FAIL,
+ * unless the policy says it has none. */
+static void node_without_nvidia_fails_unless_the_policy_says_none(void **state)
 {
     (void)state;
     gv_report *r = run_scenario("no-nvidia", NULL);
     assert_int_equal(verdict_of(r, "driver.module", "node"), GV_SKIP);
     assert_int_equal(verdict_of(r, "driver.nvml", "node"), GV_SKIP);
     assert_int_equal(verdict_of(r, "driver.cuda", "node"), GV_SKIP);
-    assert_int_equal(verdict_of(r, "driver.gpu_count", "node"), GV_SKIP);
+    gv_check_result count = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(count.verdict, GV_FAIL);
+    assert_non_null(strstr(count.message, "no NVIDIA GPU found: PCI 0, NVML \xe2\x80\x93"));
     assert_int_equal(gv_report_gpu_count(r), 0);
-    assert_int_equal(gv_report_verdict(r), GV_PASS);
+    assert_int_equal(gv_report_verdict(r), GV_FAIL);
+    int fails = 0;
     for (uint32_t i = 0; i < gv_report_count(r); i++) {
         gv_check_result c = GV_CHECK_RESULT_INIT;
         gv_report_result(r, i, &c);
         assert_true(strlen(c.message) > 10); /* every SKIP says why */
+        fails += c.verdict == GV_FAIL;
     }
+    assert_int_equal(fails, 1); /* the rest is not applicable */
+    gv_report_free(r);
+    gv_policy p = GV_POLICY_INIT;
+    p.gpu_count = 0;
+    r = run_scenario_policy("no-nvidia", NULL, &p);
+    assert_int_equal(verdict_of(r, "driver.gpu_count", "node"), GV_PASS);
+    assert_int_equal(gv_report_verdict(r), GV_PASS);
     gv_report_free(r);
 }
 
@@ -407,7 +420,7 @@ int main(void)
         cmocka_unit_test(cuda_visible_devices_hiding_gpus_is_explained),
         cmocka_unit_test(mig_gpu_is_not_refused),
         cmocka_unit_test(no_nvidia_libraries_fail_with_names_tried),
-        cmocka_unit_test(node_without_nvidia_skips_with_reasons),
+        cmocka_unit_test(node_without_nvidia_fails_unless_the_policy_says_none),
         cmocka_unit_test(laptop_geforce_offline),
         cmocka_unit_test(vm_with_wide_pci_domain),
         cmocka_unit_test(malformed_files_are_errors_naming_the_file),

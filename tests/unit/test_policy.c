@@ -175,9 +175,16 @@ static void rdma_and_kernel_expectations(void **state)
     assert_int_equal(k.verdict, GV_FAIL); /* the fixture runs 6.8 */
     assert_string_equal(k.expected, ">= 6.10");
     gv_report_free(r);
+    /* Without require_rdma a node with no RDMA NIC is not judged on GPUDirect RDMA at all. */
     o.policy = NULL;
     r = run_with("h100-open", "h100x8", &o);
     assert_int_equal(verdict_of(r, "rdma.devices", "node"), GV_SKIP);
+    gv_check_result na = result_of(r, "gpudirect.kernel", "node");
+    assert_int_equal(na.verdict, GV_SKIP);
+    assert_non_null(strstr(na.message, "not applicable: no RDMA NIC"));
+    gv_report_free(r);
+    /* With a NIC the default minimum applies. */
+    r = run_with("h100-roce", "h100x8-rdma", &o);
     assert_int_equal(verdict_of(r, "gpudirect.kernel", "node"), GV_PASS);
     assert_string_equal(result_of(r, "gpudirect.kernel", "node").expected_source, "default");
     gv_report_free(r);

@@ -22,8 +22,9 @@ static int clean_env(void **state)
     return 0;
 }
 
-/* gv_run of rdma and gpudirect over a fixture, hwloc replaying the same tree. */
-static gv_report *run_rdma(const char *sysroot, const char *scenario)
+/* gv_run of rdma and gpudirect over a fixture, hwloc replaying the same tree; with
+ * require_rdma GPUDirect is judged on a node without RDMA NIC too. */
+static gv_report *run_rdma_policy(const char *sysroot, const char *scenario, int require_rdma)
 {
     char root[4096];
     snprintf(root, sizeof root, "%s", fixture("sysroots"));
@@ -32,11 +33,19 @@ static gv_report *run_rdma(const char *sysroot, const char *scenario)
     gv_ctx *ctx = scenario_ctx(sysroot, scenario);
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = "rdma,gpudirect";
+    gv_policy p = GV_POLICY_INIT;
+    p.require_rdma = require_rdma;
+    o.policy = &p;
     gv_report *r = NULL;
     assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
     gv_ctx_destroy(ctx);
     unsetenv("HWLOC_FSROOT");
     return r;
+}
+
+static gv_report *run_rdma(const char *sysroot, const char *scenario)
+{
+    return run_rdma_policy(sysroot, scenario, 0);
 }
 
 /* The row's verdict is want and its message contains text. */
@@ -207,7 +216,14 @@ static void test_environment_wins(void **state)
 static void test_stock_debian_and_no_rdma(void **state)
 {
     (void)state;
+    /* No RDMA NIC: GPUDirect RDMA is not applicable, whatever the module and kernel. */
     gv_report *r = run_rdma("debian12-proprietary", "t4");
+    expect(r, "gpudirect.open_module", "node", GV_SKIP, "not applicable: no RDMA NIC");
+    expect(r, "gpudirect.ready", "node", GV_SKIP, "not applicable: no RDMA NIC");
+    assert_int_equal(gv_report_verdict(r), GV_PASS);
+    gv_report_free(r);
+    /* A site that requires RDMA gets every prerequisite judged. */
+    r = run_rdma_policy("debian12-proprietary", "t4", 1);
     expect(r, "gpudirect.open_module", "node", GV_FAIL, "proprietary NVIDIA module 535.104.05");
     expect(r, "gpudirect.p2pdma", "node", GV_FAIL,
            "Kernel 6.1.0-13-amd64: CONFIG_PCI_P2PDMA is not set");
@@ -217,8 +233,8 @@ static void test_stock_debian_and_no_rdma(void **state)
     expect(r, "rdma.modules", "mlx5_ib", GV_SKIP, "no RDMA hardware on this node");
     gv_report_free(r);
 
-    r = run_rdma("laptop-geforce", NULL);
-    expect(r, "rdma.devices", "node", GV_SKIP, "no RDMA device");
+    r = run_rdma_policy("laptop-geforce", NULL, 1);
+    expect(r, "rdma.devices", "node", GV_FAIL, "no RDMA device"); /* required */
     expect(r, "rdma.ports", "node", GV_SKIP, "no RDMA port on this node");
     expect(r, "rdma.nccl_env", "node", GV_SKIP, "NCCL would fall back to sockets");
     expect(r, "gpudirect.p2pdma", "node", GV_SKIP,
@@ -228,7 +244,7 @@ static void test_stock_debian_and_no_rdma(void **state)
     gv_report_free(r);
 
     r = run_rdma("no-nvidia", NULL);
-    expect(r, "gpudirect.ready", "node", GV_SKIP, "no NVIDIA GPU on this node");
+    expect(r, "gpudirect.ready", "node", GV_SKIP, "not applicable: no NVIDIA GPU on this node");
     gv_report_free(r);
 }
 

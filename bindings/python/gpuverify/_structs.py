@@ -23,7 +23,7 @@ class CtxOpts(Versioned):
                 ("cudnn_library", C.c_char_p), ("nccl_library", C.c_char_p),
                 ("ibverbs_library", C.c_char_p), ("log_fn", LOG_FN), ("log_user", C.c_void_p),
                 ("log_level", C.c_int32), ("live_libraries", C.c_int32),
-                ("deadline_s", C.c_double)]
+                ("deadline_s", C.c_double), ("worker_path", C.c_char_p)]
 
 
 class Policy(Versioned):
@@ -33,7 +33,7 @@ class Policy(Versioned):
                 ("kernel_min", C.c_char * 32), ("gemm_warn_fraction", C.c_double),
                 ("gemm_fail_fraction", C.c_double), ("gemm_min_tflops", C.c_double * 5),
                 ("copy_min_gbps", C.c_double), ("nccl_min_busbw_gbps", C.c_double),
-                ("xids", C.c_char * 128)]
+                ("xids", C.c_char * 128), ("busy", C.c_int32), ("reserved", C.c_int32)]
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -48,7 +48,8 @@ class RunOpts(Versioned):
                 ("copy_bytes", C.c_uint64), ("topology_xml", C.c_char_p),
                 ("nccl_bytes", C.c_uint64), ("level", C.c_int32), ("reserved1", C.c_uint32),
                 ("budget_s", C.c_double), ("gpus", C.c_char_p),
-                ("policy", C.POINTER(Policy))]
+                ("policy", C.POINTER(Policy)), ("isolation", C.c_int32),
+                ("reserved2", C.c_uint32)]
 
 
 class CheckResult(Versioned):

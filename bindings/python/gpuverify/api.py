@@ -11,6 +11,7 @@ from .errors import DeadlineError, for_status
 
 VERDICTS = ("PASS", "WARN", "FAIL", "SKIP", "ERROR")
 LEVELS = {"standard": 0, "quick": 1, "extended": 2}
+ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
 DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3, "fp8": 4}
 COLLECTIVES = {"all_reduce": 0, "all_gather": 1, "reduce_scatter": 2, "broadcast": 3}
 
@@ -62,6 +63,7 @@ class Report(_Result):
     level: str
     duration_s: float
     checks: List[CheckResult] = field(default_factory=list)
+    isolation: str = ""  # "process" (gpuverify-worker) or "none" (this process)
     json: str = field(default="", repr=False)
     prometheus: str = field(default="", repr=False)
 
@@ -134,14 +136,16 @@ class Context:
     """A libgpuverify context. Use as `with gpuverify.Context() as ctx: ctx.run("quick")`.
 
     sysroot: judge a captured node tree instead of this machine; library_dir: load the NVIDIA
-    libraries from there only; deadline_s: the default deadline of blocking calls."""
+    libraries from there only; deadline_s: each check's deadline where the catalog sets none
+    (enforced when the checks run in gpuverify-worker); worker_path: that executable."""
 
     def __init__(self, sysroot: Optional[str] = None, library_dir: Optional[str] = None,
-                 deadline_s: float = 0.0):
+                 deadline_s: float = 0.0, worker_path: Optional[str] = None):
         self._lib = lib()
-        self._keep = [_b(sysroot), _b(library_dir)]  # alive as long as the context
+        # alive as long as the context
+        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path)]
         opts = S.CtxOpts(sysroot=self._keep[0], library_dir=self._keep[1], log_level=1,
-                         live_libraries=-1, deadline_s=deadline_s)
+                         live_libraries=-1, deadline_s=deadline_s, worker_path=self._keep[2])
         handle = C.c_void_p()
         st = self._lib.gv_ctx_create(C.byref(opts), C.byref(handle))
         if st != 0:
@@ -189,10 +193,13 @@ class Context:
             budget_s: float = 0.0, gpus: Optional[Sequence[int]] = None,
             policy: Union[S.Policy, Dict[str, Any], str, None] = None,
             gemm_size: int = 0, copy_bytes: int = 0, nccl_bytes: int = 0,
-            topology_xml: Optional[str] = None) -> Report:
-        """gv_run: the checks of a level ("quick", "standard", "extended"), or those named."""
+            topology_xml: Optional[str] = None, isolation: str = "auto") -> Report:
+        """gv_run: the checks of a level ("quick", "standard", "extended"), or those named;
+        isolation "auto" (gpuverify-worker when found), "process" (required) or "none"."""
         if level not in LEVELS:
             raise for_status(-1, "level %r: one of %s" % (level, ", ".join(LEVELS)))
+        if isolation not in ISOLATIONS:
+            raise for_status(-1, "isolation %r: one of %s" % (isolation, ", ".join(ISOLATIONS)))
         if checks is not None and not isinstance(checks, str):
             checks = ",".join(checks)
         if policy is not None and not isinstance(policy, S.Policy):
@@ -202,7 +209,8 @@ class Context:
         opts = S.RunOpts(checks=keep[0], gemm_size=gemm_size, copy_bytes=copy_bytes,
                          topology_xml=keep[1], nccl_bytes=nccl_bytes, level=LEVELS[level],
                          budget_s=budget_s, gpus=keep[2],
-                         policy=C.pointer(policy) if policy is not None else None)
+                         policy=C.pointer(policy) if policy is not None else None,
+                         isolation=ISOLATIONS[isolation])
         rep = C.c_void_p()
         self._check(self._lib.gv_run(self._ctx, C.byref(opts), C.byref(rep)), "gv_run")
         try:
@@ -244,6 +252,7 @@ class Context:
         parsed = json.loads(doc)
         return Report(verdict=verdict_name(L.gv_report_verdict(rep)), level=parsed.get("level"),
                       duration_s=parsed["duration_s"], checks=checks, json=doc,
+                      isolation=parsed.get("isolation") or "",
                       prometheus=self._render(L.gv_report_prometheus, rep))
 
     def gemm_bench(self, gpu: int = 0, dtype: str = "fp16", size: int = 8192, **opts) -> GemmResult:

@@ -27,6 +27,12 @@ typedef struct gvnv_utilization { /* nvmlUtilization_t */
 
 typedef int gvnv_nvlink_device_type; /* nvmlIntNvLinkDeviceType_t */
 
+typedef struct gvnv_process_info { /* nvmlProcessInfo_t, as the _v3 process queries fill it */
+    unsigned int pid;
+    unsigned long long used_gpu_memory; /* bytes; NVML_VALUE_NOT_AVAILABLE when unknown */
+    unsigned int gpu_instance_id, compute_instance_id;
+} gvnv_process_info;
+
 typedef struct gvnv_memory { /* nvmlMemory_t */
     unsigned long long total;
     unsigned long long free;

@@ -1,0 +1,96 @@
+#include "checks/busy.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/nvml_backend.h"
+#include "checks/policy.h"
+#include "core/util.h"
+#include "report/report.h"
+
+static void add(gv_busy *b, unsigned gpu, const gvnv_process_info *p)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (b->seen[i].pid == p->pid && b->seen[i].gpu == gpu)
+            return;
+    if (b->n == GV_BUSY_MAX)
+        return;
+    b->seen[b->n].pid = p->pid;
+    b->seen[b->n].gpu = gpu;
+    b->seen[b->n].bytes = p->used_gpu_memory == ~0ull ? -1 : (long long)p->used_gpu_memory;
+    /* The PID is the driver's: in another PID namespace it names nobody here. */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/comm", p->pid);
+    b->seen[b->n].name[0] = '\0';
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (fgets(b->seen[b->n].name, sizeof b->seen[b->n].name, f))
+            b->seen[b->n].name[strcspn(b->seen[b->n].name, "\n")] = '\0';
+        fclose(f);
+    }
+    b->n++;
+}
+
+void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b)
+{
+    const struct gv_nvml_api *nv = gv_nvml(ctx);
+    gvnv_device dev = NULL;
+    if (!nv || !nv->device_get_handle_by_pci_bus_id || !g->gpu.pci_bus_id[0] ||
+        nv->device_get_handle_by_pci_bus_id(g->gpu.pci_bus_id, &dev) != GVNV_SUCCESS)
+        return;
+    gvnv_return (*const queries[])(gvnv_device, unsigned int *, gvnv_process_info *) = {
+        nv->device_get_compute_running_processes, nv->device_get_graphics_running_processes};
+    unsigned self = (unsigned)getpid();
+    for (size_t q = 0; q < 2; q++) {
+        gvnv_process_info infos[64];
+        unsigned count = 64;
+        if (!queries[q] || queries[q](dev, &count, infos) != GVNV_SUCCESS)
+            continue;
+        for (unsigned i = 0; i < count && i < 64; i++)
+            if (infos[i].pid != self)
+                add(b, g->gpu.index, &infos[i]);
+    }
+}
+
+void gv_busy_text(const gv_busy *b, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < b->n; i++) {
+        char one[128], mem[32] = "";
+        if (b->seen[i].bytes >= 0)
+            snprintf(mem, sizeof mem, "%.1f GiB", (double)b->seen[i].bytes / (1 << 30));
+        const char *name = b->seen[i].name;
+        snprintf(one, sizeof one, "GPU %u used by PID %u%s%s%s%s%s", b->seen[i].gpu, b->seen[i].pid,
+                 name[0] || mem[0] ? " (" : "", name, name[0] && mem[0] ? ", " : "", mem,
+                 name[0] || mem[0] ? ")" : "");
+        gv_append(out, cap, "; ", one);
+    }
+}
+
+long long gv_busy_bytes(const gv_busy *b, unsigned gpu)
+{
+    long long sum = 0;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->seen[i].gpu == gpu && b->seen[i].bytes > 0)
+            sum += b->seen[i].bytes;
+    return sum;
+}
+
+void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, int wrong)
+{
+    int rule = p ? p->busy : GV_BUSY_SKIP;
+    if (!res || !b->n || wrong || rule == GV_BUSY_IGNORE || res->verdict == GV_SKIP ||
+        res->verdict == GV_ERROR)
+        return;
+    char who[384], measured[sizeof res->message];
+    gv_busy_text(b, who, sizeof who);
+    snprintf(measured, sizeof measured, "%s", res->message);
+    res->verdict = rule == GV_BUSY_WARN ? GV_WARN : rule == GV_BUSY_FAIL ? GV_FAIL : GV_SKIP;
+    snprintf(res->message, sizeof res->message, "%s: %s during the test; measured: %s",
+             rule == GV_BUSY_SKIP ? "not judged" : "GPU shared", who, measured);
+    gv_result_expected(res, p ? "policy" : "default", "an idle GPU (busy = %s)",
+                       gv_busy_rule_name(rule));
+    gv_result_remedy(res, "run the check while no job uses the GPU (drain it first), or set "
+                          "busy = ignore in the policy to judge figures on a shared GPU");
+}

@@ -1,0 +1,36 @@
+/* Whether another process used a GPU while a performance test ran on it. A figure measured
+ * on a shared GPU says nothing about the hardware, so the policy's busy rule decides what its
+ * verdict becomes (gv_policy.busy); results that are wrong stay FAIL whatever the load. */
+#ifndef GV_CHECKS_BUSY_H
+#define GV_CHECKS_BUSY_H
+
+#include <stddef.h>
+
+#include "checks/facts.h"
+#include "gpuverify/gv_policy.h"
+
+#define GV_BUSY_MAX 16
+
+typedef struct gv_busy {
+    size_t n;
+    struct {
+        unsigned pid;
+        unsigned gpu;    /* inventory index */
+        long long bytes; /* GPU memory it holds, -1 unknown */
+        char name[32];   /* /proc/<pid>/comm, "" when not visible here */
+    } seen[GV_BUSY_MAX];
+} gv_busy;
+
+/* Adds the compute and graphics processes NVML lists on the GPU now, other than this one (the
+ * worker, or the caller when not isolated). Nothing when NVML cannot say. */
+void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b);
+/* "GPU 0 used by PID 4121 (python3, 38.0 GiB)"; "" when nobody else was seen. */
+void gv_busy_text(const gv_busy *b, char *out, size_t cap);
+/* GPU memory the others hold on inventory GPU `gpu`, in bytes (unknown sizes count 0). */
+long long gv_busy_bytes(const gv_busy *b, unsigned gpu);
+/* Applies the busy rule to a performance row measured while others used the GPU: SKIP "not
+ * judged: ..." (default), WARN, FAIL, or unchanged (ignore). A row whose results were wrong is
+ * left alone (wrong = 1). */
+void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, int wrong);
+
+#endif

@@ -1,0 +1,50 @@
+/* gv_run in two halves: the plan (options checked, checks and GPUs selected, the policy
+ * copied to its full size) made in the caller's process, and the checks run in-process,
+ * either in the caller (GV_ISOLATION_NONE) or in gpuverify-worker, which streams each row. */
+#ifndef GV_CHECKS_RUN_H
+#define GV_CHECKS_RUN_H
+
+#include "checks/active.h"
+#include "checks/levels.h"
+#include "gpuverify/gv_policy.h"
+#include "gpuverify/gv_report.h"
+
+#define GV_CATALOG_MAX 64 /* entries gv_checks may hold (checked in run.c) */
+
+typedef struct gv_run_plan {
+    gv_run_opts opts; /* the caller's, at our size; policy points at `policy` or is NULL */
+    gv_policy policy;
+    const gv_level_def *level;
+    double budget_s;            /* the level's or the caller's */
+    int chosen[GV_CATALOG_MAX]; /* per catalog entry */
+    int gpu_chosen[GV_RUN_MAX_GPUS];
+} gv_run_plan;
+
+/* Checks the options and selects. GV_OK or an error recorded on the context. */
+gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *plan);
+
+/* What a worker hands on while it runs: the facts once gathered (the report has no row yet),
+ * then each row as it becomes final. */
+typedef struct gv_run_stream {
+    void (*facts)(void *user, const gv_report *report);
+    void (*row)(void *user, const gv_check_result *row);
+    void *user;
+} gv_run_stream;
+
+/* Gathers the facts and runs the planned checks in this process; stream may be NULL. */
+gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
+                            gv_report **out);
+
+/* The catalog index of a check ID, -1 when it is not one; its deadline in seconds (the
+ * catalog's, else the context's default) and its group (the index its catalog group starts
+ * at: the entries of one active group are adjacent). */
+int gv_catalog_index(const char *id);
+double gv_catalog_deadline(const gv_ctx *ctx, int index);
+int gv_catalog_group(int index);
+
+/* A report with no facts yet (all unknown), for a run whose worker sends none. */
+gv_report *gv_report_blank(const gv_ctx *ctx);
+/* Stamps the start time, level and budget on a report. */
+void gv_report_stamp(gv_report *r, const gv_run_plan *plan, long long started_unix);
+
+#endif

@@ -1,0 +1,30 @@
+#include "core/progress.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "core/context.h"
+
+void gv_progress_group(gv_ctx *ctx, const char *check)
+{
+    if (ctx->progress)
+        ctx->progress(ctx->progress_user, GV_PROGRESS_GROUP, check, "");
+}
+
+void gv_progress_begin(gv_ctx *ctx, const char *check, const char *subject)
+{
+    if (ctx->progress)
+        ctx->progress(ctx->progress_user, GV_PROGRESS_BEGIN, check, subject);
+}
+
+void gv_progress_stage(gv_ctx *ctx, const char *fmt, ...)
+{
+    if (!ctx->progress)
+        return;
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ctx->progress(ctx->progress_user, GV_PROGRESS_STAGE, "", text);
+}

@@ -1,0 +1,19 @@
+/* Where the work is, for the deadlines gv_run enforces from outside the worker: a check that
+ * begins on a subject (its deadline clock restarts) and the step inside it that a hang would
+ * be in ("cuStreamSynchronize"). No-ops outside gpuverify-worker. */
+#ifndef GV_CORE_PROGRESS_H
+#define GV_CORE_PROGRESS_H
+
+#include "gpuverify/gv_context.h"
+
+enum gv_progress_kind {
+    GV_PROGRESS_GROUP = 0, /* a catalog group starts: the checks before it have finished */
+    GV_PROGRESS_BEGIN = 1, /* a check starts on a subject: its deadline clock restarts */
+    GV_PROGRESS_STAGE = 2  /* a step inside the check that began last */
+};
+
+void gv_progress_group(gv_ctx *ctx, const char *check);
+void gv_progress_begin(gv_ctx *ctx, const char *check, const char *subject);
+void gv_progress_stage(gv_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,371 @@
+/* gv_run through gpuverify-worker: the caller's side. Rows arrive as the worker finishes
+ * them; a check that outlives its deadline gets the worker's process group killed and FAILs
+ * as timed out, the checks not started SKIP saying why, and a worker that dies makes its
+ * check an ERROR and is replaced for the checks after it. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checks/checks.h"
+#include "core/util.h"
+#include "report/report.h"
+#include "worker/protocol.h"
+#include "worker/spawn.h"
+#include "worker/worker.h"
+
+#define MAX_LINE (4u << 20) /* a line longer than this is not the worker's */
+#define MAX_WORKERS 4       /* one crash after another: give up after this many */
+
+/* How one worker's run ended. */
+enum outcome { ENDED, TIMED_OUT, DIED, GARBLED, FAILED };
+
+typedef struct client {
+    gv_ctx *ctx;
+    const gv_run_plan *plan;
+    gv_report *report;
+    int have_facts;
+    int pending[GV_CATALOG_MAX]; /* chosen entries whose group has not started */
+    double budget_end;
+    /* Where the current worker is. */
+    char check[48], subject[48], stage[256];
+    double began;
+    char error[512]; /* an "error" event's message */
+    gv_status error_status;
+    char garbage[80];
+} client;
+
+static void skip_pending(client *c, int verdict, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void skip_pending(client *c, int verdict, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (c->pending[i]) {
+            gv_report_add(c->report, gv_checks[i].id, "node", verdict, "%s", why);
+            c->pending[i] = 0;
+        }
+}
+
+/* Marks the entries of groups before `group` as done. */
+static void groups_done_before(client *c, int group)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (c->pending[i] && gv_catalog_group((int)i) < group)
+            c->pending[i] = 0;
+}
+
+static void take_facts(client *c, json_t *report_json)
+{
+    gv_report *facts = NULL;
+    if (c->have_facts || gv_report_from_jansson(c->ctx, report_json, &facts) != GV_OK)
+        return;
+    gv_report *r = c->report;
+    r->driver = facts->driver;
+    memcpy(r->hostname, facts->hostname, sizeof r->hostname);
+    free(r->gpus);
+    r->gpus = facts->gpus;
+    r->gpu_count = facts->gpu_count;
+    facts->gpus = NULL;
+    gv_report_free(facts);
+    c->have_facts = 1;
+}
+
+static void take_row(client *c, json_t *o)
+{
+    gv_check_result row;
+    if (gv_result_from_json(c->ctx, o, &row) != GV_OK)
+        return;
+    gv_check_result *res =
+        gv_report_add(c->report, row.id, row.subject, row.verdict, "%s", row.message);
+    if (res) {
+        *res = row;
+        c->report->flushed = c->report->count; /* its duration came with it */
+    }
+}
+
+static void set_text(char *dst, size_t cap, json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    snprintf(dst, cap, "%s", v ? v : "");
+}
+
+/* One event line; 0 when it is one, -1 when it is not the worker's. */
+static int take_line(client *c, const char *line, int *ended)
+{
+    json_t *ev = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+    const char *kind = json_string_value(json_object_get(ev, "event"));
+    int ok = kind != NULL;
+    if (!ok) {
+        ;
+    } else if (!strcmp(kind, "row")) {
+        take_row(c, json_object_get(ev, "result"));
+    } else if (!strcmp(kind, "begin")) {
+        set_text(c->check, sizeof c->check, ev, "check");
+        set_text(c->subject, sizeof c->subject, ev, "subject");
+        c->stage[0] = '\0';
+        c->began = gv_now_s();
+    } else if (!strcmp(kind, "stage")) {
+        set_text(c->stage, sizeof c->stage, ev, "stage");
+    } else if (!strcmp(kind, "group")) {
+        const char *id = json_string_value(json_object_get(ev, "check"));
+        int index = id ? gv_catalog_index(id) : -1;
+        if (index >= 0)
+            groups_done_before(c, gv_catalog_group(index));
+    } else if (!strcmp(kind, "facts")) {
+        take_facts(c, json_object_get(ev, "report"));
+    } else if (!strcmp(kind, "end")) {
+        *ended = 1;
+    } else if (!strcmp(kind, "error")) {
+        set_text(c->error, sizeof c->error, ev, "message");
+        json_t *st = json_object_get(ev, "status");
+        c->error_status = json_is_integer(st) ? (gv_status)json_integer_value(st) : GV_ERR_INTERNAL;
+        *ended = 1;
+    } else {
+        ok = 0;
+    }
+    json_decref(ev);
+    if (!ok)
+        snprintf(c->garbage, sizeof c->garbage, "%.60s", line);
+    return ok ? 0 : -1;
+}
+
+/* The deadline of what the worker is doing now: its check's, capped by the run's budget.
+ * The budget cap comes half a second late, so that a check that keeps the budget itself
+ * (NCCL aborts its communicators) reports first; the kill is the backstop. */
+#define BUDGET_GRACE_S 0.5
+static double deadline_now(const client *c, int *by_budget)
+{
+    double own = c->began + gv_catalog_deadline(c->ctx, gv_catalog_index(c->check));
+    double budget = c->budget_end + BUDGET_GRACE_S;
+    *by_budget = budget < own;
+    return *by_budget ? budget : own;
+}
+
+/* Reads events until the worker ends, dies, garbles or outlives a deadline. */
+static enum outcome drive(client *c, gv_worker_proc *p, int *by_budget)
+{
+    char *buf = malloc(65536);
+    size_t len = 0, cap = 65536;
+    int ended = 0;
+    enum outcome result = DIED;
+    while (buf) {
+        double limit = deadline_now(c, by_budget), now = gv_now_s();
+        if (now >= limit) {
+            result = TIMED_OUT;
+            break;
+        }
+        struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+        double wait_ms = ceil((limit - now) * 1000.0);
+        int n = poll(&pfd, 1, wait_ms > 60000 ? 60000 : (int)wait_ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            continue; /* the loop's head decides whether the deadline passed */
+        if (len + 4096 > cap) {
+            if (cap >= MAX_LINE) {
+                snprintf(c->garbage, sizeof c->garbage, "a line longer than %u bytes", MAX_LINE);
+                result = GARBLED;
+                break;
+            }
+            char *grown = realloc(buf, cap * 2);
+            if (!grown)
+                break;
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t got = read(p->fd, buf + len, cap - len - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            result = ended ? ENDED : DIED;
+            break;
+        }
+        len += (size_t)got;
+        buf[len] = '\0';
+        char *line = buf, *nl;
+        int bad = 0;
+        while (!bad && (nl = memchr(line, '\n', len - (size_t)(line - buf)))) {
+            *nl = '\0';
+            bad = take_line(c, line, &ended) != 0;
+            line = nl + 1;
+        }
+        if (bad) {
+            result = GARBLED;
+            break;
+        }
+        len -= (size_t)(line - buf);
+        memmove(buf, line, len);
+    }
+    free(buf);
+    if (c->error[0])
+        return FAILED;
+    return result;
+}
+
+static const char *where_now(const client *c, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s%s%s", c->check, c->subject[0] ? " on " : "", c->subject,
+             c->stage[0] ? ", in " : "", c->stage);
+    return out;
+}
+
+/* After a worker that did not end well: the row for the check it was in, and the rest of
+ * that check's group closed. */
+static void close_group(client *c, int verdict, const char *why, double spent)
+{
+    gv_check_result *res =
+        gv_report_add(c->report, c->check, c->subject[0] ? c->subject : "node", verdict, "%s", why);
+    if (res)
+        res->duration_s = spent;
+    if (verdict == GV_FAIL)
+        gv_result_remedy(res, "drain the node: a call into the NVIDIA driver did not return; "
+                              "check dmesg for Xid errors, then reset the GPU or reboot");
+    int index = gv_catalog_index(c->check);
+    int group = gv_catalog_group(index);
+    if (index >= 0)
+        c->pending[index] = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (c->pending[i] && gv_catalog_group((int)i) == group) {
+            gv_report_add(c->report, gv_checks[i].id, "node", GV_SKIP,
+                          "not finished: the worker was stopped in %s", c->check);
+            c->pending[i] = 0;
+        }
+}
+
+static int any_pending(const client *c)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (c->pending[i])
+            return 1;
+    return 0;
+}
+
+/* Starts a worker for what is pending; the first pending check is where it starts. */
+static gv_status start(client *c, const char *worker, gv_worker_proc *p)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (c->pending[i]) {
+            /* Until it says otherwise the worker is gathering facts, NVML first. */
+            snprintf(c->check, sizeof c->check, "%s",
+                     c->have_facts ? gv_checks[i].id : "driver.nvml");
+            break;
+        }
+    snprintf(c->subject, sizeof c->subject, "node");
+    snprintf(c->stage, sizeof c->stage, "starting gpuverify-worker");
+    c->began = gv_now_s();
+    double left = c->budget_end - gv_now_s();
+    char **argv = gv_worker_argv(c->ctx, c->plan, c->pending, left > 0.001 ? left : 0.001, worker);
+    if (!argv)
+        return gv_fail(c->ctx, GV_ERR_NO_MEMORY, "out of memory starting gpuverify-worker");
+    char why[PATH_MAX + 128];
+    gv_status s = gv_worker_spawn(worker, argv, p, why, sizeof why);
+    gv_worker_argv_free(argv);
+    return s == GV_OK ? GV_OK : gv_fail(c->ctx, s, "%s", why);
+}
+
+static void signal_text(int status, char *out, size_t cap)
+{
+    if (WIFSIGNALED(status))
+        snprintf(out, cap, "died with signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
+    else
+        snprintf(out, cap, "ended");
+}
+
+gv_status gv_worker_run(gv_ctx *ctx, const gv_run_plan *plan, const char *worker, gv_report **out)
+{
+    *out = NULL;
+    client *c = calloc(1, sizeof *c);
+    if (!c)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    double t0 = gv_now_s();
+    c->ctx = ctx;
+    c->plan = plan;
+    c->budget_end = t0 + plan->budget_s;
+    memcpy(c->pending, plan->chosen, sizeof c->pending);
+    c->report = gv_report_blank(ctx);
+    if (!c->report) {
+        free(c);
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
+    }
+    gv_report *r = c->report;
+    gv_report_stamp(r, plan, (long long)time(NULL));
+    snprintf(r->isolation, sizeof r->isolation, "process");
+    snprintf(r->isolation_detail, sizeof r->isolation_detail, "%s", worker);
+    gv_status s = GV_OK;
+    for (int workers = 0; any_pending(c) && s == GV_OK; workers++) {
+        if (workers == MAX_WORKERS) {
+            skip_pending(c, GV_ERROR, "not run: %d workers in a row died", MAX_WORKERS);
+            break;
+        }
+        gv_worker_proc p;
+        if ((s = start(c, worker, &p)) != GV_OK) {
+            if (workers == 0)
+                break; /* nothing ran: the caller gets the error */
+            skip_pending(c, GV_ERROR, "not run: %s", gv_ctx_last_error(ctx));
+            s = GV_OK;
+            break;
+        }
+        int by_budget = 0, status = 0;
+        enum outcome how = drive(c, &p, &by_budget);
+        double spent = gv_now_s() - c->began;
+        char where[400], why[700], ended[96];
+        where_now(c, where, sizeof where);
+        int reaped = gv_worker_stop(&p, how != ENDED, 1.0, &status);
+        if (how == ENDED) {
+            groups_done_before(c, GV_CATALOG_MAX);
+        } else if (how == FAILED) {
+            s = gv_fail(ctx, c->error_status, "gpuverify-worker: %s", c->error);
+        } else if (how == TIMED_OUT) {
+            if (by_budget)
+                snprintf(why, sizeof why,
+                         "timed out after %.1f s in %s: the run's budget of %.0f s was spent "
+                         "(worker %s)",
+                         spent, where, plan->budget_s,
+                         reaped ? "stopped" : "killed, stuck in the kernel");
+            else
+                snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
+                         reaped ? "stopped" : "killed, stuck in the kernel");
+            close_group(c, GV_FAIL, why, spent);
+            skip_pending(c, GV_SKIP, "not run: the worker was stopped after %s timed out",
+                         c->check);
+        } else if (how == GARBLED) {
+            snprintf(why, sizeof why,
+                     "gpuverify-worker wrote something that is not its protocol during %s: "
+                     "\"%s\" (a mismatched or broken worker at %s)",
+                     where, c->garbage, worker);
+            close_group(c, GV_ERROR, why, spent);
+            skip_pending(c, GV_SKIP, "not run: the worker's output could not be read");
+        } else {
+            signal_text(status, ended, sizeof ended);
+            snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
+            close_group(c, GV_ERROR, why, spent);
+        }
+        r->flushed = r->count; /* rows made here carry their own durations (0 for SKIPs) */
+    }
+    r->flushed = r->count;
+    r->duration_s = gv_now_s() - t0;
+    if (s != GV_OK || r->out_of_memory) {
+        gv_report_free(r);
+        free(c);
+        return s != GV_OK ? s : gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory adding results");
+    }
+    free(c);
+    *out = r;
+    return GV_OK;
+}

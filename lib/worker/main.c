@@ -1,0 +1,115 @@
+/* gpuverify-worker: runs the checks gv_run hands it in this process and writes each event
+ * as one JSON line on stdout (protocol.h). Started by the library only; it closes every
+ * descriptor but its three, prints nothing else, and exits 0 after "end". */
+#define _GNU_SOURCE /* close_range */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks/run.h"
+#include "core/context.h"
+#include "core/progress.h"
+#include "report/report.h"
+#include "worker/protocol.h"
+
+static void write_all(const char *text, size_t n)
+{
+    while (n) {
+        ssize_t w = write(STDOUT_FILENO, text, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            _exit(3); /* the caller is gone */
+        text += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Writes the event and frees it. */
+static void emit(json_t *ev)
+{
+    char *text = ev ? json_dumps(ev, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    json_decref(ev);
+    if (!text)
+        _exit(4);
+    size_t n = strlen(text);
+    text[n] = '\n'; /* json_dumps' terminator becomes the line end */
+    write_all(text, n + 1);
+    free(text);
+}
+
+static void on_facts(void *user, const gv_report *r)
+{
+    (void)user;
+    emit(json_pack("{s:s, s:o}", "event", "facts", "report", gv_report_to_json(r)));
+}
+
+static void on_row(void *user, const gv_check_result *row)
+{
+    (void)user;
+    emit(json_pack("{s:s, s:o}", "event", "row", "result", gv_result_to_json(row)));
+}
+
+static void on_progress(void *user, int kind, const char *check, const char *text)
+{
+    (void)user;
+    if (kind == GV_PROGRESS_GROUP)
+        emit(json_pack("{s:s, s:s}", "event", "group", "check", check));
+    else if (kind == GV_PROGRESS_BEGIN)
+        emit(json_pack("{s:s, s:s, s:s}", "event", "begin", "check", check, "subject", text));
+    else
+        emit(json_pack("{s:s, s:s%}", "event", "stage", "stage", text, strlen(text)));
+}
+
+static int fail(gv_status s, const char *message)
+{
+    emit(json_pack("{s:s, s:i, s:s%}", "event", "error", "status", (int)s, "message", message,
+                   strlen(message)));
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    /* No descriptor of the caller's but the pipe (posix_spawn closed them where glibc can). */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    if (close_range(3, ~0u, 0) != 0)
+#endif
+        for (int fd = 3; fd < 4096; fd++)
+            close(fd);
+    gv_worker_args a;
+    char why[512];
+    if (gv_worker_args_parse(argc, argv, &a, why, sizeof why) != GV_OK)
+        return fail(GV_ERR_INVALID_ARG, why);
+    gv_ctx *ctx = NULL;
+    gv_status s = gv_ctx_create(&a.ctx, &ctx);
+    if (s != GV_OK)
+        return fail(s, "gpuverify-worker: the context options were refused");
+    if (a.has_policy) {
+        s = gv_policy_parse(ctx, a.policy_text, &a.policy);
+        a.run.policy = &a.policy;
+    }
+    gv_run_plan plan;
+    if (s == GV_OK)
+        s = gv_run_plan_make(ctx, &a.run, &plan);
+    if (s != GV_OK) {
+        int rc = fail(s, gv_ctx_last_error(ctx));
+        gv_ctx_destroy(ctx);
+        return rc;
+    }
+    ctx->progress = on_progress;
+    gv_run_stream stream = {.facts = on_facts, .row = on_row, .user = NULL};
+    gv_report *report = NULL;
+    s = gv_run_in_process(ctx, &plan, &stream, &report);
+    if (s != GV_OK) {
+        int rc = fail(s, gv_ctx_last_error(ctx));
+        gv_ctx_destroy(ctx);
+        return rc;
+    }
+    emit(json_pack("{s:s}", "event", "end"));
+    gv_report_free(report);
+    gv_ctx_destroy(ctx);
+    return 0;
+}

@@ -1,0 +1,176 @@
+/* The worker's command line, written by gv_run and read by gpuverify-worker. */
+#include "worker/protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "checks/policy.h"
+
+static const char *const library_flags[GV_LIBRARY_KINDS] = {
+    "--cuda-library",  "--nvml-library", "--cublaslt-library",
+    "--cudnn-library", "--nccl-library", "--ibverbs-library"};
+
+typedef struct args {
+    char **v;
+    size_t n, cap;
+    int failed;
+} args;
+
+static void add(args *a, const char *flag, const char *value)
+{
+    if (a->failed)
+        return;
+    if (a->n + 3 > a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 32;
+        char **grown = realloc(a->v, cap * sizeof *grown);
+        if (!grown) {
+            a->failed = 1;
+            return;
+        }
+        a->v = grown;
+        a->cap = cap;
+    }
+    a->v[a->n] = strdup(flag);
+    a->v[a->n + 1] = value ? strdup(value) : NULL;
+    a->n += value ? 2 : 1;
+    a->v[a->n] = NULL;
+    if (!a->v[a->n - 1])
+        a->failed = 1;
+}
+
+static void add_number(args *a, const char *flag, const char *fmt, double v)
+{
+    char text[64];
+    snprintf(text, sizeof text, fmt, v);
+    add(a, flag, text);
+}
+
+char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pending,
+                      double budget_s, const char *path)
+{
+    args a = {0};
+    add(&a, path, NULL);
+    add(&a, "--sysroot", ctx->sysroot);
+    if (ctx->library_dir[0])
+        add(&a, "--library-dir", ctx->library_dir);
+    for (int i = 0; i < GV_LIBRARY_KINDS; i++)
+        if (ctx->library_path[i][0])
+            add(&a, library_flags[i], ctx->library_path[i]);
+    add(&a, "--live", ctx->live ? "1" : "0");
+    add_number(&a, "--deadline", "%.17g", ctx->deadline_s);
+    const gv_run_opts *o = &plan->opts;
+    add_number(&a, "--level", "%.0f", o->level);
+    add_number(&a, "--budget", "%.17g", budget_s);
+    char *checks = calloc(gv_check_count, 48);
+    if (!checks)
+        a.failed = 1;
+    for (size_t i = 0; checks && i < gv_check_count; i++)
+        if (pending[i]) {
+            if (checks[0])
+                strcat(checks, ",");
+            strcat(checks, gv_checks[i].id);
+        }
+    /* An empty list would mean "the level's checks": the caller never asks for none. */
+    add(&a, "--checks", checks && checks[0] ? checks : "none");
+    free(checks);
+    if (o->gemm_size)
+        add_number(&a, "--gemm-size", "%.0f", o->gemm_size);
+    if (o->copy_bytes)
+        add_number(&a, "--copy-bytes", "%.0f", (double)o->copy_bytes);
+    if (o->nccl_bytes)
+        add_number(&a, "--nccl-bytes", "%.0f", (double)o->nccl_bytes);
+    if (o->gpus)
+        add(&a, "--gpus", o->gpus);
+    if (o->topology_xml)
+        add(&a, "--topology-xml", o->topology_xml);
+    if (o->policy) {
+        char text[2048];
+        if (gv_policy_format(o->policy, text, sizeof text) != 0)
+            a.failed = 1;
+        add(&a, "--policy", text);
+    }
+    if (a.failed) {
+        gv_worker_argv_free(a.v);
+        return NULL;
+    }
+    return a.v;
+}
+
+void gv_worker_argv_free(char **argv)
+{
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+static int number(const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char *why, size_t cap)
+{
+    static const gv_ctx_opts ctx_defaults = GV_CTX_OPTS_INIT;
+    static const gv_run_opts run_defaults = GV_RUN_OPTS_INIT;
+    static const gv_policy policy_defaults = GV_POLICY_INIT;
+    out->ctx = ctx_defaults;
+    out->run = run_defaults;
+    out->run.isolation = GV_ISOLATION_NONE; /* the worker is the isolation */
+    out->policy = policy_defaults;
+    out->has_policy = 0;
+    out->policy_text = NULL;
+    const char **library[GV_LIBRARY_KINDS] = {
+        &out->ctx.cuda_library,  &out->ctx.nvml_library, &out->ctx.cublaslt_library,
+        &out->ctx.cudnn_library, &out->ctx.nccl_library, &out->ctx.ibverbs_library};
+    for (int i = 1; i < argc; i += 2) {
+        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        double d = 0;
+        int bad = !value;
+        if (bad)
+            ;
+        else if (!strcmp(flag, "--sysroot"))
+            out->ctx.sysroot = value;
+        else if (!strcmp(flag, "--library-dir"))
+            out->ctx.library_dir = value;
+        else if (!strcmp(flag, "--live"))
+            out->ctx.live_libraries = !strcmp(value, "1");
+        else if (!strcmp(flag, "--deadline"))
+            bad = number(value, 0, 86400, &out->ctx.deadline_s);
+        else if (!strcmp(flag, "--level"))
+            bad = number(value, 0, 16, &d), out->run.level = (int32_t)d;
+        else if (!strcmp(flag, "--budget"))
+            bad = number(value, 0, 86400, &out->run.budget_s);
+        else if (!strcmp(flag, "--checks"))
+            out->run.checks = value;
+        else if (!strcmp(flag, "--gemm-size"))
+            bad = number(value, 0, 65536, &d), out->run.gemm_size = (uint32_t)d;
+        else if (!strcmp(flag, "--copy-bytes"))
+            bad = number(value, 0, 1e13, &d), out->run.copy_bytes = (uint64_t)d;
+        else if (!strcmp(flag, "--nccl-bytes"))
+            bad = number(value, 0, 1e12, &d), out->run.nccl_bytes = (uint64_t)d;
+        else if (!strcmp(flag, "--gpus"))
+            out->run.gpus = value;
+        else if (!strcmp(flag, "--topology-xml"))
+            out->run.topology_xml = value;
+        else if (!strcmp(flag, "--policy"))
+            out->policy_text = value, out->has_policy = 1;
+        else {
+            bad = 1;
+            for (int k = 0; k < GV_LIBRARY_KINDS; k++)
+                if (!strcmp(flag, library_flags[k]))
+                    *library[k] = value, bad = 0;
+        }
+        if (bad) {
+            snprintf(why, cap, "gpuverify-worker: bad argument %s %s", flag, value ? value : "");
+            return GV_ERR_INVALID_ARG;
+        }
+    }
+    return GV_OK;
+}

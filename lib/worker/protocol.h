@@ -1,0 +1,34 @@
+/* What passes between gv_run and gpuverify-worker: the worker's command line (a context and a
+ * plan) and its output, one compact JSON object per line:
+ *   {"event":"facts","report":<the report JSON without rows>}
+ *   {"event":"group","check":"gemm.fp32"}              a catalog group starts
+ *   {"event":"begin","check":"gemm.bf16","subject":"gpu0"}   deadline clock restarts
+ *   {"event":"stage","stage":"cuStreamSynchronize"}
+ *   {"event":"row","result":<one check result as in the report's "checks">}
+ *   {"event":"error","status":-5,"message":"..."}       the run could not be made
+ *   {"event":"end"}
+ * Rows and facts are the report's own JSON (report_json.c and report_json_read.c). */
+#ifndef GV_WORKER_PROTOCOL_H
+#define GV_WORKER_PROTOCOL_H
+
+#include "checks/run.h"
+#include "core/context.h"
+
+/* The worker's argv (NULL-terminated, argv[0] = path) for the checks in `pending` with
+ * `budget_s` left; free with gv_worker_argv_free. NULL when out of memory. */
+char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pending,
+                      double budget_s, const char *path);
+void gv_worker_argv_free(char **argv);
+
+/* The worker's side: its argv back into options. Strings point into argv or into `policy`'s
+ * text buffer; GV_ERR_INVALID_ARG with the reason in why. */
+typedef struct gv_worker_args {
+    gv_ctx_opts ctx;
+    gv_run_opts run;
+    gv_policy policy;
+    int has_policy;
+    const char *policy_text;
+} gv_worker_args;
+gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char *why, size_t cap);
+
+#endif

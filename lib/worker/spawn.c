@@ -1,0 +1,208 @@
+/* Finding gpuverify-worker and starting it: posix_spawn in its own process group, stdin and
+ * stderr on /dev/null, stdout the pipe back, no other descriptor, and an environment cut down
+ * to what the NVIDIA libraries and the loader read. */
+#define _GNU_SOURCE /* dladdr, pipe2, posix_spawn_file_actions_addclosefrom_np */
+#include "worker/spawn.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "worker/worker.h"
+
+#ifndef GV_WORKER_RELPATH
+#define GV_WORKER_RELPATH "../libexec/gpuverify/gpuverify-worker"
+#endif
+
+extern char **environ;
+
+/* 1 when path is an executable regular file; otherwise the reason goes into tried. */
+static int candidate(gv_worker_place *w, const char *path)
+{
+    struct stat st;
+    const char *why = NULL;
+    if (stat(path, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (access(path, X_OK) != 0)
+        why = "not executable";
+    char one[PATH_MAX + 64];
+    snprintf(one, sizeof one, "%s%s%s%s", path, why ? " (" : "", why ? why : "", why ? ")" : "");
+    gv_append(w->tried, sizeof w->tried, "; ", one);
+    if (why)
+        return 0;
+    if (!realpath(path, w->path))
+        snprintf(w->path, sizeof w->path, "%s", path);
+    return 1;
+}
+
+int gv_worker_find(const gv_ctx *ctx, gv_worker_place *w)
+{
+    w->path[0] = w->tried[0] = '\0';
+    if (ctx->worker_path[0])
+        return candidate(w, ctx->worker_path);
+    Dl_info info;
+    if (!dladdr((void *)gv_worker_find, &info) || !info.dli_fname || !info.dli_fname[0]) {
+        gv_append(w->tried, sizeof w->tried, "; ", "(the library's own path is unknown)");
+        return 0;
+    }
+    char dir[PATH_MAX];
+    if (!realpath(info.dli_fname, dir))
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, GV_WORKER_RELPATH);
+    if (candidate(w, path))
+        return 1;
+    snprintf(path, sizeof path, "%s/gpuverify-worker", dir); /* the build tree */
+    return candidate(w, path);
+}
+
+/* Variables the worker keeps: the NVIDIA libraries' own, the loader's, the locale and temp
+ * directory, gpuverify's and the test fakes' (GV_), hwloc's, and the sanitizers'. */
+static int kept(const char *entry)
+{
+    static const char *const prefixes[] = {"CUDA_",
+                                           "NVIDIA_",
+                                           "NCCL_",
+                                           "NVML_",
+                                           "CUBLAS",
+                                           "CUDNN",
+                                           "LD_LIBRARY_PATH=",
+                                           "PATH=",
+                                           "HOME=",
+                                           "TMPDIR=",
+                                           "LANG=",
+                                           "LC_",
+                                           "GPUVERIFY_",
+                                           "GV_",
+                                           "HWLOC_",
+                                           "ASAN_OPTIONS=",
+                                           "UBSAN_OPTIONS=",
+                                           "LSAN_OPTIONS=",
+                                           "TSAN_OPTIONS="};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(entry, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static char **clean_environment(void)
+{
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++)
+        n++;
+    char **env = calloc(n + 1, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (char **e = environ; e && *e; e++)
+        if (kept(*e))
+            env[k++] = *e;
+    return env;
+}
+
+gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *out, char *why,
+                          size_t cap)
+{
+    out->pid = -1;
+    out->fd = -1;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        snprintf(why, cap, "pipe: %s", strerror(errno));
+        return GV_ERR_IO;
+    }
+    char **env = clean_environment();
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                        POSIX_SPAWN_SETSIGDEF);
+    pid_t pid;
+    int rc = env ? posix_spawn(&pid, path, &fa, &attr, argv, env) : ENOMEM;
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    free(env);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        snprintf(why, cap, "starting %s: %s", path, strerror(rc));
+        return GV_ERR_LIBRARY;
+    }
+    out->pid = pid;
+    out->fd = fds[0];
+    return GV_OK;
+}
+
+/* Reaps the worker if it has ended; 1 then, with its wait status. */
+static int reaped(pid_t pid, int *status)
+{
+    pid_t r;
+    do
+        r = waitpid(pid, status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    /* ECHILD: the caller reaps children itself (SIGCHLD ignored or its own handler). */
+    return r == pid || (r < 0 && errno == ECHILD);
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
+{
+    int st = 0, done = 0;
+    if (p->fd >= 0) {
+        close(p->fd);
+        p->fd = -1;
+    }
+    if (p->pid <= 0)
+        return 1;
+    double until = gv_now_s() + (kill_now ? 0 : grace_s);
+    while (!(done = reaped(p->pid, &st)) && gv_now_s() < until)
+        nap_ms(1);
+    if (!done) {
+        kill(-p->pid, SIGKILL);
+        /* A process in uninterruptible sleep inside the driver survives SIGKILL until the
+         * driver lets go: wait a little, then leave it rather than hang the caller. */
+        until = gv_now_s() + 0.5;
+        while (!(done = reaped(p->pid, &st)) && gv_now_s() < until)
+            nap_ms(1);
+    } else {
+        kill(-p->pid, SIGKILL); /* anything it left behind in its group */
+    }
+    if (status)
+        *status = st;
+    p->pid = -1;
+    return done;
+}

@@ -1,0 +1,23 @@
+/* Starting and stopping one gpuverify-worker process. */
+#ifndef GV_WORKER_SPAWN_H
+#define GV_WORKER_SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "gpuverify/gv_common.h"
+
+typedef struct gv_worker_proc {
+    pid_t pid; /* also its process group */
+    int fd;    /* the read end of its stdout */
+} gv_worker_proc;
+
+/* Starts path with argv; GV_ERR_LIBRARY / GV_ERR_IO with the reason in why. */
+gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *out, char *why,
+                          size_t cap);
+/* Closes the pipe and ends the worker: waits up to grace_s for it to exit (0 when kill_now),
+ * then kills its process group. 1 when it was reaped (status is its wait status), 0 when it
+ * could not be (stuck in the kernel: it is left behind rather than waited for). */
+int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status);
+
+#endif

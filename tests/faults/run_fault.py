@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""One fault scenario of the isolated worker, end to end through gv-check --json: the
+verdicts and messages it must give, the exit status, and the wall time it must keep.
+
+usage: run_fault.py GV_CHECK FIXTURES FAKELIB WORK_DIR NAME
+Each NAME is its own ctest (tests/CMakeLists.txt). A hang gets a deadline of 2 s: the run
+must come back within that deadline + 1 s, with the rows finished before it kept."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+DEADLINE = 2.0
+TIMED_OUT = "timed out after"
+
+
+def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=None,
+         wall=None, worker=None, policy=None, deadline=DEADLINE):
+    return dict(scenario=scenario, checks=checks, rows=rows, exit=exit_code, sysroot=sysroot,
+                args=list(args), env=env or {}, wall=wall or deadline + 1.0, worker=worker,
+                policy=policy, deadline=deadline)
+
+
+CASES = {
+    "nvml_init_hang": case("fault-nvml-init-hang", "driver,gpu.nvml", [
+        ("driver.nvml", "node", "FAIL", TIMED_OUT + " 2.0 s in driver.nvml on node, in loading NVML and nvmlInit_v2 (worker stopped)"),
+        ("gpu.nvml", "node", "SKIP", "not run: the worker was stopped after driver.nvml timed out")]),
+    "nvml_handle_hang": case("fault-nvml-handle-hang", "driver", [
+        ("driver.nvml", "node", "FAIL", "queries of NVML GPU 3 (worker stopped)")]),
+    "cuinit_hang": case("fault-cuinit-hang", "driver", [
+        ("driver.cuda", "node", "FAIL", "in driver.cuda on node, in cuInit (worker stopped)")]),
+    "ctx_oom": case("fault-ctx-oom", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "FAIL", "OUT_OF_MEMORY")], sysroot=None),
+    "memalloc_hang": case("fault-memalloc-hang", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "FAIL", TIMED_OUT)], sysroot=None),
+    "kernel_hang": case("fault-kernel-hang", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "FAIL", TIMED_OUT)], sysroot=None),
+    "cublaslt_hang": case("fault-cublaslt-hang", "system.os,gemm.fp16", [
+        ("system.os", "node", "PASS", ""),
+        ("gemm.fp16", "gpu0", "FAIL", TIMED_OUT + " 5.0 s in gemm.fp16 on gpu0, in cuBLASLt")],
+        sysroot=None, args=["--gemm-size", "32"], deadline=5),
+    "cudnn_hang": case("fault-cudnn-hang", "cudnn", [
+        ("cudnn.conv", "gpu0", "FAIL", TIMED_OUT + " 2.0 s in cudnn.conv on gpu0")], sysroot=None),
+    "nccl_hang": case("h100x8-nccl-hang", "nccl.allreduce", [
+        ("nccl.allreduce", "node", "FAIL", "deadline")], args=["--budget", "2", "--nccl-kib", "64"],
+        wall=3.5),
+    # A crash is an ERROR naming the signal; a fresh worker runs the checks after it.
+    "gemm_crash": case("fault-gemm-crash", "cuda.init,gemm.fp16,cudnn.version", [
+        ("cuda.init", "gpu0", "PASS", ""),
+        ("gemm.fp16", "gpu0", "ERROR", "worker died with signal 11"),
+        ("cudnn.version", "node", "PASS", "")], sysroot=None, args=["--gemm-size", "32"],
+        deadline=10),
+    "worker_missing": case("h100x8", "driver", [], exit_code=2, worker="/nonexistent/gpuverify-worker",
+                           args=["--isolation", "process"], wall=5),
+    "worker_not_executable": case("h100x8", "driver", [], exit_code=2, worker="@plain-file",
+                                  args=["--isolation", "process"], wall=5),
+    "worker_missing_auto": case("h100x8", "driver.module", [
+        ("driver.module", "node", "PASS", "")], exit_code=0, worker="/nonexistent/gpuverify-worker",
+        wall=5),
+    "worker_garbage": case("h100x8", "driver", [
+        ("driver.nvml", "node", "ERROR", "not its protocol")], worker="@garbage", wall=5),
+    "gpu_gone": case("fault-gpu-gone", "cuda.init", [
+        ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
+        args=["--copy-mib", "1"], wall=10),
+    "nvml_cuda_disagree": case("fault-cuda-missing", "driver", [
+        ("driver.gpu_count", "node", "FAIL", "NVML sees 8 usable GPU(s) but CUDA enumerates 7")]),
+    "busy_skip": case("fault-busy", "gemm.fp16,cuda.alloc", [
+        ("gemm.fp16", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121"),
+        ("cuda.alloc", "gpu0", "PASS", "other processes hold 38.0 GiB")], exit_code=0,
+        sysroot=None, args=["--gemm-size", "32", "--copy-mib", "1"], deadline=10),
+    "busy_fail": case("fault-busy", "gemm.fp16", [
+        ("gemm.fp16", "gpu0", "FAIL", "GPU shared: GPU 0 used by PID 4121")], sysroot=None,
+        args=["--gemm-size", "32"], policy="busy = fail\n", deadline=10),
+    "memory_full": case("fault-memory-full", "cuda.init,cuda.alloc", [
+        ("cuda.alloc", "gpu0", "FAIL", "")], sysroot=None, args=["--copy-mib", "1"], wall=10),
+    "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
+        ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
+    "xid79_in_kmsg": case("h100x8", "gpu.xid", [
+        ("gpu.xid", "gpu3", "FAIL", "fallen off the bus")], sysroot="h100-xid"),
+    "nvml_wrong_version": case("nvml-mismatch", "driver.nvml", [
+        ("driver.nvml", "node", "FAIL", "")], sysroot="debian12-proprietary"),
+    "nvml_is_directory": case("h100x8", "driver.nvml", [
+        ("driver.nvml", "node", "FAIL", "")], env={"GPUVERIFY_NVML_LIBRARY": "@dir"}),
+    "nvml_truncated_elf": case("h100x8", "driver.nvml", [
+        ("driver.nvml", "node", "FAIL", "")], env={"GPUVERIFY_NVML_LIBRARY": "@truncated"}),
+    "nvml_empty_file": case("h100x8", "driver.nvml", [
+        ("driver.nvml", "node", "FAIL", "")], env={"GPUVERIFY_NVML_LIBRARY": "@empty"}),
+}
+
+
+def materialise(work, what):
+    """@dir, @truncated, @empty, @plain-file, @garbage: files made for the case."""
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, what[1:])
+    if what == "@dir":
+        os.makedirs(path, exist_ok=True)
+    elif what == "@truncated":
+        open(path, "wb").write(b"\x7fELF\x02\x01\x01" + b"\0" * 9)
+    elif what in ("@empty", "@plain-file"):
+        open(path, "wb").close()
+    elif what == "@garbage":
+        open(path, "w").write("#!/bin/sh\necho 'hello, this is not JSON'\nsleep 30\n")
+        os.chmod(path, 0o755)
+    return path
+
+
+def main():
+    gv_check, fixtures, fakelib, work, name = sys.argv[1:6]
+    c = CASES[name]
+    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", c["scenario"] + ".conf"))
+    for k, v in c["env"].items():
+        env[k] = materialise(work, v) if v.startswith("@") else v
+    if c["worker"]:
+        env["GPUVERIFY_WORKER"] = (materialise(work, c["worker"]) if c["worker"].startswith("@")
+                                   else c["worker"])
+    cmd = [gv_check, "--json", "--library-dir", fakelib, "--deadline", str(c["deadline"]),
+           "--checks", c["checks"]] + c["args"]
+    if c["sysroot"]:
+        cmd += ["--sysroot", os.path.join(fixtures, "sysroots", c["sysroot"])]
+    if c["policy"]:
+        path = os.path.join(work, name + ".policy")
+        os.makedirs(work, exist_ok=True)
+        open(path, "w").write(c["policy"])
+        cmd += ["--policy", path]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    wall = time.monotonic() - t0
+    problems = []
+    if p.returncode != c["exit"]:
+        problems.append("exit %d, expected %d (stderr: %s)" % (p.returncode, c["exit"], p.stderr.strip()))
+    if wall > c["wall"]:
+        problems.append("took %.2f s, the bound is %.1f s" % (wall, c["wall"]))
+    if c["exit"] == 2:
+        if "tried" not in p.stderr and "gpuverify-worker" not in p.stderr:
+            problems.append("the error does not say where the worker was looked for: " + p.stderr)
+    else:
+        report = json.loads(p.stdout)
+        rows = report["checks"]
+        for want_id, subject, verdict, text in c["rows"]:
+            found = [r for r in rows if r["id"] == want_id and (subject is None or r["subject"] == subject)]
+            if not found:
+                problems.append("no row %s %s" % (want_id, subject))
+                continue
+            r = found[0]
+            if r["verdict"] != verdict or text not in r["message"]:
+                problems.append("%s %s: %s %r, wanted %s containing %r" % (
+                    want_id, subject, r["verdict"], r["message"], verdict, text))
+        if name.startswith("worker_missing_auto") and report.get("isolation") != "none":
+            problems.append("isolation %r, expected none" % report.get("isolation"))
+    print("%s: exit %d in %.2f s" % (name, p.returncode, wall))
+    for line in problems:
+        print("PROBLEM: " + line)
+    if problems:
+        print(p.stdout[-4000:])
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
