@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         gv_report_free(r);
     }
     gv_ctx_destroy(ctx);
-    printf("agent: %d runs, %d not healthy, peak RSS %.1f MiB, NVIDIA library mapped: %s%s\n",
-           n, failures, status_mib("VmHWM"), mapped_ever ? "yes " : "no", which);
+    printf("agent: %d runs, %d not healthy, peak RSS %.1f MiB, NVIDIA library mapped: %s%s\n", n,
+           failures, status_mib("VmHWM"), mapped_ever ? "yes " : "no", which);
     return failures || mapped_ever ? 1 : 0;
 }

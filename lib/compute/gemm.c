@@ -342,9 +342,11 @@ static gv_status verify(gemm_run *g, gv_gemm_result *r)
 static gv_status measure(gemm_run *g, gv_gemm_result *r)
 {
     double est = 1;
+    gv_progress_stage(g->s.ctx, "cuBLASLt: the first matmuls, choosing the algorithm");
     gv_status st = choose_algo(g, r, &est);
     if (st != GV_OK)
         return st;
+    gv_progress_stage(g->s.ctx, "cuBLASLt: warm-up and timed batches");
     /* Warm-up: clocks ramp and modules load; in chunks of ~50 ms so the queue stays short.
      * Batches hold at most GV_GEMMS_PER_BATCH_MAX GEMMs: tiny shapes get shorter batches rather
      * than queues of millions of launches. */
@@ -506,7 +508,6 @@ gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts, gv_
     gv_progress_stage(ctx, "CUDA context, memory and inputs");
     st = prepare(ctx, g, gpu, &r);
     if (st == GV_OK && r.verdict == GV_PASS) {
-        gv_progress_stage(ctx, "cuBLASLt: algorithm choice, warm-up and timed batches");
         r.peak_tflops =
             gv_peak_tflops(g->s.pci_device_id, g->s.cc_major, g->s.cc_minor, g->s.sm_count,
                            g->s.max_sm_clock_mhz, r.dtype, r.peak_source, sizeof r.peak_source);

@@ -1,26 +1,36 @@
 #include "sys/kconfig.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "sys/sysroot.h"
 
-/* Scans one configuration file line by line; gzread also reads an uncompressed file as is. */
-static gv_status scan(const char *path, const char *shown, const char *option,
+/* Real configurations have about 12 000 lines: far more is not one (/dev/zero, say). */
+#define MAX_LINES 200000
+
+/* Scans one configuration file line by line; gzread also reads an uncompressed file as is.
+ * Opened inside the sysroot, without blocking (a FIFO reads as empty). */
+static gv_status scan(const char *root, const char *rel, const char *shown, const char *option,
                       gv_kconfig_value *out, gv_errbuf *err)
 {
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return gv_err(err, GV_ERR_IO, "reading %s: %s", shown,
-                      errno ? strerror(errno) : "out of memory");
+    int fd = gv_sys_open(root, rel, O_RDONLY | O_NONBLOCK);
+    gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+    if (!gz) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return gv_err(err, GV_ERR_IO, "reading %s: %s", shown, e ? strerror(e) : "out of memory");
+    }
     size_t len = strlen(option);
     char line[4096];
     int lines = 0;
     out->listed = 0;
     snprintf(out->value, sizeof out->value, "n");
-    while (gzgets(gz, line, sizeof line)) {
+    while (lines < MAX_LINES && gzgets(gz, line, sizeof line)) {
         lines++;
         char *p = gv_trim(line);
         if (strncmp(p, option, len) == 0 && p[len] == '=') {
@@ -33,11 +43,13 @@ static gv_status scan(const char *path, const char *shown, const char *option,
     }
     int code = 0;
     char why[128];
-    const char *text = gzerror(gz, &code); /* "<path>: <reason>", freed with gz */
-    size_t plen = strlen(path);
-    snprintf(why, sizeof why, "%s",
-             strncmp(text, path, plen) == 0 && text[plen] == ':' ? text + plen + 2 : text);
+    const char *text = gzerror(gz, &code); /* "<fd:N>: <reason>", freed with gz */
+    const char *colon = strncmp(text, "<fd:", 4) == 0 ? strstr(text, ": ") : NULL;
+    snprintf(why, sizeof why, "%s", colon ? colon + 2 : text);
     gzclose(gz);
+    if (lines >= MAX_LINES)
+        return gv_err(err, GV_ERR_PARSE, "reading %s: more than %d lines: not a configuration",
+                      shown, MAX_LINES);
     if (code != Z_OK && code != Z_STREAM_END)
         return gv_err(err, GV_ERR_PARSE, "reading %s: %s (the file is damaged)", shown, why);
     if (lines == 0)
@@ -60,14 +72,14 @@ gv_status gv_kconfig_lookup(const char *root, const char *release, const char *o
     if (release && *release)
         snprintf(rels[n++], sizeof rels[0], "/lib/modules/%s/build/.config", release);
     for (size_t i = 0; i < n; i++) {
-        char path[4096], shown[4096];
+        char shown[4096];
         snprintf(shown, sizeof shown, "%s%s", gv_sys_shown(root), rels[i]);
         size_t used = strlen(tried);
         if (tried_cap > used)
             snprintf(tried + used, tried_cap - used, "%s%s", used ? ", " : "", shown);
-        if (!gv_sys_exists(root, rels[i]) || gv_sys_path(root, rels[i], path, sizeof path) != GV_OK)
+        if (!gv_sys_exists(root, rels[i]))
             continue;
-        return scan(path, shown, option, out, err);
+        return scan(root, rels[i], shown, option, out, err);
     }
     return gv_err(err, GV_ERR_NOT_FOUND, "no kernel configuration found (tried %s)", tried);
 }

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* O_PATH, fdopendir */
 #include "sys/sysroot.h"
 
 #include <ctype.h>
@@ -8,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 const char *gv_sys_shown(const char *root)
@@ -22,11 +25,56 @@ gv_status gv_sys_path(const char *root, const char *rel, char *out, size_t cap)
     return n < 0 || (size_t)n >= cap ? GV_ERR_INVALID_ARG : GV_OK;
 }
 
+/* Whether the descriptor names a file under root (the fallback where openat2 is refused). */
+static int inside(int fd, const char *root)
+{
+    char link[64], real_root[PATH_MAX], target[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n < 0 || !realpath(root, real_root))
+        return 0;
+    target[n] = '\0';
+    size_t len = strlen(real_root);
+    return strncmp(target, real_root, len) == 0 && (target[len] == '/' || target[len] == '\0');
+}
+
+int gv_sys_open(const char *root, const char *rel, int flags)
+{
+    flags |= O_CLOEXEC;
+    if (strcmp(root, "/") == 0)
+        return open(rel, flags);
+    /* Every link is resolved as if root were "/": an absolute link or ".." cannot leave it. */
+    int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return -1;
+    struct open_how how = {.flags = (unsigned long long)flags,
+                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+    while (*rel == '/')
+        rel++;
+    int fd = (int)syscall(SYS_openat2, dir, *rel ? rel : ".", &how, sizeof how);
+    int e = errno;
+    if (fd < 0 && (e == ENOSYS || e == EPERM)) { /* an old kernel, or a seccomp filter */
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        fd = open(path, flags);
+        e = errno;
+        if (fd >= 0 && !inside(fd, root)) {
+            close(fd);
+            fd = -1;
+            e = EXDEV;
+        }
+    }
+    close(dir);
+    errno = e;
+    return fd;
+}
+
 int gv_sys_exists(const char *root, const char *rel)
 {
-    char path[PATH_MAX];
-    struct stat st;
-    return gv_sys_path(root, rel, path, sizeof path) == GV_OK && lstat(path, &st) == 0;
+    int fd = gv_sys_open(root, rel, O_PATH | O_NOFOLLOW);
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
 }
 
 char *gv_trim(char *s)
@@ -48,7 +96,7 @@ gv_status gv_sys_read(const char *root, const char *rel, char *buf, size_t cap, 
     if (gv_sys_path(root, rel, path, sizeof path) != GV_OK)
         return gv_err(err, GV_ERR_INVALID_ARG, "path too long: %s%s", root, rel);
     /* O_NONBLOCK: a FIFO planted in a fixture must not hang us. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = gv_sys_open(root, rel, O_RDONLY | O_NONBLOCK);
     if (fd < 0)
         return gv_err(err, GV_ERR_IO, "reading %s: %s", path, strerror(errno));
     size_t used = 0;
@@ -185,9 +233,14 @@ gv_status gv_sys_list(const char *root, const char *rel, char (**names)[256], si
     *count = 0;
     if (gv_sys_path(root, rel, path, sizeof path) != GV_OK)
         return gv_err(err, GV_ERR_INVALID_ARG, "path too long: %s%s", root, rel);
-    DIR *d = opendir(path);
-    if (!d)
-        return gv_err(err, GV_ERR_IO, "listing %s: %s", path, strerror(errno));
+    int fd = gv_sys_open(root, rel, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return gv_err(err, GV_ERR_IO, "listing %s: %s", path, strerror(e));
+    }
     size_t n = 0, cap = 0;
     char(*list)[256] = NULL;
     for (struct dirent *e; (e = readdir(d));) {

@@ -13,6 +13,10 @@ const char *gv_sys_shown(const char *root);
 gv_status gv_sys_path(const char *root, const char *rel, char *out, size_t cap);
 /* 1 when <root><rel> exists (any type, links followed inside the root or not). */
 int gv_sys_exists(const char *root, const char *rel);
+/* open(2) of root + rel that never leaves root: links resolve inside it (openat2's
+ * RESOLVE_IN_ROOT; where the kernel refuses openat2, a file found outside is refused with
+ * EXDEV). O_CLOEXEC is added. -1 with errno on failure. */
+int gv_sys_open(const char *root, const char *rel, int flags);
 /* Whole file, NUL-terminated. GV_ERR_IO when it cannot be read (the text names the file and
  * the reason), GV_ERR_PARSE when it is empty or does not fit in cap. */
 gv_status gv_sys_read(const char *root, const char *rel, char *buf, size_t cap, gv_errbuf *err);
