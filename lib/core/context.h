@@ -43,6 +43,7 @@ struct gv_ctx {
     /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
     struct gv_facts *facts;
     char worker_path[PATH_MAX]; /* gv_ctx_opts.worker_path or $GPUVERIFY_WORKER; "" = search */
+    int in_worker; /* this process is gpuverify-worker: nothing is handed to another one */
     /* Set inside gpuverify-worker only: where the work is (core/progress.h). */
     void (*progress)(void *user, int kind, const char *check, const char *text);
     void *progress_user;

@@ -226,7 +226,8 @@ static void read_gids(const char *root, const char *pdir, gv_rdma_report *r, siz
     snprintf(rel, sizeof rel, "%s/gids", pdir);
     if (gv_sys_list(root, rel, &names, &n, &err) != GV_OK)
         return;
-    qsort(names, n, sizeof *names, numeric_order);
+    if (n) /* an empty directory lists nothing: no array to sort */
+        qsort(names, n, sizeof *names, numeric_order);
     gv_rdma_port *p = &r->ports[port_index];
     p->first_gid = (uint32_t)r->gid_count;
     for (size_t i = 0; i < n; i++) {
@@ -425,7 +426,8 @@ static void read_device(const char *root, const char *name, gv_rdma_report *r)
         note(d->problem, sizeof d->problem, "ports", err.text);
         return;
     }
-    qsort(ports, n, sizeof *ports, numeric_order);
+    if (n)
+        qsort(ports, n, sizeof *ports, numeric_order);
     for (size_t i = 0; i < n && !r->out_of_memory; i++)
         read_port(root, dir, pci_dir, ports[i], r, index);
     free(ports);

@@ -181,7 +181,8 @@ gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *co
         found++;
     }
     free(names);
-    qsort(list, found, sizeof *list, by_addr);
+    if (found)
+        qsort(list, found, sizeof *list, by_addr);
     *out = list;
     *count = found;
     return GV_OK;

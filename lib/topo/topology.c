@@ -9,6 +9,7 @@
 
 #include "checks/facts.h"
 #include "core/context.h"
+#include "worker/worker.h"
 #include "core/sizes.h"
 #include "core/util.h"
 #include "sys/pci.h"
@@ -440,6 +441,9 @@ gv_status gv_topo_build(gv_ctx *ctx, const char *xml, const char *gdr_text, cons
     gv_status s = resolve_gdr_level(ctx, gdr_text, &gdr_level);
     if (s == GV_OK && xml)
         s = check_readable(ctx, xml);
+    /* hwloc crashes on some malformed files: a worker reads it first where one is found. */
+    if (s == GV_OK && xml && !ctx->in_worker)
+        s = gv_worker_probe_xml(ctx, xml);
     hwloc_topology_t h = NULL;
     if (s == GV_OK)
         s = load_hwloc(ctx, xml, &h);

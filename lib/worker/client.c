@@ -154,6 +154,22 @@ static double deadline_now(const client *c, int *by_budget)
     return *by_budget ? budget : own;
 }
 
+/* Takes the complete lines at the front of buf[0..*len) and keeps the unfinished rest there;
+ * -1 at the first line that is not the worker's. */
+static int take_lines(client *c, char *buf, size_t *len, int *ended)
+{
+    char *line = buf, *nl;
+    while ((nl = memchr(line, '\n', *len - (size_t)(line - buf)))) {
+        *nl = '\0';
+        if (take_line(c, line, ended) != 0)
+            return -1;
+        line = nl + 1;
+    }
+    *len -= (size_t)(line - buf);
+    memmove(buf, line, *len);
+    return 0;
+}
+
 /* Reads events until the worker ends, dies, garbles or outlives a deadline. */
 static enum outcome drive(client *c, gv_worker_proc *p, int *by_budget)
 {
@@ -195,19 +211,10 @@ static enum outcome drive(client *c, gv_worker_proc *p, int *by_budget)
         }
         len += (size_t)got;
         buf[len] = '\0';
-        char *line = buf, *nl;
-        int bad = 0;
-        while (!bad && (nl = memchr(line, '\n', len - (size_t)(line - buf)))) {
-            *nl = '\0';
-            bad = take_line(c, line, &ended) != 0;
-            line = nl + 1;
-        }
-        if (bad) {
+        if (take_lines(c, buf, &len, &ended) != 0) {
             result = GARBLED;
             break;
         }
-        len -= (size_t)(line - buf);
-        memmove(buf, line, len);
     }
     free(buf);
     if (c->error[0])
@@ -287,26 +294,88 @@ static void signal_text(int status, char *out, size_t cap)
         snprintf(out, cap, "ended");
 }
 
-gv_status gv_worker_run(gv_ctx *ctx, const gv_run_plan *plan, const char *worker, gv_report **out)
+/* Closes the run after one worker: rows for what stopped it, pending checks settled. */
+static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped, int status,
+                          double spent, const char *worker)
 {
-    *out = NULL;
+    char where[400], why[700], ended[96];
+    where_now(c, where, sizeof where);
+    gv_status s = GV_OK;
+    if (how == ENDED) {
+        groups_done_before(c, GV_CATALOG_MAX);
+    } else if (how == FAILED) {
+        s = gv_fail(c->ctx, c->error_status, "gpuverify-worker: %s", c->error);
+    } else if (how == TIMED_OUT) {
+        const char *fate = reaped ? "stopped" : "killed, stuck in the kernel";
+        if (by_budget)
+            snprintf(why, sizeof why,
+                     "timed out after %.1f s in %s: the run's budget of %.0f s was spent "
+                     "(worker %s)",
+                     spent, where, c->plan->budget_s, fate);
+        else
+            snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
+                     fate);
+        close_group(c, GV_FAIL, why, spent);
+        skip_pending(c, GV_SKIP, "not run: the worker was stopped after %s timed out", c->check);
+    } else if (how == GARBLED) {
+        snprintf(why, sizeof why,
+                 "gpuverify-worker wrote something that is not its protocol during %s: \"%s\" "
+                 "(a mismatched or broken worker at %s)",
+                 where, c->garbage, worker);
+        close_group(c, GV_ERROR, why, spent);
+        skip_pending(c, GV_SKIP, "not run: the worker's output could not be read");
+    } else {
+        signal_text(status, ended, sizeof ended);
+        snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
+        close_group(c, GV_ERROR, why, spent);
+    }
+    c->report->flushed = c->report->count; /* rows made here carry their own durations */
+    return s;
+}
+
+static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *worker)
+{
     client *c = calloc(1, sizeof *c);
     if (!c)
-        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
-    double t0 = gv_now_s();
+        return NULL;
     c->ctx = ctx;
     c->plan = plan;
-    c->budget_end = t0 + plan->budget_s;
+    c->budget_end = gv_now_s() + plan->budget_s;
     memcpy(c->pending, plan->chosen, sizeof c->pending);
     c->report = gv_report_blank(ctx);
     if (!c->report) {
         free(c);
-        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
+        return NULL;
     }
+    gv_report_stamp(c->report, plan, (long long)time(NULL));
+    snprintf(c->report->isolation, sizeof c->report->isolation, "process");
+    snprintf(c->report->isolation_detail, sizeof c->report->isolation_detail, "%s", worker);
+    return c;
+}
+
+/* Hands the report over (or frees it on error) and frees the client. */
+static gv_status client_finish(client *c, gv_status s, double t0, gv_report **out)
+{
     gv_report *r = c->report;
-    gv_report_stamp(r, plan, (long long)time(NULL));
-    snprintf(r->isolation, sizeof r->isolation, "process");
-    snprintf(r->isolation_detail, sizeof r->isolation_detail, "%s", worker);
+    gv_ctx *ctx = c->ctx;
+    r->flushed = r->count;
+    r->duration_s = gv_now_s() - t0;
+    free(c);
+    if (s != GV_OK || r->out_of_memory) {
+        gv_report_free(r);
+        return s != GV_OK ? s : gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory adding results");
+    }
+    *out = r;
+    return GV_OK;
+}
+
+gv_status gv_worker_run(gv_ctx *ctx, const gv_run_plan *plan, const char *worker, gv_report **out)
+{
+    *out = NULL;
+    double t0 = gv_now_s();
+    client *c = client_new(ctx, plan, worker);
+    if (!c)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
     gv_status s = GV_OK;
     for (int workers = 0; any_pending(c) && s == GV_OK; workers++) {
         if (workers == MAX_WORKERS) {
@@ -324,48 +393,34 @@ gv_status gv_worker_run(gv_ctx *ctx, const gv_run_plan *plan, const char *worker
         int by_budget = 0, status = 0;
         enum outcome how = drive(c, &p, &by_budget);
         double spent = gv_now_s() - c->began;
-        char where[400], why[700], ended[96];
-        where_now(c, where, sizeof where);
         int reaped = gv_worker_stop(&p, how != ENDED, 1.0, &status);
-        if (how == ENDED) {
-            groups_done_before(c, GV_CATALOG_MAX);
-        } else if (how == FAILED) {
-            s = gv_fail(ctx, c->error_status, "gpuverify-worker: %s", c->error);
-        } else if (how == TIMED_OUT) {
-            if (by_budget)
-                snprintf(why, sizeof why,
-                         "timed out after %.1f s in %s: the run's budget of %.0f s was spent "
-                         "(worker %s)",
-                         spent, where, plan->budget_s,
-                         reaped ? "stopped" : "killed, stuck in the kernel");
-            else
-                snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
-                         reaped ? "stopped" : "killed, stuck in the kernel");
-            close_group(c, GV_FAIL, why, spent);
-            skip_pending(c, GV_SKIP, "not run: the worker was stopped after %s timed out",
-                         c->check);
-        } else if (how == GARBLED) {
-            snprintf(why, sizeof why,
-                     "gpuverify-worker wrote something that is not its protocol during %s: "
-                     "\"%s\" (a mismatched or broken worker at %s)",
-                     where, c->garbage, worker);
-            close_group(c, GV_ERROR, why, spent);
-            skip_pending(c, GV_SKIP, "not run: the worker's output could not be read");
-        } else {
-            signal_text(status, ended, sizeof ended);
-            snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
-            close_group(c, GV_ERROR, why, spent);
-        }
-        r->flushed = r->count; /* rows made here carry their own durations (0 for SKIPs) */
+        s = conclude(c, how, by_budget, reaped, status, spent, worker);
     }
-    r->flushed = r->count;
-    r->duration_s = gv_now_s() - t0;
-    if (s != GV_OK || r->out_of_memory) {
-        gv_report_free(r);
+    return client_finish(c, s, t0, out);
+}
+
+gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *data, size_t n,
+                           gv_report **out)
+{
+    *out = NULL;
+    double t0 = gv_now_s();
+    client *c = client_new(ctx, plan, "(replay)");
+    char *buf = c ? malloc(n + 1) : NULL;
+    if (!buf) {
+        if (c)
+            gv_report_free(c->report);
         free(c);
-        return s != GV_OK ? s : gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory adding results");
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
     }
-    free(c);
-    *out = r;
-    return GV_OK;
+    memcpy(buf, data, n);
+    buf[n] = '\0';
+    size_t len = n;
+    int ended = 0;
+    snprintf(c->check, sizeof c->check, "driver.nvml");
+    enum outcome how = take_lines(c, buf, &len, &ended) != 0 ? GARBLED
+                       : c->error[0]                          ? FAILED
+                       : ended                                ? ENDED
+                                                              : DIED;
+    free(buf);
+    return client_finish(c, conclude(c, how, 0, 1, 0, 0, "(replay)"), t0, out);
 }

@@ -14,6 +14,7 @@
 #include "core/progress.h"
 #include "report/report.h"
 #include "worker/protocol.h"
+#include "worker/worker.h"
 
 static void write_all(const char *text, size_t n)
 {
@@ -64,6 +65,26 @@ static void on_progress(void *user, int kind, const char *check, const char *tex
         emit(json_pack("{s:s, s:s%}", "event", "stage", "stage", text, strlen(text)));
 }
 
+/* Loads a topology XML the caller is about to load: a crash here spares the caller. Exits 0
+ * when hwloc loaded it, GV_WORKER_PROBE_REFUSED when it refused it (the caller then gets the
+ * same refusal); anything else means it did not survive. */
+static int probe_topology(const char *xml)
+{
+    gv_ctx *ctx = NULL;
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.live_libraries = 0;
+    if (gv_ctx_create(&co, &ctx) != GV_OK)
+        return 2;
+    ctx->in_worker = 1;
+    gv_topo_opts o = GV_TOPO_OPTS_INIT;
+    o.xml_path = xml;
+    gv_topo *t = NULL;
+    int rc = gv_topology(ctx, &o, &t) == GV_OK ? 0 : GV_WORKER_PROBE_REFUSED;
+    gv_topo_free(t);
+    gv_ctx_destroy(ctx);
+    return rc;
+}
+
 static int fail(gv_status s, const char *message)
 {
     emit(json_pack("{s:s, s:i, s:s%}", "event", "error", "status", (int)s, "message", message,
@@ -79,6 +100,8 @@ int main(int argc, char **argv)
 #endif
         for (int fd = 3; fd < 4096; fd++)
             close(fd);
+    if (argc == 3 && strcmp(argv[1], "--probe-topology-xml") == 0)
+        return probe_topology(argv[2]);
     gv_worker_args a;
     char why[512];
     if (gv_worker_args_parse(argc, argv, &a, why, sizeof why) != GV_OK)
@@ -100,6 +123,7 @@ int main(int argc, char **argv)
         return rc;
     }
     ctx->progress = on_progress;
+    ctx->in_worker = 1;
     gv_run_stream stream = {.facts = on_facts, .row = on_row, .user = NULL};
     gv_report *report = NULL;
     s = gv_run_in_process(ctx, &plan, &stream, &report);

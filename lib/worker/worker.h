@@ -26,4 +26,17 @@ int gv_worker_find(const gv_ctx *ctx, gv_worker_place *out);
  * and a FAIL/ERROR/SKIP row for what a hang, crash or unreadable output stopped. */
 gv_status gv_worker_run(gv_ctx *ctx, const gv_run_plan *plan, const char *worker, gv_report **out);
 
+/* Loads a topology XML with hwloc in a worker before the caller does (hwloc 2.9 crashes on
+ * some malformed files): GV_ERR_PARSE when the worker crashed on it, GV_ERR_TIMEOUT past the
+ * context's deadline, GV_OK otherwise (also when no worker is found: then nothing is
+ * checked). */
+gv_status gv_worker_probe_xml(gv_ctx *ctx, const char *xml);
+#define GV_WORKER_PROBE_REFUSED 3 /* the probe's exit status when hwloc refused the file */
+
+/* The caller's side over a stream already read (data[0..n), the worker's whole output): the
+ * report gv_worker_run would make of it, the worker having ended where the data ends. For
+ * tests and the fuzzer of the row stream. */
+gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *data, size_t n,
+                           gv_report **out);
+
 #endif

@@ -1,0 +1,31 @@
+/* libFuzzer: gv_policy_parse over any text. What parses must survive gv_policy_format and
+ * parse back to the same policy (the worker receives its policy that way). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/policy.h"
+#include "gpuverify/gpuverify.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static gv_ctx *ctx;
+    if (!ctx && gv_ctx_create(NULL, &ctx) != GV_OK)
+        abort();
+    char *text = malloc(size + 1);
+    memcpy(text, data, size);
+    text[size] = '\0';
+    gv_policy p = GV_POLICY_INIT;
+    if (gv_policy_parse(ctx, text, &p) == GV_OK) {
+        char again[4096];
+        if (gv_policy_format(&p, again, sizeof again) != 0)
+            abort();
+        gv_policy q = GV_POLICY_INIT;
+        if (gv_policy_parse(ctx, again, &q) != GV_OK || memcmp(&p, &q, sizeof p) != 0)
+            abort(); /* a policy that does not survive the trip to the worker */
+    }
+    free(text);
+    return 0;
+}
