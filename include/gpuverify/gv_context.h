@@ -50,7 +50,7 @@ typedef struct gv_ctx_opts {
      * sets none; 0 = 30 s. Enforced by gv_run when the checks run in gpuverify-worker: at the
      * deadline the worker is killed and the check FAILs as timed out (docs/checks.md). */
     double deadline_s;
-    /* (1.1) The gpuverify-worker executable; NULL = $GPUVERIFY_WORKER, else the one installed
+    /* The gpuverify-worker executable; NULL = $GPUVERIFY_WORKER, else the one installed
      * with the library (gv_library_status(ctx, GV_LIB_WORKER, ...) says where it looked). */
     const char *worker_path;
 } gv_ctx_opts;

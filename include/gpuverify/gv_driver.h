@@ -22,7 +22,7 @@ enum gv_library {
     GV_LIB_CUDNN = 3,
     GV_LIB_NCCL = 4,
     GV_LIB_IBVERBS = 5,
-    /* (1.1) not a library: the gpuverify-worker executable gv_run isolates the checks in.
+    /* not a library: the gpuverify-worker executable gv_run isolates the checks in.
      * gv_library_status says LOADED when it was found executable (path), ABSENT with the
      * places tried otherwise. */
     GV_LIB_WORKER = 6

@@ -41,7 +41,7 @@ typedef struct gv_policy {
     /* gpu.xid: the Xid codes that FAIL a GPU, comma-separated ("48,79,94"); "" = the default
      * set of hardware faults (docs/checks.md); others are reported, not counted. */
     char xids[128];
-    /* (1.1) Performance verdicts (gemm.*, cuda.copy, cuda.matmul, nccl.allreduce) when another
+    /* Performance verdicts (gemm.*, cuda.copy, cuda.matmul, nccl.allreduce) when another
      * process used the GPU during the test (enum gv_busy_rule); wrong results FAIL whatever
      * the load. */
     int32_t busy;

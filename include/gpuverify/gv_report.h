@@ -68,7 +68,7 @@ typedef struct gv_run_opts {
     const char *gpus;
     /* Expectations of the site (gv_policy.h); NULL = the library's defaults. */
     const struct gv_policy *policy;
-    /* (1.1) Where the checks run (enum gv_isolation): in gpuverify-worker, which gv_run kills
+    /* Where the checks run (enum gv_isolation): in gpuverify-worker, which gv_run kills
      * at a check's deadline, or in the caller's process. */
     int32_t isolation;
     uint32_t reserved2;

@@ -18,19 +18,27 @@
 
 static fake_scenario sc;
 static int initialised; /* NVML counts inits; the scenario is read at the first */
+
+/* The count, read without the lock: atomics, so that gv_run on 8 threads under
+ * ThreadSanitizer tests the library, not this fake (the scenario is written before the count
+ * rises above 0 and never while it is). */
+static int ready(void)
+{
+    return __atomic_load_n(&initialised, __ATOMIC_ACQUIRE);
+}
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static fake_gpu *gpu_of(gvnv_device d)
 {
     uintptr_t i = (uintptr_t)d;
-    return initialised && i >= 1 && i <= (uintptr_t)sc.gpu_count ? &sc.gpus[i - 1] : NULL;
+    return ready() && i >= 1 && i <= (uintptr_t)sc.gpu_count ? &sc.gpus[i - 1] : NULL;
 }
 
 /* Every device query: a handle we gave out, and a GPU still on the bus. */
 #define DEVICE_OR_RETURN(g, d)                                                                     \
     fake_gpu *g = gpu_of(d);                                                                       \
     if (!g)                                                                                        \
-        return initialised ? GVNV_ERROR_INVALID_ARGUMENT : GVNV_ERROR_UNINITIALIZED;               \
+        return ready() ? GVNV_ERROR_INVALID_ARGUMENT : GVNV_ERROR_UNINITIALIZED;                   \
     if (g->lost)                                                                                   \
         return GVNV_ERROR_GPU_IS_LOST;
 
@@ -48,12 +56,12 @@ gvnv_return nvmlInit_v2(void)
 {
     gvnv_return rc = GVNV_SUCCESS;
     pthread_mutex_lock(&lock);
-    if (!initialised)
+    if (!ready())
         rc = fake_scenario_load(&sc) != 0 ? GVNV_ERROR_UNKNOWN : sc.nvml_init;
-    if (!initialised && rc == GVNV_SUCCESS)
+    if (!ready() && rc == GVNV_SUCCESS)
         rc = fake_fault_at(&sc, "nvmlInit", -1);
     if (rc == GVNV_SUCCESS)
-        initialised++;
+        __atomic_store_n(&initialised, ready() + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -62,8 +70,8 @@ gvnv_return nvmlShutdown(void)
 {
     gvnv_return rc = GVNV_SUCCESS;
     pthread_mutex_lock(&lock);
-    if (initialised)
-        initialised--;
+    if (ready())
+        __atomic_store_n(&initialised, ready() - 1, __ATOMIC_RELEASE);
     else
         rc = GVNV_ERROR_UNINITIALIZED;
     pthread_mutex_unlock(&lock);
@@ -72,17 +80,17 @@ gvnv_return nvmlShutdown(void)
 
 gvnv_return nvmlSystemGetDriverVersion(char *version, unsigned int length)
 {
-    return initialised ? text(version, length, sc.driver_version) : GVNV_ERROR_UNINITIALIZED;
+    return ready() ? text(version, length, sc.driver_version) : GVNV_ERROR_UNINITIALIZED;
 }
 
 gvnv_return nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 {
-    return initialised ? text(version, length, sc.nvml_version) : GVNV_ERROR_UNINITIALIZED;
+    return ready() ? text(version, length, sc.nvml_version) : GVNV_ERROR_UNINITIALIZED;
 }
 
 gvnv_return nvmlSystemGetCudaDriverVersion_v2(int *version)
 {
-    if (!initialised)
+    if (!ready())
         return GVNV_ERROR_UNINITIALIZED;
     *version = sc.cuda_version;
     return GVNV_SUCCESS;
@@ -90,7 +98,7 @@ gvnv_return nvmlSystemGetCudaDriverVersion_v2(int *version)
 
 gvnv_return nvmlDeviceGetCount_v2(unsigned int *count)
 {
-    if (!initialised)
+    if (!ready())
         return GVNV_ERROR_UNINITIALIZED;
     *count = (unsigned)sc.gpu_count;
     return GVNV_SUCCESS;
@@ -98,7 +106,7 @@ gvnv_return nvmlDeviceGetCount_v2(unsigned int *count)
 
 gvnv_return nvmlDeviceGetHandleByIndex_v2(unsigned int index, gvnv_device *device)
 {
-    if (!initialised)
+    if (!ready())
         return GVNV_ERROR_UNINITIALIZED;
     if (index >= (unsigned)sc.gpu_count || !device)
         return GVNV_ERROR_INVALID_ARGUMENT;
@@ -260,7 +268,7 @@ gvnv_return nvmlDeviceGetMaxPcieLinkWidth(gvnv_device device, unsigned int *widt
 
 gvnv_return nvmlDeviceGetHandleByPciBusId_v2(const char *bus_id, gvnv_device *device)
 {
-    if (!initialised)
+    if (!ready())
         return GVNV_ERROR_UNINITIALIZED;
     if (!bus_id || !device)
         return GVNV_ERROR_INVALID_ARGUMENT;

@@ -60,6 +60,17 @@ def test_run_reports_verdicts_and_details(node):
     assert "gpuverify_node_healthy 0" in lost.prometheus
 
 
+def test_isolation_in_the_worker_or_in_process_gives_the_same_verdicts(node):
+    ctx = node("h100-open", "h100x8-gpu-lost")
+    isolated = ctx.run(checks=PASSIVE, isolation="process")
+    inline = ctx.run(checks=PASSIVE, isolation="none")
+    assert isolated.isolation == "process" and inline.isolation == "none"
+    assert [(c.id, c.subject, c.verdict) for c in isolated.checks] == \
+        [(c.id, c.subject, c.verdict) for c in inline.checks]
+    with pytest.raises(gpuverify.InvalidArgumentError):
+        ctx.run(isolation="elsewhere")
+
+
 def test_a_report_reads_back_from_its_json(node):
     ctx = node("h100-open", "h100x8-gpu-lost")
     report = ctx.run(checks=PASSIVE)
