@@ -418,9 +418,9 @@ gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *dat
     int ended = 0;
     snprintf(c->check, sizeof c->check, "driver.nvml");
     enum outcome how = take_lines(c, buf, &len, &ended) != 0 ? GARBLED
-                       : c->error[0]                          ? FAILED
-                       : ended                                ? ENDED
-                                                              : DIED;
+                       : c->error[0]                         ? FAILED
+                       : ended                               ? ENDED
+                                                             : DIED;
     free(buf);
     return client_finish(c, conclude(c, how, 0, 1, 0, 0, "(replay)"), t0, out);
 }
