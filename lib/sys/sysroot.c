@@ -51,9 +51,17 @@ int gv_sys_open(const char *root, const char *rel, int flags)
                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
     while (*rel == '/')
         rel++;
-    int fd = (int)syscall(SYS_openat2, dir, *rel ? rel : ".", &how, sizeof how);
-    int e = errno;
-    if (fd < 0 && (e == ENOSYS || e == EPERM)) { /* an old kernel, or a seccomp filter */
+    /* Once refused, always refused: an old kernel, a seccomp filter, valgrind. Asking once per
+     * process spares a failing syscall per file (a benign race: both answers are right). */
+    static int refused;
+    int fd = -1, e = ENOSYS;
+    if (!__atomic_load_n(&refused, __ATOMIC_RELAXED)) {
+        fd = (int)syscall(SYS_openat2, dir, *rel ? rel : ".", &how, sizeof how);
+        e = errno;
+        if (fd < 0 && (e == ENOSYS || e == EPERM))
+            __atomic_store_n(&refused, 1, __ATOMIC_RELAXED);
+    }
+    if (fd < 0 && (e == ENOSYS || e == EPERM)) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", root, rel);
         fd = open(path, flags);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "checks/run.h"
@@ -94,7 +96,12 @@ static int fail(gv_status s, const char *message)
 
 int main(int argc, char **argv)
 {
-    /* No descriptor of the caller's but the pipe (posix_spawn closed them where glibc can). */
+    /* A caller that dies takes its worker with it, even one stuck where it never writes. */
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        return 5;
+        /* No descriptor of the caller's but the pipe (posix_spawn closed them where glibc can). */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
     if (close_range(3, ~0u, 0) != 0)
 #endif

@@ -26,6 +26,9 @@ def _parser():
     ap.add_argument("--copy-mib", type=int, default=0)
     ap.add_argument("--nccl-kib", type=int, default=0)
     ap.add_argument("--topology-xml")
+    ap.add_argument("--isolation", default="auto", choices=["auto", "process", "none"])
+    ap.add_argument("--deadline", type=float, default=0.0,
+                    help="each check's deadline where the catalog sets none (30)")
     return ap
 
 
@@ -48,13 +51,14 @@ def main(argv=None):
         if args.list:
             print("\n".join(catalog()))
             return 0
-        with Context(sysroot=args.sysroot, library_dir=args.library_dir) as ctx:
+        with Context(sysroot=args.sysroot, library_dir=args.library_dir,
+                     deadline_s=args.deadline) as ctx:
             policy = ctx.policy(path=args.policy) if args.policy else None
             gpus = [int(g) for g in args.gpus.split(",")] if args.gpus else None
             report = ctx.run(args.level, checks=args.checks, budget_s=args.budget, gpus=gpus,
                              policy=policy, gemm_size=args.gemm_size,
                              copy_bytes=args.copy_mib << 20, nccl_bytes=args.nccl_kib << 10,
-                             topology_xml=args.topology_xml)
+                             topology_xml=args.topology_xml, isolation=args.isolation)
     except (GpuverifyError, ValueError) as e:
         print("gpuverify: %s" % e, file=sys.stdout if args.npd else sys.stderr)
         return 2
