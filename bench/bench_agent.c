@@ -1,7 +1,7 @@
 /* A provisioning agent's view of gv_run: one context, gv_run at the quick level N times
- * through gpuverify-worker, as an agent that links the library would. After each run: the
- * verdict, where the checks ran, the wall time and this process's resident memory; at the
- * end its peak (VmHWM) and whether any NVIDIA library was ever mapped into it.
+ * through gpuverify-worker (GV_ISOLATION_PROCESS), as an agent that links the library would.
+ * After each run: the verdict, the wall time and this process's resident memory; at the end
+ * its peak (VmHWM) and whether any NVIDIA library was ever mapped into it.
  * Usage: bench_agent [N] [level]   (default 100 quick) */
 #define _POSIX_C_SOURCE 200809L
 #include <gpuverify/gpuverify.h>
@@ -10,23 +10,7 @@
 #include <string.h>
 
 #include "bench_clock.h"
-
-static double status_mib(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    double mib = -1;
-    size_t n = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0 && line[n] == ':') {
-            mib = strtod(line + n + 1, NULL) / 1024.0;
-            break;
-        }
-    fclose(f);
-    return mib;
-}
+#include "bench_proc.h"
 
 /* 1 when a mapping of this process names an NVIDIA library. */
 static int nvidia_mapped(char *which, size_t cap)

@@ -9,24 +9,7 @@
 #include <string.h>
 
 #include "bench_clock.h"
-
-/* One "Key:   123 kB" field of /proc/self/status, in MiB (-1 when absent). */
-static double status_mib(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    double mib = -1;
-    size_t n = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0 && line[n] == ':') {
-            mib = strtod(line + n + 1, NULL) / 1024.0;
-            break;
-        }
-    fclose(f);
-    return mib;
-}
+#include "bench_proc.h"
 
 static void print_stage(const char *name, const char *verdict, double seconds)
 {
