@@ -22,7 +22,9 @@ typedef struct gv_check_def {
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
     int uses_cuda;       /* needs cuInit (0.2 s): facts are gathered with CUDA */
     int needs;           /* enum gv_check_needs */
-    double deadline_s;   /* per subject, in a worker; 0 = gv_ctx_opts.deadline_s */
+    /* Its deadline per subject, in a worker, as a multiple of gv_ctx_opts.deadline_s (0 = 1):
+     * the context's deadline is the unit, so a caller who shortens it shortens all. */
+    double deadline_factor;
 } gv_check_def;
 
 /* The catalog in run order (docs/checks.md describes each). */

@@ -22,9 +22,11 @@ const gv_check_def gv_checks[] = {
     {"system.os", gv_check_system_os, NULL, 0, 0, 0},
     {"system.kernel", gv_check_system_kernel, NULL, 0, 0, 0},
     {"driver.module", gv_check_driver_module, NULL, 0, 0, 0},
-    {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, 0},
+    /* Facts are gathered under these two: NVML and cuInit take seconds per GPU on a node
+     * without persistence mode, so twice and four times the unit (60 s, 120 s by default). */
+    {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, 2},
     {"driver.version", gv_check_driver_version, NULL, 0, 0, 0},
-    {"driver.cuda", gv_check_driver_cuda, NULL, 1, 0, 0},
+    {"driver.cuda", gv_check_driver_cuda, NULL, 1, 0, 4},
     {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0, 0, 0},
     {"driver.persistence", gv_check_driver_persistence, NULL, 0, GV_NEEDS_GPU, 0},
     {"gpu.pci", gv_check_gpu_pci, NULL, 0, GV_NEEDS_GPU, 0},
@@ -63,10 +65,10 @@ const gv_check_def gv_checks[] = {
     {"gemm.fp8", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
     {"cudnn.version", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0},
     {"cudnn.conv", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0},
-    /* The collective's own deadline is the run's remaining budget (nccl.c); this is the
-     * backstop for a hang outside it. */
-    {"nccl.version", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 600},
-    {"nccl.allreduce", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 600},
+    /* The collective's own deadline is the run's remaining budget (nccl.c); this (600 s by
+     * default) is the backstop for a hang outside it. */
+    {"nccl.version", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20},
+    {"nccl.allreduce", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 _Static_assert(sizeof gv_checks / sizeof gv_checks[0] <= GV_CATALOG_MAX,
@@ -82,8 +84,8 @@ int gv_catalog_index(const char *id)
 
 double gv_catalog_deadline(const gv_ctx *ctx, int index)
 {
-    if (index >= 0 && (size_t)index < gv_check_count && gv_checks[index].deadline_s > 0)
-        return gv_checks[index].deadline_s;
+    if (index >= 0 && (size_t)index < gv_check_count && gv_checks[index].deadline_factor > 0)
+        return ctx->deadline_s * gv_checks[index].deadline_factor;
     return ctx->deadline_s;
 }
 

@@ -305,16 +305,24 @@ static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped
         groups_done_before(c, GV_CATALOG_MAX);
     } else if (how == FAILED) {
         s = gv_fail(c->ctx, c->error_status, "gpuverify-worker: %s", c->error);
+    } else if (how == TIMED_OUT && by_budget) {
+        /* Its own deadline had not passed: slow or hung, nobody can tell. Not a FAIL of the
+         * hardware, and never a PASS. */
+        snprintf(why, sizeof why,
+                 "not finished within the run's budget of %.0f s: stopped after %.1f s in %s "
+                 "(worker %s)",
+                 c->plan->budget_s, spent, where,
+                 reaped ? "stopped" : "killed, stuck in the kernel");
+        close_group(c, GV_ERROR, why, spent);
+        gv_check_result *res = &c->report->results[c->report->count - 1];
+        if (!c->report->out_of_memory)
+            gv_result_remedy(res, "raise the run's budget (gv_run_opts.budget_s, --budget) or "
+                                  "select fewer checks");
+        skip_pending(c, GV_SKIP, "not run: the run's budget of %.0f s was spent",
+                     c->plan->budget_s);
     } else if (how == TIMED_OUT) {
-        const char *fate = reaped ? "stopped" : "killed, stuck in the kernel";
-        if (by_budget)
-            snprintf(why, sizeof why,
-                     "timed out after %.1f s in %s: the run's budget of %.0f s was spent "
-                     "(worker %s)",
-                     spent, where, c->plan->budget_s, fate);
-        else
-            snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
-                     fate);
+        snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
+                 reaped ? "stopped" : "killed, stuck in the kernel");
         close_group(c, GV_FAIL, why, spent);
         skip_pending(c, GV_SKIP, "not run: the worker was stopped after %s timed out", c->check);
     } else if (how == GARBLED) {

@@ -26,13 +26,17 @@ def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=
 
 
 CASES = {
+    # NVML's facts have twice the context's deadline, cuInit four times (catalog factors).
     "nvml_init_hang": case("fault-nvml-init-hang", "driver,gpu.nvml", [
-        ("driver.nvml", "node", "FAIL", TIMED_OUT + " 2.0 s in driver.nvml on node, in loading NVML and nvmlInit_v2 (worker stopped)"),
-        ("gpu.nvml", "node", "SKIP", "not run: the worker was stopped after driver.nvml timed out")]),
+        ("driver.nvml", "node", "FAIL", TIMED_OUT + " 4.0 s in driver.nvml on node, in loading NVML and nvmlInit_v2 (worker stopped)"),
+        ("gpu.nvml", "node", "SKIP", "not run: the worker was stopped after driver.nvml timed out")],
+        wall=2 * DEADLINE + 1),
     "nvml_handle_hang": case("fault-nvml-handle-hang", "driver", [
-        ("driver.nvml", "node", "FAIL", "queries of NVML GPU 3 (worker stopped)")]),
+        ("driver.nvml", "node", "FAIL", "queries of NVML GPU 3 (worker stopped)")],
+        wall=2 * DEADLINE + 1),
     "cuinit_hang": case("fault-cuinit-hang", "driver", [
-        ("driver.cuda", "node", "FAIL", "in driver.cuda on node, in cuInit (worker stopped)")]),
+        ("driver.cuda", "node", "FAIL", "8.0 s in driver.cuda on node, in cuInit (worker stopped)")],
+        wall=4 * DEADLINE + 1),
     "ctx_oom": case("fault-ctx-oom", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL", "OUT_OF_MEMORY")], sysroot=None),
     "memalloc_hang": case("fault-memalloc-hang", "cuda.init,cuda.alloc", [
@@ -50,6 +54,10 @@ CASES = {
         ("nccl.allreduce", "node", "FAIL", "deadline")], args=["--budget", "2", "--nccl-kib", "64"],
         wall=3.5),
     # A crash is an ERROR naming the signal; a fresh worker runs the checks after it.
+    # A hang the run's budget stops before the check's own deadline: ERROR, never a PASS.
+    "budget_stops_a_hang": case("fault-cublaslt-hang", "gemm.fp16", [
+        ("gemm.fp16", "gpu0", "ERROR", "not finished within the run's budget of 3 s")],
+        sysroot=None, args=["--gemm-size", "32", "--budget", "3"], deadline=SLOW_FAKE, wall=4.5),
     "gemm_crash": case("fault-gemm-crash", "cuda.init,gemm.fp16,cudnn.version", [
         ("cuda.init", "gpu0", "PASS", ""),
         ("gemm.fp16", "gpu0", "ERROR", "during gemm.fp16 on gpu0"),  # signal 11, or ASan's exit

@@ -38,8 +38,8 @@ def cases(fixtures, fakelib, emptylib):
         else:
             root = "h100-open"
         args = SMALL + ([] if name.startswith("h100x1") else ["--checks", EIGHT_GPU_CHECKS])
-        if name.startswith("fault-"):  # hangs and crashes: the rows they leave, in 2 s each
-            args = SMALL + ["--deadline", "2", "--checks", EIGHT_GPU_CHECKS]
+        if name.startswith("fault-"):  # hangs and crashes: the rows they leave, in seconds
+            args = SMALL + ["--deadline", "1", "--checks", EIGHT_GPU_CHECKS]
         if name == "h100x8-nccl-hang":
             continue  # its all-reduce waits for the context's 60 s deadline; test_nccl covers it
         yield name, os.path.join(roots, root), fakelib, scenario, args, env
