@@ -231,15 +231,14 @@ static const char *where_now(const client *c, char *out, size_t cap)
 
 /* After a worker that did not end well: the row for the check it was in, and the rest of
  * that check's group closed. */
-static void close_group(client *c, int verdict, const char *why, double spent)
+static void close_group(client *c, int verdict, const char *why, const char *remedy, double spent)
 {
     gv_check_result *res =
         gv_report_add(c->report, c->check, c->subject[0] ? c->subject : "node", verdict, "%s", why);
     if (res)
         res->duration_s = spent;
-    if (verdict == GV_FAIL)
-        gv_result_remedy(res, "drain the node: a call into the NVIDIA driver did not return; "
-                              "check dmesg for Xid errors, then reset the GPU or reboot");
+    if (remedy)
+        gv_result_remedy(res, "%s", remedy);
     int index = gv_catalog_index(c->check);
     int group = gv_catalog_group(index);
     if (index >= 0)
@@ -313,29 +312,31 @@ static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped
                  "(worker %s)",
                  c->plan->budget_s, spent, where,
                  reaped ? "stopped" : "killed, stuck in the kernel");
-        close_group(c, GV_ERROR, why, spent);
-        gv_check_result *res = &c->report->results[c->report->count - 1];
-        if (!c->report->out_of_memory)
-            gv_result_remedy(res, "raise the run's budget (gv_run_opts.budget_s, --budget) or "
-                                  "select fewer checks");
+        close_group(c, GV_ERROR, why,
+                    "raise the run's budget (gv_run_opts.budget_s, --budget) or select fewer "
+                    "checks",
+                    spent);
         skip_pending(c, GV_SKIP, "not run: the run's budget of %.0f s was spent",
                      c->plan->budget_s);
     } else if (how == TIMED_OUT) {
         snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
                  reaped ? "stopped" : "killed, stuck in the kernel");
-        close_group(c, GV_FAIL, why, spent);
+        close_group(c, GV_FAIL, why,
+                    "drain the node: a call into the NVIDIA driver did not return; check dmesg "
+                    "for Xid errors, then reset the GPU or reboot",
+                    spent);
         skip_pending(c, GV_SKIP, "not run: the worker was stopped after %s timed out", c->check);
     } else if (how == GARBLED) {
         snprintf(why, sizeof why,
                  "gpuverify-worker wrote something that is not its protocol during %s: \"%s\" "
                  "(a mismatched or broken worker at %s)",
                  where, c->garbage, worker);
-        close_group(c, GV_ERROR, why, spent);
+        close_group(c, GV_ERROR, why, NULL, spent);
         skip_pending(c, GV_SKIP, "not run: the worker's output could not be read");
     } else {
         signal_text(status, ended, sizeof ended);
         snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
-        close_group(c, GV_ERROR, why, spent);
+        close_group(c, GV_ERROR, why, NULL, spent);
     }
     c->report->flushed = c->report->count; /* rows made here carry their own durations */
     return s;
