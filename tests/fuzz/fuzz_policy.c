@@ -6,18 +6,13 @@
 #include <string.h>
 
 #include "checks/policy.h"
+#include "fuzz_text.h"
 #include "gpuverify/gpuverify.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static gv_ctx *ctx;
-    if (!ctx && gv_ctx_create(NULL, &ctx) != GV_OK)
-        abort();
-    char *text = malloc(size + 1);
-    memcpy(text, data, size);
-    text[size] = '\0';
+    gv_ctx *ctx = fuzz_ctx();
+    char *text = fuzz_text(data, size);
     gv_policy p = GV_POLICY_INIT;
     if (gv_policy_parse(ctx, text, &p) == GV_OK) {
         char again[4096];

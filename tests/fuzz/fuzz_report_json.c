@@ -4,18 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "gpuverify/gpuverify.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static gv_ctx *ctx;
-    if (!ctx && gv_ctx_create(NULL, &ctx) != GV_OK)
-        abort();
-    char *text = malloc(size + 1);
-    memcpy(text, data, size);
-    text[size] = '\0';
+    gv_ctx *ctx = fuzz_ctx();
+    char *text = fuzz_text(data, size);
     gv_report *r = NULL;
     if (gv_report_from_json(ctx, text, &r) == GV_OK) {
         char *json = NULL, *prom = NULL;
