@@ -171,6 +171,10 @@ void gv_active_cuda(gv_active_run *run)
                 snprintf(c->message + len, sizeof c->message - len,
                          "; other processes hold %.1f GiB of this GPU", (double)held / (1 << 30));
             }
+            /* A refused allocation while others hold memory is the load, not the GPU; words
+             * read back wrong stay FAIL whatever the load. */
+            if (context_ok && r.alloc_verdict == GV_FAIL)
+                gv_busy_apply(&busy, run->policy, c, r.alloc_errors != 0);
         }
         if (gv_active_selected(run, "cuda.copy")) {
             double slow = r.h2d_gbps < r.d2h_gbps ? r.h2d_gbps : r.d2h_gbps;

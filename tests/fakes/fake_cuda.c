@@ -257,6 +257,9 @@ static gvcu_result fake_cuGetErrorName(gvcu_result error, const char **name)
 static __thread int current = -1; /* CUDA ordinal of the pushed context */
 static double gpu_clock_s;
 static unsigned long long used_bytes[FAKE_MAX_GPUS];
+/* Set at the first allocation that succeeds: from then on the scenario's taken_mib is held by
+ * another process. */
+static int taken_by_others[FAKE_MAX_GPUS];
 
 void fake_cuda_advance(double seconds)
 {
@@ -316,7 +319,9 @@ static gvcu_result fake_cuMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     const fake_gpu *g = fake_cuda_current_gpu();
     if (!g)
         return GVCU_ERROR_INVALID_VALUE;
-    unsigned long long budget = g->free_mib << 20;
+    unsigned long long taken =
+        __atomic_load_n(&taken_by_others[current], __ATOMIC_RELAXED) ? g->taken_mib << 20 : 0;
+    unsigned long long budget = g->free_mib << 20 > taken ? (g->free_mib << 20) - taken : 0;
     *free_bytes = budget > used_bytes[current] ? budget - used_bytes[current] : 0;
     *total_bytes = g->memory_mib << 20;
     return GVCU_SUCCESS;
@@ -341,6 +346,7 @@ static gvcu_result fake_cuMemAlloc(gvcu_deviceptr *ptr, size_t bytes)
         return GVCU_ERROR_OUT_OF_MEMORY;
     block[0] = bytes;
     used_bytes[current] += bytes;
+    __atomic_store_n(&taken_by_others[current], 1, __ATOMIC_RELAXED);
     *ptr = (gvcu_deviceptr)(uintptr_t)(block + 2);
     return GVCU_SUCCESS;
 }

@@ -68,6 +68,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->lost = atoi(v);
     else if (!strcmp(k, "free_mib"))
         g->free_mib = strtoull(v, NULL, 0);
+    else if (!strcmp(k, "taken_mib"))
+        g->taken_mib = strtoull(v, NULL, 0);
     else if (!strcmp(k, "copy_gbps"))
         g->copy_gbps = atof(v);
     else if (!strcmp(k, "gemm_tflops"))

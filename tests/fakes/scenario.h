@@ -17,6 +17,7 @@
  *                | hang (collectives never complete until aborted)
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
+ *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
  *   fault = cuInit hang | cublasLtMatmul crash | cuDevicePrimaryCtxRetain error=2 |
  *           nvmlDeviceGetHandleByIndex hang gpu=3 | cuEventQuery hang  (one line each: the
  *           entry point, what it does there, optionally only for one GPU by index)
@@ -38,15 +39,18 @@ typedef struct fake_gpu {
     int lost;
     /* Active tests: free device memory the fake hands out, copy rate, GEMM rate and faults. */
     unsigned long long free_mib; /* default 256 */
-    double copy_gbps;            /* default 50 */
-    double gemm_tflops;          /* default 700 */
-    int gemm_corrupt;            /* 1: every GEMM output is off by one */
-    int nvlinks, nvlinks_down;   /* NVLinks the GPU has, how many of them are inactive */
-    char nvlink_peer[32];        /* "switch" (default) or the bus id of the GPU at the other end */
-    int utilization;             /* GPU utilization percent */
-    int dmabuf;                  /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, default 1 */
-    int cuda_missing;            /* 1: NVML lists the GPU, CUDA does not enumerate it */
-    int proc_count;              /* other processes NVML lists on the GPU */
+    /* Another process allocates this much right after the first allocation that succeeds on
+     * the GPU (a check started beside another one); cuMemGetInfo then shows less free. */
+    unsigned long long taken_mib;
+    double copy_gbps;          /* default 50 */
+    double gemm_tflops;        /* default 700 */
+    int gemm_corrupt;          /* 1: every GEMM output is off by one */
+    int nvlinks, nvlinks_down; /* NVLinks the GPU has, how many of them are inactive */
+    char nvlink_peer[32];      /* "switch" (default) or the bus id of the GPU at the other end */
+    int utilization;           /* GPU utilization percent */
+    int dmabuf;                /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, default 1 */
+    int cuda_missing;          /* 1: NVML lists the GPU, CUDA does not enumerate it */
+    int proc_count;            /* other processes NVML lists on the GPU */
     unsigned proc_pid[4];
     unsigned long long proc_mib[4];
 } fake_gpu;

@@ -39,6 +39,10 @@ CASES = {
         wall=4 * DEADLINE + 1),
     "ctx_oom": case("fault-ctx-oom", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL", "OUT_OF_MEMORY")], sysroot=None),
+    # A CUDA call that fails mid-test: that part's row FAILs naming the call.
+    "kernel_error": case("fault-kernel-error", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "PASS", ""), ("cuda.alloc", "gpu0", "FAIL", "gv_fill_pattern")],
+        sysroot=None, args=["--copy-mib", "1"], wall=10),
     "memalloc_hang": case("fault-memalloc-hang", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL", TIMED_OUT)], sysroot=None),
     "kernel_hang": case("fault-kernel-hang", "cuda.init,cuda.alloc", [
@@ -86,6 +90,14 @@ CASES = {
         args=["--gemm-size", "32"], policy="busy = fail\n", deadline=SLOW_FAKE),
     "memory_full": case("fault-memory-full", "cuda.init,cuda.alloc", [
         ("cuda.alloc", "gpu0", "FAIL", "")], sysroot=None, args=["--copy-mib", "1"], wall=10),
+    # Memory another process takes during the test: the large test is repeated at the share
+    # of what is free now; when even that is gone, the busy rule judges the refusal.
+    "memory_taken_retry": case("fault-memory-taken", "cuda.init,cuda.alloc", [
+        ("cuda.alloc", "gpu0", "PASS", "free memory fell from 0.25 to 0.09 GiB during the test")],
+        exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=10),
+    "memory_taken_busy": case("fault-memory-taken-busy", "cuda.init,cuda.alloc", [
+        ("cuda.alloc", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
+        exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=10),
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
         ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
     "xid79_in_kmsg": case("h100x8", "gpu.xid", [
