@@ -46,6 +46,21 @@ typedef struct gv_policy {
      * the load. */
     int32_t busy;
     int32_t reserved;
+    /* Health counters (gpu.ecc_errors, gpu.pcie_errors, ...; docs/checks.md). 0 = the default
+     * named on each field. */
+    double ecc_correctable_warn;     /* WARN at this many volatile correctable ECC errors
+                                        (SRAM + DRAM); 0 = reported, not judged */
+    double pcie_replay_warn_per_min; /* WARN above this many PCIe replays per minute since boot;
+                                        0 = 8, DCGM's PCIe health watch */
+    double aer_correctable_warn;     /* WARN at this many correctable AER errors on a function of
+                                        the GPU's path; 0 = reported, not judged */
+    double nvlink_crc_warn;    /* WARN at this many CRC errors on one NVLink; 0 = not judged */
+    double clock_event_warn_s; /* WARN when HW thermal, HW power brake or SW thermal slowdown
+                                  held the clocks longer than this since boot; 0 = 1 s */
+    double temp_margin_warn_c; /* WARN below this many degrees under T.Limit; 0 = 5 */
+    int32_t retired_pages_fail; /* FAIL at this many retired pages (before Ampere); 0 = 60,
+                                   NVIDIA's replacement criterion */
+    int32_t reserved1;
 } gv_policy;
 
 /* What a performance verdict becomes when the GPU was shared during its test. */
@@ -60,7 +75,7 @@ enum gv_busy_rule {
 #define GV_POLICY_INIT                                                                             \
     {                                                                                              \
         sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0, "",              \
-            GV_BUSY_SKIP, 0                                                                        \
+            GV_BUSY_SKIP, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0                                    \
     }
 #else
 #define GV_POLICY_INIT                                                                             \

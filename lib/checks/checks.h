@@ -54,6 +54,19 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r);
 void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r);
 void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r);
 
+/* health.c: error counters and health flags */
+void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r);
+void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r);
+void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r);
+void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r);
+void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r);
+void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r);
+void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r);
+void gv_check_gpu_temperature(const gv_facts *f, gv_report *r);
+void gv_check_gpu_fabric(const gv_facts *f, gv_report *r);
+
+/* NVML answered for this GPU: the per-GPU NVML checks have something to judge. */
+int gv_gpu_nvml_ok(const gv_gpu_record *g);
 /* "gpu3" for the record's inventory index. */
 void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap);
 /* Whether the node has NVIDIA GPUs by any source (PCI, /proc, NVML). */

@@ -55,6 +55,7 @@ gv_gpu_record *gv_facts_gpu_add(gv_facts *f)
     r->upstream_width_max = -1;
     r->utilization = -1;
     r->dmabuf = -1;
+    gv_health_init(&r->health);
     return r;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "backends/loader.h"
+#include "checks/health.h"
 #include "core/errbuf.h"
 #include "gpuverify/gpuverify.h"
 #include "sys/nvidia_proc.h"
@@ -41,6 +42,7 @@ typedef struct gv_gpu_record {
     int dmabuf;       /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: 1, 0, -1 unknown */
     int nvlink_count; /* links NVML reports (supported), 0 none or no NVLink query */
     gv_nvlink nvlinks[GV_NVLINK_MAX];
+    gv_health health; /* error counters and health flags (checks/health.c) */
 } gv_gpu_record;
 
 struct gv_policy;
@@ -68,6 +70,8 @@ typedef struct gv_facts {
     int pci_count, nvml_count, cuda_count;      /* -1 unknown */
     int cuda_visible_set;
     char cuda_visible[256];
+
+    double uptime_s; /* /proc/uptime, -1 unknown: turns counters since boot into rates */
 
     gv_gpu_record *gpus;
     size_t gpu_count;

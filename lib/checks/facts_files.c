@@ -55,6 +55,9 @@ static void pci_gpus(gv_facts *f)
         r->upstream_speed_max = fns[i].upstream_speed_max;
         r->upstream_width_max = fns[i].upstream_width_max;
         snprintf(r->pci_problem, sizeof r->pci_problem, "%s", fns[i].problem);
+        gv_errbuf err;
+        if (gv_aer_read(f->sysroot, &fns[i].addr, &r->health.aer, &err) != GV_OK)
+            snprintf(r->health.aer_problem, sizeof r->health.aer_problem, "%s", err.text);
     }
     free(fns);
 }
@@ -89,6 +92,14 @@ void gv_facts_files(gv_facts *f)
     if (gv_sys_read_line(root, "/proc/sys/kernel/hostname", f->hostname, sizeof f->hostname,
                          NULL) != GV_OK)
         f->hostname[0] = '\0';
+    char uptime[64];
+    char *end = uptime;
+    f->uptime_s = -1;
+    if (gv_sys_read_line(root, "/proc/uptime", uptime, sizeof uptime, NULL) == GV_OK) {
+        double up = strtod(uptime, &end);
+        if (end != uptime && up >= 0 && up < 1e10)
+            f->uptime_s = up;
+    }
     modules(f);
     f->version_file_present = gv_sys_exists(root, "/proc/driver/nvidia/version");
     if (f->version_file_present)

@@ -106,6 +106,7 @@ static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record 
     if (NVML_QUERY(r, nv, device_get_utilization_rates, dev, &use))
         r->utilization = (int)use.gpu;
     nvlinks(nv, dev, r);
+    gv_health_from_nvml(nv, dev, r->nvlink_count, &r->health);
 }
 
 /* An NVML device whose handle or address could not be read: NVML enumerates in PCI order, so

@@ -13,8 +13,7 @@ void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap)
     snprintf(out, cap, "gpu%u", g->gpu.index);
 }
 
-/* NVML answered for this GPU: the per-GPU NVML checks have something to judge. */
-static int nvml_ok(const gv_gpu_record *g)
+int gv_gpu_nvml_ok(const gv_gpu_record *g)
 {
     return g->gpu.nvml_index >= 0 && g->gpu.nvml_result == 0;
 }
@@ -95,7 +94,7 @@ void gv_check_driver_persistence(const gv_facts *f, gv_report *r)
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
-        if (!nvml_ok(g) || g->gpu.persistence_mode < 0) {
+        if (!gv_gpu_nvml_ok(g) || g->gpu.persistence_mode < 0) {
             gv_report_add(r, "driver.persistence", subject, GV_SKIP,
                           "persistence mode unknown: NVML has no answer for this GPU");
             continue;
@@ -119,9 +118,9 @@ void gv_check_driver_persistence(const gv_facts *f, gv_report *r)
 static int mode_judged(gv_report *r, const char *id, const char *subject, const gv_gpu_record *g,
                        const char *feature, int current, int pending)
 {
-    if (!nvml_ok(g) || current < 0) {
-        gv_report_add(r, id, subject, GV_SKIP, "%s %s", nvml_ok(g) ? feature : "NVML",
-                      nvml_ok(g) ? "not supported on this GPU" : "has no answer for this GPU");
+    if (!gv_gpu_nvml_ok(g) || current < 0) {
+        gv_report_add(r, id, subject, GV_SKIP, "%s %s", gv_gpu_nvml_ok(g) ? feature : "NVML",
+                      gv_gpu_nvml_ok(g) ? "not supported on this GPU" : "has no answer for this GPU");
         return 1;
     }
     if (pending >= 0 && pending != current) {

@@ -2,6 +2,7 @@
  * text is parsed into a copy first, so a bad line leaves the caller's policy as it was. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,27 @@ static int xid_list(const char *v)
             return -1;
     }
     return any ? 0 : -1;
+}
+
+/* The health thresholds: keys named as their fields, all numbers >= 0. */
+static const struct {
+    const char *key;
+    size_t offset;
+} health_keys[] = {
+    {"ecc_correctable_warn", offsetof(gv_policy, ecc_correctable_warn)},
+    {"pcie_replay_warn_per_min", offsetof(gv_policy, pcie_replay_warn_per_min)},
+    {"aer_correctable_warn", offsetof(gv_policy, aer_correctable_warn)},
+    {"nvlink_crc_warn", offsetof(gv_policy, nvlink_crc_warn)},
+    {"clock_event_warn_s", offsetof(gv_policy, clock_event_warn_s)},
+    {"temp_margin_warn_c", offsetof(gv_policy, temp_margin_warn_c)},
+};
+
+static double *health_threshold(gv_policy *p, const char *key)
+{
+    for (size_t i = 0; i < sizeof health_keys / sizeof *health_keys; i++)
+        if (!strcmp(key, health_keys[i].key))
+            return (double *)((char *)p + health_keys[i].offset);
+    return NULL;
 }
 
 /* One line's key and value into p; a message in why when they are not acceptable. */
@@ -106,6 +128,14 @@ static int apply(gv_policy *p, const char *key, const char *value, char *why, si
         if (rule < 0)
             return snprintf(why, cap, "busy wants skip, warn, fail or ignore"), -1;
         p->busy = rule;
+    } else if (health_threshold(p, key)) {
+        if (number(value, 0, 1e12, &d))
+            return snprintf(why, cap, "%s wants a number >= 0", key), -1;
+        *health_threshold(p, key) = d;
+    } else if (!strcmp(key, "retired_pages_fail")) {
+        if (number(value, 0, 1e6, &d) || d != floor(d))
+            return snprintf(why, cap, "retired_pages_fail wants a whole number of pages"), -1;
+        p->retired_pages_fail = (int32_t)d;
     } else {
         return snprintf(why, cap, "unknown key '%s' (see gv_policy.h)", key), -1;
     }
@@ -154,6 +184,13 @@ int gv_policy_format(const gv_policy *p, char *out, size_t cap)
     if (p->xids[0])
         line(out, cap, "xids = %s\n", p->xids);
     line(out, cap, "busy = %s\n", gv_busy_rule_name(p->busy));
+    for (size_t i = 0; i < sizeof health_keys / sizeof *health_keys; i++) {
+        double v = *(const double *)((const char *)p + health_keys[i].offset);
+        if (v > 0)
+            line(out, cap, "%s = %.17g\n", health_keys[i].key, v);
+    }
+    if (p->retired_pages_fail > 0)
+        line(out, cap, "retired_pages_fail = %d\n", (int)p->retired_pages_fail);
     return strlen(out) + 1 < cap ? 0 : -1;
 }
 

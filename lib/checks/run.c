@@ -37,6 +37,16 @@ const gv_check_def gv_checks[] = {
     {"gpu.mig", gv_check_gpu_mig, NULL, 0, GV_NEEDS_GPU, 0},
     {"gpu.model", gv_check_gpu_model, NULL, 0, GV_NEEDS_GPU, 0},
     {"gpu.xid", gv_check_gpu_xid, NULL, 0, GV_NEEDS_GPU, 0},
+    /* Health counters: NVML and sysfs only, no CUDA context (checks/health.c). */
+    {"gpu.ecc_errors", gv_check_gpu_ecc_errors, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.row_remap", gv_check_gpu_row_remap, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.retired_pages", gv_check_gpu_retired_pages, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.memory_repair", gv_check_gpu_memory_repair, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.pcie_errors", gv_check_gpu_pcie_errors, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.nvlink_errors", gv_check_gpu_nvlink_errors, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.clock_events", gv_check_gpu_clock_events, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.temperature", gv_check_gpu_temperature, NULL, 0, GV_NEEDS_GPU, 0},
+    {"gpu.fabric", gv_check_gpu_fabric, NULL, 0, GV_NEEDS_GPU, 0},
     {"topo.numa", NULL, gv_active_topo, 0, 0, 0}, /* may judge another node's XML */
     {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, 0},
     {"rdma.modules", NULL, gv_active_rdma, 0, 0, 0},

@@ -9,7 +9,7 @@
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_report.h"
 
-#define GV_CATALOG_MAX 64 /* entries gv_checks may hold (checked in run.c) */
+#define GV_CATALOG_MAX 96 /* entries gv_checks may hold (checked in run.c) */
 
 typedef struct gv_run_plan {
     gv_run_opts opts; /* the caller's, at our size; policy points at `policy` or is NULL */

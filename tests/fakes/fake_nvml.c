@@ -387,3 +387,190 @@ gvnv_return nvmlDeviceGetGraphicsRunningProcesses_v3(gvnv_device device, unsigne
 {
     return processes(device, count, infos, 1);
 }
+
+/* Health counters, from the scenario's health= list (-1: NOT_SUPPORTED). */
+#define HEALTH(g, k) ((g)->health[FH_##k])
+#define SUPPORTED_OR_RETURN(g, k)                                                                  \
+    if (HEALTH(g, k) < 0)                                                                          \
+        return GVNV_ERROR_NOT_SUPPORTED;
+
+gvnv_return nvmlDeviceGetMemoryErrorCounter(gvnv_device device, int error_type, int counter_type,
+                                            int location, unsigned long long *count)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (location != GVNV_MEMORY_LOCATION_DRAM)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    if (g->ecc != 1)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    int k = error_type == GVNV_MEMORY_ERROR_CORRECTED
+                ? (counter_type == GVNV_VOLATILE_ECC ? FH_DRAM_COR_VOL : FH_DRAM_COR_AGG)
+                : (counter_type == GVNV_VOLATILE_ECC ? FH_DRAM_UNC_VOL : FH_DRAM_UNC_AGG);
+    *count = (unsigned long long)g->health[k];
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetSramEccErrorStatus(gvnv_device device, gvnv_sram_ecc_status *s)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (s->version != GVNV_STRUCT_VERSION(gvnv_sram_ecc_status, 1))
+        return 25; /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+    if (g->ecc != 1)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    s->volatile_cor = (unsigned long long)HEALTH(g, SRAM_COR_VOL);
+    s->volatile_unc_parity = (unsigned long long)HEALTH(g, SRAM_PARITY_VOL);
+    s->volatile_unc_secded = (unsigned long long)HEALTH(g, SRAM_SECDED_VOL);
+    s->aggregate_cor = (unsigned long long)HEALTH(g, SRAM_COR_AGG);
+    s->aggregate_unc_parity = (unsigned long long)HEALTH(g, SRAM_PARITY_AGG);
+    s->aggregate_unc_secded = (unsigned long long)HEALTH(g, SRAM_SECDED_AGG);
+    s->aggregate_unc_l2 = (unsigned long long)HEALTH(g, SRAM_L2);
+    s->aggregate_unc_sm = (unsigned long long)HEALTH(g, SRAM_SM);
+    s->aggregate_unc_pcie = (unsigned long long)HEALTH(g, SRAM_PCIE);
+    s->aggregate_unc_mcu = (unsigned long long)HEALTH(g, SRAM_MCU);
+    s->aggregate_unc_other = (unsigned long long)HEALTH(g, SRAM_OTHER);
+    s->threshold_exceeded = (unsigned)HEALTH(g, SRAM_THRESHOLD);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetRemappedRows(gvnv_device device, unsigned int *corr, unsigned int *unc,
+                                      unsigned int *pending, unsigned int *failure)
+{
+    DEVICE_OR_RETURN(g, device);
+    SUPPORTED_OR_RETURN(g, BANKS_MAX);
+    *corr = (unsigned)HEALTH(g, REMAP_COR);
+    *unc = (unsigned)HEALTH(g, REMAP_UNC);
+    *pending = (unsigned)HEALTH(g, REMAP_PENDING);
+    *failure = (unsigned)HEALTH(g, REMAP_FAILURE);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetRemappedRows_v2(gvnv_device device, gvnv_remapped_rows_v2 *info)
+{
+    DEVICE_OR_RETURN(g, device);
+    SUPPORTED_OR_RETURN(g, BANKS_MAX);
+    info->corr_active = (unsigned)HEALTH(g, REMAP_COR);
+    info->corr_inactive = (unsigned)HEALTH(g, REMAP_COR_INACTIVE);
+    info->unc_active = (unsigned)HEALTH(g, REMAP_UNC);
+    info->unc_inactive = (unsigned)HEALTH(g, REMAP_UNC_INACTIVE);
+    info->pending = (unsigned)HEALTH(g, REMAP_PENDING);
+    info->failure_occurred = (unsigned)HEALTH(g, REMAP_FAILURE);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetRowRemapperHistogram(gvnv_device device, gvnv_remap_histogram *v)
+{
+    DEVICE_OR_RETURN(g, device);
+    SUPPORTED_OR_RETURN(g, BANKS_MAX);
+    v->max = (unsigned)HEALTH(g, BANKS_MAX);
+    v->high = (unsigned)HEALTH(g, BANKS_HIGH);
+    v->partial = (unsigned)HEALTH(g, BANKS_PARTIAL);
+    v->low = (unsigned)HEALTH(g, BANKS_LOW);
+    v->none = (unsigned)HEALTH(g, BANKS_NONE);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetRepairStatus(gvnv_device device, gvnv_repair_status *s)
+{
+    DEVICE_OR_RETURN(g, device);
+    SUPPORTED_OR_RETURN(g, CHANNEL_REPAIR);
+    if (s->version != GVNV_STRUCT_VERSION(gvnv_repair_status, 1))
+        return 25;
+    s->channel_repair_pending = (unsigned)HEALTH(g, CHANNEL_REPAIR);
+    s->tpc_repair_pending = (unsigned)HEALTH(g, TPC_REPAIR);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetUnrepairableMemoryFlag_v1(gvnv_device device, gvnv_unrepairable_memory *s)
+{
+    DEVICE_OR_RETURN(g, device);
+    SUPPORTED_OR_RETURN(g, UNREPAIRABLE);
+    s->unrepairable = (unsigned)HEALTH(g, UNREPAIRABLE);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetPcieReplayCounter(gvnv_device device, unsigned int *value)
+{
+    DEVICE_OR_RETURN(g, device);
+    SUPPORTED_OR_RETURN(g, PCIE_REPLAY);
+    *value = (unsigned)HEALTH(g, PCIE_REPLAY);
+    return GVNV_SUCCESS;
+}
+
+/* The scenario's NVLink errors are on one link (nvlink_err_link, default 0). */
+gvnv_return nvmlDeviceGetNvLinkErrorCounter(gvnv_device device, unsigned int link, int counter,
+                                            unsigned long long *value)
+{
+    DEVICE_OR_RETURN(g, device);
+    LINK_OR_RETURN(g, link);
+    if (counter < GVNV_NVLINK_ERROR_DL_REPLAY || counter > GVNV_NVLINK_ERROR_DL_ECC_DATA)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    *value = (long long)link == HEALTH(g, NVLINK_ERR_LINK)
+                 ? (unsigned long long)g->health[FH_NVLINK_REPLAY + counter]
+                 : 0;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetMarginTemperature(gvnv_device device, gvnv_margin_temperature *m)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (m->version != GVNV_STRUCT_VERSION(gvnv_margin_temperature, 1))
+        return 25;
+    m->margin_c = (int)HEALTH(g, MARGIN);
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetGpuFabricInfoV(gvnv_device device, gvnv_fabric_info *info)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (info->version != GVNV_STRUCT_VERSION(gvnv_fabric_info, 3))
+        return 25;
+    info->state = (unsigned char)HEALTH(g, FABRIC_STATE);
+    info->status = (gvnv_return)HEALTH(g, FABRIC_STATUS);
+    info->health_mask = (unsigned)HEALTH(g, FABRIC_HEALTH);
+    return GVNV_SUCCESS;
+}
+
+/* The fields gpuverify asks for; others NOT_SUPPORTED, as NVML answers per field. */
+gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_value *values)
+{
+    DEVICE_OR_RETURN(g, device);
+    static const struct {
+        unsigned id;
+        int key;
+        long long scale; /* clock-event times: the scenario's ms into NVML's ns */
+    } map[] = {{GVNV_FI_DEV_RETIRED_SBE, FH_RETIRED_SBE, 1},
+               {GVNV_FI_DEV_RETIRED_DBE, FH_RETIRED_DBE, 1},
+               {GVNV_FI_DEV_RETIRED_PENDING, FH_RETIRED_PENDING, 1},
+               {GVNV_FI_DEV_PERF_POLICY_POWER, FH_CE_SW_POWER_MS, 1000000},
+               {GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST, FH_CE_SYNC_BOOST_MS, 1000000},
+               {GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, FH_CE_SW_THERMAL_MS, 1000000},
+               {GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, FH_CE_HW_THERMAL_MS, 1000000},
+               {GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, FH_CE_HW_POWER_BRAKE_MS,
+                1000000},
+               {GVNV_FI_DEV_MEMORY_TEMP, FH_MEM_TEMP, 1},
+               {GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT, FH_TLIMIT_SHUTDOWN, 1},
+               {GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT, FH_TLIMIT_SLOWDOWN, 1},
+               {GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, FH_TLIMIT_GPU_MAX, 1},
+               {GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, FH_TLIMIT_MEM_MAX, 1}};
+    if (count < 0 || (count && !values))
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < count; i++) {
+        gvnv_field_value *v = &values[i];
+        v->nvml_return = GVNV_ERROR_NOT_SUPPORTED;
+        for (size_t k = 0; k < sizeof map / sizeof *map; k++) {
+            if (map[k].id != v->field_id)
+                continue;
+            long long x = g->health[map[k].key];
+            /* Temperatures are signed; the others are counts where -1 means unsupported. */
+            int is_temp = map[k].key >= FH_MEM_TEMP && map[k].key <= FH_TLIMIT_MEM_MAX;
+            if (x < 0 && !is_temp)
+                break;
+            v->nvml_return = GVNV_SUCCESS;
+            v->value_type = is_temp ? GVNV_VALUE_TYPE_SIGNED_INT : GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG;
+            if (is_temp)
+                v->value.si = (int)x;
+            else
+                v->value.ull = (unsigned long long)(x * map[k].scale);
+        }
+    }
+    return GVNV_SUCCESS;
+}

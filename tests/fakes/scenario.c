@@ -21,6 +21,40 @@ static void copy(char *dst, size_t cap, const char *v)
     snprintf(dst, cap, "%s", v);
 }
 
+const char *const fake_health_names[FH_COUNT] = {
+    "sram_cor_vol", "sram_parity_vol", "sram_secded_vol", "sram_cor_agg", "sram_parity_agg",
+    "sram_secded_agg", "sram_l2", "sram_sm", "sram_pcie", "sram_mcu", "sram_other",
+    "sram_threshold", "dram_cor_vol", "dram_unc_vol", "dram_cor_agg", "dram_unc_agg",
+    "remap_cor", "remap_cor_inactive", "remap_unc", "remap_unc_inactive", "remap_pending",
+    "remap_failure", "banks_max", "banks_high", "banks_partial", "banks_low", "banks_none",
+    "retired_sbe", "retired_dbe", "retired_pending", "channel_repair", "tpc_repair",
+    "unrepairable", "pcie_replay", "nvlink_replay", "nvlink_recovery", "nvlink_crc_flit",
+    "nvlink_crc_data", "nvlink_ecc", "nvlink_err_link", "margin", "mem_temp", "tlimit_shutdown",
+    "tlimit_slowdown", "tlimit_gpu_max", "tlimit_mem_max", "ce_sw_power_ms", "ce_sync_boost_ms",
+    "ce_sw_thermal_ms", "ce_hw_thermal_ms", "ce_hw_power_brake_ms", "fabric_state",
+    "fabric_status", "fabric_health"};
+
+/* "dram_unc_vol:2,remap_pending:1" over the GPU's defaults. */
+static int health_list(fake_gpu *g, const char *v)
+{
+    while (*v) {
+        char name[32];
+        long long value;
+        int used = 0;
+        if (sscanf(v, "%31[a-z_]:%lld%n", name, &value, &used) != 2)
+            return -1;
+        int k = 0;
+        while (k < FH_COUNT && strcmp(fake_health_names[k], name) != 0)
+            k++;
+        if (k == FH_COUNT)
+            return -1;
+        g->health[k] = value;
+        v += used;
+        v += *v == ',';
+    }
+    return 0;
+}
+
 static int gpu_field(fake_gpu *g, const char *k, const char *v)
 {
     if (!strcmp(k, "name"))
@@ -88,6 +122,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->dmabuf = atoi(v);
     else if (!strcmp(k, "cuda_missing"))
         g->cuda_missing = atoi(v);
+    else if (!strcmp(k, "health"))
+        return health_list(g, v);
     else if (!strcmp(k, "procs")) {
         for (char *one = (char *)v; *one && g->proc_count < 4; one += strcspn(one, "/")) {
             one += *one == '/';
@@ -207,6 +243,14 @@ static int gpu_line(fake_scenario *s, char *v)
     g->copy_gbps = 50;
     g->gemm_tflops = 700;
     g->dmabuf = 1;
+    g->health[FH_BANKS_MAX] = 3072;
+    g->health[FH_RETIRED_SBE] = g->health[FH_RETIRED_DBE] = g->health[FH_RETIRED_PENDING] = -1;
+    g->health[FH_MARGIN] = 40;
+    g->health[FH_MEM_TEMP] = 35;
+    g->health[FH_TLIMIT_SHUTDOWN] = -8;
+    g->health[FH_TLIMIT_SLOWDOWN] = -2;
+    g->health[FH_CE_SW_POWER_MS] = 1200;
+    g->health[FH_FABRIC_STATE] = 0; /* NVML_GPU_FABRIC_STATE_NOT_SUPPORTED */
     return fields(v, g, set_gpu);
 }
 

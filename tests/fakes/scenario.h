@@ -29,6 +29,24 @@
 
 #define FAKE_MAX_GPUS 16
 
+/* Health counters a GPU reports (gpu = ...; health=dram_unc_vol:2,remap_pending:1): the names
+ * in fake_health_names, -1 for NOT_SUPPORTED. Defaults: an H100's (supports everything but
+ * page retirement and the fabric; 3072 banks with all spare rows; 40 C under T.Limit). */
+enum fake_health {
+    FH_SRAM_COR_VOL, FH_SRAM_PARITY_VOL, FH_SRAM_SECDED_VOL, FH_SRAM_COR_AGG, FH_SRAM_PARITY_AGG,
+    FH_SRAM_SECDED_AGG, FH_SRAM_L2, FH_SRAM_SM, FH_SRAM_PCIE, FH_SRAM_MCU, FH_SRAM_OTHER,
+    FH_SRAM_THRESHOLD, FH_DRAM_COR_VOL, FH_DRAM_UNC_VOL, FH_DRAM_COR_AGG, FH_DRAM_UNC_AGG,
+    FH_REMAP_COR, FH_REMAP_COR_INACTIVE, FH_REMAP_UNC, FH_REMAP_UNC_INACTIVE, FH_REMAP_PENDING,
+    FH_REMAP_FAILURE, FH_BANKS_MAX, FH_BANKS_HIGH, FH_BANKS_PARTIAL, FH_BANKS_LOW, FH_BANKS_NONE,
+    FH_RETIRED_SBE, FH_RETIRED_DBE, FH_RETIRED_PENDING, FH_CHANNEL_REPAIR, FH_TPC_REPAIR,
+    FH_UNREPAIRABLE, FH_PCIE_REPLAY, FH_NVLINK_REPLAY, FH_NVLINK_RECOVERY, FH_NVLINK_CRC_FLIT,
+    FH_NVLINK_CRC_DATA, FH_NVLINK_ECC, FH_NVLINK_ERR_LINK, FH_MARGIN, FH_MEM_TEMP,
+    FH_TLIMIT_SHUTDOWN, FH_TLIMIT_SLOWDOWN, FH_TLIMIT_GPU_MAX, FH_TLIMIT_MEM_MAX, FH_CE_SW_POWER_MS,
+    FH_CE_SYNC_BOOST_MS, FH_CE_SW_THERMAL_MS, FH_CE_HW_THERMAL_MS, FH_CE_HW_POWER_BRAKE_MS,
+    FH_FABRIC_STATE, FH_FABRIC_STATUS, FH_FABRIC_HEALTH, FH_COUNT
+};
+extern const char *const fake_health_names[FH_COUNT];
+
 typedef struct fake_gpu {
     char name[96], bus[32], uuid[96], serial[32], vbios[32];
     unsigned device_id;
@@ -53,6 +71,7 @@ typedef struct fake_gpu {
     int proc_count;            /* other processes NVML lists on the GPU */
     unsigned proc_pid[4];
     unsigned long long proc_mib[4];
+    long long health[FH_COUNT];
 } fake_gpu;
 
 #define FAKE_MAX_FAULTS 8

@@ -96,6 +96,45 @@ SAME(offsetof(gvnv_utilization, memory), offsetof(nvmlUtilization_t, memory));
 SAME(GVNV_NVLINK_MAX_LINKS, NVML_NVLINK_MAX_LINKS);
 SAME(GVNV_NVLINK_DEVICE_TYPE_GPU, NVML_NVLINK_DEVICE_TYPE_GPU);
 SAME(GVNV_NVLINK_DEVICE_TYPE_SWITCH, NVML_NVLINK_DEVICE_TYPE_SWITCH);
+/* Health counters. */
+SAME(sizeof(gvnv_sram_ecc_status), sizeof(nvmlEccSramErrorStatus_v1_t));
+SAME(offsetof(gvnv_sram_ecc_status, volatile_cor), offsetof(nvmlEccSramErrorStatus_v1_t, volatileCor));
+SAME(offsetof(gvnv_sram_ecc_status, aggregate_unc_other),
+     offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncBucketOther));
+SAME(offsetof(gvnv_sram_ecc_status, threshold_exceeded),
+     offsetof(nvmlEccSramErrorStatus_v1_t, bThresholdExceeded));
+SAME(GVNV_STRUCT_VERSION(gvnv_sram_ecc_status, 1), nvmlEccSramErrorStatus_v1);
+SAME(sizeof(gvnv_remapped_rows_v2), sizeof(nvmlRemappedRowsInfo_v2_t));
+SAME(offsetof(gvnv_remapped_rows_v2, failure_occurred),
+     offsetof(nvmlRemappedRowsInfo_v2_t, bFailureOccurred));
+SAME(sizeof(gvnv_remap_histogram), sizeof(nvmlRowRemapperHistogramValues_t));
+SAME(offsetof(gvnv_remap_histogram, none), offsetof(nvmlRowRemapperHistogramValues_t, none));
+SAME(GVNV_STRUCT_VERSION(gvnv_repair_status, 1), nvmlRepairStatus_v1);
+SAME(offsetof(gvnv_repair_status, tpc_repair_pending), offsetof(nvmlRepairStatus_v1_t, bTpcRepairPending));
+SAME(sizeof(gvnv_unrepairable_memory), sizeof(nvmlUnrepairableMemoryStatus_v1_t));
+SAME(GVNV_STRUCT_VERSION(gvnv_margin_temperature, 1), nvmlMarginTemperature_v1);
+SAME(GVNV_STRUCT_VERSION(gvnv_fabric_info, 3), nvmlGpuFabricInfo_v3);
+SAME(offsetof(gvnv_fabric_info, status), offsetof(nvmlGpuFabricInfo_v3_t, status));
+SAME(offsetof(gvnv_fabric_info, state), offsetof(nvmlGpuFabricInfo_v3_t, state));
+SAME(offsetof(gvnv_fabric_info, health_mask), offsetof(nvmlGpuFabricInfo_v3_t, healthMask));
+SAME(sizeof(gvnv_field_value), sizeof(nvmlFieldValue_t));
+SAME(offsetof(gvnv_field_value, value_type), offsetof(nvmlFieldValue_t, valueType));
+SAME(offsetof(gvnv_field_value, nvml_return), offsetof(nvmlFieldValue_t, nvmlReturn));
+SAME(offsetof(gvnv_field_value, value), offsetof(nvmlFieldValue_t, value));
+SAME(GVNV_MEMORY_LOCATION_DRAM, NVML_MEMORY_LOCATION_DRAM);
+SAME(GVNV_MEMORY_ERROR_UNCORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+SAME(GVNV_AGGREGATE_ECC, NVML_AGGREGATE_ECC);
+SAME(GVNV_NVLINK_ERROR_DL_ECC_DATA, NVML_NVLINK_ERROR_DL_ECC_DATA);
+SAME(GVNV_FABRIC_STATE_COMPLETED, NVML_GPU_FABRIC_STATE_COMPLETED);
+SAME(GVNV_FABRIC_HEALTH_DEGRADED_BW_TRUE, NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE);
+SAME(GVNV_VALUE_TYPE_UNSIGNED_SHORT, NVML_VALUE_TYPE_UNSIGNED_SHORT);
+SAME(GVNV_FI_DEV_RETIRED_PENDING, NVML_FI_DEV_RETIRED_PENDING);
+SAME(GVNV_FI_DEV_PERF_POLICY_POWER, NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP);
+SAME(GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST, NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST);
+SAME(GVNV_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_MEMORY_TEMP);
+SAME(GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT);
+SAME(GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
+     NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN);
 #endif
 
 /* With GV_NVABI_ASSERTS_ONLY the file is only the static assertions above, so it can be

@@ -39,6 +39,69 @@ typedef struct gvnv_memory { /* nvmlMemory_t */
     unsigned long long used;
 } gvnv_memory;
 
+/* Health counters (checks/health.c). Versioned structs carry sizeof | version << 24. */
+#define GVNV_STRUCT_VERSION(type, ver) ((unsigned int)(sizeof(type) | ((unsigned)(ver) << 24)))
+
+typedef struct gvnv_sram_ecc_status { /* nvmlEccSramErrorStatus_v1_t */
+    unsigned int version;
+    unsigned long long aggregate_unc_parity, aggregate_unc_secded, aggregate_cor;
+    unsigned long long volatile_unc_parity, volatile_unc_secded, volatile_cor;
+    unsigned long long aggregate_unc_l2, aggregate_unc_sm, aggregate_unc_pcie, aggregate_unc_mcu,
+        aggregate_unc_other;
+    unsigned int threshold_exceeded;
+} gvnv_sram_ecc_status;
+
+typedef struct gvnv_remapped_rows_v2 { /* nvmlRemappedRowsInfo_v2_t (no version field) */
+    unsigned int corr_active, corr_inactive, unc_active, unc_inactive;
+    unsigned int pending, failure_occurred;
+} gvnv_remapped_rows_v2;
+
+typedef struct gvnv_remap_histogram { /* nvmlRowRemapperHistogramValues_t: banks by spare rows */
+    unsigned int max, high, partial, low, none;
+} gvnv_remap_histogram;
+
+typedef struct gvnv_repair_status { /* nvmlRepairStatus_v1_t */
+    unsigned int version;
+    unsigned int channel_repair_pending, tpc_repair_pending;
+} gvnv_repair_status;
+
+typedef struct gvnv_unrepairable_memory { /* nvmlUnrepairableMemoryStatus_v1_t (no version) */
+    unsigned int unrepairable;
+} gvnv_unrepairable_memory;
+
+typedef struct gvnv_margin_temperature { /* nvmlMarginTemperature_v1_t */
+    unsigned int version;
+    int margin_c; /* degrees below T.Limit; negative above it */
+} gvnv_margin_temperature;
+
+typedef struct gvnv_fabric_info { /* nvmlGpuFabricInfo_v3_t */
+    unsigned int version;
+    unsigned char cluster_uuid[16];
+    gvnv_return status; /* the probe's error, meaningful once state is COMPLETED */
+    unsigned int clique_id;
+    unsigned char state; /* GVNV_FABRIC_STATE_* */
+    unsigned int health_mask;
+    unsigned char health_summary;
+} gvnv_fabric_info;
+
+typedef struct gvnv_field_value { /* nvmlFieldValue_t */
+    unsigned int field_id;
+    unsigned int scope_id;
+    long long timestamp;
+    long long latency_usec;
+    int value_type; /* GVNV_VALUE_TYPE_* */
+    gvnv_return nvml_return;
+    union {
+        double d;
+        int si;
+        unsigned int ui;
+        unsigned long ul;
+        unsigned long long ull;
+        signed long long sll;
+        unsigned short us;
+    } value;
+} gvnv_field_value;
+
 #define GVNV_SUCCESS 0
 #define GVNV_ERROR_UNINITIALIZED 1
 #define GVNV_ERROR_INVALID_ARGUMENT 2
@@ -70,6 +133,42 @@ typedef struct gvnv_memory { /* nvmlMemory_t */
 #define GVNV_NVLINK_DEVICE_TYPE_GPU 0
 #define GVNV_NVLINK_DEVICE_TYPE_SWITCH 2
 #define GVNV_TEMPERATURE_GPU 0
+#define GVNV_MEMORY_ERROR_CORRECTED 0
+#define GVNV_MEMORY_ERROR_UNCORRECTED 1
+#define GVNV_VOLATILE_ECC 0
+#define GVNV_AGGREGATE_ECC 1
+#define GVNV_MEMORY_LOCATION_DRAM 2
+#define GVNV_NVLINK_ERROR_DL_REPLAY 0
+#define GVNV_NVLINK_ERROR_DL_RECOVERY 1
+#define GVNV_NVLINK_ERROR_DL_CRC_FLIT 2
+#define GVNV_NVLINK_ERROR_DL_CRC_DATA 3
+#define GVNV_NVLINK_ERROR_DL_ECC_DATA 4
+#define GVNV_FABRIC_STATE_NOT_SUPPORTED 0
+#define GVNV_FABRIC_STATE_NOT_STARTED 1
+#define GVNV_FABRIC_STATE_IN_PROGRESS 2
+#define GVNV_FABRIC_STATE_COMPLETED 3
+#define GVNV_FABRIC_HEALTH_DEGRADED_BW_TRUE 1 /* healthMask bits 0-1 */
+#define GVNV_VALUE_TYPE_DOUBLE 0
+#define GVNV_VALUE_TYPE_UNSIGNED_INT 1
+#define GVNV_VALUE_TYPE_UNSIGNED_LONG 2
+#define GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+#define GVNV_VALUE_TYPE_SIGNED_LONG_LONG 4
+#define GVNV_VALUE_TYPE_SIGNED_INT 5
+#define GVNV_VALUE_TYPE_UNSIGNED_SHORT 6
+/* Field IDs (NVML_FI_*) of the counters nvmlDeviceGetFieldValues reads in one call. */
+#define GVNV_FI_DEV_RETIRED_SBE 29
+#define GVNV_FI_DEV_RETIRED_DBE 30
+#define GVNV_FI_DEV_RETIRED_PENDING 31
+#define GVNV_FI_DEV_PERF_POLICY_POWER 74      /* = CLOCKS_EVENT_REASON_SW_POWER_CAP, ns */
+#define GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST 76 /* = CLOCKS_EVENT_REASON_SYNC_BOOST, ns */
+#define GVNV_FI_DEV_MEMORY_TEMP 82
+#define GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT 193
+#define GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT 194
+#define GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT 195
+#define GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT 196
+#define GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269 /* ns */
+#define GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
+#define GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
 
 #define GVNV_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
 #define GVNV_DEVICE_NAME_V2_BUFFER_SIZE 96

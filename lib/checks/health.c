@@ -1,0 +1,542 @@
+/* The health checks of each GPU: error counters and flags NVML and sysfs keep, judged with
+ * NVIDIA's documented guidance (docs/checks.md, "Health counters") and the policy's
+ * thresholds. Every counter read is in the row's message; an unknown one is "–". */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "core/util.h"
+#include "gpuverify/gv_policy.h"
+
+/* The defaults of the policy's health thresholds (gv_policy.h). */
+#define PCIE_REPLAY_PER_MIN 8.0 /* DCGM's PCIe health watch */
+#define CLOCK_EVENT_WARN_S 1.0
+#define TEMP_MARGIN_WARN_C 5.0
+#define RETIRED_PAGES_FAIL 60 /* NVIDIA's page-retirement replacement criterion */
+
+static double threshold(const gv_facts *f, size_t offset, double fallback)
+{
+    if (!f->policy)
+        return fallback;
+    double v = *(const double *)((const char *)f->policy + offset);
+    return v > 0 ? v : fallback;
+}
+#define POLICY(f, field, fallback) threshold(f, offsetof(gv_policy, field), fallback)
+
+/* "12", or "–" when unknown. */
+static const char *n(long long v, char *buf, size_t cap)
+{
+    if (v == GV_UNKNOWN)
+        snprintf(buf, cap, "–");
+    else
+        snprintf(buf, cap, "%lld", v);
+    return buf;
+}
+
+static long long sum(long long a, long long b)
+{
+    return a == GV_UNKNOWN ? b : b == GV_UNKNOWN ? a : a + b;
+}
+
+/* The GPU's subject; 1 when NVML answered for it, else one SKIP row saying why and 0. */
+static int judged(const gv_gpu_record *g, gv_report *r, const char *id, char *subject)
+{
+    gv_gpu_subject(g, subject, 48);
+    if (gv_gpu_nvml_ok(g))
+        return 1;
+    gv_report_add(r, id, subject, GV_SKIP, "NVML has no answer for this GPU (gpu.nvml)");
+    return 0;
+}
+
+void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.ecc_errors", subject))
+            continue;
+        const gv_health *h = &g->health;
+        char b[10][24];
+        int any = 0;
+        for (int k = 0; k < 2; k++)
+            any |= h->sram_cor[k] != GV_UNKNOWN || h->dram_cor[k] != GV_UNKNOWN ||
+                   h->dram_unc[k] != GV_UNKNOWN;
+        if (g->gpu.ecc_current == 0) {
+            gv_report_add(r, "gpu.ecc_errors", subject, GV_SKIP,
+                          "ECC is disabled (gpu.ecc): memory errors are not counted");
+            continue;
+        }
+        if (!any) {
+            gv_report_add(r, "gpu.ecc_errors", subject, GV_SKIP,
+                          "NVML gives no ECC error counters for this GPU");
+            continue;
+        }
+        long long unc_volatile = sum(sum(h->sram_unc_parity[0], h->sram_unc_secded[0]),
+                                     h->dram_unc[0]);
+        long long unc_aggregate = sum(sum(h->sram_unc_parity[1], h->sram_unc_secded[1]),
+                                      h->dram_unc[1]);
+        long long cor_volatile = sum(h->sram_cor[0], h->dram_cor[0]);
+        char counts[460], sources[160];
+        snprintf(counts, sizeof counts,
+                 "volatile: SRAM correctable %s, uncorrectable parity %s, SEC-DED %s, DRAM "
+                 "correctable %s, uncorrectable %s; aggregate: SRAM correctable %s, "
+                 "uncorrectable parity %s, SEC-DED %s, DRAM correctable %s, uncorrectable %s",
+                 n(h->sram_cor[0], b[0], 24), n(h->sram_unc_parity[0], b[1], 24),
+                 n(h->sram_unc_secded[0], b[2], 24), n(h->dram_cor[0], b[3], 24),
+                 n(h->dram_unc[0], b[4], 24), n(h->sram_cor[1], b[5], 24),
+                 n(h->sram_unc_parity[1], b[6], 24), n(h->sram_unc_secded[1], b[7], 24),
+                 n(h->dram_cor[1], b[8], 24), n(h->dram_unc[1], b[9], 24));
+        snprintf(sources, sizeof sources,
+                 "; SRAM uncorrectable by source: L2 %s, SM %s, microcontroller %s, PCIe %s, "
+                 "other %s; SRAM threshold exceeded: %s",
+                 n(h->sram_unc_l2, b[0], 24), n(h->sram_unc_sm, b[1], 24),
+                 n(h->sram_unc_mcu, b[2], 24), n(h->sram_unc_pcie, b[3], 24),
+                 n(h->sram_unc_other, b[4], 24),
+                 h->sram_threshold_exceeded < 0 ? "–" : h->sram_threshold_exceeded ? "yes" : "no");
+        gv_append(counts, sizeof counts, "", sources);
+        double cor_warn = POLICY(f, ecc_correctable_warn, 0);
+        gv_check_result *c;
+        if (h->sram_threshold_exceeded == 1) {
+            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_FAIL,
+                              "SRAM uncorrectable errors exceeded NVIDIA's threshold; %s", counts);
+            gv_result_remedy(c, "drain the node and replace the GPU (SRAM threshold exceeded)");
+        } else if (unc_volatile > 0) {
+            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_FAIL,
+                              "%lld uncorrectable ECC error(s) since the last reset; %s",
+                              unc_volatile, counts);
+            gv_result_remedy(c, "drain the node and reset the GPU (rows are remapped at the "
+                                "reset); if errors return, run `dcgmi diag -r 3` and replace it");
+        } else if (cor_warn > 0 && cor_volatile >= cor_warn) {
+            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_WARN,
+                              "%lld correctable ECC errors since the last reset (policy: %g); %s",
+                              cor_volatile, cor_warn, counts);
+            gv_result_expected(c, "policy", "< %g correctable", cor_warn);
+            gv_result_remedy(c, "watch the counters; look at row remapping (gpu.row_remap)");
+        } else {
+            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_PASS, "%s%s", counts,
+                              unc_aggregate > 0 ? "; uncorrectable errors in the GPU's life, "
+                                                  "none since the last reset"
+                                                : "");
+        }
+        gv_result_measured(c, (double)(unc_volatile < 0 ? 0 : unc_volatile), "errors",
+                           "%lld uncorrectable since reset", unc_volatile < 0 ? 0 : unc_volatile);
+    }
+}
+
+void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.row_remap", subject))
+            continue;
+        const gv_health *h = &g->health;
+        if (h->remap_pending < 0 && h->banks_max == GV_UNKNOWN) {
+            gv_report_add(r, "gpu.row_remap", subject, GV_SKIP,
+                          "not applicable: %s does not remap rows (NVML: not supported)",
+                          g->gpu.name[0] ? g->gpu.name : "this GPU");
+            continue;
+        }
+        char b[9][24], counts[320];
+        snprintf(counts, sizeof counts,
+                 "rows remapped for correctable errors %s (inactive %s), uncorrectable %s "
+                 "(inactive %s); banks by spare rows: max %s, high %s, partial %s, low %s, none %s",
+                 n(h->remap_cor, b[0], 24), n(h->remap_cor_inactive, b[1], 24),
+                 n(h->remap_unc, b[2], 24), n(h->remap_unc_inactive, b[3], 24),
+                 n(h->banks_max, b[4], 24), n(h->banks_high, b[5], 24),
+                 n(h->banks_partial, b[6], 24), n(h->banks_low, b[7], 24),
+                 n(h->banks_none, b[8], 24));
+        gv_check_result *c;
+        if (h->remap_failure == 1) {
+            c = gv_report_add(r, "gpu.row_remap", subject, GV_FAIL,
+                              "a row remapping failed: memory errors can no longer be "
+                              "repaired; %s",
+                              counts);
+            gv_result_remedy(c, "drain the node and replace the GPU (row remapping failure)");
+        } else if (h->remap_pending == 1) {
+            c = gv_report_add(r, "gpu.row_remap", subject, GV_WARN,
+                              "a row remapping is pending: reset needed; %s", counts);
+            gv_result_remedy(c, "drain the node and reset the GPU (nvidia-smi -r) or reboot to "
+                                "apply the remapping");
+        } else if (h->banks_none > 0 || h->banks_low > 0) {
+            c = gv_report_add(r, "gpu.row_remap", subject, GV_WARN,
+                              "%lld bank(s) with no spare row and %lld with few left: the next "
+                              "errors there cannot be remapped; %s",
+                              h->banks_none > 0 ? h->banks_none : 0,
+                              h->banks_low > 0 ? h->banks_low : 0, counts);
+            gv_result_remedy(c, "plan the GPU's replacement; watch gpu.ecc_errors");
+        } else {
+            c = gv_report_add(r, "gpu.row_remap", subject, GV_PASS, "no remapping pending or "
+                                                                    "failed; %s",
+                              counts);
+        }
+        gv_result_measured(c, (double)sum(h->remap_cor, h->remap_unc), "rows", "%s remapped",
+                           n(sum(h->remap_cor, h->remap_unc), b[0], 24));
+    }
+}
+
+void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
+{
+    int fail_at = f->policy && f->policy->retired_pages_fail > 0 ? f->policy->retired_pages_fail
+                                                                  : RETIRED_PAGES_FAIL;
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.retired_pages", subject))
+            continue;
+        const gv_health *h = &g->health;
+        if (h->retired_sbe == GV_UNKNOWN && h->retired_dbe == GV_UNKNOWN &&
+            h->retired_pending < 0) {
+            gv_report_add(r, "gpu.retired_pages", subject, GV_SKIP,
+                          "not applicable: %s", h->banks_max != GV_UNKNOWN
+                                                    ? "this GPU remaps rows instead (gpu.row_remap)"
+                                                    : "NVML gives no page-retirement counts");
+            continue;
+        }
+        char b[2][24];
+        long long total = sum(h->retired_sbe, h->retired_dbe);
+        char counts[160];
+        snprintf(counts, sizeof counts,
+                 "retired pages: %s for multiple single-bit errors, %s for double-bit errors; "
+                 "retirement %s",
+                 n(h->retired_sbe, b[0], 24), n(h->retired_dbe, b[1], 24),
+                 h->retired_pending == 1 ? "pending" : "not pending");
+        gv_check_result *c;
+        if (total >= fail_at) {
+            c = gv_report_add(r, "gpu.retired_pages", subject, GV_FAIL,
+                              "%lld pages retired, at or past %d; %s", total, fail_at, counts);
+            gv_result_remedy(c, "drain the node and replace the GPU");
+        } else if (h->retired_pending == 1) {
+            c = gv_report_add(r, "gpu.retired_pages", subject, GV_WARN,
+                              "a page retirement is pending: reset needed; %s", counts);
+            gv_result_remedy(c, "drain the node and reset the GPU or reboot");
+        } else {
+            c = gv_report_add(r, "gpu.retired_pages", subject, GV_PASS, "%s", counts);
+        }
+        gv_result_measured(c, (double)(total < 0 ? 0 : total), "pages", "%lld retired",
+                           total < 0 ? 0 : total);
+        gv_result_expected(c, f->policy && f->policy->retired_pages_fail > 0 ? "policy" : "NVIDIA",
+                           "< %d pages", fail_at);
+    }
+}
+
+void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.memory_repair", subject))
+            continue;
+        const gv_health *h = &g->health;
+        if (h->channel_repair_pending < 0 && h->unrepairable_memory < 0) {
+            gv_report_add(r, "gpu.memory_repair", subject, GV_SKIP,
+                          "not applicable: NVML gives no memory repair status for this GPU");
+            continue;
+        }
+        static const char *const yn[] = {"–", "no", "yes"};
+        char text[160];
+        snprintf(text, sizeof text,
+                 "channel repair pending: %s, TPC repair pending: %s, unrepairable memory: %s",
+                 yn[h->channel_repair_pending + 1], yn[h->tpc_repair_pending + 1],
+                 yn[h->unrepairable_memory + 1]);
+        gv_check_result *c;
+        if (h->unrepairable_memory == 1) {
+            c = gv_report_add(r, "gpu.memory_repair", subject, GV_FAIL,
+                              "the GPU reports unrepairable memory; %s", text);
+            gv_result_remedy(c, "drain the node and replace the GPU");
+        } else if (h->channel_repair_pending == 1 || h->tpc_repair_pending == 1) {
+            c = gv_report_add(r, "gpu.memory_repair", subject, GV_WARN,
+                              "a repair is pending: reset needed; %s", text);
+            gv_result_remedy(c, "drain the node and reset the GPU or reboot to apply the repair");
+        } else {
+            c = gv_report_add(r, "gpu.memory_repair", subject, GV_PASS, "%s", text);
+        }
+        gv_result_measured(c, NAN, "", "%s", h->unrepairable_memory == 1 ? "unrepairable"
+                                              : h->channel_repair_pending == 1 ||
+                                                      h->tpc_repair_pending == 1
+                                                  ? "repair pending"
+                                                  : "none pending");
+    }
+}
+
+void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
+{
+    double per_min = POLICY(f, pcie_replay_warn_per_min, PCIE_REPLAY_PER_MIN);
+    double aer_warn = POLICY(f, aer_correctable_warn, 0);
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.pcie_errors", subject))
+            continue;
+        const gv_health *h = &g->health;
+        const gv_aer_chain *aer = &h->aer;
+        long long cor = GV_UNKNOWN, nonfatal = GV_UNKNOWN, fatal = GV_UNKNOWN;
+        const char *first = "", *first_at = "", *problem = h->aer_problem;
+        for (size_t k = 0; k < aer->n; k++) {
+            const gv_aer_counts *a = &aer->hop[k];
+            cor = sum(cor, a->correctable);
+            nonfatal = sum(nonfatal, a->nonfatal);
+            fatal = sum(fatal, a->fatal);
+            if (!first[0] && a->first[0]) {
+                first = a->first;
+                first_at = a->bdf;
+            }
+            if (!problem[0] && a->problem[0])
+                problem = a->problem;
+        }
+        if (h->pcie_replays == GV_UNKNOWN && cor == GV_UNKNOWN && nonfatal == GV_UNKNOWN &&
+            fatal == GV_UNKNOWN) {
+            gv_report_add(r, "gpu.pcie_errors", subject, GV_SKIP,
+                          "no PCIe error counters: NVML has no replay counter and sysfs no AER "
+                          "statistics for %s%s%s",
+                          g->gpu.pci_bus_id, problem[0] ? "; " : "", problem);
+            continue;
+        }
+        char b[4][24], rate[64] = "", text[400];
+        double rate_per_min = -1;
+        if (h->pcie_replays != GV_UNKNOWN && f->uptime_s > 60) {
+            rate_per_min = (double)h->pcie_replays / (f->uptime_s / 60);
+            snprintf(rate, sizeof rate, " (%.2f per minute over %.1f h of uptime)", rate_per_min,
+                     f->uptime_s / 3600);
+        }
+        snprintf(text, sizeof text,
+                 "replays %s%s; AER over %zu function(s) from the GPU to the root port: "
+                 "correctable %s, non-fatal %s, fatal %s%s%s%s%s",
+                 n(h->pcie_replays, b[0], 24), rate, aer->n, n(cor, b[1], 24),
+                 n(nonfatal, b[2], 24), n(fatal, b[3], 24), first[0] ? " (" : "", first,
+                 first[0] ? " on " : "", first[0] ? first_at : "");
+        if (first[0])
+            gv_append(text, sizeof text, "", ")");
+        gv_check_result *c;
+        if (fatal > 0) {
+            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_FAIL,
+                              "fatal PCIe errors on the GPU's path; %s", text);
+            gv_result_remedy(c, "drain the node; reseat or replace the GPU, riser or switch "
+                                "named, and check `dmesg` for AER reports");
+        } else if (nonfatal > 0) {
+            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+                              "non-fatal PCIe errors on the GPU's path; %s", text);
+            gv_result_remedy(c, "check `dmesg` for AER reports; reseat the GPU or riser");
+        } else if (rate_per_min > per_min) {
+            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+                              "PCIe replays above %g per minute; %s", per_min, text);
+            gv_result_remedy(c, "a marginal link: check the slot, riser and cable; compare "
+                                "gpu.pcie_link");
+        } else if (aer_warn > 0 && cor >= aer_warn) {
+            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+                              "%lld correctable PCIe errors (policy: %g); %s", cor, aer_warn, text);
+            gv_result_remedy(c, "a marginal link: check the slot, riser and cable");
+        } else {
+            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_PASS, "%s", text);
+        }
+        gv_result_measured(c, (double)(h->pcie_replays < 0 ? 0 : h->pcie_replays), "replays",
+                           "%s replays", n(h->pcie_replays, b[0], 24));
+        gv_result_expected(c, f->policy && f->policy->pcie_replay_warn_per_min > 0 ? "policy"
+                                                                                    : "DCGM",
+                           "<= %g replays per minute", per_min);
+    }
+}
+
+void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
+{
+    double crc_warn = POLICY(f, nvlink_crc_warn, 0);
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.nvlink_errors", subject))
+            continue;
+        if (g->nvlink_count == 0) {
+            gv_report_add(r, "gpu.nvlink_errors", subject, GV_SKIP,
+                          "not applicable: no NVLink (NVML reports none)");
+            continue;
+        }
+        const gv_health *h = &g->health;
+        gv_nvlink_errors t = {GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN};
+        int worst_link = -1;
+        long long worst = 0;
+        const char *worst_what = "";
+        for (int l = 0; l < g->nvlink_count; l++) {
+            const gv_nvlink_errors *e = &h->nvlink[l];
+            t.replay = sum(t.replay, e->replay);
+            t.recovery = sum(t.recovery, e->recovery);
+            t.crc_flit = sum(t.crc_flit, e->crc_flit);
+            t.crc_data = sum(t.crc_data, e->crc_data);
+            t.ecc_data = sum(t.ecc_data, e->ecc_data);
+            long long crc = sum(e->crc_flit, e->crc_data);
+            if (e->recovery > 0 && (worst_link < 0 || *worst_what != 'r' || e->recovery > worst)) {
+                worst_link = l, worst = e->recovery, worst_what = "recoveries";
+            } else if (crc_warn > 0 && crc >= crc_warn && *worst_what != 'r' && crc > worst) {
+                worst_link = l, worst = crc, worst_what = "CRC errors";
+            }
+        }
+        char b[5][24], text[300];
+        snprintf(text, sizeof text,
+                 "%d link(s), totals since the last reset: replay %s, recovery %s, CRC flit %s, "
+                 "CRC data %s, ECC data %s",
+                 g->nvlink_count, n(t.replay, b[0], 24), n(t.recovery, b[1], 24),
+                 n(t.crc_flit, b[2], 24), n(t.crc_data, b[3], 24), n(t.ecc_data, b[4], 24));
+        gv_check_result *c;
+        if (t.replay == GV_UNKNOWN && t.recovery == GV_UNKNOWN && t.crc_flit == GV_UNKNOWN) {
+            gv_report_add(r, "gpu.nvlink_errors", subject, GV_SKIP,
+                          "NVML gives no NVLink error counters for this GPU");
+            continue;
+        }
+        if (worst_link >= 0) {
+            c = gv_report_add(r, "gpu.nvlink_errors", subject, GV_WARN,
+                              "NVLink %d: %lld %s; %s", worst_link, worst, worst_what, text);
+            gv_result_remedy(c, "a link that retrains or corrupts flits: run the NCCL test "
+                                "(nccl.allreduce) and check the NVLink/NVSwitch board");
+        } else {
+            c = gv_report_add(r, "gpu.nvlink_errors", subject, GV_PASS, "%s", text);
+        }
+        gv_result_measured(c, (double)(t.recovery < 0 ? 0 : t.recovery), "recoveries",
+                           "%s recoveries", n(t.recovery, b[1], 24));
+    }
+}
+
+void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r)
+{
+    double warn_s = POLICY(f, clock_event_warn_s, CLOCK_EVENT_WARN_S);
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.clock_events", subject))
+            continue;
+        const gv_health *h = &g->health;
+        const struct {
+            const char *name;
+            double s;
+            int judged;
+        } ev[] = {{"SW power cap", h->ce_sw_power_cap_s, 0},
+                  {"sync boost", h->ce_sync_boost_s, 0},
+                  {"SW thermal slowdown", h->ce_sw_thermal_s, 1},
+                  {"HW thermal slowdown", h->ce_hw_thermal_s, 1},
+                  {"HW power brake", h->ce_hw_power_brake_s, 1}};
+        char text[320] = "time with clocks held back since the driver loaded:", one[64];
+        int known = 0, worst = -1;
+        for (size_t k = 0; k < sizeof ev / sizeof *ev; k++) {
+            if (ev[k].s < 0)
+                snprintf(one, sizeof one, " %s –", ev[k].name);
+            else
+                snprintf(one, sizeof one, " %s %.1f s", ev[k].name, ev[k].s), known = 1;
+            gv_append(text, sizeof text, k ? "," : "", one);
+            if (ev[k].judged && ev[k].s > warn_s && (worst < 0 || ev[k].s > ev[worst].s))
+                worst = (int)k;
+        }
+        if (!known) {
+            gv_report_add(r, "gpu.clock_events", subject, GV_SKIP,
+                          "NVML gives no clock-event counters for this GPU");
+            continue;
+        }
+        gv_check_result *c;
+        if (worst >= 0) {
+            c = gv_report_add(r, "gpu.clock_events", subject, GV_WARN,
+                              "%s held the clocks for %.1f s (over %g s);%s", ev[worst].name,
+                              ev[worst].s, warn_s, text + strlen("time with clocks held back "
+                                                                 "since the driver loaded:"));
+            gv_result_remedy(c, "check cooling (fans, inlet temperature, airflow) and the "
+                                "power supply; a board that brakes needs service");
+        } else {
+            c = gv_report_add(r, "gpu.clock_events", subject, GV_PASS, "%s", text);
+        }
+        gv_result_measured(c, worst >= 0 ? ev[worst].s : 0, "s", "%.1f s",
+                           worst >= 0 ? ev[worst].s : 0);
+        gv_result_expected(c, f->policy && f->policy->clock_event_warn_s > 0 ? "policy" : "default",
+                           "<= %g s of thermal or power-brake slowdown", warn_s);
+    }
+}
+
+void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
+{
+    double warn_c = POLICY(f, temp_margin_warn_c, TEMP_MARGIN_WARN_C);
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.temperature", subject))
+            continue;
+        const gv_health *h = &g->health;
+        int temp = g->gpu.temperature_c;
+        char text[256], mem[32] = "";
+        if (h->memory_temp_c != INT_MIN)
+            snprintf(mem, sizeof mem, "; memory %d C", h->memory_temp_c);
+        if (!h->has_margin) {
+            gv_report_add(r, "gpu.temperature", subject, GV_SKIP,
+                          "GPU %d C%s; NVML gives no margin to T.Limit to judge it against", temp,
+                          mem);
+            continue;
+        }
+        snprintf(text, sizeof text, "GPU %d C, %d C below T.Limit%s", temp, h->margin_c, mem);
+        if (h->has_thresholds) {
+            char t[128], b[2][24];
+            snprintf(t, sizeof t,
+                     "; T.Limit thresholds: slowdown %d, shutdown %d, max operating %s, memory "
+                     "max %s",
+                     h->tlimit_slowdown, h->tlimit_shutdown,
+                     n(h->tlimit_gpu_max == INT_MIN ? GV_UNKNOWN : h->tlimit_gpu_max, b[0], 24),
+                     n(h->tlimit_mem_max == INT_MIN ? GV_UNKNOWN : h->tlimit_mem_max, b[1], 24));
+            gv_append(text, sizeof text, "", t);
+        }
+        gv_check_result *c;
+        if (h->has_thresholds && h->margin_c <= h->tlimit_slowdown) {
+            c = gv_report_add(r, "gpu.temperature", subject, GV_FAIL,
+                              "at the hardware slowdown point; %s", text);
+            gv_result_remedy(c, "drain the node: check fans, airflow and inlet temperature");
+        } else if (h->margin_c < warn_c) {
+            c = gv_report_add(r, "gpu.temperature", subject, GV_WARN,
+                              "within %g C of T.Limit; %s", warn_c, text);
+            gv_result_remedy(c, "check fans, airflow and inlet temperature");
+        } else {
+            c = gv_report_add(r, "gpu.temperature", subject, GV_PASS, "%s", text);
+        }
+        gv_result_measured(c, h->margin_c, "C", "%d C below T.Limit", h->margin_c);
+        gv_result_expected(c, f->policy && f->policy->temp_margin_warn_c > 0 ? "policy" : "default",
+                           ">= %g C below T.Limit", warn_c);
+    }
+}
+
+void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
+{
+    static const char *const states[] = {"not supported", "not started", "in progress",
+                                          "completed"};
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.fabric", subject))
+            continue;
+        const gv_health *h = &g->health;
+        if (h->fabric_state < GVNV_FABRIC_STATE_NOT_STARTED ||
+            h->fabric_state > GVNV_FABRIC_STATE_COMPLETED) {
+            gv_report_add(r, "gpu.fabric", subject, GV_SKIP,
+                          "not applicable: no NVSwitch fabric (NVML: %s)",
+                          h->fabric_state == GVNV_FABRIC_STATE_NOT_SUPPORTED ? "not supported"
+                                                                             : "no fabric query");
+            continue;
+        }
+        gv_check_result *c;
+        const char *state = states[h->fabric_state];
+        if (h->fabric_state != GVNV_FABRIC_STATE_COMPLETED) {
+            c = gv_report_add(r, "gpu.fabric", subject, GV_FAIL,
+                              "not registered with the NVSwitch fabric (probe %s): CUDA cannot "
+                              "use the GPU until it is",
+                              state);
+            gv_result_remedy(c, "start nvidia-fabricmanager (systemctl status "
+                                "nvidia-fabricmanager) and check its log");
+        } else if (h->fabric_status != GVNV_SUCCESS) {
+            char name[32];
+            c = gv_report_add(r, "gpu.fabric", subject, GV_FAIL,
+                              "the fabric probe completed with an error: %s",
+                              gv_nvml_error_name(h->fabric_status, name, sizeof name));
+            gv_result_remedy(c, "check nvidia-fabricmanager's log and the NVSwitch trays");
+        } else if ((h->fabric_health_mask & 3u) == GVNV_FABRIC_HEALTH_DEGRADED_BW_TRUE) {
+            c = gv_report_add(r, "gpu.fabric", subject, GV_WARN,
+                              "registered with the fabric, bandwidth degraded");
+            gv_result_remedy(c, "check the NVSwitch trays and NVLink errors (gpu.nvlink_errors)");
+        } else {
+            c = gv_report_add(r, "gpu.fabric", subject, GV_PASS,
+                              "registered with the NVSwitch fabric (probe completed)");
+        }
+        gv_result_measured(c, h->fabric_state, "", "%s", state);
+    }
+}

@@ -1,0 +1,56 @@
+/* A GPU's health counters: ECC, row remapping, retired pages, repair flags, PCIe replays and
+ * AER, NVLink errors, clock-event time, temperature margin, fabric state. Read from NVML and
+ * sysfs with the inventory (no CUDA context), judged by the gpu.* health checks. */
+#ifndef GV_CHECKS_HEALTH_H
+#define GV_CHECKS_HEALTH_H
+
+#include "backends/nvml_backend.h"
+#include "sys/aer.h"
+
+#define GV_UNKNOWN (-1LL) /* a counter NVML or sysfs cannot give on this GPU */
+
+typedef struct gv_nvlink_errors {
+    long long replay, recovery, crc_flit, crc_data, ecc_data; /* since the last reset */
+} gv_nvlink_errors;
+
+typedef struct gv_health {
+    /* ECC (volatile: since the last reset or driver load; aggregate: the GPU's life). */
+    long long sram_cor[2], sram_unc_parity[2], sram_unc_secded[2]; /* [0] volatile [1] aggregate */
+    long long sram_unc_l2, sram_unc_sm, sram_unc_pcie, sram_unc_mcu, sram_unc_other;
+    int sram_threshold_exceeded; /* -1 unknown */
+    long long dram_cor[2], dram_unc[2];
+    /* Row remapping (Ampere and later). */
+    long long remap_cor, remap_cor_inactive, remap_unc, remap_unc_inactive;
+    int remap_pending, remap_failure; /* -1 unknown */
+    long long banks_max, banks_high, banks_partial, banks_low, banks_none;
+    /* Page retirement (before Ampere). */
+    long long retired_sbe, retired_dbe;
+    int retired_pending;
+    /* Hopper and later memory repair. */
+    int channel_repair_pending, tpc_repair_pending, unrepairable_memory;
+    /* PCIe: NVML's replay counter and AER along the path to the root port. */
+    long long pcie_replays;
+    gv_aer_chain aer;
+    char aer_problem[160];
+    /* NVLink error counters, per link NVML lists (gv_gpu_record.nvlinks). */
+    gv_nvlink_errors nvlink[GVNV_NVLINK_MAX_LINKS];
+    /* Clock-event (throttle) time since the driver loaded, in seconds. */
+    double ce_sw_power_cap_s, ce_sync_boost_s, ce_sw_thermal_s, ce_hw_thermal_s,
+        ce_hw_power_brake_s; /* -1 unknown */
+    /* Temperature: margin to T.Limit and the T.Limit thresholds (degrees relative to it). */
+    int margin_c, memory_temp_c;
+    int tlimit_shutdown, tlimit_slowdown, tlimit_gpu_max, tlimit_mem_max; /* INT_MIN unknown */
+    int has_margin, has_thresholds;
+    /* NVSwitch fabric (GVNV_FABRIC_STATE_*, -1 unknown). */
+    int fabric_state;
+    int fabric_status; /* gvnv_return of the probe */
+    unsigned fabric_health_mask;
+} gv_health;
+
+/* Every counter NVML gives for dev into h (unknowns left as such). */
+void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvlink_count,
+                         gv_health *h);
+/* All counters unknown. */
+void gv_health_init(gv_health *h);
+
+#endif

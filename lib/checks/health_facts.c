@@ -1,0 +1,212 @@
+/* Reading a GPU's health counters from NVML: one call per counter family, and one
+ * nvmlDeviceGetFieldValues for the values NVML only gives as fields (retired pages,
+ * clock-event time, T.Limit thresholds, memory temperature). An entry the driver lacks, or
+ * NOT_SUPPORTED on this GPU, leaves the counter unknown: the check then says so. */
+#include <limits.h>
+#include <string.h>
+
+#include "checks/health.h"
+
+void gv_health_init(gv_health *h)
+{
+    memset(h, 0, sizeof *h);
+    long long *counters[] = {
+        &h->sram_cor[0],     &h->sram_cor[1],         &h->sram_unc_parity[0],
+        &h->sram_unc_parity[1], &h->sram_unc_secded[0], &h->sram_unc_secded[1],
+        &h->sram_unc_l2,     &h->sram_unc_sm,         &h->sram_unc_pcie,
+        &h->sram_unc_mcu,    &h->sram_unc_other,      &h->dram_cor[0],
+        &h->dram_cor[1],     &h->dram_unc[0],         &h->dram_unc[1],
+        &h->remap_cor,       &h->remap_cor_inactive,  &h->remap_unc,
+        &h->remap_unc_inactive, &h->banks_max,        &h->banks_high,
+        &h->banks_partial,   &h->banks_low,           &h->banks_none,
+        &h->retired_sbe,     &h->retired_dbe,         &h->pcie_replays};
+    for (size_t i = 0; i < sizeof counters / sizeof *counters; i++)
+        *counters[i] = GV_UNKNOWN;
+    int *flags[] = {&h->sram_threshold_exceeded, &h->remap_pending, &h->remap_failure,
+                    &h->retired_pending, &h->channel_repair_pending, &h->tpc_repair_pending,
+                    &h->unrepairable_memory, &h->fabric_state};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        *flags[i] = -1;
+    for (int l = 0; l < GVNV_NVLINK_MAX_LINKS; l++)
+        h->nvlink[l] = (gv_nvlink_errors){GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN,
+                                          GV_UNKNOWN};
+    h->ce_sw_power_cap_s = h->ce_sync_boost_s = h->ce_sw_thermal_s = h->ce_hw_thermal_s =
+        h->ce_hw_power_brake_s = -1;
+    h->tlimit_shutdown = h->tlimit_slowdown = h->tlimit_gpu_max = h->tlimit_mem_max = INT_MIN;
+    h->memory_temp_c = INT_MIN;
+}
+
+#define CALL(nv, fn, ...) ((nv)->fn && (nv)->fn(__VA_ARGS__) == GVNV_SUCCESS)
+
+static void ecc(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
+{
+    gvnv_sram_ecc_status s;
+    memset(&s, 0, sizeof s);
+    s.version = GVNV_STRUCT_VERSION(gvnv_sram_ecc_status, 1);
+    if (CALL(nv, device_get_sram_ecc_error_status, dev, &s)) {
+        h->sram_cor[0] = (long long)s.volatile_cor;
+        h->sram_cor[1] = (long long)s.aggregate_cor;
+        h->sram_unc_parity[0] = (long long)s.volatile_unc_parity;
+        h->sram_unc_parity[1] = (long long)s.aggregate_unc_parity;
+        h->sram_unc_secded[0] = (long long)s.volatile_unc_secded;
+        h->sram_unc_secded[1] = (long long)s.aggregate_unc_secded;
+        h->sram_unc_l2 = (long long)s.aggregate_unc_l2;
+        h->sram_unc_sm = (long long)s.aggregate_unc_sm;
+        h->sram_unc_pcie = (long long)s.aggregate_unc_pcie;
+        h->sram_unc_mcu = (long long)s.aggregate_unc_mcu;
+        h->sram_unc_other = (long long)s.aggregate_unc_other;
+        h->sram_threshold_exceeded = s.threshold_exceeded != 0;
+    }
+    for (int kind = GVNV_VOLATILE_ECC; kind <= GVNV_AGGREGATE_ECC; kind++) {
+        unsigned long long n;
+        if (CALL(nv, device_get_memory_error_counter, dev, GVNV_MEMORY_ERROR_CORRECTED, kind,
+                 GVNV_MEMORY_LOCATION_DRAM, &n))
+            h->dram_cor[kind] = (long long)n;
+        if (CALL(nv, device_get_memory_error_counter, dev, GVNV_MEMORY_ERROR_UNCORRECTED, kind,
+                 GVNV_MEMORY_LOCATION_DRAM, &n))
+            h->dram_unc[kind] = (long long)n;
+    }
+}
+
+static void rows(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
+{
+    gvnv_remapped_rows_v2 v2;
+    unsigned cor, unc, pending, failure;
+    memset(&v2, 0, sizeof v2);
+    if (CALL(nv, device_get_remapped_rows_v2, dev, &v2)) {
+        h->remap_cor = v2.corr_active;
+        h->remap_cor_inactive = v2.corr_inactive;
+        h->remap_unc = v2.unc_active;
+        h->remap_unc_inactive = v2.unc_inactive;
+        h->remap_pending = v2.pending != 0;
+        h->remap_failure = v2.failure_occurred != 0;
+    } else if (CALL(nv, device_get_remapped_rows, dev, &cor, &unc, &pending, &failure)) {
+        h->remap_cor = cor;
+        h->remap_unc = unc;
+        h->remap_pending = pending != 0;
+        h->remap_failure = failure != 0;
+    }
+    gvnv_remap_histogram banks;
+    if (CALL(nv, device_get_row_remapper_histogram, dev, &banks)) {
+        h->banks_max = banks.max;
+        h->banks_high = banks.high;
+        h->banks_partial = banks.partial;
+        h->banks_low = banks.low;
+        h->banks_none = banks.none;
+    }
+    gvnv_repair_status repair = {GVNV_STRUCT_VERSION(gvnv_repair_status, 1), 0, 0};
+    if (CALL(nv, device_get_repair_status, dev, &repair)) {
+        h->channel_repair_pending = repair.channel_repair_pending != 0;
+        h->tpc_repair_pending = repair.tpc_repair_pending != 0;
+    }
+    gvnv_unrepairable_memory unrepairable = {0};
+    if (CALL(nv, device_get_unrepairable_memory_flag, dev, &unrepairable))
+        h->unrepairable_memory = unrepairable.unrepairable != 0;
+}
+
+static long long field_integer(const gvnv_field_value *v)
+{
+    switch (v->value_type) {
+    case GVNV_VALUE_TYPE_DOUBLE:
+        return (long long)v->value.d;
+    case GVNV_VALUE_TYPE_UNSIGNED_INT:
+        return v->value.ui;
+    case GVNV_VALUE_TYPE_UNSIGNED_LONG:
+        return (long long)v->value.ul;
+    case GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG:
+        return (long long)v->value.ull;
+    case GVNV_VALUE_TYPE_SIGNED_LONG_LONG:
+        return v->value.sll;
+    case GVNV_VALUE_TYPE_SIGNED_INT:
+        return v->value.si;
+    case GVNV_VALUE_TYPE_UNSIGNED_SHORT:
+        return v->value.us;
+    default:
+        return LLONG_MIN;
+    }
+}
+
+static void fields(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
+{
+    static const unsigned ids[] = {GVNV_FI_DEV_RETIRED_SBE,
+                                   GVNV_FI_DEV_RETIRED_DBE,
+                                   GVNV_FI_DEV_RETIRED_PENDING,
+                                   GVNV_FI_DEV_PERF_POLICY_POWER,
+                                   GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST,
+                                   GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
+                                   GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
+                                   GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
+                                   GVNV_FI_DEV_MEMORY_TEMP,
+                                   GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT,
+                                   GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT,
+                                   GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT,
+                                   GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT};
+    enum { N = sizeof ids / sizeof *ids };
+    gvnv_field_value v[N];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < N; i++)
+        v[i].field_id = ids[i];
+    if (!CALL(nv, device_get_field_values, dev, N, v))
+        return;
+    for (int i = 0; i < N; i++) {
+        long long x = field_integer(&v[i]);
+        if (v[i].nvml_return != GVNV_SUCCESS || x == LLONG_MIN)
+            continue;
+        double seconds = (double)x / 1e9; /* the clock-event fields count nanoseconds */
+        switch (v[i].field_id) {
+        case GVNV_FI_DEV_RETIRED_SBE: h->retired_sbe = x; break;
+        case GVNV_FI_DEV_RETIRED_DBE: h->retired_dbe = x; break;
+        case GVNV_FI_DEV_RETIRED_PENDING: h->retired_pending = x != 0; break;
+        case GVNV_FI_DEV_PERF_POLICY_POWER: h->ce_sw_power_cap_s = seconds; break;
+        case GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST: h->ce_sync_boost_s = seconds; break;
+        case GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: h->ce_sw_thermal_s = seconds; break;
+        case GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN: h->ce_hw_thermal_s = seconds; break;
+        case GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN:
+            h->ce_hw_power_brake_s = seconds;
+            break;
+        case GVNV_FI_DEV_MEMORY_TEMP: h->memory_temp_c = (int)x; break;
+        case GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: h->tlimit_shutdown = (int)x; break;
+        case GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT: h->tlimit_slowdown = (int)x; break;
+        case GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT: h->tlimit_gpu_max = (int)x; break;
+        case GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT: h->tlimit_mem_max = (int)x; break;
+        default: break;
+        }
+    }
+    h->has_thresholds = h->tlimit_slowdown != INT_MIN && h->tlimit_shutdown != INT_MIN;
+}
+
+void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvlink_count,
+                         gv_health *h)
+{
+    ecc(nv, dev, h);
+    rows(nv, dev, h);
+    unsigned replays;
+    if (CALL(nv, device_get_pcie_replay_counter, dev, &replays))
+        h->pcie_replays = replays;
+    static const int kinds[] = {GVNV_NVLINK_ERROR_DL_REPLAY, GVNV_NVLINK_ERROR_DL_RECOVERY,
+                                GVNV_NVLINK_ERROR_DL_CRC_FLIT, GVNV_NVLINK_ERROR_DL_CRC_DATA,
+                                GVNV_NVLINK_ERROR_DL_ECC_DATA};
+    for (int l = 0; l < nvlink_count && l < GVNV_NVLINK_MAX_LINKS; l++) {
+        long long *out[] = {&h->nvlink[l].replay, &h->nvlink[l].recovery, &h->nvlink[l].crc_flit,
+                            &h->nvlink[l].crc_data, &h->nvlink[l].ecc_data};
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+            unsigned long long n;
+            if (CALL(nv, device_get_nvlink_error_counter, dev, (unsigned)l, kinds[k], &n))
+                *out[k] = (long long)n;
+        }
+    }
+    gvnv_margin_temperature margin = {GVNV_STRUCT_VERSION(gvnv_margin_temperature, 1), 0};
+    if (CALL(nv, device_get_margin_temperature, dev, &margin)) {
+        h->margin_c = margin.margin_c;
+        h->has_margin = 1;
+    }
+    gvnv_fabric_info fabric;
+    memset(&fabric, 0, sizeof fabric);
+    fabric.version = GVNV_STRUCT_VERSION(gvnv_fabric_info, 3);
+    if (CALL(nv, device_get_gpu_fabric_info_v, dev, &fabric)) {
+        h->fabric_state = fabric.state;
+        h->fabric_status = fabric.status;
+        h->fabric_health_mask = fabric.health_mask;
+    }
+    fields(nv, dev, h);
+}
