@@ -54,10 +54,10 @@ typedef struct gv_policy {
                                         0 = 8, DCGM's PCIe health watch */
     double aer_correctable_warn;     /* WARN at this many correctable AER errors on a function of
                                         the GPU's path; 0 = reported, not judged */
-    double nvlink_crc_warn;    /* WARN at this many CRC errors on one NVLink; 0 = not judged */
-    double clock_event_warn_s; /* WARN when HW thermal, HW power brake or SW thermal slowdown
-                                  held the clocks longer than this since boot; 0 = 1 s */
-    double temp_margin_warn_c; /* WARN below this many degrees under T.Limit; 0 = 5 */
+    double nvlink_crc_warn;     /* WARN at this many CRC errors on one NVLink; 0 = not judged */
+    double clock_event_warn_s;  /* WARN when HW thermal, HW power brake or SW thermal slowdown
+                                   held the clocks longer than this since boot; 0 = 1 s */
+    double temp_margin_warn_c;  /* WARN below this many degrees under T.Limit; 0 = 5 */
     int32_t retired_pages_fail; /* FAIL at this many retired pages (before Ampere); 0 = 60,
                                    NVIDIA's replacement criterion */
     int32_t reserved1;

@@ -120,7 +120,8 @@ static int mode_judged(gv_report *r, const char *id, const char *subject, const 
 {
     if (!gv_gpu_nvml_ok(g) || current < 0) {
         gv_report_add(r, id, subject, GV_SKIP, "%s %s", gv_gpu_nvml_ok(g) ? feature : "NVML",
-                      gv_gpu_nvml_ok(g) ? "not supported on this GPU" : "has no answer for this GPU");
+                      gv_gpu_nvml_ok(g) ? "not supported on this GPU"
+                                        : "has no answer for this GPU");
         return 1;
     }
     if (pending >= 0 && pending != current) {

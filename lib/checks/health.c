@@ -73,10 +73,10 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
                           "NVML gives no ECC error counters for this GPU");
             continue;
         }
-        long long unc_volatile = sum(sum(h->sram_unc_parity[0], h->sram_unc_secded[0]),
-                                     h->dram_unc[0]);
-        long long unc_aggregate = sum(sum(h->sram_unc_parity[1], h->sram_unc_secded[1]),
-                                      h->dram_unc[1]);
+        long long unc_volatile =
+            sum(sum(h->sram_unc_parity[0], h->sram_unc_secded[0]), h->dram_unc[0]);
+        long long unc_aggregate =
+            sum(sum(h->sram_unc_parity[1], h->sram_unc_secded[1]), h->dram_unc[1]);
         long long cor_volatile = sum(h->sram_cor[0], h->dram_cor[0]);
         char counts[460], sources[160];
         snprintf(counts, sizeof counts,
@@ -94,7 +94,9 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
                  n(h->sram_unc_l2, b[0], 24), n(h->sram_unc_sm, b[1], 24),
                  n(h->sram_unc_mcu, b[2], 24), n(h->sram_unc_pcie, b[3], 24),
                  n(h->sram_unc_other, b[4], 24),
-                 h->sram_threshold_exceeded < 0 ? "–" : h->sram_threshold_exceeded ? "yes" : "no");
+                 h->sram_threshold_exceeded < 0 ? "–"
+                 : h->sram_threshold_exceeded   ? "yes"
+                                                : "no");
         gv_append(counts, sizeof counts, "", sources);
         double cor_warn = POLICY(f, ecc_correctable_warn, 0);
         gv_check_result *c;
@@ -168,8 +170,9 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
                               h->banks_low > 0 ? h->banks_low : 0, counts);
             gv_result_remedy(c, "plan the GPU's replacement; watch gpu.ecc_errors");
         } else {
-            c = gv_report_add(r, "gpu.row_remap", subject, GV_PASS, "no remapping pending or "
-                                                                    "failed; %s",
+            c = gv_report_add(r, "gpu.row_remap", subject, GV_PASS,
+                              "no remapping pending or "
+                              "failed; %s",
                               counts);
         }
         gv_result_measured(c, (double)sum(h->remap_cor, h->remap_unc), "rows", "%s remapped",
@@ -180,7 +183,7 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
 void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
 {
     int fail_at = f->policy && f->policy->retired_pages_fail > 0 ? f->policy->retired_pages_fail
-                                                                  : RETIRED_PAGES_FAIL;
+                                                                 : RETIRED_PAGES_FAIL;
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
@@ -189,10 +192,10 @@ void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
         const gv_health *h = &g->health;
         if (h->retired_sbe == GV_UNKNOWN && h->retired_dbe == GV_UNKNOWN &&
             h->retired_pending < 0) {
-            gv_report_add(r, "gpu.retired_pages", subject, GV_SKIP,
-                          "not applicable: %s", h->banks_max != GV_UNKNOWN
-                                                    ? "this GPU remaps rows instead (gpu.row_remap)"
-                                                    : "NVML gives no page-retirement counts");
+            gv_report_add(r, "gpu.retired_pages", subject, GV_SKIP, "not applicable: %s",
+                          h->banks_max != GV_UNKNOWN
+                              ? "this GPU remaps rows instead (gpu.row_remap)"
+                              : "NVML gives no page-retirement counts");
             continue;
         }
         char b[2][24];
@@ -253,11 +256,11 @@ void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r)
         } else {
             c = gv_report_add(r, "gpu.memory_repair", subject, GV_PASS, "%s", text);
         }
-        gv_result_measured(c, NAN, "", "%s", h->unrepairable_memory == 1 ? "unrepairable"
-                                              : h->channel_repair_pending == 1 ||
-                                                      h->tpc_repair_pending == 1
-                                                  ? "repair pending"
-                                                  : "none pending");
+        gv_result_measured(c, NAN, "", "%s",
+                           h->unrepairable_memory == 1 ? "unrepairable"
+                           : h->channel_repair_pending == 1 || h->tpc_repair_pending == 1
+                               ? "repair pending"
+                               : "none pending");
     }
 }
 
@@ -328,13 +331,19 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
                               "%lld correctable PCIe errors (policy: %g); %s", cor, aer_warn, text);
             gv_result_remedy(c, "a marginal link: check the slot, riser and cable");
+        } else if (problem[0]) {
+            /* A counter that cannot be read is not a zero: the totals above lack it. */
+            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+                              "an AER statistics file is unreadable (%s); %s", problem, text);
+            gv_result_remedy(c, "read the file by hand; the kernel's AER statistics may be "
+                                "broken on this function");
         } else {
             c = gv_report_add(r, "gpu.pcie_errors", subject, GV_PASS, "%s", text);
         }
         gv_result_measured(c, (double)(h->pcie_replays < 0 ? 0 : h->pcie_replays), "replays",
                            "%s replays", n(h->pcie_replays, b[0], 24));
-        gv_result_expected(c, f->policy && f->policy->pcie_replay_warn_per_min > 0 ? "policy"
-                                                                                    : "DCGM",
+        gv_result_expected(c,
+                           f->policy && f->policy->pcie_replay_warn_per_min > 0 ? "policy" : "DCGM",
                            "<= %g replays per minute", per_min);
     }
 }
@@ -384,8 +393,8 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
             continue;
         }
         if (worst_link >= 0) {
-            c = gv_report_add(r, "gpu.nvlink_errors", subject, GV_WARN,
-                              "NVLink %d: %lld %s; %s", worst_link, worst, worst_what, text);
+            c = gv_report_add(r, "gpu.nvlink_errors", subject, GV_WARN, "NVLink %d: %lld %s; %s",
+                              worst_link, worst, worst_what, text);
             gv_result_remedy(c, "a link that retrains or corrupts flits: run the NCCL test "
                                 "(nccl.allreduce) and check the NVLink/NVSwitch board");
         } else {
@@ -434,8 +443,9 @@ void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r)
         if (worst >= 0) {
             c = gv_report_add(r, "gpu.clock_events", subject, GV_WARN,
                               "%s held the clocks for %.1f s (over %g s);%s", ev[worst].name,
-                              ev[worst].s, warn_s, text + strlen("time with clocks held back "
-                                                                 "since the driver loaded:"));
+                              ev[worst].s, warn_s,
+                              text + strlen("time with clocks held back "
+                                            "since the driver loaded:"));
             gv_result_remedy(c, "check cooling (fans, inlet temperature, airflow) and the "
                                 "power supply; a board that brakes needs service");
         } else {
@@ -484,8 +494,8 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
                               "at the hardware slowdown point; %s", text);
             gv_result_remedy(c, "drain the node: check fans, airflow and inlet temperature");
         } else if (h->margin_c < warn_c) {
-            c = gv_report_add(r, "gpu.temperature", subject, GV_WARN,
-                              "within %g C of T.Limit; %s", warn_c, text);
+            c = gv_report_add(r, "gpu.temperature", subject, GV_WARN, "within %g C of T.Limit; %s",
+                              warn_c, text);
             gv_result_remedy(c, "check fans, airflow and inlet temperature");
         } else {
             c = gv_report_add(r, "gpu.temperature", subject, GV_PASS, "%s", text);
@@ -499,7 +509,7 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
 void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
 {
     static const char *const states[] = {"not supported", "not started", "in progress",
-                                          "completed"};
+                                         "completed"};
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];

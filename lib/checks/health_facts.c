@@ -10,26 +10,26 @@
 void gv_health_init(gv_health *h)
 {
     memset(h, 0, sizeof *h);
-    long long *counters[] = {
-        &h->sram_cor[0],     &h->sram_cor[1],         &h->sram_unc_parity[0],
-        &h->sram_unc_parity[1], &h->sram_unc_secded[0], &h->sram_unc_secded[1],
-        &h->sram_unc_l2,     &h->sram_unc_sm,         &h->sram_unc_pcie,
-        &h->sram_unc_mcu,    &h->sram_unc_other,      &h->dram_cor[0],
-        &h->dram_cor[1],     &h->dram_unc[0],         &h->dram_unc[1],
-        &h->remap_cor,       &h->remap_cor_inactive,  &h->remap_unc,
-        &h->remap_unc_inactive, &h->banks_max,        &h->banks_high,
-        &h->banks_partial,   &h->banks_low,           &h->banks_none,
-        &h->retired_sbe,     &h->retired_dbe,         &h->pcie_replays};
+    long long *counters[] = {&h->sram_cor[0],        &h->sram_cor[1],        &h->sram_unc_parity[0],
+                             &h->sram_unc_parity[1], &h->sram_unc_secded[0], &h->sram_unc_secded[1],
+                             &h->sram_unc_l2,        &h->sram_unc_sm,        &h->sram_unc_pcie,
+                             &h->sram_unc_mcu,       &h->sram_unc_other,     &h->dram_cor[0],
+                             &h->dram_cor[1],        &h->dram_unc[0],        &h->dram_unc[1],
+                             &h->remap_cor,          &h->remap_cor_inactive, &h->remap_unc,
+                             &h->remap_unc_inactive, &h->banks_max,          &h->banks_high,
+                             &h->banks_partial,      &h->banks_low,          &h->banks_none,
+                             &h->retired_sbe,        &h->retired_dbe,        &h->pcie_replays};
     for (size_t i = 0; i < sizeof counters / sizeof *counters; i++)
         *counters[i] = GV_UNKNOWN;
-    int *flags[] = {&h->sram_threshold_exceeded, &h->remap_pending, &h->remap_failure,
-                    &h->retired_pending, &h->channel_repair_pending, &h->tpc_repair_pending,
-                    &h->unrepairable_memory, &h->fabric_state};
+    int *flags[] = {&h->sram_threshold_exceeded, &h->remap_pending,
+                    &h->remap_failure,           &h->retired_pending,
+                    &h->channel_repair_pending,  &h->tpc_repair_pending,
+                    &h->unrepairable_memory,     &h->fabric_state};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
         *flags[i] = -1;
     for (int l = 0; l < GVNV_NVLINK_MAX_LINKS; l++)
-        h->nvlink[l] = (gv_nvlink_errors){GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN,
-                                          GV_UNKNOWN};
+        h->nvlink[l] =
+            (gv_nvlink_errors){GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN};
     h->ce_sw_power_cap_s = h->ce_sync_boost_s = h->ce_sw_thermal_s = h->ce_hw_thermal_s =
         h->ce_hw_power_brake_s = -1;
     h->tlimit_shutdown = h->tlimit_slowdown = h->tlimit_gpu_max = h->tlimit_mem_max = INT_MIN;
@@ -154,22 +154,47 @@ static void fields(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
             continue;
         double seconds = (double)x / 1e9; /* the clock-event fields count nanoseconds */
         switch (v[i].field_id) {
-        case GVNV_FI_DEV_RETIRED_SBE: h->retired_sbe = x; break;
-        case GVNV_FI_DEV_RETIRED_DBE: h->retired_dbe = x; break;
-        case GVNV_FI_DEV_RETIRED_PENDING: h->retired_pending = x != 0; break;
-        case GVNV_FI_DEV_PERF_POLICY_POWER: h->ce_sw_power_cap_s = seconds; break;
-        case GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST: h->ce_sync_boost_s = seconds; break;
-        case GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: h->ce_sw_thermal_s = seconds; break;
-        case GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN: h->ce_hw_thermal_s = seconds; break;
+        case GVNV_FI_DEV_RETIRED_SBE:
+            h->retired_sbe = x;
+            break;
+        case GVNV_FI_DEV_RETIRED_DBE:
+            h->retired_dbe = x;
+            break;
+        case GVNV_FI_DEV_RETIRED_PENDING:
+            h->retired_pending = x != 0;
+            break;
+        case GVNV_FI_DEV_PERF_POLICY_POWER:
+            h->ce_sw_power_cap_s = seconds;
+            break;
+        case GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST:
+            h->ce_sync_boost_s = seconds;
+            break;
+        case GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN:
+            h->ce_sw_thermal_s = seconds;
+            break;
+        case GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN:
+            h->ce_hw_thermal_s = seconds;
+            break;
         case GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN:
             h->ce_hw_power_brake_s = seconds;
             break;
-        case GVNV_FI_DEV_MEMORY_TEMP: h->memory_temp_c = (int)x; break;
-        case GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: h->tlimit_shutdown = (int)x; break;
-        case GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT: h->tlimit_slowdown = (int)x; break;
-        case GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT: h->tlimit_gpu_max = (int)x; break;
-        case GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT: h->tlimit_mem_max = (int)x; break;
-        default: break;
+        case GVNV_FI_DEV_MEMORY_TEMP:
+            h->memory_temp_c = (int)x;
+            break;
+        case GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT:
+            h->tlimit_shutdown = (int)x;
+            break;
+        case GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT:
+            h->tlimit_slowdown = (int)x;
+            break;
+        case GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT:
+            h->tlimit_gpu_max = (int)x;
+            break;
+        case GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT:
+            h->tlimit_mem_max = (int)x;
+            break;
+        default:
+            break;
         }
     }
     h->has_thresholds = h->tlimit_slowdown != INT_MIN && h->tlimit_shutdown != INT_MIN;

@@ -42,8 +42,8 @@ static void read_one(const char *root, const char *dir, const char *file, long l
         return;
     }
     if (gv_aer_parse(text, total, first, sizeof first) != GV_OK) {
-        snprintf(c->problem, sizeof c->problem, "%s%s: no TOTAL_ERR_ line or a malformed one",
-                 gv_sys_shown(root), rel);
+        snprintf(c->problem, sizeof c->problem, "%s of %s: malformed (no TOTAL_ERR_ line)", file,
+                 c->bdf);
         *total = -1;
         return;
     }
@@ -51,8 +51,7 @@ static void read_one(const char *root, const char *dir, const char *file, long l
         snprintf(c->first, sizeof c->first, "%s", first);
 }
 
-gv_status gv_aer_read(const char *root, const gv_pci_addr *addr, gv_aer_chain *out,
-                      gv_errbuf *err)
+gv_status gv_aer_read(const char *root, const gv_pci_addr *addr, gv_aer_chain *out, gv_errbuf *err)
 {
     memset(out, 0, sizeof *out);
     char bdf[32], link[PATH_MAX], dir[PATH_MAX];
@@ -70,7 +69,7 @@ gv_status gv_aer_read(const char *root, const gv_pci_addr *addr, gv_aer_chain *o
         if (!name || gv_pci_parse_addr(name + 1, &a) != 0)
             break;
         gv_aer_counts *c = &out->hop[out->n++];
-        snprintf(c->bdf, sizeof c->bdf, "%s", name + 1);
+        snprintf(c->bdf, sizeof c->bdf, "%s", name + 1); /* before the reads: they name it */
         read_one(root, dir, "aer_dev_correctable", &c->correctable, c);
         read_one(root, dir, "aer_dev_nonfatal", &c->nonfatal, c);
         read_one(root, dir, "aer_dev_fatal", &c->fatal, c);

@@ -16,7 +16,7 @@ typedef struct gv_aer_counts {
     char bdf[32];
     long long correctable, nonfatal, fatal;
     char first[64];
-    char problem[160]; /* a file present but unreadable or malformed, "" */
+    char problem[256]; /* a file present but unreadable or malformed, "" */
 } gv_aer_counts;
 
 typedef struct gv_aer_chain {
@@ -27,7 +27,6 @@ typedef struct gv_aer_chain {
 /* "RxErr 0\nBadTLP 3\n...TOTAL_ERR_COR 3": the TOTAL_ERR_* line; GV_ERR_PARSE without one. */
 gv_status gv_aer_parse(const char *text, long long *total, char *first, size_t cap);
 /* The chain of the function at addr (GV_ERR_NOT_FOUND when sysfs lacks it). */
-gv_status gv_aer_read(const char *root, const gv_pci_addr *addr, gv_aer_chain *out,
-                      gv_errbuf *err);
+gv_status gv_aer_read(const char *root, const gv_pci_addr *addr, gv_aer_chain *out, gv_errbuf *err);
 
 #endif

@@ -537,20 +537,20 @@ gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_v
         unsigned id;
         int key;
         long long scale; /* clock-event times: the scenario's ms into NVML's ns */
-    } map[] = {{GVNV_FI_DEV_RETIRED_SBE, FH_RETIRED_SBE, 1},
-               {GVNV_FI_DEV_RETIRED_DBE, FH_RETIRED_DBE, 1},
-               {GVNV_FI_DEV_RETIRED_PENDING, FH_RETIRED_PENDING, 1},
-               {GVNV_FI_DEV_PERF_POLICY_POWER, FH_CE_SW_POWER_MS, 1000000},
-               {GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST, FH_CE_SYNC_BOOST_MS, 1000000},
-               {GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, FH_CE_SW_THERMAL_MS, 1000000},
-               {GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, FH_CE_HW_THERMAL_MS, 1000000},
-               {GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, FH_CE_HW_POWER_BRAKE_MS,
-                1000000},
-               {GVNV_FI_DEV_MEMORY_TEMP, FH_MEM_TEMP, 1},
-               {GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT, FH_TLIMIT_SHUTDOWN, 1},
-               {GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT, FH_TLIMIT_SLOWDOWN, 1},
-               {GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, FH_TLIMIT_GPU_MAX, 1},
-               {GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, FH_TLIMIT_MEM_MAX, 1}};
+    } map[] = {
+        {GVNV_FI_DEV_RETIRED_SBE, FH_RETIRED_SBE, 1},
+        {GVNV_FI_DEV_RETIRED_DBE, FH_RETIRED_DBE, 1},
+        {GVNV_FI_DEV_RETIRED_PENDING, FH_RETIRED_PENDING, 1},
+        {GVNV_FI_DEV_PERF_POLICY_POWER, FH_CE_SW_POWER_MS, 1000000},
+        {GVNV_FI_DEV_PERF_POLICY_SYNC_BOOST, FH_CE_SYNC_BOOST_MS, 1000000},
+        {GVNV_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, FH_CE_SW_THERMAL_MS, 1000000},
+        {GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, FH_CE_HW_THERMAL_MS, 1000000},
+        {GVNV_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, FH_CE_HW_POWER_BRAKE_MS, 1000000},
+        {GVNV_FI_DEV_MEMORY_TEMP, FH_MEM_TEMP, 1},
+        {GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT, FH_TLIMIT_SHUTDOWN, 1},
+        {GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT, FH_TLIMIT_SLOWDOWN, 1},
+        {GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, FH_TLIMIT_GPU_MAX, 1},
+        {GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, FH_TLIMIT_MEM_MAX, 1}};
     if (count < 0 || (count && !values))
         return GVNV_ERROR_INVALID_ARGUMENT;
     for (int i = 0; i < count; i++) {
@@ -565,7 +565,8 @@ gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_v
             if (x < 0 && !is_temp)
                 break;
             v->nvml_return = GVNV_SUCCESS;
-            v->value_type = is_temp ? GVNV_VALUE_TYPE_SIGNED_INT : GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG;
+            v->value_type =
+                is_temp ? GVNV_VALUE_TYPE_SIGNED_INT : GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG;
             if (is_temp)
                 v->value.si = (int)x;
             else

@@ -98,6 +98,62 @@ CASES = {
     "memory_taken_busy": case("fault-memory-taken-busy", "cuda.init,cuda.alloc", [
         ("cuda.alloc", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=10),
+    # Health counters: each finding with its verdict and message, and the policy's thresholds.
+    "health_memory": case("health-memory", "gpu.ecc_errors,gpu.row_remap,gpu.memory_repair", [
+        ("gpu.ecc_errors", "gpu0", "FAIL", "2 uncorrectable ECC error(s) since the last reset"),
+        ("gpu.ecc_errors", "gpu1", "FAIL", "SRAM uncorrectable errors exceeded NVIDIA's threshold"),
+        ("gpu.ecc_errors", "gpu2", "PASS", "DRAM correctable 12"),
+        ("gpu.row_remap", "gpu0", "PASS", "banks by spare rows: max 3072"),
+        ("gpu.row_remap", "gpu3", "WARN", "a row remapping is pending: reset needed"),
+        ("gpu.row_remap", "gpu4", "FAIL", "a row remapping failed"),
+        ("gpu.row_remap", "gpu5", "WARN", "2 bank(s) with no spare row and 1 with few left"),
+        ("gpu.memory_repair", "gpu0", "PASS", "unrepairable memory: no"),
+        ("gpu.memory_repair", "gpu6", "WARN", "a repair is pending: reset needed"),
+        ("gpu.memory_repair", "gpu7", "FAIL", "the GPU reports unrepairable memory")]),
+    "health_ecc_policy": case("health-memory", "gpu.ecc_errors", [
+        ("gpu.ecc_errors", "gpu2", "WARN", "12 correctable ECC errors since the last reset (policy: 10)")],
+        policy="ecc_correctable_warn = 10\n"),
+    "health_retired": case("health-retired", "gpu.retired_pages,gpu.row_remap,gpu.memory_repair", [
+        ("gpu.retired_pages", "gpu0", "FAIL", "65 pages retired, at or past 60"),
+        ("gpu.retired_pages", "gpu1", "WARN", "a page retirement is pending: reset needed"),
+        ("gpu.row_remap", "gpu0", "SKIP", "not applicable: Tesla V100-SXM2-32GB does not remap rows"),
+        ("gpu.memory_repair", "gpu0", "SKIP", "not applicable")], sysroot=None),
+    "health_retired_policy": case("health-retired", "gpu.retired_pages", [
+        ("gpu.retired_pages", "gpu0", "WARN", "a page retirement is pending")], sysroot=None,
+        policy="retired_pages_fail = 100\n", exit_code=0),
+    "health_links": case("health-links", "gpu.nvlink_errors,gpu.clock_events,gpu.temperature,gpu.pcie_errors", [
+        ("gpu.nvlink_errors", "gpu0", "WARN", "NVLink 5: 3 recoveries"),
+        ("gpu.nvlink_errors", "gpu1", "PASS", "CRC flit 150"),
+        ("gpu.clock_events", "gpu2", "WARN", "HW thermal slowdown held the clocks for 45.0 s (over 1 s)"),
+        ("gpu.clock_events", "gpu6", "WARN", "HW power brake held the clocks for 4.0 s"),
+        ("gpu.clock_events", "gpu0", "PASS", "SW power cap 1.2 s"),
+        ("gpu.pcie_errors", "gpu3", "WARN", "PCIe replays above 8 per minute; replays 10000 (83.33 per minute over 2.0 h"),
+        ("gpu.temperature", "gpu4", "WARN", "within 5 C of T.Limit"),
+        ("gpu.temperature", "gpu5", "FAIL", "at the hardware slowdown point"),
+        ("gpu.temperature", "gpu0", "PASS", "40 C below T.Limit")], sysroot="h100-aer"),
+    "health_links_policy": case("health-links", "gpu.nvlink_errors,gpu.clock_events,gpu.temperature,gpu.pcie_errors", [
+        ("gpu.nvlink_errors", "gpu1", "WARN", "NVLink 0: 150 CRC errors"),
+        ("gpu.clock_events", "gpu6", "PASS", "HW power brake 4.0 s"),
+        ("gpu.temperature", "gpu4", "PASS", "3 C below T.Limit"),
+        ("gpu.pcie_errors", "gpu3", "PASS", "replays 10000")], sysroot="h100-aer",
+        policy="nvlink_crc_warn = 100\nclock_event_warn_s = 60\ntemp_margin_warn_c = 2\n"
+               "pcie_replay_warn_per_min = 100\n"),
+    "health_aer": case("h100x8", "gpu.pcie_errors", [
+        ("gpu.pcie_errors", "gpu0", "FAIL", "fatal PCIe errors on the GPU's path; replays 0 (0.00 per minute over 2.0 h of uptime); AER over 4 function(s) from the GPU to the root port: correctable 3, non-fatal 0, fatal 1 (BadTLP 3 on 0000:18:00.0)"),
+        ("gpu.pcie_errors", "gpu1", "WARN", "non-fatal PCIe errors"),
+        ("gpu.pcie_errors", "gpu2", "WARN", "an AER statistics file is unreadable (aer_dev_correctable of 0000:3a:00.0: malformed (no TOTAL_ERR_ line))"),
+        ("gpu.pcie_errors", "gpu3", "PASS", "correctable 5, non-fatal 0, fatal 0 (RxErr 5 on 0000:5d:00.0)"),
+        ("gpu.pcie_errors", "gpu4", "PASS", "correctable 0, non-fatal 0, fatal 0")], sysroot="h100-aer"),
+    "health_aer_policy": case("h100x8", "gpu.pcie_errors", [
+        ("gpu.pcie_errors", "gpu0", "FAIL", "fatal"),
+        ("gpu.pcie_errors", "gpu3", "WARN", "5 correctable PCIe errors (policy: 1)"),
+        ("gpu.pcie_errors", "gpu4", "PASS", "")], sysroot="h100-aer", policy="aer_correctable_warn = 1\n"),
+    "health_fabric": case("health-fabric", "gpu.fabric", [
+        ("gpu.fabric", "gpu0", "PASS", "registered with the NVSwitch fabric"),
+        ("gpu.fabric", "gpu1", "FAIL", "not registered with the NVSwitch fabric (probe in progress)"),
+        ("gpu.fabric", "gpu2", "FAIL", "the fabric probe completed with an error: NVML_ERROR_UNKNOWN"),
+        ("gpu.fabric", "gpu3", "WARN", "bandwidth degraded"),
+        ("gpu.fabric", "gpu4", "FAIL", "probe not started")]),
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
         ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
     "xid79_in_kmsg": case("h100x8", "gpu.xid", [

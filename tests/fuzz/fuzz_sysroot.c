@@ -3,7 +3,7 @@
  * file); then the checks that judge files, and gv_rdma_status, run over it offline. Covers
  * /proc/modules, /proc/driver/nvidia (version, gpus/<bdf>/information), PCI and RDMA sysfs
  * attributes, os-release, the kernel release, /dev/kmsg Xid lines, the kernel configuration
- * (plain and gzip) and nccl.conf. */
+ * (plain and gzip), nccl.conf, the AER statistics of the GPU and its port, and /proc/uptime. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +45,9 @@ static const char *const files[] = {
     "/proc/config.gz",
     "/etc/nccl.conf",
     "/sys/module/nvidia/version",
+    GPU "/aer_dev_correctable",
+    "/sys/devices/pci0000:00/0000:00:01.0/aer_dev_fatal",
+    "/proc/uptime",
 };
 #define NFILES (sizeof files / sizeof *files)
 

@@ -98,7 +98,8 @@ SAME(GVNV_NVLINK_DEVICE_TYPE_GPU, NVML_NVLINK_DEVICE_TYPE_GPU);
 SAME(GVNV_NVLINK_DEVICE_TYPE_SWITCH, NVML_NVLINK_DEVICE_TYPE_SWITCH);
 /* Health counters. */
 SAME(sizeof(gvnv_sram_ecc_status), sizeof(nvmlEccSramErrorStatus_v1_t));
-SAME(offsetof(gvnv_sram_ecc_status, volatile_cor), offsetof(nvmlEccSramErrorStatus_v1_t, volatileCor));
+SAME(offsetof(gvnv_sram_ecc_status, volatile_cor),
+     offsetof(nvmlEccSramErrorStatus_v1_t, volatileCor));
 SAME(offsetof(gvnv_sram_ecc_status, aggregate_unc_other),
      offsetof(nvmlEccSramErrorStatus_v1_t, aggregateUncBucketOther));
 SAME(offsetof(gvnv_sram_ecc_status, threshold_exceeded),
@@ -110,7 +111,8 @@ SAME(offsetof(gvnv_remapped_rows_v2, failure_occurred),
 SAME(sizeof(gvnv_remap_histogram), sizeof(nvmlRowRemapperHistogramValues_t));
 SAME(offsetof(gvnv_remap_histogram, none), offsetof(nvmlRowRemapperHistogramValues_t, none));
 SAME(GVNV_STRUCT_VERSION(gvnv_repair_status, 1), nvmlRepairStatus_v1);
-SAME(offsetof(gvnv_repair_status, tpc_repair_pending), offsetof(nvmlRepairStatus_v1_t, bTpcRepairPending));
+SAME(offsetof(gvnv_repair_status, tpc_repair_pending),
+     offsetof(nvmlRepairStatus_v1_t, bTpcRepairPending));
 SAME(sizeof(gvnv_unrepairable_memory), sizeof(nvmlUnrepairableMemoryStatus_v1_t));
 SAME(GVNV_STRUCT_VERSION(gvnv_margin_temperature, 1), nvmlMarginTemperature_v1);
 SAME(GVNV_STRUCT_VERSION(gvnv_fabric_info, 3), nvmlGpuFabricInfo_v3);

@@ -33,7 +33,11 @@ class Policy(Versioned):
                 ("kernel_min", C.c_char * 32), ("gemm_warn_fraction", C.c_double),
                 ("gemm_fail_fraction", C.c_double), ("gemm_min_tflops", C.c_double * 5),
                 ("copy_min_gbps", C.c_double), ("nccl_min_busbw_gbps", C.c_double),
-                ("xids", C.c_char * 128), ("busy", C.c_int32), ("reserved", C.c_int32)]
+                ("xids", C.c_char * 128), ("busy", C.c_int32), ("reserved", C.c_int32),
+                ("ecc_correctable_warn", C.c_double), ("pcie_replay_warn_per_min", C.c_double),
+                ("aer_correctable_warn", C.c_double), ("nvlink_crc_warn", C.c_double),
+                ("clock_event_warn_s", C.c_double), ("temp_margin_warn_c", C.c_double),
+                ("retired_pages_fail", C.c_int32), ("reserved1", C.c_int32)]
 
     def __init__(self, **kw):
         super().__init__(**kw)
