@@ -16,14 +16,10 @@
 #define TEMP_MARGIN_WARN_C 5.0
 #define RETIRED_PAGES_FAIL 60 /* NVIDIA's page-retirement replacement criterion */
 
-static double threshold(const gv_facts *f, size_t offset, double fallback)
-{
-    if (!f->policy)
-        return fallback;
-    double v = *(const double *)((const char *)f->policy + offset);
-    return v > 0 ? v : fallback;
-}
-#define POLICY(f, field, fallback) threshold(f, offsetof(gv_policy, field), fallback)
+/* A threshold of the policy when it sets one (> 0), else the default; and where it came from. */
+#define POLICY_SET(f, field) ((f)->policy && (f)->policy->field > 0)
+#define POLICY(f, field, fallback) (POLICY_SET(f, field) ? (f)->policy->field : (fallback))
+#define SOURCE(f, field, fallback) (POLICY_SET(f, field) ? "policy" : (fallback))
 
 /* "12", or "–" when unknown. */
 static const char *n(long long v, char *buf, size_t cap)
@@ -182,8 +178,7 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
 
 void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
 {
-    int fail_at = f->policy && f->policy->retired_pages_fail > 0 ? f->policy->retired_pages_fail
-                                                                 : RETIRED_PAGES_FAIL;
+    int fail_at = POLICY(f, retired_pages_fail, RETIRED_PAGES_FAIL);
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
@@ -220,8 +215,7 @@ void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
         }
         gv_result_measured(c, (double)(total < 0 ? 0 : total), "pages", "%lld retired",
                            total < 0 ? 0 : total);
-        gv_result_expected(c, f->policy && f->policy->retired_pages_fail > 0 ? "policy" : "NVIDIA",
-                           "< %d pages", fail_at);
+        gv_result_expected(c, SOURCE(f, retired_pages_fail, "NVIDIA"), "< %d pages", fail_at);
     }
 }
 
@@ -342,8 +336,7 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
         }
         gv_result_measured(c, (double)(h->pcie_replays < 0 ? 0 : h->pcie_replays), "replays",
                            "%s replays", n(h->pcie_replays, b[0], 24));
-        gv_result_expected(c,
-                           f->policy && f->policy->pcie_replay_warn_per_min > 0 ? "policy" : "DCGM",
+        gv_result_expected(c, SOURCE(f, pcie_replay_warn_per_min, "DCGM"),
                            "<= %g replays per minute", per_min);
     }
 }
@@ -363,9 +356,9 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
         }
         const gv_health *h = &g->health;
         gv_nvlink_errors t = {GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN};
-        int worst_link = -1;
-        long long worst = 0;
-        const char *worst_what = "";
+        /* The link that retrained most, else the one past the policy's CRC count with most. */
+        int recovery_link = -1, crc_link = -1;
+        long long recoveries = 0, crcs = 0;
         for (int l = 0; l < g->nvlink_count; l++) {
             const gv_nvlink_errors *e = &h->nvlink[l];
             t.replay = sum(t.replay, e->replay);
@@ -374,11 +367,10 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
             t.crc_data = sum(t.crc_data, e->crc_data);
             t.ecc_data = sum(t.ecc_data, e->ecc_data);
             long long crc = sum(e->crc_flit, e->crc_data);
-            if (e->recovery > 0 && (worst_link < 0 || *worst_what != 'r' || e->recovery > worst)) {
-                worst_link = l, worst = e->recovery, worst_what = "recoveries";
-            } else if (crc_warn > 0 && crc >= crc_warn && *worst_what != 'r' && crc > worst) {
-                worst_link = l, worst = crc, worst_what = "CRC errors";
-            }
+            if (e->recovery > recoveries)
+                recovery_link = l, recoveries = e->recovery;
+            if (crc_warn > 0 && crc >= crc_warn && crc > crcs)
+                crc_link = l, crcs = crc;
         }
         char b[5][24], text[300];
         snprintf(text, sizeof text,
@@ -392,9 +384,11 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
                           "NVML gives no NVLink error counters for this GPU");
             continue;
         }
-        if (worst_link >= 0) {
+        if (recovery_link >= 0 || crc_link >= 0) {
             c = gv_report_add(r, "gpu.nvlink_errors", subject, GV_WARN, "NVLink %d: %lld %s; %s",
-                              worst_link, worst, worst_what, text);
+                              recovery_link >= 0 ? recovery_link : crc_link,
+                              recovery_link >= 0 ? recoveries : crcs,
+                              recovery_link >= 0 ? "recoveries" : "CRC errors", text);
             gv_result_remedy(c, "a link that retrains or corrupts flits: run the NCCL test "
                                 "(nccl.allreduce) and check the NVLink/NVSwitch board");
         } else {
@@ -423,14 +417,14 @@ void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r)
                   {"SW thermal slowdown", h->ce_sw_thermal_s, 1},
                   {"HW thermal slowdown", h->ce_hw_thermal_s, 1},
                   {"HW power brake", h->ce_hw_power_brake_s, 1}};
-        char text[320] = "time with clocks held back since the driver loaded:", one[64];
+        char list[288] = "", one[64];
         int known = 0, worst = -1;
         for (size_t k = 0; k < sizeof ev / sizeof *ev; k++) {
             if (ev[k].s < 0)
                 snprintf(one, sizeof one, " %s –", ev[k].name);
             else
                 snprintf(one, sizeof one, " %s %.1f s", ev[k].name, ev[k].s), known = 1;
-            gv_append(text, sizeof text, k ? "," : "", one);
+            gv_append(list, sizeof list, k ? "," : "", one);
             if (ev[k].judged && ev[k].s > warn_s && (worst < 0 || ev[k].s > ev[worst].s))
                 worst = (int)k;
         }
@@ -443,17 +437,16 @@ void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r)
         if (worst >= 0) {
             c = gv_report_add(r, "gpu.clock_events", subject, GV_WARN,
                               "%s held the clocks for %.1f s (over %g s);%s", ev[worst].name,
-                              ev[worst].s, warn_s,
-                              text + strlen("time with clocks held back "
-                                            "since the driver loaded:"));
+                              ev[worst].s, warn_s, list);
             gv_result_remedy(c, "check cooling (fans, inlet temperature, airflow) and the "
                                 "power supply; a board that brakes needs service");
         } else {
-            c = gv_report_add(r, "gpu.clock_events", subject, GV_PASS, "%s", text);
+            c = gv_report_add(r, "gpu.clock_events", subject, GV_PASS,
+                              "time with clocks held back since the driver loaded:%s", list);
         }
         gv_result_measured(c, worst >= 0 ? ev[worst].s : 0, "s", "%.1f s",
                            worst >= 0 ? ev[worst].s : 0);
-        gv_result_expected(c, f->policy && f->policy->clock_event_warn_s > 0 ? "policy" : "default",
+        gv_result_expected(c, SOURCE(f, clock_event_warn_s, "default"),
                            "<= %g s of thermal or power-brake slowdown", warn_s);
     }
 }
@@ -501,8 +494,8 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, "gpu.temperature", subject, GV_PASS, "%s", text);
         }
         gv_result_measured(c, h->margin_c, "C", "%d C below T.Limit", h->margin_c);
-        gv_result_expected(c, f->policy && f->policy->temp_margin_warn_c > 0 ? "policy" : "default",
-                           ">= %g C below T.Limit", warn_c);
+        gv_result_expected(c, SOURCE(f, temp_margin_warn_c, "default"), ">= %g C below T.Limit",
+                           warn_c);
     }
 }
 

@@ -77,7 +77,7 @@ static double *health_threshold(gv_policy *p, const char *key)
 /* One line's key and value into p; a message in why when they are not acceptable. */
 static int apply(gv_policy *p, const char *key, const char *value, char *why, size_t cap)
 {
-    double d;
+    double d, *threshold;
     if (!strcmp(key, "gpu_count")) {
         if (number(value, 0, 4096, &d) || d != floor(d))
             return snprintf(why, cap, "gpu_count wants a whole number 0..4096"), -1;
@@ -128,10 +128,10 @@ static int apply(gv_policy *p, const char *key, const char *value, char *why, si
         if (rule < 0)
             return snprintf(why, cap, "busy wants skip, warn, fail or ignore"), -1;
         p->busy = rule;
-    } else if (health_threshold(p, key)) {
+    } else if ((threshold = health_threshold(p, key))) {
         if (number(value, 0, 1e12, &d))
             return snprintf(why, cap, "%s wants a number >= 0", key), -1;
-        *health_threshold(p, key) = d;
+        *threshold = d;
     } else if (!strcmp(key, "retired_pages_fail")) {
         if (number(value, 0, 1e6, &d) || d != floor(d))
             return snprintf(why, cap, "retired_pages_fail wants a whole number of pages"), -1;

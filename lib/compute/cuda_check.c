@@ -86,6 +86,13 @@ static gv_status vram_pass(gv_session *s, uint64_t bytes, uint64_t seed, uint64_
     return rc == GVCU_SUCCESS ? GV_OK : gv_session_fail(s, err, step, rc);
 }
 
+/* Free device memory now (cuMemGetInfo); 0 when it cannot be read. */
+static size_t free_now(gv_session *s)
+{
+    size_t free_b = 0, total_b = 0;
+    return s->cu->cuMemGetInfo(&free_b, &total_b) == GVCU_SUCCESS ? free_b : 0;
+}
+
 /* The large test's size: the options' bytes, else their fraction of `free_bytes`, in whole
  * 2 MiB pages. */
 static uint64_t large_size(const gv_cuda_opts *o, uint64_t free_bytes)
@@ -105,10 +112,10 @@ static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
     if (st != GV_OK)
         return st;
     if (oom) {
-        size_t free_now = 0, total_now = 0;
+        size_t left = free_now(s);
         char now[48] = "";
-        if (s->cu->cuMemGetInfo(&free_now, &total_now) == GVCU_SUCCESS)
-            snprintf(now, sizeof now, ", %.2f GiB now", free_now / GIB);
+        if (left)
+            snprintf(now, sizeof now, ", %.2f GiB now", left / GIB);
         r->alloc_verdict = GV_FAIL;
         snprintf(r->alloc_message, sizeof r->alloc_message,
                  "the quick %.0f MiB allocation failed: out of memory (%.2f GiB free of %.2f GiB "
@@ -124,16 +131,15 @@ static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
      * together, a job starting): the test is repeated once at the share of what is free now,
      * so a shared GPU is still tested and not blamed. */
     char shrunk[128] = "";
-    size_t free_now = 0, total_now = 0;
-    if (oom && !o->alloc_bytes && s->cu->cuMemGetInfo(&free_now, &total_now) == GVCU_SUCCESS &&
-        free_now < want && free_now >= r->alloc_quick_bytes) {
-        want = r->alloc_bytes = large_size(o, free_now);
+    size_t left = oom && !o->alloc_bytes ? free_now(s) : 0;
+    if (left < want && left >= r->alloc_quick_bytes) {
+        want = r->alloc_bytes = large_size(o, left);
         if ((st = vram_pass(s, want, 0xfeedface, &bad, &oom, err)) != GV_OK)
             return st;
         snprintf(shrunk, sizeof shrunk,
                  "; free memory fell from %.2f to %.2f GiB during the test (another process "
                  "allocated it)",
-                 r->memory_free / GIB, free_now / GIB);
+                 r->memory_free / GIB, left / GIB);
     }
     r->alloc_errors = bad;
     if (oom) {
