@@ -8,7 +8,9 @@ median of 9; D2D counts read + write. Prints one JSON object."""
 import json, statistics, sys, time
 import torch
 
-SIZE = int(sys.argv[1]) if len(sys.argv) > 1 else 8192
+# "copies": the copies alone (bench/run_memtest.sh); otherwise the GEMM size.
+ONLY_COPIES = sys.argv[1:2] == ["copies"]
+SIZE = int(sys.argv[1]) if len(sys.argv) > 1 and not ONLY_COPIES else 8192
 dev = torch.device("cuda:0")
 
 
@@ -81,6 +83,6 @@ result = {"torch": torch.__version__, "cuda": torch.version.cuda,
           "cublas": getattr(torch.backends.cuda, "preferred_blas_library", lambda: "?")().name
           if hasattr(torch.backends.cuda, "preferred_blas_library") else "?",
           "gpu": torch.cuda.get_device_name(0), "size": SIZE,
-          "gemm": [gemm(d) for d in ("fp32", "tf32", "fp16", "bf16", "fp8")],
+          "gemm": [] if ONLY_COPIES else [gemm(d) for d in ("fp32", "tf32", "fp16", "bf16", "fp8")],
           "copy": copies()}
 print(json.dumps(result))

@@ -80,6 +80,79 @@ typedef struct gv_cuda_result {
 GV_API gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts,
                                gv_cuda_result *out);
 
+/* ---- gv_mem_test: VRAM test over most of the free memory ------------------------------- */
+
+/* Allocates `fraction` of the free memory in chunks and runs, per round, on the GPU: own
+ * address and its complement (every address line), moving inversions of a walking one/zero
+ * and of seeded random words, up and down the address range; every word is read back and
+ * compared on the device. The DRAM ECC counters are read before and after. */
+typedef struct gv_memtest_opts {
+    uint32_t struct_size;
+    uint32_t flags;       /* reserved, must be 0 */
+    double fraction;      /* of free memory, default 0.92, (0, 0.99] */
+    uint64_t chunk_bytes; /* allocation size, default 1 GiB: 2 MiB .. 64 GiB */
+    uint32_t rounds;      /* default 1 (1..100000); each round shifts the patterns */
+    uint32_t reserved0;
+    double duration_s; /* > 0: further rounds while this much time has not passed */
+    uint64_t seed;     /* of the random and walking patterns */
+} gv_memtest_opts;
+
+#ifdef __cplusplus
+#define GV_MEMTEST_OPTS_INIT                                                                       \
+    {                                                                                              \
+        sizeof(gv_memtest_opts), 0, 0.92, 1ull << 30, 1, 0, 0.0, 0x6d656d74657374ull               \
+    }
+#else
+#define GV_MEMTEST_OPTS_INIT                                                                       \
+    {                                                                                              \
+        .struct_size = sizeof(gv_memtest_opts), .fraction = 0.92, .chunk_bytes = 1ull << 30,       \
+        .rounds = 1, .seed = 0x6d656d74657374ull                                                   \
+    }
+#endif
+
+/* A word that read back wrong. */
+typedef struct gv_memtest_error {
+    uint64_t address;  /* device address of the 8-byte word */
+    uint64_t offset;   /* byte offset in the tested memory (the chunks in allocation order) */
+    uint64_t expected; /* what was written */
+    uint64_t read;     /* what came back */
+    uint32_t round;    /* 1-based */
+    uint32_t reserved0;
+    char step[48]; /* the pass that read it: "random complement, descending" */
+} gv_memtest_error;
+
+#define GV_MEMTEST_MAX_ERRORS 8
+
+typedef struct gv_memtest_result {
+    uint32_t struct_size;
+    int32_t verdict; /* FAIL: a word read back wrong, or uncorrected ECC errors during the test;
+                        WARN: corrected ECC errors during the test */
+    int32_t cuda_index;
+    uint32_t rounds; /* completed */
+    char name[96];
+    char pci_bus_id[32];
+    char message[512];
+    uint64_t memory_total; /* cuMemGetInfo before the test, bytes */
+    uint64_t memory_free;
+    uint64_t bytes_tested; /* allocated and tested */
+    uint32_t chunks;
+    uint32_t steps;         /* kernel passes over the memory per round */
+    double seconds;         /* on the GPU, all rounds */
+    double gbps;            /* bytes read + written per second on the GPU */
+    uint64_t errors;        /* words read back wrong, all rounds */
+    uint32_t errors_logged; /* entries of first_errors filled */
+    uint32_t reserved1;
+    gv_memtest_error first_errors[GV_MEMTEST_MAX_ERRORS];
+    /* DRAM ECC counters (NVML volatile) before and after; -1 unknown. */
+    int64_t ecc_corrected_before, ecc_corrected_after;
+    int64_t ecc_uncorrected_before, ecc_uncorrected_after;
+} gv_memtest_result;
+
+#define GV_MEMTEST_RESULT_INIT GV_STRUCT_INIT(gv_memtest_result)
+
+GV_API gv_status gv_mem_test(gv_ctx *ctx, uint32_t gpu, const gv_memtest_opts *opts,
+                             gv_memtest_result *out);
+
 /* ---- gv_gemm_bench: cuBLASLt tensor-core GEMM ------------------------------------------ */
 
 /* GEMM data types: inputs, and (FP32 accumulate) outputs of the same type, BF16 for FP8. */

@@ -15,8 +15,7 @@
 #include "core/util.h"
 #include "gpuverify/gv_policy.h"
 
-/* The CUDA ordinals to test, with their inventory subjects. */
-static const gv_gpu_record *record_of_ordinal(const gv_facts *f, int ordinal)
+const gv_gpu_record *gv_active_gpu_record(const gv_facts *f, int ordinal)
 {
     for (size_t i = 0; i < f->gpu_count; i++)
         if (f->gpus[i].gpu.cuda_index == ordinal)
@@ -24,17 +23,16 @@ static const gv_gpu_record *record_of_ordinal(const gv_facts *f, int ordinal)
     return NULL;
 }
 
-/* Other processes on the GPU of this ordinal now, added to b. */
-static void sample_busy(gv_active_run *run, int ordinal, gv_busy *b)
+void gv_active_sample_busy(gv_active_run *run, int ordinal, gv_busy *b)
 {
-    const gv_gpu_record *g = record_of_ordinal(run->facts, ordinal);
+    const gv_gpu_record *g = gv_active_gpu_record(run->facts, ordinal);
     if (g)
         gv_busy_sample(run->ctx, g, b);
 }
 
-static void subject_of(const gv_facts *f, int ordinal, char *out, size_t cap)
+void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap)
 {
-    const gv_gpu_record *g = record_of_ordinal(f, ordinal);
+    const gv_gpu_record *g = gv_active_gpu_record(f, ordinal);
     if (g)
         gv_gpu_subject(g, out, cap);
     else
@@ -49,8 +47,7 @@ void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const 
             gv_report_add(run->report, ids[i], subject, verdict, "%s", why);
 }
 
-/* When CUDA has no device, each selected ID gets one row saying why. */
-static int no_devices(gv_active_run *run, const char *const *ids, size_t n)
+int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
 {
     const gv_facts *f = run->facts;
     if (f->cuda_count > 0)
@@ -96,7 +93,7 @@ void gv_active_compat(gv_active_run *run)
 void gv_active_cuda(gv_active_run *run)
 {
     static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy", "cuda.matmul"};
-    if (no_devices(run, ids, 4))
+    if (gv_active_no_devices(run, ids, 4))
         return;
     gv_cuda_opts o = GV_CUDA_OPTS_INIT; /* benchmark length: 256 MiB, 5 samples of 16 */
     if (!run->benchmark) {
@@ -115,10 +112,10 @@ void gv_active_cuda(gv_active_run *run)
         if (!gv_active_gpu_chosen(run, gpu))
             continue;
         char subject[48];
-        subject_of(run->facts, gpu, subject, sizeof subject);
+        gv_active_subject(run->facts, gpu, subject, sizeof subject);
         gv_progress_begin(run->ctx, "cuda.init", subject);
         gv_busy busy = {0};
-        sample_busy(run, gpu, &busy);
+        gv_active_sample_busy(run, gpu, &busy);
         gv_cuda_result r = GV_CUDA_RESULT_INIT;
         /* One context for the group's tests on this GPU: retained here, so creating it is
          * timed here and added to what gv_cuda_check measured (then next to nothing). */
@@ -142,7 +139,7 @@ void gv_active_cuda(gv_active_run *run)
             gv_progress_begin(run->ctx, "cuda.matmul", subject);
             ms = gv_matmul_check(run->ctx, (uint32_t)gpu, n, &m);
         }
-        sample_busy(run, gpu, &busy);
+        gv_active_sample_busy(run, gpu, &busy);
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
         int context_ok = r.context_s > 0 && r.memory_total > 0;
         if (context_ok) { /* the context's creation happened in the retain above */
@@ -164,7 +161,7 @@ void gv_active_cuda(gv_active_run *run)
             if (r.alloc_verdict == GV_FAIL && r.alloc_errors)
                 gv_result_remedy(c, "check ECC error counters (nvidia-smi -q -d ECC) and row "
                                     "remapping; drain the node and reset or replace the GPU");
-            const gv_gpu_record *g = record_of_ordinal(run->facts, gpu);
+            const gv_gpu_record *g = gv_active_gpu_record(run->facts, gpu);
             long long held = g ? gv_busy_bytes(&busy, g->gpu.index) : 0;
             if (c && held > 0) {
                 size_t len = strlen(c->message);
@@ -215,7 +212,7 @@ void gv_active_gemm(gv_active_run *run)
 {
     static const char *const ids[] = {"gemm.fp32", "gemm.tf32", "gemm.fp16", "gemm.bf16",
                                       "gemm.fp8"};
-    if (no_devices(run, ids, 5))
+    if (gv_active_no_devices(run, ids, 5))
         return;
     const gv_policy *p = run->policy;
     int fractions_by_policy = p && (p->gemm_warn_fraction > 0 || p->gemm_fail_fraction > 0);
@@ -223,7 +220,7 @@ void gv_active_gemm(gv_active_run *run)
         if (!gv_active_gpu_chosen(run, gpu))
             continue;
         char subject[48];
-        subject_of(run->facts, gpu, subject, sizeof subject);
+        gv_active_subject(run->facts, gpu, subject, sizeof subject);
         for (int dtype = GV_DTYPE_FP32; dtype <= GV_DTYPE_FP8_E4M3; dtype++) {
             if (!gv_active_selected(run, ids[dtype]))
                 continue;
@@ -248,9 +245,9 @@ void gv_active_gemm(gv_active_run *run)
             gv_gemm_result r = GV_GEMM_RESULT_INIT;
             gv_progress_begin(run->ctx, ids[dtype], subject);
             gv_busy busy = {0};
-            sample_busy(run, gpu, &busy);
+            gv_active_sample_busy(run, gpu, &busy);
             gv_status bench = gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r);
-            sample_busy(run, gpu, &busy);
+            gv_active_sample_busy(run, gpu, &busy);
             if (bench != GV_OK) {
                 gv_report_add(run->report, ids[dtype], subject, GV_ERROR, "%s",
                               gv_ctx_last_error(run->ctx));
@@ -295,7 +292,7 @@ void gv_active_cudnn(gv_active_run *run)
             gv_result_measured(res, NAN, "", "%s", c.version);
         return;
     }
-    if (no_devices(run, ids, 2))
+    if (gv_active_no_devices(run, ids, 2))
         return;
     /* cuDNN is the same library for every GPU: the first chosen one answers for the node. */
     int gpu = 0;
@@ -303,7 +300,7 @@ void gv_active_cudnn(gv_active_run *run)
         gpu++;
     gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
     char subject[48];
-    subject_of(run->facts, gpu, subject, sizeof subject);
+    gv_active_subject(run->facts, gpu, subject, sizeof subject);
     gv_progress_begin(run->ctx, "cudnn.conv", subject);
     if (gv_cudnn_check(run->ctx, (uint32_t)gpu, &r) != GV_OK) {
         gv_active_rows(run, ids, 2, subject, GV_ERROR, gv_ctx_last_error(run->ctx));

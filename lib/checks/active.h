@@ -8,6 +8,8 @@
 #include "gpuverify/gv_report.h"
 #include "report/report.h"
 
+struct gv_busy;
+
 typedef struct gv_active_run {
     gv_ctx *ctx;
     const gv_facts *facts;
@@ -37,6 +39,14 @@ int gv_active_gpu_chosen(const gv_active_run *run, int ordinal);
 
 /* Whether the run selected this check ID. */
 int gv_active_selected(const gv_active_run *run, const char *id);
+/* The inventory record of a CUDA ordinal; NULL when the inventory lacks it. */
+const gv_gpu_record *gv_active_gpu_record(const gv_facts *f, int ordinal);
+/* "gpu0 (0000:18:00.0)", or "cuda3" for an ordinal the inventory lacks. */
+void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap);
+/* Other processes on the GPU of this ordinal now, added to b. */
+void gv_active_sample_busy(gv_active_run *run, int ordinal, struct gv_busy *b);
+/* When CUDA has no device, each selected ID gets one row saying why; 1 then. */
+int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n);
 /* One row per selected ID of a group that could not run, all with the same verdict and text. */
 void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
                     int verdict, const char *why);
@@ -45,6 +55,7 @@ void gv_active_compat(gv_active_run *run);    /* driver.compat */
 void gv_active_cuda(gv_active_run *run);      /* cuda.init, cuda.alloc, cuda.copy */
 void gv_active_gemm(gv_active_run *run);      /* gemm.fp32 .. gemm.fp8 */
 void gv_active_cudnn(gv_active_run *run);     /* cudnn.version, cudnn.conv */
+void gv_active_memtest(gv_active_run *run);   /* mem.test (mem.c) */
 void gv_active_nccl(gv_active_run *run);      /* nccl.version, nccl.allreduce (nccl.c) */
 void gv_active_topo(gv_active_run *run);      /* topo.numa, topo.gpu_nic (topo.c) */
 void gv_active_rdma(gv_active_run *run);      /* rdma.* (rdma.c) */

@@ -68,6 +68,9 @@ const gv_check_def gv_checks[] = {
     {"cuda.alloc", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
     {"cuda.copy", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
     {"cuda.matmul", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
+    /* Nearly all free memory walked 16 times: about a second on an H200, far longer on the
+     * slowest memory, hence four times the unit. */
+    {"mem.test", NULL, gv_active_memtest, 1, GV_NEEDS_GPU, 4},
     {"gemm.fp32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
     {"gemm.tf32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
     {"gemm.fp16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},

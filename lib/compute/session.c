@@ -68,6 +68,7 @@ static gv_status load_kernels(gv_session *s, gv_errbuf *err)
         {"gv_check_collective", offsetof(gv_session, check_collective)},
         {"gv_matmul_f16", offsetof(gv_session, matmul_f16)},
         {"gv_matmul_f32", offsetof(gv_session, matmul_f32)},
+        {"gv_mem_step", offsetof(gv_session, mem_step)},
     };
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
         gvcu_function *f = (gvcu_function *)((char *)s + fns[i].offset);
@@ -225,6 +226,13 @@ int gv_session_check_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, ui
 {
     void *params[] = {&p, &words, &seed, &errors};
     return launch(s, s->check_pattern, s->stream, grid_for(s, words), 256, params);
+}
+
+int gv_session_mem_step(gv_session *s, gvcu_deviceptr p, uint64_t pairs, int expect, int write,
+                        uint64_t seed, int descending, gvcu_deviceptr log)
+{
+    void *params[] = {&p, &pairs, &expect, &write, &seed, &descending, &log};
+    return launch(s, s->mem_step, s->stream, grid_for(s, pairs), 256, params);
 }
 
 int gv_session_fill_random(gv_session *s, gvcu_deviceptr p, uint64_t count, int kind, uint64_t seed)

@@ -40,6 +40,23 @@ int gv_telemetry_link(gv_ctx *ctx, const char *bus_id, gv_link_state *out)
     return 0;
 }
 
+void gv_telemetry_dram_ecc(gv_ctx *ctx, const char *bus_id, long long *corrected,
+                           long long *uncorrected)
+{
+    *corrected = *uncorrected = -1;
+    const struct gv_nvml_api *nv = NULL;
+    gvnv_device dev = device_of(ctx, bus_id, &nv);
+    if (!dev || !nv->device_get_memory_error_counter)
+        return;
+    unsigned long long n;
+    if (nv->device_get_memory_error_counter(dev, GVNV_MEMORY_ERROR_CORRECTED, GVNV_VOLATILE_ECC,
+                                            GVNV_MEMORY_LOCATION_DRAM, &n) == GVNV_SUCCESS)
+        *corrected = (long long)n;
+    if (nv->device_get_memory_error_counter(dev, GVNV_MEMORY_ERROR_UNCORRECTED, GVNV_VOLATILE_ECC,
+                                            GVNV_MEMORY_LOCATION_DRAM, &n) == GVNV_SUCCESS)
+        *uncorrected = (long long)n;
+}
+
 double gv_pcie_raw_gbps(int gen, int width)
 {
     /* GB/s per lane after line coding: 8b/10b to Gen2, 128b/130b Gen3-5, FLIT Gen6. */

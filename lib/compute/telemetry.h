@@ -16,6 +16,10 @@ typedef struct gv_link_state {
 
 /* NVML's view of the link of the GPU at bus_id; 0 when NVML answered. */
 int gv_telemetry_link(gv_ctx *ctx, const char *bus_id, gv_link_state *out);
+/* The GPU's DRAM ECC counters since the last reset (NVML volatile): corrected and uncorrected,
+ * -1 each when NVML cannot give it. */
+void gv_telemetry_dram_ecc(gv_ctx *ctx, const char *bus_id, long long *corrected,
+                           long long *uncorrected);
 /* PCIe raw rate per direction, GB/s, of gen x width (Gen5 x16 = 63.0); 0 unknown. */
 double gv_pcie_raw_gbps(int gen, int width);
 /* PCIe generation of a link speed in GT/s (32.0 -> 5); 0 unknown. */

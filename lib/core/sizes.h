@@ -16,6 +16,9 @@
 
 #define GV_CUDA_OPTS_SIZE_V1 (offsetof(gv_cuda_opts, copies_per_sample) + sizeof(uint32_t))
 #define GV_CUDA_RESULT_SIZE_V1 (offsetof(gv_cuda_result, copy_message) + 256)
+#define GV_MEMTEST_OPTS_SIZE_V1 (offsetof(gv_memtest_opts, seed) + sizeof(uint64_t))
+#define GV_MEMTEST_RESULT_SIZE_V1                                                                  \
+    (offsetof(gv_memtest_result, ecc_uncorrected_after) + sizeof(int64_t))
 #define GV_GEMM_OPTS_SIZE_V1 (offsetof(gv_gemm_opts, seed) + sizeof(uint64_t))
 #define GV_GEMM_RESULT_SIZE_V1 (offsetof(gv_gemm_result, gemms_per_batch) + sizeof(uint32_t))
 #define GV_CUDNN_RESULT_SIZE_V1 (offsetof(gv_cudnn_result, fp16_worst) + sizeof(double))

@@ -18,6 +18,8 @@ static const struct {
     {"gv_gemm_result", sizeof(gv_gemm_result)},
     {"gv_gpu", sizeof(gv_gpu)},
     {"gv_library_info", sizeof(gv_library_info)},
+    {"gv_memtest_opts", sizeof(gv_memtest_opts)},
+    {"gv_memtest_result", sizeof(gv_memtest_result)},
     {"gv_nccl_id", sizeof(gv_nccl_id)},
     {"gv_nccl_opts", sizeof(gv_nccl_opts)},
     {"gv_nccl_result", sizeof(gv_nccl_result)},

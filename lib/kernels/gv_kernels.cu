@@ -23,6 +23,48 @@ extern "C" __global__ void gv_check_pattern(const gv_u64 *p, gv_u64 n, gv_u64 se
         atomicAdd(errors, bad);
 }
 
+// Records a word that read back wrong: counted in log[0], and the first GV_MEM_LOG kept in full
+// (address, expected, read) from log[1] on.
+__device__ __forceinline__ void gv_mem_record(gv_u64 *log, gv_u64 addr, gv_u64 want, gv_u64 got)
+{
+    gv_u64 k = atomicAdd(log, 1ull);
+    if (k < GV_MEM_LOG) {
+        log[1 + 3 * k] = addr;
+        log[2 + 3 * k] = want;
+        log[3 + 3 * k] = got;
+    }
+}
+
+// One step of the memory test over the n 16-byte pairs of words at p, in address order or from
+// the top (descending): where `expect` names a pattern (GV_MEM_*), each word is compared with it
+// and a mismatch recorded; where `write` names one, the word is then written with it. At most
+// one read and one write per word, in 16-byte accesses, so that a step runs at DRAM speed.
+extern "C" __global__ void gv_mem_step(gv_u64 *p, gv_u64 n, int expect, int write, gv_u64 seed,
+                                       int descending, gv_u64 *log)
+{
+    for (gv_u64 i = blockIdx.x * (gv_u64)blockDim.x + threadIdx.x; i < n;
+         i += (gv_u64)gridDim.x * blockDim.x) {
+        ulonglong2 *q = (ulonglong2 *)p + (descending ? n - 1 - i : i);
+        gv_u64 a = (gv_u64)q;
+        ulonglong2 want = make_ulonglong2(0, 0);
+        if (expect) {
+            ulonglong2 got = *q;
+            want = make_ulonglong2(gv_mem_word(expect, seed, a), gv_mem_word(expect, seed, a + 8));
+            if (got.x != want.x)
+                gv_mem_record(log, a, want.x, got.x);
+            if (got.y != want.y)
+                gv_mem_record(log, a + 8, want.y, got.y);
+        }
+        if (write) {
+            // A moving inversion writes the complement of what it read: no second pattern.
+            if (expect && (expect ^ write) == GV_MEM_INVERT)
+                *q = make_ulonglong2(~want.x, ~want.y);
+            else
+                *q = make_ulonglong2(gv_mem_word(write, seed, a), gv_mem_word(write, seed, a + 8));
+        }
+    }
+}
+
 // Fills n elements of the given encoding (GV_BITS_*) with gv_random_bits(kind, seed, i).
 extern "C" __global__ void gv_fill_random(void *p, gv_u64 n, int kind, gv_u64 seed)
 {

@@ -97,4 +97,31 @@ GV_HD float gv_collective_expected(int coll, gv_u64 seed, gv_u32 nranks, gv_u32 
     }
 }
 
+/* The memory test's patterns (gv_mem_step), each a function of the word's device address so
+ * that every chunk of memory gets its own values and the host can recompute any of them. */
+#define GV_MEM_NONE 0      /* as `expect`: not read; as `write`: not written */
+#define GV_MEM_ADDRESS 1   /* the word's own address: words differing in any address bit differ */
+#define GV_MEM_WALK 2      /* one bit set, walking one position per word (inverted: walking 0) */
+#define GV_MEM_RANDOM 3    /* a random word from the seed */
+#define GV_MEM_INVERT 0x10 /* the bitwise complement of the pattern */
+#define GV_MEM_LOG 8       /* mismatches recorded in full (address, expected, read) */
+
+GV_HD gv_u64 gv_mem_word(int pattern, gv_u64 seed, gv_u64 addr)
+{
+    gv_u64 w;
+    switch (pattern & 0xf) {
+    case GV_MEM_ADDRESS:
+        w = addr;
+        break;
+    case GV_MEM_WALK:
+        w = 1ull << ((addr / 8 + seed) & 63u);
+        break;
+    default: /* one multiply: the test must run at DRAM speed, so no costlier mixer */
+        w = (addr ^ seed) * 0x9e3779b97f4a7c15ull;
+        w ^= w >> 29;
+        break;
+    }
+    return pattern & GV_MEM_INVERT ? ~w : w;
+}
+
 #endif

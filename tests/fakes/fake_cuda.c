@@ -512,8 +512,46 @@ static gvcu_result fake_cuEventDestroy(gvcu_event event)
 
 /* The kernels of lib/kernels/gv_kernels.cu, by name, on the host. */
 static const char *const kernel_names[] = {
-    "gv_fill_pattern",    "gv_check_pattern",    "gv_fill_random", "gv_gate",
-    "gv_fill_collective", "gv_check_collective", "gv_matmul_f16",  "gv_matmul_f32"};
+    "gv_fill_pattern",     "gv_check_pattern", "gv_fill_random", "gv_gate",    "gv_fill_collective",
+    "gv_check_collective", "gv_matmul_f16",    "gv_matmul_f32",  "gv_mem_step"};
+
+static long long ecc_added[FAKE_MAX_GPUS][2];
+
+long long fake_cuda_ecc_added(int index, int uncorrected)
+{
+    return index >= 0 && index < FAKE_MAX_GPUS
+               ? __atomic_load_n(&ecc_added[index][uncorrected != 0], __ATOMIC_RELAXED)
+               : 0;
+}
+
+/* gv_mem_step on the host, with the scenario's stuck bit and ECC errors. */
+static void mem_step(const fake_gpu *g, void **params)
+{
+    uint64_t *p = (uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+    uint64_t words = *(uint64_t *)params[1] * 2, seed = *(uint64_t *)params[4];
+    int expect = *(int *)params[2], write = *(int *)params[3], down = *(int *)params[5];
+    uint64_t *log = (uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[6];
+    uint64_t stuck = g->mem_stuck >= 0 ? (uint64_t)g->mem_stuck / 8 : UINT64_MAX;
+    for (uint64_t i = 0; i < words; i++) {
+        uint64_t j = down ? words - 1 - i : i, a = (uint64_t)(uintptr_t)&p[j];
+        uint64_t got = p[j] | (j == stuck ? 1ull << (g->mem_stuck_bit & 63) : 0);
+        uint64_t want = gv_mem_word(expect, seed, a);
+        if (expect && got != want) {
+            uint64_t k = log[0]++;
+            if (k < GV_MEM_LOG) {
+                log[1 + 3 * k] = a;
+                log[2 + 3 * k] = want;
+                log[3 + 3 * k] = got;
+            }
+        }
+        if (write)
+            p[j] = gv_mem_word(write, seed, a);
+    }
+    int index = (int)(g - sc.gpus);
+    __atomic_store_n(&ecc_added[index][0], g->mem_ecc_cor, __ATOMIC_RELAXED);
+    __atomic_store_n(&ecc_added[index][1], g->mem_ecc_unc, __ATOMIC_RELAXED);
+    fake_cuda_advance((double)words * 8 * (!!expect + !!write) / (g->copy_gbps * 40 * 1e9));
+}
 
 static gvcu_result fake_cuModuleLoadData(gvcu_module *module, const void *image)
 {
@@ -632,6 +670,9 @@ static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid
         fake_cuda_advance(2.0 * m * n * k / (g->gemm_tflops * 1e12));
         return GVCU_SUCCESS;
     }
+    case 9: /* gv_mem_step(p, pairs, expect, write, seed, descending, log) */
+        mem_step(g, params);
+        return GVCU_SUCCESS;
     default:
         return GVCU_ERROR_INVALID_VALUE;
     }

@@ -19,4 +19,8 @@ __attribute__((visibility("default"))) void fake_cuda_hold_stream(gvcu_stream st
  * cuBLASLt and cuDNN fakes ask through libcuda, which holds the scenario. */
 __attribute__((visibility("default"))) int fake_cuda_fault(const char *point);
 
+/* ECC errors the memory test has caused so far on scenario GPU `index` (uncorrected = 1: those),
+ * which the fake NVML adds to its volatile DRAM counters. */
+__attribute__((visibility("default"))) long long fake_cuda_ecc_added(int index, int uncorrected);
+
 #endif

@@ -1,6 +1,7 @@
 /* A fake libnvidia-ml.so.1 for CI, built from lib/backends/nvml_api.def: every entry the
  * library resolves exists here under its newest exported name with the same signature,
  * answering from the scenario file. Test code only: never shipped. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -394,6 +395,19 @@ gvnv_return nvmlDeviceGetGraphicsRunningProcesses_v3(gvnv_device device, unsigne
     if (HEALTH(g, k) < 0)                                                                          \
         return GVNV_ERROR_NOT_SUPPORTED;
 
+/* What the fake libcuda's memory test added, when libcuda is loaded in this process (the
+ * library loads it privately, so it is found by name, never loaded here). */
+static long long ecc_added_by_memtest(int index, int uncorrected)
+{
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!cuda)
+        return 0;
+    long long (*added)(int, int) = (long long (*)(int, int))dlsym(cuda, "fake_cuda_ecc_added");
+    long long n = added ? added(index, uncorrected) : 0;
+    dlclose(cuda);
+    return n;
+}
+
 gvnv_return nvmlDeviceGetMemoryErrorCounter(gvnv_device device, int error_type, int counter_type,
                                             int location, unsigned long long *count)
 {
@@ -406,6 +420,9 @@ gvnv_return nvmlDeviceGetMemoryErrorCounter(gvnv_device device, int error_type, 
                 ? (counter_type == GVNV_VOLATILE_ECC ? FH_DRAM_COR_VOL : FH_DRAM_COR_AGG)
                 : (counter_type == GVNV_VOLATILE_ECC ? FH_DRAM_UNC_VOL : FH_DRAM_UNC_AGG);
     *count = (unsigned long long)g->health[k];
+    if (counter_type == GVNV_VOLATILE_ECC)
+        *count += (unsigned long long)ecc_added_by_memtest(
+            (int)(g - sc.gpus), error_type != GVNV_MEMORY_ERROR_CORRECTED);
     return GVNV_SUCCESS;
 }
 

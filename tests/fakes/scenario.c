@@ -152,6 +152,10 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->gemm_tflops = atof(v);
     else if (!strcmp(k, "gemm_corrupt"))
         g->gemm_corrupt = atoi(v);
+    else if (!strcmp(k, "mem_stuck"))
+        return sscanf(v, "%lli:%d", &g->mem_stuck, &g->mem_stuck_bit) == 2 ? 0 : -1;
+    else if (!strcmp(k, "mem_ecc"))
+        return sscanf(v, "%lld:%lld", &g->mem_ecc_cor, &g->mem_ecc_unc) == 2 ? 0 : -1;
     else if (!strcmp(k, "nvlinks"))
         g->nvlinks = atoi(v);
     else if (!strcmp(k, "nvlinks_down"))
@@ -282,6 +286,7 @@ static int gpu_line(fake_scenario *s, char *v)
     g->ecc = g->ecc_pending = -1; /* unsupported unless the scenario says */
     g->mig = g->mig_pending = -1;
     g->free_mib = 256;
+    g->mem_stuck = -1;
     g->copy_gbps = 50;
     g->gemm_tflops = 700;
     g->dmabuf = 1;

@@ -18,6 +18,10 @@
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
+ *   gpu = ...; mem_stuck=0x1000:5   (bit 5 of the word at byte offset 0x1000 of every buffer
+ *         the memory test walks reads as 1)
+ *   gpu = ...; mem_ecc=3:1   (the DRAM ECC counters rise by 3 corrected and 1 uncorrected
+ *         error while the memory test runs)
  *   fault = cuInit hang | cublasLtMatmul crash | cuDevicePrimaryCtxRetain error=2 |
  *           nvmlDeviceGetHandleByIndex hang gpu=3 | cuEventQuery hang  (one line each: the
  *           entry point, what it does there, optionally only for one GPU by index)
@@ -104,15 +108,18 @@ typedef struct fake_gpu {
     /* Another process allocates this much right after the first allocation that succeeds on
      * the GPU (a check started beside another one); cuMemGetInfo then shows less free. */
     unsigned long long taken_mib;
-    double copy_gbps;          /* default 50 */
-    double gemm_tflops;        /* default 700 */
-    int gemm_corrupt;          /* 1: every GEMM output is off by one */
-    int nvlinks, nvlinks_down; /* NVLinks the GPU has, how many of them are inactive */
-    char nvlink_peer[32];      /* "switch" (default) or the bus id of the GPU at the other end */
-    int utilization;           /* GPU utilization percent */
-    int dmabuf;                /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, default 1 */
-    int cuda_missing;          /* 1: NVML lists the GPU, CUDA does not enumerate it */
-    int proc_count;            /* other processes NVML lists on the GPU */
+    double copy_gbps;    /* default 50 */
+    double gemm_tflops;  /* default 700 */
+    int gemm_corrupt;    /* 1: every GEMM output is off by one */
+    long long mem_stuck; /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
+    int mem_stuck_bit;
+    long long mem_ecc_cor, mem_ecc_unc; /* ECC errors counted while the memory test runs */
+    int nvlinks, nvlinks_down;          /* NVLinks the GPU has, how many of them are inactive */
+    char nvlink_peer[32]; /* "switch" (default) or the bus id of the GPU at the other end */
+    int utilization;      /* GPU utilization percent */
+    int dmabuf;           /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, default 1 */
+    int cuda_missing;     /* 1: NVML lists the GPU, CUDA does not enumerate it */
+    int proc_count;       /* other processes NVML lists on the GPU */
     unsigned proc_pid[4];
     unsigned long long proc_mib[4];
     long long health[FH_COUNT];

@@ -98,6 +98,25 @@ CASES = {
     "memory_taken_busy": case("fault-memory-taken-busy", "cuda.init,cuda.alloc", [
         ("cuda.alloc", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=10),
+    # The memory test: a stuck bit found at its offset, ECC errors during the test, memory
+    # another process takes (tested as far as it goes), none at all.
+    "mem_stuck_bit": case("mem-stuck-bit", "mem.test", [
+        ("mem.test", "gpu0", "FAIL", "words read back wrong in 0.11 GiB; first at offset 0x12340 ")],
+        sysroot=None, wall=10),
+    "mem_ecc_corrected": case("mem-ecc-corrected", "mem.test", [
+        ("mem.test", "gpu0", "WARN", "DRAM ECC corrected errors rose during the test (corrected 0 -> 3")],
+        exit_code=0, sysroot=None, wall=10),
+    "mem_ecc_uncorrected": case("mem-ecc-uncorrected", "mem.test", [
+        ("mem.test", "gpu0", "FAIL", "uncorrected 0 -> 1")], sysroot=None, wall=10),
+    "mem_taken": case("fault-memory-taken", "mem.test", [
+        ("mem.test", "gpu0", "PASS", "every word read back right")],
+        exit_code=0, sysroot=None, wall=10),
+    "mem_taken_busy": case("fault-memory-taken-busy", "mem.test", [
+        ("mem.test", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
+        exit_code=0, sysroot=None, wall=10),
+    "mem_full": case("fault-memory-full", "mem.test", [
+        ("mem.test", "gpu0", "FAIL", "no memory to test: not one 2 MiB page could be allocated")],
+        sysroot=None, wall=10),
     # Health counters: each finding with its verdict and message, and the policy's thresholds.
     "health_memory": case("health-memory", "gpu.ecc_errors,gpu.row_remap,gpu.memory_repair", [
         ("gpu.ecc_errors", "gpu0", "FAIL", "2 uncorrectable ECC error(s) since the last reset"),

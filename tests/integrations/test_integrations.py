@@ -30,7 +30,7 @@ def main():
                        GV_FAKE_SCENARIO=scenario(name),
                        GPUVERIFY_GV_CHECK="%s --sysroot %s --library-dir %s" % (gv_check, root,
                                                                                 fakelib),
-                       GPUVERIFY_CHECKS="^cuda,^gemm,^cudnn,^nccl")
+                       GPUVERIFY_CHECKS="^cuda,^mem,^gemm,^cudnn,^nccl")
             rc = subprocess.run(["sh", script], env=env).returncode
             drained = open(record).read() if os.path.exists(record) else ""
             if rc != want:

@@ -20,7 +20,7 @@ except ImportError:
 
 # Active checks at sizes the fakes compute quickly; one H100 for the GPU work, eight for NCCL.
 SMALL = ["--gemm-size", "32", "--copy-mib", "1", "--nccl-kib", "64"]
-EIGHT_GPU_CHECKS = "^cuda,^gemm,^cudnn"
+EIGHT_GPU_CHECKS = "^cuda,^mem,^gemm,^cudnn"
 
 
 def cases(fixtures, fakelib, emptylib):

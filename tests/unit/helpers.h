@@ -20,7 +20,7 @@ const char *emptylib(void);
 gv_ctx *scenario_ctx(const char *sysroot, const char *scenario);
 /* Every check that judges facts only: the active ones (test_compute.c) need small sizes, the
  * topology ones a topology XML matching the sysroot (test_topology.c). */
-#define GV_TEST_PASSIVE_CHECKS "^cuda,^gemm,^cudnn,^driver.compat,^topo,^rdma,^gpudirect,^nccl"
+#define GV_TEST_PASSIVE_CHECKS "^cuda,^mem,^gemm,^cudnn,^driver.compat,^topo,^rdma,^gpudirect,^nccl"
 /* gv_run of the passive checks over that context; asserts GV_OK. */
 gv_report *run_scenario(const char *sysroot, const char *scenario);
 gv_report *run_scenario_policy(const char *sysroot, const char *scenario, const gv_policy *policy);

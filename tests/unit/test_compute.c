@@ -314,6 +314,98 @@ static void run_rows_for_every_active_check(void **state)
     gv_ctx_destroy(ctx);
 }
 
+static void memtest_covers_the_fraction_and_every_word(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_memtest_opts o = GV_MEMTEST_OPTS_INIT;
+    o.chunk_bytes = 16u << 20; /* 116 MiB in seven chunks and a smaller last one */
+    o.rounds = 2;
+    gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.memory_free, 128u << 20);
+    assert_int_equal(r.bytes_tested, 116u << 20); /* 92% of 128 MiB in whole 2 MiB pages */
+    assert_int_equal(r.chunks, 8);
+    assert_int_equal(r.rounds, 2);
+    assert_int_equal(r.steps, 9);
+    assert_int_equal(r.errors, 0);
+    /* Nine passes move 16 x the memory a round; the fake runs them at 40 x 50 GB/s. */
+    assert_true(fabs(r.gbps - 2000) < 20);
+    assert_int_equal(r.ecc_corrected_before, 0);
+    assert_int_equal(r.ecc_uncorrected_after, 0);
+    assert_non_null(strstr(r.message, "every word read back right"));
+    /* Everything was released. */
+    gv_cuda_opts co = GV_CUDA_OPTS_INIT;
+    co.flags = GV_CUDA_SKIP_COPY | GV_CUDA_SKIP_ALLOC;
+    gv_cuda_result cr = GV_CUDA_RESULT_INIT;
+    assert_int_equal(gv_cuda_check(ctx, 0, &co, &cr), GV_OK);
+    assert_int_equal(cr.memory_free, 128u << 20);
+    gv_ctx_destroy(ctx);
+}
+
+static void memtest_locates_a_stuck_bit(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "mem-stuck-bit");
+    gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
+    assert_int_equal(gv_mem_test(ctx, 0, NULL, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_int_equal(r.chunks, 1);
+    /* Bit 5 stuck at 1 shows wherever a pattern holds 0 there: the address complement, the
+     * walking one at this word (bit 5 is not its one), and one or both random passes. */
+    assert_true(r.errors >= 3 && r.errors <= 5);
+    assert_int_equal(r.errors_logged, r.errors);
+    for (uint32_t i = 0; i < r.errors_logged; i++) {
+        const gv_memtest_error *e = &r.first_errors[i];
+        assert_int_equal(e->offset, 0x12340);
+        assert_int_equal(e->expected ^ e->read, 1u << 5);
+        assert_int_equal(e->read & (1u << 5), 1u << 5);
+        assert_int_equal(e->round, 1);
+    }
+    assert_string_equal(r.first_errors[0].step, "address complement, descending");
+    assert_non_null(strstr(r.message, "first at offset 0x12340"));
+    gv_ctx_destroy(ctx);
+}
+
+static void memtest_refuses_bad_options(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
+    gv_memtest_opts o = GV_MEMTEST_OPTS_INIT;
+    o.fraction = 1.0;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "fraction"));
+    o = (gv_memtest_opts)GV_MEMTEST_OPTS_INIT;
+    o.fraction = NAN;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_memtest_opts)GV_MEMTEST_OPTS_INIT;
+    o.chunk_bytes = 4096;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_memtest_opts)GV_MEMTEST_OPTS_INIT;
+    o.rounds = 0;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_memtest_opts)GV_MEMTEST_OPTS_INIT;
+    o.duration_s = -1;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_memtest_opts)GV_MEMTEST_OPTS_INIT;
+    o.flags = 1;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_memtest_opts)GV_MEMTEST_OPTS_INIT;
+    o.struct_size = 8;
+    assert_int_equal(gv_mem_test(ctx, 0, &o, &r), GV_ERR_VERSION);
+    assert_int_equal(gv_mem_test(ctx, 4, NULL, &r), GV_ERR_NOT_FOUND);
+    assert_int_equal(gv_mem_test(ctx, 0, NULL, NULL), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_mem_test(NULL, 0, NULL, &r), GV_ERR_INVALID_ARG);
+    r.struct_size = 4;
+    assert_int_equal(gv_mem_test(ctx, 0, NULL, &r), GV_ERR_VERSION);
+    /* Nothing was written into a refused result. */
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.bytes_tested, 0);
+    gv_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +419,9 @@ int main(void)
         cmocka_unit_test(cuda_check_measures_and_verifies),
         cmocka_unit_test(cuda_check_slow_copies_fail_against_the_link),
         cmocka_unit_test(cuda_check_oversized_allocation_fails_cleanly),
+        cmocka_unit_test(memtest_covers_the_fraction_and_every_word),
+        cmocka_unit_test(memtest_locates_a_stuck_bit),
+        cmocka_unit_test(memtest_refuses_bad_options),
         cmocka_unit_test(cudnn_convolutions_match_the_host),
         cmocka_unit_test(cudnn_absent_is_a_skip_naming_the_file),
         cmocka_unit_test(bad_input_is_refused),

@@ -138,6 +138,36 @@ class CudaResult(Versioned):
                 ("memory_bw_gbps", C.c_double), ("copy_message", C.c_char * 256)]
 
 
+class MemtestOpts(Versioned):
+    c_name = "gv_memtest_opts"
+    _fields_ = [("struct_size", C.c_uint32), ("flags", C.c_uint32), ("fraction", C.c_double),
+                ("chunk_bytes", C.c_uint64), ("rounds", C.c_uint32), ("reserved0", C.c_uint32),
+                ("duration_s", C.c_double), ("seed", C.c_uint64)]
+
+    def __init__(self, **kw):  # GV_MEMTEST_OPTS_INIT
+        defaults = dict(fraction=0.92, chunk_bytes=1 << 30, rounds=1, seed=0x6d656d74657374)
+        super().__init__(**dict(defaults, **kw))
+
+
+class MemtestError(C.Structure):
+    _fields_ = [("address", C.c_uint64), ("offset", C.c_uint64), ("expected", C.c_uint64),
+                ("read", C.c_uint64), ("round", C.c_uint32), ("reserved0", C.c_uint32),
+                ("step", C.c_char * 48)]
+
+
+class MemtestResult(Versioned):
+    c_name = "gv_memtest_result"
+    _fields_ = [("struct_size", C.c_uint32), ("verdict", C.c_int32), ("cuda_index", C.c_int32),
+                ("rounds", C.c_uint32), ("name", C.c_char * 96), ("pci_bus_id", C.c_char * 32),
+                ("message", C.c_char * 512), ("memory_total", C.c_uint64),
+                ("memory_free", C.c_uint64), ("bytes_tested", C.c_uint64),
+                ("chunks", C.c_uint32), ("steps", C.c_uint32), ("seconds", C.c_double),
+                ("gbps", C.c_double), ("errors", C.c_uint64), ("errors_logged", C.c_uint32),
+                ("reserved1", C.c_uint32), ("first_errors", MemtestError * 8),
+                ("ecc_corrected_before", C.c_int64), ("ecc_corrected_after", C.c_int64),
+                ("ecc_uncorrected_before", C.c_int64), ("ecc_uncorrected_after", C.c_int64)]
+
+
 class GemmOpts(Versioned):
     c_name = "gv_gemm_opts"
     _fields_ = [("struct_size", C.c_uint32), ("flags", C.c_uint32), ("dtype", C.c_int32),
@@ -225,4 +255,4 @@ class NcclId(C.Structure):
 
 
 MIRRORS = [CtxOpts, Policy, RunOpts, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
-           CudaResult, GemmOpts, GemmResult, CudnnResult, NcclOpts, NcclSize, NcclResult, NcclId]
+           CudaResult, MemtestOpts, MemtestResult, GemmOpts, GemmResult, CudnnResult, NcclOpts, NcclSize, NcclResult, NcclId]

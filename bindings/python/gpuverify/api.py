@@ -122,7 +122,8 @@ class NcclResult(_Result):
 
 @dataclass
 class Outcome(_Result):
-    """cuda_check and cudnn_check: the verdict, the message and every field of the C struct."""
+    """cuda_check, mem_test and cudnn_check: the verdict, the message and every field of the C
+    struct."""
     verdict: str
     message: str
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
@@ -274,6 +275,17 @@ class Context:
         self._check(self._lib.gv_cuda_check(self._ctx, gpu, C.byref(o), C.byref(r)),
                     "gv_cuda_check")
         return Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r))
+
+    def mem_test(self, gpu: int = 0, **opts) -> Outcome:
+        """gv_mem_test: most of the free VRAM written and read back with our own kernels;
+        raw["first_errors"] locates the words that read back wrong."""
+        o = S.MemtestOpts(**opts)
+        r = S.MemtestResult()
+        self._check(self._lib.gv_mem_test(self._ctx, gpu, C.byref(o), C.byref(r)), "gv_mem_test")
+        details = _struct_dict(r)
+        details["first_errors"] = [_struct_dict(r.first_errors[i])
+                                   for i in range(r.errors_logged)]
+        return Outcome(verdict_name(r.verdict), text(r.message), details)
 
     def cudnn_check(self, gpu: int = 0) -> Outcome:
         r = S.CudnnResult()

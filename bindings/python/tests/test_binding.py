@@ -11,7 +11,7 @@ import pytest
 import gpuverify
 from gpuverify import _native, _structs
 
-PASSIVE = "^cuda,^gemm,^cudnn,^driver.compat,^nccl"
+PASSIVE = "^cuda,^mem,^gemm,^cudnn,^driver.compat,^nccl"
 HERE = os.path.join(os.path.dirname(__file__), "..")
 
 
@@ -108,6 +108,20 @@ def test_gemm_bench_measures_and_catches_corruption(node):
         node("h100-open", "h100x1-compute").gemm_bench(gpu=7, **fast)
     with pytest.raises(gpuverify.InvalidArgumentError):
         node("h100-open", "h100x1-compute").gemm_bench(dtype="int4")
+
+
+def test_mem_test_locates_a_stuck_bit(node):
+    good = node("h100-open", "h100x1-compute").mem_test(gpu=0, chunk_bytes=32 << 20)
+    assert good.verdict == "PASS"
+    assert good.raw["bytes_tested"] == 116 << 20 and good.raw["chunks"] == 4
+    bad = node("h100-open", "mem-stuck-bit").mem_test(gpu=0)
+    assert bad.verdict == "FAIL"
+    first = bad.raw["first_errors"]
+    assert first and all(e["offset"] == 0x12340 for e in first)
+    assert all(e["expected"] ^ e["read"] == 1 << 5 for e in first)
+    assert first[0]["step"] == "address complement, descending"
+    with pytest.raises(gpuverify.InvalidArgumentError):
+        node("h100-open", "h100x1-compute").mem_test(fraction=1.5)
 
 
 def test_nccl_bench_exact_and_deadline(node):

@@ -1,0 +1,49 @@
+/* mem.test: gv_mem_test on every chosen GPU, over most of its free memory. Not in the quick
+ * level: it takes nearly all the memory for a second or more, which a prolog must not. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "checks/active.h"
+#include "checks/busy.h"
+#include "core/context.h"
+#include "core/progress.h"
+#include "gpuverify/gv_compute.h"
+
+void gv_active_memtest(gv_active_run *run)
+{
+    static const char *const ids[] = {"mem.test"};
+    if (gv_active_no_devices(run, ids, 1))
+        return;
+    for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
+        if (!gv_active_gpu_chosen(run, gpu))
+            continue;
+        char subject[48];
+        gv_active_subject(run->facts, gpu, subject, sizeof subject);
+        gv_progress_begin(run->ctx, "mem.test", subject);
+        gv_busy busy = {0};
+        gv_active_sample_busy(run, gpu, &busy);
+        gv_memtest_opts o = GV_MEMTEST_OPTS_INIT;
+        gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
+        gv_status st = gv_mem_test(run->ctx, (uint32_t)gpu, &o, &r);
+        gv_active_sample_busy(run, gpu, &busy);
+        if (st != GV_OK) {
+            gv_report_add(run->report, "mem.test", subject, GV_ERROR, "%s",
+                          gv_ctx_last_error(run->ctx));
+            continue;
+        }
+        gv_check_result *c =
+            gv_report_add(run->report, "mem.test", subject, r.verdict, "%s", r.message);
+        gv_result_measured(c, (double)r.errors, "words", "%" PRIu64 " bad words in %.2f GiB",
+                           r.errors, r.bytes_tested / (1024.0 * 1024.0 * 1024.0));
+        int ecc_rose =
+            (r.ecc_corrected_before >= 0 && r.ecc_corrected_after > r.ecc_corrected_before) ||
+            (r.ecc_uncorrected_before >= 0 && r.ecc_uncorrected_after > r.ecc_uncorrected_before);
+        if (r.errors || ecc_rose)
+            gv_result_remedy(c, "drain the node; read row remapping and ECC (nvidia-smi -q -d "
+                                "ROW_REMAPPER,ECC), reset the GPU to apply pending remaps and "
+                                "replace it if words still read back wrong");
+        /* Memory others took is memory not tested, not a fault; wrong words and ECC errors
+         * during the test are the GPU's whatever the load. */
+        gv_busy_apply(&busy, run->policy, c, r.errors != 0 || ecc_rose);
+    }
+}
