@@ -145,6 +145,29 @@ static int print_npd(const gv_report *r)
 
 enum output { TABLE, JSON, PROMETHEUS, NPD };
 
+/* The progress line on a terminal: where the run is, how much of the budget it has spent, and
+ * the failures so far. Redrawn in place on stderr; cleared before the report is printed. */
+typedef struct progress {
+    unsigned failed;
+    char now[112];
+} progress;
+
+static void draw_progress(const gv_run_event *e, void *user)
+{
+    progress *p = user;
+    if (e->kind == GV_RUN_EVENT_STARTED)
+        snprintf(p->now, sizeof p->now, "%s %s", e->check, e->subject);
+    else if (e->result && (e->result->verdict == GV_FAIL || e->result->verdict == GV_ERROR))
+        p->failed++;
+    char failed[32] = "";
+    if (p->failed)
+        snprintf(failed, sizeof failed, ", %u failed", p->failed);
+    fprintf(stderr, "\r\033[K[%u/%u] %.1f s of %.0f s (%.0f%%)%s  %s", e->checks_started,
+            e->checks_selected, e->elapsed_s, e->budget_s,
+            e->budget_s > 0 ? 100.0 * e->elapsed_s / e->budget_s : 0.0, failed, p->now);
+    fflush(stderr);
+}
+
 int main(int argc, char **argv)
 {
     gv_ctx_opts opts = GV_CTX_OPTS_INIT;
@@ -214,8 +237,15 @@ int main(int argc, char **argv)
         s = gv_policy_load(ctx, policy_path, &policy);
         run.policy = &policy;
     }
+    progress line = {0, ""};
+    if (isatty(STDERR_FILENO)) {
+        run.on_event = draw_progress;
+        run.on_event_user = &line;
+    }
     if (s == GV_OK)
         s = gv_run(ctx, &run, &report);
+    if (run.on_event)
+        fprintf(stderr, "\r\033[K");
     if (s != GV_OK) {
         /* Under --npd the answer is "unknown", on stdout, in one line. */
         FILE *to = out == NPD ? stdout : stderr;

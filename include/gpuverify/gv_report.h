@@ -42,6 +42,28 @@ typedef struct gv_check_result {
 /* An opaque report: results plus the facts they were judged from. */
 typedef struct gv_report gv_report;
 
+/* What gv_run says while it runs (gv_run_opts.on_event), on the thread that called gv_run:
+ * a check starting on a subject, and each row as it becomes final. The pointers are valid
+ * during the call only. The callback must not call into the library with the same context. */
+enum gv_run_event_kind {
+    GV_RUN_EVENT_STARTED = 0, /* a check starts on a subject ("gemm.fp16" on "gpu0") */
+    GV_RUN_EVENT_FINISHED = 1 /* a row is final: `result` holds it */
+};
+
+typedef struct gv_run_event {
+    uint32_t struct_size;
+    int32_t kind;                  /* enum gv_run_event_kind */
+    const char *check;             /* check ID */
+    const char *subject;           /* "node", "gpu0" */
+    const gv_check_result *result; /* FINISHED: the row; NULL otherwise */
+    uint32_t checks_started;       /* selected checks started so far, this one included */
+    uint32_t checks_selected;      /* checks the run selected */
+    double elapsed_s;              /* since gv_run began */
+    double budget_s;               /* the run's budget: elapsed_s / budget_s is the share spent */
+} gv_run_event;
+
+typedef void (*gv_run_event_fn)(const gv_run_event *event, void *user);
+
 typedef struct gv_run_opts {
     uint32_t struct_size;
     uint32_t flags; /* reserved, must be 0 */
@@ -72,12 +94,15 @@ typedef struct gv_run_opts {
      * at a check's deadline, or in the caller's process. */
     int32_t isolation;
     uint32_t reserved2;
+    /* Progress: called as checks start and rows finish (gv_run_event); NULL = none. */
+    gv_run_event_fn on_event;
+    void *on_event_user;
 } gv_run_opts;
 
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0, GV_LEVEL_STANDARD, 0, 0.0, NULL, NULL,     \
-            GV_ISOLATION_AUTO, 0                                                                   \
+            GV_ISOLATION_AUTO, 0, NULL, NULL                                                       \
     }
 
 /* Where gv_run runs the checks. In a worker process, NVML, libcuda, cuBLASLt, cuDNN, NCCL and

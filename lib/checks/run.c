@@ -8,6 +8,7 @@
 #include "checks/checks.h"
 #include "checks/levels.h"
 #include "checks/run.h"
+#include "checks/run_events.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/sizes.h"
@@ -462,7 +463,19 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
                     "found (tried: %s)",
                     where.tried);
     } else {
-        s = gv_run_in_process(ctx, plan, NULL, out);
+        /* The caller's callback sees this process's progress hooks and final rows. */
+        gv_run_observer observer;
+        gv_run_observer_init(&observer, plan, gv_now_s());
+        gv_run_stream stream = {.row = gv_run_observer_row, .user = &observer};
+        void (*hook)(void *, int, const char *, const char *) = ctx->progress;
+        void *hook_user = ctx->progress_user;
+        if (observer.fn) {
+            ctx->progress = gv_run_observer_progress;
+            ctx->progress_user = &observer;
+        }
+        s = gv_run_in_process(ctx, plan, observer.fn ? &stream : NULL, out);
+        ctx->progress = hook;
+        ctx->progress_user = hook_user;
         if (s == GV_OK)
             snprintf((*out)->isolation_detail, sizeof(*out)->isolation_detail, "%s",
                      plan->opts.isolation == GV_ISOLATION_NONE

@@ -32,6 +32,7 @@ static const struct {
     {"gv_rdma_opts", sizeof(gv_rdma_opts)},
     {"gv_rdma_port", sizeof(gv_rdma_port)},
     {"gv_rdma_setting", sizeof(gv_rdma_setting)},
+    {"gv_run_event", sizeof(gv_run_event)},
     {"gv_run_opts", sizeof(gv_run_opts)},
     {"gv_topo_device", sizeof(gv_topo_device)},
     {"gv_topo_info", sizeof(gv_topo_info)},

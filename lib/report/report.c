@@ -47,6 +47,13 @@ void gv_report_flush(gv_report *r)
     r->mark = now;
 }
 
+void gv_report_settle(gv_report *r)
+{
+    for (size_t k = r->flushed; k < r->count && r->sink; k++)
+        r->sink(r->sink_user, &r->results[k]);
+    r->flushed = r->count;
+}
+
 void gv_report_begin_rows(gv_report *r)
 {
     gv_report_flush(r);

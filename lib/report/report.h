@@ -54,6 +54,10 @@ void gv_report_begin_rows(gv_report *r);
  * so a row is final (and streamed) as soon as the next one starts. */
 void gv_report_flush(gv_report *r);
 
+/* Marks the rows added since the last flush final as they are (durations of their own, as
+ * rows read back from a worker carry) and hands them to the sink. */
+void gv_report_settle(gv_report *r);
+
 /* Appends a result with its message; NULL when out of memory (the setters accept NULL). */
 gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
                                const char *fmt, ...) __attribute__((format(printf, 5, 6)));

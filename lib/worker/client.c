@@ -17,6 +17,7 @@
 
 #include "checks/checks.h"
 #include "core/util.h"
+#include "checks/run_events.h"
 #include "report/report.h"
 #include "worker/protocol.h"
 #include "worker/spawn.h"
@@ -41,6 +42,7 @@ typedef struct client {
     char error[512]; /* an "error" event's message */
     gv_status error_status;
     char garbage[80];
+    gv_run_observer observer; /* the caller's progress callback, as the rows and begins come */
 } client;
 
 static void skip_pending(client *c, int verdict, const char *fmt, ...)
@@ -92,7 +94,7 @@ static void take_row(client *c, json_t *o)
         gv_report_add(c->report, row.id, row.subject, row.verdict, "%s", row.message);
     if (res) {
         *res = row;
-        c->report->flushed = c->report->count; /* its duration came with it */
+        gv_report_settle(c->report); /* its duration came with it */
     }
 }
 
@@ -117,6 +119,7 @@ static int take_line(client *c, const char *line, int *ended)
         set_text(c->subject, sizeof c->subject, ev, "subject");
         c->stage[0] = '\0';
         c->began = gv_now_s();
+        gv_run_observer_started(&c->observer, c->check, c->subject);
     } else if (!strcmp(kind, "stage")) {
         set_text(c->stage, sizeof c->stage, ev, "stage");
     } else if (!strcmp(kind, "group")) {
@@ -338,7 +341,7 @@ static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped
         snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
         close_group(c, GV_ERROR, why, NULL, spent);
     }
-    c->report->flushed = c->report->count; /* rows made here carry their own durations */
+    gv_report_settle(c->report); /* rows made here carry their own durations */
     return s;
 }
 
@@ -357,6 +360,11 @@ static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *work
         return NULL;
     }
     gv_report_stamp(c->report, plan, (long long)time(NULL));
+    gv_run_observer_init(&c->observer, plan, gv_now_s());
+    if (c->observer.fn) {
+        c->report->sink = gv_run_observer_row;
+        c->report->sink_user = &c->observer;
+    }
     snprintf(c->report->isolation, sizeof c->report->isolation, "process");
     snprintf(c->report->isolation_detail, sizeof c->report->isolation_detail, "%s", worker);
     return c;
@@ -367,7 +375,8 @@ static gv_status client_finish(client *c, gv_status s, double t0, gv_report **ou
 {
     gv_report *r = c->report;
     gv_ctx *ctx = c->ctx;
-    r->flushed = r->count;
+    gv_report_settle(r);
+    r->sink = NULL; /* the observer goes with the client */
     r->duration_s = gv_now_s() - t0;
     free(c);
     if (s != GV_OK || r->out_of_memory) {

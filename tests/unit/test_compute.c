@@ -406,6 +406,62 @@ static void memtest_refuses_bad_options(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* gv_run_opts.on_event: what a progress display sees, the same through the worker and in the
+ * caller's process. */
+typedef struct seen_events {
+    unsigned started, finished, bad;
+    uint32_t last_position, selected;
+    char last_mem_subject[48];
+} seen_events;
+
+static void count_event(const gv_run_event *e, void *user)
+{
+    seen_events *s = user;
+    s->bad += e->struct_size != sizeof *e || !e->check || !e->subject ||
+              e->checks_started > e->checks_selected || e->checks_started < s->last_position ||
+              !(e->elapsed_s >= 0 && e->elapsed_s <= e->budget_s);
+    s->last_position = e->checks_started;
+    s->selected = e->checks_selected;
+    if (e->kind == GV_RUN_EVENT_STARTED) {
+        s->started++;
+        s->bad += e->result != NULL;
+        if (!strcmp(e->check, "mem.test")) /* the group on "node", then each GPU */
+            snprintf(s->last_mem_subject, sizeof s->last_mem_subject, "%s", e->subject);
+    } else {
+        s->finished++;
+        s->bad += e->kind != GV_RUN_EVENT_FINISHED || !e->result ||
+                  strcmp(e->result->id, e->check) != 0;
+    }
+}
+
+static void run_events_follow_the_checks(void **state)
+{
+    (void)state;
+    setenv("GPUVERIFY_WORKER", getenv("GV_TEST_WORKER"), 1);
+    static const int32_t isolations[] = {GV_ISOLATION_PROCESS, GV_ISOLATION_NONE};
+    for (size_t i = 0; i < 2; i++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+        gv_run_opts o = GV_RUN_OPTS_INIT;
+        o.checks = "system,driver.version,cuda.init,cuda.alloc,mem.test";
+        o.copy_bytes = 1 << 20;
+        o.isolation = isolations[i];
+        seen_events seen = {0};
+        o.on_event = count_event;
+        o.on_event_user = &seen;
+        gv_report *r = NULL;
+        assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+        assert_int_equal(seen.bad, 0);
+        assert_int_equal(seen.selected, 6);
+        assert_int_equal(seen.last_position, 6);
+        assert_int_equal(seen.finished, gv_report_count(r)); /* every row, once */
+        assert_true(seen.started >= 5);
+        assert_string_equal(seen.last_mem_subject, "gpu0");
+        gv_report_free(r);
+        gv_ctx_destroy(ctx);
+    }
+    unsetenv("GPUVERIFY_WORKER");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +478,7 @@ int main(void)
         cmocka_unit_test(memtest_covers_the_fraction_and_every_word),
         cmocka_unit_test(memtest_locates_a_stuck_bit),
         cmocka_unit_test(memtest_refuses_bad_options),
+        cmocka_unit_test(run_events_follow_the_checks),
         cmocka_unit_test(cudnn_convolutions_match_the_host),
         cmocka_unit_test(cudnn_absent_is_a_skip_naming_the_file),
         cmocka_unit_test(bad_input_is_refused),

@@ -45,6 +45,17 @@ class Policy(Versioned):
             self.gpu_count = -1  # GV_POLICY_INIT: not set
 
 
+class RunEvent(Versioned):
+    c_name = "gv_run_event"
+    _fields_ = [("struct_size", C.c_uint32), ("kind", C.c_int32), ("check", C.c_char_p),
+                ("subject", C.c_char_p), ("result", C.c_void_p),
+                ("checks_started", C.c_uint32), ("checks_selected", C.c_uint32),
+                ("elapsed_s", C.c_double), ("budget_s", C.c_double)]
+
+
+RUN_EVENT_FN = C.CFUNCTYPE(None, C.POINTER(RunEvent), C.c_void_p)
+
+
 class RunOpts(Versioned):
     c_name = "gv_run_opts"
     _fields_ = [("struct_size", C.c_uint32), ("flags", C.c_uint32), ("checks", C.c_char_p),
@@ -53,7 +64,8 @@ class RunOpts(Versioned):
                 ("nccl_bytes", C.c_uint64), ("level", C.c_int32), ("reserved1", C.c_uint32),
                 ("budget_s", C.c_double), ("gpus", C.c_char_p),
                 ("policy", C.POINTER(Policy)), ("isolation", C.c_int32),
-                ("reserved2", C.c_uint32)]
+                ("reserved2", C.c_uint32), ("on_event", RUN_EVENT_FN),
+                ("on_event_user", C.c_void_p)]
 
 
 class CheckResult(Versioned):
@@ -254,5 +266,5 @@ class NcclId(C.Structure):
     _fields_ = [("internal", C.c_char * 128)]
 
 
-MIRRORS = [CtxOpts, Policy, RunOpts, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
+MIRRORS = [CtxOpts, Policy, RunOpts, RunEvent, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
            CudaResult, MemtestOpts, MemtestResult, GemmOpts, GemmResult, CudnnResult, NcclOpts, NcclSize, NcclResult, NcclId]

@@ -3,7 +3,7 @@ import ctypes as C
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _structs as S
 from ._native import lib, text
@@ -129,6 +129,20 @@ class Outcome(_Result):
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
 
 
+def _progress_adapter(progress: Callable[[Dict[str, Any]], None]):
+    """gv_run_event as a dict for the caller's progress function."""
+    def call(event, _user):
+        e = event.contents
+        d = {"kind": "finished" if e.kind == 1 else "started", "check": text(e.check),
+             "subject": text(e.subject), "checks_started": e.checks_started,
+             "checks_selected": e.checks_selected, "elapsed_s": e.elapsed_s,
+             "budget_s": e.budget_s}
+        if e.result:
+            d["verdict"] = verdict_name(C.cast(e.result, C.POINTER(S.CheckResult)).contents.verdict)
+        progress(d)
+    return call
+
+
 def _b(s: Optional[str]) -> Optional[bytes]:
     return None if s is None else str(s).encode()
 
@@ -194,9 +208,13 @@ class Context:
             budget_s: float = 0.0, gpus: Optional[Sequence[int]] = None,
             policy: Union[S.Policy, Dict[str, Any], str, None] = None,
             gemm_size: int = 0, copy_bytes: int = 0, nccl_bytes: int = 0,
-            topology_xml: Optional[str] = None, isolation: str = "auto") -> Report:
+            topology_xml: Optional[str] = None, isolation: str = "auto",
+            progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> Report:
         """gv_run: the checks of a level ("quick", "standard", "extended"), or those named;
-        isolation "auto" (gpuverify-worker when found), "process" (required) or "none"."""
+        isolation "auto" (gpuverify-worker when found), "process" (required) or "none".
+        progress(event) is called as checks start and rows finish (gv_run_event): a dict with
+        kind "started" or "finished", check, subject, verdict (finished), checks_started,
+        checks_selected, elapsed_s, budget_s. What it raises is printed and ignored."""
         if level not in LEVELS:
             raise for_status(-1, "level %r: one of %s" % (level, ", ".join(LEVELS)))
         if isolation not in ISOLATIONS:
@@ -212,6 +230,9 @@ class Context:
                          budget_s=budget_s, gpus=keep[2],
                          policy=C.pointer(policy) if policy is not None else None,
                          isolation=ISOLATIONS[isolation])
+        if progress is not None:
+            opts.on_event = keep_fn = S.RUN_EVENT_FN(_progress_adapter(progress))
+            keep.append(keep_fn)
         rep = C.c_void_p()
         self._check(self._lib.gv_run(self._ctx, C.byref(opts), C.byref(rep)), "gv_run")
         try:

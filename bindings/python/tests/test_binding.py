@@ -71,6 +71,20 @@ def test_isolation_in_the_worker_or_in_process_gives_the_same_verdicts(node):
         ctx.run(isolation="elsewhere")
 
 
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_progress_sees_every_row(node, isolation):
+    events = []
+    report = node("h100-open", "h100x8").run(checks="system,driver,gpu.ecc", isolation=isolation,
+                                             progress=events.append)
+    finished = [e for e in events if e["kind"] == "finished"]
+    assert [(e["check"], e["subject"], e["verdict"]) for e in finished] == \
+        [(c.id, c.subject, c.verdict) for c in report.checks]
+    started = [e["check"] for e in events if e["kind"] == "started"]
+    assert "gpu.ecc" in started and "system.os" in started
+    positions = [e["checks_started"] for e in events]
+    assert positions == sorted(positions) and positions[-1] == events[-1]["checks_selected"]
+
+
 def test_a_report_reads_back_from_its_json(node):
     ctx = node("h100-open", "h100x8-gpu-lost")
     report = ctx.run(checks=PASSIVE)
@@ -181,3 +195,29 @@ def test_cli_mirrors_gv_check(fixtures, fakelib, gv_check, scenario, want):
             assert [c["verdict"] for c in a["checks"]] == [c["verdict"] for c in b["checks"]]
     listed = python("-m", "gpuverify", "--list")
     assert listed.stdout.split() == gpuverify.catalog()
+
+
+def test_gv_check_draws_progress_only_on_a_terminal(fixtures, fakelib, gv_check):
+    import pty
+    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", "h100x8.conf"))
+    cmd = [gv_check, "--json", "--library-dir", fakelib, "--checks", "system,gpu.ecc",
+           "--sysroot", os.path.join(fixtures, "sysroots", "h100-open")]
+    piped = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stderr == ""
+    controller, terminal = pty.openpty()
+    on_tty = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=terminal, text=True)
+    os.close(terminal)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the terminal side is closed: all of it was read
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(controller)
+    assert on_tty.returncode == 0 and json.loads(on_tty.stdout)["checks"]
+    lines = drawn.decode().split("\r\x1b[K")
+    assert any(l.startswith("[3/3] ") and "gpu.ecc" in l for l in lines), lines
+    assert lines[-1] == ""  # the line is cleared before the report
