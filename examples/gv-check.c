@@ -16,7 +16,8 @@ static void usage(FILE *to)
             "                [--checks LIST]\n"
             "                [--gemm-size N] [--copy-mib N] [--nccl-kib N]\n"
             "                [--topology-xml FILE] [--level L] [--budget S] [--gpus LIST]\n"
-            "                [--policy FILE] [--isolation I] [--deadline S] [--list]\n"
+            "                [--duration S] [--policy FILE] [--isolation I] [--deadline S]\n"
+            "                [--list]\n"
             "  --json             print the report as JSON (docs/report.schema.json)\n"
             "  --prometheus       print it in Prometheus' text format (node_exporter textfile)\n"
             "  --npd              node-problem-detector plugin: one line; exit 0 OK, 1 problem,\n"
@@ -32,6 +33,8 @@ static void usage(FILE *to)
             "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n"
             "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
             "  --budget S         wall-clock budget of the run (default: the level's)\n"
+            "  --duration S       how long stress.* loads the GPUs (extended level; default\n"
+            "                     120; hours for a burn-in)\n"
             "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
             "  --policy FILE      the site's expectations, key = value (gv_policy.h)\n"
             "  --isolation I      auto (default: gpuverify-worker when installed), process\n"
@@ -206,6 +209,8 @@ int main(int argc, char **argv)
                     run.level = l;
         } else if (strcmp(a, "--budget") == 0 && has_value)
             run.budget_s = strtod(argv[++i], NULL);
+        else if (strcmp(a, "--duration") == 0 && has_value)
+            run.duration_s = strtod(argv[++i], NULL);
         else if (strcmp(a, "--gpus") == 0 && has_value)
             run.gpus = argv[++i];
         else if (strcmp(a, "--policy") == 0 && has_value)

@@ -236,6 +236,99 @@ typedef struct gv_gemm_result {
 GV_API gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts,
                                gv_gemm_result *out);
 
+/* ---- gv_stress_gemm: sustained tensor-core GEMM on every GPU at once --------------------- */
+
+/* The same GEMM (same random inputs, the heuristic's algorithm) runs on each GPU for the
+ * duration. Every result is hashed on the GPU and compared bit for bit with the first
+ * iteration's, and the GPUs' first results with one another: silent data corruption shows as
+ * a mismatch. Throughput, SM clock, power, temperature and clock-event reasons are sampled
+ * every interval into the caller's series buffer. */
+#define GV_STRESS_MAX_GPUS 16
+
+typedef struct gv_stress_sample {
+    double t_s;                   /* end of the interval, since the stress began */
+    double tflops;                /* GEMM throughput over the interval */
+    double sm_clock_mhz;          /* NVML means over the interval; 0 unknown */
+    double power_w;               /* NVML mean over the interval; 0 unknown */
+    double temperature_c;         /* highest over the interval; 0 unknown */
+    uint64_t clock_event_reasons; /* OR of nvmlClocksEventReason* over the interval */
+    int32_t cuda_index;
+    uint32_t mismatches; /* results of the interval that differed from the first */
+} gv_stress_sample;
+
+typedef struct gv_stress_opts {
+    uint32_t struct_size;
+    uint32_t flags;     /* reserved, must be 0 */
+    int32_t dtype;      /* enum gv_dtype, default BF16 */
+    uint32_t size;      /* m = n = k, default 8192; a multiple of 16 */
+    double duration_s;  /* default 120 */
+    double interval_s;  /* sample period, default 0.1 */
+    uint32_t gpu_count; /* 0: every GPU CUDA sees (up to GV_STRESS_MAX_GPUS) */
+    uint32_t gpus[GV_STRESS_MAX_GPUS]; /* CUDA ordinals */
+    uint32_t series_capacity;          /* samples `series` holds */
+    gv_stress_sample *series;          /* the caller's buffer for the time series; NULL none */
+    uint64_t seed;                     /* of the random inputs */
+} gv_stress_opts;
+
+#ifdef __cplusplus
+#define GV_STRESS_OPTS_INIT                                                                        \
+    {                                                                                              \
+        sizeof(gv_stress_opts), 0, GV_DTYPE_BF16, 8192, 120.0, 0.1, 0, {0}, 0, NULL,               \
+            0x5354524553530000ull                                                                  \
+    }
+#else
+#define GV_STRESS_OPTS_INIT                                                                        \
+    {                                                                                              \
+        .struct_size = sizeof(gv_stress_opts), .dtype = GV_DTYPE_BF16, .size = 8192,               \
+        .duration_s = 120.0, .interval_s = 0.1, .seed = 0x5354524553530000ull                      \
+    }
+#endif
+
+typedef struct gv_stress_gpu {
+    int32_t cuda_index;
+    int32_t verdict; /* FAIL: a result differed (from its first, or from the other GPUs'), or a
+                        CUDA/cuBLAS error; WARN: throughput fell > 10% from the first 10 s, or
+                        thermal slowdown; SKIP: the GEMM cannot run here */
+    char name[96];
+    char pci_bus_id[32];
+    char message[256];
+    uint64_t iterations;     /* GEMMs run and compared */
+    uint64_t mismatches;     /* of them, results that differed from the first */
+    uint64_t first_mismatch; /* 1-based iteration of the first, 0 none */
+    uint64_t result_hash;    /* of the first iteration's result */
+    int32_t agrees;          /* with the other GPUs' first result: 1 yes, 0 no, -1 not compared */
+    uint32_t samples;        /* intervals sampled */
+    double tflops_median;    /* over the intervals */
+    double tflops_min;
+    double tflops_first;       /* median of the first 10 s (the first tenth when shorter) */
+    double tflops_last;        /* median of the last 10 s */
+    double sm_clock_mean_mhz;  /* NVML over the whole run; 0 unknown */
+    double sm_clock_min_mhz;
+    double power_mean_w;
+    double power_max_w;
+    double power_limit_w;      /* NVML's enforced limit; 0 unknown */
+    double temperature_max_c;
+    uint64_t clock_event_reasons; /* OR over the run */
+} gv_stress_gpu;
+
+typedef struct gv_stress_result {
+    uint32_t struct_size;
+    int32_t verdict; /* the worst of the GPUs' */
+    int32_t dtype;
+    uint32_t size;
+    char message[512];
+    double duration_s; /* wall time of the stress itself */
+    uint32_t gpu_count;
+    uint32_t series_count;   /* samples written to opts.series */
+    uint64_t series_dropped; /* samples that did not fit */
+    char library_version[32];
+    gv_stress_gpu gpus[GV_STRESS_MAX_GPUS];
+} gv_stress_result;
+
+#define GV_STRESS_RESULT_INIT GV_STRUCT_INIT(gv_stress_result)
+
+GV_API gv_status gv_stress_gemm(gv_ctx *ctx, const gv_stress_opts *opts, gv_stress_result *out);
+
 /* ---- gv_cudnn_check: cuDNN handle and a convolution ------------------------------------ */
 
 typedef struct gv_cudnn_result {

@@ -97,12 +97,15 @@ typedef struct gv_run_opts {
     /* Progress: called as checks start and rows finish (gv_run_event); NULL = none. */
     gv_run_event_fn on_event;
     void *on_event_user;
+    /* stress.* (extended level): how long the GPUs are loaded, seconds; 0 = 120. Hours for a
+     * burn-in: the run's budget grows to hold it. */
+    double duration_s;
 } gv_run_opts;
 
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0, GV_LEVEL_STANDARD, 0, 0.0, NULL, NULL,     \
-            GV_ISOLATION_AUTO, 0, NULL, NULL                                                       \
+            GV_ISOLATION_AUTO, 0, NULL, NULL, 0.0                                                  \
     }
 
 /* Where gv_run runs the checks. In a worker process, NVML, libcuda, cuBLASLt, cuDNN, NCCL and

@@ -17,6 +17,7 @@ typedef struct gv_active_run {
     uint32_t gemm_size; /* 0: the defaults */
     uint64_t copy_bytes;
     uint64_t nccl_bytes;            /* 0: the level's */
+    double stress_s;                /* how long stress.* loads the GPUs */
     int benchmark;                  /* extended level: GPU tests at benchmark length */
     double budget_end;              /* gv_now_s() by which the run's budget is spent */
     const struct gv_policy *policy; /* NULL: defaults */
@@ -56,6 +57,7 @@ void gv_active_cuda(gv_active_run *run);      /* cuda.init, cuda.alloc, cuda.cop
 void gv_active_gemm(gv_active_run *run);      /* gemm.fp32 .. gemm.fp8 */
 void gv_active_cudnn(gv_active_run *run);     /* cudnn.version, cudnn.conv */
 void gv_active_memtest(gv_active_run *run);   /* mem.test (mem.c) */
+void gv_active_stress(gv_active_run *run);    /* stress.gemm, stress.power (stress.c) */
 void gv_active_nccl(gv_active_run *run);      /* nccl.version, nccl.allreduce (nccl.c) */
 void gv_active_topo(gv_active_run *run);      /* topo.numa, topo.gpu_nic (topo.c) */
 void gv_active_rdma(gv_active_run *run);      /* rdma.* (rdma.c) */

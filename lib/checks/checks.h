@@ -25,6 +25,7 @@ typedef struct gv_check_def {
     /* Its deadline per subject, in a worker, as a multiple of gv_ctx_opts.deadline_s (0 = 1):
      * the context's deadline is the unit, so a caller who shortens it shortens all. */
     double deadline_factor;
+    int loads_for_duration; /* stress.*: runs the plan's stress time, added to its deadline */
 } gv_check_def;
 
 /* The catalog in run order (docs/checks.md describes each). */

@@ -8,7 +8,7 @@
 #include "gpuverify/gv_report.h"
 
 static const gv_level_def levels[] = {
-    [GV_LEVEL_STANDARD] = {"standard", 180.0, NULL, 0},
+    [GV_LEVEL_STANDARD] = {"standard", 180.0, "^stress", 0},
     [GV_LEVEL_QUICK] =
         {"quick", 30.0,
          "system,driver,^driver.compat,gpu,topo,rdma,cuda.init,cuda.alloc,cuda.matmul,"

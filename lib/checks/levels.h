@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#define GV_STRESS_DEFAULT_S 120.0 /* stress.* when gv_run_opts.duration_s is 0 */
+
 typedef struct gv_level_def {
     const char *name;
     double budget_s;    /* default wall-clock budget */

@@ -20,69 +20,73 @@
 #define GPUDIRECT_NEEDS (GV_NEEDS_GPU | GV_NEEDS_RDMA_NIC)
 
 const gv_check_def gv_checks[] = {
-    {"system.os", gv_check_system_os, NULL, 0, 0, 0},
-    {"system.kernel", gv_check_system_kernel, NULL, 0, 0, 0},
-    {"driver.module", gv_check_driver_module, NULL, 0, 0, 0},
+    {"system.os", gv_check_system_os, NULL, 0, 0, 0, 0},
+    {"system.kernel", gv_check_system_kernel, NULL, 0, 0, 0, 0},
+    {"driver.module", gv_check_driver_module, NULL, 0, 0, 0, 0},
     /* Facts are gathered under these two: NVML and cuInit take seconds per GPU on a node
      * without persistence mode, so twice and four times the unit (60 s, 120 s by default). */
-    {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, 2},
-    {"driver.version", gv_check_driver_version, NULL, 0, 0, 0},
-    {"driver.cuda", gv_check_driver_cuda, NULL, 1, 0, 4},
-    {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0, 0, 0},
-    {"driver.persistence", gv_check_driver_persistence, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.pci", gv_check_gpu_pci, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.pcie_link", gv_check_gpu_pcie_link, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.nvml", gv_check_gpu_nvml, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.nvlink", gv_check_gpu_nvlink, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.ecc", gv_check_gpu_ecc, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.mig", gv_check_gpu_mig, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.model", gv_check_gpu_model, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.xid", gv_check_gpu_xid, NULL, 0, GV_NEEDS_GPU, 0},
+    {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, 2, 0},
+    {"driver.version", gv_check_driver_version, NULL, 0, 0, 0, 0},
+    {"driver.cuda", gv_check_driver_cuda, NULL, 1, 0, 4, 0},
+    {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0, 0, 0, 0},
+    {"driver.persistence", gv_check_driver_persistence, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.pci", gv_check_gpu_pci, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.pcie_link", gv_check_gpu_pcie_link, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.nvml", gv_check_gpu_nvml, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.nvlink", gv_check_gpu_nvlink, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.ecc", gv_check_gpu_ecc, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.mig", gv_check_gpu_mig, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.model", gv_check_gpu_model, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.xid", gv_check_gpu_xid, NULL, 0, GV_NEEDS_GPU, 0, 0},
     /* Health counters: NVML and sysfs only, no CUDA context (checks/health.c). */
-    {"gpu.ecc_errors", gv_check_gpu_ecc_errors, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.row_remap", gv_check_gpu_row_remap, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.retired_pages", gv_check_gpu_retired_pages, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.memory_repair", gv_check_gpu_memory_repair, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.pcie_errors", gv_check_gpu_pcie_errors, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.nvlink_errors", gv_check_gpu_nvlink_errors, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.clock_events", gv_check_gpu_clock_events, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.temperature", gv_check_gpu_temperature, NULL, 0, GV_NEEDS_GPU, 0},
-    {"gpu.fabric", gv_check_gpu_fabric, NULL, 0, GV_NEEDS_GPU, 0},
-    {"topo.numa", NULL, gv_active_topo, 0, 0, 0}, /* may judge another node's XML */
-    {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, 0},
-    {"rdma.modules", NULL, gv_active_rdma, 0, 0, 0},
-    {"rdma.devices", NULL, gv_active_rdma, 0, 0, 0},
-    {"rdma.ports", NULL, gv_active_rdma, 0, 0, 0},
-    {"rdma.mtu", NULL, gv_active_rdma, 0, 0, 0},
-    {"rdma.roce_tos", NULL, gv_active_rdma, 0, 0, 0},
-    {"rdma.nccl_env", NULL, gv_active_rdma, 0, 0, 0},
-    {"gpudirect.open_module", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
-    {"gpudirect.p2pdma", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
-    {"gpudirect.kernel", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
-    {"gpudirect.peermem", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
-    {"gpudirect.dmabuf", NULL, gv_active_gpudirect, 1, GPUDIRECT_NEEDS, 0},
-    {"gpudirect.nic_dmabuf", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
-    {"gpudirect.nic_locality", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
-    {"gpudirect.ready", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0},
-    {"driver.compat", NULL, gv_active_compat, 1, GV_NEEDS_GPU, 0},
-    {"cuda.init", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
-    {"cuda.alloc", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
-    {"cuda.copy", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
-    {"cuda.matmul", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0},
+    {"gpu.ecc_errors", gv_check_gpu_ecc_errors, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.row_remap", gv_check_gpu_row_remap, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.retired_pages", gv_check_gpu_retired_pages, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.memory_repair", gv_check_gpu_memory_repair, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.pcie_errors", gv_check_gpu_pcie_errors, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.nvlink_errors", gv_check_gpu_nvlink_errors, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.clock_events", gv_check_gpu_clock_events, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.temperature", gv_check_gpu_temperature, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.fabric", gv_check_gpu_fabric, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"topo.numa", NULL, gv_active_topo, 0, 0, 0, 0}, /* may judge another node's XML */
+    {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, 0, 0},
+    {"rdma.modules", NULL, gv_active_rdma, 0, 0, 0, 0},
+    {"rdma.devices", NULL, gv_active_rdma, 0, 0, 0, 0},
+    {"rdma.ports", NULL, gv_active_rdma, 0, 0, 0, 0},
+    {"rdma.mtu", NULL, gv_active_rdma, 0, 0, 0, 0},
+    {"rdma.roce_tos", NULL, gv_active_rdma, 0, 0, 0, 0},
+    {"rdma.nccl_env", NULL, gv_active_rdma, 0, 0, 0, 0},
+    {"gpudirect.open_module", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.p2pdma", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.kernel", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.peermem", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.dmabuf", NULL, gv_active_gpudirect, 1, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.nic_dmabuf", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.nic_locality", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.ready", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
+    {"driver.compat", NULL, gv_active_compat, 1, GV_NEEDS_GPU, 0, 0},
+    {"cuda.init", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
+    {"cuda.alloc", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
+    {"cuda.copy", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
+    {"cuda.matmul", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
     /* Nearly all free memory walked 16 times: about a second on an H200, far longer on the
      * slowest memory, hence four times the unit. */
-    {"mem.test", NULL, gv_active_memtest, 1, GV_NEEDS_GPU, 4},
-    {"gemm.fp32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
-    {"gemm.tf32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
-    {"gemm.fp16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
-    {"gemm.bf16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
-    {"gemm.fp8", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0},
-    {"cudnn.version", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0},
-    {"cudnn.conv", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0},
+    {"mem.test", NULL, gv_active_memtest, 1, GV_NEEDS_GPU, 4, 0},
+    {"gemm.fp32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
+    {"gemm.tf32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
+    {"gemm.fp16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
+    {"gemm.bf16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
+    {"gemm.fp8", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
+    {"cudnn.version", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0, 0},
+    {"cudnn.conv", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0, 0},
     /* The collective's own deadline is the run's remaining budget (nccl.c); this (600 s by
      * default) is the backstop for a hang outside it. */
-    {"nccl.version", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20},
-    {"nccl.allreduce", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20},
+    {"nccl.version", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20, 0},
+    {"nccl.allreduce", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20, 0},
+    /* Extended level only: the GPUs loaded for the run's duration (120 s unless the caller
+     * says), the setup within four times the unit. */
+    {"stress.gemm", NULL, gv_active_stress, 1, GV_NEEDS_GPU, 4, 1},
+    {"stress.power", NULL, gv_active_stress, 1, GV_NEEDS_GPU, 4, 1},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 _Static_assert(sizeof gv_checks / sizeof gv_checks[0] <= GV_CATALOG_MAX,
@@ -96,11 +100,13 @@ int gv_catalog_index(const char *id)
     return -1;
 }
 
-double gv_catalog_deadline(const gv_ctx *ctx, int index)
+double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index)
 {
-    if (index >= 0 && (size_t)index < gv_check_count && gv_checks[index].deadline_factor > 0)
-        return ctx->deadline_s * gv_checks[index].deadline_factor;
-    return ctx->deadline_s;
+    if (index < 0 || (size_t)index >= gv_check_count)
+        return ctx->deadline_s;
+    const gv_check_def *d = &gv_checks[index];
+    double own = d->deadline_factor > 0 ? ctx->deadline_s * d->deadline_factor : ctx->deadline_s;
+    return own + (d->loads_for_duration ? plan->stress_s : 0);
 }
 
 int gv_catalog_group(int index)
@@ -277,6 +283,9 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
                        (int)o->level);
     if (!(o->budget_s >= 0 && o->budget_s <= 86400))
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.budget_s %g (0..86400)", o->budget_s);
+    if (!(o->duration_s >= 0 && o->duration_s <= 7 * 86400.0))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.duration_s %g (0 .. 7 days)",
+                       o->duration_s);
     if (o->policy) {
         /* At our size: fields the caller's older layout lacks keep their defaults. */
         static const gv_policy policy_defaults = GV_POLICY_INIT;
@@ -299,6 +308,13 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
         return s;
     o->checks = NULL; /* chosen[] holds the selection; the caller's strings are not kept */
     plan->budget_s = o->budget_s > 0 ? o->budget_s : plan->level->budget_s;
+    plan->stress_s = o->duration_s > 0 ? o->duration_s : GV_STRESS_DEFAULT_S;
+    /* A burn-in of hours is what the caller asked for: the level's budget holds it. */
+    int stressing = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        stressing |= plan->chosen[i] && gv_checks[i].loads_for_duration;
+    if (stressing && o->budget_s <= 0 && plan->budget_s < plan->stress_s + plan->level->budget_s)
+        plan->budget_s = plan->stress_s + plan->level->budget_s;
     return GV_OK;
 }
 
@@ -398,6 +414,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             .gemm_size = o->gemm_size,
                             .copy_bytes = o->copy_bytes,
                             .nccl_bytes = o->nccl_bytes,
+                            .stress_s = plan->stress_s,
                             .benchmark = plan->level->benchmark,
                             .budget_end = t0 + plan->budget_s,
                             .policy = o->policy,

@@ -15,7 +15,8 @@ typedef struct gv_run_plan {
     gv_run_opts opts; /* the caller's, at our size; policy points at `policy` or is NULL */
     gv_policy policy;
     const gv_level_def *level;
-    double budget_s;            /* the level's or the caller's */
+    double budget_s;            /* the level's or the caller's, grown to hold the stress */
+    double stress_s;            /* how long stress.* loads the GPUs */
     int chosen[GV_CATALOG_MAX]; /* per catalog entry */
     int gpu_chosen[GV_RUN_MAX_GPUS];
 } gv_run_plan;
@@ -36,10 +37,10 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             gv_report **out);
 
 /* The catalog index of a check ID, -1 when it is not one; its deadline in seconds (the
- * catalog's, else the context's default) and its group (the index its catalog group starts
+ * catalog's, else the context's default; plus the plan's stress time for stress.*) and its group (the index its catalog group starts
  * at: the entries of one active group are adjacent). */
 int gv_catalog_index(const char *id);
-double gv_catalog_deadline(const gv_ctx *ctx, int index);
+double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index);
 int gv_catalog_group(int index);
 
 /* A report with no facts yet (all unknown), for a run whose worker sends none. */

@@ -69,6 +69,7 @@ static gv_status load_kernels(gv_session *s, gv_errbuf *err)
         {"gv_matmul_f16", offsetof(gv_session, matmul_f16)},
         {"gv_matmul_f32", offsetof(gv_session, matmul_f32)},
         {"gv_mem_step", offsetof(gv_session, mem_step)},
+        {"gv_hash_words", offsetof(gv_session, hash_words)},
     };
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
         gvcu_function *f = (gvcu_function *)((char *)s + fns[i].offset);
@@ -233,6 +234,12 @@ int gv_session_mem_step(gv_session *s, gvcu_deviceptr p, uint64_t pairs, int exp
 {
     void *params[] = {&p, &pairs, &expect, &write, &seed, &descending, &log};
     return launch(s, s->mem_step, s->stream, grid_for(s, pairs), 256, params);
+}
+
+int gv_session_hash_words(gv_session *s, gvcu_deviceptr p, uint64_t words, gvcu_deviceptr sum)
+{
+    void *params[] = {&p, &words, &sum};
+    return launch(s, s->hash_words, s->stream, grid_for(s, words / 2 + 1), 256, params);
 }
 
 int gv_session_fill_random(gv_session *s, gvcu_deviceptr p, uint64_t count, int kind, uint64_t seed)

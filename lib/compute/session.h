@@ -22,7 +22,7 @@ typedef struct gv_session {
     gvcu_event done; /* recorded and polled by gv_session_sync */
     gvcu_module module;
     gvcu_function fill_pattern, check_pattern, fill_random, gate, fill_collective, check_collective,
-        matmul_f16, matmul_f32, mem_step;
+        matmul_f16, matmul_f32, mem_step, hash_words;
     char name[96];
     char bus_id[32];
     int cc_major, cc_minor, sm_count, max_sm_clock_mhz;
@@ -59,6 +59,8 @@ int gv_session_check_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, ui
  * mismatches counted and logged at `log` (1 + 3 x GV_MEM_LOG words). */
 int gv_session_mem_step(gv_session *s, gvcu_deviceptr p, uint64_t pairs, int expect, int write,
                         uint64_t seed, int descending, gvcu_deviceptr log);
+/* Adds the hash of `words` 64-bit words at p into the 64-bit word at sum (gv_hash_words). */
+int gv_session_hash_words(gv_session *s, gvcu_deviceptr p, uint64_t words, gvcu_deviceptr sum);
 int gv_session_fill_random(gv_session *s, gvcu_deviceptr p, uint64_t count, int kind,
                            uint64_t seed);
 int gv_session_gate(gv_session *s, gvcu_stream stream, gvcu_deviceptr flag, uint64_t timeout_ns);

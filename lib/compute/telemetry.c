@@ -95,12 +95,16 @@ static void *sample_loop(void *arg)
                            nv->device_get_clocks_event_reasons(dev, &reasons) == GVNV_SUCCESS;
         pthread_mutex_lock(&s->lock);
         if (have_clock) {
+            s->iv_clock_sum += clock;
+            s->iv_samples++;
             s->clock_sum += clock;
             if (s->samples == 0 || clock < s->clock_min)
                 s->clock_min = clock;
             s->samples++;
         }
         if (have_power) {
+            s->iv_power_sum += power / 1000.0;
+            s->iv_power_samples++;
             s->power_sum += power / 1000.0;
             if (power / 1000.0 > s->power_max)
                 s->power_max = power / 1000.0;
@@ -108,8 +112,12 @@ static void *sample_loop(void *arg)
         }
         if (have_temp && temp > s->temp_max)
             s->temp_max = temp;
-        if (have_reasons)
+        if (have_temp && temp > s->iv_temp_max)
+            s->iv_temp_max = temp;
+        if (have_reasons) {
             s->reasons |= reasons;
+            s->iv_reasons |= reasons;
+        }
         int stop = s->stop;
         pthread_mutex_unlock(&s->lock);
         if (stop)
@@ -130,6 +138,35 @@ void gv_sampler_start(gv_sampler *s, gv_ctx *ctx, const char *bus_id)
     s->running = pthread_create(&s->thread, NULL, sample_loop, s) == 0;
     if (!s->running)
         pthread_mutex_destroy(&s->lock);
+}
+
+void gv_sampler_take(gv_sampler *s, gv_sample_interval *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->running)
+        return;
+    pthread_mutex_lock(&s->lock);
+    if (s->iv_samples)
+        out->clock_mhz = s->iv_clock_sum / s->iv_samples;
+    if (s->iv_power_samples)
+        out->power_w = s->iv_power_sum / s->iv_power_samples;
+    out->temperature_c = s->iv_temp_max;
+    out->reasons = s->iv_reasons;
+    s->iv_samples = s->iv_power_samples = 0;
+    s->iv_clock_sum = s->iv_power_sum = s->iv_temp_max = 0;
+    s->iv_reasons = 0;
+    pthread_mutex_unlock(&s->lock);
+}
+
+double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id)
+{
+    const struct gv_nvml_api *nv = NULL;
+    gvnv_device dev = device_of(ctx, bus_id, &nv);
+    unsigned mw = 0;
+    if (!dev || !nv->device_get_power_management_limit ||
+        nv->device_get_power_management_limit(dev, &mw) != GVNV_SUCCESS)
+        return 0;
+    return mw / 1000.0;
 }
 
 void gv_sampler_stop(gv_sampler *s)

@@ -20,6 +20,8 @@ int gv_telemetry_link(gv_ctx *ctx, const char *bus_id, gv_link_state *out);
  * -1 each when NVML cannot give it. */
 void gv_telemetry_dram_ecc(gv_ctx *ctx, const char *bus_id, long long *corrected,
                            long long *uncorrected);
+/* The power limit NVML enforces on the GPU, in watts; 0 unknown. */
+double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id);
 /* PCIe raw rate per direction, GB/s, of gen x width (Gen5 x16 = 63.0); 0 unknown. */
 double gv_pcie_raw_gbps(int gen, int width);
 /* PCIe generation of a link speed in GT/s (32.0 -> 5); 0 unknown. */
@@ -37,10 +39,23 @@ typedef struct gv_sampler {
     double clock_sum, clock_min, power_sum, power_max, temp_max;
     unsigned power_samples;
     uint64_t reasons;
+    /* since the last gv_sampler_take */
+    unsigned iv_samples, iv_power_samples;
+    double iv_clock_sum, iv_power_sum, iv_temp_max;
+    uint64_t iv_reasons;
 } gv_sampler;
+
+/* One interval of a time series: mean SM clock and power, highest temperature, and the
+ * clock-event reasons seen (NVML nvmlClocksEventReason*); 0 where NVML could not say. */
+typedef struct gv_sample_interval {
+    double clock_mhz, power_w, temperature_c;
+    uint64_t reasons;
+} gv_sample_interval;
 
 /* Starts sampling every ~20 ms; does nothing (and stays harmless) without NVML. */
 void gv_sampler_start(gv_sampler *s, gv_ctx *ctx, const char *bus_id);
+/* The interval since the last take (or the start), and a new one begins. */
+void gv_sampler_take(gv_sampler *s, gv_sample_interval *out);
 /* Stops the thread; the figures are then final. */
 void gv_sampler_stop(gv_sampler *s);
 

@@ -21,6 +21,9 @@
     (offsetof(gv_memtest_result, ecc_uncorrected_after) + sizeof(int64_t))
 #define GV_GEMM_OPTS_SIZE_V1 (offsetof(gv_gemm_opts, seed) + sizeof(uint64_t))
 #define GV_GEMM_RESULT_SIZE_V1 (offsetof(gv_gemm_result, gemms_per_batch) + sizeof(uint32_t))
+#define GV_STRESS_OPTS_SIZE_V1 (offsetof(gv_stress_opts, seed) + sizeof(uint64_t))
+#define GV_STRESS_RESULT_SIZE_V1                                                                   \
+    (offsetof(gv_stress_result, gpus) + GV_STRESS_MAX_GPUS * sizeof(gv_stress_gpu))
 #define GV_CUDNN_RESULT_SIZE_V1 (offsetof(gv_cudnn_result, fp16_worst) + sizeof(double))
 #define GV_TOPO_OPTS_SIZE_V1 (offsetof(gv_topo_opts, gdr_level) + sizeof(const char *))
 #define GV_TOPO_INFO_SIZE_V1 (offsetof(gv_topo_info, source) + 512)

@@ -65,6 +65,24 @@ extern "C" __global__ void gv_mem_step(gv_u64 *p, gv_u64 n, int expect, int writ
     }
 }
 
+// Adds into *sum a hash of the n 64-bit words at p (16-byte aligned), each word mixed with its
+// index, so that a changed bit or a moved word changes the sum. A sum does not depend on the
+// order the threads add in: the same data gives the same value on every run and every GPU.
+extern "C" __global__ void gv_hash_words(const gv_u64 *p, gv_u64 n, gv_u64 *sum)
+{
+    gv_u64 acc = 0, pairs = n / 2, first = blockIdx.x * (gv_u64)blockDim.x + threadIdx.x;
+    for (gv_u64 i = first; i < pairs; i += (gv_u64)gridDim.x * blockDim.x) {
+        ulonglong2 v = ((const ulonglong2 *)p)[i]; // 16-byte reads: it runs at DRAM speed
+        acc += gv_hash_word(v.x, 2 * i) + gv_hash_word(v.y, 2 * i + 1);
+    }
+    if (first == 0 && n % 2)
+        acc += gv_hash_word(p[n - 1], n - 1);
+    for (int lane = 16; lane > 0; lane /= 2) // one atomic per warp, not per thread
+        acc += __shfl_down_sync(0xffffffffu, acc, lane);
+    if ((threadIdx.x & 31) == 0 && acc)
+        atomicAdd(sum, acc);
+}
+
 // Fills n elements of the given encoding (GV_BITS_*) with gv_random_bits(kind, seed, i).
 extern "C" __global__ void gv_fill_random(void *p, gv_u64 n, int kind, gv_u64 seed)
 {

@@ -97,6 +97,12 @@ GV_HD float gv_collective_expected(int coll, gv_u64 seed, gv_u32 nranks, gv_u32 
     }
 }
 
+/* A word of a result as gv_hash_words adds it up. */
+GV_HD gv_u64 gv_hash_word(gv_u64 word, gv_u64 index)
+{
+    return gv_mix64(word ^ (index * 0x9e3779b97f4a7c15ull));
+}
+
 /* The memory test's patterns (gv_mem_step), each a function of the word's device address so
  * that every chunk of memory gets its own values and the host can recompute any of them. */
 #define GV_MEM_NONE 0      /* as `expect`: not read; as `write`: not written */

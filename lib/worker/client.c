@@ -151,7 +151,7 @@ static int take_line(client *c, const char *line, int *ended)
 #define BUDGET_GRACE_S 0.5
 static double deadline_now(const client *c, int *by_budget)
 {
-    double own = c->began + gv_catalog_deadline(c->ctx, gv_catalog_index(c->check));
+    double own = c->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(c->check));
     double budget = c->budget_end + BUDGET_GRACE_S;
     *by_budget = budget < own;
     return *by_budget ? budget : own;

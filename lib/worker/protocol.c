@@ -81,6 +81,8 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
         add_number(&a, "--copy-bytes", "%.0f", (double)o->copy_bytes);
     if (o->nccl_bytes)
         add_number(&a, "--nccl-bytes", "%.0f", (double)o->nccl_bytes);
+    if (o->duration_s > 0)
+        add_number(&a, "--duration", "%.17g", o->duration_s);
     if (o->gpus)
         add(&a, "--gpus", o->gpus);
     if (o->topology_xml)
@@ -155,6 +157,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             bad = number(value, 0, 1e13, &d), out->run.copy_bytes = (uint64_t)d;
         else if (!strcmp(flag, "--nccl-bytes"))
             bad = number(value, 0, 1e12, &d), out->run.nccl_bytes = (uint64_t)d;
+        else if (!strcmp(flag, "--duration"))
+            bad = number(value, 0, 7 * 86400.0, &out->run.duration_s);
         else if (!strcmp(flag, "--gpus"))
             out->run.gpus = value;
         else if (!strcmp(flag, "--topology-xml"))

@@ -163,6 +163,22 @@ static double element(const gvbl_layout l, const void *base, uint64_t row, uint6
     return gv_bits_to_double(bits_of(l->type), bits);
 }
 
+/* GEMMs run so far per scenario GPU, for gemm_drift_after. */
+static struct {
+    const fake_gpu *gpu;
+    unsigned long long count;
+} runs[FAKE_MAX_GPUS];
+
+static unsigned long long count_run(const fake_gpu *g)
+{
+    for (int i = 0; i < FAKE_MAX_GPUS; i++)
+        if (runs[i].gpu == g || !runs[i].gpu) {
+            runs[i].gpu = g;
+            return ++runs[i].count;
+        }
+    return 0;
+}
+
 /* D = alpha * op(A) * op(B) + beta * C, column-major, computed in double. */
 gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void *alpha,
                            const void *a, gvbl_layout a_layout, const void *b, gvbl_layout b_layout,
@@ -186,6 +202,9 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
         return GVBL_STATUS_NOT_SUPPORTED; /* too big to compute on the host in a test */
     float scale = *(const float *)alpha;
     size_t out_size = size_of(d_layout->type);
+    /* A GPU that starts computing wrong after so many GEMMs: element (0, 0) off by one. */
+    unsigned long long nth = count_run(g);
+    double drift = g->gemm_drift_after && nth > (unsigned long long)g->gemm_drift_after ? 1.0 : 0.0;
     for (uint64_t j = 0; j < n; j++)
         for (uint64_t i = 0; i < m; i++) {
             double sum = 0;
@@ -194,7 +213,7 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
                 double bv = desc->trans_b ? element(b_layout, b, j, p) : element(b_layout, b, p, j);
                 sum += av * bv;
             }
-            sum = sum * scale + (g->gemm_corrupt ? 1.0 : 0.0);
+            sum = sum * scale + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
             uint32_t bits = gv_float_to_bits(bits_of(d_layout->type), sum);
             memcpy((unsigned char *)d + (j * (uint64_t)d_layout->ld + i) * out_size, &bits,
                    out_size);

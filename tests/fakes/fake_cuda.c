@@ -512,8 +512,9 @@ static gvcu_result fake_cuEventDestroy(gvcu_event event)
 
 /* The kernels of lib/kernels/gv_kernels.cu, by name, on the host. */
 static const char *const kernel_names[] = {
-    "gv_fill_pattern",     "gv_check_pattern", "gv_fill_random", "gv_gate",    "gv_fill_collective",
-    "gv_check_collective", "gv_matmul_f16",    "gv_matmul_f32",  "gv_mem_step"};
+    "gv_fill_pattern",    "gv_check_pattern",    "gv_fill_random", "gv_gate",
+    "gv_fill_collective", "gv_check_collective", "gv_matmul_f16",  "gv_matmul_f32",
+    "gv_mem_step",        "gv_hash_words"};
 
 static long long ecc_added[FAKE_MAX_GPUS][2];
 
@@ -673,6 +674,14 @@ static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid
     case 9: /* gv_mem_step(p, pairs, expect, write, seed, descending, log) */
         mem_step(g, params);
         return GVCU_SUCCESS;
+    case 10: { /* gv_hash_words(p, n, sum) */
+        const uint64_t *p = (const uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[0];
+        uint64_t n = *(uint64_t *)params[1];
+        uint64_t *sum = (uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[2];
+        for (uint64_t i = 0; i < n; i++)
+            *sum += gv_hash_word(p[i], i);
+        return GVCU_SUCCESS;
+    }
     default:
         return GVCU_ERROR_INVALID_VALUE;
     }

@@ -297,7 +297,7 @@ gvnv_return nvmlDeviceGetClockInfo(gvnv_device device, gvnv_clock_type type,
 gvnv_return nvmlDeviceGetPowerUsage(gvnv_device device, unsigned int *power_mw)
 {
     DEVICE_OR_RETURN(g, device);
-    *power_mw = (unsigned)g->power_limit_w * 900u;
+    *power_mw = (unsigned)(g->power_limit_w * 10 * g->power_draw_pct);
     return GVNV_SUCCESS;
 }
 

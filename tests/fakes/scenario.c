@@ -152,6 +152,10 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->gemm_tflops = atof(v);
     else if (!strcmp(k, "gemm_corrupt"))
         g->gemm_corrupt = atoi(v);
+    else if (!strcmp(k, "power_draw_pct"))
+        g->power_draw_pct = atoi(v);
+    else if (!strcmp(k, "gemm_drift_after"))
+        g->gemm_drift_after = strtoll(v, NULL, 0);
     else if (!strcmp(k, "mem_stuck"))
         return sscanf(v, "%lli:%d", &g->mem_stuck, &g->mem_stuck_bit) == 2 ? 0 : -1;
     else if (!strcmp(k, "mem_ecc"))
@@ -287,6 +291,7 @@ static int gpu_line(fake_scenario *s, char *v)
     g->mig = g->mig_pending = -1;
     g->free_mib = 256;
     g->mem_stuck = -1;
+    g->power_draw_pct = 98;
     g->copy_gbps = 50;
     g->gemm_tflops = 700;
     g->dmabuf = 1;

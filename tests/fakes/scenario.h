@@ -18,6 +18,8 @@
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
+ *   gpu = ...; power_draw_pct=80   (NVML's power reading: 80% of the limit; default 98)
+ *   gpu = ...; gemm_drift_after=50   (the 51st and later GEMMs on the GPU come out wrong)
  *   gpu = ...; mem_stuck=0x1000:5   (bit 5 of the word at byte offset 0x1000 of every buffer
  *         the memory test walks reads as 1)
  *   gpu = ...; mem_ecc=3:1   (the DRAM ECC counters rise by 3 corrected and 1 uncorrected
@@ -108,10 +110,12 @@ typedef struct fake_gpu {
     /* Another process allocates this much right after the first allocation that succeeds on
      * the GPU (a check started beside another one); cuMemGetInfo then shows less free. */
     unsigned long long taken_mib;
-    double copy_gbps;    /* default 50 */
-    double gemm_tflops;  /* default 700 */
-    int gemm_corrupt;    /* 1: every GEMM output is off by one */
-    long long mem_stuck; /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
+    double copy_gbps;           /* default 50 */
+    double gemm_tflops;         /* default 700 */
+    int gemm_corrupt;           /* 1: every GEMM output is off by one */
+    int power_draw_pct;         /* power NVML reports, percent of the limit; default 98 */
+    long long gemm_drift_after; /* > 0: GEMMs after this many on the GPU come out wrong */
+    long long mem_stuck;        /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
     int mem_stuck_bit;
     long long mem_ecc_cor, mem_ecc_unc; /* ECC errors counted while the memory test runs */
     int nvlinks, nvlinks_down;          /* NVLinks the GPU has, how many of them are inactive */

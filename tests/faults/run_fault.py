@@ -98,6 +98,23 @@ CASES = {
     "memory_taken_busy": case("fault-memory-taken-busy", "cuda.init,cuda.alloc", [
         ("cuda.alloc", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=10),
+    # Sustained stress: every result compared with the first and across GPUs; power held.
+    "stress_healthy": case("h100x8", "stress", [
+        ("stress.gemm", "gpu0", "PASS", "results identical to the first and to the other GPUs'"),
+        ("stress.gemm", "gpu7", "PASS", "results identical to the first and to the other GPUs'"),
+        ("stress.power", "gpu3", "PASS", "held 686 W mean (98% of the 700 W limit)")],
+        exit_code=0, args=["--gemm-size", "32", "--duration", "0.2"], wall=30, deadline=SLOW_FAKE),
+    "stress_odd_gpu": case("stress-odd-gpu", "stress.gemm", [
+        ("stress.gemm", "gpu4", "PASS", "identical to the first and to the other GPUs'"),
+        ("stress.gemm", "gpu5", "FAIL", "differs from the other NVIDIA H100 80GB HBM3 GPUs' on the same inputs")],
+        args=["--gemm-size", "32", "--duration", "0.2"], wall=30, deadline=SLOW_FAKE),
+    "stress_drift": case("stress-drift", "stress.gemm", [
+        ("stress.gemm", "gpu0", "FAIL", "bf16 GEMM results differed from the first (first at iteration ")],
+        sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], wall=30, deadline=SLOW_FAKE),
+    "stress_low_power": case("stress-low-power", "stress.power", [
+        ("stress.power", "gpu0", "WARN", "did not reach its limit: 560 W mean (80% of the 700 W limit)")],
+        exit_code=0, sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], wall=30,
+        deadline=SLOW_FAKE),
     # The memory test: a stuck bit found at its offset, ECC errors during the test, memory
     # another process takes (tested as far as it goes), none at all.
     "mem_stuck_bit": case("mem-stuck-bit", "mem.test", [

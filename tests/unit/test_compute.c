@@ -406,6 +406,77 @@ static void memtest_refuses_bad_options(void **state)
     gv_ctx_destroy(ctx);
 }
 
+static void stress_compares_every_result_and_fills_the_series(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "stress-odd-gpu");
+    gv_stress_sample series[64];
+    gv_stress_opts o = GV_STRESS_OPTS_INIT;
+    o.size = 32;
+    o.duration_s = 0.05;
+    o.interval_s = 0.01;
+    o.gpu_count = 3;
+    o.gpus[0] = 4, o.gpus[1] = 5, o.gpus[2] = 6;
+    o.series = series;
+    o.series_capacity = 2; /* too small: the rest is counted as dropped */
+    gv_stress_result r = GV_STRESS_RESULT_INIT;
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.gpu_count, 3);
+    assert_int_equal(r.verdict, GV_FAIL);
+    assert_int_equal(r.series_count, 2);
+    assert_true(r.series_dropped >= 1);
+    assert_int_equal(series[0].cuda_index, 4);
+    assert_true(series[0].tflops > 0 && series[0].power_w > 0);
+    for (int i = 0; i < 3; i++) {
+        const gv_stress_gpu *g = &r.gpus[i];
+        assert_int_equal(g->cuda_index, 4 + i);
+        assert_true(g->iterations > 0);
+        assert_int_equal(g->mismatches, 0); /* each GPU agrees with itself */
+        assert_int_equal(g->agrees, i == 1 ? 0 : 1);
+        assert_int_equal(g->verdict, i == 1 ? GV_FAIL : GV_PASS);
+        assert_true(fabs(g->tflops_median - 700) < 1);
+        assert_true(fabs(g->power_limit_w - 700) < 0.5);
+    }
+    assert_int_not_equal(r.gpus[0].result_hash, r.gpus[1].result_hash);
+    assert_int_equal(r.gpus[0].result_hash, r.gpus[2].result_hash);
+    assert_non_null(strstr(r.gpus[1].message, "differs from the other"));
+    gv_ctx_destroy(ctx);
+}
+
+static void stress_refuses_bad_options(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    gv_stress_result r = GV_STRESS_RESULT_INIT;
+    gv_stress_opts o = GV_STRESS_OPTS_INIT;
+    assert_int_equal(gv_stress_gemm(ctx, NULL, &r), GV_ERR_INVALID_ARG);
+    o.size = 100; /* not a multiple of 16 */
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
+    o.duration_s = 0;
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
+    o.interval_s = NAN;
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
+    o.series_capacity = 8; /* and no buffer */
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
+    o.gpu_count = 2; /* GPU 0 twice */
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
+    o.gpu_count = 1;
+    o.gpus[0] = 3;
+    o.size = 32;
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_NOT_FOUND);
+    o.struct_size = 8;
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_VERSION);
+    r.struct_size = 8;
+    assert_int_equal(gv_stress_gemm(ctx, NULL, &r), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_stress_gemm(NULL, &o, &r), GV_ERR_INVALID_ARG);
+    gv_ctx_destroy(ctx);
+}
+
 /* gv_run_opts.on_event: what a progress display sees, the same through the worker and in the
  * caller's process. */
 typedef struct seen_events {
@@ -479,6 +550,8 @@ int main(void)
         cmocka_unit_test(memtest_locates_a_stuck_bit),
         cmocka_unit_test(memtest_refuses_bad_options),
         cmocka_unit_test(run_events_follow_the_checks),
+        cmocka_unit_test(stress_compares_every_result_and_fills_the_series),
+        cmocka_unit_test(stress_refuses_bad_options),
         cmocka_unit_test(cudnn_convolutions_match_the_host),
         cmocka_unit_test(cudnn_absent_is_a_skip_naming_the_file),
         cmocka_unit_test(bad_input_is_refused),

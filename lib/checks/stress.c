@@ -1,0 +1,103 @@
+/* stress.gemm and stress.power: gv_stress_gemm on every chosen GPU at once for the run's
+ * duration (extended level). stress.gemm judges what the GPUs computed and how throughput
+ * held; stress.power whether each GPU drew its power limit under that load, and at what clock
+ * and temperature. One run serves both rows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/active.h"
+#include "checks/busy.h"
+#include "core/context.h"
+#include "core/progress.h"
+#include "gpuverify/gv_compute.h"
+
+#define POWER_HELD 0.95  /* of the enforced limit: a GPU at full tensor load reaches it */
+#define POWER_CAP 0x4ull /* nvmlClocksEventReasonSwPowerCap: the GPU held at its limit */
+
+static void power_row(gv_active_run *run, const char *subject, const gv_stress_gpu *g)
+{
+    gv_check_result *c;
+    if (g->iterations == 0) {
+        gv_report_add(run->report, "stress.power", subject,
+                      g->verdict == GV_SKIP ? GV_SKIP : GV_FAIL, "no load ran: %s", g->message);
+        return;
+    }
+    if (g->power_limit_w <= 0 || g->power_mean_w <= 0) {
+        gv_report_add(run->report, "stress.power", subject, GV_SKIP,
+                      "NVML gives no power reading or limit for this GPU: not judged");
+        return;
+    }
+    double share = g->power_mean_w / g->power_limit_w;
+    int capped = (g->clock_event_reasons & POWER_CAP) != 0;
+    int held = share >= POWER_HELD;
+    c = gv_report_add(run->report, "stress.power", subject, held ? GV_PASS : GV_WARN,
+                      "%s %.0f W mean (%.0f%% of the %.0f W limit), %.0f W peak, at %.0f MHz "
+                      "mean (min %.0f) and up to %.0f C%s",
+                      held ? "held" : "did not reach its limit:", g->power_mean_w, 100 * share,
+                      g->power_limit_w, g->power_max_w, g->sm_clock_mean_mhz, g->sm_clock_min_mhz,
+                      g->temperature_max_c, capped ? "; clocks held back by the power cap" : "");
+    gv_result_measured(c, g->power_mean_w, "W", "%.0f W", g->power_mean_w);
+    gv_result_expected(c, "NVML limit", ">= %.0f W (%.0f%% of %.0f)", POWER_HELD * g->power_limit_w,
+                       100 * POWER_HELD, g->power_limit_w);
+    if (!held)
+        gv_result_remedy(c, "check the power supply and cabling, the power limit "
+                            "(nvidia-smi -q -d POWER) and whether clocks are locked");
+}
+
+static void gemm_row(gv_active_run *run, const char *subject, const gv_stress_gpu *g,
+                     const gv_busy *busy)
+{
+    gv_check_result *c =
+        gv_report_add(run->report, "stress.gemm", subject, g->verdict, "%s", g->message);
+    if (g->iterations)
+        gv_result_measured(c, g->tflops_median, "TFLOPS", "%.1f TFLOPS", g->tflops_median);
+    int wrong = g->mismatches != 0 || g->agrees == 0;
+    if (wrong)
+        gv_result_remedy(c, "drain the node: the GPU computes wrong results under load; run "
+                            "the vendor diagnostics (dcgmi diag -r 3) and replace it");
+    else if (g->verdict == GV_WARN)
+        gv_result_remedy(c, "check cooling and power (nvidia-smi -q -d PERFORMANCE,POWER): "
+                            "airflow, fans, inlet temperature");
+    gv_busy_apply(busy, run->policy, c, wrong);
+}
+
+void gv_active_stress(gv_active_run *run)
+{
+    static const char *const ids[] = {"stress.gemm", "stress.power"};
+    if (gv_active_no_devices(run, ids, 2))
+        return;
+    gv_stress_opts o = GV_STRESS_OPTS_INIT;
+    o.duration_s = run->stress_s;
+    if (run->gemm_size)
+        o.size = (run->gemm_size + 15) / 16 * 16;
+    for (int gpu = 0; gpu < run->facts->cuda_count && o.gpu_count < GV_STRESS_MAX_GPUS; gpu++)
+        if (gv_active_gpu_chosen(run, gpu))
+            o.gpus[o.gpu_count++] = (uint32_t)gpu;
+    gv_busy busy[GV_STRESS_MAX_GPUS] = {{0}};
+    for (uint32_t i = 0; i < o.gpu_count; i++)
+        gv_active_sample_busy(run, (int)o.gpus[i], &busy[i]);
+    gv_progress_begin(run->ctx, "stress.gemm", "node");
+    gv_stress_result *r = malloc(sizeof *r);
+    if (!r) {
+        gv_active_rows(run, ids, 2, "node", GV_ERROR, "out of memory");
+        return;
+    }
+    *r = (gv_stress_result)GV_STRESS_RESULT_INIT;
+    gv_status st = gv_stress_gemm(run->ctx, &o, r);
+    if (st != GV_OK) {
+        gv_active_rows(run, ids, 2, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
+        free(r);
+        return;
+    }
+    for (uint32_t i = 0; i < r->gpu_count; i++) {
+        gv_active_sample_busy(run, (int)o.gpus[i], &busy[i]);
+        char subject[48];
+        gv_active_subject(run->facts, r->gpus[i].cuda_index, subject, sizeof subject);
+        if (gv_active_selected(run, "stress.gemm"))
+            gemm_row(run, subject, &r->gpus[i], &busy[i]);
+        if (gv_active_selected(run, "stress.power"))
+            power_row(run, subject, &r->gpus[i]);
+    }
+    free(r);
+}

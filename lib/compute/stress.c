@@ -1,0 +1,507 @@
+/* gv_stress_gemm: the same cuBLASLt GEMM on every chosen GPU at once for a duration, each
+ * result hashed on the GPU (gv_hash_words) and compared with the first iteration's and across
+ * GPUs, throughput and NVML telemetry sampled per interval.
+ *
+ * All GPUs are driven from the calling thread, as gv_nccl_bench does: each has its own session
+ * (primary context, stream), switched to with cuCtxSetCurrent. Per interval a batch of GEMMs is
+ * queued on every GPU, then each is waited for in turn, so the GPUs run concurrently and the
+ * host's work between batches is a small fraction of an interval. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compute/gemm_run.h"
+#include "compute/telemetry.h"
+#include "core/context.h"
+#include "core/progress.h"
+#include "core/sizes.h"
+#include "core/util.h"
+#include "report/report.h"
+
+#define MAX_BATCH 1024  /* GEMMs per interval: the hash slots each batch needs */
+#define WINDOW_S 10.0   /* "the first 10 s" and "the last 10 s" of the issue */
+#define FALL_WARN 0.90  /* throughput in the last window below this share of the first */
+#define THERMAL 0x60ull /* nvmlClocksEventReasonSwThermalSlowdown | HwThermalSlowdown */
+
+typedef struct stress_gpu {
+    gv_gemm_run g;
+    gv_sampler sampler;
+    gvcu_deviceptr slots; /* one 64-bit hash per GEMM of a batch */
+    uint64_t *host_slots; /* pinned: where the hashes come back */
+    uint64_t *zeros;      /* pinned: what clears the slots before a batch */
+    unsigned batch;
+    int running; /* set up, and no error since */
+    double *rates, *times;
+    uint32_t nrates, cap;
+    gv_stress_gpu *out;
+} stress_gpu;
+
+typedef struct stress {
+    gv_ctx *ctx;
+    gv_stress_opts o;
+    gv_stress_result *r;
+    stress_gpu *gpus;
+    uint32_t count; /* GPUs opened (sessions pushed in this order) */
+} stress;
+
+static gv_status check_opts(gv_ctx *ctx, const gv_stress_opts *o)
+{
+    if (o->flags)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_opts.flags 0x%x: must be 0", o->flags);
+    if (o->dtype < GV_DTYPE_FP32 || o->dtype > GV_DTYPE_FP8_E4M3)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_opts.dtype %d is not a gv_dtype",
+                       (int)o->dtype);
+    if (o->size < 16 || o->size > 32768 || o->size % 16)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_stress_opts.size %u: a multiple of 16 in 16 .. 32768", o->size);
+    if (!(o->duration_s > 0 && o->duration_s <= 30 * 86400.0) ||
+        !(o->interval_s >= 0.01 && o->interval_s <= 60))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_stress_opts: duration_s %g (0 .. 30 days], interval_s %g (0.01 .. 60)",
+                       o->duration_s, o->interval_s);
+    if (o->gpu_count > GV_STRESS_MAX_GPUS || (o->series_capacity && !o->series))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_stress_opts: gpu_count %u (0 .. %d), series_capacity %u needs series",
+                       o->gpu_count, GV_STRESS_MAX_GPUS, o->series_capacity);
+    for (uint32_t i = 0; i < o->gpu_count; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (o->gpus[i] == o->gpus[j])
+                return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_opts.gpus: %u twice",
+                               o->gpus[i]);
+    return GV_OK;
+}
+
+static int use(stress_gpu *sg)
+{
+    return sg->g.s.cu->cuCtxSetCurrent(sg->g.s.context);
+}
+
+/* Queues: clear the slots, the batch of GEMMs each followed by the hash of its result, and the
+ * hashes' copy back; timed by the run's events. */
+static int queue_batch(stress_gpu *sg, unsigned n)
+{
+    gv_gemm_run *g = &sg->g;
+    const struct gv_cuda_api *cu = g->s.cu;
+    uint64_t words = (uint64_t)g->o.m * g->o.n * g->plan->out_size / 8;
+    int rc = cu->cuMemcpyHtoDAsync(sg->slots, sg->zeros, n * sizeof(uint64_t), g->s.stream);
+    if (rc == GVCU_SUCCESS)
+        rc = cu->cuEventRecord(g->start, g->s.stream);
+    for (unsigned i = 0; i < n && rc == GVCU_SUCCESS; i++) {
+        int st = gv_gemm_matmul(g, &g->algo);
+        if (st != GVBL_STATUS_SUCCESS)
+            return gv_gemm_lt_fail(g, "cublasLtMatmul", st), -1;
+        rc = gv_session_hash_words(&g->s, g->d, words, sg->slots + i * sizeof(uint64_t));
+    }
+    if (rc == GVCU_SUCCESS)
+        rc = cu->cuEventRecord(g->end, g->s.stream);
+    if (rc == GVCU_SUCCESS)
+        rc = cu->cuMemcpyDtoHAsync(sg->host_slots, sg->slots, n * sizeof(uint64_t), g->s.stream);
+    if (rc != GVCU_SUCCESS)
+        return gv_session_fail(&g->s, &g->err, "queueing the stress GEMMs", rc), -1;
+    return 0;
+}
+
+/* Waits for the queued batch; its GPU time in ms, or -1 (err set). */
+static double wait_batch(stress_gpu *sg)
+{
+    gv_gemm_run *g = &sg->g;
+    float ms = 0;
+    int rc = gv_session_sync(&g->s, GV_SESSION_STEP_TIMEOUT_S);
+    if (rc == GVCU_SUCCESS)
+        rc = g->s.cu->cuEventElapsedTime(&ms, g->start, g->end);
+    if (rc != GVCU_SUCCESS)
+        return gv_session_fail(&g->s, &g->err, "waiting for the stress GEMMs", rc), -1;
+    return ms;
+}
+
+/* Session, cuBLASLt, inputs, the algorithm (the fastest of the heuristic's candidates on the
+ * first GPU of a model, the same candidate on the others, so that their results can be
+ * compared bit for bit), buffers for the hashes, and the first result's hash. */
+static gv_status open_gpu(stress *st, uint32_t cuda, stress_gpu *sg)
+{
+    gv_stress_gpu *out = sg->out;
+    gv_gemm_run *g = &sg->g;
+    gv_gemm_opts o = GV_GEMM_OPTS_INIT;
+    o.dtype = st->o.dtype;
+    o.m = o.n = o.k = st->o.size;
+    o.seed = st->o.seed;
+    g->o = o;
+    g->plan = &gv_gemm_plans[o.dtype];
+    gv_gemm_result scratch = GV_GEMM_RESULT_INIT;
+    gv_status s = gv_gemm_prepare(st->ctx, g, cuda, &scratch);
+    snprintf(out->name, sizeof out->name, "%s", g->s.name);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%s", g->s.bus_id);
+    if (s != GV_OK)
+        return s; /* not a GPU of this node: the caller's error */
+    snprintf(st->r->library_version, sizeof st->r->library_version, "%s", scratch.library_version);
+    if (scratch.verdict != GV_PASS) {
+        out->verdict = scratch.verdict;
+        snprintf(out->message, sizeof out->message, "%s", scratch.message);
+        return GV_OK;
+    }
+    const struct gv_cuda_api *cu = g->s.cu;
+    double ms = 0;
+    int rc;
+    for (stress_gpu *peer = st->gpus; peer < sg && !g->candidate; peer++)
+        if (peer->g.candidate && !strcmp(peer->out->name, out->name))
+            g->candidate = peer->g.candidate;
+    if (gv_gemm_setup(g) != GV_OK || gv_gemm_choose_algo(g, &scratch, &ms) != GV_OK) {
+        out->verdict = GV_FAIL;
+        snprintf(out->message, sizeof out->message, "%s", g->err.text);
+        return GV_OK;
+    }
+    void *host = NULL, *zeros = NULL;
+    if ((rc = cu->cuMemAlloc(&sg->slots, MAX_BATCH * sizeof(uint64_t))) != GVCU_SUCCESS ||
+        (rc = cu->cuMemHostAlloc(&host, MAX_BATCH * sizeof(uint64_t), 0)) != GVCU_SUCCESS ||
+        (rc = cu->cuMemHostAlloc(&zeros, MAX_BATCH * sizeof(uint64_t), 0)) != GVCU_SUCCESS) {
+        gv_session_fail(&g->s, &g->err, "allocating the result hashes", rc);
+        out->verdict = GV_FAIL;
+        snprintf(out->message, sizeof out->message, "%s", g->err.text);
+        if (host)
+            cu->cuMemFreeHost(host);
+        return GV_OK;
+    }
+    sg->host_slots = host;
+    sg->zeros = zeros;
+    memset(sg->zeros, 0, MAX_BATCH * sizeof(uint64_t));
+    if (queue_batch(sg, 1) != 0 || wait_batch(sg) < 0) {
+        out->verdict = GV_FAIL;
+        snprintf(out->message, sizeof out->message, "%s", g->err.text);
+        return GV_OK;
+    }
+    out->result_hash = sg->host_slots[0];
+    /* GEMM and hash together, timed once more now that the kernels are loaded; by the host's
+     * clock too, which is what an interval is when launches cost more than the work. */
+    double wall = gv_now_s();
+    double per = queue_batch(sg, 2) == 0 ? wait_batch(sg) / 2 : -1;
+    wall = (gv_now_s() - wall) * 1e3 / 2;
+    if (per > 0 && wall > per)
+        per = wall;
+    if (per <= 0) {
+        out->verdict = GV_FAIL;
+        snprintf(out->message, sizeof out->message, "%s", g->err.text);
+        return GV_OK;
+    }
+    double fit = st->o.interval_s * 1e3 / per;
+    sg->batch = fit < 1 ? 1 : fit > MAX_BATCH ? MAX_BATCH : (unsigned)fit;
+    sg->cap = (uint32_t)(st->o.duration_s / st->o.interval_s) + 16;
+    sg->rates = calloc(sg->cap, sizeof *sg->rates);
+    sg->times = calloc(sg->cap, sizeof *sg->times);
+    if (!sg->rates || !sg->times)
+        return gv_err(&g->err, GV_ERR_NO_MEMORY, "out of memory for the time series");
+    out->power_limit_w = gv_telemetry_power_limit_w(st->ctx, g->s.bus_id);
+    sg->running = 1;
+    return GV_OK;
+}
+
+/* The batch's hashes against the first result; one sample into the series. */
+static void take_batch(stress *st, stress_gpu *sg, double ms, double t)
+{
+    gv_stress_gpu *out = sg->out;
+    uint32_t bad = 0;
+    for (unsigned i = 0; i < sg->batch; i++) {
+        out->iterations++;
+        if (sg->host_slots[i] != out->result_hash) {
+            bad++;
+            if (!out->first_mismatch)
+                out->first_mismatch = out->iterations;
+        }
+    }
+    out->mismatches += bad;
+    double flop = 2.0 * st->o.size * st->o.size * (double)st->o.size;
+    double tflops = ms > 0 ? flop * sg->batch / (ms * 1e-3) / 1e12 : 0;
+    if (sg->nrates < sg->cap) {
+        sg->rates[sg->nrates] = tflops;
+        sg->times[sg->nrates++] = t;
+    }
+    gv_sample_interval iv;
+    gv_sampler_take(&sg->sampler, &iv);
+    gv_stress_result *r = st->r;
+    if (r->series_count < st->o.series_capacity)
+        st->o.series[r->series_count++] = (gv_stress_sample){
+            t,          tflops,          iv.clock_mhz, iv.power_w, iv.temperature_c,
+            iv.reasons, out->cuda_index, bad};
+    else
+        r->series_dropped++;
+}
+
+/* The run itself: every interval, a batch on every running GPU, then each collected. */
+static void run(stress *st)
+{
+    for (uint32_t i = 0; i < st->count; i++)
+        if (st->gpus[i].running)
+            gv_sampler_start(&st->gpus[i].sampler, st->ctx, st->gpus[i].g.s.bus_id);
+    double t0 = gv_now_s();
+    gv_progress_stage(st->ctx, "GEMMs on %u GPU(s) for %.0f s", st->count, st->o.duration_s);
+    for (int any = 1; any && gv_now_s() - t0 < st->o.duration_s;) {
+        any = 0;
+        for (uint32_t i = 0; i < st->count; i++) {
+            stress_gpu *sg = &st->gpus[i];
+            if (sg->running && (use(sg) != GVCU_SUCCESS || queue_batch(sg, sg->batch) != 0))
+                sg->running = 0;
+        }
+        for (uint32_t i = 0; i < st->count; i++) {
+            stress_gpu *sg = &st->gpus[i];
+            if (!sg->running)
+                continue;
+            use(sg);
+            double ms = wait_batch(sg);
+            if (ms < 0) {
+                sg->running = 0;
+                sg->out->verdict = GV_FAIL;
+                snprintf(sg->out->message, sizeof sg->out->message, "%s", sg->g.err.text);
+                continue;
+            }
+            take_batch(st, sg, ms, gv_now_s() - t0);
+            any = 1;
+        }
+    }
+    st->r->duration_s = gv_now_s() - t0;
+    for (uint32_t i = 0; i < st->count; i++) {
+        stress_gpu *sg = &st->gpus[i];
+        gv_sampler_stop(&sg->sampler);
+        gv_stress_gpu *out = sg->out;
+        gv_sampler *sm = &sg->sampler;
+        if (sm->samples) {
+            out->sm_clock_mean_mhz = sm->clock_sum / sm->samples;
+            out->sm_clock_min_mhz = sm->clock_min;
+        }
+        if (sm->power_samples) {
+            out->power_mean_w = sm->power_sum / sm->power_samples;
+            out->power_max_w = sm->power_max;
+        }
+        out->temperature_max_c = sm->temp_max;
+        out->clock_event_reasons = sm->reasons;
+    }
+}
+
+/* Median of the rates whose time lies in [from, to). */
+static double window_median(const stress_gpu *sg, double from, double to)
+{
+    double *v = malloc((sg->nrates ? sg->nrates : 1) * sizeof *v);
+    size_t n = 0;
+    for (uint32_t i = 0; v && i < sg->nrates; i++)
+        if (sg->times[i] >= from && sg->times[i] < to)
+            v[n++] = sg->rates[i];
+    double m = n ? gv_median(v, n) : 0;
+    free(v);
+    return m;
+}
+
+/* Which GPUs' first results agree: the hash most GPUs of the same model gave is the reference;
+ * a GPU alone with another hash is the one that computes differently. */
+static void compare_gpus(stress *st)
+{
+    for (uint32_t i = 0; i < st->count; i++) {
+        gv_stress_gpu *a = st->gpus[i].out;
+        a->agrees = -1;
+        if (a->iterations == 0)
+            continue;
+        uint32_t same = 0, peers = 0;
+        for (uint32_t j = 0; j < st->count; j++) {
+            const gv_stress_gpu *b = st->gpus[j].out;
+            if (b->iterations == 0 || strcmp(a->name, b->name) != 0)
+                continue;
+            peers++;
+            same += b->result_hash == a->result_hash;
+        }
+        if (peers < 2)
+            continue; /* nothing to compare with */
+        /* Agrees when at least as many GPUs share its hash as share any other: with two GPUs
+         * that differ, both are named. */
+        uint32_t best = 0;
+        for (uint32_t j = 0; j < st->count; j++) {
+            const gv_stress_gpu *b = st->gpus[j].out;
+            uint32_t n = 0;
+            for (uint32_t k = 0; b->iterations && k < st->count; k++)
+                n += st->gpus[k].out->iterations && !strcmp(b->name, st->gpus[k].out->name) &&
+                     st->gpus[k].out->result_hash == b->result_hash;
+            if (!strcmp(b->name, a->name) && n > best)
+                best = n;
+        }
+        a->agrees = same == best && same * 2 > peers ? 1 : 0;
+    }
+}
+
+static void describe_reasons(uint64_t reasons, char *out, size_t cap)
+{
+    static const struct {
+        uint64_t bit;
+        const char *name;
+    } names[] = {{0x4, "power cap"},
+                 {0x8, "hardware slowdown"},
+                 {0x20, "thermal (software)"},
+                 {0x40, "thermal (hardware)"},
+                 {0x80, "power brake"}};
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (reasons & names[i].bit)
+            gv_append(out, cap, ", ", names[i].name);
+}
+
+static void judge_gpu(const stress *st, stress_gpu *sg)
+{
+    gv_stress_gpu *out = sg->out;
+    if (out->iterations == 0) {
+        if (out->verdict == GV_PASS) {
+            out->verdict = GV_FAIL;
+            snprintf(out->message, sizeof out->message, "no GEMM completed");
+        }
+        return;
+    }
+    double end = st->r->duration_s;
+    double window = end >= 2 * WINDOW_S ? WINDOW_S : end / 10;
+    out->samples = sg->nrates;
+    out->tflops_median = gv_median(sg->rates, sg->nrates);
+    out->tflops_min = sg->rates[0];
+    for (uint32_t i = 1; i < sg->nrates; i++)
+        if (sg->rates[i] < out->tflops_min)
+            out->tflops_min = sg->rates[i];
+    out->tflops_first = window_median(sg, 0, window);
+    out->tflops_last = window_median(sg, end - window, end + 1);
+    if (out->tflops_first <= 0)
+        out->tflops_first = sg->rates[0];
+    if (out->tflops_last <= 0)
+        out->tflops_last = sg->rates[sg->nrates - 1];
+    char held[96];
+    describe_reasons(out->clock_event_reasons, held, sizeof held);
+    const char *dtype = gv_dtype_name(st->o.dtype);
+    if (out->verdict == GV_FAIL) { /* a CUDA error stopped it: keep that message */
+        size_t len = strlen(out->message);
+        snprintf(out->message + len, sizeof out->message - len, " (after %llu GEMMs)",
+                 (unsigned long long)out->iterations);
+    } else if (out->mismatches) {
+        out->verdict = GV_FAIL;
+        snprintf(out->message, sizeof out->message,
+                 "%llu of %llu %s GEMM results differed from the first (first at iteration "
+                 "%llu): silent data corruption",
+                 (unsigned long long)out->mismatches, (unsigned long long)out->iterations, dtype,
+                 (unsigned long long)out->first_mismatch);
+    } else if (out->agrees == 0) {
+        out->verdict = GV_FAIL;
+        snprintf(out->message, sizeof out->message,
+                 "its %s GEMM result (hash 0x%016llx) differs from the other %s GPUs' on the same "
+                 "inputs: silent data corruption",
+                 dtype, (unsigned long long)out->result_hash, out->name);
+    } else if (out->tflops_last < FALL_WARN * out->tflops_first) {
+        out->verdict = GV_WARN;
+        snprintf(out->message, sizeof out->message,
+                 "throughput fell %.0f%%: %.1f TFLOPS in the first %.3g s, %.1f in the last%s%s",
+                 100 * (1 - out->tflops_last / out->tflops_first), out->tflops_first, window,
+                 out->tflops_last, held[0] ? "; held back by " : "", held);
+    } else if (out->clock_event_reasons & THERMAL) {
+        out->verdict = GV_WARN;
+        snprintf(out->message, sizeof out->message,
+                 "thermal slowdown during the stress (%s), max %.0f C; %.1f TFLOPS median", held,
+                 out->temperature_max_c, out->tflops_median);
+    } else {
+        out->verdict = GV_PASS;
+        snprintf(out->message, sizeof out->message,
+                 "%s %u^3 for %.0f s: %.1f TFLOPS median (first %.3g s %.1f, last %.1f, min "
+                 "%.1f); %llu results identical to the first%s",
+                 dtype, st->o.size, end, out->tflops_median, window, out->tflops_first,
+                 out->tflops_last, out->tflops_min, (unsigned long long)out->iterations,
+                 out->agrees == 1 ? " and to the other GPUs'" : "");
+    }
+}
+
+static void judge(stress *st)
+{
+    gv_stress_result *r = st->r;
+    compare_gpus(st);
+    r->verdict = GV_SKIP;
+    uint32_t ran = 0;
+    for (uint32_t i = 0; i < st->count; i++) {
+        judge_gpu(st, &st->gpus[i]);
+        r->verdict = gv_verdict_worse(r->verdict, st->gpus[i].out->verdict);
+        ran += st->gpus[i].out->iterations > 0;
+    }
+    double sum = 0;
+    for (uint32_t i = 0; i < st->count; i++)
+        sum += st->gpus[i].out->tflops_median;
+    snprintf(r->message, sizeof r->message,
+             "%s %u^3 on %u of %u GPU(s) at once for %.1f s: %.1f TFLOPS in all (medians)",
+             gv_dtype_name(st->o.dtype), st->o.size, ran, st->count, r->duration_s, sum);
+}
+
+static void close_all(stress *st)
+{
+    for (uint32_t i = st->count; i-- > 0;) {
+        stress_gpu *sg = &st->gpus[i];
+        const struct gv_cuda_api *cu = sg->g.s.cu;
+        if (cu && sg->g.s.context)
+            use(sg);
+        if (cu && sg->slots)
+            cu->cuMemFree(sg->slots);
+        if (cu && sg->host_slots)
+            cu->cuMemFreeHost(sg->host_slots);
+        if (cu && sg->zeros)
+            cu->cuMemFreeHost(sg->zeros);
+        free(sg->rates);
+        free(sg->times);
+        gv_gemm_release(&sg->g);
+    }
+    free(st->gpus);
+}
+
+gv_status gv_stress_gemm(gv_ctx *ctx, const gv_stress_opts *opts, gv_stress_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out || !opts)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_gemm: %s is NULL", out ? "opts" : "out");
+    if (out->struct_size < GV_STRESS_RESULT_SIZE_V1)
+        return gv_fail(ctx, GV_ERR_VERSION, "gv_stress_result.struct_size %u < %zu",
+                       (unsigned)out->struct_size, (size_t)GV_STRESS_RESULT_SIZE_V1);
+    static const gv_stress_opts defaults = GV_STRESS_OPTS_INIT;
+    stress st = {.ctx = ctx, .o = defaults};
+    gv_status s = gv_copy_in(&st.o, sizeof st.o, opts, GV_STRESS_OPTS_SIZE_V1, &defaults);
+    if (s != GV_OK)
+        return gv_fail(ctx, s, "gv_stress_opts.struct_size %u is not a valid layout",
+                       (unsigned)opts->struct_size);
+    if ((s = check_opts(ctx, &st.o)) != GV_OK)
+        return s;
+    gv_stress_result *r = calloc(1, sizeof *r);
+    st.gpus = calloc(GV_STRESS_MAX_GPUS, sizeof *st.gpus);
+    if (!r || !st.gpus) {
+        free(r);
+        free(st.gpus);
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    }
+    r->struct_size = sizeof *r;
+    r->dtype = st.o.dtype;
+    r->size = st.o.size;
+    st.r = r;
+    /* Every GPU CUDA has when none are named (one when CUDA cannot say: its row says why). */
+    uint32_t wanted = st.o.gpu_count;
+    const struct gv_cuda_api *cu = gv_cuda(ctx);
+    int visible = 0;
+    if (!wanted)
+        wanted = cu && gv_cuda_init(ctx) == GVCU_SUCCESS &&
+                         cu->cuDeviceGetCount(&visible) == GVCU_SUCCESS && visible > 0
+                     ? (uint32_t)(visible < GV_STRESS_MAX_GPUS ? visible : GV_STRESS_MAX_GPUS)
+                     : 1;
+    gv_progress_stage(ctx, "contexts, inputs and the first GEMMs");
+    for (uint32_t i = 0; i < wanted && s == GV_OK; i++) {
+        stress_gpu *sg = &st.gpus[st.count++];
+        sg->out = &r->gpus[i];
+        sg->out->cuda_index = (int32_t)(st.o.gpu_count ? st.o.gpus[i] : i);
+        s = open_gpu(&st, (uint32_t)sg->out->cuda_index, sg);
+    }
+    r->gpu_count = st.count;
+    if (s == GV_OK) {
+        run(&st);
+        judge(&st);
+    }
+    if (s != GV_OK) {
+        const char *why = st.gpus[st.count - 1].g.err.text;
+        gv_fail(ctx, s, "%s", why[0] ? why : gv_strerror(s));
+    }
+    close_all(&st);
+    if (s == GV_OK)
+        s = gv_copy_out(out, r, sizeof *r, GV_STRESS_RESULT_SIZE_V1);
+    free(r);
+    return s;
+}
