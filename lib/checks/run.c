@@ -309,12 +309,13 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
     o->checks = NULL; /* chosen[] holds the selection; the caller's strings are not kept */
     plan->budget_s = o->budget_s > 0 ? o->budget_s : plan->level->budget_s;
     plan->stress_s = o->duration_s > 0 ? o->duration_s : GV_STRESS_DEFAULT_S;
-    /* A burn-in of hours is what the caller asked for: the level's budget holds it. */
+    /* The stress runs as long as the caller asked (hours for a burn-in): the level's budget
+     * is for the rest of the run. */
     int stressing = 0;
     for (size_t i = 0; i < gv_check_count; i++)
         stressing |= plan->chosen[i] && gv_checks[i].loads_for_duration;
-    if (stressing && o->budget_s <= 0 && plan->budget_s < plan->stress_s + plan->level->budget_s)
-        plan->budget_s = plan->stress_s + plan->level->budget_s;
+    if (stressing && o->budget_s <= 0)
+        plan->budget_s += plan->stress_s;
     return GV_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "core/progress.h"
 #include "gpuverify/gv_compute.h"
 
+#define SERIES_MAX 3000  /* samples per GPU in the report: a burn of hours gets longer intervals */
 #define POWER_HELD 0.95  /* of the enforced limit: a GPU at full tensor load reaches it */
 #define POWER_CAP 0x4ull /* nvmlClocksEventReasonSwPowerCap: the GPU held at its limit */
 
@@ -45,11 +46,26 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
                             "(nvidia-smi -q -d POWER) and whether clocks are locked");
 }
 
+/* The row's time series: the samples of this GPU, in time order. */
+static void attach_series(gv_active_run *run, gv_check_result *c, const gv_stress_opts *o,
+                          const gv_stress_result *r, int32_t cuda_index)
+{
+    gv_stress_sample *mine = malloc((r->series_count ? r->series_count : 1) * sizeof *mine);
+    uint32_t n = 0;
+    for (uint32_t i = 0; mine && i < r->series_count; i++)
+        if (o->series[i].cuda_index == cuda_index)
+            mine[n++] = o->series[i];
+    if (mine)
+        gv_report_attach_series(run->report, c, mine, n);
+    free(mine);
+}
+
 static void gemm_row(gv_active_run *run, const char *subject, const gv_stress_gpu *g,
-                     const gv_busy *busy)
+                     const gv_busy *busy, const gv_stress_opts *o, const gv_stress_result *r)
 {
     gv_check_result *c =
         gv_report_add(run->report, "stress.gemm", subject, g->verdict, "%s", g->message);
+    attach_series(run, c, o, r, g->cuda_index);
     if (g->iterations)
         gv_result_measured(c, g->tflops_median, "TFLOPS", "%.1f TFLOPS", g->tflops_median);
     int wrong = g->mismatches != 0 || g->agrees == 0;
@@ -69,6 +85,8 @@ void gv_active_stress(gv_active_run *run)
         return;
     gv_stress_opts o = GV_STRESS_OPTS_INIT;
     o.duration_s = run->stress_s;
+    if (o.duration_s / o.interval_s > SERIES_MAX)
+        o.interval_s = o.duration_s / SERIES_MAX;
     if (run->gemm_size)
         o.size = (run->gemm_size + 15) / 16 * 16;
     for (int gpu = 0; gpu < run->facts->cuda_count && o.gpu_count < GV_STRESS_MAX_GPUS; gpu++)
@@ -79,7 +97,12 @@ void gv_active_stress(gv_active_run *run)
         gv_active_sample_busy(run, (int)o.gpus[i], &busy[i]);
     gv_progress_begin(run->ctx, "stress.gemm", "node");
     gv_stress_result *r = malloc(sizeof *r);
-    if (!r) {
+    o.series_capacity =
+        (uint32_t)(o.duration_s / o.interval_s + 64) * (o.gpu_count ? o.gpu_count : 1);
+    o.series = calloc(o.series_capacity, sizeof *o.series);
+    if (!r || !o.series) {
+        free(o.series);
+        free(r);
         gv_active_rows(run, ids, 2, "node", GV_ERROR, "out of memory");
         return;
     }
@@ -87,6 +110,7 @@ void gv_active_stress(gv_active_run *run)
     gv_status st = gv_stress_gemm(run->ctx, &o, r);
     if (st != GV_OK) {
         gv_active_rows(run, ids, 2, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
+        free(o.series);
         free(r);
         return;
     }
@@ -95,9 +119,10 @@ void gv_active_stress(gv_active_run *run)
         char subject[48];
         gv_active_subject(run->facts, r->gpus[i].cuda_index, subject, sizeof subject);
         if (gv_active_selected(run, "stress.gemm"))
-            gemm_row(run, subject, &r->gpus[i], &busy[i]);
+            gemm_row(run, subject, &r->gpus[i], &busy[i], &o, r);
         if (gv_active_selected(run, "stress.power"))
             power_row(run, subject, &r->gpus[i]);
     }
+    free(o.series);
     free(r);
 }

@@ -125,6 +125,9 @@ void gv_report_free(gv_report *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; i < r->series_count; i++)
+        free(r->series[i].samples);
+    free(r->series);
     free(r->results);
     free(r->gpus);
     free(r);

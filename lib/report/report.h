@@ -5,7 +5,15 @@
 #include <stddef.h>
 
 #include "checks/facts.h"
+#include "gpuverify/gv_compute.h"
 #include "gpuverify/gv_report.h"
+
+/* A row's time series (stress.gemm): the samples of its subject, in time order. */
+typedef struct gv_row_series {
+    size_t row; /* index into results */
+    gv_stress_sample *samples;
+    uint32_t count;
+} gv_row_series;
 
 struct gv_report {
     gv_driver_info driver;
@@ -31,6 +39,8 @@ struct gv_report {
     double mark;
     void (*sink)(void *user, const gv_check_result *row);
     void *sink_user;
+    gv_row_series *series; /* the rows that have one */
+    size_t series_count;
 };
 
 /* The names the JSON report gives enum values (report_json.c writes them, report_json_read.c
@@ -58,6 +68,13 @@ void gv_report_flush(gv_report *r);
  * rows read back from a worker carry) and hands them to the sink. */
 void gv_report_settle(gv_report *r);
 
+/* Attaches a copy of the samples to row `row` (a row of the report); 0, or -1 out of memory
+ * (the report's out_of_memory is set). */
+int gv_report_attach_series(gv_report *r, const gv_check_result *row,
+                            const gv_stress_sample *samples, uint32_t count);
+/* The series of row `index`; NULL when it has none. */
+const gv_row_series *gv_report_series_of(const gv_report *r, size_t index);
+
 /* Appends a result with its message; NULL when out of memory (the setters accept NULL). */
 gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,
                                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -74,8 +91,13 @@ void gv_result_remedy(gv_check_result *res, const char *fmt, ...)
  * the worker streams rows and facts in the report's own format. */
 struct json_t;
 struct json_t *gv_result_to_json(const gv_check_result *c);
+/* The row at `index` with its time series, if it has one: what the worker streams and the
+ * report's "checks" array holds. */
+struct json_t *gv_report_row_to_json(const gv_report *r, size_t index);
 struct json_t *gv_report_to_json(const gv_report *r);
 gv_status gv_result_from_json(gv_ctx *ctx, struct json_t *o, gv_check_result *out);
+/* Attaches a row object's "series" (absent: nothing) to row `index` of the report. */
+gv_status gv_series_from_json(gv_ctx *ctx, struct json_t *o, gv_report *r, size_t index);
 /* A report (facts and rows) from its parsed JSON; *out NULL on error (the context says why). */
 gv_status gv_report_from_jansson(gv_ctx *ctx, struct json_t *root, gv_report **out);
 

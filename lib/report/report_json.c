@@ -6,8 +6,9 @@
 
 #include "report/report.h"
 
-/* 2: isolation and isolation_detail added (docs/report.schema.v1.json is version 1). */
-#define GV_REPORT_SCHEMA_VERSION 2
+/* 2: isolation and isolation_detail added (docs/report.schema.v1.json is version 1);
+ * 3: a check's optional series (docs/report.schema.v2.json is version 2). */
+#define GV_REPORT_SCHEMA_VERSION 3
 
 /* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
 static json_t *int_or_null(long long v)
@@ -166,7 +167,7 @@ json_t *gv_report_to_json(const gv_report *r)
     json_object_set_new(root, "gpus", gpus);
     json_t *checks = json_array();
     for (size_t i = 0; i < r->count; i++)
-        json_array_append_new(checks, gv_result_to_json(&r->results[i]));
+        json_array_append_new(checks, gv_report_row_to_json(r, i));
     json_object_set_new(root, "checks", checks);
     return root;
 }

@@ -1,4 +1,4 @@
-/* gv_report_from_json: a report read back from its JSON (schema_version 1 or 2), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 3), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -216,6 +216,8 @@ static void read_report(reader *rd, json_t *root, gv_report *r)
     for (size_t i = 0; i < m && rd->status == GV_OK; i++)
         check(rd, json_array_get(checks, i), i, &r->results[i]);
     r->count = r->cap = m;
+    for (size_t i = 0; i < m && rd->status == GV_OK; i++)
+        rd->status = gv_series_from_json(rd->ctx, json_array_get(checks, i), r, i);
 }
 
 gv_status gv_result_from_json(gv_ctx *ctx, json_t *o, gv_check_result *out)
@@ -236,10 +238,10 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
     if (!r)
         rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
     else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
-             json_integer_value(version) > 2)
+             json_integer_value(version) > 3)
         rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads versions 1 and 2",
-                            json_is_integer(version) ? "is not 1 or 2" : "missing");
+                            "report JSON: schema_version %s: this library reads versions 1 to 3",
+                            json_is_integer(version) ? "is not 1, 2 or 3" : "missing");
     else
         read_report(&rd, root, r);
     if (rd.status != GV_OK) {

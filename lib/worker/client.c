@@ -94,6 +94,8 @@ static void take_row(client *c, json_t *o)
         gv_report_add(c->report, row.id, row.subject, row.verdict, "%s", row.message);
     if (res) {
         *res = row;
+        /* A series that does not parse is left out; the row stands without it. */
+        (void)gv_series_from_json(c->ctx, o, c->report, (size_t)(res - c->report->results));
         gv_report_settle(c->report); /* its duration came with it */
     }
 }

@@ -44,16 +44,24 @@ static void emit(json_t *ev)
     free(text);
 }
 
+/* The report being streamed (its facts event comes first): rows are sent with their series. */
+static const gv_report *streaming;
+
 static void on_facts(void *user, const gv_report *r)
 {
     (void)user;
+    streaming = r;
     emit(json_pack("{s:s, s:o}", "event", "facts", "report", gv_report_to_json(r)));
 }
 
 static void on_row(void *user, const gv_check_result *row)
 {
     (void)user;
-    emit(json_pack("{s:s, s:o}", "event", "row", "result", gv_result_to_json(row)));
+    json_t *o =
+        streaming && row >= streaming->results && row < streaming->results + streaming->count
+            ? gv_report_row_to_json(streaming, (size_t)(row - streaming->results))
+            : gv_result_to_json(row);
+    emit(json_pack("{s:s, s:o}", "event", "row", "result", o));
 }
 
 static void on_progress(void *user, int kind, const char *check, const char *text)

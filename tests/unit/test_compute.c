@@ -477,6 +477,44 @@ static void stress_refuses_bad_options(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* stress.* through gv_run: rows per GPU, the time series in the JSON report, through the worker
+ * and in-process, and read back by gv_report_from_json. */
+static void stress_rows_carry_their_series(void **state)
+{
+    (void)state;
+    setenv("GPUVERIFY_WORKER", getenv("GV_TEST_WORKER"), 1);
+    static const int32_t isolations[] = {GV_ISOLATION_PROCESS, GV_ISOLATION_NONE};
+    for (size_t i = 0; i < 2; i++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+        gv_run_opts o = GV_RUN_OPTS_INIT;
+        o.checks = "stress";
+        o.gemm_size = 32;
+        o.duration_s = 0.2;
+        o.isolation = isolations[i];
+        gv_report *r = NULL;
+        assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+        assert_int_equal(verdict_of(r, "stress.gemm", "gpu0"), GV_PASS);
+        assert_int_equal(verdict_of(r, "stress.power", "gpu0"), GV_PASS);
+        char *json = NULL, *again = NULL;
+        assert_int_equal(gv_report_json(r, GV_JSON_COMPACT, &json), GV_OK);
+        const char *series = strstr(json, "\"series\":[{\"t_s\":");
+        assert_non_null(series);
+        assert_non_null(strstr(series, "\"tflops\":"));
+        gv_report *back = NULL;
+        assert_int_equal(gv_report_from_json(ctx, json, &back), GV_OK);
+        assert_int_equal(gv_report_json(back, GV_JSON_COMPACT, &again), GV_OK);
+        assert_non_null(strstr(again, "\"series\":[{\"t_s\":"));
+        /* The same samples: everything from the series on matches, up to the duration. */
+        assert_int_equal(strncmp(strstr(again, "\"series\""), strstr(json, "\"series\""), 200), 0);
+        gv_free(json);
+        gv_free(again);
+        gv_report_free(back);
+        gv_report_free(r);
+        gv_ctx_destroy(ctx);
+    }
+    unsetenv("GPUVERIFY_WORKER");
+}
+
 /* gv_run_opts.on_event: what a progress display sees, the same through the worker and in the
  * caller's process. */
 typedef struct seen_events {
@@ -500,8 +538,8 @@ static void count_event(const gv_run_event *e, void *user)
             snprintf(s->last_mem_subject, sizeof s->last_mem_subject, "%s", e->subject);
     } else {
         s->finished++;
-        s->bad += e->kind != GV_RUN_EVENT_FINISHED || !e->result ||
-                  strcmp(e->result->id, e->check) != 0;
+        s->bad +=
+            e->kind != GV_RUN_EVENT_FINISHED || !e->result || strcmp(e->result->id, e->check) != 0;
     }
 }
 
@@ -552,6 +590,7 @@ int main(void)
         cmocka_unit_test(run_events_follow_the_checks),
         cmocka_unit_test(stress_compares_every_result_and_fills_the_series),
         cmocka_unit_test(stress_refuses_bad_options),
+        cmocka_unit_test(stress_rows_carry_their_series),
         cmocka_unit_test(cudnn_convolutions_match_the_host),
         cmocka_unit_test(cudnn_absent_is_a_skip_naming_the_file),
         cmocka_unit_test(bad_input_is_refused),

@@ -58,6 +58,7 @@ PROTOTYPES = {
     "gv_report_from_json": (status, [ctx_p, C.c_char_p, P(report_p)]),
     "gv_cuda_check": (status, [ctx_p, C.c_uint32, P(S.CudaOpts), P(S.CudaResult)]),
     "gv_mem_test": (status, [ctx_p, C.c_uint32, P(S.MemtestOpts), P(S.MemtestResult)]),
+    "gv_stress_gemm": (status, [ctx_p, P(S.StressOpts), P(S.StressResult)]),
     "gv_gemm_bench": (status, [ctx_p, C.c_uint32, P(S.GemmOpts), P(S.GemmResult)]),
     "gv_cudnn_check": (status, [ctx_p, C.c_uint32, P(S.CudnnResult)]),
     "gv_nccl_bench": (status, [ctx_p, P(S.NcclOpts), P(S.NcclResult)]),

@@ -65,7 +65,7 @@ class RunOpts(Versioned):
                 ("budget_s", C.c_double), ("gpus", C.c_char_p),
                 ("policy", C.POINTER(Policy)), ("isolation", C.c_int32),
                 ("reserved2", C.c_uint32), ("on_event", RUN_EVENT_FN),
-                ("on_event_user", C.c_void_p)]
+                ("on_event_user", C.c_void_p), ("duration_s", C.c_double)]
 
 
 class CheckResult(Versioned):
@@ -180,6 +180,51 @@ class MemtestResult(Versioned):
                 ("ecc_uncorrected_before", C.c_int64), ("ecc_uncorrected_after", C.c_int64)]
 
 
+class StressSample(C.Structure):
+    c_name = "gv_stress_sample"
+    _fields_ = [("t_s", C.c_double), ("tflops", C.c_double), ("sm_clock_mhz", C.c_double),
+                ("power_w", C.c_double), ("temperature_c", C.c_double),
+                ("clock_event_reasons", C.c_uint64), ("cuda_index", C.c_int32),
+                ("mismatches", C.c_uint32)]
+
+
+class StressOpts(Versioned):
+    c_name = "gv_stress_opts"
+    _fields_ = [("struct_size", C.c_uint32), ("flags", C.c_uint32), ("dtype", C.c_int32),
+                ("size", C.c_uint32), ("duration_s", C.c_double), ("interval_s", C.c_double),
+                ("gpu_count", C.c_uint32), ("gpus", C.c_uint32 * 16),
+                ("series_capacity", C.c_uint32), ("series", C.POINTER(StressSample)),
+                ("seed", C.c_uint64)]
+
+    def __init__(self, **kw):  # GV_STRESS_OPTS_INIT
+        defaults = dict(dtype=3, size=8192, duration_s=120.0, interval_s=0.1,
+                        seed=0x5354524553530000)
+        super().__init__(**dict(defaults, **kw))
+
+
+class StressGpu(C.Structure):
+    c_name = "gv_stress_gpu"
+    _fields_ = [("cuda_index", C.c_int32), ("verdict", C.c_int32), ("name", C.c_char * 96),
+                ("pci_bus_id", C.c_char * 32), ("message", C.c_char * 256),
+                ("iterations", C.c_uint64), ("mismatches", C.c_uint64),
+                ("first_mismatch", C.c_uint64), ("result_hash", C.c_uint64),
+                ("agrees", C.c_int32), ("samples", C.c_uint32), ("tflops_median", C.c_double),
+                ("tflops_min", C.c_double), ("tflops_first", C.c_double),
+                ("tflops_last", C.c_double), ("sm_clock_mean_mhz", C.c_double),
+                ("sm_clock_min_mhz", C.c_double), ("power_mean_w", C.c_double),
+                ("power_max_w", C.c_double), ("power_limit_w", C.c_double),
+                ("temperature_max_c", C.c_double), ("clock_event_reasons", C.c_uint64)]
+
+
+class StressResult(Versioned):
+    c_name = "gv_stress_result"
+    _fields_ = [("struct_size", C.c_uint32), ("verdict", C.c_int32), ("dtype", C.c_int32),
+                ("size", C.c_uint32), ("message", C.c_char * 512), ("duration_s", C.c_double),
+                ("gpu_count", C.c_uint32), ("series_count", C.c_uint32),
+                ("series_dropped", C.c_uint64), ("library_version", C.c_char * 32),
+                ("gpus", StressGpu * 16)]
+
+
 class GemmOpts(Versioned):
     c_name = "gv_gemm_opts"
     _fields_ = [("struct_size", C.c_uint32), ("flags", C.c_uint32), ("dtype", C.c_int32),
@@ -266,5 +311,5 @@ class NcclId(C.Structure):
     _fields_ = [("internal", C.c_char * 128)]
 
 
-MIRRORS = [CtxOpts, Policy, RunOpts, RunEvent, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
+MIRRORS = [CtxOpts, Policy, RunOpts, RunEvent, StressSample, StressOpts, StressGpu, StressResult, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
            CudaResult, MemtestOpts, MemtestResult, GemmOpts, GemmResult, CudnnResult, NcclOpts, NcclSize, NcclResult, NcclId]

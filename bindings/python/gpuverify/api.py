@@ -209,12 +209,14 @@ class Context:
             policy: Union[S.Policy, Dict[str, Any], str, None] = None,
             gemm_size: int = 0, copy_bytes: int = 0, nccl_bytes: int = 0,
             topology_xml: Optional[str] = None, isolation: str = "auto",
-            progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> Report:
+            progress: Optional[Callable[[Dict[str, Any]], None]] = None,
+            duration_s: float = 0.0) -> Report:
         """gv_run: the checks of a level ("quick", "standard", "extended"), or those named;
         isolation "auto" (gpuverify-worker when found), "process" (required) or "none".
         progress(event) is called as checks start and rows finish (gv_run_event): a dict with
         kind "started" or "finished", check, subject, verdict (finished), checks_started,
-        checks_selected, elapsed_s, budget_s. What it raises is printed and ignored."""
+        checks_selected, elapsed_s, budget_s. What it raises is printed and ignored.
+        duration_s: how long stress.* loads the GPUs (extended level; 0 = 120 s)."""
         if level not in LEVELS:
             raise for_status(-1, "level %r: one of %s" % (level, ", ".join(LEVELS)))
         if isolation not in ISOLATIONS:
@@ -229,7 +231,7 @@ class Context:
                          topology_xml=keep[1], nccl_bytes=nccl_bytes, level=LEVELS[level],
                          budget_s=budget_s, gpus=keep[2],
                          policy=C.pointer(policy) if policy is not None else None,
-                         isolation=ISOLATIONS[isolation])
+                         isolation=ISOLATIONS[isolation], duration_s=duration_s)
         if progress is not None:
             opts.on_event = keep_fn = S.RUN_EVENT_FN(_progress_adapter(progress))
             keep.append(keep_fn)
@@ -242,7 +244,7 @@ class Context:
 
     def read_report(self, document: Union[str, Dict[str, Any]]) -> Report:
         """A report from its JSON (gv_report_from_json): another process's or node's, e.g. one
-        line of `srun gv-check --json`. ParseError names what does not fit schema version 1."""
+        line of `srun gv-check --json`. ParseError names what does not fit its schema version."""
         if not isinstance(document, str):
             document = json.dumps(document)
         rep = C.c_void_p()
@@ -307,6 +309,29 @@ class Context:
         details["first_errors"] = [_struct_dict(r.first_errors[i])
                                    for i in range(r.errors_logged)]
         return Outcome(verdict_name(r.verdict), text(r.message), details)
+
+    def stress_gemm(self, gpus: Optional[Sequence[int]] = None, dtype: str = "bf16",
+                    size: int = 8192, duration_s: float = 120.0, interval_s: float = 0.1,
+                    **opts) -> Outcome:
+        """gv_stress_gemm: the same GEMM on every GPU (or those named) at once for the duration,
+        every result compared with the first and across GPUs; raw["gpus"] per GPU and
+        raw["series"] the time series (one dict per GPU and interval)."""
+        if dtype not in DTYPES:
+            raise for_status(-1, "dtype %r: one of %s" % (dtype, ", ".join(DTYPES)))
+        gpus = list(gpus or [])
+        capacity = int(duration_s / interval_s + 64) * max(1, len(gpus) or 16)
+        series = (S.StressSample * capacity)()
+        o = S.StressOpts(dtype=DTYPES[dtype], size=size, duration_s=duration_s,
+                         interval_s=interval_s, gpu_count=len(gpus), series_capacity=capacity,
+                         series=C.cast(series, C.POINTER(S.StressSample)), **opts)
+        for i, g in enumerate(gpus):
+            o.gpus[i] = g
+        r = S.StressResult()
+        self._check(self._lib.gv_stress_gemm(self._ctx, C.byref(o), C.byref(r)), "gv_stress_gemm")
+        raw = _struct_dict(r)
+        raw["gpus"] = raw["gpus"][:r.gpu_count]
+        raw["series"] = [_struct_dict(series[i]) for i in range(r.series_count)]
+        return Outcome(verdict_name(r.verdict), text(r.message), raw)
 
     def cudnn_check(self, gpu: int = 0) -> Outcome:
         r = S.CudnnResult()

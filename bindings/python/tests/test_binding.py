@@ -55,7 +55,7 @@ def test_run_reports_verdicts_and_details(node):
     assert "GPU" in count.message and count.remediation
     assert count.to_dict()["id"] == "driver.gpu_count"
     doc = lost.document()
-    assert doc["schema_version"] == 2 and len(doc["gpus"]) == 8
+    assert doc["schema_version"] == 3 and len(doc["gpus"]) == 8
     assert [c["verdict"] for c in doc["checks"]] == [c.verdict for c in lost.checks]
     assert "gpuverify_node_healthy 0" in lost.prometheus
 
@@ -92,7 +92,7 @@ def test_a_report_reads_back_from_its_json(node):
     assert again.json == report.json and again.prometheus == report.prometheus
     assert [c.to_dict() for c in again.checks] == [c.to_dict() for c in report.checks]
     doc = report.document()
-    doc["schema_version"] = 3
+    doc["schema_version"] = 4
     with pytest.raises(gpuverify.ParseError) as bad:
         ctx.read_report(doc)
     assert "schema_version" in str(bad.value)
@@ -136,6 +136,20 @@ def test_mem_test_locates_a_stuck_bit(node):
     assert first[0]["step"] == "address complement, descending"
     with pytest.raises(gpuverify.InvalidArgumentError):
         node("h100-open", "h100x1-compute").mem_test(fraction=1.5)
+
+
+def test_stress_names_the_gpu_that_computes_differently(node):
+    r = node("h100-open", "stress-odd-gpu").stress_gemm(gpus=[4, 5, 6], size=32, duration_s=0.05,
+                                                       interval_s=0.01)
+    assert r.verdict == "FAIL"
+    assert [g["verdict"] for g in r.raw["gpus"]] == ["PASS", "FAIL", "PASS"]
+    assert [g["agrees"] for g in r.raw["gpus"]] == [1, 0, 1]
+    assert r.raw["series"] and {s["cuda_index"] for s in r.raw["series"]} == {4, 5, 6}
+    report = node("h100-open", "h100x1-compute").run(checks="stress", gemm_size=32,
+                                                      duration_s=0.2)
+    assert [(c.id, c.verdict) for c in report.checks] == [("stress.gemm", "PASS"),
+                                                          ("stress.power", "PASS")]
+    assert json.loads(report.json)["checks"][0]["series"]
 
 
 def test_nccl_bench_exact_and_deadline(node):

@@ -29,8 +29,8 @@ def reports(paths):
             if pos >= len(text):
                 break
             obj, pos = decoder.raw_decode(text, pos)
-            if not isinstance(obj, dict) or obj.get("schema_version") not in (1, 2):
-                raise ValueError("%s: not a gpuverify report (schema_version 1 or 2)" % path)
+            if not isinstance(obj, dict) or obj.get("schema_version") not in (1, 2, 3):
+                raise ValueError("%s: not a gpuverify report (schema_version 1 to 3)" % path)
             yield obj
 
 
