@@ -53,9 +53,8 @@ int main(int argc, char **argv)
            r->series_count, (unsigned long long)r->series_dropped);
     for (uint32_t i = 0; i < r->gpu_count; i++) {
         const gv_stress_gpu *g = &r->gpus[i];
-        double solo = g->cuda_index >= 0 && g->cuda_index < GV_STRESS_MAX_GPUS
-                          ? alone[g->cuda_index]
-                          : 0;
+        double solo =
+            g->cuda_index >= 0 && g->cuda_index < GV_STRESS_MAX_GPUS ? alone[g->cuda_index] : 0;
         printf("%s{\"gpu\": %d, \"name\": \"%s\", \"verdict\": \"%s\", \"gemm_bf16_alone\": %.1f, "
                "\"stress_median\": %.1f, \"ratio\": %.3f, \"first\": %.1f, \"last\": %.1f, "
                "\"min\": %.1f, \"iterations\": %llu, \"mismatches\": %llu, \"agrees\": %d, "
