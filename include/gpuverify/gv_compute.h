@@ -258,12 +258,12 @@ typedef struct gv_stress_sample {
 
 typedef struct gv_stress_opts {
     uint32_t struct_size;
-    uint32_t flags;     /* reserved, must be 0 */
-    int32_t dtype;      /* enum gv_dtype, default BF16 */
-    uint32_t size;      /* m = n = k, default 8192; a multiple of 16 */
-    double duration_s;  /* default 120 */
-    double interval_s;  /* sample period, default 0.1 */
-    uint32_t gpu_count; /* 0: every GPU CUDA sees (up to GV_STRESS_MAX_GPUS) */
+    uint32_t flags;                    /* reserved, must be 0 */
+    int32_t dtype;                     /* enum gv_dtype, default BF16 */
+    uint32_t size;                     /* m = n = k, default 8192; a multiple of 16 */
+    double duration_s;                 /* default 120 */
+    double interval_s;                 /* sample period, default 0.1 */
+    uint32_t gpu_count;                /* 0: every GPU CUDA sees (up to GV_STRESS_MAX_GPUS) */
     uint32_t gpus[GV_STRESS_MAX_GPUS]; /* CUDA ordinals */
     uint32_t series_capacity;          /* samples `series` holds */
     gv_stress_sample *series;          /* the caller's buffer for the time series; NULL none */
@@ -300,13 +300,13 @@ typedef struct gv_stress_gpu {
     uint32_t samples;        /* intervals sampled */
     double tflops_median;    /* over the intervals */
     double tflops_min;
-    double tflops_first;       /* median of the first 10 s (the first tenth when shorter) */
-    double tflops_last;        /* median of the last 10 s */
-    double sm_clock_mean_mhz;  /* NVML over the whole run; 0 unknown */
+    double tflops_first;      /* median of the first 10 s (the first tenth when shorter) */
+    double tflops_last;       /* median of the last 10 s */
+    double sm_clock_mean_mhz; /* NVML over the whole run; 0 unknown */
     double sm_clock_min_mhz;
     double power_mean_w;
     double power_max_w;
-    double power_limit_w;      /* NVML's enforced limit; 0 unknown */
+    double power_limit_w; /* NVML's enforced limit; 0 unknown */
     double temperature_max_c;
     uint64_t clock_event_reasons; /* OR over the run */
 } gv_stress_gpu;

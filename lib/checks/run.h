@@ -37,8 +37,8 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             gv_report **out);
 
 /* The catalog index of a check ID, -1 when it is not one; its deadline in seconds (the
- * catalog's, else the context's default; plus the plan's stress time for stress.*) and its group (the index its catalog group starts
- * at: the entries of one active group are adjacent). */
+ * catalog's, else the context's default; plus the plan's stress time for stress.*) and its group
+ * (the index its catalog group starts at: the entries of one active group are adjacent). */
 int gv_catalog_index(const char *id);
 double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index);
 int gv_catalog_group(int index);
