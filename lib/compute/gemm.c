@@ -154,27 +154,10 @@ static gv_status measure(gv_gemm_run *g, gv_gemm_result *r)
     return verify(g, r);
 }
 
-/* The clock-event reasons that mean the GPU was held back (NVML nvmlClocksEventReason*). */
-static void describe_reasons(uint64_t reasons, char *out, size_t cap)
-{
-    static const struct {
-        uint64_t bit;
-        const char *name;
-    } names[] = {{0x4, "power cap"},
-                 {0x8, "hardware slowdown"},
-                 {0x20, "thermal (software)"},
-                 {0x40, "thermal (hardware)"},
-                 {0x80, "power brake"}};
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (reasons & names[i].bit)
-            gv_append(out, cap, ", ", names[i].name);
-}
-
 static void judge(const gv_gemm_run *g, gv_gemm_result *r)
 {
     char held[96];
-    describe_reasons(r->clock_event_reasons, held, sizeof held);
+    gv_clock_events_text(r->clock_event_reasons, held, sizeof held);
     const char *name = gv_dtype_name(r->dtype);
     if (r->verified == 0) {
         r->verdict = GV_FAIL;

@@ -324,22 +324,6 @@ static void compare_gpus(stress *st)
     }
 }
 
-static void describe_reasons(uint64_t reasons, char *out, size_t cap)
-{
-    static const struct {
-        uint64_t bit;
-        const char *name;
-    } names[] = {{0x4, "power cap"},
-                 {0x8, "hardware slowdown"},
-                 {0x20, "thermal (software)"},
-                 {0x40, "thermal (hardware)"},
-                 {0x80, "power brake"}};
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (reasons & names[i].bit)
-            gv_append(out, cap, ", ", names[i].name);
-}
-
 static void judge_gpu(const stress *st, stress_gpu *sg)
 {
     gv_stress_gpu *out = sg->out;
@@ -365,7 +349,7 @@ static void judge_gpu(const stress *st, stress_gpu *sg)
     if (out->tflops_last <= 0)
         out->tflops_last = sg->rates[sg->nrates - 1];
     char held[96];
-    describe_reasons(out->clock_event_reasons, held, sizeof held);
+    gv_clock_events_text(out->clock_event_reasons, held, sizeof held);
     const char *dtype = gv_dtype_name(st->o.dtype);
     if (out->verdict == GV_FAIL) { /* a CUDA error stopped it: keep that message */
         size_t len = strlen(out->message);

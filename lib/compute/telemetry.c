@@ -5,6 +5,7 @@
 
 #include "backends/nvml_backend.h"
 #include "core/context.h"
+#include "core/util.h"
 
 static gvnv_device device_of(gv_ctx *ctx, const char *bus_id, const struct gv_nvml_api **nv_out)
 {
@@ -156,6 +157,22 @@ void gv_sampler_take(gv_sampler *s, gv_sample_interval *out)
     s->iv_clock_sum = s->iv_power_sum = s->iv_temp_max = 0;
     s->iv_reasons = 0;
     pthread_mutex_unlock(&s->lock);
+}
+
+void gv_clock_events_text(uint64_t reasons, char *out, size_t cap)
+{
+    static const struct {
+        uint64_t bit;
+        const char *name;
+    } names[] = {{0x4, "power cap"},
+                 {0x8, "hardware slowdown"},
+                 {0x20, "thermal (software)"},
+                 {0x40, "thermal (hardware)"},
+                 {0x80, "power brake"}};
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (reasons & names[i].bit)
+            gv_append(out, cap, ", ", names[i].name);
 }
 
 double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id)

@@ -5,6 +5,7 @@
 #define GV_COMPUTE_TELEMETRY_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gpuverify/gv_context.h"
@@ -20,6 +21,9 @@ int gv_telemetry_link(gv_ctx *ctx, const char *bus_id, gv_link_state *out);
  * -1 each when NVML cannot give it. */
 void gv_telemetry_dram_ecc(gv_ctx *ctx, const char *bus_id, long long *corrected,
                            long long *uncorrected);
+/* The clock-event reasons that mean the GPU was held back (nvmlClocksEventReason*), as text:
+ * "power cap, thermal (hardware)"; "" when none. */
+void gv_clock_events_text(uint64_t reasons, char *out, size_t cap);
 /* The power limit NVML enforces on the GPU, in watts; 0 unknown. */
 double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id);
 /* PCIe raw rate per direction, GB/s, of gen x width (Gen5 x16 = 63.0); 0 unknown. */
