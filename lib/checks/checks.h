@@ -20,7 +20,7 @@ typedef struct gv_check_def {
     const char *id;
     gv_check_fn run;     /* judges the facts; NULL for an active check */
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
-    int uses_cuda;       /* needs cuInit (0.2 s): facts are gathered with CUDA */
+    int facts;           /* the optional facts it needs (enum gv_facts_optional) */
     int needs;           /* enum gv_check_needs */
     /* Its deadline per subject, in a worker, as a multiple of gv_ctx_opts.deadline_s (0 = 1):
      * the context's deadline is the unit, so a caller who shortens it shortens all. */

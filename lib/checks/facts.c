@@ -86,7 +86,7 @@ static int by_bus_id(const void *a, const void *b)
     return gv_pci_addr_compare(&ax, &ay);
 }
 
-gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, int with_cuda)
+gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
 {
     double t0 = gv_now_s();
     memset(f, 0, sizeof *f);
@@ -95,9 +95,10 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, int with_cuda)
     f->nvml_cuda_version = f->cuda_driver_version = -1;
     f->pci_count = f->nvml_count = f->cuda_count = -1;
     f->live = ctx->live;
+    f->optional = optional;
     gv_facts_files(f);
     gv_facts_nvml(ctx, f);
-    if (with_cuda) {
+    if (optional & GV_FACTS_CUDA) {
         gv_facts_cuda(ctx, f);
     } else {
         f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;

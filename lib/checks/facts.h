@@ -73,14 +73,21 @@ typedef struct gv_facts {
 
     double uptime_s; /* /proc/uptime, -1 unknown: turns counters since boot into rates */
 
+    unsigned optional; /* enum gv_facts_optional: what was gathered beyond the rest */
     gv_gpu_record *gpus;
     size_t gpu_count;
     double duration_s;
 } gv_facts;
 
-/* Gathers every fact; GV_OK unless out of memory (a source's failure is recorded in it).
- * with_cuda = 0 leaves libcuda alone: cuInit costs ~0.2 s, more than all the rest together. */
-gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out, int with_cuda);
+/* The facts gathered only when a selected check needs them. */
+enum gv_facts_optional {
+    GV_FACTS_CUDA = 1,  /* libcuda: cuInit costs ~0.2 s, more than all the rest together */
+    GV_FACTS_HEALTH = 2 /* health counters: ~15 NVML calls per GPU and 5 per NVLink, AER files */
+};
+
+/* Gathers the facts, and the optional ones asked for (enum gv_facts_optional); GV_OK unless out
+ * of memory (a source's failure is recorded in it). */
+gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out, unsigned optional);
 void gv_facts_free(gv_facts *facts);
 /* The public driver summary of the facts. */
 void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);

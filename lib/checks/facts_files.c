@@ -56,7 +56,8 @@ static void pci_gpus(gv_facts *f)
         r->upstream_width_max = fns[i].upstream_width_max;
         snprintf(r->pci_problem, sizeof r->pci_problem, "%s", fns[i].problem);
         gv_errbuf err;
-        if (gv_aer_read(f->sysroot, &fns[i].addr, &r->health.aer, &err) != GV_OK)
+        if ((f->optional & GV_FACTS_HEALTH) &&
+            gv_aer_read(f->sysroot, &fns[i].addr, &r->health.aer, &err) != GV_OK)
             snprintf(r->health.aer_problem, sizeof r->health.aer_problem, "%s", err.text);
     }
     free(fns);

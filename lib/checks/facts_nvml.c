@@ -50,7 +50,8 @@ static void nvlinks(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record
     }
 }
 
-static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r)
+static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r,
+                   unsigned optional)
 {
     gv_gpu *g = &r->gpu;
     char text[GVNV_DEVICE_UUID_V2_BUFFER_SIZE];
@@ -106,7 +107,8 @@ static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record 
     if (NVML_QUERY(r, nv, device_get_utilization_rates, dev, &use))
         r->utilization = (int)use.gpu;
     nvlinks(nv, dev, r);
-    gv_health_from_nvml(nv, dev, r->nvlink_count, &r->health);
+    if (optional & GV_FACTS_HEALTH)
+        gv_health_from_nvml(nv, dev, r->nvlink_count, &r->health);
 }
 
 /* An NVML device whose handle or address could not be read: NVML enumerates in PCI order, so
@@ -175,6 +177,6 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
             r->gpu.pci_vendor_id = (int32_t)(pci.pci_device_id & 0xffffu);
             r->gpu.pci_device_id = (int32_t)(pci.pci_device_id >> 16);
         }
-        device(nv, dev, r);
+        device(nv, dev, r, f->optional);
     }
 }

@@ -27,7 +27,7 @@ const gv_check_def gv_checks[] = {
      * without persistence mode, so twice and four times the unit (60 s, 120 s by default). */
     {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, 2, 0},
     {"driver.version", gv_check_driver_version, NULL, 0, 0, 0, 0},
-    {"driver.cuda", gv_check_driver_cuda, NULL, 1, 0, 4, 0},
+    {"driver.cuda", gv_check_driver_cuda, NULL, GV_FACTS_CUDA, 0, 4, 0},
     {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0, 0, 0, 0},
     {"driver.persistence", gv_check_driver_persistence, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.pci", gv_check_gpu_pci, NULL, 0, GV_NEEDS_GPU, 0, 0},
@@ -39,15 +39,15 @@ const gv_check_def gv_checks[] = {
     {"gpu.model", gv_check_gpu_model, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.xid", gv_check_gpu_xid, NULL, 0, GV_NEEDS_GPU, 0, 0},
     /* Health counters: NVML and sysfs only, no CUDA context (checks/health.c). */
-    {"gpu.ecc_errors", gv_check_gpu_ecc_errors, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.row_remap", gv_check_gpu_row_remap, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.retired_pages", gv_check_gpu_retired_pages, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.memory_repair", gv_check_gpu_memory_repair, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.pcie_errors", gv_check_gpu_pcie_errors, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.nvlink_errors", gv_check_gpu_nvlink_errors, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.clock_events", gv_check_gpu_clock_events, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.temperature", gv_check_gpu_temperature, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.fabric", gv_check_gpu_fabric, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.ecc_errors", gv_check_gpu_ecc_errors, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.row_remap", gv_check_gpu_row_remap, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.retired_pages", gv_check_gpu_retired_pages, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.memory_repair", gv_check_gpu_memory_repair, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.pcie_errors", gv_check_gpu_pcie_errors, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.nvlink_errors", gv_check_gpu_nvlink_errors, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.clock_events", gv_check_gpu_clock_events, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.temperature", gv_check_gpu_temperature, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.fabric", gv_check_gpu_fabric, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"topo.numa", NULL, gv_active_topo, 0, 0, 0, 0}, /* may judge another node's XML */
     {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, 0, 0},
     {"rdma.modules", NULL, gv_active_rdma, 0, 0, 0, 0},
@@ -60,33 +60,33 @@ const gv_check_def gv_checks[] = {
     {"gpudirect.p2pdma", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.kernel", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.peermem", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
-    {"gpudirect.dmabuf", NULL, gv_active_gpudirect, 1, GPUDIRECT_NEEDS, 0, 0},
+    {"gpudirect.dmabuf", NULL, gv_active_gpudirect, GV_FACTS_CUDA, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.nic_dmabuf", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.nic_locality", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.ready", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
-    {"driver.compat", NULL, gv_active_compat, 1, GV_NEEDS_GPU, 0, 0},
-    {"cuda.init", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
-    {"cuda.alloc", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
-    {"cuda.copy", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
-    {"cuda.matmul", NULL, gv_active_cuda, 1, GV_NEEDS_GPU, 0, 0},
+    {"driver.compat", NULL, gv_active_compat, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"cuda.init", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"cuda.alloc", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"cuda.copy", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"cuda.matmul", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
     /* Nearly all free memory walked 16 times: about a second on an H200, far longer on the
      * slowest memory, hence four times the unit. */
-    {"mem.test", NULL, gv_active_memtest, 1, GV_NEEDS_GPU, 4, 0},
-    {"gemm.fp32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
-    {"gemm.tf32", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
-    {"gemm.fp16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
-    {"gemm.bf16", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
-    {"gemm.fp8", NULL, gv_active_gemm, 1, GV_NEEDS_GPU, 0, 0},
-    {"cudnn.version", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0, 0},
-    {"cudnn.conv", NULL, gv_active_cudnn, 1, GV_NEEDS_GPU, 0, 0},
+    {"mem.test", NULL, gv_active_memtest, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 0},
+    {"gemm.fp32", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"gemm.tf32", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"gemm.fp16", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"gemm.bf16", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"gemm.fp8", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"cudnn.version", NULL, gv_active_cudnn, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"cudnn.conv", NULL, gv_active_cudnn, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
     /* The collective's own deadline is the run's remaining budget (nccl.c); this (600 s by
      * default) is the backstop for a hang outside it. */
-    {"nccl.version", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20, 0},
-    {"nccl.allreduce", NULL, gv_active_nccl, 1, GV_NEEDS_GPU, 20, 0},
+    {"nccl.version", NULL, gv_active_nccl, GV_FACTS_CUDA, GV_NEEDS_GPU, 20, 0},
+    {"nccl.allreduce", NULL, gv_active_nccl, GV_FACTS_CUDA, GV_NEEDS_GPU, 20, 0},
     /* Extended level only: the GPUs loaded for the run's duration (120 s unless the caller
      * says), the setup within four times the unit. */
-    {"stress.gemm", NULL, gv_active_stress, 1, GV_NEEDS_GPU, 4, 1},
-    {"stress.power", NULL, gv_active_stress, 1, GV_NEEDS_GPU, 4, 1},
+    {"stress.gemm", NULL, gv_active_stress, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 1},
+    {"stress.power", NULL, gv_active_stress, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 1},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 _Static_assert(sizeof gv_checks / sizeof gv_checks[0] <= GV_CATALOG_MAX,
@@ -235,12 +235,12 @@ void gv_ctx_drop_facts(gv_ctx *ctx)
     }
 }
 
-static gv_status refresh_facts(gv_ctx *ctx, int with_cuda, gv_facts **out)
+static gv_status refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out)
 {
     gv_facts *f = calloc(1, sizeof *f);
     if (!f)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory gathering facts");
-    gv_status s = gv_facts_collect(ctx, f, with_cuda);
+    gv_status s = gv_facts_collect(ctx, f, optional);
     if (s != GV_OK) {
         free(f);
         return gv_fail(ctx, s, "gathering facts: %s", gv_strerror(s));
@@ -391,11 +391,11 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     time_t wall = time(NULL);
     int chosen[GV_CATALOG_MAX];
     memcpy(chosen, plan->chosen, sizeof chosen);
-    int with_cuda = 0;
+    unsigned optional = 0;
     for (size_t i = 0; i < gv_check_count; i++)
-        with_cuda |= chosen[i] && gv_checks[i].uses_cuda;
+        optional |= chosen[i] ? (unsigned)gv_checks[i].facts : 0;
     gv_facts *f;
-    gv_status s = refresh_facts(ctx, with_cuda, &f);
+    gv_status s = refresh_facts(ctx, optional, &f);
     if (s != GV_OK)
         return s;
     gv_report *r = gv_report_new(f);
@@ -516,7 +516,7 @@ gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out)
         return gv_fail(ctx, GV_ERR_VERSION, "gv_driver_info.struct_size %u < %zu",
                        (unsigned)out->struct_size, (size_t)GV_DRIVER_INFO_SIZE_V1);
     gv_facts *f;
-    gv_status s = refresh_facts(ctx, 1, &f);
+    gv_status s = refresh_facts(ctx, GV_FACTS_CUDA, &f);
     if (s != GV_OK)
         return s;
     gv_driver_info d;
@@ -537,7 +537,7 @@ gv_status gv_gpu_info(gv_ctx *ctx, uint32_t index, gv_gpu *out)
                        (unsigned)out->struct_size, (size_t)GV_GPU_SIZE_V1);
     gv_facts *f = ctx->facts;
     if (!f) {
-        gv_status s = refresh_facts(ctx, 1, &f);
+        gv_status s = refresh_facts(ctx, GV_FACTS_CUDA, &f);
         if (s != GV_OK)
             return s;
     }

@@ -115,6 +115,14 @@ CASES = {
         ("stress.power", "gpu0", "WARN", "did not reach its limit: 560 W mean (80% of the 700 W limit)")],
         exit_code=0, sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], wall=30,
         deadline=SLOW_FAKE),
+    # The long checks keep their deadlines: four times the unit, plus the stress duration.
+    "mem_test_hang": case("fault-kernel-hang", "mem.test", [
+        ("mem.test", "gpu0", "FAIL", TIMED_OUT + " 8.0 s in mem.test on gpu0")],
+        sysroot=None, wall=4 * DEADLINE + 1),
+    "stress_hang": case("fault-cublaslt-hang", "stress", [
+        ("stress.gemm", "node", "FAIL", TIMED_OUT + " 9.0 s in stress.gemm on node, in "),
+        ("stress.power", "node", "SKIP", "")],
+        sysroot=None, args=["--gemm-size", "32", "--duration", "1"], wall=4 * DEADLINE + 2),
     # The memory test: a stuck bit found at its offset, ECC errors during the test, memory
     # another process takes (tested as far as it goes), none at all.
     "mem_stuck_bit": case("mem-stuck-bit", "mem.test", [
