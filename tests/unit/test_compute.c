@@ -363,7 +363,11 @@ static void memtest_locates_a_stuck_bit(void **state)
         assert_int_equal(e->read & (1u << 5), 1u << 5);
         assert_int_equal(e->round, 1);
     }
-    assert_string_equal(r.first_errors[0].step, "address complement, descending");
+    /* Where the own-address pattern has a 0 in bit 5 the first pass finds it, else its
+     * complement does: it depends on where the fake's allocation landed. */
+    assert_string_equal(r.first_errors[0].step, r.first_errors[0].address & 0x20
+                                                    ? "address complement, descending"
+                                                    : "own address, ascending");
     assert_non_null(strstr(r.message, "first at offset 0x12340"));
     gv_ctx_destroy(ctx);
 }
@@ -426,7 +430,7 @@ static void stress_compares_every_result_and_fills_the_series(void **state)
     assert_int_equal(r.series_count, 2);
     assert_true(r.series_dropped >= 1);
     assert_int_equal(series[0].cuda_index, 4);
-    assert_true(series[0].tflops > 0 && series[0].power_w > 0);
+    assert_true(series[0].tflops > 0 && series[1].tflops > 0);
     for (int i = 0; i < 3; i++) {
         const gv_stress_gpu *g = &r.gpus[i];
         assert_int_equal(g->cuda_index, 4 + i);
@@ -436,6 +440,9 @@ static void stress_compares_every_result_and_fills_the_series(void **state)
         assert_int_equal(g->verdict, i == 1 ? GV_FAIL : GV_PASS);
         assert_true(fabs(g->tflops_median - 700) < 1);
         assert_true(fabs(g->power_limit_w - 700) < 0.5);
+        /* The sampler reads NVML at least once before it stops (an interval's reading may
+         * come before its first: 0, unknown). */
+        assert_true(fabs(g->power_mean_w - 686) < 0.5);
     }
     assert_int_not_equal(r.gpus[0].result_hash, r.gpus[1].result_hash);
     assert_int_equal(r.gpus[0].result_hash, r.gpus[2].result_hash);
