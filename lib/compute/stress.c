@@ -289,38 +289,43 @@ static double window_median(const stress_gpu *sg, double from, double to)
     return m;
 }
 
-/* Which GPUs' first results agree: the hash most GPUs of the same model gave is the reference;
- * a GPU alone with another hash is the one that computes differently. */
+/* Whether two GPUs ran the same computation: the same model and the same algorithm (the
+ * candidate index was shared; the bytes say cuBLASLt gave the same algorithm for it). Only
+ * those must give the same bits. */
+static int comparable(const stress_gpu *a, const stress_gpu *b)
+{
+    return a->out->iterations && b->out->iterations && !strcmp(a->out->name, b->out->name) &&
+           !memcmp(&a->g.algo, &b->g.algo, sizeof a->g.algo);
+}
+
+/* GPUs comparable with `a` whose first result hashed as `hash`. */
+static uint32_t sharing(const stress *st, const stress_gpu *a, uint64_t hash)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < st->count; k++)
+        n += comparable(a, &st->gpus[k]) && st->gpus[k].out->result_hash == hash;
+    return n;
+}
+
+/* Which GPUs' first results agree: the hash most comparable GPUs gave is the reference, and a
+ * GPU with another is the one that computes differently; with two that differ, both. */
 static void compare_gpus(stress *st)
 {
     for (uint32_t i = 0; i < st->count; i++) {
-        gv_stress_gpu *a = st->gpus[i].out;
-        a->agrees = -1;
-        if (a->iterations == 0)
-            continue;
-        uint32_t same = 0, peers = 0;
+        stress_gpu *a = &st->gpus[i];
+        a->out->agrees = -1;
+        uint32_t peers = 0, best = 0;
         for (uint32_t j = 0; j < st->count; j++) {
-            const gv_stress_gpu *b = st->gpus[j].out;
-            if (b->iterations == 0 || strcmp(a->name, b->name) != 0)
+            if (!comparable(a, &st->gpus[j]))
                 continue;
             peers++;
-            same += b->result_hash == a->result_hash;
+            uint32_t n = sharing(st, a, st->gpus[j].out->result_hash);
+            best = n > best ? n : best;
         }
         if (peers < 2)
             continue; /* nothing to compare with */
-        /* Agrees when at least as many GPUs share its hash as share any other: with two GPUs
-         * that differ, both are named. */
-        uint32_t best = 0;
-        for (uint32_t j = 0; j < st->count; j++) {
-            const gv_stress_gpu *b = st->gpus[j].out;
-            uint32_t n = 0;
-            for (uint32_t k = 0; b->iterations && k < st->count; k++)
-                n += st->gpus[k].out->iterations && !strcmp(b->name, st->gpus[k].out->name) &&
-                     st->gpus[k].out->result_hash == b->result_hash;
-            if (!strcmp(b->name, a->name) && n > best)
-                best = n;
-        }
-        a->agrees = same == best && same * 2 > peers ? 1 : 0;
+        uint32_t same = sharing(st, a, a->out->result_hash);
+        a->out->agrees = same == best && same * 2 > peers ? 1 : 0;
     }
 }
 
