@@ -24,7 +24,45 @@ struct job {
     volatile int *flag;
     gvcu_deviceptr flag_dev, dev_a, dev_b, counter;
     gvcu_event start, end;
+    /* With other GPUs measured at once: every gate opens when all batches are queued. */
+    struct pace *together;
 };
+
+/* A barrier the GPUs measured at once meet at before each sample, which a GPU leaves when it
+ * stops (done, or a CUDA error), so that the others never wait for it. */
+struct pace {
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+    unsigned members, arrived;
+    unsigned long round;
+};
+
+static void pace_release(struct pace *p)
+{
+    p->arrived = 0;
+    p->round++;
+    pthread_cond_broadcast(&p->moved);
+}
+
+static void pace_wait(struct pace *p)
+{
+    pthread_mutex_lock(&p->lock);
+    unsigned long round = p->round;
+    if (++p->arrived >= p->members)
+        pace_release(p);
+    else
+        while (round == p->round)
+            pthread_cond_wait(&p->moved, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void pace_leave(struct pace *p)
+{
+    pthread_mutex_lock(&p->lock);
+    if (--p->members > 0 && p->arrived >= p->members)
+        pace_release(p);
+    pthread_mutex_unlock(&p->lock);
+}
 
 /* "0-55,112-167" into a CPU set; 0 when nothing could be parsed. */
 static int parse_cpus(const char *list, cpu_set_t *set)
@@ -61,7 +99,8 @@ static int copy_once(struct job *j, enum direction d)
     return GVCU_ERROR_INVALID_VALUE;
 }
 
-/* Warm-up, then `samples` gated batches of `copies`; the median rate in GB/s. */
+/* Warm-up, then `samples` gated batches of `copies`; the median rate in GB/s. Measured with
+ * other GPUs (j->together), each sample's gate opens when every GPU has queued its batch. */
 static gv_status measure(struct job *j, enum direction d, double *gbps)
 {
     gv_session *s = j->s;
@@ -83,6 +122,8 @@ static gv_status measure(struct job *j, enum direction d, double *gbps)
             rc = copy_once(j, d);
         if (rc == GVCU_SUCCESS)
             rc = cu->cuEventRecord(j->end, s->stream);
+        if (j->together)
+            pace_wait(j->together);
         __sync_synchronize();
         *j->flag = 1; /* open the gate: everything is queued */
         if (rc == GVCU_SUCCESS)
@@ -157,6 +198,14 @@ static gv_status run_all(struct job *j)
     return GV_OK;
 }
 
+/* The figures of the GPUs measured at once: the host links, each direction (the device-local
+ * copy shares nothing, and the data were verified when each GPU was measured alone). */
+static gv_status run_together(struct job *j)
+{
+    gv_status st = measure(j, H2D, &j->out->h2d_gbps);
+    return st == GV_OK ? measure(j, D2H, &j->out->d2h_gbps) : st;
+}
+
 static gv_status allocate(struct job *j)
 {
     gv_session *s = j->s;
@@ -214,11 +263,15 @@ static void *copy_thread(void *arg)
     int rc = j->s->cu->cuCtxPushCurrent(j->s->context);
     if (rc != GVCU_SUCCESS) {
         j->status = gv_session_fail(j->s, j->err, "cuCtxPushCurrent (copy thread)", rc);
+        if (j->together)
+            pace_leave(j->together);
         return NULL;
     }
     j->status = allocate(j);
     if (j->status == GV_OK)
-        j->status = run_all(j);
+        j->status = j->together ? run_together(j) : run_all(j);
+    if (j->together)
+        pace_leave(j->together); /* done: the others no longer wait for this GPU */
     release(j);
     gvcu_context popped;
     j->s->cu->cuCtxPopCurrent(&popped);
@@ -242,4 +295,51 @@ gv_status gv_copy_bandwidth(gv_session *s, const char *local_cpus, int numa_node
         return gv_err(err, GV_ERR_INTERNAL, "could not start the copy thread");
     pthread_join(t, NULL);
     return j.status;
+}
+
+gv_status gv_copy_together(gv_copy_gpu *gpus, size_t n, uint64_t bytes, unsigned samples,
+                           unsigned copies)
+{
+    struct pace pace = {.members = (unsigned)n};
+    struct job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    pthread_t *threads = calloc(n ? n : 1, sizeof *threads);
+    int *started = calloc(n ? n : 1, sizeof *started);
+    if (!jobs || !threads || !started) {
+        free(jobs);
+        free(threads);
+        free(started);
+        return GV_ERR_NO_MEMORY;
+    }
+    pthread_mutex_init(&pace.lock, NULL);
+    pthread_cond_init(&pace.moved, NULL);
+    for (size_t i = 0; i < n; i++) {
+        gv_copy_gpu *g = &gpus[i];
+        memset(&g->out, 0, sizeof g->out);
+        g->out.numa_node = g->numa_node;
+        g->err.text[0] = '\0';
+        jobs[i] = (struct job){.s = g->s,
+                               .local_cpus = g->local_cpus ? g->local_cpus : "",
+                               .bytes = bytes / 8 * 8,
+                               .samples = samples,
+                               .copies = copies,
+                               .out = &g->out,
+                               .err = &g->err,
+                               .together = &pace};
+        started[i] = pthread_create(&threads[i], NULL, copy_thread, &jobs[i]) == 0;
+        if (!started[i]) {
+            jobs[i].status = gv_err(&g->err, GV_ERR_INTERNAL, "could not start a copy thread");
+            pace_leave(&pace);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        gpus[i].status = jobs[i].status;
+    }
+    pthread_cond_destroy(&pace.moved);
+    pthread_mutex_destroy(&pace.lock);
+    free(jobs);
+    free(threads);
+    free(started);
+    return GV_OK;
 }

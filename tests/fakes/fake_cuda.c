@@ -251,11 +251,12 @@ static gvcu_result fake_cuGetErrorName(gvcu_result error, const char **name)
 }
 
 /* ---- Contexts, memory, streams, events, kernels: a GPU simulated on the host. Device
- * pointers are host pointers; work runs at once, and a virtual clock advanced by the
- * scenario's rates is what events read, so timings are deterministic. */
+ * pointers are host pointers; work runs at once, and a virtual clock per GPU advanced by the
+ * scenario's rates is what events read, so timings are deterministic and GPUs driven at once
+ * from several threads do not lengthen one another's. */
 
 static __thread int current = -1; /* CUDA ordinal of the pushed context */
-static double gpu_clock_s;
+static double gpu_clock_s[FAKE_MAX_GPUS];
 static unsigned long long used_bytes[FAKE_MAX_GPUS];
 /* Set at the first allocation that succeeds: from then on the scenario's taken_mib is held by
  * another process. */
@@ -264,7 +265,7 @@ static int taken_by_others[FAKE_MAX_GPUS];
 void fake_cuda_advance(double seconds)
 {
     pthread_mutex_lock(&lock);
-    gpu_clock_s += seconds;
+    gpu_clock_s[current >= 0 && current < FAKE_MAX_GPUS ? current : 0] += seconds;
     pthread_mutex_unlock(&lock);
 }
 
@@ -362,17 +363,46 @@ static gvcu_result fake_cuMemFree(gvcu_deviceptr ptr)
     return GVCU_SUCCESS;
 }
 
+/* Pinned copy buffers (1 MiB and more) each GPU's context holds: GPUs of one copy_shared group
+ * holding them at once are copying at once, and share the group's link. */
+#define COPY_BUFFER (1u << 20)
+static int pinned[FAKE_MAX_GPUS];
+
+/* Each pinned allocation carries the ordinal that made it (-1: none, or a small buffer). */
 static gvcu_result fake_cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
 {
     (void)flags;
-    *ptr = calloc(1, bytes ? bytes : 1);
-    return *ptr ? GVCU_SUCCESS : GVCU_ERROR_OUT_OF_MEMORY;
+    long *block = calloc(1, (bytes ? bytes : 1) + 16);
+    if (!block)
+        return GVCU_ERROR_OUT_OF_MEMORY;
+    block[0] = bytes >= COPY_BUFFER && current >= 0 && current < FAKE_MAX_GPUS ? current : -1;
+    if (block[0] >= 0)
+        __atomic_add_fetch(&pinned[block[0]], 1, __ATOMIC_RELAXED);
+    *ptr = block + 2;
+    return GVCU_SUCCESS;
 }
 
 static gvcu_result fake_cuMemFreeHost(void *ptr)
 {
-    free(ptr);
+    if (!ptr)
+        return GVCU_SUCCESS;
+    long *block = (long *)ptr - 2;
+    if (block[0] >= 0)
+        __atomic_sub_fetch(&pinned[block[0]], 1, __ATOMIC_RELAXED);
+    free(block);
     return GVCU_SUCCESS;
+}
+
+/* GPUs of g's copy_shared group copying now (at least g itself). */
+static int sharing_link(const fake_gpu *g)
+{
+    int n = 0;
+    for (int o = 0; g->copy_shared && o < FAKE_MAX_GPUS; o++) {
+        const fake_gpu *other = gpu_of(o);
+        n += other && other->copy_shared == g->copy_shared &&
+             __atomic_load_n(&pinned[o], __ATOMIC_RELAXED) > 0;
+    }
+    return n > 1 ? n : 1;
 }
 
 static gvcu_result fake_cuMemHostGetDevicePointer(gvcu_deviceptr *device_ptr, void *host_ptr,
@@ -389,8 +419,10 @@ static gvcu_result copy(void *dst, const void *src, size_t bytes, int device_loc
     if (!g)
         return GVCU_ERROR_INVALID_VALUE;
     memmove(dst, src, bytes);
-    /* Device-local copies at 40x the PCIe rate, about what DRAM is to the link on big GPUs. */
-    fake_cuda_advance((double)bytes / (g->copy_gbps * 1e9 * (device_local ? 40 : 1)));
+    /* Device-local copies at 40x the PCIe rate, about what DRAM is to the link on big GPUs;
+     * host copies share the link with the other GPUs of a copy_shared group copying now. */
+    double gbps = device_local ? 40 * g->copy_gbps : g->copy_gbps / sharing_link(g);
+    fake_cuda_advance((double)bytes / (gbps * 1e9));
     return GVCU_SUCCESS;
 }
 
@@ -482,7 +514,8 @@ static gvcu_result fake_cuEventCreate(gvcu_event *event, unsigned int flags)
 static gvcu_result fake_cuEventRecord(gvcu_event event, gvcu_stream stream)
 {
     pthread_mutex_lock(&lock);
-    ((fake_event *)event)->when = gpu_clock_s;
+    ((fake_event *)event)->when =
+        gpu_clock_s[current >= 0 && current < FAKE_MAX_GPUS ? current : 0];
     ((fake_event *)event)->stream = stream;
     pthread_mutex_unlock(&lock);
     return GVCU_SUCCESS;

@@ -152,6 +152,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->gemm_tflops = atof(v);
     else if (!strcmp(k, "gemm_corrupt"))
         g->gemm_corrupt = atoi(v);
+    else if (!strcmp(k, "copy_shared"))
+        g->copy_shared = atoi(v);
     else if (!strcmp(k, "power_draw_pct"))
         g->power_draw_pct = atoi(v);
     else if (!strcmp(k, "gemm_drift_after"))

@@ -18,6 +18,8 @@
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
+ *   gpu = ...; copy_shared=1   (host copies share one link with the other GPUs of group 1:
+ *         its rate divides among those holding pinned copy buffers at the time)
  *   gpu = ...; power_draw_pct=80   (NVML's power reading: 80% of the limit; default 98)
  *   gpu = ...; gemm_drift_after=50   (the 51st and later GEMMs on the GPU come out wrong)
  *   gpu = ...; mem_stuck=0x1000:5   (bit 5 of the word at byte offset 0x1000 of every buffer
@@ -113,6 +115,7 @@ typedef struct fake_gpu {
     double copy_gbps;           /* default 50 */
     double gemm_tflops;         /* default 700 */
     int gemm_corrupt;           /* 1: every GEMM output is off by one */
+    int copy_shared;            /* > 0: a link shared with the GPUs of this group number */
     int power_draw_pct;         /* power NVML reports, percent of the limit; default 98 */
     long long gemm_drift_after; /* > 0: GEMMs after this many on the GPU come out wrong */
     long long mem_stuck;        /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */

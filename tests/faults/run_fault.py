@@ -98,6 +98,18 @@ CASES = {
     "memory_taken_busy": case("fault-memory-taken-busy", "cuda.init,cuda.alloc", [
         ("cuda.alloc", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=10),
+    # Copies on every GPU at once: a shared link shows only then.
+    "copy_all_healthy": case("h100x8", "cuda.copy_all", [
+        ("cuda.copy_all", "node", "PASS", "8 GPUs copying at once: H2D 400.0, D2H 400.0 GB/s in all")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    "copy_all_shared": case("copy-shared-link", "cuda.copy,cuda.copy_all", [
+        ("cuda.copy", "gpu2", "PASS", "pinned H2D 50.0 GB/s"),
+        ("cuda.copy_all", "node", "WARN",
+         "below 75% of their own rates: H2D gpu2 25.0 of 50.0 GB/s (50%), H2D gpu3 25.0 of 50.0 GB/s (50%), D2H gpu2")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    "copy_all_one_gpu": case("h100x1-compute", "cuda.copy_all", [
+        ("cuda.copy_all", "node", "SKIP", "one GPU: no link for GPUs to share")],
+        exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     # Sustained stress: every result compared with the first and across GPUs; power held.
     "stress_healthy": case("h100x8", "stress", [
         ("stress.gemm", "gpu0", "PASS", "results identical to the first and to the other GPUs'"),

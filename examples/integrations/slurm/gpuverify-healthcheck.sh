@@ -9,7 +9,7 @@
 #
 # Exit status: 0 healthy; 1 drained (a Prolog failure also requeues the job).
 set -u
-checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy,^mem}
+checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem}
 limit=${GPUVERIFY_TIMEOUT:-120}
 node=$(hostname -s)
 # --npd prints exactly one line: "FAIL <check> <subject>: <message> (and N more)".

@@ -1,0 +1,159 @@
+/* cuda.copy_all: pinned host<->device copies on every chosen GPU alone, then on all of them at
+ * once (gv_copy_together). GPUs behind one PCIe switch or root port, or a host whose memory
+ * cannot feed them all, each reach their link's rate alone and fall short together: only the
+ * second measurement shows it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/active.h"
+#include "checks/busy.h"
+#include "compute/copy_bw.h"
+#include "core/progress.h"
+#include "core/util.h"
+
+#define SHARED_WARN 0.75 /* of a GPU's own rate: below it, something is shared */
+
+typedef struct copy_gpu {
+    int ordinal;
+    char subject[48];
+    gv_session s;
+    gv_copy_figures alone;
+    gv_copy_gpu at_once;
+} copy_gpu;
+
+/* "gpu2 27.0 of 55.0 GB/s (49%)" for each GPU whose rate at once is below the share, in one
+ * direction; the lowest share in *worst. */
+static void below(const copy_gpu *g, size_t n, int h2d, char *out, size_t cap, double *worst)
+{
+    for (size_t i = 0; i < n; i++) {
+        double alone = h2d ? g[i].alone.h2d_gbps : g[i].alone.d2h_gbps;
+        double both = h2d ? g[i].at_once.out.h2d_gbps : g[i].at_once.out.d2h_gbps;
+        if (g[i].at_once.status != GV_OK || alone <= 0)
+            continue;
+        double share = both / alone;
+        if (share < *worst)
+            *worst = share;
+        if (share < SHARED_WARN) {
+            char one[96];
+            snprintf(one, sizeof one, "%s %s %.1f of %.1f GB/s (%.0f%%)", h2d ? "H2D" : "D2H",
+                     g[i].subject, both, alone, 100 * share);
+            gv_append(out, cap, ", ", one);
+        }
+    }
+}
+
+static double total(const copy_gpu *g, size_t n, int h2d)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (g[i].at_once.status == GV_OK)
+            sum += h2d ? g[i].at_once.out.h2d_gbps : g[i].at_once.out.d2h_gbps;
+    return sum;
+}
+
+static void judge(gv_active_run *run, copy_gpu *g, size_t n, const gv_busy *busy)
+{
+    for (size_t i = 0; i < n; i++)
+        if (g[i].at_once.status != GV_OK) {
+            gv_report_add(run->report, "cuda.copy_all", g[i].subject, GV_FAIL,
+                          "copying with the other GPUs failed: %s", g[i].at_once.err.text);
+            return;
+        }
+    char low[400] = "";
+    double worst = 1e9;
+    below(g, n, 1, low, sizeof low, &worst);
+    below(g, n, 0, low, sizeof low, &worst);
+    double h2d = total(g, n, 1), d2h = total(g, n, 0);
+    gv_check_result *c;
+    if (low[0])
+        c = gv_report_add(run->report, "cuda.copy_all", "node", GV_WARN,
+                          "%zu GPUs copying at once fall below %.0f%% of their own rates: %s "
+                          "(H2D %.1f, D2H %.1f GB/s in all): a PCIe switch, root port or host "
+                          "memory they share",
+                          n, 100 * SHARED_WARN, low, h2d, d2h);
+    else
+        c = gv_report_add(run->report, "cuda.copy_all", "node", GV_PASS,
+                          "%zu GPUs copying at once: H2D %.1f, D2H %.1f GB/s in all; every GPU "
+                          "kept at least %.0f%% of its own rate",
+                          n, h2d, d2h, 100 * worst);
+    gv_result_measured(c, h2d, "GB/s", "H2D %.1f, D2H %.1f GB/s in all", h2d, d2h);
+    gv_result_expected(c, "each GPU alone", ">= %.0f%% of each GPU's own rate", 100 * SHARED_WARN);
+    if (low[0])
+        gv_result_remedy(c, "see which GPUs share a switch or root port (nvidia-smi topo -m, "
+                            "lspci -tv) and the host's memory channels; place jobs accordingly");
+    gv_busy_apply(busy, run->policy, c, 0);
+}
+
+void gv_active_copy_all(gv_active_run *run)
+{
+    static const char *const ids[] = {"cuda.copy_all"};
+    if (gv_active_no_devices(run, ids, 1))
+        return;
+    copy_gpu *g = calloc(GV_RUN_MAX_GPUS, sizeof *g);
+    gv_copy_gpu *at_once = calloc(GV_RUN_MAX_GPUS, sizeof *at_once);
+    if (!g || !at_once) {
+        free(g);
+        free(at_once);
+        gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
+        return;
+    }
+    gv_progress_begin(run->ctx, "cuda.copy_all", "node");
+    /* The sizes of cuda.copy at this level: the figures alone are comparable with its row. */
+    uint64_t bytes = run->copy_bytes  ? run->copy_bytes
+                     : run->benchmark ? 256ull << 20
+                                      : 64ull << 20;
+    unsigned samples = run->benchmark ? 5 : 3, copies = run->benchmark ? 16 : 8;
+    size_t n = 0;
+    gv_busy busy = {0};
+    for (int ordinal = 0; ordinal < run->facts->cuda_count && n < GV_RUN_MAX_GPUS; ordinal++) {
+        if (!gv_active_gpu_chosen(run, ordinal))
+            continue;
+        copy_gpu *c = &g[n];
+        c->ordinal = ordinal;
+        gv_active_subject(run->facts, ordinal, c->subject, sizeof c->subject);
+        gv_errbuf err;
+        if (gv_session_open(run->ctx, (uint32_t)ordinal, &c->s, &err) != GV_OK) {
+            gv_session_close(&c->s);
+            gv_report_add(run->report, "cuda.copy_all", c->subject, GV_FAIL, "%s", err.text);
+            continue;
+        }
+        gv_active_sample_busy(run, ordinal, &busy);
+        at_once[n] = (gv_copy_gpu){.s = &c->s,
+                                   .local_cpus = c->s.have_pci ? c->s.pci.local_cpus : "",
+                                   .numa_node = c->s.have_pci ? c->s.pci.numa_node : -1};
+        n++;
+    }
+    if (n < 2) {
+        if (n == 1)
+            gv_report_add(run->report, "cuda.copy_all", "node", GV_SKIP,
+                          "one GPU: no link for GPUs to share (cuda.copy measures it)");
+    } else {
+        gv_progress_stage(run->ctx, "each GPU's copies alone");
+        size_t failed = n;
+        for (size_t i = 0; i < n && failed == n; i++) {
+            if (gv_copy_together(&at_once[i], 1, bytes, samples, copies) != GV_OK ||
+                at_once[i].status != GV_OK)
+                failed = i;
+            g[i].alone = at_once[i].out;
+        }
+        gv_progress_stage(run->ctx, "%zu GPUs' copies at once", n);
+        if (failed < n) {
+            gv_report_add(run->report, "cuda.copy_all", g[failed].subject, GV_FAIL,
+                          "copying alone failed: %s",
+                          at_once[failed].err.text[0] ? at_once[failed].err.text : "out of memory");
+        } else if (gv_copy_together(at_once, n, bytes, samples, copies) != GV_OK) {
+            gv_report_add(run->report, "cuda.copy_all", "node", GV_ERROR, "out of memory");
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                g[i].at_once = at_once[i];
+                gv_active_sample_busy(run, g[i].ordinal, &busy);
+            }
+            judge(run, g, n, &busy);
+        }
+    }
+    for (size_t i = n; i-- > 0;) /* pushed in order: popped in reverse */
+        gv_session_close(&g[i].s);
+    free(g);
+    free(at_once);
+}
