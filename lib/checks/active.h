@@ -57,6 +57,7 @@ void gv_active_cuda(gv_active_run *run);      /* cuda.init, cuda.alloc, cuda.cop
 void gv_active_gemm(gv_active_run *run);      /* gemm.fp32 .. gemm.fp8 */
 void gv_active_cudnn(gv_active_run *run);     /* cudnn.version, cudnn.conv */
 void gv_active_copy_all(gv_active_run *run);  /* cuda.copy_all (copy_all.c) */
+void gv_active_p2p(gv_active_run *run);       /* cuda.p2p (p2p.c) */
 void gv_active_memtest(gv_active_run *run);   /* mem.test (mem.c) */
 void gv_active_stress(gv_active_run *run);    /* stress.gemm, stress.power (stress.c) */
 void gv_active_nccl(gv_active_run *run);      /* nccl.version, nccl.allreduce (nccl.c) */

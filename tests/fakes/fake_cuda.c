@@ -328,7 +328,16 @@ static gvcu_result fake_cuMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     return GVCU_SUCCESS;
 }
 
-/* Each allocation carries its size in front, for the free-memory account. */
+/* Each allocation carries its size in front, for the free-memory account, and the GPU it is
+ * on (tagged, so that a pointer into the middle of one is not taken for a start). */
+#define OWNER_TAG 0xfa4e000000000000ull
+
+static int owner_of(gvcu_deviceptr ptr)
+{
+    const size_t *block = (const size_t *)(uintptr_t)ptr - 2;
+    return ptr && (block[1] & ~0xffffull) == OWNER_TAG ? (int)(block[1] & 0xffff) : -1;
+}
+
 static gvcu_result fake_cuMemAlloc(gvcu_deviceptr *ptr, size_t bytes)
 {
     int fault = fake_cuda_fault("cuMemAlloc");
@@ -346,6 +355,7 @@ static gvcu_result fake_cuMemAlloc(gvcu_deviceptr *ptr, size_t bytes)
     if (!block)
         return GVCU_ERROR_OUT_OF_MEMORY;
     block[0] = bytes;
+    block[1] = OWNER_TAG | (size_t)current;
     used_bytes[current] += bytes;
     __atomic_store_n(&taken_by_others[current], 1, __ATOMIC_RELAXED);
     *ptr = (gvcu_deviceptr)(uintptr_t)(block + 2);
@@ -357,8 +367,10 @@ static gvcu_result fake_cuMemFree(gvcu_deviceptr ptr)
     if (!ptr)
         return GVCU_SUCCESS;
     size_t *block = (size_t *)(uintptr_t)ptr - 2;
-    if (current >= 0)
-        used_bytes[current] -= block[0];
+    int owner = owner_of(ptr);
+    if (owner >= 0)
+        used_bytes[owner] -= block[0];
+    block[1] = 0;
     free(block);
     return GVCU_SUCCESS;
 }
@@ -450,11 +462,57 @@ static gvcu_result fake_cuMemcpyDtoHAsync(void *dst, gvcu_deviceptr src, size_t 
     return fake_cuMemcpyDtoH(dst, src, bytes);
 }
 
+/* Peer access turned on from one GPU's context towards another: [from][to]. */
+static int peer_on[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
+
+/* A GPU's copy rate to or from a peer, GB/s: the scenario's p2p_gbps, else 25 GB/s per active
+ * NVLink (NVLink 4 per direction); 0 when it has no peer access at all. */
+static double p2p_gbps(const fake_gpu *g)
+{
+    if (!g->peer)
+        return 0;
+    return g->p2p_gbps > 0 ? g->p2p_gbps : 25.0 * (g->nvlinks - g->nvlinks_down);
+}
+
+static gvcu_result fake_cuDeviceCanAccessPeer(int *can, gvcu_device device, gvcu_device peer)
+{
+    const fake_gpu *a = gpu_of(device), *b = gpu_of(peer);
+    if (!a || !b || !can)
+        return GVCU_ERROR_INVALID_DEVICE;
+    *can = device != peer && p2p_gbps(a) > 0 && p2p_gbps(b) > 0;
+    return GVCU_SUCCESS;
+}
+
+static gvcu_result fake_cuCtxEnablePeerAccess(gvcu_context context, unsigned int flags)
+{
+    int peer = (int)((uintptr_t)context - 0x1000), can = 0;
+    if (flags || current < 0 || current >= FAKE_MAX_GPUS || peer < 0 || peer >= FAKE_MAX_GPUS ||
+        fake_cuDeviceCanAccessPeer(&can, current, peer) != GVCU_SUCCESS)
+        return GVCU_ERROR_INVALID_VALUE;
+    if (!can)
+        return GVCU_ERROR_PEER_ACCESS_UNSUPPORTED;
+    if (__atomic_exchange_n(&peer_on[current][peer], 1, __ATOMIC_RELAXED))
+        return GVCU_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    return GVCU_SUCCESS;
+}
+
+/* Within a GPU at DRAM speed (copy()); between two, at the slower one's peer rate where peer
+ * access is on from the current context, else staged through the host at half the PCIe rate. */
 static gvcu_result fake_cuMemcpyDtoDAsync(gvcu_deviceptr dst, gvcu_deviceptr src, size_t bytes,
                                           gvcu_stream stream)
 {
     (void)stream;
-    return copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, 1);
+    int from = owner_of(src), to = owner_of(dst);
+    if (from < 0 || to < 0 || from == to || current < 0)
+        return copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, 1);
+    const fake_gpu *a = gpu_of(from), *b = gpu_of(to);
+    if (!a || !b)
+        return GVCU_ERROR_INVALID_VALUE;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+    int direct = __atomic_load_n(&peer_on[current][current == from ? to : from], __ATOMIC_RELAXED);
+    double gbps = direct ? fmin(p2p_gbps(a), p2p_gbps(b)) : fmin(a->copy_gbps, b->copy_gbps) / 2;
+    fake_cuda_advance((double)bytes / (gbps * 1e9));
+    return GVCU_SUCCESS;
 }
 
 static gvcu_result fake_cuStreamCreate(gvcu_stream *stream, unsigned int flags)

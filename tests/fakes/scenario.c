@@ -152,6 +152,10 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->gemm_tflops = atof(v);
     else if (!strcmp(k, "gemm_corrupt"))
         g->gemm_corrupt = atoi(v);
+    else if (!strcmp(k, "p2p_gbps"))
+        g->p2p_gbps = atof(v);
+    else if (!strcmp(k, "peer"))
+        g->peer = atoi(v);
     else if (!strcmp(k, "copy_shared"))
         g->copy_shared = atoi(v);
     else if (!strcmp(k, "power_draw_pct"))
@@ -294,6 +298,7 @@ static int gpu_line(fake_scenario *s, char *v)
     g->free_mib = 256;
     g->mem_stuck = -1;
     g->power_draw_pct = 98;
+    g->peer = 1;
     g->copy_gbps = 50;
     g->gemm_tflops = 700;
     g->dmabuf = 1;

@@ -18,6 +18,8 @@
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
+ *   gpu = ...; p2p_gbps=100   (its peer copies at 100 GB/s; default 25 per active NVLink)
+ *   gpu = ...; peer=0   (no peer access to or from it)
  *   gpu = ...; copy_shared=1   (host copies share one link with the other GPUs of group 1:
  *         its rate divides among those holding pinned copy buffers at the time)
  *   gpu = ...; power_draw_pct=80   (NVML's power reading: 80% of the limit; default 98)
@@ -115,6 +117,8 @@ typedef struct fake_gpu {
     double copy_gbps;           /* default 50 */
     double gemm_tflops;         /* default 700 */
     int gemm_corrupt;           /* 1: every GEMM output is off by one */
+    int peer;                   /* 0: no peer access to or from it (default 1) */
+    double p2p_gbps;            /* peer copy rate; 0: 25 GB/s per active NVLink */
     int copy_shared;            /* > 0: a link shared with the GPUs of this group number */
     int power_draw_pct;         /* power NVML reports, percent of the limit; default 98 */
     long long gemm_drift_after; /* > 0: GEMMs after this many on the GPU come out wrong */

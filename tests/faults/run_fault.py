@@ -110,6 +110,23 @@ CASES = {
     "copy_all_one_gpu": case("h100x1-compute", "cuda.copy_all", [
         ("cuda.copy_all", "node", "SKIP", "one GPU: no link for GPUs to share")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # Copies between every pair of GPUs: the one slow GPU, the one without peer access.
+    "p2p_healthy": case("h100x8", "cuda.p2p", [
+        ("cuda.p2p", "gpu0", "PASS", "copies to gpu1 450.0, gpu2 450.0"),
+        ("cuda.p2p", "gpu7", "PASS", "(peer access on)")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    "p2p_slow_gpu": case("p2p-slow-gpu", "cuda.p2p", [
+        ("cuda.p2p", "gpu0", "WARN", "slow copies to gpu5 100.0 GB/s (22% of the node's 450.0)"),
+        ("cuda.p2p", "gpu5", "WARN", "slow copies to gpu0 100.0 GB/s"),
+        ("cuda.p2p", "gpu4", "WARN", "gpu5 100.0 GB/s")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    "p2p_no_peer": case("p2p-no-peer", "cuda.p2p", [
+        ("cuda.p2p", "gpu0", "WARN", "no peer access (through the host) to gpu3"),
+        ("cuda.p2p", "gpu3", "WARN", "no peer access (through the host) to gpu0, gpu1, gpu2, gpu4")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    "p2p_one_gpu": case("h100x1-compute", "cuda.p2p", [
+        ("cuda.p2p", "node", "SKIP", "one GPU: no pair to copy between")],
+        exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     # Sustained stress: every result compared with the first and across GPUs; power held.
     "stress_healthy": case("h100x8", "stress", [
         ("stress.gemm", "gpu0", "PASS", "results identical to the first and to the other GPUs'"),

@@ -303,7 +303,7 @@ static void run_rows_for_every_active_check(void **state)
     gv_check_result c = result_of(r, "gemm.fp16", "gpu0");
     assert_string_equal(c.unit, "TFLOPS");
     assert_true(fabs(c.value - 700) < 1);
-    assert_int_equal(gv_report_count(r), 15); /* and cuda.copy_all: SKIP, one GPU */
+    assert_int_equal(gv_report_count(r), 16); /* and cuda.copy_all, cuda.p2p: SKIP, one GPU */
     gv_check_result mm = result_of(r, "cuda.matmul", "gpu0");
     assert_string_equal(mm.unit, "TFLOPS");
     assert_true(fabs(mm.value - 700) < 1); /* the fake GPU's rate, timed by events */

@@ -1,0 +1,146 @@
+/* cuda.p2p: copy bandwidth and latency between every ordered pair of the chosen GPUs
+ * (gv_p2p_matrix), one row per source GPU. Judged against the node itself: a pair far below
+ * the others of its kind (peer access on, or through the host) is the one bad link, and a pair
+ * without peer access where the other pairs have it is a route through the CPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/active.h"
+#include "checks/busy.h"
+#include "compute/p2p_bw.h"
+#include "core/progress.h"
+#include "core/util.h"
+
+#define SLOW_PAIR 0.5 /* of the median of the node's pairs of the same kind */
+
+typedef struct p2p_node {
+    size_t n;
+    char (*subject)[48];
+    gv_p2p_pair *m;
+    double median_direct, median_host;
+    size_t direct, total;
+} p2p_node;
+
+static void medians(p2p_node *p)
+{
+    double *d = calloc(p->n * p->n + 1, sizeof *d), *h = calloc(p->n * p->n + 1, sizeof *h);
+    size_t nd = 0, nh = 0;
+    for (size_t i = 0; d && h && i < p->n; i++)
+        for (size_t j = 0; j < p->n; j++)
+            if (i != j) {
+                const gv_p2p_pair *q = &p->m[i * p->n + j];
+                if (q->direct)
+                    d[nd++] = q->gbps;
+                else
+                    h[nh++] = q->gbps;
+            }
+    p->median_direct = nd ? gv_median(d, nd) : 0;
+    p->median_host = nh ? gv_median(h, nh) : 0;
+    p->direct = nd;
+    p->total = nd + nh;
+    free(d);
+    free(h);
+}
+
+static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_busy *busy)
+{
+    char all[320] = "", slow[320] = "", host[160] = "";
+    double lo = 0, latency = 0;
+    for (size_t j = 0; j < p->n; j++) {
+        if (j == i)
+            continue;
+        const gv_p2p_pair *q = &p->m[i * p->n + j];
+        char one[80];
+        snprintf(one, sizeof one, "%s %.1f", p->subject[j], q->gbps);
+        gv_append(all, sizeof all, ", ", one);
+        if (lo == 0 || q->gbps < lo)
+            lo = q->gbps;
+        latency += q->latency_us / (double)(p->n - 1);
+        double median = q->direct ? p->median_direct : p->median_host;
+        if (median > 0 && q->gbps < SLOW_PAIR * median) {
+            snprintf(one, sizeof one, "%s %.1f GB/s (%.0f%% of the node's %.1f)", p->subject[j],
+                     q->gbps, 100 * q->gbps / median, median);
+            gv_append(slow, sizeof slow, ", ", one);
+        }
+        if (!q->direct && p->direct > 0)
+            gv_append(host, sizeof host, ", ", p->subject[j]);
+    }
+    gv_check_result *c;
+    if (slow[0] || host[0]) {
+        c = gv_report_add(run->report, "cuda.p2p", p->subject[i], GV_WARN, "%s%s%s%s%s",
+                          slow[0] ? "slow copies to " : "", slow, slow[0] && host[0] ? "; " : "",
+                          host[0] ? "no peer access (through the host) to " : "", host);
+        gv_result_remedy(c, "check the NVLinks and NVSwitches of these GPUs (nvidia-smi nvlink "
+                            "-s, -e), the fabric manager, and ACS/IOMMU settings for PCIe peers");
+    } else {
+        c = gv_report_add(run->report, "cuda.p2p", p->subject[i], GV_PASS,
+                          "copies to %s GB/s (%s), %.1f us per small copy", all,
+                          p->direct ? "peer access on" : "through the host", latency);
+    }
+    gv_result_measured(c, lo, "GB/s", "%.1f GB/s to the slowest peer", lo);
+    if (p->median_direct > 0 || p->median_host > 0)
+        gv_result_expected(c, "the node's pairs", ">= %.0f%% of the median (%.1f GB/s)",
+                           100 * SLOW_PAIR,
+                           p->median_direct > 0 ? p->median_direct : p->median_host);
+    gv_busy_apply(busy, run->policy, c, 0);
+}
+
+void gv_active_p2p(gv_active_run *run)
+{
+    static const char *const ids[] = {"cuda.p2p"};
+    if (gv_active_no_devices(run, ids, 1))
+        return;
+    gv_session *s = calloc(GV_RUN_MAX_GPUS, sizeof *s);
+    gv_session **open = calloc(GV_RUN_MAX_GPUS, sizeof *open);
+    p2p_node p = {.subject = calloc(GV_RUN_MAX_GPUS, sizeof *p.subject)};
+    int *ordinal = calloc(GV_RUN_MAX_GPUS, sizeof *ordinal);
+    if (!s || !open || !p.subject || !ordinal) {
+        gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
+        goto done;
+    }
+    gv_progress_begin(run->ctx, "cuda.p2p", "node");
+    gv_busy busy = {0};
+    for (int o = 0; o < run->facts->cuda_count && p.n < GV_RUN_MAX_GPUS; o++) {
+        if (!gv_active_gpu_chosen(run, o))
+            continue;
+        gv_active_subject(run->facts, o, p.subject[p.n], sizeof p.subject[p.n]);
+        gv_errbuf err;
+        if (gv_session_open(run->ctx, (uint32_t)o, &s[p.n], &err) != GV_OK) {
+            gv_session_close(&s[p.n]);
+            gv_report_add(run->report, "cuda.p2p", p.subject[p.n], GV_FAIL, "%s", err.text);
+            continue;
+        }
+        gv_active_sample_busy(run, o, &busy);
+        ordinal[p.n] = o;
+        open[p.n] = &s[p.n];
+        p.n++;
+    }
+    if (p.n == 1)
+        gv_report_add(run->report, "cuda.p2p", "node", GV_SKIP, "one GPU: no pair to copy between");
+    if (p.n >= 2 && (p.m = calloc(p.n * p.n, sizeof *p.m)) != NULL) {
+        /* 256 MiB x 8 per sample at benchmark length, 64 MiB x 4 otherwise. */
+        uint64_t bytes = run->copy_bytes  ? run->copy_bytes
+                         : run->benchmark ? 256ull << 20
+                                          : 64ull << 20;
+        gv_errbuf err;
+        if (gv_p2p_matrix(open, p.n, bytes, run->benchmark ? 5 : 3, run->benchmark ? 8 : 4, p.m,
+                          &err) != GV_OK) {
+            gv_report_add(run->report, "cuda.p2p", "node", GV_FAIL, "%s", err.text);
+        } else {
+            for (size_t i = 0; i < p.n; i++)
+                gv_active_sample_busy(run, ordinal[i], &busy);
+            medians(&p);
+            for (size_t i = 0; i < p.n; i++)
+                gpu_row(run, &p, i, &busy);
+        }
+    }
+    for (size_t i = p.n; i-- > 0;) /* pushed in order: popped in reverse */
+        gv_session_close(&s[i]);
+done:
+    free(p.m);
+    free(p.subject);
+    free(ordinal);
+    free(open);
+    free(s);
+}
