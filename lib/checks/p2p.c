@@ -135,8 +135,10 @@ void gv_active_p2p(gv_active_run *run)
                 gpu_row(run, &p, i, &busy);
         }
     }
-    for (size_t i = p.n; i-- > 0;) /* pushed in order: popped in reverse */
+    for (size_t i = p.n; i-- > 0;) { /* pushed in order: popped in reverse, each made current */
+        s[i].cu->cuCtxSetCurrent(s[i].context);
         gv_session_close(&s[i]);
+    }
 done:
     free(p.m);
     free(p.subject);
