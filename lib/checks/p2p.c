@@ -9,6 +9,7 @@
 #include "checks/active.h"
 #include "checks/busy.h"
 #include "compute/p2p_bw.h"
+#include "compute/telemetry.h"
 #include "core/progress.h"
 #include "core/util.h"
 
@@ -17,6 +18,7 @@
 typedef struct p2p_node {
     size_t n;
     char (*subject)[48];
+    const gv_gpu_record **gpu; /* the inventory record of each, NULL unknown */
     gv_p2p_pair *m;
     double median_direct, median_host;
     size_t direct, total;
@@ -43,19 +45,59 @@ static void medians(p2p_node *p)
     free(h);
 }
 
+/* GB/s per NVLink and direction by generation, from the compute capability: NVLink 2 to 4
+ * (Volta to Hopper) 25, NVLink 5 (Blackwell) 50; 0 unknown. */
+static double nvlink_lane_gbps(int cc_major)
+{
+    return cc_major >= 10 ? 50.0 : cc_major >= 7 ? 25.0 : 0;
+}
+
+static int active_links(const gv_gpu_record *g)
+{
+    int n = 0;
+    for (int l = 0; g && l < g->nvlink_count && l < GV_NVLINK_MAX; l++)
+        n += g->nvlinks[l].active;
+    return n;
+}
+
+/* The nominal rate of the route a copy took, one direction: with peer access, the active
+ * NVLinks the two GPUs have in common (all of them through NVSwitches) times the lane rate;
+ * otherwise, or without NVLink, the narrower PCIe link's raw rate; 0 unknown. `how` names it. */
+static double nominal(const gv_gpu_record *a, const gv_gpu_record *b, int direct, char *how,
+                      size_t cap)
+{
+    if (!a || !b)
+        return 0;
+    int la = active_links(a), lb = active_links(b), links = la < lb ? la : lb;
+    double lane = nvlink_lane_gbps(a->gpu.cc_major);
+    if (direct && links > 0 && lane > 0) {
+        snprintf(how, cap, "NVLink %d x %.0f", links, lane);
+        return links * lane;
+    }
+    double pa = gv_pcie_raw_gbps(a->gpu.pcie_gen_max, a->gpu.pcie_width_max);
+    double pb = gv_pcie_raw_gbps(b->gpu.pcie_gen_max, b->gpu.pcie_width_max);
+    double pcie = pa < pb ? pa : pb;
+    snprintf(how, cap, "PCIe");
+    return pcie;
+}
+
 static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_busy *busy)
 {
     char all[320] = "", slow[320] = "", host[160] = "";
-    double lo = 0, latency = 0;
+    double lo = 0, latency = 0, lo_nominal = 0;
+    char lo_how[32] = "";
     for (size_t j = 0; j < p->n; j++) {
         if (j == i)
             continue;
         const gv_p2p_pair *q = &p->m[i * p->n + j];
-        char one[80];
+        char one[80], how[32] = "";
         snprintf(one, sizeof one, "%s %.1f", p->subject[j], q->gbps);
         gv_append(all, sizeof all, ", ", one);
-        if (lo == 0 || q->gbps < lo)
+        if (lo == 0 || q->gbps < lo) {
             lo = q->gbps;
+            lo_nominal = nominal(p->gpu[i], p->gpu[j], q->direct, how, sizeof how);
+            snprintf(lo_how, sizeof lo_how, "%s", how);
+        }
         latency += q->latency_us / (double)(p->n - 1);
         double median = q->direct ? p->median_direct : p->median_host;
         if (median > 0 && q->gbps < SLOW_PAIR * median) {
@@ -78,6 +120,12 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
                           "copies to %s GB/s (%s), %.1f us per small copy", all,
                           p->direct ? "peer access on" : "through the host", latency);
     }
+    if (c && lo_nominal > 0) { /* the fraction of the route's nominal rate, for the record */
+        size_t len = strlen(c->message);
+        snprintf(c->message + len, sizeof c->message - len,
+                 "; the slowest is %.0f%% of its %s = %.0f GB/s nominal", 100 * lo / lo_nominal,
+                 lo_how, lo_nominal);
+    }
     gv_result_measured(c, lo, "GB/s", "%.1f GB/s to the slowest peer", lo);
     if (p->median_direct > 0 || p->median_host > 0)
         gv_result_expected(c, "the node's pairs", ">= %.0f%% of the median (%.1f GB/s)",
@@ -93,9 +141,10 @@ void gv_active_p2p(gv_active_run *run)
         return;
     gv_session *s = calloc(GV_RUN_MAX_GPUS, sizeof *s);
     gv_session **open = calloc(GV_RUN_MAX_GPUS, sizeof *open);
-    p2p_node p = {.subject = calloc(GV_RUN_MAX_GPUS, sizeof *p.subject)};
+    p2p_node p = {.subject = calloc(GV_RUN_MAX_GPUS, sizeof *p.subject),
+                  .gpu = calloc(GV_RUN_MAX_GPUS, sizeof *p.gpu)};
     int *ordinal = calloc(GV_RUN_MAX_GPUS, sizeof *ordinal);
-    if (!s || !open || !p.subject || !ordinal) {
+    if (!s || !open || !p.subject || !p.gpu || !ordinal) {
         gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
         goto done;
     }
@@ -113,6 +162,7 @@ void gv_active_p2p(gv_active_run *run)
         }
         gv_active_sample_busy(run, o, &busy);
         ordinal[p.n] = o;
+        p.gpu[p.n] = gv_active_gpu_record(run->facts, o);
         open[p.n] = &s[p.n];
         p.n++;
     }
@@ -142,6 +192,7 @@ void gv_active_p2p(gv_active_run *run)
 done:
     free(p.m);
     free(p.subject);
+    free(p.gpu);
     free(ordinal);
     free(open);
     free(s);

@@ -113,7 +113,8 @@ CASES = {
     # Copies between every pair of GPUs: the one slow GPU, the one without peer access.
     "p2p_healthy": case("h100x8", "cuda.p2p", [
         ("cuda.p2p", "gpu0", "PASS", "copies to gpu1 450.0, gpu2 450.0"),
-        ("cuda.p2p", "gpu7", "PASS", "(peer access on)")],
+        ("cuda.p2p", "gpu7", "PASS", "(peer access on)"),
+        ("cuda.p2p", "gpu3", "PASS", "the slowest is 100% of its NVLink 18 x 25 = 450 GB/s nominal")],
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     "p2p_slow_gpu": case("p2p-slow-gpu", "cuda.p2p", [
         ("cuda.p2p", "gpu0", "WARN", "slow copies to gpu5 100.0 GB/s (22% of the node's 450.0)"),
@@ -122,7 +123,8 @@ CASES = {
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     "p2p_no_peer": case("p2p-no-peer", "cuda.p2p", [
         ("cuda.p2p", "gpu0", "WARN", "no peer access (through the host) to gpu3"),
-        ("cuda.p2p", "gpu3", "WARN", "no peer access (through the host) to gpu0, gpu1, gpu2, gpu4")],
+        ("cuda.p2p", "gpu3", "WARN", "no peer access (through the host) to gpu0, gpu1, gpu2, gpu4"),
+        ("cuda.p2p", "gpu1", "WARN", "the slowest is 40% of its PCIe = 63 GB/s nominal")],
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     "p2p_one_gpu": case("h100x1-compute", "cuda.p2p", [
         ("cuda.p2p", "node", "SKIP", "one GPU: no pair to copy between")],
