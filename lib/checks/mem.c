@@ -5,6 +5,7 @@
 
 #include "checks/active.h"
 #include "checks/busy.h"
+#include "compute/compute.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "gpuverify/gv_compute.h"
@@ -35,9 +36,7 @@ void gv_active_memtest(gv_active_run *run)
             gv_report_add(run->report, "mem.test", subject, r.verdict, "%s", r.message);
         gv_result_measured(c, (double)r.errors, "words", "%" PRIu64 " bad words in %.2f GiB",
                            r.errors, r.bytes_tested / (1024.0 * 1024.0 * 1024.0));
-        int ecc_rose =
-            (r.ecc_corrected_before >= 0 && r.ecc_corrected_after > r.ecc_corrected_before) ||
-            (r.ecc_uncorrected_before >= 0 && r.ecc_uncorrected_after > r.ecc_uncorrected_before);
+        int ecc_rose = gv_memtest_ecc_rose(&r, 0) || gv_memtest_ecc_rose(&r, 1);
         if (r.errors || ecc_rose)
             gv_result_remedy(c, "drain the node; read row remapping and ECC (nvidia-smi -q -d "
                                 "ROW_REMAPPER,ECC), reset the GPU to apply pending remaps and "

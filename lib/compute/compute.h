@@ -38,4 +38,8 @@ typedef struct gv_matmul_result {
 
 gv_status gv_matmul_check(gv_ctx *ctx, uint32_t gpu, uint32_t n, gv_matmul_result *out);
 
+/* Whether the DRAM ECC counters of a memory test rose while it ran (uncorrected = 1: those
+ * counters, 0: the corrected ones); 0 when either reading is unknown. */
+int gv_memtest_ecc_rose(const gv_memtest_result *r, int uncorrected);
+
 #endif

@@ -86,11 +86,12 @@ static gv_status vram_pass(gv_session *s, uint64_t bytes, uint64_t seed, uint64_
     return rc == GVCU_SUCCESS ? GV_OK : gv_session_fail(s, err, step, rc);
 }
 
-/* Free device memory now (cuMemGetInfo); 0 when it cannot be read. */
-static size_t free_now(gv_session *s)
+/* Free device memory now; 0 when it cannot be read. */
+static uint64_t free_now(gv_session *s)
 {
-    size_t free_b = 0, total_b = 0;
-    return s->cu->cuMemGetInfo(&free_b, &total_b) == GVCU_SUCCESS ? free_b : 0;
+    uint64_t free_b, total_b;
+    gv_session_memory(s, &free_b, &total_b);
+    return free_b;
 }
 
 /* The large test's size: the options' bytes, else their fraction of `free_bytes`, in whole
@@ -298,14 +299,9 @@ gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_
     snprintf(r.name, sizeof r.name, "%s", s.name);
     snprintf(r.pci_bus_id, sizeof r.pci_bus_id, "%s", s.bus_id);
     r.context_s = s.context_s;
-    if (st == GV_OK) {
-        size_t free_b = 0, total_b = 0;
-        int rc = s.cu->cuMemGetInfo(&free_b, &total_b);
-        if (rc != GVCU_SUCCESS)
-            st = gv_session_fail(&s, &err, "cuMemGetInfo", rc);
-        r.memory_free = free_b;
-        r.memory_total = total_b;
-    }
+    int rc;
+    if (st == GV_OK && (rc = gv_session_memory(&s, &r.memory_free, &r.memory_total)) != 0)
+        st = gv_session_fail(&s, &err, "cuMemGetInfo", rc);
     /* Copies first: right after a large allocation is freed, the driver scrubs it with the
      * copy engines and H2D runs at half speed (measured on H200, bench/results). */
     /* A CUDA call that fails mid-test is that part's FAIL, with the call named; a part left

@@ -141,16 +141,14 @@ static gv_status measure(gv_gemm_run *g, gv_gemm_result *r)
     double flop = 2.0 * g->o.m * g->o.n * g->o.k;
     r->tflops_median = flop / (r->time_median_ms * 1e-3) / 1e12;
     r->tflops_best = flop / (ms[0] * 1e-3) / 1e12;
-    if (sampler.samples) {
-        r->sm_clock_mean_mhz = sampler.clock_sum / sampler.samples;
-        r->sm_clock_min_mhz = sampler.clock_min;
-    }
-    if (sampler.power_samples) {
-        r->power_mean_w = sampler.power_sum / sampler.power_samples;
-        r->power_max_w = sampler.power_max;
-    }
-    r->temperature_max_c = sampler.temp_max;
-    r->clock_event_reasons = sampler.reasons;
+    gv_sample_totals t;
+    gv_sampler_totals(&sampler, &t);
+    r->sm_clock_mean_mhz = t.clock_mean_mhz;
+    r->sm_clock_min_mhz = t.clock_min_mhz;
+    r->power_mean_w = t.power_mean_w;
+    r->power_max_w = t.power_max_w;
+    r->temperature_max_c = t.temperature_max_c;
+    r->clock_event_reasons = t.reasons;
     return verify(g, r);
 }
 

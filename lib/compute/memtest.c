@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/compute.h"
 #include "compute/session.h"
 #include "compute/telemetry.h"
 #include "core/context.h"
@@ -226,6 +227,13 @@ static void release(memtest *m)
     free(m->chunks);
 }
 
+int gv_memtest_ecc_rose(const gv_memtest_result *r, int uncorrected)
+{
+    int64_t before = uncorrected ? r->ecc_uncorrected_before : r->ecc_corrected_before;
+    int64_t after = uncorrected ? r->ecc_uncorrected_after : r->ecc_corrected_after;
+    return before >= 0 && after > before;
+}
+
 /* "from 3 to 5" or "unknown". */
 static void ecc_text(long long before, long long after, char *out, size_t cap)
 {
@@ -247,9 +255,7 @@ static void judge(const memtest *m, gv_memtest_result *r)
                  "; the driver refused more than %.2f GiB of the %.2f GiB "
                  "wanted",
                  r->bytes_tested / GIB, m->wanted / GIB);
-    int unc_rose =
-        r->ecc_uncorrected_before >= 0 && r->ecc_uncorrected_after > r->ecc_uncorrected_before;
-    int cor_rose = r->ecc_corrected_before >= 0 && r->ecc_corrected_after > r->ecc_corrected_before;
+    int unc_rose = gv_memtest_ecc_rose(r, 1), cor_rose = gv_memtest_ecc_rose(r, 0);
     if (r->errors) {
         const gv_memtest_error *e = &r->first_errors[0];
         r->verdict = GV_FAIL;
@@ -314,14 +320,9 @@ gv_status gv_mem_test(gv_ctx *ctx, uint32_t gpu, const gv_memtest_opts *opts,
     snprintf(r.name, sizeof r.name, "%s", s.name);
     snprintf(r.pci_bus_id, sizeof r.pci_bus_id, "%s", s.bus_id);
     memtest m = {.s = &s, .o = &o, .r = &r, .err = &err};
-    if (st == GV_OK) {
-        size_t free_b = 0, total_b = 0;
-        int rc = s.cu->cuMemGetInfo(&free_b, &total_b);
-        if (rc != GVCU_SUCCESS)
-            st = gv_session_fail(&s, &err, "cuMemGetInfo", rc);
-        r.memory_free = free_b;
-        r.memory_total = total_b;
-    }
+    int rc;
+    if (st == GV_OK && (rc = gv_session_memory(&s, &r.memory_free, &r.memory_total)) != 0)
+        st = gv_session_fail(&s, &err, "cuMemGetInfo", rc);
     long long cor = -1, unc = -1;
     gv_telemetry_dram_ecc(ctx, s.bus_id, &cor, &unc);
     r.ecc_corrected_before = cor, r.ecc_uncorrected_before = unc;

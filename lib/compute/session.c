@@ -183,6 +183,15 @@ void gv_session_close(gv_session *s)
     s->pushed = s->retained = 0;
 }
 
+int gv_session_memory(gv_session *s, uint64_t *free_bytes, uint64_t *total_bytes)
+{
+    size_t f = 0, t = 0;
+    int rc = s->cu->cuMemGetInfo(&f, &t);
+    *free_bytes = rc == GVCU_SUCCESS ? f : 0;
+    *total_bytes = rc == GVCU_SUCCESS ? t : 0;
+    return rc;
+}
+
 int gv_session_sync(gv_session *s, double timeout_s)
 {
     if (!s->done)

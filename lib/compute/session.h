@@ -43,6 +43,10 @@ void gv_session_keep_context(gv_ctx *ctx, uint32_t gpu, int keep);
 /* Frees what open made and pops the context; safe on a half-opened session. */
 void gv_session_close(gv_session *s);
 
+/* cuMemGetInfo on the session's context: free and total device memory; a CUresult (both 0 when
+ * it fails). */
+int gv_session_memory(gv_session *s, uint64_t *free_bytes, uint64_t *total_bytes);
+
 /* The CUDA error as text with the call that returned it, for messages. */
 gv_status gv_session_fail(gv_session *s, gv_errbuf *err, const char *call, int rc);
 

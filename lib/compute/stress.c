@@ -262,17 +262,14 @@ static void run(stress *st)
         stress_gpu *sg = &st->gpus[i];
         gv_sampler_stop(&sg->sampler);
         gv_stress_gpu *out = sg->out;
-        gv_sampler *sm = &sg->sampler;
-        if (sm->samples) {
-            out->sm_clock_mean_mhz = sm->clock_sum / sm->samples;
-            out->sm_clock_min_mhz = sm->clock_min;
-        }
-        if (sm->power_samples) {
-            out->power_mean_w = sm->power_sum / sm->power_samples;
-            out->power_max_w = sm->power_max;
-        }
-        out->temperature_max_c = sm->temp_max;
-        out->clock_event_reasons = sm->reasons;
+        gv_sample_totals t;
+        gv_sampler_totals(&sg->sampler, &t);
+        out->sm_clock_mean_mhz = t.clock_mean_mhz;
+        out->sm_clock_min_mhz = t.clock_min_mhz;
+        out->power_mean_w = t.power_mean_w;
+        out->power_max_w = t.power_max_w;
+        out->temperature_max_c = t.temperature_max_c;
+        out->clock_event_reasons = t.reasons;
     }
 }
 

@@ -141,6 +141,21 @@ void gv_sampler_start(gv_sampler *s, gv_ctx *ctx, const char *bus_id)
         pthread_mutex_destroy(&s->lock);
 }
 
+void gv_sampler_totals(const gv_sampler *s, gv_sample_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->samples) {
+        out->clock_mean_mhz = s->clock_sum / s->samples;
+        out->clock_min_mhz = s->clock_min;
+    }
+    if (s->power_samples) {
+        out->power_mean_w = s->power_sum / s->power_samples;
+        out->power_max_w = s->power_max;
+    }
+    out->temperature_max_c = s->temp_max;
+    out->reasons = s->reasons;
+}
+
 void gv_sampler_take(gv_sampler *s, gv_sample_interval *out)
 {
     memset(out, 0, sizeof *out);

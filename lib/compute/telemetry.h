@@ -58,6 +58,14 @@ typedef struct gv_sample_interval {
 
 /* Starts sampling every ~20 ms; does nothing (and stays harmless) without NVML. */
 void gv_sampler_start(gv_sampler *s, gv_ctx *ctx, const char *bus_id);
+/* What a stopped sampler saw over the whole run: mean and lowest SM clock, mean and highest
+ * power, highest temperature, the clock-event reasons OR'd; 0 where NVML could not say. */
+typedef struct gv_sample_totals {
+    double clock_mean_mhz, clock_min_mhz, power_mean_w, power_max_w, temperature_max_c;
+    uint64_t reasons;
+} gv_sample_totals;
+
+void gv_sampler_totals(const gv_sampler *s, gv_sample_totals *out);
 /* The interval since the last take (or the start), and a new one begins. */
 void gv_sampler_take(gv_sampler *s, gv_sample_interval *out);
 /* Stops the thread; the figures are then final. */
