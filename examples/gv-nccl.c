@@ -18,13 +18,15 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
                 "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
-                "               [--library-dir DIR] [--withhold RANK]\n"
+                "               [--library-dir DIR] [--withhold RANK] [--in-process]\n"
                 "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast\n"
                 "  -b, -e          first and last size, with K/M/G suffixes (default 8, 1G)\n"
                 "  --gpus LIST     CUDA devices, comma-separated (default all; under MPI the\n"
                 "                  local rank's entry)\n"
                 "  --deadline S    for the whole run (default: the library's, 60 s)\n"
-                "  --withhold R    under MPI, rank R never joins: tests the deadline\n");
+                "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
+                "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
+                "                  than in gpuverify-worker\n");
 }
 
 static unsigned long long size_arg(const char *s)
@@ -56,7 +58,8 @@ static void print_json(const gv_nccl_result *r, gv_status st)
     printf("{\"collective\": \"%s\", \"verdict\": \"%s\", \"status\": ",
            gv_nccl_collective_name(r->collective), gv_verdict_name(r->verdict));
     json_string(gv_strerror(st));
-    printf(", \"nranks\": %d, \"nccl_version\": ", (int)r->nranks);
+    printf(", \"nranks\": %d, \"isolation\": \"%s\", \"nccl_version\": ", (int)r->nranks,
+           r->isolation == GV_ISOLATION_PROCESS ? "process" : "none");
     json_string(r->version);
     printf(", \"nccl_cuda\": %d, \"peak_busbw_gbps\": %.3f, \"peak_bytes\": %llu, "
            "\"wrong_elements\": %llu, \"init_s\": %.3f, \"total_s\": %.3f, \"message\": ",
@@ -83,7 +86,10 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
            processes == 1 ? "" : "es", r->version[0] ? r->version : "?");
     if (r->nccl_cuda)
         printf(" built for CUDA %d.%d", r->nccl_cuda / 1000, r->nccl_cuda % 1000 / 10);
-    printf("\n# GPUs: %s\n# settings: %s\n# init %.2f s, whole run %.2f s\n", r->gpus, r->settings,
+    printf("\n# GPUs: %s\n# settings: %s\n# ran in %s\n# init %.2f s, whole run %.2f s\n", r->gpus,
+           r->settings,
+           r->isolation == GV_ISOLATION_PROCESS ? "gpuverify-worker (blocking communicators)"
+                                                : "this process (non-blocking communicators)",
            r->init_s, r->total_s);
     printf("#%14s %12s %6s %11s %12s %12s %8s\n", "size(B)", "count", "type", "time(us)",
            "algbw(GB/s)", "busbw(GB/s)", "#wrong");
@@ -244,6 +250,8 @@ int main(int argc, char **argv)
             o.min_busbw_gbps = strtod(argv[++i], NULL);
         else if (!strcmp(a, "--library-dir") && v)
             co.library_dir = argv[++i];
+        else if (!strcmp(a, "--in-process"))
+            o.flags |= GV_NCCL_IN_PROCESS;
         else if (!strcmp(a, "--withhold") && v)
             withhold = atoi(argv[++i]);
         else if (!strcmp(a, "--gpus") && v) {

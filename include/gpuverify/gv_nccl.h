@@ -10,10 +10,15 @@
  * "bytes" is the all-reduce/broadcast buffer, the all-gather output, the reduce-scatter input).
  * Time = host clock around `iters` queued operations and a wait for all of them, over iters.
  *
- * Communicators are created non-blocking; the call polls them and aborts them at the deadline,
- * so a rank that never arrives or a collective that never completes returns GV_ERR_TIMEOUT
- * (result verdict FAIL, message saying where) shortly after the deadline, and the process stays
- * usable. Units: GB/s = 1e9 B/s. */
+ * Where it runs: in gpuverify-worker (the process gv_run isolates checks in) when one is found,
+ * with blocking communicators, so each operation costs what it costs nccl-tests; the caller
+ * keeps the deadline by killing the worker's process group, which no NCCL state can survive or
+ * hang. Without a worker, or with GV_NCCL_IN_PROCESS, it runs in the caller with non-blocking
+ * communicators that it polls and aborts at the deadline (NCCL then starts a thread per
+ * operation: tens of microseconds more per operation at small sizes). Either way a rank that
+ * never arrives or a collective that never completes returns GV_ERR_TIMEOUT (result verdict
+ * FAIL, message saying where) within the deadline + 1 s, and the caller stays usable.
+ * gv_nccl_result.isolation says which ran. Units: GB/s = 1e9 B/s. */
 #ifndef GPUVERIFY_GV_NCCL_H
 #define GPUVERIFY_GV_NCCL_H
 
@@ -36,12 +41,15 @@ enum gv_nccl_collective {
 /* "all_reduce", "all_gather", "reduce_scatter", "broadcast"; "unknown" otherwise. Static. */
 GV_API const char *gv_nccl_collective_name(int32_t collective);
 
+/* gv_nccl_opts.flags */
+#define GV_NCCL_IN_PROCESS 0x1u /* run in the caller even when gpuverify-worker is found */
+
 #define GV_NCCL_MAX_GPUS 64
 #define GV_NCCL_MAX_SIZES 48
 
 typedef struct gv_nccl_opts {
     uint32_t struct_size;
-    uint32_t flags;     /* reserved, must be 0 */
+    uint32_t flags;     /* GV_NCCL_IN_PROCESS or 0 */
     int32_t collective; /* enum gv_nccl_collective, default all-reduce */
     uint32_t gpu_count; /* gv_nccl_bench: the CUDA devices in gpus[]; 0 = every device */
     uint32_t gpus[GV_NCCL_MAX_GPUS];
@@ -103,6 +111,9 @@ typedef struct gv_nccl_result {
     uint32_t size_count; /* rows of sizes[] filled */
     uint32_t reserved0;
     gv_nccl_size sizes[GV_NCCL_MAX_SIZES];
+    int32_t isolation; /* enum gv_isolation: GV_ISOLATION_PROCESS when the sweep ran in
+                        * gpuverify-worker, GV_ISOLATION_NONE in the caller's process */
+    uint32_t reserved1;
 } gv_nccl_result;
 
 #define GV_NCCL_RESULT_INIT GV_STRUCT_INIT(gv_nccl_result)

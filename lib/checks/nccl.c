@@ -55,6 +55,10 @@ static void allreduce_row(gv_active_run *run)
     /* The deadline is what remains of the run's budget (at least a second). */
     double left = run->budget_end - gv_now_s();
     o.deadline_s = left > 1 ? left : 1;
+    /* gv_run in the caller's process (GV_ISOLATION_NONE, or no worker found) keeps NCCL there
+     * too; in the worker the sweep runs in place with blocking communicators. */
+    if (!run->ctx->in_worker)
+        o.flags |= GV_NCCL_IN_PROCESS;
     const gv_policy *p = run->policy;
     if (p && p->nccl_min_busbw_gbps > 0)
         o.min_busbw_gbps = p->nccl_min_busbw_gbps;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "gpuverify/gv_context.h"
+#include "gpuverify/gv_nccl.h"
 
 /* nccl-tests' bus bandwidth factor for a collective over nranks (0 for one rank). */
 double gv_nccl_bus_factor(int32_t collective, int nranks);
@@ -17,5 +18,31 @@ void gv_nccl_version_text(int code, char *out, size_t cap);
  * ("NCCL_ALGO=Ring (environment); NCCL_P2P_LEVEL=NVL (/etc/nccl.conf)"), or a line saying none
  * is set. */
 void gv_nccl_settings_text(gv_ctx *ctx, char *out, size_t cap);
+
+/* What one gv_nccl_bench / gv_nccl_bench_rank call runs, wherever it runs: its options
+ * checked, defaults and deadline filled in. */
+typedef struct gv_nccl_call {
+    gv_nccl_opts o;
+    int by_rank; /* gv_nccl_bench_rank: the fields below; else o.gpus, and an id made here */
+    gv_nccl_id id;
+    int32_t rank, nranks;
+    uint32_t gpu;
+} gv_nccl_call;
+
+/* Who hears how a sweep goes: each stage as it starts, the result after each size. */
+typedef struct gv_nccl_watch {
+    void (*stage)(void *user, const char *stage);
+    void (*size)(void *user, const gv_nccl_result *so_far);
+    void *user;
+} gv_nccl_watch;
+
+/* The call in this process, communicators blocking or not; *r filled as far as it got. */
+gv_status gv_nccl_call_here(gv_ctx *ctx, const gv_nccl_call *call, int blocking,
+                            const gv_nccl_watch *watch, gv_nccl_result *r);
+
+/* The call in gpuverify-worker at `worker` (worker/nccl_client.c): the worker's result, or at
+ * the deadline what it had measured, the worker killed and GV_ERR_TIMEOUT. */
+gv_status gv_nccl_call_worker(gv_ctx *ctx, const char *worker, const gv_nccl_call *call,
+                              gv_nccl_result *r);
 
 #endif

@@ -1,6 +1,12 @@
 /* gv_nccl_bench, gv_nccl_unique_id and gv_nccl_bench_rank: a size sweep of one NCCL collective
- * with exact data checked on the GPU, nccl-tests' timing and figures, and a deadline kept by
- * non-blocking communicators that are polled and aborted when it passes.
+ * with exact data checked on the GPU and nccl-tests' timing and figures.
+ *
+ * The public calls hand the sweep to gpuverify-worker when one is found (worker/nccl_client.c):
+ * there the communicators are blocking, as nccl-tests' and PyTorch's are, and the caller keeps
+ * the deadline by killing the worker. In the caller's own process (no worker, or
+ * GV_NCCL_IN_PROCESS) they are non-blocking, polled, and aborted when the deadline passes: NCCL
+ * then launches every group from a thread of its own, which costs tens of microseconds per
+ * operation but is the only way NCCL offers to give up on a peer without hanging.
  *
  * Several local GPUs are driven from the calling thread: each has a session (its primary
  * context, a stream, our kernels), switched to with cuCtxSetCurrent, and every collective is
@@ -23,6 +29,7 @@
 #include "gpuverify/gv_report.h"
 #include "kernels/gv_random.h"
 #include "nccl/nccl.h"
+#include "worker/worker.h"
 
 typedef struct nccl_gpu {
     gv_session s;
@@ -42,7 +49,9 @@ typedef struct nccl_run {
     uint64_t send_elems, recv_elems; /* per GPU, for the largest size */
     double deadline;                 /* absolute, on gv_now_s()'s clock */
     double deadline_s;
-    const char *stage; /* what was under way, for messages */
+    int blocking;               /* communicators created blocking (in gpuverify-worker) */
+    const gv_nccl_watch *watch; /* told of each stage and measured size; may be NULL */
+    const char *stage;          /* what was under way, for messages */
     int timed_out;
     gv_errbuf err;
 } nccl_run;
@@ -74,6 +83,14 @@ static uint64_t count_for(int32_t coll, int nranks, uint64_t bytes, uint64_t *ac
     uint64_t count = bytes / 4 / (split ? (uint64_t)nranks : 1);
     *actual = count * 4 * (split ? (uint64_t)nranks : 1);
     return count;
+}
+
+/* What is under way now; the watcher hears of it (the worker passes it to its caller). */
+static void set_stage(nccl_run *n, const char *stage)
+{
+    n->stage = stage;
+    if (n->watch && n->watch->stage)
+        n->watch->stage(n->watch->user, stage);
 }
 
 static gv_status nccl_fail(nccl_run *n, const char *call, int rc, gvnc_comm comm)
@@ -250,10 +267,11 @@ static gv_status alloc_buffers(nccl_run *n)
 
 static gv_status init_comms(nccl_run *n, const gvnc_unique_id *id)
 {
-    n->stage = "creating the communicators (waiting for every rank)";
-    gvnc_config config = {sizeof config,         GVNC_CONFIG_MAGIC,     GVNC_CONFIG_VERSION,   0,
-                          GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, NULL,
-                          GVNC_CONFIG_UNDEF_INT};
+    set_stage(n, "creating the communicators (waiting for every rank)");
+    gvnc_config config = {
+        sizeof config,         GVNC_CONFIG_MAGIC,     GVNC_CONFIG_VERSION,   n->blocking,
+        GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, NULL,
+        GVNC_CONFIG_UNDEF_INT};
     double t0 = gv_now_s();
     int rc = n->nc->ncclGroupStart();
     if (rc != GVNC_SUCCESS)
@@ -351,7 +369,7 @@ static gv_status sweep(nccl_run *n)
         if (row.count > 0 && r->size_count < GV_NCCL_MAX_SIZES) {
             snprintf(stage, sizeof stage, "running %s at %llu bytes",
                      gv_nccl_collective_name(n->o.collective), (unsigned long long)row.bytes);
-            n->stage = stage;
+            set_stage(n, stage);
             gv_status st = measure_size(n, row.count, &row);
             if (st != GV_OK)
                 return st;
@@ -362,6 +380,8 @@ static gv_status sweep(nccl_run *n)
                 r->peak_algbw_gbps = row.algbw_gbps;
                 r->peak_bytes = row.bytes;
             }
+            if (n->watch && n->watch->size)
+                n->watch->size(n->watch->user, r);
         }
         if (bytes > n->o.max_bytes / n->o.step_factor)
             break;
@@ -379,7 +399,7 @@ static void release(nccl_run *n, int abort)
     gv_errbuf keep = n->err;
     int timed_out = n->timed_out;
     if (!abort) {
-        n->stage = "finalizing the communicators";
+        set_stage(n, "finalizing the communicators");
         if (n->deadline < gv_now_s() + 0.5)
             n->deadline = gv_now_s() + 0.5;
         for (uint32_t i = 0; i < n->local && !abort; i++) {
@@ -400,7 +420,7 @@ static void release(nccl_run *n, int abort)
             n->gpus[i].comm = NULL;
         }
     n->deadline = gv_now_s() + 1.0;
-    n->stage = "draining the streams";
+    set_stage(n, "draining the streams");
     int drained = wait_streams(n) == GV_OK;
     n->err = keep;
     n->timed_out = timed_out;
@@ -461,8 +481,9 @@ static void judge(nccl_run *n, gv_status st)
 
 static gv_status check_opts(gv_ctx *ctx, const gv_nccl_opts *o)
 {
-    if (o->flags)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.flags 0x%x: no flags are defined",
+    if (o->flags & ~GV_NCCL_IN_PROCESS)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_nccl_opts.flags 0x%x: only GV_NCCL_IN_PROCESS (0x1) is defined",
                        (unsigned)o->flags);
     if (o->collective < GV_NCCL_ALL_REDUCE || o->collective > GV_NCCL_BROADCAST)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.collective %d is not a collective",
@@ -544,20 +565,22 @@ static gv_status check_ranks(gv_ctx *ctx, const gv_nccl_opts *o, int nranks)
     return GV_OK;
 }
 
-/* Both public calls after their argument checks: cuda[] are this process's GPUs, ranks
- * first_rank.. of nranks. */
-static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_opts *o,
+/* The sweep in this process, after the argument checks: cuda[] are this process's GPUs,
+ * ranks first_rank.. of nranks. */
+static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_call *call,
                      const gvnc_unique_id *id, const uint32_t *cuda, uint32_t count, int first_rank,
-                     int nranks, gv_nccl_result *r)
+                     int nranks, int blocking, const gv_nccl_watch *watch, gv_nccl_result *r)
 {
     nccl_run *n = calloc(1, sizeof *n);
     if (!n)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    const gv_nccl_opts *o = &call->o;
     double t0 = gv_now_s();
     n->ctx = ctx, n->nc = nc, n->o = *o, n->r = r, n->nranks = nranks;
+    n->blocking = blocking, n->watch = watch;
     n->deadline_s = o->deadline_s > 0 ? o->deadline_s : ctx->deadline_s;
     n->deadline = t0 + n->deadline_s;
-    n->stage = "opening the GPUs";
+    set_stage(n, "opening the GPUs");
     r->collective = o->collective;
     r->nranks = nranks;
     r->rank = first_rank;
@@ -570,7 +593,7 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_op
     for (uint32_t i = 0; i < n->local; i++)
         n->gpus[i].rank = first_rank + (int)i;
     if (st == GV_OK) {
-        n->stage = "allocating the buffers";
+        set_stage(n, "allocating the buffers");
         st = alloc_buffers(n);
     }
     if (st == GV_OK)
@@ -586,22 +609,25 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_op
     return st;
 }
 
-gv_status gv_nccl_bench(gv_ctx *ctx, const gv_nccl_opts *opts, gv_nccl_result *out)
+gv_status gv_nccl_call_here(gv_ctx *ctx, const gv_nccl_call *call, int blocking,
+                            const gv_nccl_watch *watch, gv_nccl_result *r)
 {
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    gv_nccl_opts o;
-    gv_status st = prologue(ctx, "gv_nccl_bench", opts, out, &o);
+    const struct gv_nccl_api *nc;
+    r->isolation = ctx->in_worker ? GV_ISOLATION_PROCESS : GV_ISOLATION_NONE;
+    gv_status st = load_nccl(ctx, r, &nc);
     if (st != GV_OK)
         return st;
-    gv_nccl_result r = GV_NCCL_RESULT_INIT;
-    const struct gv_nccl_api *nc;
-    if ((st = load_nccl(ctx, &r, &nc)) != GV_OK)
-        return st;
+    gvnc_unique_id id;
+    if (call->by_rank) {
+        if ((st = check_ranks(ctx, &call->o, call->nranks)) != GV_OK)
+            return st;
+        _Static_assert(sizeof id == sizeof call->id, "gv_nccl_id mirrors ncclUniqueId");
+        memcpy(&id, &call->id, sizeof id);
+        return run(ctx, nc, call, &id, &call->gpu, 1, call->rank, call->nranks, blocking, watch, r);
+    }
     uint32_t all[GV_NCCL_MAX_GPUS];
-    const uint32_t *cuda = o.gpus;
-    uint32_t count = o.gpu_count;
+    const uint32_t *cuda = call->o.gpus;
+    uint32_t count = call->o.gpu_count;
     if (count == 0) {
         const struct gv_cuda_api *cu = gv_cuda(ctx);
         int devices = 0;
@@ -613,20 +639,51 @@ gv_status gv_nccl_bench(gv_ctx *ctx, const gv_nccl_opts *opts, gv_nccl_result *o
             all[i] = i;
         cuda = all;
     }
-    for (uint32_t i = 0; i < count; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (cuda[i] == cuda[j])
-                return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.gpus lists GPU %u twice",
-                               (unsigned)cuda[i]);
-    if ((st = check_ranks(ctx, &o, (int)count)) != GV_OK)
+    if ((st = check_ranks(ctx, &call->o, (int)count)) != GV_OK)
         return st;
-    gvnc_unique_id id;
     int rc = nc->ncclGetUniqueId(&id);
     if (rc != GVNC_SUCCESS)
         return gv_fail(ctx, GV_ERR_DRIVER, "ncclGetUniqueId: NCCL error %d", rc);
-    st = run(ctx, nc, &o, &id, cuda, count, 0, (int)count, &r);
+    return run(ctx, nc, call, &id, cuda, count, 0, (int)count, blocking, watch, r);
+}
+
+/* Both public calls after their argument checks: in gpuverify-worker when one is found and
+ * the caller did not ask for its own process; the result copied out either way. */
+static gv_status dispatch(gv_ctx *ctx, gv_nccl_call *call, gv_nccl_result *out)
+{
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    gv_worker_place where;
+    gv_status st;
+    if (call->o.deadline_s <= 0)
+        call->o.deadline_s = ctx->deadline_s; /* the worker's context has its own default */
+    if (!(call->o.flags & GV_NCCL_IN_PROCESS) && !ctx->in_worker && gv_worker_find(ctx, &where))
+        st = gv_nccl_call_worker(ctx, where.path, call, &r);
+    else
+        st = gv_nccl_call_here(ctx, call, ctx->in_worker, NULL, &r);
+    /* Refused input or no NCCL: nothing ran, nothing is written. */
+    if (st == GV_ERR_INVALID_ARG || st == GV_ERR_LIBRARY)
+        return st;
     gv_status copied = gv_copy_out(out, &r, sizeof r, GV_NCCL_RESULT_SIZE_V1);
     return st != GV_OK ? st : copied;
+}
+
+gv_status gv_nccl_bench(gv_ctx *ctx, const gv_nccl_opts *opts, gv_nccl_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    gv_nccl_call call = {0};
+    gv_status st = prologue(ctx, "gv_nccl_bench", opts, out, &call.o);
+    if (st != GV_OK)
+        return st;
+    for (uint32_t i = 0; i < call.o.gpu_count; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (call.o.gpus[i] == call.o.gpus[j])
+                return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.gpus lists GPU %u twice",
+                               (unsigned)call.o.gpus[i]);
+    if (call.o.gpu_count && (st = check_ranks(ctx, &call.o, (int)call.o.gpu_count)) != GV_OK)
+        return st;
+    return dispatch(ctx, &call, out);
 }
 
 gv_status gv_nccl_unique_id(gv_ctx *ctx, gv_nccl_id *out)
@@ -660,19 +717,9 @@ gv_status gv_nccl_bench_rank(gv_ctx *ctx, const gv_nccl_id *id, int32_t rank, in
     if (nranks < 1 || nranks > (1 << 20) || rank < 0 || rank >= nranks)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_bench_rank: rank %d of %d", (int)rank,
                        (int)nranks);
-    gv_nccl_opts o;
-    gv_status st = prologue(ctx, "gv_nccl_bench_rank", opts, out, &o);
+    gv_nccl_call call = {.by_rank = 1, .id = *id, .rank = rank, .nranks = nranks, .gpu = gpu};
+    gv_status st = prologue(ctx, "gv_nccl_bench_rank", opts, out, &call.o);
     if (st == GV_OK)
-        st = check_ranks(ctx, &o, nranks);
-    if (st != GV_OK)
-        return st;
-    gv_nccl_result r = GV_NCCL_RESULT_INIT;
-    const struct gv_nccl_api *nc;
-    if ((st = load_nccl(ctx, &r, &nc)) != GV_OK)
-        return st;
-    gvnc_unique_id nid;
-    memcpy(&nid, id, sizeof nid);
-    st = run(ctx, nc, &o, &nid, &gpu, 1, rank, nranks, &r);
-    gv_status copied = gv_copy_out(out, &r, sizeof r, GV_NCCL_RESULT_SIZE_V1);
-    return st != GV_OK ? st : copied;
+        st = check_ranks(ctx, &call.o, nranks);
+    return st != GV_OK ? st : dispatch(ctx, &call, out);
 }

@@ -2,10 +2,7 @@
  * them; a check that outlives its deadline gets the worker's process group killed and FAILs
  * as timed out, the checks not started SKIP saying why, and a worker that dies makes its
  * check an ERROR and is replaced for the checks after it. */
-#include <errno.h>
 #include <jansson.h>
-#include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,12 +16,12 @@
 #include "core/util.h"
 #include "checks/run_events.h"
 #include "report/report.h"
+#include "worker/lines.h"
 #include "worker/protocol.h"
 #include "worker/spawn.h"
 #include "worker/worker.h"
 
-#define MAX_LINE (4u << 20) /* a line longer than this is not the worker's */
-#define MAX_WORKERS 4       /* one crash after another: give up after this many */
+#define MAX_WORKERS 4 /* one crash after another: give up after this many */
 
 /* How one worker's run ended. */
 enum outcome { ENDED, TIMED_OUT, DIED, GARBLED, FAILED };
@@ -42,6 +39,8 @@ typedef struct client {
     char error[512]; /* an "error" event's message */
     gv_status error_status;
     char garbage[80];
+    int ended;                /* the worker said "end" or "error" */
+    int by_budget;            /* the deadline in force is the run's budget, not the check's */
     gv_run_observer observer; /* the caller's progress callback, as the rows and begins come */
 } client;
 
@@ -107,8 +106,10 @@ static void set_text(char *dst, size_t cap, json_t *o, const char *key)
 }
 
 /* One event line; 0 when it is one, -1 when it is not the worker's. */
-static int take_line(client *c, const char *line, int *ended)
+static int take_line(void *user, char *line)
 {
+    client *c = user;
+    int *ended = &c->ended;
     json_t *ev = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
     const char *kind = json_string_value(json_object_get(ev, "event"));
     int ok = kind != NULL;
@@ -151,80 +152,28 @@ static int take_line(client *c, const char *line, int *ended)
  * The budget cap comes half a second late, so that a check that keeps the budget itself
  * (NCCL aborts its communicators) reports first; the kill is the backstop. */
 #define BUDGET_GRACE_S 0.5
-static double deadline_now(const client *c, int *by_budget)
+static double deadline_now(void *user)
 {
+    client *c = user;
     double own = c->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(c->check));
     double budget = c->budget_end + BUDGET_GRACE_S;
-    *by_budget = budget < own;
-    return *by_budget ? budget : own;
-}
-
-/* Takes the complete lines at the front of buf[0..*len) and keeps the unfinished rest there;
- * -1 at the first line that is not the worker's. */
-static int take_lines(client *c, char *buf, size_t *len, int *ended)
-{
-    char *line = buf, *nl;
-    while ((nl = memchr(line, '\n', *len - (size_t)(line - buf)))) {
-        *nl = '\0';
-        if (take_line(c, line, ended) != 0)
-            return -1;
-        line = nl + 1;
-    }
-    *len -= (size_t)(line - buf);
-    memmove(buf, line, *len);
-    return 0;
+    c->by_budget = budget < own;
+    return c->by_budget ? budget : own;
 }
 
 /* Reads events until the worker ends, dies, garbles or outlives a deadline. */
-static enum outcome drive(client *c, gv_worker_proc *p, int *by_budget)
+static enum outcome drive(client *c, gv_worker_proc *p)
 {
-    char *buf = malloc(65536);
-    size_t len = 0, cap = 65536;
-    int ended = 0;
-    enum outcome result = DIED;
-    while (buf) {
-        double limit = deadline_now(c, by_budget), now = gv_now_s();
-        if (now >= limit) {
-            result = TIMED_OUT;
-            break;
-        }
-        struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
-        double wait_ms = ceil((limit - now) * 1000.0);
-        int n = poll(&pfd, 1, wait_ms > 60000 ? 60000 : (int)wait_ms);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            continue; /* the loop's head decides whether the deadline passed */
-        if (len + 4096 > cap) {
-            if (cap >= MAX_LINE) {
-                snprintf(c->garbage, sizeof c->garbage, "a line longer than %u bytes", MAX_LINE);
-                result = GARBLED;
-                break;
-            }
-            char *grown = realloc(buf, cap * 2);
-            if (!grown)
-                break;
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t got = read(p->fd, buf + len, cap - len - 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            result = ended ? ENDED : DIED;
-            break;
-        }
-        len += (size_t)got;
-        buf[len] = '\0';
-        if (take_lines(c, buf, &len, &ended) != 0) {
-            result = GARBLED;
-            break;
-        }
-    }
-    free(buf);
+    c->ended = 0;
+    enum gv_read_end end = gv_worker_read_lines(p->fd, deadline_now, take_line, c);
+    if (end == GV_READ_TOO_LONG)
+        snprintf(c->garbage, sizeof c->garbage, "a line longer than %u bytes", GV_READ_MAX_LINE);
     if (c->error[0])
         return FAILED;
-    return result;
+    return end == GV_READ_DEADLINE                             ? TIMED_OUT
+           : end == GV_READ_GARBLED || end == GV_READ_TOO_LONG ? GARBLED
+           : end == GV_READ_EOF && c->ended                    ? ENDED
+                                                               : DIED;
 }
 
 static const char *where_now(const client *c, char *out, size_t cap)
@@ -287,17 +236,6 @@ static gv_status start(client *c, const char *worker, gv_worker_proc *p)
     return s == GV_OK ? GV_OK : gv_fail(c->ctx, s, "%s", why);
 }
 
-static void signal_text(int status, char *out, size_t cap)
-{
-    if (WIFSIGNALED(status))
-        snprintf(out, cap, "died with signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-    else if (WIFEXITED(status))
-        snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
-    else
-        snprintf(out, cap, "ended");
-}
-
 /* Closes the run after one worker: rows for what stopped it, pending checks settled. */
 static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped, int status,
                           double spent, const char *worker)
@@ -339,7 +277,7 @@ static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped
         close_group(c, GV_ERROR, why, NULL, spent);
         skip_pending(c, GV_SKIP, "not run: the worker's output could not be read");
     } else {
-        signal_text(status, ended, sizeof ended);
+        gv_worker_end_text(status, ended, sizeof ended);
         snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
         close_group(c, GV_ERROR, why, NULL, spent);
     }
@@ -410,11 +348,11 @@ gv_status gv_worker_run(gv_ctx *ctx, const gv_run_plan *plan, const char *worker
             s = GV_OK;
             break;
         }
-        int by_budget = 0, status = 0;
-        enum outcome how = drive(c, &p, &by_budget);
+        int status = 0;
+        enum outcome how = drive(c, &p);
         double spent = gv_now_s() - c->began;
         int reaped = gv_worker_stop(&p, how != ENDED, 1.0, &status);
-        s = conclude(c, how, by_budget, reaped, status, spent, worker);
+        s = conclude(c, how, c->by_budget, reaped, status, spent, worker);
     }
     return client_finish(c, s, t0, out);
 }
@@ -435,12 +373,11 @@ gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *dat
     memcpy(buf, data, n);
     buf[n] = '\0';
     size_t len = n;
-    int ended = 0;
     snprintf(c->check, sizeof c->check, "driver.nvml");
-    enum outcome how = take_lines(c, buf, &len, &ended) != 0 ? GARBLED
-                       : c->error[0]                         ? FAILED
-                       : ended                               ? ENDED
-                                                             : DIED;
+    enum outcome how = gv_worker_take_lines(buf, &len, take_line, c) != 0 ? GARBLED
+                       : c->error[0]                                      ? FAILED
+                       : c->ended                                         ? ENDED
+                                                                          : DIED;
     free(buf);
     return client_finish(c, conclude(c, how, 0, 1, 0, 0, "(replay)"), t0, out);
 }

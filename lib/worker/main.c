@@ -15,6 +15,7 @@
 #include "core/context.h"
 #include "core/progress.h"
 #include "report/report.h"
+#include "worker/nccl_serve.h"
 #include "worker/protocol.h"
 #include "worker/worker.h"
 
@@ -125,6 +126,12 @@ int main(int argc, char **argv)
     gv_status s = gv_ctx_create(&a.ctx, &ctx);
     if (s != GV_OK)
         return fail(s, "gpuverify-worker: the context options were refused");
+    if (a.has_nccl) {
+        ctx->in_worker = 1;
+        gv_worker_serve_nccl(ctx, &a.nccl, emit);
+        gv_ctx_destroy(ctx);
+        return 0;
+    }
     if (a.has_policy) {
         s = gv_policy_parse(ctx, a.policy_text, &a.policy);
         a.run.policy = &a.policy;

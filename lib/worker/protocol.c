@@ -47,19 +47,34 @@ static void add_number(args *a, const char *flag, const char *fmt, double v)
     add(a, flag, text);
 }
 
+/* The executable and what recreates the caller's context in the worker. */
+static void add_context(args *a, const gv_ctx *ctx, const char *path)
+{
+    add(a, path, NULL);
+    add(a, "--sysroot", ctx->sysroot);
+    if (ctx->library_dir[0])
+        add(a, "--library-dir", ctx->library_dir);
+    for (int i = 0; i < GV_LIBRARY_KINDS; i++)
+        if (ctx->library_path[i][0])
+            add(a, library_flags[i], ctx->library_path[i]);
+    add(a, "--live", ctx->live ? "1" : "0");
+    add_number(a, "--deadline", "%.17g", ctx->deadline_s);
+}
+
+/* NULL, freeing what was built, when anything ran out of memory. */
+static char **finish(args *a)
+{
+    if (!a->failed)
+        return a->v;
+    gv_worker_argv_free(a->v);
+    return NULL;
+}
+
 char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pending,
                       double budget_s, const char *path)
 {
     args a = {0};
-    add(&a, path, NULL);
-    add(&a, "--sysroot", ctx->sysroot);
-    if (ctx->library_dir[0])
-        add(&a, "--library-dir", ctx->library_dir);
-    for (int i = 0; i < GV_LIBRARY_KINDS; i++)
-        if (ctx->library_path[i][0])
-            add(&a, library_flags[i], ctx->library_path[i]);
-    add(&a, "--live", ctx->live ? "1" : "0");
-    add_number(&a, "--deadline", "%.17g", ctx->deadline_s);
+    add_context(&a, ctx, path);
     const gv_run_opts *o = &plan->opts;
     add_number(&a, "--level", "%.0f", o->level);
     add_number(&a, "--budget", "%.17g", budget_s);
@@ -93,11 +108,47 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
             a.failed = 1;
         add(&a, "--policy", text);
     }
-    if (a.failed) {
-        gv_worker_argv_free(a.v);
-        return NULL;
+    return finish(&a);
+}
+
+void gv_worker_hex_put(const void *data, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[p[i] >> 4];
+        out[2 * i + 1] = digits[p[i] & 15];
     }
-    return a.v;
+    out[2 * n] = '\0';
+}
+
+int gv_worker_hex_get(const char *text, void *data, size_t n)
+{
+    unsigned char *p = data;
+    if (!text || strlen(text) != 2 * n)
+        return -1;
+    for (size_t i = 0; i < 2 * n; i++) {
+        char c = text[i];
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return -1;
+        p[i / 2] = (unsigned char)(i % 2 ? (p[i / 2] << 4) | v : v);
+    }
+    return 0;
+}
+
+char **gv_worker_nccl_argv(const gv_ctx *ctx, const gv_nccl_call *call, const char *path)
+{
+    args a = {0};
+    add_context(&a, ctx, path);
+    char *hex = malloc(2 * sizeof *call + 1);
+    if (hex)
+        gv_worker_hex_put(call, sizeof *call, hex);
+    else
+        a.failed = 1;
+    add(&a, "--nccl", hex);
+    free(hex);
+    return finish(&a);
 }
 
 void gv_worker_argv_free(char **argv)
@@ -128,6 +179,7 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
     out->policy = policy_defaults;
     out->has_policy = 0;
     out->policy_text = NULL;
+    out->has_nccl = 0;
     const char **library[GV_LIBRARY_KINDS] = {
         &out->ctx.cuda_library,  &out->ctx.nvml_library, &out->ctx.cublaslt_library,
         &out->ctx.cudnn_library, &out->ctx.nccl_library, &out->ctx.ibverbs_library};
@@ -165,6 +217,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             out->run.topology_xml = value;
         else if (!strcmp(flag, "--policy"))
             out->policy_text = value, out->has_policy = 1;
+        else if (!strcmp(flag, "--nccl"))
+            bad = gv_worker_hex_get(value, &out->nccl, sizeof out->nccl), out->has_nccl = !bad;
         else {
             bad = 1;
             for (int k = 0; k < GV_LIBRARY_KINDS; k++)

@@ -13,12 +13,22 @@
 
 #include "checks/run.h"
 #include "core/context.h"
+#include "nccl/nccl.h"
 
 /* The worker's argv (NULL-terminated, argv[0] = path) for the checks in `pending` with
  * `budget_s` left; free with gv_worker_argv_free. NULL when out of memory. */
 char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pending,
                       double budget_s, const char *path);
 void gv_worker_argv_free(char **argv);
+
+/* The worker's argv for one NCCL sweep (gv_nccl_bench / _rank): the context, then
+ * "--nccl <the call's bytes in hex>" (the worker and the library of one build go together). */
+char **gv_worker_nccl_argv(const gv_ctx *ctx, const gv_nccl_call *call, const char *path);
+
+/* n bytes as 2n lowercase hex digits and a terminator; and back (-1 unless exactly 2n hex
+ * digits). Structs cross the pipe this way between a worker and its library of one build. */
+void gv_worker_hex_put(const void *data, size_t n, char *out);
+int gv_worker_hex_get(const char *text, void *data, size_t n);
 
 /* The worker's side: its argv back into options. Strings point into argv or into `policy`'s
  * text buffer; GV_ERR_INVALID_ARG with the reason in why. */
@@ -28,6 +38,8 @@ typedef struct gv_worker_args {
     gv_policy policy;
     int has_policy;
     const char *policy_text;
+    int has_nccl; /* --nccl: one NCCL sweep instead of checks */
+    gv_nccl_call nccl;
 } gv_worker_args;
 gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char *why, size_t cap);
 

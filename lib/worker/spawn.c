@@ -206,3 +206,14 @@ int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
     p->pid = -1;
     return done;
 }
+
+void gv_worker_end_text(int status, char *out, size_t cap)
+{
+    if (WIFSIGNALED(status))
+        snprintf(out, cap, "died with signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
+    else
+        snprintf(out, cap, "ended");
+}

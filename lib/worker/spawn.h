@@ -20,4 +20,8 @@ gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *
  * could not be (stuck in the kernel: it is left behind rather than waited for). */
 int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status);
 
+/* How a reaped worker ended, from its wait status: "died with signal 11 (Segmentation fault)",
+ * "exited with status 2". */
+void gv_worker_end_text(int status, char *out, size_t cap);
+
 #endif

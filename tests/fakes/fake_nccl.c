@@ -2,8 +2,11 @@
  * file that the unique id names, so ranks of one process (one communicator per GPU) and ranks
  * of several processes (mpirun) reduce their real host buffers (the fake libcuda's "device"
  * memory) through it. Scenario faults: a wrong sum on rank 0, a collective that never completes
- * (its stream held in the fake libcuda until ncclCommAbort). Non-blocking communicators report
- * ncclInProgress until every rank has joined. Test code only: never shipped. */
+ * (its stream held in the fake libcuda until ncclCommAbort), a crash in the first collective.
+ * Non-blocking communicators report ncclInProgress until every rank has joined; blocking ones
+ * wait for them, as NCCL's bootstrap does (up to WAIT_LIMIT_S). Test code only: never
+ * shipped. */
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -233,6 +236,8 @@ static void compute(const queued_op *o)
 static gvnc_result run(const queued_op *ops, int n)
 {
     double start = now_s();
+    if (strcmp(sc.nccl_fault, "crash") == 0 && n > 0)
+        raise(SIGSEGV); /* a bug in the library, as a process would meet it */
     if (strcmp(sc.nccl_fault, "hang") == 0) {
         for (int i = 0; i < n; i++) {
             fake_cuda_hold_stream(ops[i].stream, 1);
@@ -294,16 +299,23 @@ gvnc_result ncclGroupEnd(void)
         return GVNC_INVALID_USAGE;
     if (--group_depth > 0)
         return GVNC_SUCCESS;
-    int pending = 0, blocking = 1;
-    for (int i = 0; i < joining_count; i++) {
+    int pending = 0, blocking = 1, joiners = joining_count;
+    for (int i = 0; i < joiners; i++) {
         pending |= !ready(joining[i]);
         blocking &= joining[i]->blocking;
     }
     joining_count = 0;
     int n = queued_count;
     queued_count = 0;
-    if (pending)
-        return blocking ? GVNC_SYSTEM_ERROR : GVNC_IN_PROGRESS;
+    if (pending && !blocking)
+        return GVNC_IN_PROGRESS;
+    double until = now_s() + WAIT_LIMIT_S;
+    for (int i = 0; pending && i < joiners; i++)
+        while (!ready(joining[i]))
+            if (now_s() > until)
+                return GVNC_SYSTEM_ERROR;
+            else
+                nap();
     return run(queued, n);
 }
 

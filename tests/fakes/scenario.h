@@ -14,7 +14,7 @@
  *   ib_device = name=mlx5_0; ports=1; active_mtu=5; max_mtu=5; dmabuf=1   (fake libibverbs)
  *   nccl_version = 22809    nccl_busbw_gbps = 0 (instant)    (fake libnccl)
  *   nccl_fault = none | wrong_sum (rank 0 gets one wrong element per operation)
- *                | hang (collectives never complete until aborted)
+ *                | hang (collectives never complete until aborted) | crash (SIGSEGV)
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
@@ -162,7 +162,7 @@ typedef struct fake_scenario {
     int nvml_init, cu_init;
     int cublas_cuda_version; /* what the fake cuBLASLt says it was built for, default 13000 */
     int nccl_version;        /* ncclGetVersion, default 22809 */
-    char nccl_fault[16];     /* "", "none", "wrong_sum", "hang" */
+    char nccl_fault[16];     /* "", "none", "wrong_sum", "hang", "crash" */
     double nccl_busbw_gbps;  /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];

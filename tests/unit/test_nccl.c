@@ -1,6 +1,7 @@
 /* gv_nccl_* over the fake libnccl and libcuda: exact data for every collective, figures by
- * nccl-tests' formulas, the fault scenarios (wrong sum, hang, absent), the deadline with a rank
- * that never arrives, the nccl.* rows of gv_run, and refusals of bad input. */
+ * nccl-tests' formulas, the fault scenarios (wrong sum, hang, crash, absent), the deadline with
+ * a rank that never arrives (in gpuverify-worker, the default, and in the caller), the nccl.*
+ * rows of gv_run, and refusals of bad input. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,16 @@ static void allreduce_over_eight_gpus_is_exact_with_nccl_tests_figures(void **st
     assert_non_null(strstr(r.gpus, "7=0000:db:00.0"));
     assert_non_null(strstr(r.settings, "none set"));
     assert_non_null(strstr(r.message, "data exact at 7 sizes"));
+    assert_int_equal(r.isolation, GV_ISOLATION_PROCESS); /* the build tree's worker was found */
+    /* In the caller's process: the same figures' shape, the same exact data. */
+    o.flags = GV_NCCL_IN_PROCESS;
+    gv_nccl_result here = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &here), GV_OK);
+    assert_int_equal(here.verdict, GV_PASS);
+    assert_int_equal(here.isolation, GV_ISOLATION_NONE);
+    assert_int_equal(here.size_count, r.size_count);
+    assert_int_equal(here.wrong_elements, 0);
+    assert_string_equal(here.gpus, r.gpus);
     gv_ctx_destroy(ctx);
 }
 
@@ -116,46 +127,75 @@ static void a_wrong_sum_fails_with_the_count(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* Both places a sweep runs: gpuverify-worker (flags 0) and the caller (GV_NCCL_IN_PROCESS). */
+static const uint32_t places[] = {0, GV_NCCL_IN_PROCESS};
+
 static void a_hang_times_out_within_the_deadline_and_the_process_stays_usable(void **state)
 {
     (void)state;
-    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-hang");
-    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
-    o.deadline_s = 1.0;
-    gv_nccl_result r = GV_NCCL_RESULT_INIT;
-    double t0 = now_s();
-    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_TIMEOUT);
-    double took = now_s() - t0;
-    assert_true(took >= 1.0 && took < 2.0);
-    assert_int_equal(r.verdict, GV_FAIL);
-    assert_non_null(strstr(r.message, "deadline of 1.0 s passed while running all_reduce at 64"));
-    assert_non_null(strstr(gv_ctx_last_error(ctx), "aborted"));
-    /* The same context and process, healthy again. */
-    gv_ctx_destroy(ctx);
-    ctx = scenario_ctx("h100-open", "h100x8");
-    gv_nccl_result again = GV_NCCL_RESULT_INIT;
-    assert_int_equal(gv_nccl_bench(ctx, &o, &again), GV_OK);
-    assert_int_equal(again.verdict, GV_PASS);
-    gv_ctx_destroy(ctx);
+    for (size_t p = 0; p < 2; p++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-hang");
+        gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+        o.deadline_s = 1.0;
+        o.flags = places[p];
+        gv_nccl_result r = GV_NCCL_RESULT_INIT;
+        double t0 = now_s();
+        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_TIMEOUT);
+        double took = now_s() - t0;
+        assert_true(took >= 1.0 && took < 2.0);
+        assert_int_equal(r.verdict, GV_FAIL);
+        assert_non_null(
+            strstr(r.message, "deadline of 1.0 s passed while running all_reduce at 64"));
+        /* The worker notices the stuck stream itself and aborts before it is killed. */
+        assert_non_null(strstr(gv_ctx_last_error(ctx), "aborted"));
+        /* The same process, healthy again. */
+        gv_ctx_destroy(ctx);
+        ctx = scenario_ctx("h100-open", "h100x8");
+        gv_nccl_result again = GV_NCCL_RESULT_INIT;
+        assert_int_equal(gv_nccl_bench(ctx, &o, &again), GV_OK);
+        assert_int_equal(again.verdict, GV_PASS);
+        gv_ctx_destroy(ctx);
+    }
 }
 
 static void a_rank_that_never_arrives_times_out(void **state)
 {
     (void)state;
-    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
-    gv_nccl_id id;
-    assert_int_equal(gv_nccl_unique_id(ctx, &id), GV_OK);
+    for (size_t p = 0; p < 2; p++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+        gv_nccl_id id;
+        assert_int_equal(gv_nccl_unique_id(ctx, &id), GV_OK);
+        gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+        o.deadline_s = 1.0;
+        o.flags = places[p];
+        gv_nccl_result r = GV_NCCL_RESULT_INIT;
+        double t0 = now_s();
+        assert_int_equal(gv_nccl_bench_rank(ctx, &id, 0, 2, 0, &o, &r), GV_ERR_TIMEOUT);
+        double took = now_s() - t0;
+        assert_true(took >= 1.0 && took < 2.0);
+        assert_int_equal(r.verdict, GV_FAIL);
+        assert_int_equal(r.nranks, 2);
+        assert_int_equal(r.size_count, 0);
+        assert_non_null(strstr(r.message, "creating the communicators"));
+        /* In the worker the blocking creation never returns: the caller kills the worker. In
+         * the caller the non-blocking one is polled and aborted. */
+        assert_non_null(strstr(r.message, p == 0 ? "gpuverify-worker was stopped" : "aborted"));
+        assert_int_equal(r.isolation, p == 0 ? GV_ISOLATION_PROCESS : GV_ISOLATION_NONE);
+        gv_ctx_destroy(ctx);
+    }
+}
+
+static void a_crash_in_nccl_is_an_error_and_the_caller_lives_on(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-crash");
     gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
-    o.deadline_s = 1.0;
     gv_nccl_result r = GV_NCCL_RESULT_INIT;
-    double t0 = now_s();
-    assert_int_equal(gv_nccl_bench_rank(ctx, &id, 0, 2, 0, &o, &r), GV_ERR_TIMEOUT);
-    double took = now_s() - t0;
-    assert_true(took >= 1.0 && took < 2.0);
-    assert_int_equal(r.verdict, GV_FAIL);
-    assert_int_equal(r.nranks, 2);
-    assert_int_equal(r.size_count, 0);
-    assert_non_null(strstr(r.message, "creating the communicators"));
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_DRIVER);
+    assert_int_equal(r.verdict, GV_ERROR);
+    assert_non_null(strstr(r.message, "gpuverify-worker died with signal 11"));
+    assert_non_null(strstr(r.message, "while running all_reduce at 64 bytes"));
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "signal 11"));
     gv_ctx_destroy(ctx);
 }
 
@@ -264,7 +304,7 @@ static void bad_input_is_refused(void **state)
                  {"huge", o},       {"step", o},  {"sizes", o},     {"iters", o},
                  {"deadline", o},   {"floor", o}, {"gpu_count", o}, {"twice", o}};
     cases[0].o.collective = 9;
-    cases[1].o.flags = 1;
+    cases[1].o.flags = 2;
     cases[2].o.min_bytes = 0;
     cases[3].o.max_bytes = 32;
     cases[4].o.max_bytes = 1ull << 40;
@@ -305,12 +345,15 @@ static void bad_input_is_refused(void **state)
 
 int main(void)
 {
+    /* The tests link the library's objects, so the worker is not "beside the library". */
+    setenv("GPUVERIFY_WORKER", getenv("GV_TEST_WORKER"), 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(allreduce_over_eight_gpus_is_exact_with_nccl_tests_figures),
         cmocka_unit_test(every_collective_is_exact_on_an_odd_number_of_gpus),
         cmocka_unit_test(a_wrong_sum_fails_with_the_count),
         cmocka_unit_test(a_hang_times_out_within_the_deadline_and_the_process_stays_usable),
         cmocka_unit_test(a_rank_that_never_arrives_times_out),
+        cmocka_unit_test(a_crash_in_nccl_is_an_error_and_the_caller_lives_on),
         cmocka_unit_test(a_busbw_floor_fails_a_slow_fabric),
         cmocka_unit_test(nccl_absent_is_an_error_naming_the_file),
         cmocka_unit_test(run_rows_judge_the_node),

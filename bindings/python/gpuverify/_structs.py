@@ -303,7 +303,8 @@ class NcclResult(Versioned):
                 ("total_s", C.c_double), ("peak_busbw_gbps", C.c_double),
                 ("peak_algbw_gbps", C.c_double), ("peak_bytes", C.c_uint64),
                 ("wrong_elements", C.c_uint64), ("size_count", C.c_uint32),
-                ("reserved0", C.c_uint32), ("sizes", NcclSize * MAX_NCCL_SIZES)]
+                ("reserved0", C.c_uint32), ("sizes", NcclSize * MAX_NCCL_SIZES),
+                ("isolation", C.c_int32), ("reserved1", C.c_uint32)]
 
 
 class NcclId(C.Structure):

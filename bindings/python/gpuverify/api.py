@@ -14,6 +14,7 @@ LEVELS = {"standard": 0, "quick": 1, "extended": 2}
 ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
 DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3, "fp8": 4}
 COLLECTIVES = {"all_reduce": 0, "all_gather": 1, "reduce_scatter": 2, "broadcast": 3}
+NCCL_IN_PROCESS = 0x1  # gv_nccl_opts.flags: NCCL in the caller, not gpuverify-worker
 
 
 def version() -> str:
@@ -339,13 +340,17 @@ class Context:
         return Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r))
 
     def nccl_bench(self, gpus: Optional[Sequence[int]] = None, collective: str = "all_reduce",
-                   min_bytes: int = 8, max_bytes: int = 1 << 30, **opts) -> NcclResult:
-        """gv_nccl_bench over local GPUs (all by default). A deadline raises DeadlineError
+                   min_bytes: int = 8, max_bytes: int = 1 << 30, in_process: bool = False,
+                   **opts) -> NcclResult:
+        """gv_nccl_bench over local GPUs (all by default), in gpuverify-worker unless
+        in_process (raw["isolation"] says where it ran). A deadline raises DeadlineError
         carrying the partial result in .result."""
         if collective not in COLLECTIVES:
             raise for_status(-1, "collective %r: one of %s" % (collective, ", ".join(COLLECTIVES)))
         o = S.NcclOpts(collective=COLLECTIVES[collective], min_bytes=min_bytes,
                        max_bytes=max_bytes, **opts)
+        if in_process:
+            o.flags |= NCCL_IN_PROCESS
         for i, g in enumerate(gpus or []):
             o.gpus[i] = g
         o.gpu_count = len(gpus or [])

@@ -157,6 +157,9 @@ def test_nccl_bench_exact_and_deadline(node):
     r = node("h100-open", "h100x8").nccl_bench(min_bytes=64, max_bytes=64 << 10, iters=2)
     assert r.verdict == "PASS" and r.nranks == 8 and r.wrong_elements == 0
     assert r.sizes[-1]["bytes"] == 64 << 10 and r.nccl_version == "2.28.9"
+    assert r.raw["isolation"] == gpuverify.api.ISOLATIONS["process"]  # the library's worker
+    here = node("h100-open", "h100x8").nccl_bench(max_bytes=1024, iters=2, in_process=True)
+    assert here.verdict == "PASS" and here.raw["isolation"] == gpuverify.api.ISOLATIONS["none"]
     with pytest.raises(gpuverify.DeadlineError) as hang:
         node("h100-open", "h100x8-nccl-hang").nccl_bench(max_bytes=1024, deadline_s=0.5)
     assert hang.value.result.verdict == "FAIL"

@@ -1,0 +1,99 @@
+"""Tables for a bench/run_nccl_tests.sh output directory: per collective and size, the median
+over rounds of the time per operation of nccl-tests (out of place), gv-nccl in gpuverify-worker,
+gv-nccl --in-process, torch.distributed (all_reduce) and, where run, both under mpirun; each
+gv-nccl time as a ratio to nccl-tests' (the bar: <= 1.05 at every size), and peak busbw ratios
+(the bar: >= 0.99).
+Usage: python3 bench/compare_nccl_tests.py OUTDIR"""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+OPS = ("all_reduce", "all_gather", "reduce_scatter")
+
+
+def nccl_tests(path):
+    """{bytes: (time_us, busbw)} of the out-of-place columns of an nccl-tests output."""
+    rows = {}
+    for line in path.read_text(errors="replace").splitlines():
+        f = line.split()
+        if len(f) >= 13 and f[0].isdigit():
+            rows[int(f[0])] = (float(f[5]), float(f[7]))
+    return rows
+
+
+def gv(path):
+    text = path.read_text().strip()
+    if not text:
+        return {}
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        doc = json.loads(text.splitlines()[-1])  # torchrun: the last line
+    return {s["bytes"]: (s["time_us"], s["busbw_gbps"]) for s in doc.get("sizes", [])}
+
+
+def rounds(out, pattern, reader):
+    return [reader(p) for p in sorted(out.glob(pattern))]
+
+
+def median_at(runs, size, k=0):
+    vals = [r[size][k] for r in runs if size in r]
+    return statistics.median(vals) if vals else None
+
+
+def peak(runs):
+    peaks = [max(v[1] for v in r.values()) for r in runs if r]
+    return statistics.median(peaks) if peaks else None
+
+
+def table(out, op):
+    cols = [("nccl-tests -g N", rounds(out, "nt_%s_[0-9].txt" % op, nccl_tests)),
+            ("gv-nccl (worker)", rounds(out, "gv_%s_[0-9].json" % op, gv)),
+            ("gv-nccl --in-process", rounds(out, "gvin_%s_[0-9].json" % op, gv)),
+            ("torch.distributed", rounds(out, "torch_%s_[0-9].json" % op, gv)),
+            ("nccl-tests mpirun", rounds(out, "ntmpi_%s_[0-9].txt" % op, nccl_tests)),
+            ("gv-nccl mpirun", rounds(out, "gvmpi_%s_[0-9].json" % op, gv))]
+    cols = [(name, runs) for name, runs in cols if any(runs)]
+    ref = {"gv-nccl (worker)": "nccl-tests -g N", "gv-nccl --in-process": "nccl-tests -g N",
+           "torch.distributed": "nccl-tests -g N", "gv-nccl mpirun": "nccl-tests mpirun"}
+    by = dict(cols)
+    sizes = sorted(set().union(*(r.keys() for _, runs in cols for r in runs)))
+    print("\n### %s: time per operation (us), median of %d rounds; ratio to nccl-tests\n"
+          % (op, max(len(runs) for _, runs in cols)))
+    print("| size (B) | " + " | ".join(name for name, _ in cols) + " |")
+    print("|---" * (len(cols) + 1) + "|")
+    worst = {}
+    for size in sizes:
+        cells = []
+        for name, runs in cols:
+            t = median_at(runs, size)
+            cell = "-" if t is None else "%.2f" % t
+            if t is not None and name in ref and ref[name] in by:
+                base = median_at(by[ref[name]], size)
+                if base:
+                    cell += " (%.3f)" % (t / base)
+                    worst[name] = max(worst.get(name, (0, 0)), (t / base, size))
+            cells.append(cell)
+        print("| %d | %s |" % (size, " | ".join(cells)))
+    print("\nWorst time ratio over all sizes, and peak busbw (median of the rounds' peaks):\n")
+    for name, runs in cols:
+        line = "- %s: peak busbw %s GB/s" % (name, "%.2f" % peak(runs) if peak(runs) is not None
+                                             else "-")
+        if name in ref and ref[name] in by and peak(by[ref[name]]):
+            line += " (%.3f of %s)" % (peak(runs) / peak(by[ref[name]]), ref[name])
+        if name in worst:
+            line += "; worst time ratio %.3f at %d B" % worst[name]
+        print(line)
+
+
+def main():
+    out = Path(sys.argv[1])
+    print("# nccl-tests beside gv-nccl: %s" % out.name)
+    for op in OPS:
+        if any(out.glob("*_%s_[0-9].*" % op)):
+            table(out, op)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Issue 16: gv-nccl's time per operation at every size beside nccl-tests' (built here from its
+# source against the node's libnccl) and torch.distributed's, three rounds alternating, for
+# all_reduce, all_gather and reduce_scatter: gv-nccl in gpuverify-worker (blocking
+# communicators, the default), gv-nccl --in-process (non-blocking, polled), nccl-tests -g N
+# (one process, all GPUs) and, on several GPUs, both under mpirun with one GPU per rank. Then
+# the deadline with a withheld rank. Tables: python3 bench/compare_nccl_tests.py OUTDIR
+# Usage: bench/run_nccl_tests.sh BINDIR NCCL_TESTS_SRC OUTDIR [MAX_BYTES]
+#   BINDIR: gv-nccl, bench_nccl_deadline; NCCL_TESTS_SRC: a checkout of NVIDIA/nccl-tests
+set -u
+bin=$1; src=$2; out=$3; max=${4:-4294967296}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+n=$(nvidia-smi -L | wc -l)
+export OMPI_MCA_btl=self,vader OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi_home=$(dirname "$(dirname "$(readlink -f "$(command -v mpicc 2>/dev/null || echo /usr/bin/mpicc)")")")
+# sm_90 only: the lent GPUs are Hopper, and one architecture builds in a minute, not ten.
+gencode=${NVCC_GENCODE:--gencode=arch=compute_90,code=sm_90}
+( cd "$src" && make -j16 src.build NCCL_HOME=/usr NVCC_GENCODE="$gencode" >"$out/build_nccl_tests.log" 2>&1 &&
+  if [ "$n" -gt 1 ]; then
+      make -j16 src.build NCCL_HOME=/usr MPI=1 MPI_HOME="$mpi_home" NAME_SUFFIX=_mpi \
+          NVCC_GENCODE="$gencode" >>"$out/build_nccl_tests.log" 2>&1
+  fi ) || { echo "nccl-tests did not build: $out/build_nccl_tests.log"; tail -20 "$out/build_nccl_tests.log"; }
+{ nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; uname -r
+  ls -l /usr/lib/x86_64-linux-gnu/libnccl.so* 2>/dev/null
+  grep -m1 NCCL_TESTS_VERSION "$src/src/common.h" "$src/src/common.cu" 2>/dev/null
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version())'
+  env | grep '^NCCL_' ; true
+} >"$out/env.txt" 2>&1
+common="-b 8 -e $max -f 2 -n 20 -w 5"
+for op in all_reduce all_gather reduce_scatter; do
+    for round in 1 2 3; do
+        "$src/build/${op}_perf" $common -g "$n" >"$out/nt_${op}_$round.txt" 2>&1
+        "$bin/gv-nccl" --op "$op" $common --json >"$out/gv_${op}_$round.json" 2>"$out/gv_${op}_$round.err"
+        "$bin/gv-nccl" --op "$op" $common --in-process --json >"$out/gvin_${op}_$round.json" 2>"$out/gvin_${op}_$round.err"
+        if [ "$n" -gt 1 ]; then
+            mpirun -np "$n" -x LD_LIBRARY_PATH "$src/build/${op}_perf_mpi" $common -g 1 >"$out/ntmpi_${op}_$round.txt" 2>&1
+            mpirun -np "$n" -x LD_LIBRARY_PATH -x GPUVERIFY_WORKER "$bin/gv-nccl" --op "$op" $common --json \
+                >"$out/gvmpi_${op}_$round.json" 2>"$out/gvmpi_${op}_$round.err"
+        fi
+        if [ "$op" = all_reduce ]; then
+            python3 -m torch.distributed.run --standalone --nproc_per_node="$n" \
+                "$here/peer_torch_nccl.py" 8 "$max" 2 20 >"$out/torch_${op}_$round.json" 2>"$out/torch_${op}_$round.err"
+        fi
+    done
+done
+"$bin/gv-nccl" $common -e 64M >"$out/gv_table.txt" 2>&1
+"$bin/bench_nccl_deadline" 5 >"$out/deadline.json" 2>&1
+echo "exit $?" >>"$out/deadline.json"
+echo done

@@ -1,0 +1,27 @@
+/* Reading a worker's output: each whole line handed over as it arrives, until the output ends,
+ * a line is not the worker's, or a deadline passes. */
+#ifndef GV_WORKER_LINES_H
+#define GV_WORKER_LINES_H
+
+#include <stddef.h>
+
+enum gv_read_end {
+    GV_READ_EOF,      /* the worker closed its output */
+    GV_READ_DEADLINE, /* the deadline passed first */
+    GV_READ_GARBLED,  /* take() refused a line */
+    GV_READ_TOO_LONG, /* a line longer than GV_READ_MAX_LINE */
+    GV_READ_NO_MEMORY
+};
+#define GV_READ_MAX_LINE (4u << 20) /* a line longer than this is not the worker's */
+
+/* take(user, line): 0 when the line (its newline cut off) was the worker's, -1 when not.
+ * deadline(user): the absolute time on gv_now_s()'s clock to stop at, asked again after every
+ * line, so that it may move as the worker reports its progress. */
+enum gv_read_end gv_worker_read_lines(int fd, double (*deadline)(void *user),
+                                      int (*take)(void *user, char *line), void *user);
+
+/* Hands over the complete lines at the front of buf[0..*len) and keeps the unfinished rest
+ * there; -1 at the first line take() refuses. */
+int gv_worker_take_lines(char *buf, size_t *len, int (*take)(void *user, char *line), void *user);
+
+#endif
