@@ -68,6 +68,13 @@ static void print_json(const gv_nccl_result *r, gv_status st)
     json_string(r->message);
     printf(", \"settings\": ");
     json_string(r->settings);
+    printf(", \"transport_known\": %s, \"via\": {\"p2p\": %u, \"shm\": %u, \"net\": %u, "
+           "\"socket\": %u, \"collnet\": %u}, \"nvls\": %s, \"network\": ",
+           r->transport_known ? "true" : "false", r->via_p2p, r->via_shm, r->via_net, r->via_socket,
+           r->via_collnet, r->nvls ? "true" : "false");
+    json_string(r->network);
+    printf(", \"transports\": ");
+    json_string(r->transports);
     printf(", \"sizes\": [");
     for (uint32_t i = 0; i < r->size_count; i++) {
         const gv_nccl_size *s = &r->sizes[i];
@@ -91,6 +98,10 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
            r->isolation == GV_ISOLATION_PROCESS ? "gpuverify-worker (blocking communicators)"
                                                 : "this process (non-blocking communicators)",
            r->init_s, r->total_s);
+    if (r->transport_known)
+        printf("# NCCL connected through: %s (network %s%s)\n",
+               r->transports[0] ? r->transports : "no connection logged",
+               r->network[0] ? r->network : "not named", r->nvls ? ", NVLS multicast" : "");
     printf("#%14s %12s %6s %11s %12s %12s %8s\n", "size(B)", "count", "type", "time(us)",
            "algbw(GB/s)", "busbw(GB/s)", "#wrong");
     for (uint32_t i = 0; i < r->size_count; i++) {

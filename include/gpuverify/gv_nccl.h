@@ -113,7 +113,19 @@ typedef struct gv_nccl_result {
     gv_nccl_size sizes[GV_NCCL_MAX_SIZES];
     int32_t isolation; /* enum gv_isolation: GV_ISOLATION_PROCESS when the sweep ran in
                         * gpuverify-worker, GV_ISOLATION_NONE in the caller's process */
-    uint32_t reserved1;
+    /* What NCCL chose, from its INFO log, which gpuverify-worker captures into a file of its
+     * own (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT: lines written once per connection, none
+     * per operation). In the caller's process NCCL's log is not touched: transport_known 0. */
+    int32_t transport_known; /* 1: the connections below are NCCL's own account */
+    int32_t nvls;            /* 1: NCCL said NVLS multicast (NVSwitch) is available */
+    uint32_t via_p2p;        /* distinct (rank -> peer, transport) connections of this call's */
+    uint32_t via_shm;        /* ranks through P2P (NVLink or PCIe), SHM (host memory), */
+    uint32_t via_net;        /* NET (a network: IB, RoCE, sockets), */
+    uint32_t via_socket;     /* of which NET/Socket, */
+    uint32_t via_collnet;    /* and CollNet (SHARP) */
+    uint32_t reserved2;
+    char network[32];     /* NCCL's "Using network ..." ("IB", "Socket"), "" when not said */
+    char transports[256]; /* the distinct connections: "0->1 P2P/CUMEM/read; 1->0 P2P/CUMEM/read" */
 } gv_nccl_result;
 
 #define GV_NCCL_RESULT_INIT GV_STRUCT_INIT(gv_nccl_result)

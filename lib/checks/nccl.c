@@ -1,7 +1,10 @@
-/* nccl.version and nccl.allreduce: NCCL loads and says its version, and an all-reduce over the
- * run's GPUs from one process returns exact sums. gv_run keeps the sweep short (1 to 256 MiB,
- * four-fold steps; to 4 GiB at the extended level); gv_nccl_bench gives full control. */
+/* nccl.version, nccl.allreduce and nccl.transport: NCCL loads and says its version, an
+ * all-reduce over the run's GPUs from one process returns exact sums, and the connections NCCL
+ * made for it go where the hardware says they should (its log, read in gpuverify-worker).
+ * gv_run keeps the sweep short (1 to 256 MiB, four-fold steps; to 4 GiB at the extended level;
+ * one size when only the transport is asked for); gv_nccl_bench gives full control. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +18,7 @@
 #include "core/util.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_nccl.h"
+#include "rdma/rdma.h"
 
 static void version_row(gv_active_run *run)
 {
@@ -34,7 +38,116 @@ static void version_row(gv_active_run *run)
                          c.driver_cuda % 1000 / 10);
 }
 
-static void allreduce_row(gv_active_run *run)
+/* Adds a row for each selected ID of the group with the same verdict and text. */
+static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
+{
+    static const char *const ids[] = {"nccl.allreduce", "nccl.transport"};
+    char why[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < 2; i++)
+        if (gv_active_selected(run, ids[i]))
+            gv_report_add(run->report, ids[i], "node", verdict, "%s", why);
+}
+
+/* The run's GPUs with an active NVLink (to another GPU or an NVSwitch). */
+static int nvlinked_gpus(const gv_active_run *run, const gv_nccl_opts *o)
+{
+    int count = 0;
+    for (uint32_t i = 0; i < o->gpu_count; i++) {
+        const gv_gpu_record *g = gv_active_gpu_record(run->facts, (int)o->gpus[i]);
+        int linked = 0;
+        for (int l = 0; g && l < g->nvlink_count && l < GV_NVLINK_MAX; l++)
+            linked |= g->nvlinks[l].active;
+        count += linked;
+    }
+    return count;
+}
+
+/* The first connection of transports ("0->1 SHM/direct/direct; ...") through `kind`. */
+static void first_through(const char *transports, const char *kind, char *out, size_t cap)
+{
+    const char *at = strstr(transports, kind);
+    out[0] = '\0';
+    if (!at)
+        return;
+    const char *start = at;
+    while (start > transports && start[-1] != ';')
+        start--;
+    while (*start == ' ')
+        start++;
+    size_t n = strcspn(start, ";");
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), start);
+}
+
+/* An RDMA port in state ACTIVE ("mlx5_0 port 1"), "" when none. */
+static void active_rdma_port(gv_active_run *run, char *out, size_t cap)
+{
+    const gv_rdma_report *r = gv_active_rdma_report(run);
+    out[0] = '\0';
+    for (size_t i = 0; r && i < r->port_count && !out[0]; i++)
+        if (r->ports[i].state == GV_PORT_ACTIVE)
+            snprintf(out, cap, "%s port %u", r->ports[i].device, (unsigned)r->ports[i].port);
+}
+
+/* nccl.transport: NVLink-joined GPUs must talk P2P, and NCCL must not use sockets while an
+ * RDMA port is ACTIVE; either is a setting or a fault that costs most of the fabric's speed
+ * without failing a single operation. */
+static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nccl_result *r)
+{
+    if (!r->transport_known) {
+        gv_report_add(run->report, "nccl.transport", "node", GV_SKIP,
+                      "NCCL's connections are read from its log, which only gpuverify-worker "
+                      "captures; this run is in the caller's process");
+        return;
+    }
+    unsigned total = r->via_p2p + r->via_shm + r->via_net + r->via_collnet;
+    if (total == 0) {
+        gv_report_add(run->report, "nccl.transport", "node", GV_SKIP,
+                      "NCCL's log names no connection between the %d ranks (NCCL %s writes "
+                      "lines this library does not know)",
+                      (int)r->nranks, r->version);
+        return;
+    }
+    int linked = nvlinked_gpus(run, o);
+    char first[96], port[96];
+    active_rdma_port(run, port, sizeof port);
+    gv_check_result *c;
+    if (linked == (int)o->gpu_count && (r->via_shm || r->via_net)) {
+        first_through(r->transports, r->via_shm ? "SHM" : "NET/", first, sizeof first);
+        c = gv_report_add(run->report, "nccl.transport", "node", GV_FAIL,
+                          "%u of %u connections between GPUs joined by NVLink go through %s, not "
+                          "P2P (%s); NCCL settings: %s",
+                          r->via_shm + r->via_net, total,
+                          r->via_shm ? "host memory (SHM)" : "the network", first, r->settings);
+        gv_result_remedy(c, "remove the setting that turns P2P off (NCCL_P2P_DISABLE, "
+                            "NCCL_P2P_LEVEL); with none set, check peer access (cuda.p2p), "
+                            "ACS/IOMMU and the container's IPC namespace");
+    } else if (r->via_socket && port[0]) {
+        first_through(r->transports, "NET/Socket", first, sizeof first);
+        c = gv_report_add(run->report, "nccl.transport", "node", GV_FAIL,
+                          "NCCL connects through sockets (%s) while %s is ACTIVE; NCCL settings: "
+                          "%s",
+                          first, port, r->settings);
+        gv_result_remedy(c, "remove NCCL_IB_DISABLE / NCCL_NET=Socket, or make NCCL_IB_HCA "
+                            "match the ACTIVE port (rdma.nccl_env)");
+    } else {
+        c = gv_report_add(run->report, "nccl.transport", "node", GV_PASS,
+                          "%u connections: %u P2P, %u SHM, %u NET (%u sockets), %u CollNet; "
+                          "network %s%s; %s",
+                          total, r->via_p2p, r->via_shm, r->via_net, r->via_socket, r->via_collnet,
+                          r->network[0] ? r->network : "not named",
+                          r->nvls ? "; NVLS multicast available" : "", r->transports);
+    }
+    gv_result_measured(c, (double)r->via_p2p, "P2P connections", "%u of %u P2P", r->via_p2p, total);
+}
+
+/* nccl.allreduce and nccl.transport from one sweep. */
+static void sweep_rows(gv_active_run *run)
 {
     const gv_facts *f = run->facts;
     gv_nccl_opts o = GV_NCCL_OPTS_INIT;
@@ -42,14 +155,17 @@ static void allreduce_row(gv_active_run *run)
         if (gv_active_gpu_chosen(run, gpu))
             o.gpus[o.gpu_count++] = (uint32_t)gpu;
     if (o.gpu_count < 2) {
-        gv_report_add(run->report, "nccl.allreduce", "node", GV_SKIP,
-                      "%u GPU(s) to test (CUDA sees %d): an all-reduce inside the node needs two "
-                      "or more",
-                      (unsigned)o.gpu_count, f->cuda_count);
+        rows(run, GV_SKIP,
+             "%u GPU(s) to test (CUDA sees %d): an all-reduce inside the node needs two or more",
+             (unsigned)o.gpu_count, f->cuda_count);
         return;
     }
-    /* Short: 1 to 256 MiB by four-fold steps; extended: to 4 GiB doubling, where peaks are. */
+    int timed = gv_active_selected(run, "nccl.allreduce");
+    /* Short: 1 to 256 MiB by four-fold steps; extended: to 4 GiB doubling, where peaks are;
+     * for the transport alone, 1 MiB (a connection for every ring and tree is made there). */
     o.max_bytes = run->nccl_bytes ? run->nccl_bytes : run->benchmark ? 4ull << 30 : 256ull << 20;
+    if (!timed)
+        o.max_bytes = 1ull << 20;
     o.min_bytes = o.max_bytes < (1ull << 20) ? o.max_bytes : 1ull << 20;
     o.step_factor = run->benchmark ? 2 : 4;
     /* The deadline is what remains of the run's budget (at least a second). */
@@ -64,7 +180,7 @@ static void allreduce_row(gv_active_run *run)
         o.min_busbw_gbps = p->nccl_min_busbw_gbps;
     gv_nccl_result r = GV_NCCL_RESULT_INIT;
     gv_status st = GV_OK;
-    gv_progress_begin(run->ctx, "nccl.allreduce", "node");
+    gv_progress_begin(run->ctx, timed ? "nccl.allreduce" : "nccl.transport", "node");
     gv_busy busy = {0};
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < o.gpu_count; i++)
@@ -76,10 +192,13 @@ static void allreduce_row(gv_active_run *run)
     }
     if (st != GV_OK && st != GV_ERR_TIMEOUT) {
         /* Without NCCL there is nothing to judge; any other error is the check failing. */
-        gv_report_add(run->report, "nccl.allreduce", "node",
-                      st == GV_ERR_LIBRARY ? GV_SKIP : GV_ERROR, "%s", gv_ctx_last_error(run->ctx));
+        rows(run, st == GV_ERR_LIBRARY ? GV_SKIP : GV_ERROR, "%s", gv_ctx_last_error(run->ctx));
         return;
     }
+    if (gv_active_selected(run, "nccl.transport"))
+        transport_row(run, &o, &r);
+    if (!timed)
+        return;
     gv_check_result *c =
         gv_report_add(run->report, "nccl.allreduce", "node", r.verdict, "%s", r.message);
     if (r.size_count)
@@ -101,6 +220,6 @@ void gv_active_nccl(gv_active_run *run)
 {
     if (gv_active_selected(run, "nccl.version"))
         version_row(run);
-    if (gv_active_selected(run, "nccl.allreduce"))
-        allreduce_row(run);
+    if (gv_active_selected(run, "nccl.allreduce") || gv_active_selected(run, "nccl.transport"))
+        sweep_rows(run);
 }

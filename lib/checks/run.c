@@ -87,6 +87,7 @@ const gv_check_def gv_checks[] = {
      * default) is the backstop for a hang outside it. */
     {"nccl.version", NULL, gv_active_nccl, GV_FACTS_CUDA, GV_NEEDS_GPU, 20, 0},
     {"nccl.allreduce", NULL, gv_active_nccl, GV_FACTS_CUDA, GV_NEEDS_GPU, 20, 0},
+    {"nccl.transport", NULL, gv_active_nccl, GV_FACTS_CUDA, GV_NEEDS_GPU, 20, 0},
     /* Extended level only: the GPUs loaded for the run's duration (120 s unless the caller
      * says), the setup within four times the unit. */
     {"stress.gemm", NULL, gv_active_stress, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 1},

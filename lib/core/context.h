@@ -44,6 +44,10 @@ struct gv_ctx {
     struct gv_facts *facts;
     char worker_path[PATH_MAX]; /* gv_ctx_opts.worker_path or $GPUVERIFY_WORKER; "" = search */
     int in_worker; /* this process is gpuverify-worker: nothing is handed to another one */
+    /* Inside gpuverify-worker: the file NCCL writes its INFO log to (nccl/nccl_log.h), "" when
+     * NCCL's log is not captured (always in the caller's process, whose environment is not
+     * ours to change). */
+    char nccl_log[PATH_MAX];
     /* Set inside gpuverify-worker only: where the work is (core/progress.h). */
     void (*progress)(void *user, int kind, const char *check, const char *text);
     void *progress_user;

@@ -29,6 +29,7 @@
 #include "gpuverify/gv_report.h"
 #include "kernels/gv_random.h"
 #include "nccl/nccl.h"
+#include "nccl/nccl_log.h"
 #include "worker/worker.h"
 
 typedef struct nccl_gpu {
@@ -596,10 +597,13 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
         set_stage(n, "allocating the buffers");
         st = alloc_buffers(n);
     }
+    long log_from = gv_nccl_log_mark(ctx->nccl_log);
     if (st == GV_OK)
         st = init_comms(n, id);
     if (st == GV_OK)
         st = sweep(n);
+    if (ctx->nccl_log[0]) /* NCCL's account of its connections, whatever the outcome */
+        gv_nccl_log_read(ctx->nccl_log, log_from, r);
     release(n, st != GV_OK);
     r->total_s = gv_now_s() - t0;
     judge(n, st);

@@ -3,6 +3,7 @@
  * descriptor but its three, prints nothing else, and exits 0 after "end". */
 #define _GNU_SOURCE /* close_range */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +16,19 @@
 #include "core/context.h"
 #include "core/progress.h"
 #include "report/report.h"
+#include "nccl/nccl_log.h"
 #include "worker/nccl_serve.h"
 #include "worker/protocol.h"
 #include "worker/worker.h"
 
+/* The pipe to the caller. Not stdout: that is /dev/null, so that whatever a library prints
+ * there (NCCL_DEBUG=WARN sends NCCL's warnings to stdout) cannot garble the events. */
+static int events_fd = -1;
+
 static void write_all(const char *text, size_t n)
 {
     while (n) {
-        ssize_t w = write(STDOUT_FILENO, text, n);
+        ssize_t w = write(events_fd, text, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -103,42 +109,27 @@ static int fail(gv_status s, const char *message)
     return 2;
 }
 
-int main(int argc, char **argv)
+/* The run the caller asked for, in this process. */
+static int serve(gv_worker_args *a, const char *nccl_log)
 {
-    /* A caller that dies takes its worker with it, even one stuck where it never writes. */
-    pid_t parent = getppid();
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-        return 5;
-        /* No descriptor of the caller's but the pipe (posix_spawn closed them where glibc can). */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    if (close_range(3, ~0u, 0) != 0)
-#endif
-        for (int fd = 3; fd < 4096; fd++)
-            close(fd);
-    if (argc == 3 && strcmp(argv[1], "--probe-topology-xml") == 0)
-        return probe_topology(argv[2]);
-    gv_worker_args a;
-    char why[512];
-    if (gv_worker_args_parse(argc, argv, &a, why, sizeof why) != GV_OK)
-        return fail(GV_ERR_INVALID_ARG, why);
     gv_ctx *ctx = NULL;
-    gv_status s = gv_ctx_create(&a.ctx, &ctx);
+    gv_status s = gv_ctx_create(&a->ctx, &ctx);
     if (s != GV_OK)
         return fail(s, "gpuverify-worker: the context options were refused");
-    if (a.has_nccl) {
+    snprintf(ctx->nccl_log, sizeof ctx->nccl_log, "%s", nccl_log);
+    if (a->has_nccl) {
         ctx->in_worker = 1;
-        gv_worker_serve_nccl(ctx, &a.nccl, emit);
+        gv_worker_serve_nccl(ctx, &a->nccl, emit);
         gv_ctx_destroy(ctx);
         return 0;
     }
-    if (a.has_policy) {
-        s = gv_policy_parse(ctx, a.policy_text, &a.policy);
-        a.run.policy = &a.policy;
+    if (a->has_policy) {
+        s = gv_policy_parse(ctx, a->policy_text, &a->policy);
+        a->run.policy = &a->policy;
     }
     gv_run_plan plan;
     if (s == GV_OK)
-        s = gv_run_plan_make(ctx, &a.run, &plan);
+        s = gv_run_plan_make(ctx, &a->run, &plan);
     if (s != GV_OK) {
         int rc = fail(s, gv_ctx_last_error(ctx));
         gv_ctx_destroy(ctx);
@@ -158,4 +149,39 @@ int main(int argc, char **argv)
     gv_report_free(report);
     gv_ctx_destroy(ctx);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    /* A caller that dies takes its worker with it, even one stuck where it never writes. */
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        return 5;
+        /* No descriptor of the caller's but the pipe (posix_spawn closed them where glibc can). */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    if (close_range(3, ~0u, 0) != 0)
+#endif
+        for (int fd = 3; fd < 4096; fd++)
+            close(fd);
+    events_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (events_fd < 0 || null_fd < 0 || dup2(null_fd, STDOUT_FILENO) < 0)
+        return 6;
+    close(null_fd);
+    if (argc == 3 && strcmp(argv[1], "--probe-topology-xml") == 0)
+        return probe_topology(argv[2]);
+    gv_worker_args a;
+    char why[512];
+    if (gv_worker_args_parse(argc, argv, &a, why, sizeof why) != GV_OK)
+        return fail(GV_ERR_INVALID_ARG, why);
+    /* NCCL's INIT log into a file of ours, to say what NCCL chose; this process's environment
+     * is ours to set, and nothing has loaded NCCL yet. */
+    char nccl_log[PATH_MAX];
+    if (gv_nccl_log_capture(nccl_log, sizeof nccl_log) != 0)
+        nccl_log[0] = '\0';
+    int rc = serve(&a, nccl_log);
+    if (nccl_log[0])
+        unlink(nccl_log);
+    return rc;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "nccl/nccl_log.h"
 #include "worker/worker.h"
 
 #ifndef GV_WORKER_RELPATH
@@ -203,6 +204,10 @@ int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
     }
     if (status)
         *status = st;
+    /* NCCL's log of a worker that was killed (one that ended removed its own). */
+    char log[PATH_MAX];
+    if (gv_nccl_log_path((long)p->pid, log, sizeof log) == 0)
+        unlink(log);
     p->pid = -1;
     return done;
 }

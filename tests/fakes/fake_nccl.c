@@ -233,6 +233,33 @@ static void compute(const queued_op *o)
         o->recv[0] += 1;
 }
 
+/* With NCCL_DEBUG=INFO, what NCCL logs when a rank first connects to its ring neighbours (it
+ * connects at the first collective): the scenario's transport, in NCCL's own line format, to
+ * NCCL_DEBUG_FILE or else stdout, as NCCL does. */
+static void log_connections(gvnc_comm c)
+{
+    const char *level = getenv("NCCL_DEBUG"), *path = getenv("NCCL_DEBUG_FILE");
+    if (!level || strcmp(level, "INFO") != 0 || c->nranks < 2)
+        return;
+    FILE *f = path && *path ? fopen(path, "a") : stdout;
+    if (!f)
+        return;
+    int next = (c->rank + 1) % c->nranks, prev = (c->rank + c->nranks - 1) % c->nranks;
+    const char *head = "fakehost:1:1";
+    if (c->rank == 0)
+        fprintf(f, "%s [%d] NCCL INFO Using network %s\n", head, c->rank, sc.nccl_network);
+    for (int ch = 0; ch < 2; ch++) {
+        fprintf(f, "%s [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via %s\n", head, c->rank,
+                ch, c->rank, c->rank, next, next, sc.nccl_transport);
+        fprintf(f, "%s [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via %s\n", head, c->rank,
+                ch, c->rank, c->rank, prev, prev, sc.nccl_transport);
+    }
+    if (f != stdout)
+        fclose(f);
+    else
+        fflush(f);
+}
+
 static gvnc_result run(const queued_op *ops, int n)
 {
     double start = now_s();
@@ -245,6 +272,9 @@ static gvnc_result run(const queued_op *ops, int n)
         }
         return GVNC_SUCCESS;
     }
+    for (int i = 0; i < n; i++)
+        if (ops[i].comm->seq == 0)
+            log_connections(ops[i].comm);
     for (int i = 0; i < n; i++) {
         const queued_op *o = &ops[i];
         size_t in =

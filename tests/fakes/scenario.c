@@ -318,6 +318,8 @@ int fake_scenario_load(fake_scenario *s)
     memset(s, 0, sizeof *s);
     s->cublas_cuda_version = 13000;
     s->nccl_version = 22809;
+    copy(s->nccl_transport, sizeof s->nccl_transport, "P2P/CUMEM/read");
+    copy(s->nccl_network, sizeof s->nccl_network, "IB");
     const char *path = getenv("GV_FAKE_SCENARIO");
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f)
@@ -351,6 +353,10 @@ int fake_scenario_load(fake_scenario *s)
             s->nccl_version = atoi(v);
         else if (!strcmp(k, "nccl_fault"))
             copy(s->nccl_fault, sizeof s->nccl_fault, v);
+        else if (!strcmp(k, "nccl_transport"))
+            copy(s->nccl_transport, sizeof s->nccl_transport, v);
+        else if (!strcmp(k, "nccl_network"))
+            copy(s->nccl_network, sizeof s->nccl_network, v);
         else if (!strcmp(k, "nccl_busbw_gbps"))
             s->nccl_busbw_gbps = atof(v);
         else if (!strcmp(k, "gpu"))

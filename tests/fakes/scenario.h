@@ -15,6 +15,7 @@
  *   nccl_version = 22809    nccl_busbw_gbps = 0 (instant)    (fake libnccl)
  *   nccl_fault = none | wrong_sum (rank 0 gets one wrong element per operation)
  *                | hang (collectives never complete until aborted) | crash (SIGSEGV)
+ *   nccl_transport = P2P/CUMEM/read    nccl_network = IB   (what NCCL_DEBUG=INFO logs)
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
@@ -163,6 +164,8 @@ typedef struct fake_scenario {
     int cublas_cuda_version; /* what the fake cuBLASLt says it was built for, default 13000 */
     int nccl_version;        /* ncclGetVersion, default 22809 */
     char nccl_fault[16];     /* "", "none", "wrong_sum", "hang", "crash" */
+    char nccl_transport[48]; /* what its INFO log says connects the ranks: "P2P/CUMEM/read" */
+    char nccl_network[16];   /* its "Using network": "IB" */
     double nccl_busbw_gbps;  /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];

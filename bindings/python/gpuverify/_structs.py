@@ -304,7 +304,11 @@ class NcclResult(Versioned):
                 ("peak_algbw_gbps", C.c_double), ("peak_bytes", C.c_uint64),
                 ("wrong_elements", C.c_uint64), ("size_count", C.c_uint32),
                 ("reserved0", C.c_uint32), ("sizes", NcclSize * MAX_NCCL_SIZES),
-                ("isolation", C.c_int32), ("reserved1", C.c_uint32)]
+                ("isolation", C.c_int32), ("transport_known", C.c_int32), ("nvls", C.c_int32),
+                ("via_p2p", C.c_uint32), ("via_shm", C.c_uint32), ("via_net", C.c_uint32),
+                ("via_socket", C.c_uint32), ("via_collnet", C.c_uint32),
+                ("reserved2", C.c_uint32), ("network", C.c_char * 32),
+                ("transports", C.c_char * 256)]
 
 
 class NcclId(C.Structure):
