@@ -321,6 +321,19 @@ static void nccls_log_says_which_transport_each_connection_took(void **state)
     assert_string_equal(r.transports, "0->1 P2P/CUMEM/read; 1->0 P2P/CUMEM/read; 1->2 "
                                       "SHM/direct/direct; 3->2 NET/IB/0/GDRDMA; 2->3 "
                                       "NET/Socket/1; 2->network COLLNET/SHARP/0/GDRDMA");
+    /* A real log: NCCL 2.28.3 on one H200, one rank (no connection; sockets, no IB device). */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nccl/nccl-2.28.3-h200-one-rank.log",
+             getenv("GV_TEST_SOURCE_FIXTURES"));
+    gv_nccl_result real = GV_NCCL_RESULT_INIT;
+    gv_nccl_log_read(path, 0, &real);
+    assert_int_equal(real.transport_known, 1);
+    assert_string_equal(real.network, "Socket");
+    assert_int_equal(real.via_p2p + real.via_shm + real.via_net + real.via_collnet, 0);
+    assert_int_equal(real.nvls, 0);
+    gv_nccl_result unread = GV_NCCL_RESULT_INIT;
+    gv_nccl_log_read("/nonexistent/nccl.log", 0, &unread);
+    assert_int_equal(unread.transport_known, 0);
     gv_nccl_result none = GV_NCCL_RESULT_INIT;
     gv_nccl_log_parse("not NCCL at all\n\n", &none);
     assert_int_equal(none.via_p2p + none.via_shm + none.via_net, 0);
