@@ -16,17 +16,19 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
-                "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
-                "               [--library-dir DIR] [--withhold RANK] [--in-process]\n"
-                "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast\n"
-                "  -b, -e          first and last size, with K/M/G suffixes (default 8, 1G)\n"
-                "  --gpus LIST     CUDA devices, comma-separated (default all; under MPI the\n"
-                "                  local rank's entry)\n"
-                "  --deadline S    for the whole run (default: the library's, 60 s)\n"
-                "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
-                "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
-                "                  than in gpuverify-worker\n");
+    fprintf(to,
+            "usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
+            "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
+            "               [--library-dir DIR] [--withhold RANK] [--in-process]\n"
+            "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast,\n"
+            "                  reduce, alltoall, gather, scatter, sendrecv (nccl-tests' names)\n"
+            "  -b, -e          first and last size, with K/M/G suffixes (default 8, 1G)\n"
+            "  --gpus LIST     CUDA devices, comma-separated (default all; under MPI the\n"
+            "                  local rank's entry)\n"
+            "  --deadline S    for the whole run (default: the library's, 60 s)\n"
+            "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
+            "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
+            "                  than in gpuverify-worker\n");
 }
 
 static unsigned long long size_arg(const char *s)
@@ -242,7 +244,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--op") && v) {
             const char *name = argv[++i];
             o.collective = -1;
-            for (int c = GV_NCCL_ALL_REDUCE; c <= GV_NCCL_BROADCAST; c++)
+            for (int c = 0; c < GV_NCCL_COLLECTIVES; c++)
                 if (!strcmp(name, gv_nccl_collective_name(c)))
                     o.collective = c;
         } else if (!strcmp(a, "-b") && v)

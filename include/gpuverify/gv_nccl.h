@@ -6,8 +6,10 @@
  *
  * The data are exact: every input element is a small integer, so every sum is exact and results
  * are compared with zero tolerance. algbw = bytes / time; busbw = algbw x 2(n-1)/n for all-reduce,
- * x (n-1)/n for all-gather and reduce-scatter, x 1 for broadcast (nccl-tests' definitions;
- * "bytes" is the all-reduce/broadcast buffer, the all-gather output, the reduce-scatter input).
+ * x (n-1)/n for all-gather, reduce-scatter, all-to-all, gather and scatter, x 1 for broadcast,
+ * reduce and sendrecv (nccl-tests' definitions; "bytes" is the all-reduce/broadcast/reduce/
+ * sendrecv buffer, the all-gather and gather output, the reduce-scatter, all-to-all and scatter
+ * input).
  * Time = host clock around `iters` queued operations and a wait for all of them, over iters.
  *
  * Where it runs: in gpuverify-worker (the process gv_run isolates checks in) when one is found,
@@ -31,14 +33,25 @@
 extern "C" {
 #endif
 
+/* The collectives, named as nccl-tests' programs are (all_reduce_perf, ...). Rooted ones use
+ * rank 0. all-to-all, gather and scatter are NCCL's own calls from NCCL 2.28, before that
+ * send/recv in one group, as nccl-tests does; sendrecv is nccl-tests' ring: every rank sends to
+ * the next and receives from the one before. Append-only. */
 enum gv_nccl_collective {
     GV_NCCL_ALL_REDUCE = 0, /* sum */
     GV_NCCL_ALL_GATHER = 1,
     GV_NCCL_REDUCE_SCATTER = 2, /* sum */
-    GV_NCCL_BROADCAST = 3       /* from rank 0 */
+    GV_NCCL_BROADCAST = 3,      /* from rank 0 */
+    GV_NCCL_REDUCE = 4,         /* sum, to rank 0 */
+    GV_NCCL_ALL_TO_ALL = 5,
+    GV_NCCL_GATHER = 6,  /* to rank 0 */
+    GV_NCCL_SCATTER = 7, /* from rank 0 */
+    GV_NCCL_SEND_RECV = 8
 };
+#define GV_NCCL_COLLECTIVES 9 /* how many there are */
 
-/* "all_reduce", "all_gather", "reduce_scatter", "broadcast"; "unknown" otherwise. Static. */
+/* "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "gather",
+ * "scatter", "sendrecv"; "unknown" otherwise. Static. */
 GV_API const char *gv_nccl_collective_name(int32_t collective);
 
 /* gv_nccl_opts.flags */

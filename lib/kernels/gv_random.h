@@ -73,19 +73,32 @@ GV_HD float gv_collective_value(gv_u64 seed, gv_u32 rank, gv_u64 i)
 #define GV_COLL_ALL_GATHER 1
 #define GV_COLL_REDUCE_SCATTER 2
 #define GV_COLL_BROADCAST 3
+#define GV_COLL_REDUCE 4
+#define GV_COLL_ALL_TO_ALL 5
+#define GV_COLL_GATHER 6
+#define GV_COLL_SCATTER 7
+#define GV_COLL_SEND_RECV 8
 
 /* The exact result at element j of a collective's output on `rank` of `nranks`, each rank's
- * input `count` elements (all-gather, broadcast and all-reduce) or nranks x count elements
- * (reduce-scatter). Broadcasts come from rank 0. */
+ * input `count` elements (all-gather, broadcast, all-reduce, reduce, gather, sendrecv) or
+ * nranks x count elements (reduce-scatter, all-to-all, scatter). Roots are rank 0; the outputs
+ * of reduce and gather are the root's. */
 GV_HD float gv_collective_expected(int coll, gv_u64 seed, gv_u32 nranks, gv_u32 rank, gv_u64 count,
                                    gv_u64 j)
 {
     float sum = 0;
     switch (coll) {
     case GV_COLL_ALL_GATHER:
+    case GV_COLL_GATHER:
         return gv_collective_value(seed, (gv_u32)(j / count), j % count);
     case GV_COLL_BROADCAST:
         return gv_collective_value(seed, 0, j);
+    case GV_COLL_ALL_TO_ALL:
+        return gv_collective_value(seed, (gv_u32)(j / count), (gv_u64)rank * count + j % count);
+    case GV_COLL_SCATTER:
+        return gv_collective_value(seed, 0, (gv_u64)rank * count + j);
+    case GV_COLL_SEND_RECV:
+        return gv_collective_value(seed, (rank + nranks - 1) % nranks, j);
     case GV_COLL_REDUCE_SCATTER:
         for (gv_u32 r = 0; r < nranks; r++)
             sum += gv_collective_value(seed, r, (gv_u64)rank * count + j);

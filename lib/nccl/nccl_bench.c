@@ -59,8 +59,10 @@ typedef struct nccl_run {
 
 const char *gv_nccl_collective_name(int32_t collective)
 {
-    static const char *const names[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast"};
-    return collective >= 0 && collective < 4 ? names[collective] : "unknown";
+    static const char *const names[GV_NCCL_COLLECTIVES] = {
+        "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+        "alltoall",   "gather",     "scatter",        "sendrecv"};
+    return collective >= 0 && collective < GV_NCCL_COLLECTIVES ? names[collective] : "unknown";
 }
 
 double gv_nccl_bus_factor(int32_t collective, int nranks)
@@ -71,19 +73,54 @@ double gv_nccl_bus_factor(int32_t collective, int nranks)
     case GV_NCCL_ALL_REDUCE:
         return 2.0 * (nranks - 1) / nranks;
     case GV_NCCL_BROADCAST:
+    case GV_NCCL_REDUCE:
+    case GV_NCCL_SEND_RECV:
         return 1;
     default:
         return (double)(nranks - 1) / nranks;
     }
 }
 
-/* Elements each rank passes to NCCL for a sweep size, and the size nccl-tests prints. */
+/* Collectives whose "bytes" covers every rank's part: nranks x count elements. */
+static int split(int32_t coll)
+{
+    return coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_REDUCE_SCATTER ||
+           coll == GV_NCCL_ALL_TO_ALL || coll == GV_NCCL_GATHER || coll == GV_NCCL_SCATTER;
+}
+
+/* Elements each rank passes to NCCL for a sweep size, and the size nccl-tests prints
+ * (all-to-all parts in whole 16 bytes, as nccl-tests makes them). */
 static uint64_t count_for(int32_t coll, int nranks, uint64_t bytes, uint64_t *actual)
 {
-    int split = coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_REDUCE_SCATTER;
-    uint64_t count = bytes / 4 / (split ? (uint64_t)nranks : 1);
-    *actual = count * 4 * (split ? (uint64_t)nranks : 1);
+    uint64_t parts = split(coll) ? (uint64_t)nranks : 1;
+    uint64_t count = bytes / 4 / parts;
+    if (coll == GV_NCCL_ALL_TO_ALL)
+        count &= ~(uint64_t)3;
+    *actual = count * 4 * parts;
     return count;
+}
+
+/* Elements of one rank's input and output buffers for `count` (count_for's). */
+static uint64_t send_elems_for(int32_t coll, int nranks, uint64_t count)
+{
+    int whole =
+        coll == GV_NCCL_REDUCE_SCATTER || coll == GV_NCCL_ALL_TO_ALL || coll == GV_NCCL_SCATTER;
+    return whole ? count * (uint64_t)nranks : count;
+}
+
+static uint64_t recv_elems_for(int32_t coll, int nranks, uint64_t count)
+{
+    int whole = coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_ALL_TO_ALL || coll == GV_NCCL_GATHER;
+    return whole ? count * (uint64_t)nranks : count;
+}
+
+/* The output elements of `rank` that the collective defines: none off the root of a reduce or
+ * a gather. */
+static uint64_t checked_elems(int32_t coll, int nranks, int rank, uint64_t count)
+{
+    if ((coll == GV_NCCL_REDUCE || coll == GV_NCCL_GATHER) && rank != 0)
+        return 0;
+    return recv_elems_for(coll, nranks, count);
 }
 
 /* What is under way now; the watcher hears of it (the worker passes it to its caller). */
@@ -188,36 +225,101 @@ static gv_status wait_streams(nccl_run *n)
     }
 }
 
-/* One collective on every local GPU: in one group when there are several, as nccl-tests
- * does; one GPU's call alone, since a group costs a fraction of a microsecond that the
- * smallest sizes show. */
+/* Whether NCCL has the collective as a call of its own (all-to-all, gather and scatter from
+ * 2.28), where nccl-tests uses it; else it is made of sends and receives. */
+static int native(const nccl_run *n, const void *fn)
+{
+    return fn && n->r->nccl_version >= 22800;
+}
+
+/* Collectives that are several sends and receives per rank: always inside a group. */
+static int composite(const nccl_run *n)
+{
+    switch (n->o.collective) {
+    case GV_NCCL_SEND_RECV:
+        return 1;
+    case GV_NCCL_ALL_TO_ALL:
+        return !native(n, (const void *)n->nc->ncclAlltoAll);
+    case GV_NCCL_GATHER:
+        return !native(n, (const void *)n->nc->ncclGather);
+    case GV_NCCL_SCATTER:
+        return !native(n, (const void *)n->nc->ncclScatter);
+    default:
+        return 0;
+    }
+}
+
+/* One GPU's part of the collective: NCCL's call, or its sends and receives as nccl-tests makes
+ * them (root 0). */
+static int one_call(const nccl_run *n, const nccl_gpu *g, uint64_t count)
+{
+    const struct gv_nccl_api *nc = n->nc;
+    const char *send = (const char *)(uintptr_t)g->send;
+    char *recv = (char *)(uintptr_t)g->recv;
+    gvcu_stream st = g->s.stream;
+    size_t part = (size_t)count * 4;
+    int rc = GVNC_SUCCESS, nranks = n->nranks, p2p = composite(n);
+    switch (n->o.collective) {
+    case GV_NCCL_ALL_GATHER:
+        return nc->ncclAllGather(send, recv, count, GVNC_FLOAT32, g->comm, st);
+    case GV_NCCL_REDUCE_SCATTER:
+        return nc->ncclReduceScatter(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm, st);
+    case GV_NCCL_BROADCAST:
+        return nc->ncclBroadcast(send, recv, count, GVNC_FLOAT32, 0, g->comm, st);
+    case GV_NCCL_REDUCE:
+        return nc->ncclReduce(send, recv, count, GVNC_FLOAT32, GVNC_SUM, 0, g->comm, st);
+    case GV_NCCL_SEND_RECV:
+        rc = nc->ncclSend(send, count, GVNC_FLOAT32, (g->rank + 1) % nranks, g->comm, st);
+        if (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS)
+            rc = nc->ncclRecv(recv, count, GVNC_FLOAT32, (g->rank + nranks - 1) % nranks, g->comm,
+                              st);
+        return rc;
+    case GV_NCCL_ALL_TO_ALL:
+        if (!p2p)
+            return nc->ncclAlltoAll(send, recv, count, GVNC_FLOAT32, g->comm, st);
+        for (int r = 0; r < nranks && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); r++) {
+            rc = nc->ncclSend(send + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
+            if (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS)
+                rc = nc->ncclRecv(recv + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
+        }
+        return rc;
+    case GV_NCCL_GATHER:
+        if (!p2p)
+            return nc->ncclGather(send, recv, count, GVNC_FLOAT32, 0, g->comm, st);
+        rc = nc->ncclSend(send, count, GVNC_FLOAT32, 0, g->comm, st);
+        for (int r = 0;
+             g->rank == 0 && r < nranks && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); r++)
+            rc = nc->ncclRecv(recv + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
+        return rc;
+    case GV_NCCL_SCATTER:
+        if (!p2p)
+            return nc->ncclScatter(send, recv, count, GVNC_FLOAT32, 0, g->comm, st);
+        for (int r = 0;
+             g->rank == 0 && r < nranks && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); r++)
+            rc = nc->ncclSend(send + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
+        if (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS)
+            rc = nc->ncclRecv(recv, count, GVNC_FLOAT32, 0, g->comm, st);
+        return rc;
+    default:
+        return nc->ncclAllReduce(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm, st);
+    }
+}
+
+/* One collective on every local GPU: in one group when there are several, or sends and
+ * receives, as nccl-tests does; one GPU's single call alone, since a group costs a fraction of
+ * a microsecond that the smallest sizes show. */
 static gv_status enqueue(nccl_run *n, uint64_t count)
 {
     const struct gv_nccl_api *nc = n->nc;
-    int grouped = n->local > 1, pending = 0;
+    int grouped = n->local > 1 || composite(n), pending = 0;
     int rc = grouped ? nc->ncclGroupStart() : GVNC_SUCCESS;
     if (rc != GVNC_SUCCESS)
         return nccl_fail(n, "ncclGroupStart", rc, NULL);
     for (uint32_t i = 0; i < n->local; i++) {
         nccl_gpu *g = &n->gpus[i];
-        if (grouped)
+        if (n->local > 1)
             use(n, i); /* one GPU's context is current already */
-        const void *send = (const void *)(uintptr_t)g->send;
-        void *recv = (void *)(uintptr_t)g->recv;
-        switch (n->o.collective) {
-        case GV_NCCL_ALL_GATHER:
-            rc = nc->ncclAllGather(send, recv, count, GVNC_FLOAT32, g->comm, g->s.stream);
-            break;
-        case GV_NCCL_REDUCE_SCATTER:
-            rc = nc->ncclReduceScatter(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm,
-                                       g->s.stream);
-            break;
-        case GV_NCCL_BROADCAST:
-            rc = nc->ncclBroadcast(send, recv, count, GVNC_FLOAT32, 0, g->comm, g->s.stream);
-            break;
-        default:
-            rc = nc->ncclAllReduce(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm, g->s.stream);
-        }
+        rc = one_call(n, g, count);
         if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS) {
             if (grouped)
                 nc->ncclGroupEnd();
@@ -325,11 +427,11 @@ static gv_status measure_size(nccl_run *n, uint64_t count, gv_nccl_size *row)
     gv_status st = GV_OK;
     for (uint32_t w = 0; w < n->o.warmup_iters && st == GV_OK; w++)
         st = enqueue(n, count);
-    uint64_t out_elems =
-        n->o.collective == GV_NCCL_ALL_GATHER ? count * (uint64_t)n->nranks : count;
     for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
+        uint64_t out = checked_elems(n->o.collective, n->nranks, n->gpus[i].rank, count);
         use(n, i);
-        int rc = gv_session_fill_collective(&n->gpus[i].s, n->gpus[i].recv, out_elems, -1, 0);
+        int rc = out ? gv_session_fill_collective(&n->gpus[i].s, n->gpus[i].recv, out, -1, 0)
+                     : GVCU_SUCCESS;
         if (rc != GVCU_SUCCESS)
             st = gv_session_fail(&n->gpus[i].s, &n->err, "poisoning the output", rc);
     }
@@ -337,10 +439,12 @@ static gv_status measure_size(nccl_run *n, uint64_t count, gv_nccl_size *row)
         st = enqueue(n, count);
     for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
         nccl_gpu *g = &n->gpus[i];
+        uint64_t out = checked_elems(n->o.collective, n->nranks, g->rank, count);
         use(n, i);
-        int rc = gv_session_check_collective(&g->s, g->recv, out_elems, n->o.collective,
-                                             (uint32_t)n->nranks, (uint32_t)g->rank, count,
-                                             n->o.seed, g->errors);
+        int rc = !out ? GVCU_SUCCESS
+                      : gv_session_check_collective(&g->s, g->recv, out, n->o.collective,
+                                                    (uint32_t)n->nranks, (uint32_t)g->rank, count,
+                                                    n->o.seed, g->errors);
         if (rc != GVCU_SUCCESS)
             st = gv_session_fail(&g->s, &n->err, "checking the output", rc);
     }
@@ -492,7 +596,7 @@ static gv_status check_opts(gv_ctx *ctx, const gv_nccl_opts *o)
         return gv_fail(ctx, GV_ERR_INVALID_ARG,
                        "gv_nccl_opts.flags 0x%x: only GV_NCCL_IN_PROCESS (0x1) is defined",
                        (unsigned)o->flags);
-    if (o->collective < GV_NCCL_ALL_REDUCE || o->collective > GV_NCCL_BROADCAST)
+    if (o->collective < 0 || o->collective >= GV_NCCL_COLLECTIVES)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.collective %d is not a collective",
                        (int)o->collective);
     if (o->min_bytes < 4 || o->max_bytes < o->min_bytes || o->max_bytes > (64ull << 30))
@@ -594,8 +698,8 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
     r->local_gpus = (int32_t)count;
     gv_nccl_settings_text(ctx, r->settings, sizeof r->settings);
     uint64_t ignored, per = count_for(o->collective, nranks, o->max_bytes, &ignored);
-    n->send_elems = o->collective == GV_NCCL_REDUCE_SCATTER ? per * (uint64_t)nranks : per;
-    n->recv_elems = o->collective == GV_NCCL_ALL_GATHER ? per * (uint64_t)nranks : per;
+    n->send_elems = send_elems_for(o->collective, nranks, per);
+    n->recv_elems = recv_elems_for(o->collective, nranks, per);
     gv_status st = open_gpus(n, cuda, count);
     for (uint32_t i = 0; i < n->local; i++)
         n->gpus[i].rank = first_rank + (int)i;

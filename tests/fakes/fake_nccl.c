@@ -48,18 +48,25 @@ struct gvnc_comm_st {
     gvcu_stream held;
 };
 
+/* Point-to-point ops, beside the collectives' GV_COLL_* numbers. */
+#define OP_SEND 100
+#define OP_RECV 101
+/* A sender's part of its slot for each receiver. */
+#define MAILBOX_BYTES (SLOT_BYTES / MAX_RANKS)
+
 typedef struct queued_op {
-    int kind; /* GV_COLL_* */
+    int kind; /* GV_COLL_*, OP_SEND, OP_RECV */
     const float *send;
     float *recv;
     size_t count;
+    int peer; /* OP_SEND, OP_RECV */
     gvnc_comm comm;
     gvcu_stream stream;
 } queued_op;
 
 static fake_scenario sc;
 static __thread int group_depth;
-static __thread queued_op queued[64];
+static __thread queued_op queued[1024]; /* 64 GPUs' sends and receives of an all-to-all */
 static __thread int queued_count;
 static __thread gvnc_comm joining[64];
 static __thread int joining_count;
@@ -212,25 +219,75 @@ gvnc_result ncclGroupStart(void)
     return GVNC_SUCCESS;
 }
 
-/* One element of rank `rank`'s output, from every rank's input in the slots. */
+/* Elements an op puts in its rank's slot (its input), and those it writes on this rank. */
+static size_t in_elems(const queued_op *o)
+{
+    int whole = o->kind == GV_COLL_REDUCE_SCATTER || o->kind == GV_COLL_ALL_TO_ALL ||
+                o->kind == GV_COLL_SCATTER;
+    int rooted = o->kind == GV_COLL_BROADCAST || o->kind == GV_COLL_SCATTER;
+    if (o->kind == OP_RECV || (rooted && o->comm->rank != 0))
+        return 0;
+    return whole ? o->count * (size_t)o->comm->nranks : o->count;
+}
+
+static size_t out_elems(const queued_op *o)
+{
+    int whole =
+        o->kind == GV_COLL_ALL_GATHER || o->kind == GV_COLL_ALL_TO_ALL || o->kind == GV_COLL_GATHER;
+    int at_root = o->kind == GV_COLL_REDUCE || o->kind == GV_COLL_GATHER;
+    if (o->kind == OP_SEND || (at_root && o->comm->rank != 0))
+        return 0;
+    return whole ? o->count * (size_t)o->comm->nranks : o->count;
+}
+
+/* Rank `rank`'s output, from every rank's input in the slots (a receive: from its sender's
+ * mailbox for it). */
 static void compute(const queued_op *o)
 {
     gvnc_comm c = o->comm;
-    size_t out = o->kind == GV_COLL_ALL_GATHER ? o->count * (size_t)c->nranks : o->count;
+    size_t out = out_elems(o), n = o->count;
     for (size_t j = 0; j < out; j++) {
         float v = 0;
-        if (o->kind == GV_COLL_ALL_GATHER)
-            v = slot(c, (int)(j / o->count))[j % o->count];
-        else if (o->kind == GV_COLL_BROADCAST)
+        switch (o->kind) {
+        case GV_COLL_ALL_GATHER:
+        case GV_COLL_GATHER:
+            v = slot(c, (int)(j / n))[j % n];
+            break;
+        case GV_COLL_BROADCAST:
             v = slot(c, 0)[j];
-        else
+            break;
+        case GV_COLL_ALL_TO_ALL:
+            v = slot(c, (int)(j / n))[(size_t)c->rank * n + j % n];
+            break;
+        case GV_COLL_SCATTER:
+            v = slot(c, 0)[(size_t)c->rank * n + j];
+            break;
+        case OP_RECV:
+            v = ((const float *)((const char *)slot(c, o->peer) +
+                                 (size_t)c->rank * MAILBOX_BYTES))[j];
+            break;
+        default: /* all-reduce, reduce, reduce-scatter */
             for (int r = 0; r < c->nranks; r++)
-                v += slot(
-                    c, r)[(o->kind == GV_COLL_REDUCE_SCATTER ? (size_t)c->rank * o->count : 0) + j];
+                v += slot(c, r)[(o->kind == GV_COLL_REDUCE_SCATTER ? (size_t)c->rank * n : 0) + j];
+        }
         o->recv[j] = v;
     }
-    if (c->rank == 0 && strcmp(sc.nccl_fault, "wrong_sum") == 0)
+    if (out && c->rank == 0 && strcmp(sc.nccl_fault, "wrong_sum") == 0)
         o->recv[0] += 1;
+}
+
+/* The distinct communicators of a group's ops: each passes the barriers once. */
+static int distinct_comms(const queued_op *ops, int n, gvnc_comm *out)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < k; j++)
+            seen |= out[j] == ops[i].comm;
+        if (!seen)
+            out[k++] = ops[i].comm;
+    }
+    return k;
 }
 
 /* With NCCL_DEBUG=INFO, what NCCL logs when a rank first connects to its ring neighbours (it
@@ -272,24 +329,36 @@ static gvnc_result run(const queued_op *ops, int n)
         }
         return GVNC_SUCCESS;
     }
-    for (int i = 0; i < n; i++)
-        if (ops[i].comm->seq == 0)
-            log_connections(ops[i].comm);
+    gvnc_comm comms[64];
+    int ncomms = distinct_comms(ops, n, comms);
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i]->seq == 0)
+            log_connections(comms[i]);
     for (int i = 0; i < n; i++) {
         const queued_op *o = &ops[i];
-        size_t in =
-            o->kind == GV_COLL_REDUCE_SCATTER ? o->count * (size_t)o->comm->nranks : o->count;
+        if (o->kind == OP_SEND) {
+            if (o->count * sizeof(float) > MAILBOX_BYTES) {
+                snprintf(last_error, sizeof last_error,
+                         "fake NCCL: a send of %zu bytes, at most %u", o->count * sizeof(float),
+                         MAILBOX_BYTES);
+                return GVNC_INVALID_ARGUMENT;
+            }
+            memcpy((char *)slot(o->comm, o->comm->rank) + (size_t)o->peer * MAILBOX_BYTES, o->send,
+                   o->count * sizeof(float));
+            continue;
+        }
+        size_t in = in_elems(o);
         if (in * sizeof(float) > SLOT_BYTES) {
             snprintf(last_error, sizeof last_error, "fake NCCL: %zu bytes per rank, at most %u",
                      in * sizeof(float), SLOT_BYTES);
             return GVNC_INVALID_ARGUMENT;
         }
-        if (o->kind != GV_COLL_BROADCAST || o->comm->rank == 0)
-            memcpy(slot(o->comm, o->comm->rank), o->send, in * sizeof(float));
-        __atomic_add_fetch(&o->comm->sh->arrived, 1, __ATOMIC_ACQ_REL);
+        memcpy(slot(o->comm, o->comm->rank), o->send, in * sizeof(float));
     }
-    for (int i = 0; i < n; i++)
-        if (wait_for(&ops[i].comm->sh->arrived, (ops[i].comm->seq + 1) * ops[i].comm->nranks))
+    for (int i = 0; i < ncomms; i++)
+        __atomic_add_fetch(&comms[i]->sh->arrived, 1, __ATOMIC_ACQ_REL);
+    for (int i = 0; i < ncomms; i++)
+        if (wait_for(&comms[i]->sh->arrived, (comms[i]->seq + 1) * comms[i]->nranks))
             return GVNC_SYSTEM_ERROR;
     for (int i = 0; i < n; i++)
         compute(&ops[i]);
@@ -297,14 +366,13 @@ static gvnc_result run(const queued_op *ops, int n)
         /* Take the time the scenario's bus bandwidth gives (nccl-tests' factors), counting the
          * time the host took to compute it. */
         const queued_op *o = &ops[0];
-        double bytes =
-            (double)o->count * sizeof(float) *
-            (o->kind == GV_COLL_ALL_GATHER || o->kind == GV_COLL_REDUCE_SCATTER ? o->comm->nranks
-                                                                                : 1);
+        size_t most = in_elems(o) > out_elems(o) ? in_elems(o) : out_elems(o);
+        double bytes = (double)most * sizeof(float);
         double n_r = o->comm->nranks;
+        int whole = o->kind == GV_COLL_BROADCAST || o->kind == GV_COLL_REDUCE || o->kind >= OP_SEND;
         double factor = n_r <= 1                        ? 0
                         : o->kind == GV_COLL_ALL_REDUCE ? 2 * (n_r - 1) / n_r
-                        : o->kind == GV_COLL_BROADCAST  ? 1
+                        : whole                         ? 1
                                                         : (n_r - 1) / n_r;
         double seconds = start + bytes * factor / (sc.nccl_busbw_gbps * 1e9) - now_s();
         if (seconds < 0)
@@ -312,14 +380,13 @@ static gvnc_result run(const queued_op *ops, int n)
         struct timespec t = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
         nanosleep(&t, NULL);
     }
-    for (int i = 0; i < n; i++)
-        __atomic_add_fetch(&ops[i].comm->sh->departed, 1, __ATOMIC_ACQ_REL);
-    for (int i = 0; i < n; i++) {
-        if (wait_for(&ops[i].comm->sh->departed, (ops[i].comm->seq + 1) * ops[i].comm->nranks))
+    for (int i = 0; i < ncomms; i++)
+        __atomic_add_fetch(&comms[i]->sh->departed, 1, __ATOMIC_ACQ_REL);
+    for (int i = 0; i < ncomms; i++)
+        if (wait_for(&comms[i]->sh->departed, (comms[i]->seq + 1) * comms[i]->nranks))
             return GVNC_SYSTEM_ERROR;
-    }
-    for (int i = 0; i < n; i++)
-        ops[i].comm->seq++;
+    for (int i = 0; i < ncomms; i++)
+        comms[i]->seq++;
     return GVNC_SUCCESS;
 }
 
@@ -349,17 +416,19 @@ gvnc_result ncclGroupEnd(void)
     return run(queued, n);
 }
 
-static gvnc_result enqueue(int kind, const void *send, void *recv, size_t count, gvnc_comm comm,
-                           gvcu_stream stream)
+static gvnc_result enqueue(int kind, const void *send, void *recv, size_t count, int peer,
+                           gvnc_comm comm, gvcu_stream stream)
 {
-    if (!comm || !send || !recv || count == 0)
+    if (!comm || (!send && kind != OP_RECV) || (!recv && kind != OP_SEND) || count == 0)
+        return GVNC_INVALID_ARGUMENT;
+    if ((kind == OP_SEND || kind == OP_RECV) && (peer < 0 || peer >= comm->nranks))
         return GVNC_INVALID_ARGUMENT;
     if (!ready(comm))
         return GVNC_INVALID_USAGE;
-    queued_op o = {kind, send, recv, count, comm, stream};
+    queued_op o = {kind, send, recv, count, peer, comm, stream};
     if (group_depth == 0)
         return run(&o, 1);
-    if (queued_count >= 64)
+    if (queued_count >= (int)(sizeof queued / sizeof *queued))
         return GVNC_INVALID_USAGE;
     queued[queued_count++] = o;
     return GVNC_SUCCESS;
@@ -370,7 +439,7 @@ gvnc_result ncclAllReduce(const void *send, void *recv, size_t count, gvnc_data_
 {
     if (type != GVNC_FLOAT32 || op != GVNC_SUM)
         return GVNC_INVALID_ARGUMENT;
-    return enqueue(GV_COLL_ALL_REDUCE, send, recv, count, comm, stream);
+    return enqueue(GV_COLL_ALL_REDUCE, send, recv, count, 0, comm, stream);
 }
 
 gvnc_result ncclAllGather(const void *send, void *recv, size_t send_count, gvnc_data_type type,
@@ -378,7 +447,7 @@ gvnc_result ncclAllGather(const void *send, void *recv, size_t send_count, gvnc_
 {
     if (type != GVNC_FLOAT32)
         return GVNC_INVALID_ARGUMENT;
-    return enqueue(GV_COLL_ALL_GATHER, send, recv, send_count, comm, stream);
+    return enqueue(GV_COLL_ALL_GATHER, send, recv, send_count, 0, comm, stream);
 }
 
 gvnc_result ncclReduceScatter(const void *send, void *recv, size_t recv_count, gvnc_data_type type,
@@ -386,7 +455,7 @@ gvnc_result ncclReduceScatter(const void *send, void *recv, size_t recv_count, g
 {
     if (type != GVNC_FLOAT32 || op != GVNC_SUM)
         return GVNC_INVALID_ARGUMENT;
-    return enqueue(GV_COLL_REDUCE_SCATTER, send, recv, recv_count, comm, stream);
+    return enqueue(GV_COLL_REDUCE_SCATTER, send, recv, recv_count, 0, comm, stream);
 }
 
 gvnc_result ncclBroadcast(const void *send, void *recv, size_t count, gvnc_data_type type, int root,
@@ -394,7 +463,55 @@ gvnc_result ncclBroadcast(const void *send, void *recv, size_t count, gvnc_data_
 {
     if (type != GVNC_FLOAT32 || root != 0)
         return GVNC_INVALID_ARGUMENT;
-    return enqueue(GV_COLL_BROADCAST, send, recv, count, comm, stream);
+    return enqueue(GV_COLL_BROADCAST, send, recv, count, 0, comm, stream);
+}
+
+gvnc_result ncclReduce(const void *send, void *recv, size_t count, gvnc_data_type type,
+                       gvnc_red_op op, int root, gvnc_comm comm, gvcu_stream stream)
+{
+    if (type != GVNC_FLOAT32 || op != GVNC_SUM || root != 0)
+        return GVNC_INVALID_ARGUMENT;
+    return enqueue(GV_COLL_REDUCE, send, recv, count, 0, comm, stream);
+}
+
+gvnc_result ncclSend(const void *send, size_t count, gvnc_data_type type, int peer, gvnc_comm comm,
+                     gvcu_stream stream)
+{
+    if (type != GVNC_FLOAT32)
+        return GVNC_INVALID_ARGUMENT;
+    return enqueue(OP_SEND, send, NULL, count, peer, comm, stream);
+}
+
+gvnc_result ncclRecv(void *recv, size_t count, gvnc_data_type type, int peer, gvnc_comm comm,
+                     gvcu_stream stream)
+{
+    if (type != GVNC_FLOAT32)
+        return GVNC_INVALID_ARGUMENT;
+    return enqueue(OP_RECV, NULL, recv, count, peer, comm, stream);
+}
+
+gvnc_result ncclAlltoAll(const void *send, void *recv, size_t count, gvnc_data_type type,
+                         gvnc_comm comm, gvcu_stream stream)
+{
+    if (type != GVNC_FLOAT32)
+        return GVNC_INVALID_ARGUMENT;
+    return enqueue(GV_COLL_ALL_TO_ALL, send, recv, count, 0, comm, stream);
+}
+
+gvnc_result ncclGather(const void *send, void *recv, size_t count, gvnc_data_type type, int root,
+                       gvnc_comm comm, gvcu_stream stream)
+{
+    if (type != GVNC_FLOAT32 || root != 0)
+        return GVNC_INVALID_ARGUMENT;
+    return enqueue(GV_COLL_GATHER, send, recv, count, 0, comm, stream);
+}
+
+gvnc_result ncclScatter(const void *send, void *recv, size_t count, gvnc_data_type type, int root,
+                        gvnc_comm comm, gvcu_stream stream)
+{
+    if (type != GVNC_FLOAT32 || root != 0)
+        return GVNC_INVALID_ARGUMENT;
+    return enqueue(GV_COLL_SCATTER, send, recv, count, 0, comm, stream);
 }
 
 const char *ncclGetLastError(gvnc_comm comm)

@@ -78,38 +78,73 @@ static void allreduce_over_eight_gpus_is_exact_with_nccl_tests_figures(void **st
     gv_ctx_destroy(ctx);
 }
 
+/* nccl-tests' bus factor and "size" for each collective over 3 ranks. */
+static double factor_over_three(int coll)
+{
+    return coll == GV_NCCL_ALL_REDUCE ? 4.0 / 3
+           : coll == GV_NCCL_BROADCAST || coll == GV_NCCL_REDUCE || coll == GV_NCCL_SEND_RECV
+               ? 1
+               : 2.0 / 3;
+}
+
 static void every_collective_is_exact_on_an_odd_number_of_gpus(void **state)
 {
     (void)state;
     setenv("NCCL_ALGO", "Ring", 1);
-    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
-    for (int coll = GV_NCCL_ALL_REDUCE; coll <= GV_NCCL_BROADCAST; coll++) {
-        gv_nccl_opts o = small(coll);
-        o.gpu_count = 3;
-        o.gpus[0] = 5, o.gpus[1] = 1, o.gpus[2] = 2;
-        gv_nccl_result r = GV_NCCL_RESULT_INIT;
-        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
-        assert_int_equal(r.verdict, GV_PASS);
-        assert_int_equal(r.nranks, 3);
-        assert_int_equal(r.collective, coll);
-        assert_int_equal(r.wrong_elements, 0);
-        assert_true(r.size_count >= 6);
-        const gv_nccl_size *last = &r.sizes[r.size_count - 1];
-        double factor = coll == GV_NCCL_ALL_REDUCE  ? 4.0 / 3
-                        : coll == GV_NCCL_BROADCAST ? 1
-                                                    : 2.0 / 3;
-        assert_true(fabs(last->busbw_gbps - last->algbw_gbps * factor) <
-                    1e-9 * last->busbw_gbps + 1e-12);
-        if (coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_REDUCE_SCATTER) {
-            /* nccl-tests' size is the whole gathered (scattered) buffer: whole elements per rank.
-             */
-            assert_int_equal(last->bytes, last->count * 4 * 3);
-            assert_int_equal(last->count, (256 << 10) / 4 / 3);
+    /* NCCL 2.28's own all-to-all, gather and scatter; 2.27's made of sends and receives. */
+    const char *scenarios[] = {"h100x8", "h100x8-nccl-2.27"};
+    for (size_t sc = 0; sc < 2; sc++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", scenarios[sc]);
+        for (int coll = 0; coll < GV_NCCL_COLLECTIVES; coll++) {
+            gv_nccl_opts o = small(coll);
+            o.gpu_count = 3;
+            o.gpus[0] = 5, o.gpus[1] = 1, o.gpus[2] = 2;
+            gv_nccl_result r = GV_NCCL_RESULT_INIT;
+            assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+            assert_int_equal(r.verdict, GV_PASS);
+            assert_int_equal(r.nranks, 3);
+            assert_int_equal(r.collective, coll);
+            assert_int_equal(r.wrong_elements, 0);
+            assert_true(r.size_count >= 6);
+            const gv_nccl_size *last = &r.sizes[r.size_count - 1];
+            assert_true(fabs(last->busbw_gbps - last->algbw_gbps * factor_over_three(coll)) <
+                        1e-9 * last->busbw_gbps + 1e-12);
+            if (coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_REDUCE_SCATTER ||
+                coll == GV_NCCL_GATHER || coll == GV_NCCL_SCATTER) {
+                /* nccl-tests' size is the whole gathered (scattered) buffer: whole elements per
+                 * rank. */
+                assert_int_equal(last->bytes, last->count * 4 * 3);
+                assert_int_equal(last->count, (256 << 10) / 4 / 3);
+            } else if (coll == GV_NCCL_ALL_TO_ALL) {
+                /* Parts of whole 16 bytes, as nccl-tests makes them. */
+                assert_int_equal(last->count, ((256 << 10) / 4 / 3) & ~3u);
+                assert_int_equal(last->bytes, last->count * 4 * 3);
+            } else {
+                assert_int_equal(last->bytes, 256 << 10);
+            }
+            assert_string_equal(r.gpus, "5=0000:ab:00.0 1=0000:2a:00.0 2=0000:3a:00.0");
+            assert_non_null(strstr(r.settings, "NCCL_ALGO=Ring (environment)"));
+            assert_non_null(strstr(r.message, gv_nccl_collective_name(coll)));
         }
-        assert_string_equal(r.gpus, "5=0000:ab:00.0 1=0000:2a:00.0 2=0000:3a:00.0");
-        assert_non_null(strstr(r.settings, "NCCL_ALGO=Ring (environment)"));
+        gv_ctx_destroy(ctx);
     }
     unsetenv("NCCL_ALGO");
+}
+
+static void a_wrong_result_fails_every_collective(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-wrong-sum");
+    for (int coll = 0; coll < GV_NCCL_COLLECTIVES; coll++) {
+        gv_nccl_opts o = small(coll);
+        o.max_bytes = 4096;
+        o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
+        gv_nccl_result r = GV_NCCL_RESULT_INIT;
+        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+        assert_int_equal(r.verdict, GV_FAIL); /* rank 0's first element is off by one */
+        assert_true(r.wrong_elements >= 1);
+        assert_non_null(strstr(r.message, "wrong element(s)"));
+    }
     gv_ctx_destroy(ctx);
 }
 
@@ -450,6 +485,8 @@ static void bad_input_is_refused(void **state)
     assert_true(r.peak_busbw_gbps == 0);
     assert_string_equal(r.gpus, "4=0000:9a:00.0");
     assert_string_equal(gv_nccl_collective_name(GV_NCCL_REDUCE_SCATTER), "reduce_scatter");
+    assert_string_equal(gv_nccl_collective_name(GV_NCCL_SEND_RECV), "sendrecv");
+    assert_string_equal(gv_nccl_collective_name(GV_NCCL_COLLECTIVES), "unknown");
     assert_string_equal(gv_nccl_collective_name(-1), "unknown");
     gv_ctx_destroy(ctx);
 }
@@ -462,6 +499,7 @@ int main(void)
         cmocka_unit_test(allreduce_over_eight_gpus_is_exact_with_nccl_tests_figures),
         cmocka_unit_test(every_collective_is_exact_on_an_odd_number_of_gpus),
         cmocka_unit_test(a_wrong_sum_fails_with_the_count),
+        cmocka_unit_test(a_wrong_result_fails_every_collective),
         cmocka_unit_test(a_hang_times_out_within_the_deadline_and_the_process_stays_usable),
         cmocka_unit_test(a_rank_that_never_arrives_times_out),
         cmocka_unit_test(a_crash_in_nccl_is_an_error_and_the_caller_lives_on),

@@ -13,7 +13,8 @@ VERDICTS = ("PASS", "WARN", "FAIL", "SKIP", "ERROR")
 LEVELS = {"standard": 0, "quick": 1, "extended": 2}
 ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
 DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3, "fp8": 4}
-COLLECTIVES = {"all_reduce": 0, "all_gather": 1, "reduce_scatter": 2, "broadcast": 3}
+COLLECTIVES = {"all_reduce": 0, "all_gather": 1, "reduce_scatter": 2, "broadcast": 3, "reduce": 4,
+               "alltoall": 5, "gather": 6, "scatter": 7, "sendrecv": 8}
 NCCL_IN_PROCESS = 0x1  # gv_nccl_opts.flags: NCCL in the caller, not gpuverify-worker
 
 
