@@ -9,7 +9,8 @@ import statistics
 import sys
 from pathlib import Path
 
-OPS = ("all_reduce", "all_gather", "reduce_scatter")
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "gather",
+       "scatter", "sendrecv")
 
 
 def nccl_tests(path):

@@ -8,7 +8,8 @@
 #include "gpuverify/gv_context.h"
 #include "gpuverify/gv_nccl.h"
 
-/* nccl-tests' bus bandwidth factor for a collective over nranks (0 for one rank). */
+/* nccl-tests' bus bandwidth factor for a collective over nranks: with one rank 0, but 1 for
+ * broadcast, reduce and sendrecv, as nccl-tests prints them. */
 double gv_nccl_bus_factor(int32_t collective, int nranks);
 
 /* NCCL_VERSION_CODE as text: 22809 -> "2.28.9", 2708 (before 2.9) -> "2.7.8". */

@@ -67,7 +67,7 @@ const char *gv_nccl_collective_name(int32_t collective)
 
 double gv_nccl_bus_factor(int32_t collective, int nranks)
 {
-    if (nranks <= 1)
+    if (nranks < 1)
         return 0;
     switch (collective) {
     case GV_NCCL_ALL_REDUCE:
@@ -586,7 +586,9 @@ static void judge(nccl_run *n, gv_status st)
                  "%s over %d ranks: data exact at %u sizes; peak busbw %.1f GB/s at %llu bytes%s",
                  coll, n->nranks, (unsigned)r->size_count, r->peak_busbw_gbps,
                  (unsigned long long)r->peak_bytes,
-                 n->nranks == 1 ? " (one rank moves no data: busbw is 0)" : "");
+                 gv_nccl_bus_factor(n->o.collective, n->nranks) == 0
+                     ? " (one rank moves no data: busbw is 0)"
+                     : "");
     }
 }
 
