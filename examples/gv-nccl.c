@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef GPUVERIFY_WITH_MPI
 #include <mpi.h>
 #endif
@@ -55,10 +56,20 @@ static void json_string(const char *s)
     putchar('"');
 }
 
-static void print_json(const gv_nccl_result *r, gv_status st)
+/* hosts: every rank's host name, '\n'-separated (one host for one process). */
+static void print_json(const gv_nccl_result *r, gv_status st, const char *hosts)
 {
-    printf("{\"collective\": \"%s\", \"verdict\": \"%s\", \"status\": ",
+    printf("{\"collective\": \"%s\", \"verdict\": \"%s\", \"hosts\": [",
            gv_nccl_collective_name(r->collective), gv_verdict_name(r->verdict));
+    for (const char *h = hosts; *h;) {
+        size_t n = strcspn(h, "\n");
+        char one[256];
+        snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), h);
+        printf("%s", h == hosts ? "" : ", ");
+        json_string(one);
+        h += n + (h[n] == '\n');
+    }
+    printf("], \"status\": ");
     json_string(gv_strerror(st));
     printf(", \"nranks\": %d, \"isolation\": \"%s\", \"nccl_version\": ", (int)r->nranks,
            r->isolation == GV_ISOLATION_PROCESS ? "process" : "none");
@@ -148,6 +159,15 @@ static void combine(const gv_nccl_result *all, const gv_status *sts, int count, 
         if (sts[k] != GV_OK && *st == GV_OK)
             *st = sts[k];
         out->wrong_elements += all[k].wrong_elements;
+        if (k != base) { /* every rank logs its own connections */
+            out->via_p2p += all[k].via_p2p, out->via_shm += all[k].via_shm;
+            out->via_net += all[k].via_net, out->via_socket += all[k].via_socket;
+            out->via_collnet += all[k].via_collnet;
+            size_t at = strlen(out->transports);
+            if (all[k].transports[0])
+                snprintf(out->transports + at, sizeof out->transports - at, "%s%s", at ? "; " : "",
+                         all[k].transports);
+        }
         if (all[k].size_count < out->size_count)
             out->size_count = all[k].size_count;
     }
@@ -169,8 +189,9 @@ static void combine(const gv_nccl_result *all, const gv_status *sts, int count, 
     }
 }
 
-/* Ranks on the same host before this one: its local rank, which picks its GPU. */
-static int local_rank(int rank, int size)
+/* Ranks on the same host before this one: its local rank, which picks its GPU; every rank's
+ * host name into hosts ('\n'-separated, for the JSON output). */
+static int local_rank(int rank, int size, char *hosts, size_t cap)
 {
     char host[MPI_MAX_PROCESSOR_NAME] = "";
     int len;
@@ -179,18 +200,39 @@ static int local_rank(int rank, int size)
     MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                   MPI_COMM_WORLD);
     int local = 0;
-    for (int k = 0; k < rank; k++)
-        local += strcmp(all + (size_t)k * MPI_MAX_PROCESSOR_NAME, host) == 0;
+    size_t used = 0;
+    for (int k = 0; k < size; k++) {
+        const char *h = all + (size_t)k * MPI_MAX_PROCESSOR_NAME;
+        local += k < rank && strcmp(h, host) == 0;
+        int w = snprintf(hosts + used, cap - used, "%s%s", k ? "\n" : "", h);
+        if (w > 0 && used + (size_t)w < cap)
+            used += (size_t)w;
+    }
     free(all);
     return local;
+}
+
+/* The GPU of a rank: --gpus' entry for its local rank; else the only GPU a launcher left it
+ * (srun --gpus-per-task=1 sets CUDA_VISIBLE_DEVICES to one device); else its local rank. */
+static uint32_t rank_gpu(const gv_nccl_opts *o, int local)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (o->gpu_count)
+        return o->gpus[local % o->gpu_count];
+    if (visible && *visible && !strchr(visible, ','))
+        return 0;
+    return (uint32_t)local;
 }
 
 /* One rank of an MPI job; rank 0 prints. */
 static int run_mpi(gv_ctx *ctx, const gv_nccl_opts *o, int withhold, int json, int rank, int size,
                    gv_nccl_result *combined, gv_status *st)
 {
-    int local = local_rank(rank, size);
-    uint32_t gpu = o->gpu_count ? o->gpus[local % o->gpu_count] : (uint32_t)local;
+    char *hosts = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME + 1);
+    if (!hosts)
+        return 2;
+    int local = local_rank(rank, size, hosts, (size_t)size * (MPI_MAX_PROCESSOR_NAME + 1));
+    uint32_t gpu = rank_gpu(o, local);
     gv_nccl_id id;
     memset(&id, 0, sizeof id);
     int ok = rank != 0 || gv_nccl_unique_id(ctx, &id) == GV_OK;
@@ -198,6 +240,7 @@ static int run_mpi(gv_ctx *ctx, const gv_nccl_opts *o, int withhold, int json, i
     if (!ok) {
         if (rank == 0)
             fprintf(stderr, "gv-nccl: %s\n", gv_ctx_last_error(ctx));
+        free(hosts);
         return 2;
     }
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -219,12 +262,13 @@ static int run_mpi(gv_ctx *ctx, const gv_nccl_opts *o, int withhold, int json, i
         *st = GV_OK;
         combine(all, sts, size, combined, st);
         if (json)
-            print_json(combined, *st);
+            print_json(combined, *st, hosts);
         else
             print_table(combined, *st, size);
     }
     free(all);
     free(sts);
+    free(hosts);
     int code = rank == 0 ? combined->verdict == GV_PASS && *st == GV_OK ? 0 : 1 : 0;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return code;
@@ -303,8 +347,10 @@ int main(int argc, char **argv)
         if (st != GV_OK && st != GV_ERR_TIMEOUT)
             fprintf(stderr, "gv-nccl: %s\n", gv_ctx_last_error(ctx));
         else {
+            char host[256] = "";
+            gethostname(host, sizeof host - 1);
             if (json)
-                print_json(&r, st);
+                print_json(&r, st, host);
             else
                 print_table(&r, st, 1);
             code = r.verdict == GV_PASS && st == GV_OK ? 0 : 1;

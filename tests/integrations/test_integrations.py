@@ -1,6 +1,7 @@
 """The integration examples end to end over the fakes: the Slurm health check drains a failing
 node with the failing check's message (scontrol replaced by a recorder) and leaves a healthy one
-alone; the fleet aggregator flags the node whose GEMM is below the fleet median.
+alone; the fleet aggregator flags the node whose GEMM is below the fleet median, and the node
+pair whose gv-nccl busbw is below the median pair's.
 
 Usage (ctest): test_integrations.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
 import json
@@ -70,6 +71,32 @@ def main():
             f.write("\n".join(reports[:2]))
         if subprocess.run([sys.executable, tool, healthy], capture_output=True).returncode != 0:
             failures.append("fleet: healthy nodes flagged")
+        # Node pairs: a real gv-nccl --json object, as if run on four pairs of nodes; the pair
+        # at a quarter of the others' busbw, and one whose run FAILed, are the outliers.
+        gv_nccl = os.path.join(os.path.dirname(gv_check), "gv-nccl")
+        out = subprocess.run([gv_nccl, "--library-dir", fakelib, "--gpus", "0,1", "-b", "1M",
+                              "-e", "1M", "-n", "2", "--json"], capture_output=True, text=True,
+                             env=dict(os.environ, GV_FAKE_SCENARIO=scenario("h100x8-nccl-slow")))
+        base = json.loads(out.stdout)
+        runs = []
+        for hosts, busbw, verdict in ((["n1", "n2"], 2.0, "PASS"), (["n1", "n3"], 2.0, "PASS"),
+                                      (["n2", "n3"], 0.5, "PASS"), (["n3", "n4"], 1.9, "FAIL")):
+            run = dict(base, hosts=hosts * 8, peak_busbw_gbps=busbw, verdict=verdict)
+            runs.append(json.dumps(run))
+        pairs_file = os.path.join(tmp, "pairs.json")
+        with open(pairs_file, "w") as f:
+            f.write("\n".join(runs))
+        res = subprocess.run([sys.executable, tool, "--json", fleet_file, pairs_file],
+                             capture_output=True, text=True)
+        result = json.loads(res.stdout) if res.stdout else {}
+        flagged = sorted((o["node"], o["why"]) for o in result.get("outliers", [])
+                         if o["check"] == "nccl.all_reduce")
+        # median of 2.0, 2.0, 0.5, 1.9 = 1.95: 0.5 is 26% of it; 1.9 is within 10%.
+        if res.returncode != 1 or flagged != [("n2+n3", "26% of the median pair"),
+                                              ("n3+n4", "FAIL")]:
+            failures.append("fleet pairs: exit %d, flagged %r" % (res.returncode, flagged))
+        if result.get("nccl_runs") != 4 or result.get("nodes") != 4:
+            failures.append("fleet pairs: counted %r" % result)
         bad = subprocess.run([sys.executable, tool, record if os.path.exists(record) else fake],
                              capture_output=True, text=True)
         if bad.returncode != 2:

@@ -2,12 +2,18 @@
 """Reads many nodes' gpuverify JSON reports and flags the outliers against the fleet median.
 
     srun -N 64 --ntasks-per-node=1 gv-check --json --checks gemm,cuda.copy,nccl > reports.json
-    gpuverify-fleet.py reports.json            # or several files, or - for stdin
+    for pair in ...; do srun -N 2 -w $pair --ntasks-per-node=8 --mpi=pmix gv-nccl --json; done \
+        > pairs.json                                      # docs/nccl.md, "Two nodes and more"
+    gpuverify-fleet.py reports.json pairs.json  # or several files, or - for stdin
 
-Input: report objects (docs/report.schema.json), one per file or several concatenated (as srun
-prints them). For every check that measures a number (TFLOPS, GB/s) the fleet median is taken
-per check ID over all nodes and subjects; a node whose value lies more than --tolerance below it
-(default 10%) is an outlier, as is any FAIL or ERROR. Nodes are named by their report's hostname.
+Input: report objects (docs/report.schema.json) and gv-nccl --json objects, one per file or
+several concatenated (as srun prints them). For every check that measures a number (TFLOPS,
+GB/s) the fleet median is taken per check ID over all nodes and subjects; a node whose value
+lies more than --tolerance below it (default 10%) is an outlier, as is any FAIL or ERROR. Nodes
+are named by their report's hostname. gv-nccl runs are grouped by collective and by the set of
+hosts their ranks ran on ("a+b" for a node pair): the median peak busbw over the pairs, and a
+pair more than --tolerance below it, or whose run FAILed, is an outlier (the one bad link or
+NIC shows up in every pair it is part of).
 Output: a table, or --json. Exit status: 0 no outlier, 1 outliers, 2 bad input."""
 import argparse
 import json
@@ -29,9 +35,37 @@ def reports(paths):
             if pos >= len(text):
                 break
             obj, pos = decoder.raw_decode(text, pos)
-            if not isinstance(obj, dict) or obj.get("schema_version") not in (1, 2, 3):
-                raise ValueError("%s: not a gpuverify report (schema_version 1 to 3)" % path)
+            nccl = isinstance(obj, dict) and "collective" in obj and "hosts" in obj
+            if not nccl and (not isinstance(obj, dict) or
+                             obj.get("schema_version") not in (1, 2, 3)):
+                raise ValueError("%s: neither a gpuverify report (schema_version 1 to 3) nor "
+                                 "gv-nccl --json output" % path)
             yield obj
+
+
+def analyse_pairs(runs, tolerance):
+    """gv-nccl runs by (collective, hosts): the median peak busbw per collective, outliers."""
+    by = {}  # collective -> [(hosts, busbw, run)]
+    problems = []
+    for run in runs:
+        hosts = "+".join(sorted(set(run["hosts"]))) or "?"
+        if run["verdict"] in ("FAIL", "ERROR"):
+            problems.append({"node": hosts, "check": "nccl." + run["collective"],
+                             "subject": "%d ranks" % run["nranks"], "why": run["verdict"],
+                             "message": run["message"]})
+        by.setdefault(run["collective"], []).append((hosts, run["peak_busbw_gbps"], run))
+    medians = {}
+    for coll, rows in sorted(by.items()):
+        median = statistics.median(b for _, b, _ in rows)
+        medians["nccl." + coll] = {"median": median, "unit": "GB/s busbw", "samples": len(rows)}
+        for hosts, busbw, run in rows:
+            if median > 0 and busbw < (1 - tolerance) * median:
+                problems.append({"node": hosts, "check": "nccl." + coll,
+                                 "subject": "%d ranks" % run["nranks"],
+                                 "why": "%.0f%% of the median pair" % (100 * busbw / median),
+                                 "message": "peak busbw %.1f GB/s vs median %.1f GB/s; %s"
+                                 % (busbw, median, run.get("transports") or "")})
+    return medians, problems
 
 
 def analyse(all_reports, tolerance):
@@ -70,12 +104,17 @@ def main():
     except (OSError, ValueError) as e:
         print("gpuverify-fleet: %s" % e, file=sys.stderr)
         return 2
-    medians, problems = analyse(all_reports, args.tolerance)
+    nccl_runs = [r for r in all_reports if "collective" in r]
+    node_reports = [r for r in all_reports if "collective" not in r]
+    medians, problems = analyse(node_reports, args.tolerance)
+    pair_medians, pair_problems = analyse_pairs(nccl_runs, args.tolerance)
+    medians.update(pair_medians)
+    problems += pair_problems
     if args.json:
-        print(json.dumps({"nodes": len(all_reports), "medians": medians, "outliers": problems},
-                         indent=2))
+        print(json.dumps({"nodes": len(node_reports), "nccl_runs": len(nccl_runs),
+                          "medians": medians, "outliers": problems}, indent=2))
     else:
-        print("%d node reports" % len(all_reports))
+        print("%d node reports, %d gv-nccl runs" % (len(node_reports), len(nccl_runs)))
         for check, m in medians.items():
             print("  %-16s median %8.1f %-6s over %d results" % (check, m["median"], m["unit"],
                                                                    m["samples"]))
