@@ -2,7 +2,7 @@
 over rounds of the time per operation of nccl-tests (out of place), gv-nccl in gpuverify-worker,
 gv-nccl --in-process, torch.distributed (all_reduce) and, where run, both under mpirun; each
 gv-nccl time as a ratio to nccl-tests' (the bar: <= 1.05 at every size), and peak busbw ratios
-(the bar: >= 0.99).
+(the bar: >= 0.99); then the same for the in-place columns where gv-nccl ran --in-place.
 Usage: python3 bench/compare_nccl_tests.py OUTDIR"""
 import json
 import statistics
@@ -13,17 +13,21 @@ OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all
        "scatter", "sendrecv")
 
 
-def nccl_tests(path):
-    """{bytes: (time_us, busbw)} of the out-of-place columns of an nccl-tests output."""
+def nccl_tests(path, in_place=False):
+    """{bytes: (time_us, busbw)} of an nccl-tests output's out-of-place (or in-place) columns."""
     rows = {}
     for line in path.read_text(errors="replace").splitlines():
         f = line.split()
         if len(f) >= 13 and f[0].isdigit():
-            rows[int(f[0])] = (float(f[5]), float(f[7]))
+            try:
+                rows[int(f[0])] = (float(f[9]), float(f[11])) if in_place else (float(f[5]),
+                                                                                  float(f[7]))
+            except ValueError:  # "N/A" where nccl-tests has no in-place form
+                pass
     return rows
 
 
-def gv(path):
+def gv(path, in_place=False):
     text = path.read_text().strip()
     if not text:
         return {}
@@ -31,11 +35,12 @@ def gv(path):
         doc = json.loads(text)
     except json.JSONDecodeError:
         doc = json.loads(text.splitlines()[-1])  # torchrun: the last line
-    return {s["bytes"]: (s["time_us"], s["busbw_gbps"]) for s in doc.get("sizes", [])}
+    rows = doc.get("in_place" if in_place else "sizes", [])
+    return {s["bytes"]: (s["time_us"], s["busbw_gbps"]) for s in rows if s["time_us"] > 0}
 
 
-def rounds(out, pattern, reader):
-    return [reader(p) for p in sorted(out.glob(pattern))]
+def rounds(out, pattern, reader, in_place=False):
+    return [reader(p, in_place) for p in sorted(out.glob(pattern))]
 
 
 def median_at(runs, size, k=0):
@@ -48,20 +53,22 @@ def peak(runs):
     return statistics.median(peaks) if peaks else None
 
 
-def table(out, op):
-    cols = [("nccl-tests -g N", rounds(out, "nt_%s_[0-9].txt" % op, nccl_tests)),
-            ("gv-nccl (worker)", rounds(out, "gv_%s_[0-9].json" % op, gv)),
-            ("gv-nccl --in-process", rounds(out, "gvin_%s_[0-9].json" % op, gv)),
-            ("torch.distributed", rounds(out, "torch_%s_[0-9].json" % op, gv)),
-            ("nccl-tests mpirun", rounds(out, "ntmpi_%s_[0-9].txt" % op, nccl_tests)),
-            ("gv-nccl mpirun", rounds(out, "gvmpi_%s_[0-9].json" % op, gv))]
+def table(out, op, in_place=False):
+    cols = [("nccl-tests -g N", rounds(out, "nt_%s_[0-9].txt" % op, nccl_tests, in_place)),
+            ("gv-nccl (worker)", rounds(out, "gv_%s_[0-9].json" % op, gv, in_place)),
+            ("gv-nccl --in-process", rounds(out, "gvin_%s_[0-9].json" % op, gv, in_place)),
+            ("torch.distributed", rounds(out, "torch_%s_[0-9].json" % op, gv, in_place)),
+            ("nccl-tests mpirun", rounds(out, "ntmpi_%s_[0-9].txt" % op, nccl_tests, in_place)),
+            ("gv-nccl mpirun", rounds(out, "gvmpi_%s_[0-9].json" % op, gv, in_place))]
     cols = [(name, runs) for name, runs in cols if any(runs)]
+    if len(cols) < 2:
+        return
     ref = {"gv-nccl (worker)": "nccl-tests -g N", "gv-nccl --in-process": "nccl-tests -g N",
            "torch.distributed": "nccl-tests -g N", "gv-nccl mpirun": "nccl-tests mpirun"}
     by = dict(cols)
     sizes = sorted(set().union(*(r.keys() for _, runs in cols for r in runs)))
-    print("\n### %s: time per operation (us), median of %d rounds; ratio to nccl-tests\n"
-          % (op, max(len(runs) for _, runs in cols)))
+    print("\n### %s%s: time per operation (us), median of %d rounds; ratio to nccl-tests\n"
+          % (op, " in place" if in_place else "", max(len(runs) for _, runs in cols)))
     print("| size (B) | " + " | ".join(name for name, _ in cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
     worst = {}
@@ -94,6 +101,7 @@ def main():
     for op in OPS:
         if any(out.glob("*_%s_[0-9].*" % op)):
             table(out, op)
+            table(out, op, in_place=True)  # where both sides measured it
 
 
 if __name__ == "__main__":

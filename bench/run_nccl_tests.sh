@@ -8,7 +8,7 @@
 # Usage: bench/run_nccl_tests.sh BINDIR NCCL_TESTS_SRC OUTDIR [MAX_BYTES]
 #   BINDIR: gv-nccl, bench_nccl_deadline; NCCL_TESTS_SRC: a checkout of NVIDIA/nccl-tests
 #   Environment: ITERS (20), WARMUP (5), ROUNDS (3), OPS ("all_reduce all_gather
-#   reduce_scatter"), MIN_BYTES (8). Each round starts with a different one of the three
+#   reduce_scatter"), MIN_BYTES (8), INPLACE (set: gv-nccl --in-place too). Each round starts with a different one of the three
 #   single-process runs, so that none always runs first after a pause.
 set -u
 bin=$1; src=$2; out=$3; max=${4:-4294967296}
@@ -31,11 +31,12 @@ gencode=${NVCC_GENCODE:--gencode=arch=compute_90,code=sm_90}
   env | grep '^NCCL_' ; true
 } >"$out/env.txt" 2>&1
 common="-b ${MIN_BYTES:-8} -e $max -f 2 -n ${ITERS:-20} -w ${WARMUP:-5}"
+gvflags=${INPLACE:+--in-place} # nccl-tests always times both; gv-nccl when asked
 one() { # which round op: one of the three single-process runs
     case $1 in
     0) "$src/build/${3}_perf" $common -g "$n" >"$out/nt_${3}_$2.txt" 2>&1 ;;
-    1) "$bin/gv-nccl" --op "$3" $common --json >"$out/gv_${3}_$2.json" 2>"$out/gv_${3}_$2.err" ;;
-    2) "$bin/gv-nccl" --op "$3" $common --in-process --json >"$out/gvin_${3}_$2.json" 2>"$out/gvin_${3}_$2.err" ;;
+    1) "$bin/gv-nccl" --op "$3" $common $gvflags --json >"$out/gv_${3}_$2.json" 2>"$out/gv_${3}_$2.err" ;;
+    2) "$bin/gv-nccl" --op "$3" $common $gvflags --in-process --json >"$out/gvin_${3}_$2.json" 2>"$out/gvin_${3}_$2.err" ;;
     esac
 }
 for op in ${OPS:-all_reduce all_gather reduce_scatter}; do
@@ -43,7 +44,7 @@ for op in ${OPS:-all_reduce all_gather reduce_scatter}; do
         for k in 0 1 2; do one $(( (k + round - 1) % 3 )) "$round" "$op"; done
         if [ "$n" -gt 1 ]; then
             mpirun -np "$n" -x LD_LIBRARY_PATH "$src/build/${op}_perf_mpi" $common -g 1 >"$out/ntmpi_${op}_$round.txt" 2>&1
-            mpirun -np "$n" -x LD_LIBRARY_PATH -x GPUVERIFY_WORKER "$bin/gv-nccl" --op "$op" $common --json \
+            mpirun -np "$n" -x LD_LIBRARY_PATH -x GPUVERIFY_WORKER "$bin/gv-nccl" --op "$op" $common $gvflags --json \
                 >"$out/gvmpi_${op}_$round.json" 2>"$out/gvmpi_${op}_$round.err"
         fi
         if [ "$op" = all_reduce ]; then

@@ -20,7 +20,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
             "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
-            "               [--library-dir DIR] [--withhold RANK] [--in-process]\n"
+            "               [--library-dir DIR] [--withhold RANK] [--in-process] [--in-place]\n"
             "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast,\n"
             "                  reduce, alltoall, gather, scatter, sendrecv (nccl-tests' names)\n"
             "  -b, -e          first and last size, with K/M/G suffixes (default 8, 1G)\n"
@@ -28,6 +28,7 @@ static void usage(FILE *to)
             "                  local rank's entry)\n"
             "  --deadline S    for the whole run (default: the library's, 60 s)\n"
             "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
+            "  --in-place      each size in place too (nccl-tests' second column group)\n"
             "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
             "                  than in gpuverify-worker\n");
 }
@@ -88,15 +89,19 @@ static void print_json(const gv_nccl_result *r, gv_status st, const char *hosts)
     json_string(r->network);
     printf(", \"transports\": ");
     json_string(r->transports);
-    printf(", \"sizes\": [");
-    for (uint32_t i = 0; i < r->size_count; i++) {
-        const gv_nccl_size *s = &r->sizes[i];
-        printf("%s\n  {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.2f, \"algbw_gbps\": %.3f, "
-               "\"busbw_gbps\": %.3f, \"wrong\": %llu}",
-               i ? "," : "", (unsigned long long)s->bytes, (unsigned long long)s->count, s->time_us,
-               s->algbw_gbps, s->busbw_gbps, (unsigned long long)s->wrong);
+    for (int group = 0; group < 2; group++) {
+        const gv_nccl_size *rows = group ? r->in_place : r->sizes;
+        printf(", \"%s\": [", group ? "in_place" : "sizes");
+        for (uint32_t i = 0; i < r->size_count; i++) {
+            const gv_nccl_size *s = &rows[i];
+            printf("%s\n  {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.2f, "
+                   "\"algbw_gbps\": %.3f, \"busbw_gbps\": %.3f, \"wrong\": %llu}",
+                   i ? "," : "", (unsigned long long)s->bytes, (unsigned long long)s->count,
+                   s->time_us, s->algbw_gbps, s->busbw_gbps, (unsigned long long)s->wrong);
+        }
+        printf("]");
     }
-    printf("]}\n");
+    printf("}\n");
 }
 
 static void print_table(const gv_nccl_result *r, gv_status st, int processes)
@@ -115,13 +120,25 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
         printf("# NCCL connected through: %s (network %s%s)\n",
                r->transports[0] ? r->transports : "no connection logged",
                r->network[0] ? r->network : "not named", r->nvls ? ", NVLS multicast" : "");
-    printf("#%14s %12s %6s %11s %12s %12s %8s\n", "size(B)", "count", "type", "time(us)",
+    /* nccl-tests' columns: out of place, then in place when it was measured. */
+    int in_place = 0;
+    for (uint32_t i = 0; i < r->size_count; i++)
+        in_place |= r->in_place[i].time_us > 0;
+    printf("#%14s %12s %6s %11s %12s %12s %8s", "size(B)", "count", "type", "time(us)",
            "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+    if (in_place)
+        printf("  %11s %12s %12s %8s  (in place)", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
+               "#wrong");
+    printf("\n");
     for (uint32_t i = 0; i < r->size_count; i++) {
-        const gv_nccl_size *s = &r->sizes[i];
-        printf("%15llu %12llu %6s %11.2f %12.2f %12.2f %8llu\n", (unsigned long long)s->bytes,
+        const gv_nccl_size *s = &r->sizes[i], *p = &r->in_place[i];
+        printf("%15llu %12llu %6s %11.2f %12.2f %12.2f %8llu", (unsigned long long)s->bytes,
                (unsigned long long)s->count, "float", s->time_us, s->algbw_gbps, s->busbw_gbps,
                (unsigned long long)s->wrong);
+        if (in_place)
+            printf("  %11.2f %12.2f %12.2f %8llu", p->time_us, p->algbw_gbps, p->busbw_gbps,
+                   (unsigned long long)p->wrong);
+        printf("\n");
     }
     if (r->size_count)
         printf("# Peak busbw: %.2f GB/s at %llu bytes\n", r->peak_busbw_gbps,
@@ -174,19 +191,22 @@ static void combine(const gv_nccl_result *all, const gv_status *sts, int count, 
     double factor = out->size_count && out->sizes[0].algbw_gbps > 0
                         ? out->sizes[0].busbw_gbps / out->sizes[0].algbw_gbps
                         : 0;
-    for (uint32_t i = 0; i < out->size_count; i++) {
-        gv_nccl_size *s = &out->sizes[i];
-        double sum = 0;
-        s->wrong = 0;
-        for (int k = 0; k < count; k++)
-            if (all[k].verdict != GV_SKIP)
-                sum += all[k].sizes[i].time_us, s->wrong += all[k].sizes[i].wrong;
-        s->time_us = sum / ranks;
-        s->algbw_gbps = s->bytes / (s->time_us * 1e3);
-        s->busbw_gbps = s->algbw_gbps * factor;
-        if (s->busbw_gbps > out->peak_busbw_gbps)
-            out->peak_busbw_gbps = s->busbw_gbps, out->peak_bytes = s->bytes;
-    }
+    for (int group = 0; group < 2; group++)
+        for (uint32_t i = 0; i < out->size_count; i++) {
+            gv_nccl_size *s = group ? &out->in_place[i] : &out->sizes[i];
+            double sum = 0;
+            s->wrong = 0;
+            for (int k = 0; k < count; k++)
+                if (all[k].verdict != GV_SKIP) {
+                    const gv_nccl_size *one = group ? &all[k].in_place[i] : &all[k].sizes[i];
+                    sum += one->time_us, s->wrong += one->wrong;
+                }
+            s->time_us = sum / ranks;
+            s->algbw_gbps = s->time_us > 0 ? s->bytes / (s->time_us * 1e3) : 0;
+            s->busbw_gbps = s->algbw_gbps * factor;
+            if (!group && s->busbw_gbps > out->peak_busbw_gbps)
+                out->peak_busbw_gbps = s->busbw_gbps, out->peak_bytes = s->bytes;
+        }
 }
 
 /* Ranks on the same host before this one: its local rank, which picks its GPU; every rank's
@@ -307,6 +327,8 @@ int main(int argc, char **argv)
             o.min_busbw_gbps = strtod(argv[++i], NULL);
         else if (!strcmp(a, "--library-dir") && v)
             co.library_dir = argv[++i];
+        else if (!strcmp(a, "--in-place"))
+            o.flags |= GV_NCCL_IN_PLACE;
         else if (!strcmp(a, "--in-process"))
             o.flags |= GV_NCCL_IN_PROCESS;
         else if (!strcmp(a, "--withhold") && v)

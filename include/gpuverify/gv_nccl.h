@@ -56,13 +56,17 @@ GV_API const char *gv_nccl_collective_name(int32_t collective);
 
 /* gv_nccl_opts.flags */
 #define GV_NCCL_IN_PROCESS 0x1u /* run in the caller even when gpuverify-worker is found */
+/* Each size in place too (nccl-tests' second column group): the output buffer is the input
+ * (all-gather and gather send from their part of it, reduce-scatter and scatter receive into
+ * theirs); not for all-to-all and sendrecv, which have no in-place form. */
+#define GV_NCCL_IN_PLACE 0x2u
 
 #define GV_NCCL_MAX_GPUS 64
 #define GV_NCCL_MAX_SIZES 48
 
 typedef struct gv_nccl_opts {
     uint32_t struct_size;
-    uint32_t flags;     /* GV_NCCL_IN_PROCESS or 0 */
+    uint32_t flags;     /* GV_NCCL_IN_PROCESS, GV_NCCL_IN_PLACE */
     int32_t collective; /* enum gv_nccl_collective, default all-reduce */
     uint32_t gpu_count; /* gv_nccl_bench: the CUDA devices in gpus[]; 0 = every device */
     uint32_t gpus[GV_NCCL_MAX_GPUS];
@@ -139,6 +143,9 @@ typedef struct gv_nccl_result {
     uint32_t reserved2;
     char network[32];     /* NCCL's "Using network ..." ("IB", "Socket"), "" when not said */
     char transports[256]; /* the distinct connections: "0->1 P2P/CUMEM/read; 1->0 P2P/CUMEM/read" */
+    /* With GV_NCCL_IN_PLACE: each size of sizes[] in place (time 0 where not measured). Its
+     * wrong elements count in wrong_elements; the peak is out of place's, as nccl-tests'. */
+    gv_nccl_size in_place[GV_NCCL_MAX_SIZES];
 } gv_nccl_result;
 
 #define GV_NCCL_RESULT_INIT GV_STRUCT_INIT(gv_nccl_result)

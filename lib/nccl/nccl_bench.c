@@ -37,6 +37,7 @@ typedef struct nccl_gpu {
     gvnc_comm comm;
     int rank;
     gvcu_deviceptr send, recv, errors;
+    gvcu_deviceptr at_send, at_recv; /* what the collective is given now (place()) */
 } nccl_gpu;
 
 typedef struct nccl_run {
@@ -254,8 +255,8 @@ static int composite(const nccl_run *n)
 static int one_call(const nccl_run *n, const nccl_gpu *g, uint64_t count)
 {
     const struct gv_nccl_api *nc = n->nc;
-    const char *send = (const char *)(uintptr_t)g->send;
-    char *recv = (char *)(uintptr_t)g->recv;
+    const char *send = (const char *)(uintptr_t)g->at_send;
+    char *recv = (char *)(uintptr_t)g->at_recv;
     gvcu_stream st = g->s.stream;
     size_t part = (size_t)count * 4;
     int rc = GVNC_SUCCESS, nranks = n->nranks, p2p = composite(n);
@@ -363,8 +364,12 @@ static gv_status alloc_buffers(nccl_run *n)
         use(n, i);
         int rc;
         uint64_t zero = 0;
+        /* In place, the output buffer holds the input too (nccl-tests' layout). */
+        uint64_t recv_elems = n->o.flags & GV_NCCL_IN_PLACE && n->send_elems > n->recv_elems
+                                  ? n->send_elems
+                                  : n->recv_elems;
         if ((rc = cu->cuMemAlloc(&g->send, n->send_elems * 4)) ||
-            (rc = cu->cuMemAlloc(&g->recv, n->recv_elems * 4)) ||
+            (rc = cu->cuMemAlloc(&g->recv, recv_elems * 4)) ||
             (rc = cu->cuMemAlloc(&g->errors, sizeof zero)))
             return gv_session_fail(&g->s, &n->err, "cuMemAlloc", rc);
         if ((rc = cu->cuMemcpyHtoD(g->errors, &zero, sizeof zero)) ||
@@ -420,20 +425,65 @@ static gv_status take_errors(nccl_run *n, uint64_t *wrong)
     return GV_OK;
 }
 
-/* One size: warm-up, one verified operation into a poisoned output, one untimed operation,
+/* Whether a collective has an in-place form nccl-tests measures (all-to-all and sendrecv have
+ * none). */
+static int has_in_place(int32_t coll)
+{
+    return coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV;
+}
+
+/* Points every GPU's collective at its buffers: out of place, send and recv; in place, both
+ * inside recv where NCCL's documentation puts them (all-gather and gather send from the rank's
+ * part of the output, reduce-scatter and scatter receive into the rank's part of the input). */
+static void place(nccl_run *n, uint64_t count, int in_place)
+{
+    int32_t coll = n->o.collective;
+    for (uint32_t i = 0; i < n->local; i++) {
+        nccl_gpu *g = &n->gpus[i];
+        uint64_t part = count * 4 * (uint64_t)g->rank;
+        g->at_send = in_place ? g->recv : g->send;
+        g->at_recv = g->recv;
+        if (in_place && (coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_GATHER))
+            g->at_send += part;
+        if (in_place && (coll == GV_NCCL_REDUCE_SCATTER || coll == GV_NCCL_SCATTER))
+            g->at_recv += part;
+    }
+}
+
+/* Before the verified operation: the output poisoned (NaN) where the collective must write;
+ * in place, the input written where it belongs first (an output that is the untouched input
+ * still fails: it differs from the exact result but for one rank's all-reduce). */
+static int prepare(nccl_run *n, nccl_gpu *g, uint64_t count, int in_place)
+{
+    int32_t coll = n->o.collective;
+    uint64_t out = checked_elems(coll, n->nranks, g->rank, count);
+    uint64_t in = send_elems_for(coll, n->nranks, count);
+    gv_session *s = &g->s;
+    int rc = GVCU_SUCCESS;
+    if (!in_place)
+        return out ? gv_session_fill_collective(s, g->at_recv, out, -1, 0) : GVCU_SUCCESS;
+    if (coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_GATHER) {
+        rc = gv_session_fill_collective(s, g->recv, count * (uint64_t)n->nranks, -1, 0);
+        return rc ? rc : gv_session_fill_collective(s, g->at_send, count, g->rank, n->o.seed);
+    }
+    if (coll == GV_NCCL_SCATTER && g->rank != 0)
+        return gv_session_fill_collective(s, g->at_recv, count, -1, 0);
+    return gv_session_fill_collective(s, g->recv, in, g->rank, n->o.seed);
+}
+
+/* One size, out of place or in place: warm-up, one verified operation, one untimed operation,
  * then `iters` timed ones. */
-static gv_status measure_size(nccl_run *n, uint64_t count, gv_nccl_size *row)
+static gv_status measure_size(nccl_run *n, uint64_t count, int in_place, gv_nccl_size *row)
 {
     gv_status st = GV_OK;
+    place(n, count, in_place);
     for (uint32_t w = 0; w < n->o.warmup_iters && st == GV_OK; w++)
         st = enqueue(n, count);
     for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
-        uint64_t out = checked_elems(n->o.collective, n->nranks, n->gpus[i].rank, count);
         use(n, i);
-        int rc = out ? gv_session_fill_collective(&n->gpus[i].s, n->gpus[i].recv, out, -1, 0)
-                     : GVCU_SUCCESS;
+        int rc = prepare(n, &n->gpus[i], count, in_place);
         if (rc != GVCU_SUCCESS)
-            st = gv_session_fail(&n->gpus[i].s, &n->err, "poisoning the output", rc);
+            st = gv_session_fail(&n->gpus[i].s, &n->err, "preparing the buffers", rc);
     }
     if (st == GV_OK)
         st = enqueue(n, count);
@@ -442,7 +492,7 @@ static gv_status measure_size(nccl_run *n, uint64_t count, gv_nccl_size *row)
         uint64_t out = checked_elems(n->o.collective, n->nranks, g->rank, count);
         use(n, i);
         int rc = !out ? GVCU_SUCCESS
-                      : gv_session_check_collective(&g->s, g->recv, out, n->o.collective,
+                      : gv_session_check_collective(&g->s, g->at_recv, out, n->o.collective,
                                                     (uint32_t)n->nranks, (uint32_t)g->rank, count,
                                                     n->o.seed, g->errors);
         if (rc != GVCU_SUCCESS)
@@ -481,9 +531,19 @@ static gv_status sweep(nccl_run *n)
             snprintf(stage, sizeof stage, "running %s at %llu bytes",
                      gv_nccl_collective_name(n->o.collective), (unsigned long long)row.bytes);
             set_stage(n, stage);
-            gv_status st = measure_size(n, row.count, &row);
+            gv_status st = measure_size(n, row.count, 0, &row);
             if (st != GV_OK)
                 return st;
+            gv_nccl_size same = {.bytes = row.bytes, .count = row.count};
+            if (n->o.flags & GV_NCCL_IN_PLACE && has_in_place(n->o.collective)) {
+                snprintf(stage, sizeof stage, "running %s in place at %llu bytes",
+                         gv_nccl_collective_name(n->o.collective), (unsigned long long)row.bytes);
+                set_stage(n, stage);
+                if ((st = measure_size(n, row.count, 1, &same)) != GV_OK)
+                    return st;
+                r->wrong_elements += same.wrong;
+            }
+            r->in_place[r->size_count] = same;
             r->sizes[r->size_count++] = row;
             r->wrong_elements += row.wrong;
             if (row.busbw_gbps > r->peak_busbw_gbps || r->size_count == 1) {
@@ -594,9 +654,10 @@ static void judge(nccl_run *n, gv_status st)
 
 static gv_status check_opts(gv_ctx *ctx, const gv_nccl_opts *o)
 {
-    if (o->flags & ~GV_NCCL_IN_PROCESS)
+    if (o->flags & ~(GV_NCCL_IN_PROCESS | GV_NCCL_IN_PLACE))
         return gv_fail(ctx, GV_ERR_INVALID_ARG,
-                       "gv_nccl_opts.flags 0x%x: only GV_NCCL_IN_PROCESS (0x1) is defined",
+                       "gv_nccl_opts.flags 0x%x: only GV_NCCL_IN_PROCESS (0x1) and "
+                       "GV_NCCL_IN_PLACE (0x2) are defined",
                        (unsigned)o->flags);
     if (o->collective < 0 || o->collective >= GV_NCCL_COLLECTIVES)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_nccl_opts.collective %d is not a collective",

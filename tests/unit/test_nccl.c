@@ -99,9 +99,17 @@ static void every_collective_is_exact_on_an_odd_number_of_gpus(void **state)
             gv_nccl_opts o = small(coll);
             o.gpu_count = 3;
             o.gpus[0] = 5, o.gpus[1] = 1, o.gpus[2] = 2;
+            o.flags = GV_NCCL_IN_PLACE;
             gv_nccl_result r = GV_NCCL_RESULT_INIT;
             assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
             assert_int_equal(r.verdict, GV_PASS);
+            /* In place too, exact, where the collective has an in-place form. */
+            int in_place = coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV;
+            for (uint32_t i = 0; i < r.size_count; i++) {
+                assert_int_equal(r.in_place[i].bytes, r.sizes[i].bytes);
+                assert_int_equal(r.in_place[i].wrong, 0);
+                assert_true(in_place ? r.in_place[i].time_us > 0 : r.in_place[i].time_us == 0);
+            }
             assert_int_equal(r.nranks, 3);
             assert_int_equal(r.collective, coll);
             assert_int_equal(r.wrong_elements, 0);
@@ -139,10 +147,14 @@ static void a_wrong_result_fails_every_collective(void **state)
         gv_nccl_opts o = small(coll);
         o.max_bytes = 4096;
         o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
+        o.flags = GV_NCCL_IN_PLACE;
         gv_nccl_result r = GV_NCCL_RESULT_INIT;
         assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
         assert_int_equal(r.verdict, GV_FAIL); /* rank 0's first element is off by one */
         assert_true(r.wrong_elements >= 1);
+        /* Caught in place as well, where there is an in-place form (root 0 receives in all). */
+        if (coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV)
+            assert_true(r.in_place[0].wrong >= 1);
         assert_non_null(strstr(r.message, "wrong element(s)"));
     }
     gv_ctx_destroy(ctx);
@@ -450,7 +462,7 @@ static void bad_input_is_refused(void **state)
                  {"huge", o},       {"step", o},  {"sizes", o},     {"iters", o},
                  {"deadline", o},   {"floor", o}, {"gpu_count", o}, {"twice", o}};
     cases[0].o.collective = 9;
-    cases[1].o.flags = 2;
+    cases[1].o.flags = 4;
     cases[2].o.min_bytes = 0;
     cases[3].o.max_bytes = 32;
     cases[4].o.max_bytes = 1ull << 40;

@@ -308,7 +308,7 @@ class NcclResult(Versioned):
                 ("via_p2p", C.c_uint32), ("via_shm", C.c_uint32), ("via_net", C.c_uint32),
                 ("via_socket", C.c_uint32), ("via_collnet", C.c_uint32),
                 ("reserved2", C.c_uint32), ("network", C.c_char * 32),
-                ("transports", C.c_char * 256)]
+                ("transports", C.c_char * 256), ("in_place", NcclSize * MAX_NCCL_SIZES)]
 
 
 class NcclId(C.Structure):

@@ -16,6 +16,7 @@ DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3, "fp8": 4}
 COLLECTIVES = {"all_reduce": 0, "all_gather": 1, "reduce_scatter": 2, "broadcast": 3, "reduce": 4,
                "alltoall": 5, "gather": 6, "scatter": 7, "sendrecv": 8}
 NCCL_IN_PROCESS = 0x1  # gv_nccl_opts.flags: NCCL in the caller, not gpuverify-worker
+NCCL_IN_PLACE = 0x2  # gv_nccl_opts.flags: each size in place too
 
 
 def version() -> str:
@@ -342,9 +343,10 @@ class Context:
 
     def nccl_bench(self, gpus: Optional[Sequence[int]] = None, collective: str = "all_reduce",
                    min_bytes: int = 8, max_bytes: int = 1 << 30, in_process: bool = False,
-                   **opts) -> NcclResult:
+                   in_place: bool = False, **opts) -> NcclResult:
         """gv_nccl_bench over local GPUs (all by default), in gpuverify-worker unless
-        in_process (raw["isolation"] says where it ran). A deadline raises DeadlineError
+        in_process (raw["isolation"] says where it ran); in_place times each size in place too
+        (raw["in_place"]). A deadline raises DeadlineError
         carrying the partial result in .result."""
         if collective not in COLLECTIVES:
             raise for_status(-1, "collective %r: one of %s" % (collective, ", ".join(COLLECTIVES)))
@@ -352,6 +354,8 @@ class Context:
                        max_bytes=max_bytes, **opts)
         if in_process:
             o.flags |= NCCL_IN_PROCESS
+        if in_place:
+            o.flags |= NCCL_IN_PLACE
         for i, g in enumerate(gpus or []):
             o.gpus[i] = g
         o.gpu_count = len(gpus or [])

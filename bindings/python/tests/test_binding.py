@@ -160,6 +160,9 @@ def test_nccl_bench_exact_and_deadline(node):
     assert r.raw["isolation"] == gpuverify.api.ISOLATIONS["process"]  # the library's worker
     here = node("h100-open", "h100x8").nccl_bench(max_bytes=1024, iters=2, in_process=True)
     assert here.verdict == "PASS" and here.raw["isolation"] == gpuverify.api.ISOLATIONS["none"]
+    both = node("h100-open", "h100x8").nccl_bench(collective="gather", max_bytes=1024, iters=2,
+                                                  in_place=True)
+    assert both.verdict == "PASS" and both.raw["in_place"][0]["time_us"] > 0
     with pytest.raises(gpuverify.DeadlineError) as hang:
         node("h100-open", "h100x8-nccl-hang").nccl_bench(max_bytes=1024, deadline_s=0.5)
     assert hang.value.result.verdict == "FAIL"
