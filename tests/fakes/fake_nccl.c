@@ -353,7 +353,8 @@ static gvnc_result run(const queued_op *ops, int n)
                      in * sizeof(float), SLOT_BYTES);
             return GVNC_INVALID_ARGUMENT;
         }
-        memcpy(slot(o->comm, o->comm->rank), o->send, in * sizeof(float));
+        if (in) /* a receive has no input (and no send pointer) */
+            memcpy(slot(o->comm, o->comm->rank), o->send, in * sizeof(float));
     }
     for (int i = 0; i < ncomms; i++)
         __atomic_add_fetch(&comms[i]->sh->arrived, 1, __ATOMIC_ACQ_REL);
