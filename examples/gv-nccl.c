@@ -22,7 +22,8 @@ static void usage(FILE *to)
             "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
             "               [--library-dir DIR] [--withhold RANK] [--in-process] [--in-place]\n"
             "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast,\n"
-            "                  reduce, alltoall, gather, scatter, sendrecv (nccl-tests' names)\n"
+            "                  reduce, alltoall, gather, scatter, sendrecv (nccl-tests' names),\n"
+            "                  pairs (every ordered pair of ranks in turn, at -b and -e)\n"
             "  -b, -e          first and last size, with K/M/G suffixes (default 8, 1G)\n"
             "  --gpus LIST     CUDA devices, comma-separated (default all; under MPI the\n"
             "                  local rank's entry)\n"
@@ -101,7 +102,15 @@ static void print_json(const gv_nccl_result *r, gv_status st, const char *hosts)
         }
         printf("]");
     }
-    printf("}\n");
+    printf(", \"pairs\": [");
+    for (uint32_t k = 0; k < r->pair_count; k++) {
+        const gv_nccl_pair *p = &r->pairs[k];
+        printf("%s\n  {\"from\": %d, \"to\": %d, \"latency_us\": %.2f, \"busbw_gbps\": %.3f, "
+               "\"wrong\": %llu}",
+               k ? "," : "", (int)p->from, (int)p->to, p->latency_us, p->busbw_gbps,
+               (unsigned long long)p->wrong);
+    }
+    printf("]}\n");
 }
 
 static void print_table(const gv_nccl_result *r, gv_status st, int processes)
@@ -143,6 +152,12 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
     if (r->size_count)
         printf("# Peak busbw: %.2f GB/s at %llu bytes\n", r->peak_busbw_gbps,
                (unsigned long long)r->peak_bytes);
+    if (r->pair_count)
+        printf("#%6s %4s %14s %14s %8s\n", "from", "to", "latency(us)", "busbw(GB/s)", "#wrong");
+    for (uint32_t k = 0; k < r->pair_count; k++)
+        printf("%7d %4d %14.2f %14.2f %8llu\n", (int)r->pairs[k].from, (int)r->pairs[k].to,
+               r->pairs[k].latency_us, r->pairs[k].busbw_gbps,
+               (unsigned long long)r->pairs[k].wrong);
     printf("# %s%s%s: %s\n", gv_verdict_name(r->verdict), st != GV_OK ? " / " : "",
            st != GV_OK ? gv_strerror(st) : "", r->message);
 }
@@ -187,6 +202,18 @@ static void combine(const gv_nccl_result *all, const gv_status *sts, int count, 
         }
         if (all[k].size_count < out->size_count)
             out->size_count = all[k].size_count;
+        /* A pair as its ranks saw it: the slower of the sender's and receiver's figures. */
+        for (uint32_t p = 0; k != base && p < out->pair_count && p < all[k].pair_count; p++) {
+            gv_nccl_pair *mine = &out->pairs[p];
+            const gv_nccl_pair *theirs = &all[k].pairs[p];
+            if (theirs->latency_us <= 0)
+                continue;
+            if (mine->latency_us <= 0 || theirs->latency_us > mine->latency_us)
+                mine->latency_us = theirs->latency_us;
+            if (mine->busbw_gbps <= 0 || theirs->busbw_gbps < mine->busbw_gbps)
+                mine->busbw_gbps = theirs->busbw_gbps;
+            mine->wrong += theirs->wrong;
+        }
     }
     double factor = out->size_count && out->sizes[0].algbw_gbps > 0
                         ? out->sizes[0].busbw_gbps / out->sizes[0].algbw_gbps

@@ -46,12 +46,16 @@ enum gv_nccl_collective {
     GV_NCCL_ALL_TO_ALL = 5,
     GV_NCCL_GATHER = 6,  /* to rank 0 */
     GV_NCCL_SCATTER = 7, /* from rank 0 */
-    GV_NCCL_SEND_RECV = 8
+    GV_NCCL_SEND_RECV = 8,
+    /* Not a collective: every ordered pair of ranks in turn, `from` sending to `to` while the
+     * others wait, at min_bytes (latency) and max_bytes (bandwidth) only: the one slow or broken
+     * link among many. At most 16 ranks; sizes[] holds the median pair of each size. */
+    GV_NCCL_PAIRS = 9
 };
-#define GV_NCCL_COLLECTIVES 9 /* how many there are */
+#define GV_NCCL_COLLECTIVES 10 /* how many there are */
 
 /* "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "gather",
- * "scatter", "sendrecv"; "unknown" otherwise. Static. */
+ * "scatter", "sendrecv", "pairs"; "unknown" otherwise. Static. */
 GV_API const char *gv_nccl_collective_name(int32_t collective);
 
 /* gv_nccl_opts.flags */
@@ -63,6 +67,8 @@ GV_API const char *gv_nccl_collective_name(int32_t collective);
 
 #define GV_NCCL_MAX_GPUS 64
 #define GV_NCCL_MAX_SIZES 48
+#define GV_NCCL_PAIRS_MAX_RANKS 16
+#define GV_NCCL_MAX_PAIRS (GV_NCCL_PAIRS_MAX_RANKS * (GV_NCCL_PAIRS_MAX_RANKS - 1))
 
 typedef struct gv_nccl_opts {
     uint32_t struct_size;
@@ -106,6 +112,15 @@ typedef struct gv_nccl_size {
     uint64_t wrong; /* output elements differing from the exact result, over this call's ranks */
 } gv_nccl_size;
 
+/* One ordered pair of GV_NCCL_PAIRS: what the ranks of this call that took part measured (a
+ * rank of another process's pair leaves it 0). */
+typedef struct gv_nccl_pair {
+    int32_t from, to;  /* ranks */
+    double latency_us; /* one send/receive of min_bytes */
+    double busbw_gbps; /* max_bytes / time (bus factor 1, as nccl-tests' sendrecv) */
+    uint64_t wrong;    /* elements received wrong, both sizes */
+} gv_nccl_pair;
+
 typedef struct gv_nccl_result {
     uint32_t struct_size;
     int32_t verdict; /* enum gv_verdict: FAIL on any wrong element, a timeout or a busbw floor */
@@ -146,6 +161,10 @@ typedef struct gv_nccl_result {
     /* With GV_NCCL_IN_PLACE: each size of sizes[] in place (time 0 where not measured). Its
      * wrong elements count in wrong_elements; the peak is out of place's, as nccl-tests'. */
     gv_nccl_size in_place[GV_NCCL_MAX_SIZES];
+    /* GV_NCCL_PAIRS: every ordered pair, from 0->1, 0->2, ... to n-1->n-2. */
+    uint32_t pair_count;
+    uint32_t reserved3;
+    gv_nccl_pair pairs[GV_NCCL_MAX_PAIRS];
 } gv_nccl_result;
 
 #define GV_NCCL_RESULT_INIT GV_STRUCT_INIT(gv_nccl_result)

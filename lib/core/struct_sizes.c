@@ -22,6 +22,7 @@ static const struct {
     {"gv_memtest_result", sizeof(gv_memtest_result)},
     {"gv_nccl_id", sizeof(gv_nccl_id)},
     {"gv_nccl_opts", sizeof(gv_nccl_opts)},
+    {"gv_nccl_pair", sizeof(gv_nccl_pair)},
     {"gv_nccl_result", sizeof(gv_nccl_result)},
     {"gv_nccl_size", sizeof(gv_nccl_size)},
     {"gv_policy", sizeof(gv_policy)},

@@ -38,6 +38,7 @@ typedef struct nccl_gpu {
     int rank;
     gvcu_deviceptr send, recv, errors;
     gvcu_deviceptr at_send, at_recv; /* what the collective is given now (place()) */
+    gvcu_deviceptr flag;             /* one float: GV_NCCL_PAIRS' barrier between pairs */
 } nccl_gpu;
 
 typedef struct nccl_run {
@@ -52,6 +53,7 @@ typedef struct nccl_run {
     double deadline;                 /* absolute, on gv_now_s()'s clock */
     double deadline_s;
     int blocking;               /* communicators created blocking (in gpuverify-worker) */
+    int from, to;               /* GV_NCCL_PAIRS: the pair under test */
     const gv_nccl_watch *watch; /* told of each stage and measured size; may be NULL */
     const char *stage;          /* what was under way, for messages */
     int timed_out;
@@ -62,7 +64,7 @@ const char *gv_nccl_collective_name(int32_t collective)
 {
     static const char *const names[GV_NCCL_COLLECTIVES] = {
         "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-        "alltoall",   "gather",     "scatter",        "sendrecv"};
+        "alltoall",   "gather",     "scatter",        "sendrecv",  "pairs"};
     return collective >= 0 && collective < GV_NCCL_COLLECTIVES ? names[collective] : "unknown";
 }
 
@@ -76,6 +78,7 @@ double gv_nccl_bus_factor(int32_t collective, int nranks)
     case GV_NCCL_BROADCAST:
     case GV_NCCL_REDUCE:
     case GV_NCCL_SEND_RECV:
+    case GV_NCCL_PAIRS:
         return 1;
     default:
         return (double)(nranks - 1) / nranks;
@@ -117,11 +120,14 @@ static uint64_t recv_elems_for(int32_t coll, int nranks, uint64_t count)
 
 /* The output elements of `rank` that the collective defines: none off the root of a reduce or
  * a gather. */
-static uint64_t checked_elems(int32_t coll, int nranks, int rank, uint64_t count)
+static uint64_t checked_elems(const nccl_run *n, int rank, uint64_t count)
 {
+    int32_t coll = n->o.collective;
     if ((coll == GV_NCCL_REDUCE || coll == GV_NCCL_GATHER) && rank != 0)
         return 0;
-    return recv_elems_for(coll, nranks, count);
+    if (coll == GV_NCCL_PAIRS && rank != n->to)
+        return 0;
+    return recv_elems_for(coll, n->nranks, count);
 }
 
 /* What is under way now; the watcher hears of it (the worker passes it to its caller). */
@@ -269,6 +275,12 @@ static int one_call(const nccl_run *n, const nccl_gpu *g, uint64_t count)
         return nc->ncclBroadcast(send, recv, count, GVNC_FLOAT32, 0, g->comm, st);
     case GV_NCCL_REDUCE:
         return nc->ncclReduce(send, recv, count, GVNC_FLOAT32, GVNC_SUM, 0, g->comm, st);
+    case GV_NCCL_PAIRS:
+        if (g->rank == n->from)
+            return nc->ncclSend(send, count, GVNC_FLOAT32, n->to, g->comm, st);
+        if (g->rank == n->to)
+            return nc->ncclRecv(recv, count, GVNC_FLOAT32, n->from, g->comm, st);
+        return GVNC_SUCCESS;
     case GV_NCCL_SEND_RECV:
         rc = nc->ncclSend(send, count, GVNC_FLOAT32, (g->rank + 1) % nranks, g->comm, st);
         if (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS)
@@ -370,7 +382,8 @@ static gv_status alloc_buffers(nccl_run *n)
                                   : n->recv_elems;
         if ((rc = cu->cuMemAlloc(&g->send, n->send_elems * 4)) ||
             (rc = cu->cuMemAlloc(&g->recv, recv_elems * 4)) ||
-            (rc = cu->cuMemAlloc(&g->errors, sizeof zero)))
+            (rc = cu->cuMemAlloc(&g->errors, sizeof zero)) ||
+            (rc = cu->cuMemAlloc(&g->flag, sizeof zero)))
             return gv_session_fail(&g->s, &n->err, "cuMemAlloc", rc);
         if ((rc = cu->cuMemcpyHtoD(g->errors, &zero, sizeof zero)) ||
             (rc = gv_session_fill_collective(&g->s, g->send, n->send_elems, g->rank, n->o.seed)))
@@ -425,11 +438,11 @@ static gv_status take_errors(nccl_run *n, uint64_t *wrong)
     return GV_OK;
 }
 
-/* Whether a collective has an in-place form nccl-tests measures (all-to-all and sendrecv have
- * none). */
+/* Whether a collective has an in-place form nccl-tests measures (all-to-all, sendrecv and the
+ * pairs have none). */
 static int has_in_place(int32_t coll)
 {
-    return coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV;
+    return coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV && coll != GV_NCCL_PAIRS;
 }
 
 /* Points every GPU's collective at its buffers: out of place, send and recv; in place, both
@@ -456,7 +469,7 @@ static void place(nccl_run *n, uint64_t count, int in_place)
 static int prepare(nccl_run *n, nccl_gpu *g, uint64_t count, int in_place)
 {
     int32_t coll = n->o.collective;
-    uint64_t out = checked_elems(coll, n->nranks, g->rank, count);
+    uint64_t out = checked_elems(n, g->rank, count);
     uint64_t in = send_elems_for(coll, n->nranks, count);
     gv_session *s = &g->s;
     int rc = GVCU_SUCCESS;
@@ -489,12 +502,16 @@ static gv_status measure_size(nccl_run *n, uint64_t count, int in_place, gv_nccl
         st = enqueue(n, count);
     for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
         nccl_gpu *g = &n->gpus[i];
-        uint64_t out = checked_elems(n->o.collective, n->nranks, g->rank, count);
+        uint64_t out = checked_elems(n, g->rank, count);
+        /* A pair's receiver holds the sender's input: sendrecv's result on the rank after it. */
+        int pairs = n->o.collective == GV_NCCL_PAIRS;
+        int coll = pairs ? GV_NCCL_SEND_RECV : n->o.collective;
+        uint32_t as = pairs ? (uint32_t)((n->from + 1) % n->nranks) : (uint32_t)g->rank;
         use(n, i);
-        int rc = !out ? GVCU_SUCCESS
-                      : gv_session_check_collective(&g->s, g->at_recv, out, n->o.collective,
-                                                    (uint32_t)n->nranks, (uint32_t)g->rank, count,
-                                                    n->o.seed, g->errors);
+        int rc =
+            !out ? GVCU_SUCCESS
+                 : gv_session_check_collective(&g->s, g->at_recv, out, coll, (uint32_t)n->nranks,
+                                               as, count, n->o.seed, g->errors);
         if (rc != GVCU_SUCCESS)
             st = gv_session_fail(&g->s, &n->err, "checking the output", rc);
     }
@@ -561,6 +578,96 @@ static gv_status sweep(nccl_run *n)
     return GV_OK;
 }
 
+/* Between two pairs of GV_NCCL_PAIRS over several processes: a one-element all-reduce on
+ * every rank, so that no pair's timing includes a rank still busy with the one before. */
+static gv_status barrier(nccl_run *n)
+{
+    const struct gv_nccl_api *nc = n->nc;
+    int grouped = n->local > 1;
+    int rc = grouped ? nc->ncclGroupStart() : GVNC_SUCCESS;
+    for (uint32_t i = 0; i < n->local && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); i++) {
+        nccl_gpu *g = &n->gpus[i];
+        if (grouped)
+            use(n, i);
+        void *flag = (void *)(uintptr_t)g->flag;
+        rc = nc->ncclAllReduce(flag, flag, 1, GVNC_FLOAT32, GVNC_SUM, g->comm, g->s.stream);
+    }
+    if (grouped) {
+        int end = nc->ncclGroupEnd();
+        rc = rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS ? end : rc;
+    }
+    if (rc == GVNC_IN_PROGRESS && wait_comms(n) != GV_OK)
+        return GV_ERR_TIMEOUT;
+    if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS)
+        return nccl_fail(n, "ncclAllReduce (between pairs)", rc, NULL);
+    return wait_streams(n);
+}
+
+/* Whether one of this call's GPUs is rank r. */
+static int local_rank_of(const nccl_run *n, int r)
+{
+    for (uint32_t i = 0; i < n->local; i++)
+        if (n->gpus[i].rank == r)
+            return 1;
+    return 0;
+}
+
+/* GV_NCCL_PAIRS: at min_bytes, then max_bytes, every ordered pair in turn; sizes[] gets the
+ * median of the pairs this call took part in. */
+static gv_status sweep_pairs(nccl_run *n)
+{
+    gv_nccl_result *r = n->r;
+    uint64_t sizes[2] = {n->o.min_bytes, n->o.max_bytes};
+    int nsizes = n->o.min_bytes == n->o.max_bytes ? 1 : 2;
+    char stage[128];
+    r->pair_count = 0;
+    for (int a = 0; a < n->nranks; a++)
+        for (int b = 0; b < n->nranks; b++)
+            if (a != b && r->pair_count < GV_NCCL_MAX_PAIRS)
+                r->pairs[r->pair_count++] = (gv_nccl_pair){.from = a, .to = b};
+    double times[GV_NCCL_MAX_PAIRS];
+    for (int z = 0; z < nsizes && r->size_count < GV_NCCL_MAX_SIZES; z++) {
+        gv_nccl_size row = {0};
+        row.count = count_for(GV_NCCL_PAIRS, n->nranks, sizes[z], &row.bytes);
+        size_t took = 0;
+        for (uint32_t k = 0; k < r->pair_count; k++) {
+            gv_nccl_pair *p = &r->pairs[k];
+            n->from = p->from, n->to = p->to;
+            snprintf(stage, sizeof stage, "running pairs: %d->%d at %llu bytes", p->from, p->to,
+                     (unsigned long long)row.bytes);
+            set_stage(n, stage);
+            gv_nccl_size one = row;
+            gv_status st = measure_size(n, row.count, 0, &one);
+            if (st == GV_OK && n->local < (uint32_t)n->nranks)
+                st = barrier(n);
+            if (st != GV_OK)
+                return st;
+            if (!local_rank_of(n, p->from) && !local_rank_of(n, p->to))
+                continue;
+            times[took++] = one.time_us;
+            p->wrong += one.wrong;
+            row.wrong += one.wrong;
+            if (z == 0)
+                p->latency_us = one.time_us;
+            if (z == nsizes - 1)
+                p->busbw_gbps = one.busbw_gbps;
+        }
+        double median = took ? gv_median(times, took) : 0;
+        row.time_us = median;
+        row.algbw_gbps = row.busbw_gbps = median > 0 ? (double)row.bytes / (median * 1e3) : 0;
+        r->wrong_elements += row.wrong;
+        r->sizes[r->size_count++] = row;
+        if (row.busbw_gbps > r->peak_busbw_gbps || r->size_count == 1) {
+            r->peak_busbw_gbps = row.busbw_gbps;
+            r->peak_algbw_gbps = row.algbw_gbps;
+            r->peak_bytes = row.bytes;
+        }
+        if (n->watch && n->watch->size)
+            n->watch->size(n->watch->user, r);
+    }
+    return GV_OK;
+}
+
 /* Tears down in an order that cannot hang: communicators finalized (or, after a timeout or an
  * error, aborted, which stops their kernels), streams drained for at most a second, and buffers
  * freed only once nothing can still be writing to them. */
@@ -599,8 +706,8 @@ static void release(nccl_run *n, int abort)
         nccl_gpu *g = &n->gpus[i];
         use(n, i);
         if (drained) {
-            gvcu_deviceptr bufs[] = {g->send, g->recv, g->errors};
-            for (size_t b = 0; b < 3; b++)
+            gvcu_deviceptr bufs[] = {g->send, g->recv, g->errors, g->flag};
+            for (size_t b = 0; b < 4; b++)
                 if (bufs[b])
                     g->s.cu->cuMemFree(bufs[b]);
         }
@@ -609,6 +716,46 @@ static void release(nccl_run *n, int abort)
     free(n->gpus);
     n->gpus = NULL;
     n->local = 0;
+}
+
+/* GV_NCCL_PAIRS: a pair at less than half the median pair's bandwidth, or more than twice its
+ * latency (and 10 us more: a host's hiccup over a few microseconds is not a link), is the one
+ * bad link (WARN: slow, not wrong). 1 when it judged so. */
+static int judge_pairs(nccl_run *n)
+{
+    gv_nccl_result *r = n->r;
+    double bw[GV_NCCL_MAX_PAIRS], lat[GV_NCCL_MAX_PAIRS];
+    size_t m = 0;
+    const gv_nccl_pair *slow = NULL, *late = NULL;
+    for (uint32_t k = 0; k < r->pair_count; k++) {
+        const gv_nccl_pair *p = &r->pairs[k];
+        if (p->latency_us <= 0)
+            continue; /* another process's pair */
+        bw[m] = p->busbw_gbps, lat[m++] = p->latency_us;
+        if (!slow || p->busbw_gbps < slow->busbw_gbps)
+            slow = p;
+        if (!late || p->latency_us > late->latency_us)
+            late = p;
+    }
+    if (m < 2)
+        return 0;
+    double median_bw = gv_median(bw, m), median_lat = gv_median(lat, m);
+    if (slow->busbw_gbps < 0.5 * median_bw)
+        snprintf(r->message, sizeof r->message,
+                 "pairs over %d ranks: %d->%d moves %.1f GB/s at %llu bytes, under half the "
+                 "median pair's %.1f GB/s: a slow link or path; data exact",
+                 n->nranks, slow->from, slow->to, slow->busbw_gbps,
+                 (unsigned long long)n->o.max_bytes, median_bw);
+    else if (late->latency_us > 2 * median_lat && late->latency_us > median_lat + 10)
+        snprintf(r->message, sizeof r->message,
+                 "pairs over %d ranks: %d->%d takes %.1f us at %llu bytes, over twice the median "
+                 "pair's %.1f us: a slow link or path; data exact",
+                 n->nranks, late->from, late->to, late->latency_us,
+                 (unsigned long long)n->o.min_bytes, median_lat);
+    else
+        return 0;
+    r->verdict = GV_WARN;
+    return 1;
 }
 
 static void judge(nccl_run *n, gv_status st)
@@ -633,6 +780,8 @@ static void judge(nccl_run *n, gv_status st)
                  "%s over %d ranks returned %llu wrong element(s), the first at %llu bytes: "
                  "silent data corruption on a GPU or link of this node",
                  coll, n->nranks, (unsigned long long)r->wrong_elements, (unsigned long long)first);
+    } else if (n->o.collective == GV_NCCL_PAIRS && judge_pairs(n)) {
+        ; /* a pair far from the others: WARN naming it */
     } else if (n->o.min_busbw_gbps > 0 && r->peak_busbw_gbps < n->o.min_busbw_gbps) {
         r->verdict = GV_FAIL;
         snprintf(r->message, sizeof r->message,
@@ -642,13 +791,17 @@ static void judge(nccl_run *n, gv_status st)
                  n->o.min_busbw_gbps, (unsigned)r->size_count);
     } else {
         r->verdict = GV_PASS;
+        char pairs[96] = "";
+        if (n->o.collective == GV_NCCL_PAIRS)
+            snprintf(pairs, sizeof pairs, " (the median of %u pairs; none under half of it)",
+                     (unsigned)r->pair_count);
         snprintf(r->message, sizeof r->message,
                  "%s over %d ranks: data exact at %u sizes; peak busbw %.1f GB/s at %llu bytes%s",
                  coll, n->nranks, (unsigned)r->size_count, r->peak_busbw_gbps,
                  (unsigned long long)r->peak_bytes,
                  gv_nccl_bus_factor(n->o.collective, n->nranks) == 0
                      ? " (one rank moves no data: busbw is 0)"
-                     : "");
+                     : pairs);
     }
 }
 
@@ -730,6 +883,10 @@ static gv_status load_nccl(gv_ctx *ctx, gv_nccl_result *r, const struct gv_nccl_
 static gv_status check_ranks(gv_ctx *ctx, const gv_nccl_opts *o, int nranks)
 {
     uint64_t ignored;
+    if (o->collective == GV_NCCL_PAIRS && (nranks < 2 || nranks > GV_NCCL_PAIRS_MAX_RANKS))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "pairs over %d ranks: between 2 and %d ranks (%d ordered pairs at most)",
+                       nranks, GV_NCCL_PAIRS_MAX_RANKS, GV_NCCL_MAX_PAIRS);
     if (count_for(o->collective, nranks, o->max_bytes, &ignored) == 0)
         return gv_fail(ctx, GV_ERR_INVALID_ARG,
                        "gv_nccl_opts.max_bytes %llu leaves no element per rank for a %s over %d "
@@ -774,7 +931,7 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
     if (st == GV_OK)
         st = init_comms(n, id);
     if (st == GV_OK)
-        st = sweep(n);
+        st = n->o.collective == GV_NCCL_PAIRS ? sweep_pairs(n) : sweep(n);
     if (ctx->nccl_log[0]) /* NCCL's account of its connections, whatever the outcome */
         gv_nccl_log_read(ctx->nccl_log, log_from, r);
     release(n, st != GV_OK);

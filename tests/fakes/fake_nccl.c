@@ -31,20 +31,25 @@ __attribute__((used)) static const char version_string[] = "NCCL version 2.28.9+
 
 #define MAX_RANKS 16
 #define SLOT_BYTES (4u << 20) /* largest send buffer per rank */
-#define HEADER_BYTES 4096
+#define HEADER_BYTES 8192
 #define MAP_BYTES (HEADER_BYTES + (size_t)MAX_RANKS * SLOT_BYTES)
 #define WAIT_LIMIT_S 30.0 /* a peer that never comes: ncclSystemError rather than a hang */
 
 typedef struct shared {
     int joined, left;
-    uint64_t arrived, departed; /* barrier counters, monotonic */
+    uint64_t arrived, departed; /* barrier counters of the collectives, monotonic */
+    /* Point-to-point channels: messages from rank s to rank d put in s's mailbox for d, and
+     * how many of them d has taken (one message in flight per channel). */
+    uint64_t sent[MAX_RANKS][MAX_RANKS], taken[MAX_RANKS][MAX_RANKS];
 } shared;
+_Static_assert(sizeof(shared) <= HEADER_BYTES, "the header holds the channels");
 
 struct gvnc_comm_st {
     shared *sh;
     char path[GVNC_UNIQUE_ID_BYTES];
     int rank, nranks, blocking;
     uint64_t seq; /* collectives completed */
+    int logged;   /* its connections are in NCCL's log */
     gvcu_stream held;
 };
 
@@ -262,10 +267,6 @@ static void compute(const queued_op *o)
         case GV_COLL_SCATTER:
             v = slot(c, 0)[(size_t)c->rank * n + j];
             break;
-        case OP_RECV:
-            v = ((const float *)((const char *)slot(c, o->peer) +
-                                 (size_t)c->rank * MAILBOX_BYTES))[j];
-            break;
         default: /* all-reduce, reduce, reduce-scatter */
             for (int r = 0; r < c->nranks; r++)
                 v += slot(c, r)[(o->kind == GV_COLL_REDUCE_SCATTER ? (size_t)c->rank * n : 0) + j];
@@ -317,6 +318,56 @@ static void log_connections(gvnc_comm c)
         fflush(f);
 }
 
+/* A group of sends and receives: only the ranks in it take part, each channel in order. Every
+ * send of the group is posted before any receive waits, as NCCL's group semantics allow. */
+static gvnc_result run_p2p(const queued_op *ops, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const queued_op *o = &ops[i];
+        shared *sh = o->comm->sh;
+        int me = o->comm->rank;
+        if (o->kind != OP_SEND)
+            continue;
+        if (o->count * sizeof(float) > MAILBOX_BYTES) {
+            snprintf(last_error, sizeof last_error, "fake NCCL: a send of %zu bytes, at most %u",
+                     o->count * sizeof(float), MAILBOX_BYTES);
+            return GVNC_INVALID_ARGUMENT;
+        }
+        /* The previous message on this channel must have been taken. */
+        if (wait_for(&sh->taken[me][o->peer], __atomic_load_n(&sh->sent[me][o->peer], 0)))
+            return GVNC_SYSTEM_ERROR;
+        memcpy((char *)slot(o->comm, me) + (size_t)o->peer * MAILBOX_BYTES, o->send,
+               o->count * sizeof(float));
+        __atomic_add_fetch(&sh->sent[me][o->peer], 1, __ATOMIC_ACQ_REL);
+        /* A link takes its time: 20 us + 2 GB/s, the scenario's slow one 50 us + 0.1 GB/s,
+         * long enough that the host's own hiccups on a busy CI machine do not decide. */
+        const int *slow = sc.nccl_slow_link;
+        double bytes = (double)o->count * sizeof(float);
+        double seconds =
+            (me == slow[0] && o->peer == slow[1]) || (me == slow[1] && o->peer == slow[0])
+                ? 50e-6 + bytes / 1e8
+                : 20e-6 + bytes / 2e9;
+        struct timespec t = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
+        nanosleep(&t, NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        const queued_op *o = &ops[i];
+        shared *sh = o->comm->sh;
+        int me = o->comm->rank;
+        if (o->kind != OP_RECV)
+            continue;
+        uint64_t next = __atomic_load_n(&sh->taken[o->peer][me], __ATOMIC_ACQUIRE) + 1;
+        if (wait_for(&sh->sent[o->peer][me], next))
+            return GVNC_SYSTEM_ERROR;
+        memcpy(o->recv, (const char *)slot(o->comm, o->peer) + (size_t)me * MAILBOX_BYTES,
+               o->count * sizeof(float));
+        if (me == 0 && strcmp(sc.nccl_fault, "wrong_sum") == 0)
+            o->recv[0] += 1;
+        __atomic_store_n(&sh->taken[o->peer][me], next, __ATOMIC_RELEASE);
+    }
+    return GVNC_SUCCESS;
+}
+
 static gvnc_result run(const queued_op *ops, int n)
 {
     double start = now_s();
@@ -332,21 +383,14 @@ static gvnc_result run(const queued_op *ops, int n)
     gvnc_comm comms[64];
     int ncomms = distinct_comms(ops, n, comms);
     for (int i = 0; i < ncomms; i++)
-        if (comms[i]->seq == 0)
+        if (!comms[i]->logged) {
             log_connections(comms[i]);
+            comms[i]->logged = 1;
+        }
+    if (n > 0 && (ops[0].kind == OP_SEND || ops[0].kind == OP_RECV))
+        return run_p2p(ops, n);
     for (int i = 0; i < n; i++) {
         const queued_op *o = &ops[i];
-        if (o->kind == OP_SEND) {
-            if (o->count * sizeof(float) > MAILBOX_BYTES) {
-                snprintf(last_error, sizeof last_error,
-                         "fake NCCL: a send of %zu bytes, at most %u", o->count * sizeof(float),
-                         MAILBOX_BYTES);
-                return GVNC_INVALID_ARGUMENT;
-            }
-            memcpy((char *)slot(o->comm, o->comm->rank) + (size_t)o->peer * MAILBOX_BYTES, o->send,
-                   o->count * sizeof(float));
-            continue;
-        }
         size_t in = in_elems(o);
         if (in * sizeof(float) > SLOT_BYTES) {
             snprintf(last_error, sizeof last_error, "fake NCCL: %zu bytes per rank, at most %u",

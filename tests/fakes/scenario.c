@@ -319,6 +319,7 @@ int fake_scenario_load(fake_scenario *s)
     s->cublas_cuda_version = 13000;
     s->nccl_version = 22809;
     copy(s->nccl_transport, sizeof s->nccl_transport, "P2P/CUMEM/read");
+    s->nccl_slow_link[0] = s->nccl_slow_link[1] = -1;
     copy(s->nccl_network, sizeof s->nccl_network, "IB");
     const char *path = getenv("GV_FAKE_SCENARIO");
     FILE *f = path ? fopen(path, "r") : NULL;
@@ -353,6 +354,8 @@ int fake_scenario_load(fake_scenario *s)
             s->nccl_version = atoi(v);
         else if (!strcmp(k, "nccl_fault"))
             copy(s->nccl_fault, sizeof s->nccl_fault, v);
+        else if (!strcmp(k, "nccl_slow_link"))
+            sscanf(v, "%d-%d", &s->nccl_slow_link[0], &s->nccl_slow_link[1]);
         else if (!strcmp(k, "nccl_transport"))
             copy(s->nccl_transport, sizeof s->nccl_transport, v);
         else if (!strcmp(k, "nccl_network"))

@@ -16,6 +16,7 @@
  *   nccl_fault = none | wrong_sum (rank 0 gets one wrong element per operation)
  *                | hang (collectives never complete until aborted) | crash (SIGSEGV)
  *   nccl_transport = P2P/CUMEM/read    nccl_network = IB   (what NCCL_DEBUG=INFO logs)
+ *   nccl_slow_link = 1-2   (sends between ranks 1 and 2 take 50 us + 0.1 GB/s, not 20 us + 2 GB/s)
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
@@ -166,6 +167,7 @@ typedef struct fake_scenario {
     char nccl_fault[16];     /* "", "none", "wrong_sum", "hang", "crash" */
     char nccl_transport[48]; /* what its INFO log says connects the ranks: "P2P/CUMEM/read" */
     char nccl_network[16];   /* its "Using network": "IB" */
+    int nccl_slow_link[2];   /* ranks whose sends crawl (50 us + 0.1 GB/s, not 20 us + 2 GB/s) */
     double nccl_busbw_gbps;  /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];

@@ -95,7 +95,7 @@ static void every_collective_is_exact_on_an_odd_number_of_gpus(void **state)
     const char *scenarios[] = {"h100x8", "h100x8-nccl-2.27"};
     for (size_t sc = 0; sc < 2; sc++) {
         gv_ctx *ctx = scenario_ctx("h100-open", scenarios[sc]);
-        for (int coll = 0; coll < GV_NCCL_COLLECTIVES; coll++) {
+        for (int coll = 0; coll < GV_NCCL_PAIRS; coll++) {
             gv_nccl_opts o = small(coll);
             o.gpu_count = 3;
             o.gpus[0] = 5, o.gpus[1] = 1, o.gpus[2] = 2;
@@ -153,7 +153,7 @@ static void a_wrong_result_fails_every_collective(void **state)
         assert_int_equal(r.verdict, GV_FAIL); /* rank 0's first element is off by one */
         assert_true(r.wrong_elements >= 1);
         /* Caught in place as well, where there is an in-place form (root 0 receives in all). */
-        if (coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV)
+        if (coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV && coll != GV_NCCL_PAIRS)
             assert_true(r.in_place[0].wrong >= 1);
         assert_non_null(strstr(r.message, "wrong element(s)"));
     }
@@ -177,6 +177,63 @@ static void a_wrong_sum_fails_with_the_count(void **state)
 
 /* Both places a sweep runs: gpuverify-worker (flags 0) and the caller (GV_NCCL_IN_PROCESS). */
 static const uint32_t places[] = {0, GV_NCCL_IN_PROCESS};
+
+static void pairs_time_every_link_and_name_the_slow_one(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    gv_nccl_opts o = small(GV_NCCL_PAIRS);
+    /* 50 operations of 256 KiB: the fake's copies, not the host's hiccups, set the times. */
+    o.min_bytes = 64, o.max_bytes = 256 << 10, o.iters = 50;
+    o.gpu_count = 4;
+    for (uint32_t i = 0; i < 4; i++)
+        o.gpus[i] = i;
+    /* The fake's links are host copies: a CI machine busy with other tests can stall one pair
+     * long enough to look slow, which a second try does not repeat. */
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    for (int attempt = 0; attempt < 3 && (attempt == 0 || r.verdict != GV_PASS); attempt++) {
+        r = (gv_nccl_result)GV_NCCL_RESULT_INIT;
+        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    }
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.pair_count, 12);
+    assert_int_equal(r.size_count, 2); /* min_bytes and max_bytes only */
+    assert_int_equal(r.sizes[0].bytes, 64);
+    assert_int_equal(r.sizes[1].bytes, 256 << 10);
+    assert_int_equal(r.pairs[0].from, 0);
+    assert_int_equal(r.pairs[0].to, 1);
+    assert_int_equal(r.pairs[11].from, 3);
+    assert_int_equal(r.pairs[11].to, 2);
+    for (uint32_t k = 0; k < r.pair_count; k++) {
+        assert_true(r.pairs[k].latency_us > 0 && r.pairs[k].busbw_gbps > 0);
+        assert_int_equal(r.pairs[k].wrong, 0);
+    }
+    assert_non_null(strstr(r.message, "the median of 12 pairs"));
+    gv_ctx_destroy(ctx);
+
+    /* One link crawls both ways: the pair is named, the data still exact (a WARN). */
+    ctx = scenario_ctx("h100-open", "h100x8-nccl-slow-link");
+    gv_nccl_result slow = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &slow), GV_OK);
+    assert_int_equal(slow.verdict, GV_WARN);
+    assert_true(strstr(slow.message, "1->2 moves") || strstr(slow.message, "2->1 moves"));
+    assert_non_null(strstr(slow.message, "under half the median pair's"));
+    gv_ctx_destroy(ctx);
+
+    /* A receiver gets a wrong element: FAIL, counted on the pair. */
+    ctx = scenario_ctx("h100-open", "h100x8-nccl-wrong-sum");
+    gv_nccl_result wrong = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &wrong), GV_OK);
+    assert_int_equal(wrong.verdict, GV_FAIL);
+    assert_true(wrong.pairs[3].wrong > 0);     /* 1->0: rank 0 receives one off */
+    assert_int_equal(wrong.pairs[0].wrong, 0); /* 0->1 */
+
+    /* Pairs need 2 to 16 ranks. */
+    o.gpu_count = 1;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "between 2 and 16 ranks"));
+    gv_ctx_destroy(ctx);
+}
 
 static void a_hang_times_out_within_the_deadline_and_the_process_stays_usable(void **state)
 {
@@ -461,7 +518,7 @@ static void bad_input_is_refused(void **state)
     } cases[] = {{"collective", o}, {"flags", o}, {"min 0", o},     {"max < min", o},
                  {"huge", o},       {"step", o},  {"sizes", o},     {"iters", o},
                  {"deadline", o},   {"floor", o}, {"gpu_count", o}, {"twice", o}};
-    cases[0].o.collective = 9;
+    cases[0].o.collective = GV_NCCL_COLLECTIVES;
     cases[1].o.flags = 4;
     cases[2].o.min_bytes = 0;
     cases[3].o.max_bytes = 32;
@@ -498,6 +555,7 @@ static void bad_input_is_refused(void **state)
     assert_string_equal(r.gpus, "4=0000:9a:00.0");
     assert_string_equal(gv_nccl_collective_name(GV_NCCL_REDUCE_SCATTER), "reduce_scatter");
     assert_string_equal(gv_nccl_collective_name(GV_NCCL_SEND_RECV), "sendrecv");
+    assert_string_equal(gv_nccl_collective_name(GV_NCCL_PAIRS), "pairs");
     assert_string_equal(gv_nccl_collective_name(GV_NCCL_COLLECTIVES), "unknown");
     assert_string_equal(gv_nccl_collective_name(-1), "unknown");
     gv_ctx_destroy(ctx);
@@ -512,6 +570,7 @@ int main(void)
         cmocka_unit_test(every_collective_is_exact_on_an_odd_number_of_gpus),
         cmocka_unit_test(a_wrong_sum_fails_with_the_count),
         cmocka_unit_test(a_wrong_result_fails_every_collective),
+        cmocka_unit_test(pairs_time_every_link_and_name_the_slow_one),
         cmocka_unit_test(a_hang_times_out_within_the_deadline_and_the_process_stays_usable),
         cmocka_unit_test(a_rank_that_never_arrives_times_out),
         cmocka_unit_test(a_crash_in_nccl_is_an_error_and_the_caller_lives_on),

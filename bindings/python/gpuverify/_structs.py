@@ -293,6 +293,15 @@ class NcclSize(C.Structure):
                 ("algbw_gbps", C.c_double), ("busbw_gbps", C.c_double), ("wrong", C.c_uint64)]
 
 
+class NcclPair(C.Structure):
+    c_name = "gv_nccl_pair"
+    _fields_ = [("from_", C.c_int32), ("to", C.c_int32), ("latency_us", C.c_double),
+                ("busbw_gbps", C.c_double), ("wrong", C.c_uint64)]
+
+
+MAX_NCCL_PAIRS = 16 * 15
+
+
 class NcclResult(Versioned):
     c_name = "gv_nccl_result"
     _fields_ = [("struct_size", C.c_uint32), ("verdict", C.c_int32), ("collective", C.c_int32),
@@ -308,7 +317,9 @@ class NcclResult(Versioned):
                 ("via_p2p", C.c_uint32), ("via_shm", C.c_uint32), ("via_net", C.c_uint32),
                 ("via_socket", C.c_uint32), ("via_collnet", C.c_uint32),
                 ("reserved2", C.c_uint32), ("network", C.c_char * 32),
-                ("transports", C.c_char * 256), ("in_place", NcclSize * MAX_NCCL_SIZES)]
+                ("transports", C.c_char * 256), ("in_place", NcclSize * MAX_NCCL_SIZES),
+                ("pair_count", C.c_uint32), ("reserved3", C.c_uint32),
+                ("pairs", NcclPair * MAX_NCCL_PAIRS)]
 
 
 class NcclId(C.Structure):
@@ -317,4 +328,4 @@ class NcclId(C.Structure):
 
 
 MIRRORS = [CtxOpts, Policy, RunOpts, RunEvent, StressSample, StressOpts, StressGpu, StressResult, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
-           CudaResult, MemtestOpts, MemtestResult, GemmOpts, GemmResult, CudnnResult, NcclOpts, NcclSize, NcclResult, NcclId]
+           CudaResult, MemtestOpts, MemtestResult, GemmOpts, GemmResult, CudnnResult, NcclOpts, NcclSize, NcclPair, NcclResult, NcclId]

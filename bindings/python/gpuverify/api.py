@@ -14,7 +14,7 @@ LEVELS = {"standard": 0, "quick": 1, "extended": 2}
 ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
 DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3, "fp8": 4}
 COLLECTIVES = {"all_reduce": 0, "all_gather": 1, "reduce_scatter": 2, "broadcast": 3, "reduce": 4,
-               "alltoall": 5, "gather": 6, "scatter": 7, "sendrecv": 8}
+               "alltoall": 5, "gather": 6, "scatter": 7, "sendrecv": 8, "pairs": 9}
 NCCL_IN_PROCESS = 0x1  # gv_nccl_opts.flags: NCCL in the caller, not gpuverify-worker
 NCCL_IN_PLACE = 0x2  # gv_nccl_opts.flags: each size in place too
 
