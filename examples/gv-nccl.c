@@ -5,7 +5,7 @@
  *   mpirun -np N gv-nccl [options]     one rank per GPU when built with MPI: local rank -> GPU
  *                                      by hostname, rank 0's id broadcast, results gathered
  *
- * Exit status: 0 PASS, 1 FAIL or a deadline passed, 2 usage or library error. */
+ * Exit status: 0 PASS, 1 WARN, FAIL or a deadline passed, 2 usage or library error. */
 #include <gpuverify/gpuverify.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -30,115 +30,18 @@
 #include "kernels/gv_random.h"
 #include "nccl/nccl.h"
 #include "nccl/nccl_log.h"
+#include "nccl/nccl_run.h"
 #include "worker/worker.h"
 
-typedef struct nccl_gpu {
-    gv_session s;
-    gvnc_comm comm;
-    int rank;
-    gvcu_deviceptr send, recv, errors;
-    gvcu_deviceptr at_send, at_recv; /* what the collective is given now (place()) */
-    gvcu_deviceptr flag;             /* one float: GV_NCCL_PAIRS' barrier between pairs */
-} nccl_gpu;
-
-typedef struct nccl_run {
-    gv_ctx *ctx;
-    const struct gv_nccl_api *nc;
-    gv_nccl_opts o;
-    gv_nccl_result *r;
-    nccl_gpu *gpus;
-    uint32_t local; /* sessions opened */
-    int nranks;
-    uint64_t send_elems, recv_elems; /* per GPU, for the largest size */
-    double deadline;                 /* absolute, on gv_now_s()'s clock */
-    double deadline_s;
-    int blocking;               /* communicators created blocking (in gpuverify-worker) */
-    int from, to;               /* GV_NCCL_PAIRS: the pair under test */
-    const gv_nccl_watch *watch; /* told of each stage and measured size; may be NULL */
-    const char *stage;          /* what was under way, for messages */
-    int timed_out;
-    gv_errbuf err;
-} nccl_run;
-
-const char *gv_nccl_collective_name(int32_t collective)
-{
-    static const char *const names[GV_NCCL_COLLECTIVES] = {
-        "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-        "alltoall",   "gather",     "scatter",        "sendrecv",  "pairs"};
-    return collective >= 0 && collective < GV_NCCL_COLLECTIVES ? names[collective] : "unknown";
-}
-
-double gv_nccl_bus_factor(int32_t collective, int nranks)
-{
-    if (nranks < 1)
-        return 0;
-    switch (collective) {
-    case GV_NCCL_ALL_REDUCE:
-        return 2.0 * (nranks - 1) / nranks;
-    case GV_NCCL_BROADCAST:
-    case GV_NCCL_REDUCE:
-    case GV_NCCL_SEND_RECV:
-    case GV_NCCL_PAIRS:
-        return 1;
-    default:
-        return (double)(nranks - 1) / nranks;
-    }
-}
-
-/* Collectives whose "bytes" covers every rank's part: nranks x count elements. */
-static int split(int32_t coll)
-{
-    return coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_REDUCE_SCATTER ||
-           coll == GV_NCCL_ALL_TO_ALL || coll == GV_NCCL_GATHER || coll == GV_NCCL_SCATTER;
-}
-
-/* Elements each rank passes to NCCL for a sweep size, and the size nccl-tests prints
- * (all-to-all parts in whole 16 bytes, as nccl-tests makes them). */
-static uint64_t count_for(int32_t coll, int nranks, uint64_t bytes, uint64_t *actual)
-{
-    uint64_t parts = split(coll) ? (uint64_t)nranks : 1;
-    uint64_t count = bytes / 4 / parts;
-    if (coll == GV_NCCL_ALL_TO_ALL)
-        count &= ~(uint64_t)3;
-    *actual = count * 4 * parts;
-    return count;
-}
-
-/* Elements of one rank's input and output buffers for `count` (count_for's). */
-static uint64_t send_elems_for(int32_t coll, int nranks, uint64_t count)
-{
-    int whole =
-        coll == GV_NCCL_REDUCE_SCATTER || coll == GV_NCCL_ALL_TO_ALL || coll == GV_NCCL_SCATTER;
-    return whole ? count * (uint64_t)nranks : count;
-}
-
-static uint64_t recv_elems_for(int32_t coll, int nranks, uint64_t count)
-{
-    int whole = coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_ALL_TO_ALL || coll == GV_NCCL_GATHER;
-    return whole ? count * (uint64_t)nranks : count;
-}
-
-/* The output elements of `rank` that the collective defines: none off the root of a reduce or
- * a gather. */
-static uint64_t checked_elems(const nccl_run *n, int rank, uint64_t count)
-{
-    int32_t coll = n->o.collective;
-    if ((coll == GV_NCCL_REDUCE || coll == GV_NCCL_GATHER) && rank != 0)
-        return 0;
-    if (coll == GV_NCCL_PAIRS && rank != n->to)
-        return 0;
-    return recv_elems_for(coll, n->nranks, count);
-}
-
 /* What is under way now; the watcher hears of it (the worker passes it to its caller). */
-static void set_stage(nccl_run *n, const char *stage)
+void gv_nccl_stage(nccl_run *n, const char *stage)
 {
     n->stage = stage;
     if (n->watch && n->watch->stage)
         n->watch->stage(n->watch->user, stage);
 }
 
-static gv_status nccl_fail(nccl_run *n, const char *call, int rc, gvnc_comm comm)
+gv_status gv_nccl_fail(nccl_run *n, const char *call, int rc, gvnc_comm comm)
 {
     const char *text = n->nc->ncclGetErrorString ? n->nc->ncclGetErrorString(rc) : NULL;
     const char *last = n->nc->ncclGetLastError ? n->nc->ncclGetLastError(comm) : NULL;
@@ -168,14 +71,14 @@ static void pause_after(double since)
     nanosleep(&nap, NULL);
 }
 
-static int use(nccl_run *n, uint32_t i)
+int gv_nccl_use(nccl_run *n, uint32_t i)
 {
     return n->gpus[i].s.cu->cuCtxSetCurrent(n->gpus[i].s.context);
 }
 
 /* Polls every communicator until none is in progress: creation, and operations queued in
  * non-blocking mode, complete in NCCL's own threads. */
-static gv_status wait_comms(nccl_run *n)
+gv_status gv_nccl_wait_comms(nccl_run *n)
 {
     double since = gv_now_s();
     for (;;) {
@@ -184,11 +87,11 @@ static gv_status wait_comms(nccl_run *n)
             gvnc_result state = GVNC_SUCCESS;
             int rc = n->nc->ncclCommGetAsyncError(n->gpus[i].comm, &state);
             if (rc != GVNC_SUCCESS)
-                return nccl_fail(n, "ncclCommGetAsyncError", rc, n->gpus[i].comm);
+                return gv_nccl_fail(n, "ncclCommGetAsyncError", rc, n->gpus[i].comm);
             if (state == GVNC_IN_PROGRESS)
                 busy = 1;
             else if (state != GVNC_SUCCESS)
-                return nccl_fail(n, n->stage, state, n->gpus[i].comm);
+                return gv_nccl_fail(n, n->stage, state, n->gpus[i].comm);
         }
         if (!busy)
             return GV_OK;
@@ -200,7 +103,7 @@ static gv_status wait_comms(nccl_run *n)
 
 /* Waits for everything queued on every GPU's stream, watching NCCL for asynchronous errors
  * (a peer that died) and the deadline (a collective that never completes). */
-static gv_status wait_streams(nccl_run *n)
+gv_status gv_nccl_wait_streams(nccl_run *n)
 {
     for (uint32_t i = 0; i < n->local; i++) {
         int rc = n->gpus[i].s.cu->cuEventRecord(n->gpus[i].s.done, n->gpus[i].s.stream);
@@ -226,95 +129,9 @@ static gv_status wait_streams(nccl_run *n)
                 gvnc_result state = GVNC_SUCCESS;
                 n->nc->ncclCommGetAsyncError(n->gpus[i].comm, &state);
                 if (state != GVNC_SUCCESS && state != GVNC_IN_PROGRESS)
-                    return nccl_fail(n, n->stage, state, n->gpus[i].comm);
+                    return gv_nccl_fail(n, n->stage, state, n->gpus[i].comm);
             }
         pause_after(since);
-    }
-}
-
-/* Whether NCCL has the collective as a call of its own (all-to-all, gather and scatter from
- * 2.28), where nccl-tests uses it; else it is made of sends and receives. */
-static int native(const nccl_run *n, const void *fn)
-{
-    return fn && n->r->nccl_version >= 22800;
-}
-
-/* Collectives that are several sends and receives per rank: always inside a group. */
-static int composite(const nccl_run *n)
-{
-    switch (n->o.collective) {
-    case GV_NCCL_SEND_RECV:
-        return 1;
-    case GV_NCCL_ALL_TO_ALL:
-        return !native(n, (const void *)n->nc->ncclAlltoAll);
-    case GV_NCCL_GATHER:
-        return !native(n, (const void *)n->nc->ncclGather);
-    case GV_NCCL_SCATTER:
-        return !native(n, (const void *)n->nc->ncclScatter);
-    default:
-        return 0;
-    }
-}
-
-/* One GPU's part of the collective: NCCL's call, or its sends and receives as nccl-tests makes
- * them (root 0). */
-static int one_call(const nccl_run *n, const nccl_gpu *g, uint64_t count)
-{
-    const struct gv_nccl_api *nc = n->nc;
-    const char *send = (const char *)(uintptr_t)g->at_send;
-    char *recv = (char *)(uintptr_t)g->at_recv;
-    gvcu_stream st = g->s.stream;
-    size_t part = (size_t)count * 4;
-    int rc = GVNC_SUCCESS, nranks = n->nranks, p2p = composite(n);
-    switch (n->o.collective) {
-    case GV_NCCL_ALL_GATHER:
-        return nc->ncclAllGather(send, recv, count, GVNC_FLOAT32, g->comm, st);
-    case GV_NCCL_REDUCE_SCATTER:
-        return nc->ncclReduceScatter(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm, st);
-    case GV_NCCL_BROADCAST:
-        return nc->ncclBroadcast(send, recv, count, GVNC_FLOAT32, 0, g->comm, st);
-    case GV_NCCL_REDUCE:
-        return nc->ncclReduce(send, recv, count, GVNC_FLOAT32, GVNC_SUM, 0, g->comm, st);
-    case GV_NCCL_PAIRS:
-        if (g->rank == n->from)
-            return nc->ncclSend(send, count, GVNC_FLOAT32, n->to, g->comm, st);
-        if (g->rank == n->to)
-            return nc->ncclRecv(recv, count, GVNC_FLOAT32, n->from, g->comm, st);
-        return GVNC_SUCCESS;
-    case GV_NCCL_SEND_RECV:
-        rc = nc->ncclSend(send, count, GVNC_FLOAT32, (g->rank + 1) % nranks, g->comm, st);
-        if (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS)
-            rc = nc->ncclRecv(recv, count, GVNC_FLOAT32, (g->rank + nranks - 1) % nranks, g->comm,
-                              st);
-        return rc;
-    case GV_NCCL_ALL_TO_ALL:
-        if (!p2p)
-            return nc->ncclAlltoAll(send, recv, count, GVNC_FLOAT32, g->comm, st);
-        for (int r = 0; r < nranks && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); r++) {
-            rc = nc->ncclSend(send + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
-            if (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS)
-                rc = nc->ncclRecv(recv + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
-        }
-        return rc;
-    case GV_NCCL_GATHER:
-        if (!p2p)
-            return nc->ncclGather(send, recv, count, GVNC_FLOAT32, 0, g->comm, st);
-        rc = nc->ncclSend(send, count, GVNC_FLOAT32, 0, g->comm, st);
-        for (int r = 0;
-             g->rank == 0 && r < nranks && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); r++)
-            rc = nc->ncclRecv(recv + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
-        return rc;
-    case GV_NCCL_SCATTER:
-        if (!p2p)
-            return nc->ncclScatter(send, recv, count, GVNC_FLOAT32, 0, g->comm, st);
-        for (int r = 0;
-             g->rank == 0 && r < nranks && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); r++)
-            rc = nc->ncclSend(send + (size_t)r * part, count, GVNC_FLOAT32, r, g->comm, st);
-        if (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS)
-            rc = nc->ncclRecv(recv, count, GVNC_FLOAT32, 0, g->comm, st);
-        return rc;
-    default:
-        return nc->ncclAllReduce(send, recv, count, GVNC_FLOAT32, GVNC_SUM, g->comm, st);
     }
 }
 
@@ -324,26 +141,26 @@ static int one_call(const nccl_run *n, const nccl_gpu *g, uint64_t count)
 static gv_status enqueue(nccl_run *n, uint64_t count)
 {
     const struct gv_nccl_api *nc = n->nc;
-    int grouped = n->local > 1 || composite(n), pending = 0;
+    int grouped = n->local > 1 || gv_nccl_composite(n), pending = 0;
     int rc = grouped ? nc->ncclGroupStart() : GVNC_SUCCESS;
     if (rc != GVNC_SUCCESS)
-        return nccl_fail(n, "ncclGroupStart", rc, NULL);
+        return gv_nccl_fail(n, "ncclGroupStart", rc, NULL);
     for (uint32_t i = 0; i < n->local; i++) {
         nccl_gpu *g = &n->gpus[i];
         if (n->local > 1)
-            use(n, i); /* one GPU's context is current already */
-        rc = one_call(n, g, count);
+            gv_nccl_use(n, i); /* one GPU's context is current already */
+        rc = gv_nccl_one_call(n, g, count);
         if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS) {
             if (grouped)
                 nc->ncclGroupEnd();
-            return nccl_fail(n, gv_nccl_collective_name(n->o.collective), rc, g->comm);
+            return gv_nccl_fail(n, gv_nccl_collective_name(n->o.collective), rc, g->comm);
         }
         pending |= rc == GVNC_IN_PROGRESS;
     }
     rc = grouped ? nc->ncclGroupEnd() : pending ? GVNC_IN_PROGRESS : GVNC_SUCCESS;
     if (rc == GVNC_IN_PROGRESS)
-        return wait_comms(n);
-    return rc == GVNC_SUCCESS ? GV_OK : nccl_fail(n, "ncclGroupEnd", rc, NULL);
+        return gv_nccl_wait_comms(n);
+    return rc == GVNC_SUCCESS ? GV_OK : gv_nccl_fail(n, "ncclGroupEnd", rc, NULL);
 }
 
 static gv_status open_gpus(nccl_run *n, const uint32_t *cuda, uint32_t count)
@@ -373,7 +190,7 @@ static gv_status alloc_buffers(nccl_run *n)
     for (uint32_t i = 0; i < n->local; i++) {
         nccl_gpu *g = &n->gpus[i];
         const struct gv_cuda_api *cu = g->s.cu;
-        use(n, i);
+        gv_nccl_use(n, i);
         int rc;
         uint64_t zero = 0;
         /* In place, the output buffer holds the input too (nccl-tests' layout). */
@@ -394,7 +211,7 @@ static gv_status alloc_buffers(nccl_run *n)
 
 static gv_status init_comms(nccl_run *n, const gvnc_unique_id *id)
 {
-    set_stage(n, "creating the communicators (waiting for every rank)");
+    gv_nccl_stage(n, "creating the communicators (waiting for every rank)");
     gvnc_config config = {
         sizeof config,         GVNC_CONFIG_MAGIC,     GVNC_CONFIG_VERSION,   n->blocking,
         GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, GVNC_CONFIG_UNDEF_INT, NULL,
@@ -402,20 +219,20 @@ static gv_status init_comms(nccl_run *n, const gvnc_unique_id *id)
     double t0 = gv_now_s();
     int rc = n->nc->ncclGroupStart();
     if (rc != GVNC_SUCCESS)
-        return nccl_fail(n, "ncclGroupStart", rc, NULL);
+        return gv_nccl_fail(n, "ncclGroupStart", rc, NULL);
     for (uint32_t i = 0; i < n->local; i++) {
-        use(n, i);
+        gv_nccl_use(n, i);
         gvnc_config c = config;
         rc = n->nc->ncclCommInitRankConfig(&n->gpus[i].comm, n->nranks, *id, n->gpus[i].rank, &c);
         if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS) {
             n->nc->ncclGroupEnd();
-            return nccl_fail(n, "ncclCommInitRankConfig", rc, NULL);
+            return gv_nccl_fail(n, "ncclCommInitRankConfig", rc, NULL);
         }
     }
     rc = n->nc->ncclGroupEnd();
     if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS)
-        return nccl_fail(n, "ncclGroupEnd (creating the communicators)", rc, NULL);
-    gv_status st = wait_comms(n);
+        return gv_nccl_fail(n, "ncclGroupEnd (creating the communicators)", rc, NULL);
+    gv_status st = gv_nccl_wait_comms(n);
     n->r->init_s = gv_now_s() - t0;
     return st;
 }
@@ -427,7 +244,7 @@ static gv_status take_errors(nccl_run *n, uint64_t *wrong)
     for (uint32_t i = 0; i < n->local; i++) {
         nccl_gpu *g = &n->gpus[i];
         uint64_t count = 0, zero = 0;
-        use(n, i);
+        gv_nccl_use(n, i);
         int rc = g->s.cu->cuMemcpyDtoH(&count, g->errors, sizeof count);
         if (rc == GVCU_SUCCESS)
             rc = g->s.cu->cuMemcpyHtoD(g->errors, &zero, sizeof zero);
@@ -438,63 +255,17 @@ static gv_status take_errors(nccl_run *n, uint64_t *wrong)
     return GV_OK;
 }
 
-/* Whether a collective has an in-place form nccl-tests measures (all-to-all, sendrecv and the
- * pairs have none). */
-static int has_in_place(int32_t coll)
-{
-    return coll != GV_NCCL_ALL_TO_ALL && coll != GV_NCCL_SEND_RECV && coll != GV_NCCL_PAIRS;
-}
-
-/* Points every GPU's collective at its buffers: out of place, send and recv; in place, both
- * inside recv where NCCL's documentation puts them (all-gather and gather send from the rank's
- * part of the output, reduce-scatter and scatter receive into the rank's part of the input). */
-static void place(nccl_run *n, uint64_t count, int in_place)
-{
-    int32_t coll = n->o.collective;
-    for (uint32_t i = 0; i < n->local; i++) {
-        nccl_gpu *g = &n->gpus[i];
-        uint64_t part = count * 4 * (uint64_t)g->rank;
-        g->at_send = in_place ? g->recv : g->send;
-        g->at_recv = g->recv;
-        if (in_place && (coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_GATHER))
-            g->at_send += part;
-        if (in_place && (coll == GV_NCCL_REDUCE_SCATTER || coll == GV_NCCL_SCATTER))
-            g->at_recv += part;
-    }
-}
-
-/* Before the verified operation: the output poisoned (NaN) where the collective must write;
- * in place, the input written where it belongs first (an output that is the untouched input
- * still fails: it differs from the exact result but for one rank's all-reduce). */
-static int prepare(nccl_run *n, nccl_gpu *g, uint64_t count, int in_place)
-{
-    int32_t coll = n->o.collective;
-    uint64_t out = checked_elems(n, g->rank, count);
-    uint64_t in = send_elems_for(coll, n->nranks, count);
-    gv_session *s = &g->s;
-    int rc = GVCU_SUCCESS;
-    if (!in_place)
-        return out ? gv_session_fill_collective(s, g->at_recv, out, -1, 0) : GVCU_SUCCESS;
-    if (coll == GV_NCCL_ALL_GATHER || coll == GV_NCCL_GATHER) {
-        rc = gv_session_fill_collective(s, g->recv, count * (uint64_t)n->nranks, -1, 0);
-        return rc ? rc : gv_session_fill_collective(s, g->at_send, count, g->rank, n->o.seed);
-    }
-    if (coll == GV_NCCL_SCATTER && g->rank != 0)
-        return gv_session_fill_collective(s, g->at_recv, count, -1, 0);
-    return gv_session_fill_collective(s, g->recv, in, g->rank, n->o.seed);
-}
-
 /* One size, out of place or in place: warm-up, one verified operation, one untimed operation,
  * then `iters` timed ones. */
-static gv_status measure_size(nccl_run *n, uint64_t count, int in_place, gv_nccl_size *row)
+gv_status gv_nccl_measure(nccl_run *n, uint64_t count, int in_place, gv_nccl_size *row)
 {
     gv_status st = GV_OK;
-    place(n, count, in_place);
+    gv_nccl_place(n, count, in_place);
     for (uint32_t w = 0; w < n->o.warmup_iters && st == GV_OK; w++)
         st = enqueue(n, count);
     for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
-        use(n, i);
-        int rc = prepare(n, &n->gpus[i], count, in_place);
+        gv_nccl_use(n, i);
+        int rc = gv_nccl_prepare(n, &n->gpus[i], count, in_place);
         if (rc != GVCU_SUCCESS)
             st = gv_session_fail(&n->gpus[i].s, &n->err, "preparing the buffers", rc);
     }
@@ -502,12 +273,12 @@ static gv_status measure_size(nccl_run *n, uint64_t count, int in_place, gv_nccl
         st = enqueue(n, count);
     for (uint32_t i = 0; i < n->local && st == GV_OK; i++) {
         nccl_gpu *g = &n->gpus[i];
-        uint64_t out = checked_elems(n, g->rank, count);
+        uint64_t out = gv_nccl_checked_elems(n, g->rank, count);
         /* A pair's receiver holds the sender's input: sendrecv's result on the rank after it. */
         int pairs = n->o.collective == GV_NCCL_PAIRS;
         int coll = pairs ? GV_NCCL_SEND_RECV : n->o.collective;
         uint32_t as = pairs ? (uint32_t)((n->from + 1) % n->nranks) : (uint32_t)g->rank;
-        use(n, i);
+        gv_nccl_use(n, i);
         int rc =
             !out ? GVCU_SUCCESS
                  : gv_session_check_collective(&g->s, g->at_recv, out, coll, (uint32_t)n->nranks,
@@ -518,7 +289,7 @@ static gv_status measure_size(nccl_run *n, uint64_t count, int in_place, gv_nccl
     if (st == GV_OK)
         st = enqueue(n, count);
     if (st == GV_OK)
-        st = wait_streams(n);
+        st = gv_nccl_wait_streams(n);
     if (st == GV_OK)
         st = take_errors(n, &row->wrong);
     if (st != GV_OK)
@@ -527,7 +298,7 @@ static gv_status measure_size(nccl_run *n, uint64_t count, int in_place, gv_nccl
     for (uint32_t it = 0; it < n->o.iters && st == GV_OK; it++)
         st = enqueue(n, count);
     if (st == GV_OK)
-        st = wait_streams(n);
+        st = gv_nccl_wait_streams(n);
     if (st != GV_OK)
         return st;
     double seconds = (gv_now_s() - t0) / n->o.iters;
@@ -537,133 +308,49 @@ static gv_status measure_size(nccl_run *n, uint64_t count, int in_place, gv_nccl
     return GV_OK;
 }
 
+void gv_nccl_add_size(nccl_run *n, const gv_nccl_size *row, const gv_nccl_size *in_place)
+{
+    gv_nccl_result *r = n->r;
+    r->in_place[r->size_count] = *in_place;
+    r->sizes[r->size_count++] = *row;
+    r->wrong_elements += row->wrong;
+    if (row->busbw_gbps > r->peak_busbw_gbps || r->size_count == 1) {
+        r->peak_busbw_gbps = row->busbw_gbps;
+        r->peak_algbw_gbps = row->algbw_gbps;
+        r->peak_bytes = row->bytes;
+    }
+    if (n->watch && n->watch->size)
+        n->watch->size(n->watch->user, r);
+}
+
 static gv_status sweep(nccl_run *n)
 {
     gv_nccl_result *r = n->r;
     char stage[128];
     for (uint64_t bytes = n->o.min_bytes; bytes <= n->o.max_bytes;) {
         gv_nccl_size row = {0};
-        row.count = count_for(n->o.collective, n->nranks, bytes, &row.bytes);
+        row.count = gv_nccl_count_for(n->o.collective, n->nranks, bytes, &row.bytes);
         if (row.count > 0 && r->size_count < GV_NCCL_MAX_SIZES) {
             snprintf(stage, sizeof stage, "running %s at %llu bytes",
                      gv_nccl_collective_name(n->o.collective), (unsigned long long)row.bytes);
-            set_stage(n, stage);
-            gv_status st = measure_size(n, row.count, 0, &row);
+            gv_nccl_stage(n, stage);
+            gv_status st = gv_nccl_measure(n, row.count, 0, &row);
             if (st != GV_OK)
                 return st;
             gv_nccl_size same = {.bytes = row.bytes, .count = row.count};
-            if (n->o.flags & GV_NCCL_IN_PLACE && has_in_place(n->o.collective)) {
+            if (n->o.flags & GV_NCCL_IN_PLACE && gv_nccl_has_in_place(n->o.collective)) {
                 snprintf(stage, sizeof stage, "running %s in place at %llu bytes",
                          gv_nccl_collective_name(n->o.collective), (unsigned long long)row.bytes);
-                set_stage(n, stage);
-                if ((st = measure_size(n, row.count, 1, &same)) != GV_OK)
+                gv_nccl_stage(n, stage);
+                if ((st = gv_nccl_measure(n, row.count, 1, &same)) != GV_OK)
                     return st;
                 r->wrong_elements += same.wrong;
             }
-            r->in_place[r->size_count] = same;
-            r->sizes[r->size_count++] = row;
-            r->wrong_elements += row.wrong;
-            if (row.busbw_gbps > r->peak_busbw_gbps || r->size_count == 1) {
-                r->peak_busbw_gbps = row.busbw_gbps;
-                r->peak_algbw_gbps = row.algbw_gbps;
-                r->peak_bytes = row.bytes;
-            }
-            if (n->watch && n->watch->size)
-                n->watch->size(n->watch->user, r);
+            gv_nccl_add_size(n, &row, &same);
         }
         if (bytes > n->o.max_bytes / n->o.step_factor)
             break;
         bytes *= n->o.step_factor;
-    }
-    return GV_OK;
-}
-
-/* Between two pairs of GV_NCCL_PAIRS over several processes: a one-element all-reduce on
- * every rank, so that no pair's timing includes a rank still busy with the one before. */
-static gv_status barrier(nccl_run *n)
-{
-    const struct gv_nccl_api *nc = n->nc;
-    int grouped = n->local > 1;
-    int rc = grouped ? nc->ncclGroupStart() : GVNC_SUCCESS;
-    for (uint32_t i = 0; i < n->local && (rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS); i++) {
-        nccl_gpu *g = &n->gpus[i];
-        if (grouped)
-            use(n, i);
-        void *flag = (void *)(uintptr_t)g->flag;
-        rc = nc->ncclAllReduce(flag, flag, 1, GVNC_FLOAT32, GVNC_SUM, g->comm, g->s.stream);
-    }
-    if (grouped) {
-        int end = nc->ncclGroupEnd();
-        rc = rc == GVNC_SUCCESS || rc == GVNC_IN_PROGRESS ? end : rc;
-    }
-    if (rc == GVNC_IN_PROGRESS && wait_comms(n) != GV_OK)
-        return GV_ERR_TIMEOUT;
-    if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS)
-        return nccl_fail(n, "ncclAllReduce (between pairs)", rc, NULL);
-    return wait_streams(n);
-}
-
-/* Whether one of this call's GPUs is rank r. */
-static int local_rank_of(const nccl_run *n, int r)
-{
-    for (uint32_t i = 0; i < n->local; i++)
-        if (n->gpus[i].rank == r)
-            return 1;
-    return 0;
-}
-
-/* GV_NCCL_PAIRS: at min_bytes, then max_bytes, every ordered pair in turn; sizes[] gets the
- * median of the pairs this call took part in. */
-static gv_status sweep_pairs(nccl_run *n)
-{
-    gv_nccl_result *r = n->r;
-    uint64_t sizes[2] = {n->o.min_bytes, n->o.max_bytes};
-    int nsizes = n->o.min_bytes == n->o.max_bytes ? 1 : 2;
-    char stage[128];
-    r->pair_count = 0;
-    for (int a = 0; a < n->nranks; a++)
-        for (int b = 0; b < n->nranks; b++)
-            if (a != b && r->pair_count < GV_NCCL_MAX_PAIRS)
-                r->pairs[r->pair_count++] = (gv_nccl_pair){.from = a, .to = b};
-    double times[GV_NCCL_MAX_PAIRS];
-    for (int z = 0; z < nsizes && r->size_count < GV_NCCL_MAX_SIZES; z++) {
-        gv_nccl_size row = {0};
-        row.count = count_for(GV_NCCL_PAIRS, n->nranks, sizes[z], &row.bytes);
-        size_t took = 0;
-        for (uint32_t k = 0; k < r->pair_count; k++) {
-            gv_nccl_pair *p = &r->pairs[k];
-            n->from = p->from, n->to = p->to;
-            snprintf(stage, sizeof stage, "running pairs: %d->%d at %llu bytes", p->from, p->to,
-                     (unsigned long long)row.bytes);
-            set_stage(n, stage);
-            gv_nccl_size one = row;
-            gv_status st = measure_size(n, row.count, 0, &one);
-            if (st == GV_OK && n->local < (uint32_t)n->nranks)
-                st = barrier(n);
-            if (st != GV_OK)
-                return st;
-            if (!local_rank_of(n, p->from) && !local_rank_of(n, p->to))
-                continue;
-            times[took++] = one.time_us;
-            p->wrong += one.wrong;
-            row.wrong += one.wrong;
-            if (z == 0)
-                p->latency_us = one.time_us;
-            if (z == nsizes - 1)
-                p->busbw_gbps = one.busbw_gbps;
-        }
-        double median = took ? gv_median(times, took) : 0;
-        row.time_us = median;
-        row.algbw_gbps = row.busbw_gbps = median > 0 ? (double)row.bytes / (median * 1e3) : 0;
-        r->wrong_elements += row.wrong;
-        r->sizes[r->size_count++] = row;
-        if (row.busbw_gbps > r->peak_busbw_gbps || r->size_count == 1) {
-            r->peak_busbw_gbps = row.busbw_gbps;
-            r->peak_algbw_gbps = row.algbw_gbps;
-            r->peak_bytes = row.bytes;
-        }
-        if (n->watch && n->watch->size)
-            n->watch->size(n->watch->user, r);
     }
     return GV_OK;
 }
@@ -677,20 +364,20 @@ static void release(nccl_run *n, int abort)
     gv_errbuf keep = n->err;
     int timed_out = n->timed_out;
     if (!abort) {
-        set_stage(n, "finalizing the communicators");
+        gv_nccl_stage(n, "finalizing the communicators");
         if (n->deadline < gv_now_s() + 0.5)
             n->deadline = gv_now_s() + 0.5;
         for (uint32_t i = 0; i < n->local && !abort; i++) {
-            use(n, i);
+            gv_nccl_use(n, i);
             int rc = nc->ncclCommFinalize(n->gpus[i].comm);
             abort = rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS;
         }
-        if (!abort && wait_comms(n) != GV_OK)
+        if (!abort && gv_nccl_wait_comms(n) != GV_OK)
             abort = 1;
     }
     for (uint32_t i = 0; i < n->local; i++)
         if (n->gpus[i].comm) {
-            use(n, i);
+            gv_nccl_use(n, i);
             if (abort)
                 nc->ncclCommAbort(n->gpus[i].comm);
             else
@@ -698,13 +385,13 @@ static void release(nccl_run *n, int abort)
             n->gpus[i].comm = NULL;
         }
     n->deadline = gv_now_s() + 1.0;
-    set_stage(n, "draining the streams");
-    int drained = wait_streams(n) == GV_OK;
+    gv_nccl_stage(n, "draining the streams");
+    int drained = gv_nccl_wait_streams(n) == GV_OK;
     n->err = keep;
     n->timed_out = timed_out;
     for (uint32_t i = n->local; i-- > 0;) {
         nccl_gpu *g = &n->gpus[i];
-        use(n, i);
+        gv_nccl_use(n, i);
         if (drained) {
             gvcu_deviceptr bufs[] = {g->send, g->recv, g->errors, g->flag};
             for (size_t b = 0; b < 4; b++)
@@ -716,46 +403,6 @@ static void release(nccl_run *n, int abort)
     free(n->gpus);
     n->gpus = NULL;
     n->local = 0;
-}
-
-/* GV_NCCL_PAIRS: a pair at less than half the median pair's bandwidth, or more than twice its
- * latency (and 10 us more: a host's hiccup over a few microseconds is not a link), is the one
- * bad link (WARN: slow, not wrong). 1 when it judged so. */
-static int judge_pairs(nccl_run *n)
-{
-    gv_nccl_result *r = n->r;
-    double bw[GV_NCCL_MAX_PAIRS], lat[GV_NCCL_MAX_PAIRS];
-    size_t m = 0;
-    const gv_nccl_pair *slow = NULL, *late = NULL;
-    for (uint32_t k = 0; k < r->pair_count; k++) {
-        const gv_nccl_pair *p = &r->pairs[k];
-        if (p->latency_us <= 0)
-            continue; /* another process's pair */
-        bw[m] = p->busbw_gbps, lat[m++] = p->latency_us;
-        if (!slow || p->busbw_gbps < slow->busbw_gbps)
-            slow = p;
-        if (!late || p->latency_us > late->latency_us)
-            late = p;
-    }
-    if (m < 2)
-        return 0;
-    double median_bw = gv_median(bw, m), median_lat = gv_median(lat, m);
-    if (slow->busbw_gbps < 0.5 * median_bw)
-        snprintf(r->message, sizeof r->message,
-                 "pairs over %d ranks: %d->%d moves %.1f GB/s at %llu bytes, under half the "
-                 "median pair's %.1f GB/s: a slow link or path; data exact",
-                 n->nranks, slow->from, slow->to, slow->busbw_gbps,
-                 (unsigned long long)n->o.max_bytes, median_bw);
-    else if (late->latency_us > 2 * median_lat && late->latency_us > median_lat + 10)
-        snprintf(r->message, sizeof r->message,
-                 "pairs over %d ranks: %d->%d takes %.1f us at %llu bytes, over twice the median "
-                 "pair's %.1f us: a slow link or path; data exact",
-                 n->nranks, late->from, late->to, late->latency_us,
-                 (unsigned long long)n->o.min_bytes, median_lat);
-    else
-        return 0;
-    r->verdict = GV_WARN;
-    return 1;
 }
 
 static void judge(nccl_run *n, gv_status st)
@@ -780,7 +427,7 @@ static void judge(nccl_run *n, gv_status st)
                  "%s over %d ranks returned %llu wrong element(s), the first at %llu bytes: "
                  "silent data corruption on a GPU or link of this node",
                  coll, n->nranks, (unsigned long long)r->wrong_elements, (unsigned long long)first);
-    } else if (n->o.collective == GV_NCCL_PAIRS && judge_pairs(n)) {
+    } else if (n->o.collective == GV_NCCL_PAIRS && gv_nccl_judge_pairs(n)) {
         ; /* a pair far from the others: WARN naming it */
     } else if (n->o.min_busbw_gbps > 0 && r->peak_busbw_gbps < n->o.min_busbw_gbps) {
         r->verdict = GV_FAIL;
@@ -887,7 +534,7 @@ static gv_status check_ranks(gv_ctx *ctx, const gv_nccl_opts *o, int nranks)
         return gv_fail(ctx, GV_ERR_INVALID_ARG,
                        "pairs over %d ranks: between 2 and %d ranks (%d ordered pairs at most)",
                        nranks, GV_NCCL_PAIRS_MAX_RANKS, GV_NCCL_MAX_PAIRS);
-    if (count_for(o->collective, nranks, o->max_bytes, &ignored) == 0)
+    if (gv_nccl_count_for(o->collective, nranks, o->max_bytes, &ignored) == 0)
         return gv_fail(ctx, GV_ERR_INVALID_ARG,
                        "gv_nccl_opts.max_bytes %llu leaves no element per rank for a %s over %d "
                        "ranks",
@@ -911,27 +558,27 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
     n->blocking = blocking, n->watch = watch;
     n->deadline_s = o->deadline_s > 0 ? o->deadline_s : ctx->deadline_s;
     n->deadline = t0 + n->deadline_s;
-    set_stage(n, "opening the GPUs");
+    gv_nccl_stage(n, "opening the GPUs");
     r->collective = o->collective;
     r->nranks = nranks;
     r->rank = first_rank;
     r->local_gpus = (int32_t)count;
     gv_nccl_settings_text(ctx, r->settings, sizeof r->settings);
-    uint64_t ignored, per = count_for(o->collective, nranks, o->max_bytes, &ignored);
-    n->send_elems = send_elems_for(o->collective, nranks, per);
-    n->recv_elems = recv_elems_for(o->collective, nranks, per);
+    uint64_t ignored, per = gv_nccl_count_for(o->collective, nranks, o->max_bytes, &ignored);
+    n->send_elems = gv_nccl_send_elems(o->collective, nranks, per);
+    n->recv_elems = gv_nccl_recv_elems(o->collective, nranks, per);
     gv_status st = open_gpus(n, cuda, count);
     for (uint32_t i = 0; i < n->local; i++)
         n->gpus[i].rank = first_rank + (int)i;
     if (st == GV_OK) {
-        set_stage(n, "allocating the buffers");
+        gv_nccl_stage(n, "allocating the buffers");
         st = alloc_buffers(n);
     }
     long log_from = gv_nccl_log_mark(ctx->nccl_log);
     if (st == GV_OK)
         st = init_comms(n, id);
     if (st == GV_OK)
-        st = n->o.collective == GV_NCCL_PAIRS ? sweep_pairs(n) : sweep(n);
+        st = n->o.collective == GV_NCCL_PAIRS ? gv_nccl_sweep_pairs(n) : sweep(n);
     if (ctx->nccl_log[0]) /* NCCL's account of its connections, whatever the outcome */
         gv_nccl_log_read(ctx->nccl_log, log_from, r);
     release(n, st != GV_OK);
