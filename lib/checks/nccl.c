@@ -168,11 +168,14 @@ static void sweep_rows(gv_active_run *run)
         o.max_bytes = 1ull << 20;
     o.min_bytes = o.max_bytes < (1ull << 20) ? o.max_bytes : 1ull << 20;
     o.step_factor = run->benchmark ? 2 : 4;
-    /* The deadline is what remains of the run's budget (at least a second). */
-    double left = run->budget_end - gv_now_s();
+    /* The deadline is what remains of the run's budget, less a second for the sweep's own
+     * worker to be stopped and the row written before gv_run stops this one (at least a
+     * second). */
+    double left = run->budget_end - gv_now_s() - 1.0;
     o.deadline_s = left > 1 ? left : 1;
     /* gv_run in the caller's process (GV_ISOLATION_NONE, or no worker found) keeps NCCL there
-     * too; in the worker the sweep runs in place with blocking communicators. */
+     * too; in gv_run's worker the sweep gets a worker of its own (blocking communicators, and
+     * a hang in NCCL's host code is still this check's FAIL, not the run's budget). */
     if (!run->ctx->in_worker)
         o.flags |= GV_NCCL_IN_PROCESS;
     const gv_policy *p = run->policy;

@@ -594,7 +594,7 @@ gv_status gv_nccl_call_here(gv_ctx *ctx, const gv_nccl_call *call, int blocking,
                             const gv_nccl_watch *watch, gv_nccl_result *r)
 {
     const struct gv_nccl_api *nc;
-    r->isolation = ctx->in_worker ? GV_ISOLATION_PROCESS : GV_ISOLATION_NONE;
+    r->isolation = blocking ? GV_ISOLATION_PROCESS : GV_ISOLATION_NONE;
     gv_status st = load_nccl(ctx, r, &nc);
     if (st != GV_OK)
         return st;
@@ -637,10 +637,13 @@ static gv_status dispatch(gv_ctx *ctx, gv_nccl_call *call, gv_nccl_result *out)
     gv_status st;
     if (call->o.deadline_s <= 0)
         call->o.deadline_s = ctx->deadline_s; /* the worker's context has its own default */
-    if (!(call->o.flags & GV_NCCL_IN_PROCESS) && !ctx->in_worker && gv_worker_find(ctx, &where))
+    /* Also from inside gv_run's worker: the sweep gets a worker of its own, whose blocking
+     * communicators that worker can give up on by killing it. Here, without one, they must be
+     * non-blocking: nobody else would end a wait that never ends. */
+    if (!(call->o.flags & GV_NCCL_IN_PROCESS) && gv_worker_find(ctx, &where))
         st = gv_nccl_call_worker(ctx, where.path, call, &r);
     else
-        st = gv_nccl_call_here(ctx, call, ctx->in_worker, NULL, &r);
+        st = gv_nccl_call_here(ctx, call, 0, NULL, &r);
     /* Refused input or no NCCL: nothing ran, nothing is written. */
     if (st == GV_ERR_INVALID_ARG || st == GV_ERR_LIBRARY)
         return st;

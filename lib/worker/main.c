@@ -117,6 +117,12 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     if (s != GV_OK)
         return fail(s, "gpuverify-worker: the context options were refused");
     snprintf(ctx->nccl_log, sizeof ctx->nccl_log, "%s", nccl_log);
+    /* A sweep of gv_nccl_bench started here (nccl.allreduce) runs in a worker of its own: this
+     * very executable, wherever it was installed. */
+    if (!ctx->worker_path[0]) {
+        ssize_t n = readlink("/proc/self/exe", ctx->worker_path, sizeof ctx->worker_path - 1);
+        ctx->worker_path[n > 0 ? n : 0] = '\0';
+    }
     if (a->has_nccl) {
         ctx->in_worker = 1;
         gv_worker_serve_nccl(ctx, &a->nccl, emit);

@@ -2,7 +2,8 @@
  * file that the unique id names, so ranks of one process (one communicator per GPU) and ranks
  * of several processes (mpirun) reduce their real host buffers (the fake libcuda's "device"
  * memory) through it. Scenario faults: a wrong sum on rank 0, a collective that never completes
- * (its stream held in the fake libcuda until ncclCommAbort), a crash in the first collective.
+ * (its stream held in the fake libcuda until ncclCommAbort), a collective stuck in the host
+ * code (host_hang: a blocking call never returns), a crash in the first collective.
  * Non-blocking communicators report ncclInProgress until every rank has joined; blocking ones
  * wait for them, as NCCL's bootstrap does (up to WAIT_LIMIT_S). Test code only: never
  * shipped. */
@@ -50,6 +51,7 @@ struct gvnc_comm_st {
     int rank, nranks, blocking;
     uint64_t seq; /* collectives completed */
     int logged;   /* its connections are in NCCL's log */
+    int stuck;    /* nccl_fault = host_hang: its operation never leaves NCCL's host code */
     gvcu_stream held;
 };
 
@@ -184,7 +186,7 @@ gvnc_result ncclCommGetAsyncError(gvnc_comm comm, gvnc_result *async_error)
 {
     if (!comm || !async_error)
         return GVNC_INVALID_ARGUMENT;
-    *async_error = ready(comm) ? GVNC_SUCCESS : GVNC_IN_PROGRESS;
+    *async_error = ready(comm) && !comm->stuck ? GVNC_SUCCESS : GVNC_IN_PROGRESS;
     return GVNC_SUCCESS;
 }
 
@@ -373,6 +375,16 @@ static gvnc_result run(const queued_op *ops, int n)
     double start = now_s();
     if (strcmp(sc.nccl_fault, "crash") == 0 && n > 0)
         raise(SIGSEGV); /* a bug in the library, as a process would meet it */
+    if (strcmp(sc.nccl_fault, "host_hang") == 0 && n > 0) {
+        /* Stuck in NCCL's host code (a connection that never completes): a blocking call never
+         * returns; a non-blocking one stays in progress until aborted. */
+        int blocking = 1;
+        for (int i = 0; i < n; i++)
+            blocking &= ops[i].comm->blocking, ops[i].comm->stuck = 1;
+        while (blocking)
+            nap();
+        return GVNC_IN_PROGRESS;
+    }
     if (strcmp(sc.nccl_fault, "hang") == 0) {
         for (int i = 0; i < n; i++) {
             fake_cuda_hold_stream(ops[i].stream, 1);

@@ -15,6 +15,7 @@
  *   nccl_version = 22809    nccl_busbw_gbps = 0 (instant)    (fake libnccl)
  *   nccl_fault = none | wrong_sum (rank 0 gets one wrong element per operation)
  *                | hang (collectives never complete until aborted) | crash (SIGSEGV)
+ *                | host_hang (a collective never leaves NCCL's host code: blocking calls hang)
  *   nccl_transport = P2P/CUMEM/read    nccl_network = IB   (what NCCL_DEBUG=INFO logs)
  *   nccl_slow_link = 1-2   (sends between ranks 1 and 2 take 50 us + 0.1 GB/s, not 20 us + 2 GB/s)
  *
@@ -164,7 +165,7 @@ typedef struct fake_scenario {
     int nvml_init, cu_init;
     int cublas_cuda_version; /* what the fake cuBLASLt says it was built for, default 13000 */
     int nccl_version;        /* ncclGetVersion, default 22809 */
-    char nccl_fault[16];     /* "", "none", "wrong_sum", "hang", "crash" */
+    char nccl_fault[16];     /* "", "none", "wrong_sum", "hang", "crash", "host_hang" */
     char nccl_transport[48]; /* what its INFO log says connects the ranks: "P2P/CUMEM/read" */
     char nccl_network[16];   /* its "Using network": "IB" */
     int nccl_slow_link[2];   /* ranks whose sends crawl (50 us + 0.1 GB/s, not 20 us + 2 GB/s) */

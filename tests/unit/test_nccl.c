@@ -290,6 +290,45 @@ static void a_rank_that_never_arrives_times_out(void **state)
     }
 }
 
+/* NCCL stuck in its own host code: the worker's blocking call never returns, and neither the
+ * caller of gv_nccl_bench nor gv_run waits for it; gv_run's row is this check's FAIL (its sweep
+ * ran in a worker of its own), not a run out of budget. */
+static void a_hang_in_nccls_host_code_fails_within_the_deadline(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < 2; p++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-host-hang");
+        gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+        o.deadline_s = 1.0;
+        o.flags = places[p];
+        gv_nccl_result r = GV_NCCL_RESULT_INIT;
+        double t0 = now_s();
+        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_TIMEOUT);
+        double took = now_s() - t0;
+        assert_true(took >= 1.0 && took < 2.0);
+        assert_int_equal(r.verdict, GV_FAIL);
+        assert_non_null(strstr(r.message, "running all_reduce at 64 bytes"));
+        assert_non_null(strstr(r.message, p == 0 ? "gpuverify-worker was stopped" : "aborted"));
+        gv_ctx_destroy(ctx);
+    }
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-host-hang");
+    gv_report *rep = NULL;
+    gv_run_opts ro = GV_RUN_OPTS_INIT;
+    ro.checks = "nccl.allreduce";
+    ro.isolation = GV_ISOLATION_PROCESS;
+    ro.budget_s = 6;
+    ro.nccl_bytes = 1 << 20;
+    double t0 = now_s();
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    assert_true(now_s() - t0 < 6 + 1.5);
+    gv_check_result row = result_of(rep, "nccl.allreduce", "node");
+    assert_int_equal(row.verdict, GV_FAIL);
+    assert_non_null(strstr(row.message, "did not finish"));
+    assert_non_null(strstr(row.message, "gpuverify-worker was stopped"));
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+}
+
 static void a_crash_in_nccl_is_an_error_and_the_caller_lives_on(void **state)
 {
     (void)state;
@@ -573,6 +612,7 @@ int main(void)
         cmocka_unit_test(pairs_time_every_link_and_name_the_slow_one),
         cmocka_unit_test(a_hang_times_out_within_the_deadline_and_the_process_stays_usable),
         cmocka_unit_test(a_rank_that_never_arrives_times_out),
+        cmocka_unit_test(a_hang_in_nccls_host_code_fails_within_the_deadline),
         cmocka_unit_test(a_crash_in_nccl_is_an_error_and_the_caller_lives_on),
         cmocka_unit_test(a_busbw_floor_fails_a_slow_fabric),
         cmocka_unit_test(nccl_absent_is_an_error_naming_the_file),
