@@ -163,6 +163,11 @@ def test_nccl_bench_exact_and_deadline(node):
     both = node("h100-open", "h100x8").nccl_bench(collective="gather", max_bytes=1024, iters=2,
                                                   in_place=True)
     assert both.verdict == "PASS" and both.raw["in_place"][0]["time_us"] > 0
+    pairs = node("h100-open", "h100x8").nccl_bench(gpus=[0, 1, 2], collective="pairs",
+                                                   min_bytes=64, max_bytes=4096, iters=2)
+    assert pairs.raw["pair_count"] == 6 and pairs.verdict in ("PASS", "WARN")
+    assert [(p["from_"], p["to"]) for p in pairs.raw["pairs"][:6]] == [(0, 1), (0, 2), (1, 0),
+                                                                        (1, 2), (2, 0), (2, 1)]
     with pytest.raises(gpuverify.DeadlineError) as hang:
         node("h100-open", "h100x8-nccl-hang").nccl_bench(max_bytes=1024, deadline_s=0.5)
     assert hang.value.result.verdict == "FAIL"
