@@ -273,16 +273,13 @@ gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_
     gv_clear_error(ctx);
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_check: out is NULL");
-    if (out->struct_size < GV_CUDA_RESULT_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_cuda_result.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_CUDA_RESULT_SIZE_V1);
     static const gv_cuda_opts defaults = GV_CUDA_OPTS_INIT;
-    gv_cuda_opts o = defaults;
+    gv_cuda_opts o;
     gv_status st;
-    if (opts && (st = gv_copy_in(&o, sizeof o, opts, GV_CUDA_OPTS_SIZE_V1, &defaults)) != GV_OK)
-        return gv_fail(ctx, st, "gv_cuda_opts.struct_size %u is not a valid layout",
-                       (unsigned)opts->struct_size);
-    if ((st = check_opts(ctx, &o)) != GV_OK)
+    if ((st = gv_out_known(ctx, "gv_cuda_result", out, GV_CUDA_RESULT_SIZE_V1)) ||
+        (st = gv_opts_in(ctx, "gv_cuda_opts", &o, sizeof o, opts, GV_CUDA_OPTS_SIZE_V1,
+                         &defaults)) ||
+        (st = check_opts(ctx, &o)))
         return st;
 
     gv_cuda_result r = GV_CUDA_RESULT_INIT;

@@ -199,9 +199,9 @@ gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out)
     gv_clear_error(ctx);
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cudnn_check: out is NULL");
-    if (out->struct_size < GV_CUDNN_RESULT_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_cudnn_result.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_CUDNN_RESULT_SIZE_V1);
+    gv_status known = gv_out_known(ctx, "gv_cudnn_result", out, GV_CUDNN_RESULT_SIZE_V1);
+    if (known != GV_OK)
+        return known;
     gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
     r.cuda_index = (int32_t)gpu;
     r.fp32_verdict = r.fp16_verdict = GV_SKIP;

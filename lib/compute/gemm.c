@@ -198,18 +198,14 @@ gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts, gv_
     gv_clear_error(ctx);
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_gemm_bench: out is NULL");
-    if (out->struct_size < GV_GEMM_RESULT_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_gemm_result.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_GEMM_RESULT_SIZE_V1);
+    gv_status st = gv_out_known(ctx, "gv_gemm_result", out, GV_GEMM_RESULT_SIZE_V1);
+    if (st != GV_OK)
+        return st;
     static const gv_gemm_opts defaults = GV_GEMM_OPTS_INIT;
     gv_gemm_run *g = calloc(1, sizeof *g);
     if (!g)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
-    g->o = defaults;
-    gv_status st = GV_OK;
-    if (opts && (st = gv_copy_in(&g->o, sizeof g->o, opts, GV_GEMM_OPTS_SIZE_V1, &defaults)))
-        st = gv_fail(ctx, st, "gv_gemm_opts.struct_size %u is not a valid layout",
-                     (unsigned)opts->struct_size);
+    st = gv_opts_in(ctx, "gv_gemm_opts", &g->o, sizeof g->o, opts, GV_GEMM_OPTS_SIZE_V1, &defaults);
     if (st == GV_OK)
         st = check_opts(ctx, &g->o);
     if (st != GV_OK) {

@@ -293,16 +293,13 @@ gv_status gv_mem_test(gv_ctx *ctx, uint32_t gpu, const gv_memtest_opts *opts,
     gv_clear_error(ctx);
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_mem_test: out is NULL");
-    if (out->struct_size < GV_MEMTEST_RESULT_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_memtest_result.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_MEMTEST_RESULT_SIZE_V1);
     static const gv_memtest_opts defaults = GV_MEMTEST_OPTS_INIT;
-    gv_memtest_opts o = defaults;
+    gv_memtest_opts o;
     gv_status st;
-    if (opts && (st = gv_copy_in(&o, sizeof o, opts, GV_MEMTEST_OPTS_SIZE_V1, &defaults)) != GV_OK)
-        return gv_fail(ctx, st, "gv_memtest_opts.struct_size %u is not a valid layout",
-                       (unsigned)opts->struct_size);
-    if ((st = check_opts(ctx, &o)) != GV_OK)
+    if ((st = gv_out_known(ctx, "gv_memtest_result", out, GV_MEMTEST_RESULT_SIZE_V1)) ||
+        (st = gv_opts_in(ctx, "gv_memtest_opts", &o, sizeof o, opts, GV_MEMTEST_OPTS_SIZE_V1,
+                         &defaults)) ||
+        (st = check_opts(ctx, &o)))
         return st;
 
     gv_memtest_result r = GV_MEMTEST_RESULT_INIT;

@@ -438,16 +438,13 @@ gv_status gv_stress_gemm(gv_ctx *ctx, const gv_stress_opts *opts, gv_stress_resu
     gv_clear_error(ctx);
     if (!out || !opts)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_gemm: %s is NULL", out ? "opts" : "out");
-    if (out->struct_size < GV_STRESS_RESULT_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_stress_result.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_STRESS_RESULT_SIZE_V1);
     static const gv_stress_opts defaults = GV_STRESS_OPTS_INIT;
-    stress st = {.ctx = ctx, .o = defaults};
-    gv_status s = gv_copy_in(&st.o, sizeof st.o, opts, GV_STRESS_OPTS_SIZE_V1, &defaults);
-    if (s != GV_OK)
-        return gv_fail(ctx, s, "gv_stress_opts.struct_size %u is not a valid layout",
-                       (unsigned)opts->struct_size);
-    if ((s = check_opts(ctx, &st.o)) != GV_OK)
+    stress st = {.ctx = ctx};
+    gv_status s;
+    if ((s = gv_out_known(ctx, "gv_stress_result", out, GV_STRESS_RESULT_SIZE_V1)) ||
+        (s = gv_opts_in(ctx, "gv_stress_opts", &st.o, sizeof st.o, opts, GV_STRESS_OPTS_SIZE_V1,
+                        &defaults)) ||
+        (s = check_opts(ctx, &st.o)))
         return s;
     gv_stress_result *r = calloc(1, sizeof *r);
     st.gpus = calloc(GV_STRESS_MAX_GPUS, sizeof *st.gpus);

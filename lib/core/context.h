@@ -71,5 +71,11 @@ gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_siz
                      const void *defaults);
 /* Copies our struct out to a caller's buffer of (*(uint32_t *)dst) bytes, keeping its size. */
 gv_status gv_copy_out(void *dst, const void *src, size_t src_size, size_t min_size);
+/* A public call's versioned arguments, refused with the error on the context naming the type:
+ * the caller's options over the defaults (the defaults alone for NULL), and an output struct
+ * older than its first layout. */
+gv_status gv_opts_in(gv_ctx *ctx, const char *type, void *dst, size_t dst_size, const void *src,
+                     size_t min_size, const void *defaults);
+gv_status gv_out_known(gv_ctx *ctx, const char *type, const void *out, size_t min_size);
 
 #endif

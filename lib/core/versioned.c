@@ -22,6 +22,32 @@ gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_siz
     return GV_OK;
 }
 
+gv_status gv_opts_in(gv_ctx *ctx, const char *type, void *dst, size_t dst_size, const void *src,
+                     size_t min_size, const void *defaults)
+{
+    if (!src) {
+        memcpy(dst, defaults, dst_size);
+        return GV_OK;
+    }
+    gv_status st = gv_copy_in(dst, dst_size, src, min_size, defaults);
+    if (st != GV_OK) {
+        uint32_t size;
+        memcpy(&size, src, sizeof size);
+        return gv_fail(ctx, st, "%s.struct_size %u is not a valid layout", type, (unsigned)size);
+    }
+    return GV_OK;
+}
+
+gv_status gv_out_known(gv_ctx *ctx, const char *type, const void *out, size_t min_size)
+{
+    uint32_t size;
+    memcpy(&size, out, sizeof size);
+    if (size < min_size)
+        return gv_fail(ctx, GV_ERR_VERSION, "%s.struct_size %u < %zu", type, (unsigned)size,
+                       min_size);
+    return GV_OK;
+}
+
 gv_status gv_copy_out(void *dst, const void *src, size_t src_size, size_t min_size)
 {
     uint32_t size;

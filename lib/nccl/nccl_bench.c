@@ -141,7 +141,7 @@ gv_status gv_nccl_wait_streams(nccl_run *n)
 static gv_status enqueue(nccl_run *n, uint64_t count)
 {
     const struct gv_nccl_api *nc = n->nc;
-    int grouped = n->local > 1 || gv_nccl_composite(n), pending = 0;
+    int grouped = n->local > 1 || n->composite, pending = 0;
     int rc = grouped ? nc->ncclGroupStart() : GVNC_SUCCESS;
     if (rc != GVNC_SUCCESS)
         return gv_nccl_fail(n, "ncclGroupStart", rc, NULL);
@@ -489,14 +489,11 @@ static gv_status prologue(gv_ctx *ctx, const char *fn, const gv_nccl_opts *opts,
 {
     if (!out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "%s: out is NULL", fn);
-    if (out->struct_size < GV_NCCL_RESULT_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_nccl_result.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_NCCL_RESULT_SIZE_V1);
     static const gv_nccl_opts defaults = GV_NCCL_OPTS_INIT;
-    *o = defaults;
-    if (opts && gv_copy_in(o, sizeof *o, opts, GV_NCCL_OPTS_SIZE_V1, &defaults) != GV_OK)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_nccl_opts.struct_size %u is not a valid layout",
-                       (unsigned)opts->struct_size);
+    gv_status st;
+    if ((st = gv_out_known(ctx, "gv_nccl_result", out, GV_NCCL_RESULT_SIZE_V1)) ||
+        (st = gv_opts_in(ctx, "gv_nccl_opts", o, sizeof *o, opts, GV_NCCL_OPTS_SIZE_V1, &defaults)))
+        return st;
     return check_opts(ctx, o);
 }
 
@@ -556,6 +553,7 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
     double t0 = gv_now_s();
     n->ctx = ctx, n->nc = nc, n->o = *o, n->r = r, n->nranks = nranks;
     n->blocking = blocking, n->watch = watch;
+    n->composite = gv_nccl_composite(n); /* once: every operation asks */
     n->deadline_s = o->deadline_s > 0 ? o->deadline_s : ctx->deadline_s;
     n->deadline = t0 + n->deadline_s;
     gv_nccl_stage(n, "opening the GPUs");

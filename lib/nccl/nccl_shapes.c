@@ -156,7 +156,7 @@ int gv_nccl_one_call(const nccl_run *n, const nccl_gpu *g, uint64_t count)
     char *recv = (char *)(uintptr_t)g->at_recv;
     gvcu_stream st = g->s.stream;
     size_t part = (size_t)count * 4;
-    int rc = GVNC_SUCCESS, nranks = n->nranks, p2p = gv_nccl_composite(n);
+    int rc = GVNC_SUCCESS, nranks = n->nranks, p2p = n->composite;
     switch (n->o.collective) {
     case GV_NCCL_ALL_GATHER:
         return nc->ncclAllGather(send, recv, count, GVNC_FLOAT32, g->comm, st);

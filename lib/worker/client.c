@@ -99,12 +99,6 @@ static void take_row(client *c, json_t *o)
     }
 }
 
-static void set_text(char *dst, size_t cap, json_t *o, const char *key)
-{
-    const char *v = json_string_value(json_object_get(o, key));
-    snprintf(dst, cap, "%s", v ? v : "");
-}
-
 /* One event line; 0 when it is one, -1 when it is not the worker's. */
 static int take_line(void *user, char *line)
 {
@@ -118,13 +112,13 @@ static int take_line(void *user, char *line)
     } else if (!strcmp(kind, "row")) {
         take_row(c, json_object_get(ev, "result"));
     } else if (!strcmp(kind, "begin")) {
-        set_text(c->check, sizeof c->check, ev, "check");
-        set_text(c->subject, sizeof c->subject, ev, "subject");
+        gv_worker_event_text(ev, "check", c->check, sizeof c->check);
+        gv_worker_event_text(ev, "subject", c->subject, sizeof c->subject);
         c->stage[0] = '\0';
         c->began = gv_now_s();
         gv_run_observer_started(&c->observer, c->check, c->subject);
     } else if (!strcmp(kind, "stage")) {
-        set_text(c->stage, sizeof c->stage, ev, "stage");
+        gv_worker_event_text(ev, "stage", c->stage, sizeof c->stage);
     } else if (!strcmp(kind, "group")) {
         const char *id = json_string_value(json_object_get(ev, "check"));
         int index = id ? gv_catalog_index(id) : -1;
@@ -135,9 +129,8 @@ static int take_line(void *user, char *line)
     } else if (!strcmp(kind, "end")) {
         *ended = 1;
     } else if (!strcmp(kind, "error")) {
-        set_text(c->error, sizeof c->error, ev, "message");
-        json_t *st = json_object_get(ev, "status");
-        c->error_status = json_is_integer(st) ? (gv_status)json_integer_value(st) : GV_ERR_INTERNAL;
+        gv_worker_event_text(ev, "message", c->error, sizeof c->error);
+        c->error_status = gv_worker_event_status(ev);
         *ended = 1;
     } else {
         ok = 0;

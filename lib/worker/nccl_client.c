@@ -33,12 +33,6 @@ static double until(void *user)
     return ((const nccl_client *)user)->deadline;
 }
 
-static void set_text(char *dst, size_t cap, json_t *ev, const char *key)
-{
-    const char *v = json_string_value(json_object_get(ev, key));
-    snprintf(dst, cap, "%s", v ? v : "");
-}
-
 /* One event (lib/worker/nccl_serve.c); 0 when it is one, -1 when it is not the worker's. */
 static int take(void *user, char *line)
 {
@@ -49,7 +43,7 @@ static int take(void *user, char *line)
     if (!ok) {
         ;
     } else if (!strcmp(kind, "stage")) {
-        set_text(c->stage, sizeof c->stage, ev, "stage");
+        gv_worker_event_text(ev, "stage", c->stage, sizeof c->stage);
     } else if (!strcmp(kind, "nccl") || !strcmp(kind, "done")) {
         gv_nccl_result got;
         ok = gv_worker_hex_get(json_string_value(json_object_get(ev, "result")), &got,
@@ -59,9 +53,8 @@ static int take(void *user, char *line)
             *c->r = got;
     }
     if (ok && kind && (!strcmp(kind, "done") || !strcmp(kind, "error"))) {
-        json_t *st = json_object_get(ev, "status");
-        c->status = json_is_integer(st) ? (gv_status)json_integer_value(st) : GV_ERR_INTERNAL;
-        set_text(c->message, sizeof c->message, ev, "message");
+        c->status = gv_worker_event_status(ev);
+        gv_worker_event_text(ev, "message", c->message, sizeof c->message);
         c->done = 1;
     } else if (ok && strcmp(kind, "stage") && strcmp(kind, "nccl")) {
         ok = 0;

@@ -111,6 +111,18 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
     return finish(&a);
 }
 
+void gv_worker_event_text(json_t *ev, const char *key, char *dst, size_t cap)
+{
+    const char *v = json_string_value(json_object_get(ev, key));
+    snprintf(dst, cap, "%s", v ? v : "");
+}
+
+gv_status gv_worker_event_status(json_t *ev)
+{
+    json_t *st = json_object_get(ev, "status");
+    return json_is_integer(st) ? (gv_status)json_integer_value(st) : GV_ERR_INTERNAL;
+}
+
 void gv_worker_hex_put(const void *data, size_t n, char *out)
 {
     static const char digits[] = "0123456789abcdef";

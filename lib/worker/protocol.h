@@ -11,6 +11,8 @@
 #ifndef GV_WORKER_PROTOCOL_H
 #define GV_WORKER_PROTOCOL_H
 
+#include <jansson.h>
+
 #include "checks/run.h"
 #include "core/context.h"
 #include "nccl/nccl.h"
@@ -24,6 +26,11 @@ void gv_worker_argv_free(char **argv);
 /* The worker's argv for one NCCL sweep (gv_nccl_bench / _rank): the context, then
  * "--nccl <the call's bytes in hex>" (the worker and the library of one build go together). */
 char **gv_worker_nccl_argv(const gv_ctx *ctx, const gv_nccl_call *call, const char *path);
+
+/* An event's text field into dst ("" when absent), and its "status" (GV_ERR_INTERNAL when
+ * absent): what the clients of gv_run's and of the NCCL sweep's workers read alike. */
+void gv_worker_event_text(json_t *ev, const char *key, char *dst, size_t cap);
+gv_status gv_worker_event_status(json_t *ev);
 
 /* n bytes as 2n lowercase hex digits and a terminator; and back (-1 unless exactly 2n hex
  * digits). Structs cross the pipe this way between a worker and its library of one build. */

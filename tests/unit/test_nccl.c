@@ -235,20 +235,29 @@ static void pairs_time_every_link_and_name_the_slow_one(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* An all-reduce whose 1 s deadline must pass (rank 0 of 2 with an id, else over the local
+ * GPUs), run where `flags` says: GV_ERR_TIMEOUT and a FAIL between 1 and 2 s after the call. */
+static gv_nccl_result must_time_out(gv_ctx *ctx, uint32_t flags, const gv_nccl_id *id)
+{
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    o.deadline_s = 1.0;
+    o.flags = flags;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    double t0 = now_s();
+    assert_int_equal(id ? gv_nccl_bench_rank(ctx, id, 0, 2, 0, &o, &r) : gv_nccl_bench(ctx, &o, &r),
+                     GV_ERR_TIMEOUT);
+    double took = now_s() - t0;
+    assert_true(took >= 1.0 && took < 2.0);
+    assert_int_equal(r.verdict, GV_FAIL);
+    return r;
+}
+
 static void a_hang_times_out_within_the_deadline_and_the_process_stays_usable(void **state)
 {
     (void)state;
     for (size_t p = 0; p < 2; p++) {
         gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-hang");
-        gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
-        o.deadline_s = 1.0;
-        o.flags = places[p];
-        gv_nccl_result r = GV_NCCL_RESULT_INIT;
-        double t0 = now_s();
-        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_TIMEOUT);
-        double took = now_s() - t0;
-        assert_true(took >= 1.0 && took < 2.0);
-        assert_int_equal(r.verdict, GV_FAIL);
+        gv_nccl_result r = must_time_out(ctx, places[p], NULL);
         assert_non_null(
             strstr(r.message, "deadline of 1.0 s passed while running all_reduce at 64"));
         /* The worker notices the stuck stream itself and aborts before it is killed. */
@@ -256,6 +265,8 @@ static void a_hang_times_out_within_the_deadline_and_the_process_stays_usable(vo
         /* The same process, healthy again. */
         gv_ctx_destroy(ctx);
         ctx = scenario_ctx("h100-open", "h100x8");
+        gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+        o.flags = places[p];
         gv_nccl_result again = GV_NCCL_RESULT_INIT;
         assert_int_equal(gv_nccl_bench(ctx, &o, &again), GV_OK);
         assert_int_equal(again.verdict, GV_PASS);
@@ -270,15 +281,7 @@ static void a_rank_that_never_arrives_times_out(void **state)
         gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
         gv_nccl_id id;
         assert_int_equal(gv_nccl_unique_id(ctx, &id), GV_OK);
-        gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
-        o.deadline_s = 1.0;
-        o.flags = places[p];
-        gv_nccl_result r = GV_NCCL_RESULT_INIT;
-        double t0 = now_s();
-        assert_int_equal(gv_nccl_bench_rank(ctx, &id, 0, 2, 0, &o, &r), GV_ERR_TIMEOUT);
-        double took = now_s() - t0;
-        assert_true(took >= 1.0 && took < 2.0);
-        assert_int_equal(r.verdict, GV_FAIL);
+        gv_nccl_result r = must_time_out(ctx, places[p], &id);
         assert_int_equal(r.nranks, 2);
         assert_int_equal(r.size_count, 0);
         assert_non_null(strstr(r.message, "creating the communicators"));
@@ -298,15 +301,7 @@ static void a_hang_in_nccls_host_code_fails_within_the_deadline(void **state)
     (void)state;
     for (size_t p = 0; p < 2; p++) {
         gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-nccl-host-hang");
-        gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
-        o.deadline_s = 1.0;
-        o.flags = places[p];
-        gv_nccl_result r = GV_NCCL_RESULT_INIT;
-        double t0 = now_s();
-        assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_TIMEOUT);
-        double took = now_s() - t0;
-        assert_true(took >= 1.0 && took < 2.0);
-        assert_int_equal(r.verdict, GV_FAIL);
+        gv_nccl_result r = must_time_out(ctx, places[p], NULL);
         assert_non_null(strstr(r.message, "running all_reduce at 64 bytes"));
         assert_non_null(strstr(r.message, p == 0 ? "gpuverify-worker was stopped" : "aborted"));
         gv_ctx_destroy(ctx);
