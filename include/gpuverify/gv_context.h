@@ -24,10 +24,17 @@ enum gv_log_level { GV_LOG_ERROR = 0, GV_LOG_WARN = 1, GV_LOG_INFO = 2, GV_LOG_D
 /* Called for each log line at or below the chosen level; the text is valid during the call. */
 typedef void (*gv_log_fn)(void *user, int32_t level, const char *message);
 
+/* gv_ctx_opts.flags. The calls that drive an NVIDIA library (gv_cuda_check, gv_mem_test,
+ * gv_gemm_bench, gv_stress_gemm, gv_cudnn_check, gv_nccl_bench, gv_nccl_bench_rank) run in
+ * gpuverify-worker when one is found, killed at their deadline so that none can hang the
+ * caller (docs/ABI.md, "Isolation"). This flag runs them in the caller's process instead: no
+ * process start, but a call stuck inside the driver is not bounded there. */
+#define GV_CTX_IN_PROCESS 0x1u
+
 /* Context options. Start from GV_CTX_OPTS_INIT; NULL strings mean "the default". */
 typedef struct gv_ctx_opts {
     uint32_t struct_size;
-    uint32_t flags; /* reserved, must be 0 */
+    uint32_t flags; /* GV_CTX_IN_PROCESS, or 0 */
     /* Root under which every file is read (/proc, /sys, /etc, /boot). NULL = "/". */
     const char *sysroot;
     /* Directory holding the NVIDIA libraries. When set, libraries are loaded from here only.

@@ -111,7 +111,7 @@ double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index
         return ctx->deadline_s;
     const gv_check_def *d = &gv_checks[index];
     double own = d->deadline_factor > 0 ? ctx->deadline_s * d->deadline_factor : ctx->deadline_s;
-    return own + (d->loads_for_duration ? plan->stress_s : 0);
+    return own + (d->loads_for_duration && plan ? plan->stress_s : 0);
 }
 
 int gv_catalog_group(int index)
@@ -496,7 +496,11 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
             ctx->progress = gv_run_observer_progress;
             ctx->progress_user = &observer;
         }
+        /* The run is in this process by choice or for want of a worker: so are its calls. */
+        int calls_here = ctx->calls_here;
+        ctx->calls_here = 1;
         s = gv_run_in_process(ctx, plan, observer.fn ? &stream : NULL, out);
+        ctx->calls_here = calls_here;
         ctx->progress = hook;
         ctx->progress_user = hook_user;
         if (s == GV_OK)

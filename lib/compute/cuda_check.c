@@ -1,6 +1,7 @@
 /* gv_cuda_check: a CUDA context on one GPU, VRAM written and read back on the device, and the
  * copy bandwidths judged against the PCIe link and the datasheet DRAM bandwidth. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,8 +11,10 @@
 #include "compute/session.h"
 #include "compute/telemetry.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/sizes.h"
 #include "report/report.h"
+#include "worker/call.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MIB (1024.0 * 1024.0)
@@ -266,29 +269,26 @@ void gv_cuda_context_message(const gv_cuda_result *r, char *out, size_t cap)
              1e3 * r->context_s, r->memory_free / GIB);
 }
 
-gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_cuda_result *out)
-{
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_check: out is NULL");
-    static const gv_cuda_opts defaults = GV_CUDA_OPTS_INIT;
+/* What crosses to gpuverify-worker: the GPU and the checked options. */
+typedef struct cuda_call {
+    uint32_t gpu;
+    uint32_t reserved0;
     gv_cuda_opts o;
-    gv_status st;
-    if ((st = gv_out_known(ctx, "gv_cuda_result", out, GV_CUDA_RESULT_SIZE_V1)) ||
-        (st = gv_opts_in(ctx, "gv_cuda_opts", &o, sizeof o, opts, GV_CUDA_OPTS_SIZE_V1,
-                         &defaults)) ||
-        (st = check_opts(ctx, &o)))
-        return st;
+} cuda_call;
 
+static gv_status cuda_here(gv_ctx *ctx, const void *args, const gv_call_watch *watch, void *result)
+{
+    (void)watch; /* its stages go through gv_progress_stage */
+    const cuda_call *c = args;
+    gv_status st;
     gv_cuda_result r = GV_CUDA_RESULT_INIT;
-    r.cuda_index = (int32_t)gpu;
+    r.cuda_index = (int32_t)c->gpu;
     r.numa_node = -1;
     r.alloc_verdict = r.copy_verdict = GV_SKIP;
     gv_session s;
     gv_errbuf err = {""};
-    st = gv_session_open(ctx, gpu, &s, &err);
+    gv_progress_stage(ctx, "CUDA context");
+    st = gv_session_open(ctx, c->gpu, &s, &err);
     if (st == GV_ERR_NOT_FOUND || st == GV_ERR_INTERNAL) {
         gv_session_close(&s);
         return gv_fail(ctx, st, "%s", err.text);
@@ -303,16 +303,20 @@ gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_
      * copy engines and H2D runs at half speed (measured on H200, bench/results). */
     /* A CUDA call that fails mid-test is that part's FAIL, with the call named; a part left
      * after it says why it did not run (never a SKIP with nothing to say). */
-    if (st == GV_OK && !(o.flags & GV_CUDA_SKIP_COPY) &&
-        (st = copy_tests(&s, &o, &r, &err)) != GV_OK) {
+    if (st == GV_OK && !(c->o.flags & GV_CUDA_SKIP_COPY))
+        gv_progress_stage(ctx, "copies between pinned host memory and the GPU");
+    if (st == GV_OK && !(c->o.flags & GV_CUDA_SKIP_COPY) &&
+        (st = copy_tests(&s, &c->o, &r, &err)) != GV_OK) {
         r.copy_verdict = GV_FAIL;
         snprintf(r.copy_message, sizeof r.copy_message, "%s", err.text);
-        if (!(o.flags & GV_CUDA_SKIP_ALLOC))
+        if (!(c->o.flags & GV_CUDA_SKIP_ALLOC))
             snprintf(r.alloc_message, sizeof r.alloc_message,
                      "not run: the copy test failed first");
     }
-    if (st == GV_OK && !(o.flags & GV_CUDA_SKIP_ALLOC) &&
-        (st = vram_tests(&s, &o, &r, &err)) != GV_OK) {
+    if (st == GV_OK && !(c->o.flags & GV_CUDA_SKIP_ALLOC))
+        gv_progress_stage(ctx, "VRAM pattern test");
+    if (st == GV_OK && !(c->o.flags & GV_CUDA_SKIP_ALLOC) &&
+        (st = vram_tests(&s, &c->o, &r, &err)) != GV_OK) {
         r.alloc_verdict = GV_FAIL;
         snprintf(r.alloc_message, sizeof r.alloc_message, "%s", err.text);
     }
@@ -327,5 +331,58 @@ gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_
             r.verdict = GV_PASS;
         gv_cuda_context_message(&r, r.message, sizeof r.message);
     }
-    return gv_copy_out(out, &r, sizeof r, GV_CUDA_RESULT_SIZE_V1);
+    *(gv_cuda_result *)result = r;
+    return GV_OK;
+}
+
+static double cuda_deadline(const gv_ctx *ctx, const void *args)
+{
+    (void)args;
+    return gv_call_deadline(ctx, "cuda.copy", 1, 0);
+}
+
+static void cuda_prefill(const void *args, void *result)
+{
+    gv_cuda_result *r = result;
+    r->cuda_index = (int32_t)((const cuda_call *)args)->gpu;
+    r->numa_node = -1;
+    r->alloc_verdict = r->copy_verdict = GV_SKIP;
+}
+
+static void cuda_describe(const void *args, const void *result, char *out, size_t cap)
+{
+    (void)result;
+    snprintf(out, cap, "gv_cuda_check on GPU %u", ((const cuda_call *)args)->gpu);
+}
+
+const gv_call_kind gv_call_cuda_check = {"cuda_check",
+                                         sizeof(cuda_call),
+                                         sizeof(gv_cuda_result),
+                                         0,
+                                         offsetof(gv_cuda_result, verdict),
+                                         offsetof(gv_cuda_result, message),
+                                         sizeof(((gv_cuda_result *)0)->message),
+                                         cuda_here,
+                                         cuda_deadline,
+                                         cuda_prefill,
+                                         cuda_describe};
+
+gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_cuda_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cuda_check: out is NULL");
+    static const gv_cuda_opts defaults = GV_CUDA_OPTS_INIT;
+    cuda_call c = {.gpu = gpu};
+    gv_status st;
+    if ((st = gv_out_known(ctx, "gv_cuda_result", out, GV_CUDA_RESULT_SIZE_V1)) ||
+        (st = gv_opts_in(ctx, "gv_cuda_opts", &c.o, sizeof c.o, opts, GV_CUDA_OPTS_SIZE_V1,
+                         &defaults)) ||
+        (st = check_opts(ctx, &c.o)))
+        return st;
+    gv_cuda_result r = GV_CUDA_RESULT_INIT;
+    st = gv_call(ctx, &gv_call_cuda_check, &c, NULL, NULL, &r);
+    return gv_call_out(st, out, &r, sizeof r, GV_CUDA_RESULT_SIZE_V1);
 }

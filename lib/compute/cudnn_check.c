@@ -1,6 +1,7 @@
 /* gv_cudnn_check: cuDNN loads, makes a handle, and computes a small convolution (FP32, then
  * FP16 with FP32 accumulation) that matches an FP64 host reference. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,10 @@
 #include "compute/compute.h"
 #include "compute/session.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/sizes.h"
 #include "kernels/gv_float_bits.h"
+#include "worker/call.h"
 
 /* A 3x3 convolution, stride 1, padding 1: batch 2, 8 -> 16 channels, 16x16 images. */
 enum { CN = 2, CC = 8, CK = 16, CH = 16, CW = 16, CR = 3 };
@@ -192,22 +195,18 @@ static void judge_conv(conv_run *c, int half, int32_t *verdict, double *worst, c
     }
 }
 
-gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out)
+/* The GPU is all that crosses to gpuverify-worker. */
+static gv_status cudnn_here(gv_ctx *ctx, const void *args, const gv_call_watch *watch, void *result)
 {
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cudnn_check: out is NULL");
-    gv_status known = gv_out_known(ctx, "gv_cudnn_result", out, GV_CUDNN_RESULT_SIZE_V1);
-    if (known != GV_OK)
-        return known;
+    (void)watch;
+    const uint32_t *gpu_arg = args;
     gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
-    r.cuda_index = (int32_t)gpu;
+    r.cuda_index = (int32_t)gpu_arg[0];
     r.fp32_verdict = r.fp16_verdict = GV_SKIP;
     conv_run c;
     memset(&c, 0, sizeof c);
-    gv_status st = gv_session_open(ctx, gpu, &c.s, &c.err);
+    gv_progress_stage(ctx, "CUDA context");
+    gv_status st = gv_session_open(ctx, gpu_arg[0], &c.s, &c.err);
     if (st == GV_ERR_NOT_FOUND) {
         gv_session_close(&c.s);
         return gv_fail(ctx, st, "%s", c.err.text);
@@ -225,6 +224,7 @@ gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out)
     }
     if (r.verdict == GV_PASS) {
         c.dn = gv_cudnn(ctx);
+        gv_progress_stage(ctx, "cuDNN: cudnnCreate");
         int rc = c.dn->cudnnCreate(&c.handle);
         if (rc != GVDN_STATUS_SUCCESS) {
             c.handle = NULL;
@@ -234,7 +234,9 @@ gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out)
         } else {
             c.dn->cudnnSetStream(c.handle, c.s.stream);
             char n32[200], n16[200];
+            gv_progress_stage(ctx, "cuDNN: FP32 convolution");
             judge_conv(&c, 0, &r.fp32_verdict, &r.fp32_worst, n32, sizeof n32);
+            gv_progress_stage(ctx, "cuDNN: FP16 convolution");
             judge_conv(&c, 1, &r.fp16_verdict, &r.fp16_worst, n16, sizeof n16);
             c.dn->cudnnDestroy(c.handle);
             r.verdict = r.fp32_verdict == GV_FAIL || r.fp16_verdict == GV_FAIL ? GV_FAIL
@@ -244,5 +246,52 @@ gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out)
         }
     }
     gv_session_close(&c.s);
-    return gv_copy_out(out, &r, sizeof r, GV_CUDNN_RESULT_SIZE_V1);
+    *(gv_cudnn_result *)result = r;
+    return GV_OK;
+}
+
+static double cudnn_deadline(const gv_ctx *ctx, const void *args)
+{
+    (void)args;
+    return gv_call_deadline(ctx, "cudnn.conv", 1, 0);
+}
+
+static void cudnn_prefill(const void *args, void *result)
+{
+    gv_cudnn_result *r = result;
+    r->cuda_index = (int32_t) * (const uint32_t *)args;
+    r->fp32_verdict = r->fp16_verdict = GV_SKIP;
+}
+
+static void cudnn_describe(const void *args, const void *result, char *out, size_t cap)
+{
+    (void)result;
+    snprintf(out, cap, "gv_cudnn_check on GPU %u", *(const uint32_t *)args);
+}
+
+const gv_call_kind gv_call_cudnn_check = {"cudnn_check",
+                                          sizeof(uint32_t),
+                                          sizeof(gv_cudnn_result),
+                                          0,
+                                          offsetof(gv_cudnn_result, verdict),
+                                          offsetof(gv_cudnn_result, message),
+                                          sizeof(((gv_cudnn_result *)0)->message),
+                                          cudnn_here,
+                                          cudnn_deadline,
+                                          cudnn_prefill,
+                                          cudnn_describe};
+
+gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_cudnn_check: out is NULL");
+    gv_status st = gv_out_known(ctx, "gv_cudnn_result", out, GV_CUDNN_RESULT_SIZE_V1);
+    if (st != GV_OK)
+        return st;
+    gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
+    st = gv_call(ctx, &gv_call_cudnn_check, &gpu, NULL, NULL, &r);
+    return gv_call_out(st, out, &r, sizeof r, GV_CUDNN_RESULT_SIZE_V1);
 }

@@ -3,6 +3,7 @@
  * candidates, warm-up, CUDA-event-timed batches (median and best), NVML telemetry during the
  * batches, and sampled outputs against an FP64 host reference. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "core/sizes.h"
 #include "core/util.h"
 #include "kernels/gv_float_bits.h"
+#include "worker/call.h"
 
 /* Where element (i, k) of the M x K operand A lives: stored K x M and transposed, or M x K. */
 static uint64_t a_index(const gv_gemm_opts *o, int transpose_a, uint64_t i, uint64_t k)
@@ -191,35 +193,30 @@ static void judge(const gv_gemm_run *g, gv_gemm_result *r)
                  ", verified");
 }
 
-gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts, gv_gemm_result *out)
+/* What crosses to gpuverify-worker: the GPU and the checked options. */
+typedef struct gemm_call {
+    uint32_t gpu;
+    uint32_t reserved0;
+    gv_gemm_opts o;
+} gemm_call;
+
+static gv_status gemm_here(gv_ctx *ctx, const void *args, const gv_call_watch *watch, void *result)
 {
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_gemm_bench: out is NULL");
-    gv_status st = gv_out_known(ctx, "gv_gemm_result", out, GV_GEMM_RESULT_SIZE_V1);
-    if (st != GV_OK)
-        return st;
-    static const gv_gemm_opts defaults = GV_GEMM_OPTS_INIT;
+    (void)watch; /* its stages go through gv_progress_stage */
+    const gemm_call *c = args;
+    gv_gemm_result *rp = result;
     gv_gemm_run *g = calloc(1, sizeof *g);
     if (!g)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
-    st = gv_opts_in(ctx, "gv_gemm_opts", &g->o, sizeof g->o, opts, GV_GEMM_OPTS_SIZE_V1, &defaults);
-    if (st == GV_OK)
-        st = check_opts(ctx, &g->o);
-    if (st != GV_OK) {
-        free(g);
-        return st;
-    }
+    g->o = c->o;
     gv_gemm_result r = GV_GEMM_RESULT_INIT;
     r.dtype = g->o.dtype;
-    r.cuda_index = (int32_t)gpu;
+    r.cuda_index = (int32_t)c->gpu;
     r.m = g->o.m, r.n = g->o.n, r.k = g->o.k;
     r.verified = -1;
     g->plan = &gv_gemm_plans[g->o.dtype];
     gv_progress_stage(ctx, "CUDA context, memory and inputs");
-    st = gv_gemm_prepare(ctx, g, gpu, &r);
+    gv_status st = gv_gemm_prepare(ctx, g, c->gpu, &r);
     if (st == GV_OK && r.verdict == GV_PASS) {
         r.peak_tflops =
             gv_peak_tflops(g->s.pci_device_id, g->s.cc_major, g->s.cc_minor, g->s.sm_count,
@@ -243,5 +240,63 @@ gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts, gv_
     if (st != GV_OK)
         st = gv_fail(ctx, st, "%s", g->err.text);
     free(g);
-    return st != GV_OK ? st : gv_copy_out(out, &r, sizeof r, GV_GEMM_RESULT_SIZE_V1);
+    *rp = r;
+    return st;
+}
+
+/* The warm-up and the timed batches on top of the start and the catalog's gemm allowance. */
+static double gemm_deadline(const gv_ctx *ctx, const void *args)
+{
+    const gv_gemm_opts *o = &((const gemm_call *)args)->o;
+    return gv_call_deadline(ctx, "gemm.fp16", 1, o->warmup_s + o->batches * o->batch_s);
+}
+
+static void gemm_prefill(const void *args, void *result)
+{
+    const gemm_call *c = args;
+    gv_gemm_result *r = result;
+    r->dtype = c->o.dtype;
+    r->cuda_index = (int32_t)c->gpu;
+    r->m = c->o.m, r->n = c->o.n, r->k = c->o.k;
+    r->verified = -1;
+}
+
+static void gemm_describe(const void *args, const void *result, char *out, size_t cap)
+{
+    (void)result;
+    const gemm_call *c = args;
+    snprintf(out, cap, "gv_gemm_bench (%s, %ux%ux%u) on GPU %u", gv_dtype_name(c->o.dtype), c->o.m,
+             c->o.n, c->o.k, c->gpu);
+}
+
+const gv_call_kind gv_call_gemm_bench = {"gemm",
+                                         sizeof(gemm_call),
+                                         sizeof(gv_gemm_result),
+                                         0,
+                                         offsetof(gv_gemm_result, verdict),
+                                         offsetof(gv_gemm_result, message),
+                                         sizeof(((gv_gemm_result *)0)->message),
+                                         gemm_here,
+                                         gemm_deadline,
+                                         gemm_prefill,
+                                         gemm_describe};
+
+gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts, gv_gemm_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_gemm_bench: out is NULL");
+    static const gv_gemm_opts defaults = GV_GEMM_OPTS_INIT;
+    gemm_call c = {.gpu = gpu};
+    gv_status st;
+    if ((st = gv_out_known(ctx, "gv_gemm_result", out, GV_GEMM_RESULT_SIZE_V1)) ||
+        (st = gv_opts_in(ctx, "gv_gemm_opts", &c.o, sizeof c.o, opts, GV_GEMM_OPTS_SIZE_V1,
+                         &defaults)) ||
+        (st = check_opts(ctx, &c.o)))
+        return st;
+    gv_gemm_result r = GV_GEMM_RESULT_INIT;
+    st = gv_call(ctx, &gv_call_gemm_bench, &c, NULL, NULL, &r);
+    return gv_call_out(st, out, &r, sizeof r, GV_GEMM_RESULT_SIZE_V1);
 }

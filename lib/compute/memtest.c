@@ -2,6 +2,7 @@
  * (gv_mem_step): own address and complement, moving inversions of a walking bit and of random
  * words, each word compared on the device. Wrong words are located in the tested memory, and the
  * DRAM ECC counters are read around the test, since ECC corrects what the patterns cannot see. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "core/util.h"
 #include "kernels/gv_random.h"
 #include "report/report.h"
+#include "worker/call.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define PAGE (2ull << 20) /* allocations in whole 2 MiB pages, as the driver maps them */
@@ -285,38 +287,34 @@ static void judge(const memtest *m, gv_memtest_result *r)
     }
 }
 
-gv_status gv_mem_test(gv_ctx *ctx, uint32_t gpu, const gv_memtest_opts *opts,
-                      gv_memtest_result *out)
-{
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_mem_test: out is NULL");
-    static const gv_memtest_opts defaults = GV_MEMTEST_OPTS_INIT;
+/* What crosses to gpuverify-worker: the GPU and the checked options. */
+typedef struct memtest_call {
+    uint32_t gpu;
+    uint32_t reserved0;
     gv_memtest_opts o;
-    gv_status st;
-    if ((st = gv_out_known(ctx, "gv_memtest_result", out, GV_MEMTEST_RESULT_SIZE_V1)) ||
-        (st = gv_opts_in(ctx, "gv_memtest_opts", &o, sizeof o, opts, GV_MEMTEST_OPTS_SIZE_V1,
-                         &defaults)) ||
-        (st = check_opts(ctx, &o)))
-        return st;
+} memtest_call;
 
+static gv_status memtest_here(gv_ctx *ctx, const void *args, const gv_call_watch *watch,
+                              void *result)
+{
+    (void)watch; /* its stages go through gv_progress_stage */
+    const memtest_call *c = args;
+    gv_status st;
     gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
-    r.cuda_index = (int32_t)gpu;
+    r.cuda_index = (int32_t)c->gpu;
     r.steps = (uint32_t)STEPS;
     r.ecc_corrected_before = r.ecc_corrected_after = -1;
     r.ecc_uncorrected_before = r.ecc_uncorrected_after = -1;
     gv_session s;
     gv_errbuf err = {""};
-    st = gv_session_open(ctx, gpu, &s, &err);
+    st = gv_session_open(ctx, c->gpu, &s, &err);
     if (st == GV_ERR_NOT_FOUND || st == GV_ERR_INTERNAL) {
         gv_session_close(&s);
         return gv_fail(ctx, st, "%s", err.text);
     }
     snprintf(r.name, sizeof r.name, "%s", s.name);
     snprintf(r.pci_bus_id, sizeof r.pci_bus_id, "%s", s.bus_id);
-    memtest m = {.s = &s, .o = &o, .r = &r, .err = &err};
+    memtest m = {.s = &s, .o = &c->o, .r = &r, .err = &err};
     int rc;
     if (st == GV_OK && (rc = gv_session_memory(&s, &r.memory_free, &r.memory_total)) != 0)
         st = gv_session_fail(&s, &err, "cuMemGetInfo", rc);
@@ -342,5 +340,61 @@ gv_status gv_mem_test(gv_ctx *ctx, uint32_t gpu, const gv_memtest_opts *opts,
     } else {
         judge(&m, &r);
     }
-    return gv_copy_out(out, &r, sizeof r, GV_MEMTEST_RESULT_SIZE_V1);
+    *(gv_memtest_result *)result = r;
+    return GV_OK;
+}
+
+/* Each round within four units (gv_run's mem.test allowance), and the duration asked for. */
+static double memtest_deadline(const gv_ctx *ctx, const void *args)
+{
+    const gv_memtest_opts *o = &((const memtest_call *)args)->o;
+    return gv_call_deadline(ctx, "mem.test", o->rounds + (o->duration_s > 0), o->duration_s);
+}
+
+static void memtest_prefill(const void *args, void *result)
+{
+    gv_memtest_result *r = result;
+    r->cuda_index = (int32_t)((const memtest_call *)args)->gpu;
+    r->steps = (uint32_t)STEPS;
+    r->ecc_corrected_before = r->ecc_corrected_after = -1;
+    r->ecc_uncorrected_before = r->ecc_uncorrected_after = -1;
+}
+
+static void memtest_describe(const void *args, const void *result, char *out, size_t cap)
+{
+    (void)result;
+    snprintf(out, cap, "gv_mem_test on GPU %u", ((const memtest_call *)args)->gpu);
+}
+
+const gv_call_kind gv_call_mem_test = {"mem_test",
+                                       sizeof(memtest_call),
+                                       sizeof(gv_memtest_result),
+                                       0,
+                                       offsetof(gv_memtest_result, verdict),
+                                       offsetof(gv_memtest_result, message),
+                                       sizeof(((gv_memtest_result *)0)->message),
+                                       memtest_here,
+                                       memtest_deadline,
+                                       memtest_prefill,
+                                       memtest_describe};
+
+gv_status gv_mem_test(gv_ctx *ctx, uint32_t gpu, const gv_memtest_opts *opts,
+                      gv_memtest_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_mem_test: out is NULL");
+    static const gv_memtest_opts defaults = GV_MEMTEST_OPTS_INIT;
+    memtest_call c = {.gpu = gpu};
+    gv_status st;
+    if ((st = gv_out_known(ctx, "gv_memtest_result", out, GV_MEMTEST_RESULT_SIZE_V1)) ||
+        (st = gv_opts_in(ctx, "gv_memtest_opts", &c.o, sizeof c.o, opts, GV_MEMTEST_OPTS_SIZE_V1,
+                         &defaults)) ||
+        (st = check_opts(ctx, &c.o)))
+        return st;
+    gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
+    st = gv_call(ctx, &gv_call_mem_test, &c, NULL, NULL, &r);
+    return gv_call_out(st, out, &r, sizeof r, GV_MEMTEST_RESULT_SIZE_V1);
 }

@@ -7,6 +7,7 @@
  * queued on every GPU, then each is waited for in turn, so the GPUs run concurrently and the
  * host's work between batches is a small fraction of an interval. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "core/sizes.h"
 #include "core/util.h"
 #include "report/report.h"
+#include "worker/call.h"
 
 #define MAX_BATCH 1024  /* GEMMs per interval: the hash slots each batch needs */
 #define WINDOW_S 10.0   /* "the first 10 s" and "the last 10 s" of the issue */
@@ -40,6 +42,7 @@ typedef struct stress_gpu {
 typedef struct stress {
     gv_ctx *ctx;
     gv_stress_opts o;
+    const gv_call_watch *watch; /* hears each sample of the series */
     gv_stress_result *r;
     stress_gpu *gpus;
     uint32_t count; /* GPUs opened (sessions pushed in this order) */
@@ -218,12 +221,15 @@ static void take_batch(stress *st, stress_gpu *sg, double ms, double t)
     gv_sample_interval iv;
     gv_sampler_take(&sg->sampler, &iv);
     gv_stress_result *r = st->r;
-    if (r->series_count < st->o.series_capacity)
-        st->o.series[r->series_count++] = (gv_stress_sample){
+    if (r->series_count < st->o.series_capacity && st->watch && st->watch->sample) {
+        gv_stress_sample one = {
             t,          tflops,          iv.clock_mhz, iv.power_w, iv.temperature_c,
             iv.reasons, out->cuda_index, bad};
-    else
+        st->watch->sample(st->watch->user, &one);
+        r->series_count++;
+    } else {
         r->series_dropped++;
+    }
 }
 
 /* The run itself: every interval, a batch on every running GPU, then each collected. */
@@ -431,29 +437,17 @@ static void close_all(stress *st)
     free(st->gpus);
 }
 
-gv_status gv_stress_gemm(gv_ctx *ctx, const gv_stress_opts *opts, gv_stress_result *out)
+/* The options cross to gpuverify-worker whole; their series pointer means nothing there: the
+ * samples come back through the watch. */
+static gv_status stress_here(gv_ctx *ctx, const void *args, const gv_call_watch *watch,
+                             void *result)
 {
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out || !opts)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_gemm: %s is NULL", out ? "opts" : "out");
-    static const gv_stress_opts defaults = GV_STRESS_OPTS_INIT;
-    stress st = {.ctx = ctx};
-    gv_status s;
-    if ((s = gv_out_known(ctx, "gv_stress_result", out, GV_STRESS_RESULT_SIZE_V1)) ||
-        (s = gv_opts_in(ctx, "gv_stress_opts", &st.o, sizeof st.o, opts, GV_STRESS_OPTS_SIZE_V1,
-                        &defaults)) ||
-        (s = check_opts(ctx, &st.o)))
-        return s;
-    gv_stress_result *r = calloc(1, sizeof *r);
+    stress st = {.ctx = ctx, .o = *(const gv_stress_opts *)args, .watch = watch};
+    gv_status s = GV_OK;
+    gv_stress_result *r = result;
     st.gpus = calloc(GV_STRESS_MAX_GPUS, sizeof *st.gpus);
-    if (!r || !st.gpus) {
-        free(r);
-        free(st.gpus);
+    if (!st.gpus)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
-    }
-    r->struct_size = sizeof *r;
     r->dtype = st.o.dtype;
     r->size = st.o.size;
     st.r = r;
@@ -475,6 +469,8 @@ gv_status gv_stress_gemm(gv_ctx *ctx, const gv_stress_opts *opts, gv_stress_resu
     }
     r->gpu_count = st.count;
     if (s == GV_OK) {
+        gv_progress_stage(ctx, "GEMMs on %u GPU%s for %.0f s", st.count, st.count == 1 ? "" : "s",
+                          st.o.duration_s);
         run(&st);
         judge(&st);
     }
@@ -483,8 +479,84 @@ gv_status gv_stress_gemm(gv_ctx *ctx, const gv_stress_opts *opts, gv_stress_resu
         gv_fail(ctx, s, "%s", why[0] ? why : gv_strerror(s));
     }
     close_all(&st);
-    if (s == GV_OK)
-        s = gv_copy_out(out, r, sizeof *r, GV_STRESS_RESULT_SIZE_V1);
+    return s;
+}
+
+/* The setup within gv_run's stress allowance, then the duration. */
+static double stress_deadline(const gv_ctx *ctx, const void *args)
+{
+    return gv_call_deadline(ctx, "stress.gemm", 1, ((const gv_stress_opts *)args)->duration_s);
+}
+
+static void stress_prefill(const void *args, void *result)
+{
+    const gv_stress_opts *o = args;
+    gv_stress_result *r = result;
+    r->dtype = o->dtype;
+    r->size = o->size;
+}
+
+static void stress_describe(const void *args, const void *result, char *out, size_t cap)
+{
+    const gv_stress_opts *o = args;
+    uint32_t gpus = ((const gv_stress_result *)result)->gpu_count;
+    if (!gpus)
+        gpus = o->gpu_count;
+    char on[48] = "every GPU";
+    if (gpus)
+        snprintf(on, sizeof on, "%u GPU%s", gpus, gpus == 1 ? "" : "s");
+    snprintf(out, cap, "gv_stress_gemm (%s, %u) on %s", gv_dtype_name(o->dtype), o->size, on);
+}
+
+const gv_call_kind gv_call_stress_gemm = {"stress_gemm",
+                                          sizeof(gv_stress_opts),
+                                          sizeof(gv_stress_result),
+                                          sizeof(gv_stress_sample),
+                                          offsetof(gv_stress_result, verdict),
+                                          offsetof(gv_stress_result, message),
+                                          sizeof(((gv_stress_result *)0)->message),
+                                          stress_here,
+                                          stress_deadline,
+                                          stress_prefill,
+                                          stress_describe};
+
+/* The caller's series buffer, filled wherever the stress runs. */
+typedef struct series_sink {
+    gv_stress_sample *series;
+    uint32_t capacity, count;
+} series_sink;
+
+static void put_sample(void *user, const void *sample)
+{
+    series_sink *sink = user;
+    if (sink->count < sink->capacity)
+        memcpy(&sink->series[sink->count++], sample, sizeof(gv_stress_sample));
+}
+
+gv_status gv_stress_gemm(gv_ctx *ctx, const gv_stress_opts *opts, gv_stress_result *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out || !opts)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_gemm: %s is NULL", out ? "opts" : "out");
+    static const gv_stress_opts defaults = GV_STRESS_OPTS_INIT;
+    gv_stress_opts o;
+    gv_status s;
+    if ((s = gv_out_known(ctx, "gv_stress_result", out, GV_STRESS_RESULT_SIZE_V1)) ||
+        (s = gv_opts_in(ctx, "gv_stress_opts", &o, sizeof o, opts, GV_STRESS_OPTS_SIZE_V1,
+                        &defaults)) ||
+        (s = check_opts(ctx, &o)))
+        return s;
+    gv_stress_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    r->struct_size = sizeof *r;
+    series_sink sink = {o.series, o.series_capacity, 0};
+    s = gv_call(ctx, &gv_call_stress_gemm, &o, put_sample, &sink, r);
+    /* What reached the caller's buffer, also from a worker killed mid-run. */
+    r->series_count = sink.count;
+    s = gv_call_out(s, out, r, sizeof *r, GV_STRESS_RESULT_SIZE_V1);
     free(r);
     return s;
 }

@@ -61,8 +61,8 @@ static gv_status take_sysroot(gv_ctx *ctx, const char *opt, char *err, size_t er
 
 static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t errcap)
 {
-    if (o->flags != 0) {
-        snprintf(err, errcap, "flags 0x%x: no flags are defined", o->flags);
+    if (o->flags & ~GV_CTX_IN_PROCESS) {
+        snprintf(err, errcap, "flags 0x%x: only GV_CTX_IN_PROCESS (0x1) is defined", o->flags);
         return GV_ERR_INVALID_ARG;
     }
     if (o->log_level < GV_LOG_ERROR || o->log_level > GV_LOG_DEBUG) {
@@ -97,6 +97,7 @@ static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t 
                       "worker_path", err, errcap);
     if (s != GV_OK)
         return s;
+    ctx->flags = o->flags;
     ctx->log_fn = o->log_fn;
     ctx->log_user = o->log_user;
     ctx->log_level = o->log_level;

@@ -43,7 +43,9 @@ struct gv_ctx {
     /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
     struct gv_facts *facts;
     char worker_path[PATH_MAX]; /* gv_ctx_opts.worker_path or $GPUVERIFY_WORKER; "" = search */
-    int in_worker; /* this process is gpuverify-worker: nothing is handed to another one */
+    uint32_t flags;             /* gv_ctx_opts.flags: GV_CTX_IN_PROCESS */
+    int in_worker;  /* this process is gpuverify-worker: nothing is handed to another one */
+    int calls_here; /* gv_run runs its checks in this process: so do their calls (worker/call.h) */
     /* Inside gpuverify-worker: the file NCCL writes its INFO log to (nccl/nccl_log.h), "" when
      * NCCL's log is not captured (always in the caller's process, whose environment is not
      * ours to change). */

@@ -7,6 +7,7 @@
 
 #include "gpuverify/gv_context.h"
 #include "gpuverify/gv_nccl.h"
+#include "worker/call.h"
 
 /* nccl-tests' bus bandwidth factor for a collective over nranks: with one rank 0, but 1 for
  * broadcast, reduce and sendrecv, as nccl-tests prints them. */
@@ -30,20 +31,10 @@ typedef struct gv_nccl_call {
     uint32_t gpu;
 } gv_nccl_call;
 
-/* Who hears how a sweep goes: each stage as it starts, the result after each size. */
-typedef struct gv_nccl_watch {
-    void (*stage)(void *user, const char *stage);
-    void (*size)(void *user, const gv_nccl_result *so_far);
-    void *user;
-} gv_nccl_watch;
-
-/* The call in this process, communicators blocking or not; *r filled as far as it got. */
+/* The call in this process, communicators blocking or not; *r filled as far as it got. The
+ * watch (may be NULL) hears each stage as it starts and the result after each size. In
+ * gpuverify-worker it runs as the call kind gv_call_nccl (worker/call.h), blocking. */
 gv_status gv_nccl_call_here(gv_ctx *ctx, const gv_nccl_call *call, int blocking,
-                            const gv_nccl_watch *watch, gv_nccl_result *r);
-
-/* The call in gpuverify-worker at `worker` (worker/nccl_client.c): the worker's result, or at
- * the deadline what it had measured, the worker killed and GV_ERR_TIMEOUT. */
-gv_status gv_nccl_call_worker(gv_ctx *ctx, const char *worker, const gv_nccl_call *call,
-                              gv_nccl_result *r);
+                            const gv_call_watch *watch, gv_nccl_result *r);
 
 #endif

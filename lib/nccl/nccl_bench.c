@@ -1,7 +1,7 @@
 /* gv_nccl_bench, gv_nccl_unique_id and gv_nccl_bench_rank: a size sweep of one NCCL collective
  * with exact data checked on the GPU and nccl-tests' timing and figures.
  *
- * The public calls hand the sweep to gpuverify-worker when one is found (worker/nccl_client.c):
+ * The public calls hand the sweep to gpuverify-worker when one is found (worker/call.h):
  * there the communicators are blocking, as nccl-tests' and PyTorch's are, and the caller keeps
  * the deadline by killing the worker. In the caller's own process (no worker, or
  * GV_NCCL_IN_PROCESS) they are non-blocking, polled, and aborted when the deadline passes: NCCL
@@ -13,6 +13,7 @@
  * queued for all of them inside one NCCL group, as nccl-tests does with -g. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,8 +320,8 @@ void gv_nccl_add_size(nccl_run *n, const gv_nccl_size *row, const gv_nccl_size *
         r->peak_algbw_gbps = row->algbw_gbps;
         r->peak_bytes = row->bytes;
     }
-    if (n->watch && n->watch->size)
-        n->watch->size(n->watch->user, r);
+    if (n->watch && n->watch->partial)
+        n->watch->partial(n->watch->user, r);
 }
 
 static gv_status sweep(nccl_run *n)
@@ -544,7 +545,7 @@ static gv_status check_ranks(gv_ctx *ctx, const gv_nccl_opts *o, int nranks)
  * ranks first_rank.. of nranks. */
 static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_call *call,
                      const gvnc_unique_id *id, const uint32_t *cuda, uint32_t count, int first_rank,
-                     int nranks, int blocking, const gv_nccl_watch *watch, gv_nccl_result *r)
+                     int nranks, int blocking, const gv_call_watch *watch, gv_nccl_result *r)
 {
     nccl_run *n = calloc(1, sizeof *n);
     if (!n)
@@ -589,7 +590,7 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
 }
 
 gv_status gv_nccl_call_here(gv_ctx *ctx, const gv_nccl_call *call, int blocking,
-                            const gv_nccl_watch *watch, gv_nccl_result *r)
+                            const gv_call_watch *watch, gv_nccl_result *r)
 {
     const struct gv_nccl_api *nc;
     r->isolation = blocking ? GV_ISOLATION_PROCESS : GV_ISOLATION_NONE;
@@ -626,6 +627,53 @@ gv_status gv_nccl_call_here(gv_ctx *ctx, const gv_nccl_call *call, int blocking,
     return run(ctx, nc, call, &id, cuda, count, 0, (int)count, blocking, watch, r);
 }
 
+/* The sweep as a call of gpuverify-worker (worker/call.h): blocking communicators there, the
+ * caller keeping the deadline by killing the worker. */
+static gv_status call_here(gv_ctx *ctx, const void *args, const gv_call_watch *watch, void *result)
+{
+    return gv_nccl_call_here(ctx, args, 1, watch, result);
+}
+
+static double call_deadline(const gv_ctx *ctx, const void *args)
+{
+    (void)ctx;
+    return ((const gv_nccl_call *)args)->o.deadline_s;
+}
+
+static void call_prefill(const void *args, void *result)
+{
+    const gv_nccl_call *call = args;
+    gv_nccl_result *r = result;
+    r->collective = call->o.collective;
+    r->nranks = call->by_rank ? call->nranks : (int32_t)call->o.gpu_count;
+    r->rank = call->by_rank ? call->rank : 0;
+    r->local_gpus = call->by_rank ? 1 : (int32_t)call->o.gpu_count;
+}
+
+/* "all_reduce over 2 ranks", or over the local GPUs when the worker never said how many. */
+static void call_describe(const void *args, const void *result, char *out, size_t cap)
+{
+    (void)args;
+    const gv_nccl_result *r = result;
+    if (r->nranks > 0)
+        snprintf(out, cap, "%s over %d ranks", gv_nccl_collective_name(r->collective),
+                 (int)r->nranks);
+    else
+        snprintf(out, cap, "%s over the local GPUs", gv_nccl_collective_name(r->collective));
+}
+
+const gv_call_kind gv_call_nccl = {"nccl",
+                                   sizeof(gv_nccl_call),
+                                   sizeof(gv_nccl_result),
+                                   0,
+                                   offsetof(gv_nccl_result, verdict),
+                                   offsetof(gv_nccl_result, message),
+                                   sizeof(((gv_nccl_result *)0)->message),
+                                   call_here,
+                                   call_deadline,
+                                   call_prefill,
+                                   call_describe};
+
 /* Both public calls after their argument checks: in gpuverify-worker when one is found and
  * the caller did not ask for its own process; the result copied out either way. */
 static gv_status dispatch(gv_ctx *ctx, gv_nccl_call *call, gv_nccl_result *out)
@@ -638,10 +686,15 @@ static gv_status dispatch(gv_ctx *ctx, gv_nccl_call *call, gv_nccl_result *out)
     /* Also from inside gv_run's worker: the sweep gets a worker of its own, whose blocking
      * communicators that worker can give up on by killing it. Here, without one, they must be
      * non-blocking: nobody else would end a wait that never ends. */
-    if (!(call->o.flags & GV_NCCL_IN_PROCESS) && gv_worker_find(ctx, &where))
-        st = gv_nccl_call_worker(ctx, where.path, call, &r);
-    else
+    int here = (call->o.flags & GV_NCCL_IN_PROCESS) || (ctx->flags & GV_CTX_IN_PROCESS);
+    if (!here && gv_worker_find(ctx, &where)) {
+        double t0 = gv_now_s();
+        st = gv_call_in_worker(ctx, where.path, &gv_call_nccl, call, NULL, NULL, &r);
+        r.isolation = GV_ISOLATION_PROCESS;
+        r.total_s = gv_now_s() - t0;
+    } else {
         st = gv_nccl_call_here(ctx, call, 0, NULL, &r);
+    }
     /* Refused input or no NCCL: nothing ran, nothing is written. */
     if (st == GV_ERR_INVALID_ARG || st == GV_ERR_LIBRARY)
         return st;

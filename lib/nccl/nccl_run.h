@@ -34,7 +34,7 @@ typedef struct nccl_run {
     int blocking;               /* communicators created blocking (in gpuverify-worker) */
     int from, to;               /* GV_NCCL_PAIRS: the pair under test */
     int composite;              /* sends and receives in one group (gv_nccl_composite) */
-    const gv_nccl_watch *watch; /* told of each stage and measured size; may be NULL */
+    const gv_call_watch *watch; /* told of each stage and measured size; may be NULL */
     const char *stage;          /* what was under way, for messages */
     int timed_out;
     gv_errbuf err;

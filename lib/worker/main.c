@@ -17,7 +17,7 @@
 #include "core/progress.h"
 #include "report/report.h"
 #include "nccl/nccl_log.h"
-#include "worker/nccl_serve.h"
+#include "worker/call.h"
 #include "worker/protocol.h"
 #include "worker/worker.h"
 
@@ -118,14 +118,14 @@ static int serve(gv_worker_args *a, const char *nccl_log)
         return fail(s, "gpuverify-worker: the context options were refused");
     snprintf(ctx->nccl_log, sizeof ctx->nccl_log, "%s", nccl_log);
     /* A sweep of gv_nccl_bench started here (nccl.allreduce) runs in a worker of its own: this
-     * very executable, wherever it was installed. */
+     * very executable, wherever it was installed. Every other call runs here. */
     if (!ctx->worker_path[0]) {
         ssize_t n = readlink("/proc/self/exe", ctx->worker_path, sizeof ctx->worker_path - 1);
         ctx->worker_path[n > 0 ? n : 0] = '\0';
     }
-    if (a->has_nccl) {
+    if (a->call) {
         ctx->in_worker = 1;
-        gv_worker_serve_nccl(ctx, &a->nccl, emit);
+        gv_call_serve(ctx, a->call, a->call_args, emit);
         gv_ctx_destroy(ctx);
         return 0;
     }
@@ -187,6 +187,7 @@ int main(int argc, char **argv)
     if (gv_nccl_log_capture(nccl_log, sizeof nccl_log) != 0)
         nccl_log[0] = '\0';
     int rc = serve(&a, nccl_log);
+    free(a.call_args);
     if (nccl_log[0])
         unlink(nccl_log);
     return rc;

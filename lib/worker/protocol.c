@@ -149,18 +149,51 @@ int gv_worker_hex_get(const char *text, void *data, size_t n)
     return 0;
 }
 
-char **gv_worker_nccl_argv(const gv_ctx *ctx, const gv_nccl_call *call, const char *path)
+char **gv_worker_call_argv(const gv_ctx *ctx, const gv_call_kind *kind, const void *call_args,
+                           const char *path)
 {
     args a = {0};
     add_context(&a, ctx, path);
-    char *hex = malloc(2 * sizeof *call + 1);
+    char *hex = malloc(2 * kind->args_size + 1);
     if (hex)
-        gv_worker_hex_put(call, sizeof *call, hex);
+        gv_worker_hex_put(call_args, kind->args_size, hex);
     else
         a.failed = 1;
-    add(&a, "--nccl", hex);
+    add(&a, "--call", kind->name);
+    add(&a, "--args", hex);
     free(hex);
     return finish(&a);
+}
+
+const gv_call_kind *gv_call_kind_named(const char *name)
+{
+    static const gv_call_kind *const kinds[] = {&gv_call_cuda_check,  &gv_call_mem_test,
+                                                &gv_call_gemm_bench,  &gv_call_stress_gemm,
+                                                &gv_call_cudnn_check, &gv_call_nccl};
+    for (size_t i = 0; name && i < sizeof kinds / sizeof *kinds; i++)
+        if (!strcmp(kinds[i]->name, name))
+            return kinds[i];
+    return NULL;
+}
+
+/* The call named by --call, its arguments from --args' hex. */
+static gv_status take_call(gv_worker_args *out, const char *name, const char *hex, char *why,
+                           size_t cap)
+{
+    out->call = gv_call_kind_named(name);
+    if (!out->call || !hex) {
+        snprintf(why, cap, "gpuverify-worker: %s",
+                 !out->call ? "--call names no call" : "--call without --args");
+        return GV_ERR_INVALID_ARG;
+    }
+    out->call_args = malloc(out->call->args_size);
+    if (!out->call_args || gv_worker_hex_get(hex, out->call_args, out->call->args_size) != 0) {
+        free(out->call_args);
+        out->call_args = NULL;
+        snprintf(why, cap, "gpuverify-worker: --args is not %s's arguments", name);
+        return GV_ERR_INVALID_ARG;
+    }
+    return GV_OK;
 }
 
 void gv_worker_argv_free(char **argv)
@@ -191,7 +224,9 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
     out->policy = policy_defaults;
     out->has_policy = 0;
     out->policy_text = NULL;
-    out->has_nccl = 0;
+    out->call = NULL;
+    out->call_args = NULL;
+    const char *call = NULL, *call_hex = NULL;
     const char **library[GV_LIBRARY_KINDS] = {
         &out->ctx.cuda_library,  &out->ctx.nvml_library, &out->ctx.cublaslt_library,
         &out->ctx.cudnn_library, &out->ctx.nccl_library, &out->ctx.ibverbs_library};
@@ -229,8 +264,10 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             out->run.topology_xml = value;
         else if (!strcmp(flag, "--policy"))
             out->policy_text = value, out->has_policy = 1;
-        else if (!strcmp(flag, "--nccl"))
-            bad = gv_worker_hex_get(value, &out->nccl, sizeof out->nccl), out->has_nccl = !bad;
+        else if (!strcmp(flag, "--call"))
+            call = value;
+        else if (!strcmp(flag, "--args"))
+            call_hex = value;
         else {
             bad = 1;
             for (int k = 0; k < GV_LIBRARY_KINDS; k++)
@@ -242,5 +279,5 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             return GV_ERR_INVALID_ARG;
         }
     }
-    return GV_OK;
+    return call || call_hex ? take_call(out, call, call_hex, why, cap) : GV_OK;
 }

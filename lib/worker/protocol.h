@@ -15,7 +15,7 @@
 
 #include "checks/run.h"
 #include "core/context.h"
-#include "nccl/nccl.h"
+#include "worker/call.h"
 
 /* The worker's argv (NULL-terminated, argv[0] = path) for the checks in `pending` with
  * `budget_s` left; free with gv_worker_argv_free. NULL when out of memory. */
@@ -23,9 +23,11 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
                       double budget_s, const char *path);
 void gv_worker_argv_free(char **argv);
 
-/* The worker's argv for one NCCL sweep (gv_nccl_bench / _rank): the context, then
- * "--nccl <the call's bytes in hex>" (the worker and the library of one build go together). */
-char **gv_worker_nccl_argv(const gv_ctx *ctx, const gv_nccl_call *call, const char *path);
+/* The worker's argv for one call (worker/call.h): the context, then "--call <kind's name>
+ * --args <the arguments' bytes in hex>" (the worker and the library of one build go
+ * together). */
+char **gv_worker_call_argv(const gv_ctx *ctx, const gv_call_kind *kind, const void *args,
+                           const char *path);
 
 /* An event's text field into dst ("" when absent), and its "status" (GV_ERR_INTERNAL when
  * absent): what the clients of gv_run's and of the NCCL sweep's workers read alike. */
@@ -38,15 +40,16 @@ void gv_worker_hex_put(const void *data, size_t n, char *out);
 int gv_worker_hex_get(const char *text, void *data, size_t n);
 
 /* The worker's side: its argv back into options. Strings point into argv or into `policy`'s
- * text buffer; GV_ERR_INVALID_ARG with the reason in why. */
+ * text buffer; a call's arguments are allocated (free call_args). GV_ERR_INVALID_ARG with the
+ * reason in why. */
 typedef struct gv_worker_args {
     gv_ctx_opts ctx;
     gv_run_opts run;
     gv_policy policy;
     int has_policy;
     const char *policy_text;
-    int has_nccl; /* --nccl: one NCCL sweep instead of checks */
-    gv_nccl_call nccl;
+    const gv_call_kind *call; /* --call: one call instead of checks */
+    void *call_args;          /* its arguments, from --args */
 } gv_worker_args;
 gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char *why, size_t cap);
 

@@ -1,0 +1,266 @@
+/* The single-purpose calls in gpuverify-worker (lib/worker/call.h): a call stuck inside the
+ * driver comes back at its deadline as a FAIL naming where it stopped, a crash is an ERROR
+ * naming the signal, a broken worker is an ERROR, and the caller's process goes on either way.
+ * The same calls' results through the worker are test_compute's own assertions, run again as
+ * test_compute_in_worker. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* A context over one fake H100 in `scenario`, with this deadline, flags and worker. */
+static gv_ctx *call_ctx(const char *scenario, double deadline_s, uint32_t flags, const char *worker)
+{
+    char sc[PATH_MAX];
+    snprintf(sc, sizeof sc, "%s", fixture("scenarios/"));
+    strncat(sc, scenario, sizeof sc - strlen(sc) - 6);
+    strcat(sc, ".conf");
+    setenv("GV_FAKE_SCENARIO", sc, 1);
+    gv_ctx_opts o = GV_CTX_OPTS_INIT;
+    o.library_dir = fakelib();
+    o.deadline_s = deadline_s;
+    o.flags = flags;
+    o.worker_path = worker;
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&o, &ctx), GV_OK);
+    return ctx;
+}
+
+static gv_gemm_opts small_gemm(void)
+{
+    gv_gemm_opts o = GV_GEMM_OPTS_INIT;
+    o.m = o.n = o.k = 32;
+    o.warmup_s = 0;
+    o.batch_s = 1e-9;
+    o.batches = 2;
+    o.algo_candidates = 2;
+    return o;
+}
+
+/* The deadlines the calls below get with a context deadline of 0.3 s: the start in the
+ * worker (four units, as driver.cuda), the call's own unit(s), what the options ask for. */
+#define UNIT 0.3
+#define START (4 * UNIT)
+
+typedef struct hang_case {
+    const char *scenario;
+    const char *call;
+    double deadline;   /* what the call is allowed, before the kill */
+    const char *stage; /* where it was, as the worker last said */
+} hang_case;
+
+/* Runs the call of case c on ctx; its status, its result's verdict and message. */
+static gv_status call_one(gv_ctx *ctx, const char *call, int32_t *verdict, char *message,
+                          size_t cap)
+{
+    gv_status st;
+    if (!strcmp(call, "gemm")) {
+        gv_gemm_opts o = small_gemm();
+        gv_gemm_result r = GV_GEMM_RESULT_INIT;
+        st = gv_gemm_bench(ctx, 0, &o, &r);
+        *verdict = r.verdict;
+        snprintf(message, cap, "%s", r.message);
+    } else if (!strcmp(call, "cuda")) {
+        gv_cuda_opts o = GV_CUDA_OPTS_INIT;
+        o.copy_bytes = 1 << 20;
+        gv_cuda_result r = GV_CUDA_RESULT_INIT;
+        st = gv_cuda_check(ctx, 0, &o, &r);
+        *verdict = r.verdict;
+        snprintf(message, cap, "%s", r.message);
+    } else if (!strcmp(call, "memtest")) {
+        gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
+        st = gv_mem_test(ctx, 0, NULL, &r);
+        *verdict = r.verdict;
+        snprintf(message, cap, "%s", r.message);
+    } else if (!strcmp(call, "cudnn")) {
+        gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
+        st = gv_cudnn_check(ctx, 0, &r);
+        *verdict = r.verdict;
+        snprintf(message, cap, "%s", r.message);
+    } else {
+        gv_stress_opts o = GV_STRESS_OPTS_INIT;
+        o.size = 32;
+        o.duration_s = 0.2;
+        o.interval_s = 0.05;
+        gv_stress_result r = GV_STRESS_RESULT_INIT;
+        st = gv_stress_gemm(ctx, &o, &r);
+        *verdict = r.verdict;
+        snprintf(message, cap, "%s", r.message);
+    }
+    return st;
+}
+
+static void every_call_stuck_in_the_driver_comes_back_at_its_deadline(void **state)
+{
+    (void)state;
+    static const hang_case cases[] = {
+        {"fault-cublaslt-hang", "gemm", START + UNIT, "while cuBLASLt: the first matmuls"},
+        {"fault-kernel-hang", "cuda", START + UNIT, "while copies between pinned host memory"},
+        {"fault-kernel-hang", "memtest", START + 4 * UNIT, "while round 1, own address, write"},
+        {"fault-cudnn-hang", "cudnn", START + UNIT, "while cuDNN: cudnnCreate"},
+        {"fault-cublaslt-hang", "stress", START + 4 * UNIT + 0.2,
+         "while contexts, inputs and the first GEMMs"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const hang_case *c = &cases[i];
+        gv_ctx *ctx = call_ctx(c->scenario, UNIT, 0, NULL);
+        int32_t verdict = -1;
+        char message[512];
+        double t0 = now_s();
+        gv_status st = call_one(ctx, c->call, &verdict, message, sizeof message);
+        double took = now_s() - t0;
+        print_message("%s in %s: %.2f s (deadline %.2f): %s\n", c->call, c->scenario, took,
+                      c->deadline, message);
+        assert_int_equal(st, GV_ERR_TIMEOUT);
+        assert_int_equal(verdict, GV_FAIL);
+        assert_true(took >= c->deadline && took < c->deadline + 1.0);
+        char want[64];
+        snprintf(want, sizeof want, "the deadline of %.1f s passed while", c->deadline + 1e-6);
+        assert_non_null(strstr(message, want));
+        assert_non_null(strstr(message, "gpuverify-worker was stopped"));
+        assert_non_null(strstr(message, c->stage));
+        assert_string_equal(gv_ctx_last_error(ctx), message);
+        /* The same caller, the same context, a healthy GPU again. */
+        setenv("GV_FAKE_SCENARIO", fixture("scenarios/h100x1-compute.conf"), 1);
+        assert_int_equal(call_one(ctx, c->call, &verdict, message, sizeof message), GV_OK);
+        assert_int_equal(verdict, GV_PASS);
+        gv_ctx_destroy(ctx);
+    }
+}
+
+/* Where each call was when it hung: the stage the worker last reported. */
+static void a_timeout_names_the_stage(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = call_ctx("fault-cublaslt-hang", UNIT, 0, NULL);
+    gv_gemm_opts o = small_gemm();
+    gv_gemm_result r = GV_GEMM_RESULT_INIT;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_ERR_TIMEOUT);
+    assert_non_null(strstr(r.message, "gv_gemm_bench (fp16, 32x32x32) on GPU 0 did not finish"));
+    assert_non_null(strstr(r.message, "while cuBLASLt"));
+    assert_int_equal(r.cuda_index, 0);
+    assert_int_equal(r.m, 32);
+    gv_ctx_destroy(ctx);
+}
+
+static void a_crash_is_an_error_and_the_caller_lives_on(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = call_ctx("fault-gemm-crash", 60, 0, NULL);
+    gv_gemm_opts o = small_gemm();
+    gv_gemm_result r = GV_GEMM_RESULT_INIT;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_ERR_DRIVER);
+    assert_int_equal(r.verdict, GV_ERROR);
+    /* Signal 11, or the sanitizers' exit status under them. */
+    assert_true(strstr(r.message, "gpuverify-worker died with signal 11 (Segmentation fault)") ||
+                strstr(r.message, "gpuverify-worker exited with status"));
+    assert_non_null(strstr(r.message, "while cuBLASLt"));
+    gv_ctx_destroy(ctx);
+}
+
+/* A stress run's samples reach the caller's buffer from the worker, counted as they came. */
+static void the_stress_series_streams_back(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = call_ctx("h100x1-compute", 60, 0, NULL);
+    gv_stress_sample series[3];
+    memset(series, 0, sizeof series);
+    gv_stress_opts o = GV_STRESS_OPTS_INIT;
+    o.size = 32;
+    o.duration_s = 0.3;
+    o.interval_s = 0.02;
+    o.series = series;
+    o.series_capacity = 3;
+    gv_stress_result r = GV_STRESS_RESULT_INIT;
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.series_count, 3);
+    assert_true(r.series_dropped >= 1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(series[i].cuda_index, 0);
+        assert_true(series[i].tflops > 0);
+        assert_true(i == 0 || series[i].t_s > series[i - 1].t_s);
+    }
+    gv_ctx_destroy(ctx);
+}
+
+/* An executable that answers with something else than the protocol. */
+static char *garbage_worker(char *root)
+{
+    static char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/gpuverify-worker", root);
+    put_file(root, "/gpuverify-worker", "#!/bin/sh\necho 'this is not gpuverify'\n");
+    assert_int_equal(chmod(path, 0755), 0);
+    return path;
+}
+
+/* A broken worker is an ERROR; GV_CTX_IN_PROCESS runs the call here, the worker unused. */
+static void a_broken_worker_is_an_error_and_in_process_needs_none(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    const char *worker = garbage_worker(root);
+    gv_ctx *ctx = call_ctx("h100x1-compute", 60, 0, worker);
+    gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
+    assert_int_equal(gv_cudnn_check(ctx, 0, &r), GV_ERR_DRIVER);
+    assert_int_equal(r.verdict, GV_ERROR);
+    assert_non_null(strstr(r.message, "gv_cudnn_check on GPU 0: gpuverify-worker wrote something "
+                                      "that is not its protocol"));
+    assert_non_null(strstr(r.message, "this is not gpuverify"));
+    gv_ctx_destroy(ctx);
+
+    ctx = call_ctx("h100x1-compute", 60, GV_CTX_IN_PROCESS, worker);
+    r = (gv_cudnn_result)GV_CUDNN_RESULT_INIT;
+    assert_int_equal(gv_cudnn_check(ctx, 0, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    gv_ctx_destroy(ctx);
+    /* gv_run in the caller's process runs its calls there too. */
+    ctx = call_ctx("h100x1-compute", 60, 0, worker);
+    gv_run_opts ro = GV_RUN_OPTS_INIT;
+    ro.checks = "cudnn.conv";
+    ro.isolation = GV_ISOLATION_NONE;
+    gv_report *rep = NULL;
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    assert_int_equal(verdict_of(rep, "cudnn.conv", "gpu0"), GV_PASS);
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+    remove_tree(root);
+    free(root);
+}
+
+static void unknown_context_flags_are_refused(void **state)
+{
+    (void)state;
+    gv_ctx_opts o = GV_CTX_OPTS_INIT;
+    o.flags = 0x2;
+    gv_ctx *ctx = (gv_ctx *)&o; /* overwritten with NULL on error */
+    assert_int_equal(gv_ctx_create(&o, &ctx), GV_ERR_INVALID_ARG);
+    assert_null(ctx);
+}
+
+int main(void)
+{
+    /* The tests link the library's objects, so the worker is not "beside the library". */
+    setenv("GPUVERIFY_WORKER", getenv("GV_TEST_WORKER"), 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_call_stuck_in_the_driver_comes_back_at_its_deadline),
+        cmocka_unit_test(a_timeout_names_the_stage),
+        cmocka_unit_test(a_crash_is_an_error_and_the_caller_lives_on),
+        cmocka_unit_test(the_stress_series_streams_back),
+        cmocka_unit_test(a_broken_worker_is_an_error_and_in_process_needs_none),
+        cmocka_unit_test(unknown_context_flags_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
