@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _structs as S
 from ._native import lib, text
-from .errors import DeadlineError, for_status
+from .errors import GpuverifyError, for_status
 
 VERDICTS = ("PASS", "WARN", "FAIL", "SKIP", "ERROR")
 LEVELS = {"standard": 0, "quick": 1, "extended": 2}
@@ -15,6 +15,7 @@ ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
 DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3, "fp8": 4}
 COLLECTIVES = {"all_reduce": 0, "all_gather": 1, "reduce_scatter": 2, "broadcast": 3, "reduce": 4,
                "alltoall": 5, "gather": 6, "scatter": 7, "sendrecv": 8, "pairs": 9}
+CTX_IN_PROCESS = 0x1  # gv_ctx_opts.flags: the calls in the caller, not gpuverify-worker
 NCCL_IN_PROCESS = 0x1  # gv_nccl_opts.flags: NCCL in the caller, not gpuverify-worker
 NCCL_IN_PLACE = 0x2  # gv_nccl_opts.flags: each size in place too
 
@@ -155,15 +156,19 @@ class Context:
 
     sysroot: judge a captured node tree instead of this machine; library_dir: load the NVIDIA
     libraries from there only; deadline_s: each check's deadline where the catalog sets none
-    (enforced when the checks run in gpuverify-worker); worker_path: that executable."""
+    (enforced when the checks and calls run in gpuverify-worker); worker_path: that executable;
+    in_process: run gemm_bench, mem_test, ... in this process, not in gpuverify-worker (no
+    process start, no deadline on a call stuck in the driver)."""
 
     def __init__(self, sysroot: Optional[str] = None, library_dir: Optional[str] = None,
-                 deadline_s: float = 0.0, worker_path: Optional[str] = None):
+                 deadline_s: float = 0.0, worker_path: Optional[str] = None,
+                 in_process: bool = False):
         self._lib = lib()
         # alive as long as the context
         self._keep = [_b(sysroot), _b(library_dir), _b(worker_path)]
         opts = S.CtxOpts(sysroot=self._keep[0], library_dir=self._keep[1], log_level=1,
-                         live_libraries=-1, deadline_s=deadline_s, worker_path=self._keep[2])
+                         live_libraries=-1, deadline_s=deadline_s, worker_path=self._keep[2],
+                         flags=CTX_IN_PROCESS if in_process else 0)
         handle = C.c_void_p()
         st = self._lib.gv_ctx_create(C.byref(opts), C.byref(handle))
         if st != 0:
@@ -192,6 +197,17 @@ class Context:
     def _check(self, st: int, call: str) -> None:
         if st != 0:
             self._raise(st, call)
+
+    def _finish(self, st: int, call: str, result):
+        """result, or the error of st carrying it: a call stopped at its deadline (DeadlineError)
+        or by its worker's crash (DriverError) still says so in its verdict and message."""
+        if st != 0:
+            try:
+                self._raise(st, call)
+            except GpuverifyError as e:
+                e.result = result
+                raise
+        return result
 
     def policy(self, source: Union[str, Dict[str, Any], None] = None, *,
                path: Optional[str] = None) -> S.Policy:
@@ -288,30 +304,30 @@ class Context:
             raise for_status(-1, "dtype %r: one of %s" % (dtype, ", ".join(DTYPES)))
         o = S.GemmOpts(dtype=DTYPES[dtype], m=size, n=size, k=size, **opts)
         r = S.GemmResult()
-        self._check(self._lib.gv_gemm_bench(self._ctx, gpu, C.byref(o), C.byref(r)),
-                    "gv_gemm_bench")
-        return GemmResult(verdict_name(r.verdict), dtype, r.tflops_median, r.tflops_best,
-                          r.peak_tflops, r.fraction_of_peak, r.verified == 1, text(r.message),
-                          _struct_dict(r))
+        st = self._lib.gv_gemm_bench(self._ctx, gpu, C.byref(o), C.byref(r))
+        return self._finish(st, "gv_gemm_bench", GemmResult(
+            verdict_name(r.verdict), dtype, r.tflops_median, r.tflops_best, r.peak_tflops,
+            r.fraction_of_peak, r.verified == 1, text(r.message), _struct_dict(r)))
 
     def cuda_check(self, gpu: int = 0, **opts) -> Outcome:
         """gv_cuda_check: context, VRAM test and copy bandwidths on one GPU."""
         o = S.CudaOpts(**opts)
         r = S.CudaResult()
-        self._check(self._lib.gv_cuda_check(self._ctx, gpu, C.byref(o), C.byref(r)),
-                    "gv_cuda_check")
-        return Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r))
+        st = self._lib.gv_cuda_check(self._ctx, gpu, C.byref(o), C.byref(r))
+        return self._finish(st, "gv_cuda_check",
+                            Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r)))
 
     def mem_test(self, gpu: int = 0, **opts) -> Outcome:
         """gv_mem_test: most of the free VRAM written and read back with our own kernels;
         raw["first_errors"] locates the words that read back wrong."""
         o = S.MemtestOpts(**opts)
         r = S.MemtestResult()
-        self._check(self._lib.gv_mem_test(self._ctx, gpu, C.byref(o), C.byref(r)), "gv_mem_test")
+        st = self._lib.gv_mem_test(self._ctx, gpu, C.byref(o), C.byref(r))
         details = _struct_dict(r)
         details["first_errors"] = [_struct_dict(r.first_errors[i])
                                    for i in range(r.errors_logged)]
-        return Outcome(verdict_name(r.verdict), text(r.message), details)
+        return self._finish(st, "gv_mem_test",
+                            Outcome(verdict_name(r.verdict), text(r.message), details))
 
     def stress_gemm(self, gpus: Optional[Sequence[int]] = None, dtype: str = "bf16",
                     size: int = 8192, duration_s: float = 120.0, interval_s: float = 0.1,
@@ -330,16 +346,18 @@ class Context:
         for i, g in enumerate(gpus):
             o.gpus[i] = g
         r = S.StressResult()
-        self._check(self._lib.gv_stress_gemm(self._ctx, C.byref(o), C.byref(r)), "gv_stress_gemm")
+        st = self._lib.gv_stress_gemm(self._ctx, C.byref(o), C.byref(r))
         raw = _struct_dict(r)
         raw["gpus"] = raw["gpus"][:r.gpu_count]
         raw["series"] = [_struct_dict(series[i]) for i in range(r.series_count)]
-        return Outcome(verdict_name(r.verdict), text(r.message), raw)
+        return self._finish(st, "gv_stress_gemm",
+                            Outcome(verdict_name(r.verdict), text(r.message), raw))
 
     def cudnn_check(self, gpu: int = 0) -> Outcome:
         r = S.CudnnResult()
-        self._check(self._lib.gv_cudnn_check(self._ctx, gpu, C.byref(r)), "gv_cudnn_check")
-        return Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r))
+        st = self._lib.gv_cudnn_check(self._ctx, gpu, C.byref(r))
+        return self._finish(st, "gv_cudnn_check",
+                            Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r)))
 
     def nccl_bench(self, gpus: Optional[Sequence[int]] = None, collective: str = "all_reduce",
                    min_bytes: int = 8, max_bytes: int = 1 << 30, in_process: bool = False,
@@ -365,10 +383,4 @@ class Context:
                             r.peak_bytes, r.wrong_elements, text(r.version), text(r.message),
                             [_struct_dict(r.sizes[i]) for i in range(r.size_count)],
                             _struct_dict(r))
-        if st != 0:
-            try:
-                self._raise(st, "gv_nccl_bench")
-            except DeadlineError as e:
-                e.result = result
-                raise
-        return result
+        return self._finish(st, "gv_nccl_bench", result)

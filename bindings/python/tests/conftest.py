@@ -32,16 +32,17 @@ def gv_check():
 
 @pytest.fixture
 def node(fixtures, fakelib, monkeypatch):
-    """node(sysroot, scenario) -> a Context over that fixture with the fakes answering."""
+    """node(sysroot, scenario, **context) -> a Context over that fixture with the fakes
+    answering (context: Context's other options)."""
     import gpuverify
 
     opened = []
 
-    def make(sysroot="h100-open", scenario="h100x8"):
+    def make(sysroot="h100-open", scenario="h100x8", **context):
         monkeypatch.setenv("GV_FAKE_SCENARIO", os.path.join(fixtures, "scenarios",
                                                             scenario + ".conf"))
         ctx = gpuverify.Context(sysroot=os.path.join(fixtures, "sysroots", sysroot),
-                                library_dir=fakelib)
+                                library_dir=fakelib, **context)
         opened.append(ctx)
         return ctx
 

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -151,6 +152,24 @@ def test_stress_names_the_gpu_that_computes_differently(node):
     assert [(c.id, c.verdict) for c in report.checks] == [("stress.gemm", "PASS"),
                                                           ("stress.power", "PASS")]
     assert json.loads(report.json)["checks"][0]["series"]
+
+
+def test_a_call_stuck_in_the_driver_raises_at_its_deadline_with_its_result(node):
+    ctx = node("h100-open", "fault-cudnn-hang", deadline_s=0.3)
+    started = time.monotonic()
+    with pytest.raises(gpuverify.DeadlineError) as hang:
+        ctx.cudnn_check(gpu=0)
+    took = time.monotonic() - started
+    # The start in the worker (4 x 0.3 s) and cudnn.conv's own 0.3 s, then the kill.
+    assert 1.5 <= took < 2.5
+    assert hang.value.result.verdict == "FAIL"
+    assert "while cuDNN: cudnnCreate" in hang.value.result.message
+    crash = node("h100-open", "fault-gemm-crash")
+    with pytest.raises(gpuverify.DriverError) as died:
+        crash.gemm_bench(size=32, warmup_s=0, batch_s=1e-9, batches=1, algo_candidates=1)
+    assert died.value.result.verdict == "ERROR"
+    here = node("h100-open", "h100x1-compute", in_process=True, worker_path="/nonexistent")
+    assert here.cudnn_check(gpu=0).verdict == "PASS"
 
 
 def test_nccl_bench_exact_and_deadline(node):
