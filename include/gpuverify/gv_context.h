@@ -55,7 +55,8 @@ typedef struct gv_ctx_opts {
     int32_t live_libraries;
     /* Default deadline in seconds of each check (and of gathering the facts) where the catalog
      * sets none; 0 = 30 s. Enforced by gv_run when the checks run in gpuverify-worker: at the
-     * deadline the worker is killed and the check FAILs as timed out (docs/checks.md). */
+     * deadline the worker is killed and the check FAILs as timed out (docs/checks.md); the
+     * single calls' deadlines are made of it too (docs/ABI.md, "Isolation"). */
     double deadline_s;
     /* The gpuverify-worker executable; NULL = $GPUVERIFY_WORKER, else the one installed
      * with the library (gv_library_status(ctx, GV_LIB_WORKER, ...) says where it looked). */

@@ -1,0 +1,122 @@
+/* The single-purpose calls in gpuverify-worker beside the same calls in this process
+ * (GV_CTX_IN_PROCESS), alternating, on one GPU: each call's wall time and its own figure, so
+ * that isolation is seen to cost a process start and nothing of what is measured. Then a call
+ * killed at its deadline in the middle of its kernels, and the same call again in this process
+ * with the default deadline: the GPU and the caller go on. One JSON object per line.
+ * usage: bench_calls [GPU [ROUNDS [STRESS_SECONDS]]] */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <gpuverify/gpuverify.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_clock.h"
+
+static gv_ctx *context(uint32_t flags, double deadline_s)
+{
+    gv_ctx_opts o = GV_CTX_OPTS_INIT;
+    o.flags = flags;
+    o.deadline_s = deadline_s;
+    gv_ctx *ctx = NULL;
+    if (gv_ctx_create(&o, &ctx) != GV_OK) {
+        fprintf(stderr, "bench_calls: gv_ctx_create failed\n");
+        exit(2);
+    }
+    return ctx;
+}
+
+static void line(const char *call, const char *place, int round, gv_status st, double wall,
+                 const char *figure, double value, int32_t verdict, const char *message)
+{
+    printf("{\"call\": \"%s\", \"place\": \"%s\", \"round\": %d, \"status\": \"%s\", "
+           "\"wall_s\": %.3f, \"figure\": \"%s\", \"value\": %.2f, \"verdict\": \"%s\", "
+           "\"message\": \"%.200s\"}\n",
+           call, place, round, gv_strerror(st), wall, figure, value, gv_verdict_name(verdict),
+           message);
+    fflush(stdout);
+}
+
+static void each_call(gv_ctx *ctx, const char *place, int round, uint32_t gpu, double stress_s)
+{
+    double t0 = now_s();
+    gv_cuda_result c = GV_CUDA_RESULT_INIT;
+    gv_status st = gv_cuda_check(ctx, gpu, NULL, &c);
+    line("gv_cuda_check", place, round, st, now_s() - t0, "h2d_gbps", c.h2d_gbps, c.verdict,
+         c.message);
+
+    t0 = now_s();
+    gv_memtest_result m = GV_MEMTEST_RESULT_INIT;
+    st = gv_mem_test(ctx, gpu, NULL, &m);
+    line("gv_mem_test", place, round, st, now_s() - t0, "gbps", m.gbps, m.verdict,
+         m.message);
+
+    t0 = now_s();
+    gv_gemm_opts go = GV_GEMM_OPTS_INIT;
+    go.dtype = GV_DTYPE_BF16;
+    gv_gemm_result g = GV_GEMM_RESULT_INIT;
+    st = gv_gemm_bench(ctx, gpu, &go, &g);
+    line("gv_gemm_bench bf16", place, round, st, now_s() - t0, "tflops_median",
+         g.tflops_median, g.verdict, g.message);
+
+    t0 = now_s();
+    gv_cudnn_result d = GV_CUDNN_RESULT_INIT;
+    st = gv_cudnn_check(ctx, gpu, &d);
+    line("gv_cudnn_check", place, round, st, now_s() - t0, "fp32_worst", d.fp32_worst,
+         d.verdict, d.message);
+
+    static gv_stress_sample series[4096];
+    gv_stress_opts so = GV_STRESS_OPTS_INIT;
+    so.duration_s = stress_s;
+    so.gpu_count = 1;
+    so.gpus[0] = gpu;
+    so.series = series;
+    so.series_capacity = sizeof series / sizeof *series;
+    gv_stress_result *s = calloc(1, sizeof *s);
+    s->struct_size = sizeof *s;
+    t0 = now_s();
+    st = gv_stress_gemm(ctx, &so, s);
+    double wall = now_s() - t0;
+    char text[160];
+    snprintf(text, sizeof text, "%u samples, first at %.2f s, last at %.2f s; %s",
+             s->series_count, s->series_count ? series[0].t_s : 0,
+             s->series_count ? series[s->series_count - 1].t_s : 0, s->gpus[0].message);
+    line("gv_stress_gemm bf16", place, round, st, wall, "tflops_median", s->gpus[0].tflops_median,
+         s->verdict, text);
+    free(s);
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t gpu = argc > 1 ? (uint32_t)atoi(argv[1]) : 0;
+    int rounds = argc > 2 ? atoi(argv[2]) : 3;
+    double stress_s = argc > 3 ? atof(argv[3]) : 10;
+    gv_ctx *worker = context(0, 0), *here = context(GV_CTX_IN_PROCESS, 0);
+    for (int r = 1; r <= rounds; r++) {
+        int first_here = r % 2 == 0; /* alternate which goes first */
+        each_call(first_here ? here : worker, first_here ? "in-process" : "worker", r, gpu,
+                  stress_s);
+        each_call(first_here ? worker : here, first_here ? "worker" : "in-process", r, gpu,
+                  stress_s);
+    }
+    /* A deadline of 0.05 s a unit: the memory test may take 8 units (0.4 s) with its start,
+     * far less than it needs on any GPU; it is killed inside its kernels. */
+    gv_ctx *tight = context(0, 0.05);
+    double t0 = now_s();
+    gv_memtest_result m = GV_MEMTEST_RESULT_INIT;
+    gv_status st = gv_mem_test(tight, gpu, NULL, &m);
+    line("gv_mem_test deadline 0.4 s", "worker", 0, st, now_s() - t0, "gbps", m.gbps,
+         m.verdict, m.message);
+    /* The caller and the GPU afterwards: the whole test again, in this process. */
+    t0 = now_s();
+    m = (gv_memtest_result)GV_MEMTEST_RESULT_INIT;
+    st = gv_mem_test(here, gpu, NULL, &m);
+    char text[256];
+    snprintf(text, sizeof text, "%.2f GiB free of %.2f GiB; %s",
+             m.memory_free / 1073741824.0, m.memory_total / 1073741824.0, m.message);
+    line("gv_mem_test after the kill", "in-process", 0, st, now_s() - t0, "gbps", m.gbps,
+         m.verdict, text);
+    gv_ctx_destroy(tight);
+    gv_ctx_destroy(worker);
+    gv_ctx_destroy(here);
+    return 0;
+}
