@@ -47,22 +47,21 @@ static void each_call(gv_ctx *ctx, const char *place, int round, uint32_t gpu, d
     t0 = now_s();
     gv_memtest_result m = GV_MEMTEST_RESULT_INIT;
     st = gv_mem_test(ctx, gpu, NULL, &m);
-    line("gv_mem_test", place, round, st, now_s() - t0, "gbps", m.gbps, m.verdict,
-         m.message);
+    line("gv_mem_test", place, round, st, now_s() - t0, "gbps", m.gbps, m.verdict, m.message);
 
     t0 = now_s();
     gv_gemm_opts go = GV_GEMM_OPTS_INIT;
     go.dtype = GV_DTYPE_BF16;
     gv_gemm_result g = GV_GEMM_RESULT_INIT;
     st = gv_gemm_bench(ctx, gpu, &go, &g);
-    line("gv_gemm_bench bf16", place, round, st, now_s() - t0, "tflops_median",
-         g.tflops_median, g.verdict, g.message);
+    line("gv_gemm_bench bf16", place, round, st, now_s() - t0, "tflops_median", g.tflops_median,
+         g.verdict, g.message);
 
     t0 = now_s();
     gv_cudnn_result d = GV_CUDNN_RESULT_INIT;
     st = gv_cudnn_check(ctx, gpu, &d);
-    line("gv_cudnn_check", place, round, st, now_s() - t0, "fp32_worst", d.fp32_worst,
-         d.verdict, d.message);
+    line("gv_cudnn_check", place, round, st, now_s() - t0, "fp32_worst", d.fp32_worst, d.verdict,
+         d.message);
 
     static gv_stress_sample series[4096];
     gv_stress_opts so = GV_STRESS_OPTS_INIT;
@@ -77,8 +76,8 @@ static void each_call(gv_ctx *ctx, const char *place, int round, uint32_t gpu, d
     st = gv_stress_gemm(ctx, &so, s);
     double wall = now_s() - t0;
     char text[160];
-    snprintf(text, sizeof text, "%u samples, first at %.2f s, last at %.2f s; %s",
-             s->series_count, s->series_count ? series[0].t_s : 0,
+    snprintf(text, sizeof text, "%u samples, first at %.2f s, last at %.2f s; %s", s->series_count,
+             s->series_count ? series[0].t_s : 0,
              s->series_count ? series[s->series_count - 1].t_s : 0, s->gpus[0].message);
     line("gv_stress_gemm bf16", place, round, st, wall, "tflops_median", s->gpus[0].tflops_median,
          s->verdict, text);
@@ -104,17 +103,17 @@ int main(int argc, char **argv)
     double t0 = now_s();
     gv_memtest_result m = GV_MEMTEST_RESULT_INIT;
     gv_status st = gv_mem_test(tight, gpu, NULL, &m);
-    line("gv_mem_test deadline 0.4 s", "worker", 0, st, now_s() - t0, "gbps", m.gbps,
-         m.verdict, m.message);
+    line("gv_mem_test deadline 0.4 s", "worker", 0, st, now_s() - t0, "gbps", m.gbps, m.verdict,
+         m.message);
     /* The caller and the GPU afterwards: the whole test again, in this process. */
     t0 = now_s();
     m = (gv_memtest_result)GV_MEMTEST_RESULT_INIT;
     st = gv_mem_test(here, gpu, NULL, &m);
     char text[256];
-    snprintf(text, sizeof text, "%.2f GiB free of %.2f GiB; %s",
-             m.memory_free / 1073741824.0, m.memory_total / 1073741824.0, m.message);
-    line("gv_mem_test after the kill", "in-process", 0, st, now_s() - t0, "gbps", m.gbps,
-         m.verdict, text);
+    snprintf(text, sizeof text, "%.2f GiB free of %.2f GiB; %s", m.memory_free / 1073741824.0,
+             m.memory_total / 1073741824.0, m.message);
+    line("gv_mem_test after the kill", "in-process", 0, st, now_s() - t0, "gbps", m.gbps, m.verdict,
+         text);
     gv_ctx_destroy(tight);
     gv_ctx_destroy(worker);
     gv_ctx_destroy(here);

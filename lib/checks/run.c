@@ -1,5 +1,4 @@
-/* gv_run (the suite), gv_check_driver and gv_gpu_info: facts gathered once per call, judged
- * by the selected checks. */
+/* gv_run (the suite): facts gathered once per call, judged by the selected checks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,9 +237,13 @@ void gv_ctx_drop_facts(gv_ctx *ctx)
         free(ctx->facts);
         ctx->facts = NULL;
     }
+    free(ctx->inventory);
+    ctx->inventory = NULL;
+    ctx->inventory_count = 0;
+    ctx->has_inventory = 0;
 }
 
-static gv_status refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out)
+gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out)
 {
     gv_facts *f = calloc(1, sizeof *f);
     if (!f)
@@ -348,6 +351,8 @@ gv_report *gv_report_blank(const gv_ctx *ctx)
     f->nvml_lib.state = f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;
     gv_report *r = gv_report_new(f);
     free(f);
+    if (r)
+        r->facts_known = 0; /* until the worker's facts come */
     return r;
 }
 
@@ -400,7 +405,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     for (size_t i = 0; i < gv_check_count; i++)
         optional |= chosen[i] ? (unsigned)gv_checks[i].facts : 0;
     gv_facts *f;
-    gv_status s = refresh_facts(ctx, optional, &f);
+    gv_status s = gv_refresh_facts(ctx, optional, &f);
     if (s != GV_OK)
         return s;
     gv_report *r = gv_report_new(f);
@@ -480,6 +485,8 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     int found = plan->opts.isolation != GV_ISOLATION_NONE && gv_worker_find(ctx, &where);
     if (found) {
         s = gv_worker_run(ctx, plan, where.path, out);
+        if (s == GV_OK && (*out)->facts_known) /* for gv_gpu_info, gathered in the worker too */
+            gv_ctx_keep_inventory(ctx, *out);
     } else if (plan->opts.isolation == GV_ISOLATION_PROCESS) {
         s = gv_fail(ctx, GV_ERR_LIBRARY,
                     "gv_run_opts.isolation is GV_ISOLATION_PROCESS but no gpuverify-worker was "
@@ -512,46 +519,4 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
     }
     free(plan);
     return s;
-}
-
-gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out)
-{
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_check_driver: out is NULL");
-    if (out->struct_size < GV_DRIVER_INFO_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_driver_info.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_DRIVER_INFO_SIZE_V1);
-    gv_facts *f;
-    gv_status s = refresh_facts(ctx, GV_FACTS_CUDA, &f);
-    if (s != GV_OK)
-        return s;
-    gv_driver_info d;
-    gv_facts_driver_info(f, &d);
-    s = gv_copy_out(out, &d, sizeof d, GV_DRIVER_INFO_SIZE_V1);
-    return s == GV_OK ? GV_OK : gv_fail(ctx, s, "gv_driver_info.struct_size is not valid");
-}
-
-gv_status gv_gpu_info(gv_ctx *ctx, uint32_t index, gv_gpu *out)
-{
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_gpu_info: out is NULL");
-    if (out->struct_size < GV_GPU_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_gpu.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_GPU_SIZE_V1);
-    gv_facts *f = ctx->facts;
-    if (!f) {
-        gv_status s = refresh_facts(ctx, GV_FACTS_CUDA, &f);
-        if (s != GV_OK)
-            return s;
-    }
-    if (index >= f->gpu_count)
-        return gv_fail(ctx, GV_ERR_NOT_FOUND, "GPU index %u: the inventory has %zu GPU(s)",
-                       (unsigned)index, f->gpu_count);
-    return gv_copy_out(out, &f->gpus[index].gpu, sizeof out[0], GV_GPU_SIZE_V1);
 }

@@ -40,8 +40,12 @@ struct gv_ctx {
     const struct gv_nccl_api *nccl;
     int nccl_build_cuda; /* gv_nccl_build_cuda's answer, -1 before it is read */
     const struct gv_ibverbs_api *ibverbs;
-    /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info. */
+    /* The inventory of the last gv_check_driver/gv_run, read by gv_gpu_info: the facts when
+     * they were gathered in this process, the GPUs alone when in gpuverify-worker. */
     struct gv_facts *facts;
+    gv_gpu *inventory;
+    size_t inventory_count;
+    int has_inventory;
     char worker_path[PATH_MAX]; /* gv_ctx_opts.worker_path or $GPUVERIFY_WORKER; "" = search */
     uint32_t flags;             /* gv_ctx_opts.flags: GV_CTX_IN_PROCESS */
     int in_worker;  /* this process is gpuverify-worker: nothing is handed to another one */
@@ -55,7 +59,7 @@ struct gv_ctx {
     void *progress_user;
 };
 
-/* Frees the cached inventory (checks/run.c). */
+/* Frees the cached inventory, facts or GPUs (checks/run.c). */
 void gv_ctx_drop_facts(gv_ctx *ctx);
 
 /* Records the detail of an error on the context and returns status, for `return gv_fail(...)`. */

@@ -16,6 +16,7 @@ gv_report *gv_report_new(const gv_facts *f)
     gv_report *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
+    r->facts_known = 1;
     gv_facts_driver_info(f, &r->driver);
     snprintf(r->sysroot, sizeof r->sysroot, "%s", f->sysroot);
     snprintf(r->hostname, sizeof r->hostname, "%s", f->hostname);

@@ -16,6 +16,7 @@ typedef struct gv_row_series {
 } gv_row_series;
 
 struct gv_report {
+    int facts_known; /* this run gathered driver, hostname and gpus (its worker may not have) */
     gv_driver_info driver;
     char sysroot[4096];
     char hostname[64];

@@ -70,6 +70,8 @@ static json_t *driver_json(const gv_driver_info *d)
     json_object_set_new(o, "nvml_version", text_or_null(d->nvml_version));
     json_object_set_new(o, "cuda_driver_version", int_or_null(d->cuda_driver_version));
     json_object_set_new(o, "nvml_cuda_version", int_or_null(d->nvml_cuda_version));
+    json_object_set_new(o, "nvml_init_result", int_or_null(d->nvml_init_result));
+    json_object_set_new(o, "cuda_init_result", int_or_null(d->cuda_init_result));
     json_object_set_new(o, "gpu_count_pci", int_or_null(d->gpu_count_pci));
     json_object_set_new(o, "gpu_count_nvml", int_or_null(d->gpu_count_nvml));
     json_object_set_new(o, "gpu_count_cuda", int_or_null(d->gpu_count_cuda));
@@ -87,6 +89,7 @@ static json_t *gpu_json(const gv_gpu *g)
     json_object_set_new(o, "uuid", text_or_null(g->uuid));
     json_object_set_new(o, "serial", text_or_null(g->serial));
     json_object_set_new(o, "pci_bus_id", text_or_null(g->pci_bus_id));
+    json_object_set_new(o, "pci_vendor_id", int_or_null(g->pci_vendor_id));
     json_object_set_new(o, "pci_device_id", int_or_null(g->pci_device_id));
     json_object_set_new(o, "pci_class", int_or_null(g->pci_class));
     json_object_set_new(o, "numa_node", int_or_null(g->numa_node));

@@ -46,6 +46,12 @@ static long long integer(reader *rd, json_t *o, const char *key)
     return -1;
 }
 
+/* A key added after the first layout of its schema version: -1 when absent. */
+static long long later_integer(reader *rd, json_t *o, const char *key)
+{
+    return json_object_get(o, key) ? integer(rd, o, key) : -1;
+}
+
 static double number(reader *rd, json_t *o, const char *key, double if_null)
 {
     json_t *v = json_object_get(o, key);
@@ -94,7 +100,8 @@ static void driver(reader *rd, json_t *o, gv_driver_info *d)
     text(rd, o, "nvml_version", d->nvml_version, sizeof d->nvml_version);
     d->cuda_driver_version = (int32_t)integer(rd, o, "cuda_driver_version");
     d->nvml_cuda_version = (int32_t)integer(rd, o, "nvml_cuda_version");
-    d->cuda_init_result = d->nvml_init_result = -1; /* not in the JSON */
+    d->nvml_init_result = (int32_t)later_integer(rd, o, "nvml_init_result");
+    d->cuda_init_result = (int32_t)later_integer(rd, o, "cuda_init_result");
     d->gpu_count_pci = (int32_t)integer(rd, o, "gpu_count_pci");
     d->gpu_count_nvml = (int32_t)integer(rd, o, "gpu_count_nvml");
     d->gpu_count_cuda = (int32_t)integer(rd, o, "gpu_count_cuda");
@@ -113,7 +120,7 @@ static void gpu(reader *rd, json_t *o, size_t index, gv_gpu *g)
     text(rd, o, "uuid", g->uuid, sizeof g->uuid);
     text(rd, o, "serial", g->serial, sizeof g->serial);
     text(rd, o, "pci_bus_id", g->pci_bus_id, sizeof g->pci_bus_id);
-    g->pci_vendor_id = -1; /* not in the JSON */
+    g->pci_vendor_id = (int32_t)later_integer(rd, o, "pci_vendor_id");
     g->pci_device_id = (int32_t)integer(rd, o, "pci_device_id");
     g->pci_class = (int32_t)integer(rd, o, "pci_class");
     g->numa_node = (int32_t)integer(rd, o, "numa_node");

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "core/context.h"
+#include "worker/worker.h"
 
 /* Who hears how a call goes, in the worker (and nobody in the caller's own process). */
 typedef struct gv_call_watch {
@@ -51,6 +52,11 @@ extern const gv_call_kind gv_call_cuda_check, gv_call_mem_test, gv_call_gemm_ben
 
 /* The kind named on the worker's command line; NULL when none is. */
 const gv_call_kind *gv_call_kind_named(const char *name);
+
+/* Whether calls run in gpuverify-worker (1, where found) rather than in this process: not
+ * when this is the worker already, gv_run runs its checks in the caller (GV_ISOLATION_NONE),
+ * the context asked for its own process (GV_CTX_IN_PROCESS) or no worker is found. */
+int gv_call_isolated(const gv_ctx *ctx, gv_worker_place *where);
 
 /* Runs the call where the context says: in gpuverify-worker when one is found, unless this is
  * the worker already, gv_run runs its checks in the caller (GV_ISOLATION_NONE) or the context

@@ -168,12 +168,17 @@ gv_status gv_call_out(gv_status st, void *out, const void *r, size_t size, size_
     return st != GV_OK ? st : copied;
 }
 
+int gv_call_isolated(const gv_ctx *ctx, gv_worker_place *where)
+{
+    return !ctx->in_worker && !ctx->calls_here && !(ctx->flags & GV_CTX_IN_PROCESS) &&
+           gv_worker_find(ctx, where);
+}
+
 gv_status gv_call(gv_ctx *ctx, const gv_call_kind *kind, const void *args,
                   void (*sample)(void *user, const void *sample), void *user, void *result)
 {
     gv_worker_place where;
-    if (!ctx->in_worker && !ctx->calls_here && !(ctx->flags & GV_CTX_IN_PROCESS) &&
-        gv_worker_find(ctx, &where))
+    if (gv_call_isolated(ctx, &where))
         return gv_call_in_worker(ctx, where.path, kind, args, sample, user, result);
     gv_call_watch watch = {.sample = sample, .user = user};
     return kind->here(ctx, args, &watch, result);

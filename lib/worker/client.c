@@ -81,7 +81,7 @@ static void take_facts(client *c, json_t *report_json)
     r->gpu_count = facts->gpu_count;
     facts->gpus = NULL;
     gv_report_free(facts);
-    c->have_facts = 1;
+    c->have_facts = r->facts_known = 1;
 }
 
 static void take_row(client *c, json_t *o)

@@ -240,6 +240,41 @@ static void a_broken_worker_is_an_error_and_in_process_needs_none(void **state)
     free(root);
 }
 
+/* gv_check_driver gathers the inventory in the worker, within driver.nvml's (2 units) and
+ * driver.cuda's (4 units) deadlines; gv_gpu_info reads what came back. */
+static void the_inventory_comes_from_the_worker_and_a_hang_there_times_out(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scenario;
+        double within;
+        const char *where;
+    } hangs[] = {{"fault-nvml-init-hang", 2 * UNIT, "in driver.nvml on node"},
+                 {"fault-cuinit-hang", 4 * UNIT, "in driver.cuda on node, in cuInit"}};
+    for (size_t i = 0; i < sizeof hangs / sizeof *hangs; i++) {
+        gv_ctx *ctx = call_ctx(hangs[i].scenario, UNIT, 0, NULL);
+        gv_driver_info d = GV_DRIVER_INFO_INIT;
+        double t0 = now_s();
+        assert_int_equal(gv_check_driver(ctx, &d), GV_ERR_TIMEOUT);
+        double took = now_s() - t0;
+        print_message("%s: %.2f s: %s\n", hangs[i].scenario, took, gv_ctx_last_error(ctx));
+        assert_true(took >= hangs[i].within && took < hangs[i].within + 1.5);
+        assert_non_null(strstr(gv_ctx_last_error(ctx), hangs[i].where));
+        assert_int_equal(d.gpu_count, 0); /* nothing written */
+        gv_ctx_destroy(ctx);
+    }
+    gv_ctx *ctx = call_ctx("h100x8", 30, 0, NULL);
+    gv_driver_info d = GV_DRIVER_INFO_INIT;
+    assert_int_equal(gv_check_driver(ctx, &d), GV_OK);
+    assert_int_equal(d.gpu_count, 8);
+    assert_int_equal(d.cuda_init_result, 0);
+    gv_gpu g = GV_GPU_INIT;
+    assert_int_equal(gv_gpu_info(ctx, 7, &g), GV_OK);
+    assert_int_equal(g.pci_vendor_id, 0x10de);
+    assert_int_equal(gv_gpu_info(ctx, 8, &g), GV_ERR_NOT_FOUND);
+    gv_ctx_destroy(ctx);
+}
+
 static void unknown_context_flags_are_refused(void **state)
 {
     (void)state;
@@ -260,6 +295,7 @@ int main(void)
         cmocka_unit_test(a_crash_is_an_error_and_the_caller_lives_on),
         cmocka_unit_test(the_stress_series_streams_back),
         cmocka_unit_test(a_broken_worker_is_an_error_and_in_process_needs_none),
+        cmocka_unit_test(the_inventory_comes_from_the_worker_and_a_hang_there_times_out),
         cmocka_unit_test(unknown_context_flags_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
