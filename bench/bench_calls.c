@@ -2,7 +2,8 @@
  * (GV_CTX_IN_PROCESS), alternating, on one GPU: each call's wall time and its own figure, so
  * that isolation is seen to cost a process start and nothing of what is measured. Then a call
  * killed at its deadline in the middle of its kernels, and the same call again in this process
- * with the default deadline: the GPU and the caller go on. One JSON object per line.
+ * with the default deadline: the GPU and the caller go on. gv_check_driver and gv_gpu_info
+ * in both places first. One JSON object per line.
  * usage: bench_calls [GPU [ROUNDS [STRESS_SECONDS]]] */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <gpuverify/gpuverify.h>
@@ -34,6 +35,51 @@ static void line(const char *call, const char *place, int round, gv_status st, d
            call, place, round, gv_strerror(st), wall, figure, value, gv_verdict_name(verdict),
            message);
     fflush(stdout);
+}
+
+/* The fields of one GPU that do not move from one moment to the next. */
+static int same_gpu(const gv_gpu *a, const gv_gpu *b)
+{
+    return !strcmp(a->name, b->name) && !strcmp(a->uuid, b->uuid) &&
+           !strcmp(a->serial, b->serial) && !strcmp(a->pci_bus_id, b->pci_bus_id) &&
+           !strcmp(a->vbios, b->vbios) && a->pci_vendor_id == b->pci_vendor_id &&
+           a->pci_device_id == b->pci_device_id && a->memory_total == b->memory_total &&
+           a->cc_major == b->cc_major && a->cc_minor == b->cc_minor &&
+           a->sm_count == b->sm_count && a->max_sm_clock_mhz == b->max_sm_clock_mhz &&
+           a->persistence_mode == b->persistence_mode && a->ecc_current == b->ecc_current &&
+           a->mig_current == b->mig_current && a->power_limit_mw == b->power_limit_mw &&
+           a->pcie_gen_max == b->pcie_gen_max && a->pcie_width_max == b->pcie_width_max &&
+           a->cuda_index == b->cuda_index && a->nvml_index == b->nvml_index &&
+           a->numa_node == b->numa_node && a->nvml_result == b->nvml_result;
+}
+
+/* gv_check_driver and gv_gpu_info in both places: the time, and whether they agree. */
+static void inventory(gv_ctx *worker, gv_ctx *here, int round)
+{
+    gv_driver_info d[2] = {GV_DRIVER_INFO_INIT, GV_DRIVER_INFO_INIT};
+    gv_ctx *ctx[2] = {worker, here};
+    const char *place[2] = {"worker", "in-process"};
+    gv_status st[2];
+    for (int i = 0; i < 2; i++) {
+        double t0 = now_s();
+        st[i] = gv_check_driver(ctx[i], &d[i]);
+        char text[200];
+        snprintf(text, sizeof text, "driver %s, NVML %s, cuInit %d, %d GPU(s)", d[i].driver_version,
+                 d[i].nvml_version, d[i].cuda_init_result, d[i].gpu_count);
+        line("gv_check_driver", place[i], round, st[i], now_s() - t0, "gpu_count", d[i].gpu_count,
+             st[i] == GV_OK ? GV_PASS : GV_FAIL, text);
+    }
+    int same = st[0] == GV_OK && st[1] == GV_OK && d[0].gpu_count == d[1].gpu_count &&
+               !strcmp(d[0].driver_version, d[1].driver_version) &&
+               d[0].cuda_init_result == d[1].cuda_init_result &&
+               d[0].cuda_driver_version == d[1].cuda_driver_version;
+    for (int g = 0; same && g < d[0].gpu_count; g++) {
+        gv_gpu a = GV_GPU_INIT, b = GV_GPU_INIT;
+        same = gv_gpu_info(worker, (uint32_t)g, &a) == GV_OK &&
+               gv_gpu_info(here, (uint32_t)g, &b) == GV_OK && same_gpu(&a, &b);
+    }
+    line("gv_gpu_info", "both", round, GV_OK, 0, "identical", same, same ? GV_PASS : GV_FAIL,
+         same ? "every GPU's static fields equal" : "the two inventories differ");
 }
 
 static void each_call(gv_ctx *ctx, const char *place, int round, uint32_t gpu, double stress_s)
@@ -90,6 +136,8 @@ int main(int argc, char **argv)
     int rounds = argc > 2 ? atoi(argv[2]) : 3;
     double stress_s = argc > 3 ? atof(argv[3]) : 10;
     gv_ctx *worker = context(0, 0), *here = context(GV_CTX_IN_PROCESS, 0);
+    for (int r = 1; r <= rounds; r++)
+        inventory(worker, here, r);
     for (int r = 1; r <= rounds; r++) {
         int first_here = r % 2 == 0; /* alternate which goes first */
         each_call(first_here ? here : worker, first_here ? "in-process" : "worker", r, gpu,
