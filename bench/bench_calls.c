@@ -44,8 +44,8 @@ static int same_gpu(const gv_gpu *a, const gv_gpu *b)
            !strcmp(a->serial, b->serial) && !strcmp(a->pci_bus_id, b->pci_bus_id) &&
            !strcmp(a->vbios, b->vbios) && a->pci_vendor_id == b->pci_vendor_id &&
            a->pci_device_id == b->pci_device_id && a->memory_total == b->memory_total &&
-           a->cc_major == b->cc_major && a->cc_minor == b->cc_minor &&
-           a->sm_count == b->sm_count && a->max_sm_clock_mhz == b->max_sm_clock_mhz &&
+           a->cc_major == b->cc_major && a->cc_minor == b->cc_minor && a->sm_count == b->sm_count &&
+           a->max_sm_clock_mhz == b->max_sm_clock_mhz &&
            a->persistence_mode == b->persistence_mode && a->ecc_current == b->ecc_current &&
            a->mig_current == b->mig_current && a->power_limit_mw == b->power_limit_mw &&
            a->pcie_gen_max == b->pcie_gen_max && a->pcie_width_max == b->pcie_width_max &&

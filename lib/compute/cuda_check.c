@@ -355,17 +355,9 @@ static void cuda_describe(const void *args, const void *result, char *out, size_
     snprintf(out, cap, "gv_cuda_check on GPU %u", ((const cuda_call *)args)->gpu);
 }
 
-const gv_call_kind gv_call_cuda_check = {"cuda_check",
-                                         sizeof(cuda_call),
-                                         sizeof(gv_cuda_result),
-                                         0,
-                                         offsetof(gv_cuda_result, verdict),
-                                         offsetof(gv_cuda_result, message),
-                                         sizeof(((gv_cuda_result *)0)->message),
-                                         cuda_here,
-                                         cuda_deadline,
-                                         cuda_prefill,
-                                         cuda_describe};
+const gv_call_kind gv_call_cuda_check =
+    GV_CALL_KIND("cuda_check", cuda_call, gv_cuda_result, 0, cuda_here, cuda_deadline, cuda_prefill,
+                 cuda_describe);
 
 gv_status gv_cuda_check(gv_ctx *ctx, uint32_t gpu, const gv_cuda_opts *opts, gv_cuda_result *out)
 {

@@ -269,17 +269,9 @@ static void cudnn_describe(const void *args, const void *result, char *out, size
     snprintf(out, cap, "gv_cudnn_check on GPU %u", *(const uint32_t *)args);
 }
 
-const gv_call_kind gv_call_cudnn_check = {"cudnn_check",
-                                          sizeof(uint32_t),
-                                          sizeof(gv_cudnn_result),
-                                          0,
-                                          offsetof(gv_cudnn_result, verdict),
-                                          offsetof(gv_cudnn_result, message),
-                                          sizeof(((gv_cudnn_result *)0)->message),
-                                          cudnn_here,
-                                          cudnn_deadline,
-                                          cudnn_prefill,
-                                          cudnn_describe};
+const gv_call_kind gv_call_cudnn_check =
+    GV_CALL_KIND("cudnn_check", uint32_t, gv_cudnn_result, 0, cudnn_here, cudnn_deadline,
+                 cudnn_prefill, cudnn_describe);
 
 gv_status gv_cudnn_check(gv_ctx *ctx, uint32_t gpu, gv_cudnn_result *out)
 {

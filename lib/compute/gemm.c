@@ -269,17 +269,8 @@ static void gemm_describe(const void *args, const void *result, char *out, size_
              c->o.n, c->o.k, c->gpu);
 }
 
-const gv_call_kind gv_call_gemm_bench = {"gemm",
-                                         sizeof(gemm_call),
-                                         sizeof(gv_gemm_result),
-                                         0,
-                                         offsetof(gv_gemm_result, verdict),
-                                         offsetof(gv_gemm_result, message),
-                                         sizeof(((gv_gemm_result *)0)->message),
-                                         gemm_here,
-                                         gemm_deadline,
-                                         gemm_prefill,
-                                         gemm_describe};
+const gv_call_kind gv_call_gemm_bench = GV_CALL_KIND(
+    "gemm", gemm_call, gv_gemm_result, 0, gemm_here, gemm_deadline, gemm_prefill, gemm_describe);
 
 gv_status gv_gemm_bench(gv_ctx *ctx, uint32_t gpu, const gv_gemm_opts *opts, gv_gemm_result *out)
 {

@@ -366,17 +366,9 @@ static void memtest_describe(const void *args, const void *result, char *out, si
     snprintf(out, cap, "gv_mem_test on GPU %u", ((const memtest_call *)args)->gpu);
 }
 
-const gv_call_kind gv_call_mem_test = {"mem_test",
-                                       sizeof(memtest_call),
-                                       sizeof(gv_memtest_result),
-                                       0,
-                                       offsetof(gv_memtest_result, verdict),
-                                       offsetof(gv_memtest_result, message),
-                                       sizeof(((gv_memtest_result *)0)->message),
-                                       memtest_here,
-                                       memtest_deadline,
-                                       memtest_prefill,
-                                       memtest_describe};
+const gv_call_kind gv_call_mem_test =
+    GV_CALL_KIND("mem_test", memtest_call, gv_memtest_result, 0, memtest_here, memtest_deadline,
+                 memtest_prefill, memtest_describe);
 
 gv_status gv_mem_test(gv_ctx *ctx, uint32_t gpu, const gv_memtest_opts *opts,
                       gv_memtest_result *out)

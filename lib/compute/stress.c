@@ -508,17 +508,9 @@ static void stress_describe(const void *args, const void *result, char *out, siz
     snprintf(out, cap, "gv_stress_gemm (%s, %u) on %s", gv_dtype_name(o->dtype), o->size, on);
 }
 
-const gv_call_kind gv_call_stress_gemm = {"stress_gemm",
-                                          sizeof(gv_stress_opts),
-                                          sizeof(gv_stress_result),
-                                          sizeof(gv_stress_sample),
-                                          offsetof(gv_stress_result, verdict),
-                                          offsetof(gv_stress_result, message),
-                                          sizeof(((gv_stress_result *)0)->message),
-                                          stress_here,
-                                          stress_deadline,
-                                          stress_prefill,
-                                          stress_describe};
+const gv_call_kind gv_call_stress_gemm =
+    GV_CALL_KIND("stress_gemm", gv_stress_opts, gv_stress_result, sizeof(gv_stress_sample),
+                 stress_here, stress_deadline, stress_prefill, stress_describe);
 
 /* The caller's series buffer, filled wherever the stress runs. */
 typedef struct series_sink {

@@ -662,17 +662,8 @@ static void call_describe(const void *args, const void *result, char *out, size_
         snprintf(out, cap, "%s over the local GPUs", gv_nccl_collective_name(r->collective));
 }
 
-const gv_call_kind gv_call_nccl = {"nccl",
-                                   sizeof(gv_nccl_call),
-                                   sizeof(gv_nccl_result),
-                                   0,
-                                   offsetof(gv_nccl_result, verdict),
-                                   offsetof(gv_nccl_result, message),
-                                   sizeof(((gv_nccl_result *)0)->message),
-                                   call_here,
-                                   call_deadline,
-                                   call_prefill,
-                                   call_describe};
+const gv_call_kind gv_call_nccl = GV_CALL_KIND("nccl", gv_nccl_call, gv_nccl_result, 0, call_here,
+                                               call_deadline, call_prefill, call_describe);
 
 /* Both public calls after their argument checks: in gpuverify-worker when one is found and
  * the caller did not ask for its own process; the result copied out either way. */

@@ -47,6 +47,15 @@ typedef struct gv_call_kind {
     void (*describe)(const void *args, const void *result, char *out, size_t cap);
 } gv_call_kind;
 
+/* A kind's definition: sizes and where the verdict and message are, from the types, for a
+ * result with `verdict` and `message` fields as every public result has. */
+#define GV_CALL_KIND(name, args_type, result_type, sample_size, here, deadline, prefill, describe) \
+    {                                                                                              \
+        name, sizeof(args_type), sizeof(result_type), sample_size, offsetof(result_type, verdict), \
+            offsetof(result_type, message), sizeof(((result_type *)0)->message), here, deadline,   \
+            prefill, describe                                                                      \
+    }
+
 extern const gv_call_kind gv_call_cuda_check, gv_call_mem_test, gv_call_gemm_bench,
     gv_call_stress_gemm, gv_call_cudnn_check, gv_call_nccl;
 
