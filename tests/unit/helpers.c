@@ -35,19 +35,37 @@ const char *emptylib(void)
     return env_or_fail("GV_TEST_EMPTYLIB");
 }
 
+void use_scenario(const char *scenario)
+{
+    if (!scenario) {
+        unsetenv("GV_FAKE_SCENARIO");
+        return;
+    }
+    char sc[PATH_MAX];
+    snprintf(sc, sizeof sc, "%s", fixture("scenarios/"));
+    strncat(sc, scenario, sizeof sc - strlen(sc) - 6);
+    strcat(sc, ".conf");
+    setenv("GV_FAKE_SCENARIO", sc, 1);
+}
+
+gv_gemm_opts small_gemm(int dtype)
+{
+    gv_gemm_opts o = GV_GEMM_OPTS_INIT;
+    o.dtype = dtype;
+    o.m = o.n = o.k = 32;
+    o.warmup_s = 0;
+    o.batch_s = 1e-9;
+    o.batches = 3;
+    o.algo_candidates = 2;
+    return o;
+}
+
 gv_ctx *scenario_ctx(const char *sysroot, const char *scenario)
 {
-    char root[PATH_MAX], sc[PATH_MAX];
+    char root[PATH_MAX];
     snprintf(root, sizeof root, "%s", fixture("sysroots/"));
     strncat(root, sysroot, sizeof root - strlen(root) - 1);
-    if (scenario) {
-        snprintf(sc, sizeof sc, "%s", fixture("scenarios/"));
-        strncat(sc, scenario, sizeof sc - strlen(sc) - 6);
-        strcat(sc, ".conf");
-        setenv("GV_FAKE_SCENARIO", sc, 1);
-    } else {
-        unsetenv("GV_FAKE_SCENARIO");
-    }
+    use_scenario(scenario);
     gv_ctx_opts o = GV_CTX_OPTS_INIT;
     o.sysroot = root;
     o.library_dir = scenario ? fakelib() : emptylib();

@@ -15,6 +15,12 @@ const char *fixture(const char *rel);
 const char *fakelib(void);
 const char *emptylib(void);
 
+/* Points the fake libraries at scenarios/<scenario>.conf (NULL: none) for this process and the
+ * workers it starts. */
+void use_scenario(const char *scenario);
+/* A GEMM small and quick enough for the fakes, which compute every GEMM on the host. */
+gv_gemm_opts small_gemm(int dtype);
+
 /* A context over sysroots/<sysroot> with the fake libraries (library_dir) answering from
  * scenarios/<scenario>.conf; scenario NULL = libraries from the empty directory. */
 gv_ctx *scenario_ctx(const char *sysroot, const char *scenario);

@@ -23,11 +23,7 @@ static double now_s(void)
 /* A context over one fake H100 in `scenario`, with this deadline, flags and worker. */
 static gv_ctx *call_ctx(const char *scenario, double deadline_s, uint32_t flags, const char *worker)
 {
-    char sc[PATH_MAX];
-    snprintf(sc, sizeof sc, "%s", fixture("scenarios/"));
-    strncat(sc, scenario, sizeof sc - strlen(sc) - 6);
-    strcat(sc, ".conf");
-    setenv("GV_FAKE_SCENARIO", sc, 1);
+    use_scenario(scenario);
     gv_ctx_opts o = GV_CTX_OPTS_INIT;
     o.library_dir = fakelib();
     o.deadline_s = deadline_s;
@@ -36,17 +32,6 @@ static gv_ctx *call_ctx(const char *scenario, double deadline_s, uint32_t flags,
     gv_ctx *ctx = NULL;
     assert_int_equal(gv_ctx_create(&o, &ctx), GV_OK);
     return ctx;
-}
-
-static gv_gemm_opts small_gemm(void)
-{
-    gv_gemm_opts o = GV_GEMM_OPTS_INIT;
-    o.m = o.n = o.k = 32;
-    o.warmup_s = 0;
-    o.batch_s = 1e-9;
-    o.batches = 2;
-    o.algo_candidates = 2;
-    return o;
 }
 
 /* The deadlines the calls below get with a context deadline of 0.3 s: the start in the
@@ -67,7 +52,7 @@ static gv_status call_one(gv_ctx *ctx, const char *call, int32_t *verdict, char 
 {
     gv_status st;
     if (!strcmp(call, "gemm")) {
-        gv_gemm_opts o = small_gemm();
+        gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
         gv_gemm_result r = GV_GEMM_RESULT_INIT;
         st = gv_gemm_bench(ctx, 0, &o, &r);
         *verdict = r.verdict;
@@ -133,7 +118,7 @@ static void every_call_stuck_in_the_driver_comes_back_at_its_deadline(void **sta
         assert_non_null(strstr(message, c->stage));
         assert_string_equal(gv_ctx_last_error(ctx), message);
         /* The same caller, the same context, a healthy GPU again. */
-        setenv("GV_FAKE_SCENARIO", fixture("scenarios/h100x1-compute.conf"), 1);
+        use_scenario("h100x1-compute");
         assert_int_equal(call_one(ctx, c->call, &verdict, message, sizeof message), GV_OK);
         assert_int_equal(verdict, GV_PASS);
         gv_ctx_destroy(ctx);
@@ -145,7 +130,7 @@ static void a_timeout_names_the_stage(void **state)
 {
     (void)state;
     gv_ctx *ctx = call_ctx("fault-cublaslt-hang", UNIT, 0, NULL);
-    gv_gemm_opts o = small_gemm();
+    gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
     gv_gemm_result r = GV_GEMM_RESULT_INIT;
     assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_ERR_TIMEOUT);
     assert_non_null(strstr(r.message, "gv_gemm_bench (fp16, 32x32x32) on GPU 0 did not finish"));
@@ -159,7 +144,7 @@ static void a_crash_is_an_error_and_the_caller_lives_on(void **state)
 {
     (void)state;
     gv_ctx *ctx = call_ctx("fault-gemm-crash", 60, 0, NULL);
-    gv_gemm_opts o = small_gemm();
+    gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
     gv_gemm_result r = GV_GEMM_RESULT_INIT;
     assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_ERR_DRIVER);
     assert_int_equal(r.verdict, GV_ERROR);

@@ -7,19 +7,6 @@
 
 #include "helpers.h"
 
-/* Small and quick: the fakes compute every GEMM on the host. */
-static gv_gemm_opts small_gemm(int dtype)
-{
-    gv_gemm_opts o = GV_GEMM_OPTS_INIT;
-    o.dtype = dtype;
-    o.m = o.n = o.k = 32;
-    o.warmup_s = 0;
-    o.batch_s = 1e-9;
-    o.batches = 3;
-    o.algo_candidates = 2;
-    return o;
-}
-
 static gv_gemm_result gemm_on(const char *scenario, int dtype)
 {
     gv_ctx *ctx = scenario_ctx("h100-open", scenario);

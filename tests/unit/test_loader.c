@@ -24,7 +24,7 @@ static gv_ctx *ctx_with(const char *dir, const char *nvml_path)
 static void fake_directory_loads_with_file_and_version(void **state)
 {
     (void)state;
-    setenv("GV_FAKE_SCENARIO", fixture("scenarios/h100x8.conf"), 1);
+    use_scenario("h100x8");
     gv_ctx *ctx = ctx_with(fakelib(), NULL);
     gv_library_info li = GV_LIBRARY_INFO_INIT;
     assert_int_equal(gv_library_status(ctx, GV_LIB_CUDA, &li), GV_OK);
@@ -67,7 +67,7 @@ static void empty_directory_is_absent_with_names_tried(void **state)
 static void cuda_major_orders_toolkit_sonames(void **state)
 {
     (void)state;
-    setenv("GV_FAKE_SCENARIO", fixture("scenarios/t4.conf"), 1); /* CUDA 12.2 driver */
+    use_scenario("t4"); /* CUDA 12.2 driver */
     gv_ctx_opts o = GV_CTX_OPTS_INIT;
     o.cuda_library = NULL;
     o.library_dir = fakelib();
@@ -185,7 +185,7 @@ static void *run_many(void *arg)
 static void contexts_on_several_threads(void **state)
 {
     (void)state;
-    setenv("GV_FAKE_SCENARIO", fixture("scenarios/h100x8.conf"), 1);
+    use_scenario("h100x8");
     pthread_t t[4];
     for (int i = 0; i < 4; i++)
         assert_int_equal(pthread_create(&t[i], NULL, run_many, NULL), 0);
