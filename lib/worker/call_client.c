@@ -110,13 +110,9 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
     if (kind->prefill)
         kind->prefill(args, result);
     char **argv = c.incoming ? gv_worker_call_argv(ctx, kind, args, worker) : NULL;
-    if (!argv) {
-        free(c.incoming);
-        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory starting gpuverify-worker");
-    }
     gv_worker_proc p;
-    char why[PATH_MAX + 128];
-    gv_status s = gv_worker_spawn(worker, argv, &p, why, sizeof why);
+    char why[PATH_MAX + 128] = "out of memory starting gpuverify-worker";
+    gv_status s = argv ? gv_worker_spawn(worker, argv, &p, why, sizeof why) : GV_ERR_NO_MEMORY;
     gv_worker_argv_free(argv);
     if (s != GV_OK) {
         free(c.incoming);
