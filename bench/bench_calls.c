@@ -2,8 +2,8 @@
  * (GV_CTX_IN_PROCESS), alternating, on one GPU: each call's wall time and its own figure, so
  * that isolation is seen to cost a process start and nothing of what is measured. Then a call
  * killed at its deadline in the middle of its kernels, and the same call again in this process
- * with the default deadline: the GPU and the caller go on. gv_check_driver and gv_gpu_info
- * in both places first. One JSON object per line.
+ * with the default deadline: the GPU and the caller go on. gv_check_driver, gv_gpu_info,
+ * gv_topology (live) and gv_rdma_status in both places first. One JSON object per line.
  * usage: bench_calls [GPU [ROUNDS [STRESS_SECONDS]]] */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <gpuverify/gpuverify.h>
@@ -82,6 +82,78 @@ static void inventory(gv_ctx *worker, gv_ctx *here, int round)
          same ? "every GPU's static fields equal" : "the two inventories differ");
 }
 
+/* Two topologies' devices and links, field by field; 1 when equal. */
+static int same_topology(const gv_topo *a, const gv_topo *b)
+{
+    uint32_t n = gv_topo_device_count(a);
+    if (n != gv_topo_device_count(b))
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gv_topo_device x = GV_TOPO_DEVICE_INIT, y = GV_TOPO_DEVICE_INIT;
+        gv_topo_device_at(a, i, &x);
+        gv_topo_device_at(b, i, &y);
+        if (strcmp(x.label, y.label) || strcmp(x.name, y.name) || strcmp(x.netdev, y.netdev) ||
+            strcmp(x.pci_bus_id, y.pci_bus_id) || strcmp(x.cpus, y.cpus) ||
+            strcmp(x.numa_affinity, y.numa_affinity) || x.numa_node != y.numa_node ||
+            x.nvml_index != y.nvml_index || x.in_hwloc != y.in_hwloc ||
+            x.link_speed_max_gts != y.link_speed_max_gts || x.link_width_max != y.link_width_max ||
+            x.nearest_nic != y.nearest_nic || x.nearest_path != y.nearest_path ||
+            x.gdr_capable != y.gdr_capable)
+            return 0;
+        for (uint32_t j = 0; j < n; j++) {
+            gv_topo_link l = GV_TOPO_LINK_INIT, m = GV_TOPO_LINK_INIT;
+            gv_topo_link_at(a, i, j, &l);
+            gv_topo_link_at(b, i, j, &m);
+            if (l.path != m.path || l.pcie_path != m.pcie_path || l.nvlinks != m.nvlinks ||
+                strcmp(l.label, m.label))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* gv_topology (live) and gv_rdma_status in both places: the time, and whether they agree. */
+static void readers(gv_ctx *worker, gv_ctx *here, int round)
+{
+    gv_ctx *ctx[2] = {worker, here};
+    const char *place[2] = {"worker", "in-process"};
+    gv_topo *t[2] = {NULL, NULL};
+    gv_rdma_report *r[2] = {NULL, NULL};
+    gv_rdma_info ri[2] = {GV_RDMA_INFO_INIT, GV_RDMA_INFO_INIT};
+    for (int i = 0; i < 2; i++) {
+        double t0 = now_s();
+        gv_status st = gv_topology(ctx[i], NULL, &t[i]);
+        gv_topo_info info = GV_TOPO_INFO_INIT;
+        gv_topo_summary(t[i], &info);
+        char text[200];
+        snprintf(text, sizeof text, "%u GPU(s), %u NIC(s), %u NUMA node(s); %s", info.gpu_count,
+                 info.nic_count, info.numa_nodes, st == GV_OK ? "" : gv_ctx_last_error(ctx[i]));
+        line("gv_topology live", place[i], round, st, now_s() - t0, "devices",
+             gv_topo_device_count(t[i]), st == GV_OK ? GV_PASS : GV_FAIL, text);
+        t0 = now_s();
+        st = gv_rdma_status(ctx[i], NULL, &r[i]);
+        gv_rdma_summary(r[i], &ri[i]);
+        snprintf(text, sizeof text, "%u device(s), %u port(s), %u GID(s), libibverbs %d: %.100s",
+                 ri[i].device_count, ri[i].port_count, ri[i].gid_count, ri[i].verbs_state,
+                 st == GV_OK ? ri[i].verbs_detail : gv_ctx_last_error(ctx[i]));
+        line("gv_rdma_status", place[i], round, st, now_s() - t0, "devices", ri[i].device_count,
+             st == GV_OK ? GV_PASS : GV_FAIL, text);
+    }
+    int same = t[0] && t[1] && same_topology(t[0], t[1]);
+    line("gv_topology live", "both", round, GV_OK, 0, "identical", same, same ? GV_PASS : GV_FAIL,
+         same ? "every device and link equal" : "the two topologies differ");
+    same = r[0] && r[1] && ri[0].device_count == ri[1].device_count &&
+           ri[0].port_count == ri[1].port_count && ri[0].gid_count == ri[1].gid_count &&
+           ri[0].module_count == ri[1].module_count && ri[0].verbs_state == ri[1].verbs_state &&
+           ri[0].nccl_net == ri[1].nccl_net && !strcmp(ri[0].nccl_reason, ri[1].nccl_reason);
+    line("gv_rdma_status", "both", round, GV_OK, 0, "identical", same, same ? GV_PASS : GV_FAIL,
+         same ? "the summaries equal" : "the two reports differ");
+    for (int i = 0; i < 2; i++) {
+        gv_topo_free(t[i]);
+        gv_rdma_free(r[i]);
+    }
+}
+
 static void each_call(gv_ctx *ctx, const char *place, int round, uint32_t gpu, double stress_s)
 {
     double t0 = now_s();
@@ -136,8 +208,10 @@ int main(int argc, char **argv)
     int rounds = argc > 2 ? atoi(argv[2]) : 3;
     double stress_s = argc > 3 ? atof(argv[3]) : 10;
     gv_ctx *worker = context(0, 0), *here = context(GV_CTX_IN_PROCESS, 0);
-    for (int r = 1; r <= rounds; r++)
+    for (int r = 1; r <= rounds; r++) {
         inventory(worker, here, r);
+        readers(worker, here, r);
+    }
     for (int r = 1; r <= rounds; r++) {
         int first_here = r % 2 == 0; /* alternate which goes first */
         each_call(first_here ? here : worker, first_here ? "in-process" : "worker", r, gpu,

@@ -55,8 +55,9 @@ typedef struct gv_policy {
     double aer_correctable_warn;     /* WARN at this many correctable AER errors on a function of
                                         the GPU's path; 0 = reported, not judged */
     double nvlink_crc_warn;     /* WARN at this many CRC errors on one NVLink; 0 = not judged */
-    double clock_event_warn_s;  /* WARN when HW thermal, HW power brake or SW thermal slowdown
-                                   held the clocks longer than this since boot; 0 = 1 s */
+    double clock_event_warn_s;  /* WARN when HW thermal slowdown or HW power brake held the
+                                   clocks longer than this since boot; 0 = 1 s (the SW power
+                                   cap and SW thermal slowdown are reported, not judged) */
     double temp_margin_warn_c;  /* WARN below this many degrees under T.Limit; 0 = 5 */
     int32_t retired_pages_fail; /* FAIL at this many retired pages (before Ampere); 0 = 60,
                                    NVIDIA's replacement criterion */

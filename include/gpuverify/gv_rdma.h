@@ -174,7 +174,9 @@ typedef struct gv_rdma_setting {
 #define GV_RDMA_SETTING_INIT GV_STRUCT_INIT(gv_rdma_setting)
 
 /* Reads the RDMA stack; opts may be NULL. GV_OK whenever the files could be looked at (a node
- * without RDMA is a report with no devices); a malformed file is noted on its device or port. */
+ * without RDMA is a report with no devices); a malformed file is noted on its device or port.
+ * Runs in gpuverify-worker when one is found: GV_ERR_TIMEOUT (and no report) when libibverbs
+ * or a file did not answer within the context's deadline (docs/ABI.md, "Isolation"). */
 GV_API gv_status gv_rdma_status(gv_ctx *ctx, const gv_rdma_opts *opts, gv_rdma_report **out);
 GV_API void gv_rdma_free(gv_rdma_report *report); /* NULL-safe */
 

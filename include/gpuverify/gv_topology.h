@@ -108,8 +108,10 @@ typedef struct gv_topo_link {
 /* Builds the topology. opts may be NULL (live, $NCCL_NET_GDR_LEVEL). Live reads this machine
  * whatever the context's sysroot (hwloc has no per-topology root); the sysroot supplies the
  * files hwloc does not cover (link speeds, sysfs NUMA). NVML indices and names are matched by
- * PCI bus id when NVML loads. Errors: a missing XML file (GV_ERR_IO), a malformed one
- * (GV_ERR_PARSE), a bad gdr_level (GV_ERR_INVALID_ARG). */
+ * PCI bus id when NVML loads. Runs in gpuverify-worker when one is found (docs/ABI.md,
+ * "Isolation"). Errors: a missing XML file (GV_ERR_IO), a malformed one or one hwloc crashes on
+ * (GV_ERR_PARSE), a bad gdr_level (GV_ERR_INVALID_ARG), the deadline passed (GV_ERR_TIMEOUT);
+ * *out is NULL on any error. */
 GV_API gv_status gv_topology(gv_ctx *ctx, const gv_topo_opts *opts, gv_topo **out);
 GV_API void gv_topo_free(gv_topo *topo); /* NULL-safe */
 

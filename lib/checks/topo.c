@@ -122,8 +122,9 @@ const gv_topo *gv_active_topology(gv_active_run *run)
     const gv_rdma_report *r = gv_active_rdma_report(run);
     const gv_rdma_setting *s = r ? gv_rdma_setting_find(r, "NCCL_NET_GDR_LEVEL") : NULL;
     int32_t level;
-    const char *gdr = s && gv_path_parse_gdr_level(s->value, &level) == 0 ? s->value : "PXB";
-    run->topo_status = gv_topo_build(run->ctx, run->topology_xml, gdr, run->facts, &run->topo);
+    if (!s || gv_path_parse_gdr_level(s->value, &level) != 0)
+        level = GV_PATH_PXB;
+    run->topo_status = gv_topo_build(run->ctx, run->topology_xml, level, run->facts, &run->topo);
     if (run->topo_status != GV_OK)
         snprintf(run->topo_error, sizeof run->topo_error, "%s", gv_ctx_last_error(run->ctx));
     return run->topo;

@@ -248,7 +248,8 @@ static gv_status gemm_here(gv_ctx *ctx, const void *args, const gv_call_watch *w
 static double gemm_deadline(const gv_ctx *ctx, const void *args)
 {
     const gv_gemm_opts *o = &((const gemm_call *)args)->o;
-    return gv_call_deadline(ctx, "gemm.fp16", 1, o->warmup_s + o->batches * o->batch_s);
+    return gv_call_deadline(ctx, "driver.cuda", "gemm.fp16", 1,
+                            o->warmup_s + o->batches * o->batch_s);
 }
 
 static void gemm_prefill(const void *args, void *result)

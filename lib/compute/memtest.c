@@ -348,7 +348,8 @@ static gv_status memtest_here(gv_ctx *ctx, const void *args, const gv_call_watch
 static double memtest_deadline(const gv_ctx *ctx, const void *args)
 {
     const gv_memtest_opts *o = &((const memtest_call *)args)->o;
-    return gv_call_deadline(ctx, "mem.test", o->rounds + (o->duration_s > 0), o->duration_s);
+    return gv_call_deadline(ctx, "driver.cuda", "mem.test", o->rounds + (o->duration_s > 0),
+                            o->duration_s);
 }
 
 static void memtest_prefill(const void *args, void *result)

@@ -21,10 +21,9 @@
 #include "report/report.h"
 #include "worker/call.h"
 
-#define MAX_BATCH 1024  /* GEMMs per interval: the hash slots each batch needs */
-#define WINDOW_S 10.0   /* "the first 10 s" and "the last 10 s" of the issue */
-#define FALL_WARN 0.90  /* throughput in the last window below this share of the first */
-#define THERMAL 0x60ull /* nvmlClocksEventReasonSwThermalSlowdown | HwThermalSlowdown */
+#define MAX_BATCH 1024 /* GEMMs per interval: the hash slots each batch needs */
+#define WINDOW_S 10.0  /* "the first 10 s" and "the last 10 s" of the issue */
+#define FALL_WARN 0.90 /* throughput in the last window below this share of the first */
 
 typedef struct stress_gpu {
     gv_gemm_run g;
@@ -382,19 +381,24 @@ static void judge_gpu(const stress *st, stress_gpu *sg)
                  "throughput fell %.0f%%: %.1f TFLOPS in the first %.3g s, %.1f in the last%s%s",
                  100 * (1 - out->tflops_last / out->tflops_first), out->tflops_first, window,
                  out->tflops_last, held[0] ? "; held back by " : "", held);
-    } else if (out->clock_event_reasons & THERMAL) {
+    } else if (out->clock_event_reasons & GV_CLOCK_EVENTS_PROTECTIVE) {
+        char stepped[96];
+        gv_clock_events_text(out->clock_event_reasons & GV_CLOCK_EVENTS_PROTECTIVE, stepped,
+                             sizeof stepped);
         out->verdict = GV_WARN;
         snprintf(out->message, sizeof out->message,
-                 "thermal slowdown during the stress (%s), max %.0f C; %.1f TFLOPS median", held,
-                 out->temperature_max_c, out->tflops_median);
+                 "the hardware cut the clocks during the stress (%s), max %.0f C; %.1f TFLOPS "
+                 "median (held back by %s)",
+                 stepped, out->temperature_max_c, out->tflops_median, held);
     } else {
         out->verdict = GV_PASS;
         snprintf(out->message, sizeof out->message,
                  "%s %u^3 for %.0f s: %.1f TFLOPS median (first %.3g s %.1f, last %.1f, min "
-                 "%.1f); %llu results identical to the first%s",
+                 "%.1f); %llu results identical to the first%s%s%s",
                  dtype, st->o.size, end, out->tflops_median, window, out->tflops_first,
                  out->tflops_last, out->tflops_min, (unsigned long long)out->iterations,
-                 out->agrees == 1 ? " and to the other GPUs'" : "");
+                 out->agrees == 1 ? " and to the other GPUs'" : "",
+                 held[0] ? "; clocks managed by " : "", held);
     }
 }
 
@@ -485,7 +489,8 @@ static gv_status stress_here(gv_ctx *ctx, const void *args, const gv_call_watch 
 /* The setup within gv_run's stress allowance, then the duration. */
 static double stress_deadline(const gv_ctx *ctx, const void *args)
 {
-    return gv_call_deadline(ctx, "stress.gemm", 1, ((const gv_stress_opts *)args)->duration_s);
+    return gv_call_deadline(ctx, "driver.cuda", "stress.gemm", 1,
+                            ((const gv_stress_opts *)args)->duration_s);
 }
 
 static void stress_prefill(const void *args, void *result)

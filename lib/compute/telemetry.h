@@ -21,6 +21,15 @@ int gv_telemetry_link(gv_ctx *ctx, const char *bus_id, gv_link_state *out);
  * -1 each when NVML cannot give it. */
 void gv_telemetry_dram_ecc(gv_ctx *ctx, const char *bus_id, long long *corrected,
                            long long *uncorrected);
+/* The clock-event reasons by what NVML documents them to mean. The GPU keeping itself within
+ * its limits by design (SW power cap, SW thermal slowdown: clocks "optimized" to stay under the
+ * max operating temperatures, sync boost) is what a healthy GPU does under full load: a finding
+ * only through what it costs, a figure that fell. The hardware stepping in because a limit was
+ * crossed (HW thermal slowdown, HW power brake: clocks cut by half or more, "an indicator of
+ * temperature being too high" or of the power supply braking) is a finding by itself. The
+ * generic HW slowdown bit is neither alone: NVML also sets it on P-state changes. */
+#define GV_CLOCK_EVENTS_PROTECTIVE 0xC0ull /* HwThermalSlowdown | HwPowerBrakeSlowdown */
+
 /* The clock-event reasons that mean the GPU was held back (nvmlClocksEventReason*), as text:
  * "power cap, thermal (hardware)"; "" when none. */
 void gv_clock_events_text(uint64_t reasons, char *out, size_t cap);

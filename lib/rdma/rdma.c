@@ -1,5 +1,6 @@
-/* gv_rdma_status and its accessors: the sysfs reader, libibverbs when it loads, the NCCL
- * settings and NCCL's choice, copied out through versioned structs. */
+/* The RDMA report and its accessors: the sysfs reader, libibverbs when it loads, the NCCL
+ * settings and NCCL's choice, copied out through versioned structs (gv_rdma_status, in
+ * rdma_call.c, builds it in gpuverify-worker). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "backends/ibverbs_backend.h"
 #include "backends/libraries.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/sizes.h"
 #include "rdma/rdma.h"
 
@@ -19,6 +21,7 @@ static void verbs(gv_ctx *ctx, uint32_t flags, gv_rdma_report *r)
                  "libibverbs not queried (GV_RDMA_NO_VERBS)");
         return;
     }
+    gv_progress_stage(ctx, "libibverbs: loading it");
     const struct gv_ibverbs_api *ibv = gv_ibverbs(ctx);
     const gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_IBVERBS);
     info->verbs_state = slot->state;
@@ -27,7 +30,7 @@ static void verbs(gv_ctx *ctx, uint32_t flags, gv_rdma_report *r)
              : slot->detail[0]                 ? slot->detail
                                                : slot->tried);
     if (ibv)
-        gv_rdma_query_verbs(ibv, r);
+        gv_rdma_query_verbs(ctx, ibv, r);
 }
 
 int gv_rdma_has_hardware(const gv_rdma_report *r)
@@ -54,11 +57,13 @@ gv_status gv_rdma_build(gv_ctx *ctx, uint32_t flags, gv_rdma_report **out)
     if (!r)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading the RDMA stack");
     r->info.struct_size = sizeof r->info;
+    gv_progress_stage(ctx, "sysfs: RDMA modules, devices, ports and GIDs");
     gv_rdma_read_sysfs(ctx->sysroot, r);
     for (size_t i = 0; i < r->device_count; i++)
         r->devices[i].verbs_visible = r->devices[i].dmabuf_mr = -1;
     if (!r->out_of_memory)
         verbs(ctx, flags, r);
+    gv_progress_stage(ctx, "the NCCL settings");
     gv_rdma_read_nccl(ctx->sysroot, !(flags & GV_RDMA_IGNORE_ENVIRONMENT), r);
     if (r->out_of_memory) {
         gv_rdma_free(r);
@@ -73,27 +78,6 @@ gv_status gv_rdma_build(gv_ctx *ctx, uint32_t flags, gv_rdma_report **out)
     info->setting_count = (uint32_t)r->setting_count;
     *out = r;
     return GV_OK;
-}
-
-gv_status gv_rdma_status(gv_ctx *ctx, const gv_rdma_opts *opts, gv_rdma_report **out)
-{
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_rdma_status: out is NULL");
-    *out = NULL;
-    static const gv_rdma_opts defaults = GV_RDMA_OPTS_INIT;
-    gv_rdma_opts o = defaults;
-    if (opts) {
-        if (gv_copy_in(&o, sizeof o, opts, GV_RDMA_OPTS_SIZE_V1, &defaults) != GV_OK)
-            return gv_fail(ctx, GV_ERR_VERSION, "gv_rdma_opts.struct_size %u is not a valid layout",
-                           (unsigned)opts->struct_size);
-        if (o.flags & ~(GV_RDMA_IGNORE_ENVIRONMENT | GV_RDMA_NO_VERBS))
-            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_rdma_opts.flags 0x%x: unknown bits",
-                           o.flags);
-    }
-    return gv_rdma_build(ctx, o.flags, out);
 }
 
 gv_status gv_rdma_summary(const gv_rdma_report *r, gv_rdma_info *out)

@@ -17,7 +17,7 @@ struct gv_rdma_report {
     gv_rdma_setting *settings;
     char (*netdevs)[64]; /* every network interface of the node (/sys/class/net) */
     size_t module_count, device_count, port_count, gid_count, setting_count, netdev_count;
-    size_t device_cap, port_cap, gid_cap;
+    size_t module_cap, device_cap, port_cap, gid_cap, setting_cap;
     int out_of_memory;
     gv_status modules_status; /* /proc/modules: GV_OK or why it could not be read */
     gv_errbuf modules_err;
@@ -38,7 +38,11 @@ void gv_rdma_read_sysfs(const char *root, gv_rdma_report *r);
 
 /* rdma_verbs.c: InfiniBand MTUs, visibility and the DMA-BUF registration probe per device. */
 struct gv_ibverbs_api;
-void gv_rdma_query_verbs(const struct gv_ibverbs_api *ibv, gv_rdma_report *r);
+void gv_rdma_query_verbs(struct gv_ctx *ctx, const struct gv_ibverbs_api *ibv, gv_rdma_report *r);
+
+/* Grows one of the report's arrays by a zeroed element; NULL (and out_of_memory) when it
+ * cannot. */
+void *gv_rdma_grow(gv_rdma_report *r, void **items, size_t *count, size_t *cap, size_t size);
 
 /* nccl_env.c: the NCCL settings (environment, $NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf,
  * /etc/profile.d) and the network NCCL would choose. */

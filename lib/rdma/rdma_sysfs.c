@@ -16,8 +16,7 @@
 
 #define MELLANOX_VENDOR 0x15b3
 
-/* Grows an array by one zeroed element; NULL (and out_of_memory) when it cannot. */
-static void *grow(gv_rdma_report *r, void **items, size_t *count, size_t *cap, size_t size)
+void *gv_rdma_grow(gv_rdma_report *r, void **items, size_t *count, size_t *cap, size_t size)
 {
     if (*count == *cap) {
         size_t n = *cap ? *cap * 2 : 8;
@@ -235,7 +234,7 @@ static void read_gids(const char *root, const char *pdir, gv_rdma_report *r, siz
         snprintf(rel, sizeof rel, "%s/gids/%s", pdir, names[i]);
         if (gv_sys_read_line(root, rel, gid, sizeof gid, &err) != GV_OK || is_zero_gid(gid))
             continue;
-        gv_rdma_gid *g = grow(r, (void **)&r->gids, &r->gid_count, &r->gid_cap, sizeof *g);
+        gv_rdma_gid *g = gv_rdma_grow(r, (void **)&r->gids, &r->gid_count, &r->gid_cap, sizeof *g);
         if (!g)
             break;
         p = &r->ports[port_index];
@@ -296,7 +295,7 @@ static void port_netdev(const char *root, const char *pci_dir, gv_rdma_report *r
 static void read_port(const char *root, const char *ddir, const char *pci_dir, const char *port,
                       gv_rdma_report *r, size_t device_index)
 {
-    gv_rdma_port *p = grow(r, (void **)&r->ports, &r->port_count, &r->port_cap, sizeof *p);
+    gv_rdma_port *p = gv_rdma_grow(r, (void **)&r->ports, &r->port_count, &r->port_cap, sizeof *p);
     if (!p)
         return;
     size_t index = r->port_count - 1;
@@ -375,7 +374,8 @@ static void read_port(const char *root, const char *ddir, const char *pci_dir, c
 
 static void read_device(const char *root, const char *name, gv_rdma_report *r)
 {
-    gv_rdma_device *d = grow(r, (void **)&r->devices, &r->device_count, &r->device_cap, sizeof *d);
+    gv_rdma_device *d =
+        gv_rdma_grow(r, (void **)&r->devices, &r->device_count, &r->device_cap, sizeof *d);
     if (!d)
         return;
     size_t index = r->device_count - 1;

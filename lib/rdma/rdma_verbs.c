@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backends/ibverbs_backend.h"
+#include "core/progress.h"
 #include "rdma/rdma.h"
 
 static void query_ports(const struct gv_ibverbs_api *ibv, gv_ibv_context *c, gv_rdma_report *r,
@@ -58,10 +59,11 @@ static void probe_dmabuf(const struct gv_ibverbs_api *ibv, gv_ibv_context *c, gv
     ibv->ibv_dealloc_pd(pd);
 }
 
-void gv_rdma_query_verbs(const struct gv_ibverbs_api *ibv, gv_rdma_report *r)
+void gv_rdma_query_verbs(gv_ctx *ctx, const struct gv_ibverbs_api *ibv, gv_rdma_report *r)
 {
     int n = 0;
     errno = 0;
+    gv_progress_stage(ctx, "libibverbs: ibv_get_device_list");
     gv_ibv_device **list = ibv->ibv_get_device_list(&n);
     if (!list) {
         snprintf(r->info.verbs_detail, sizeof r->info.verbs_detail, "ibv_get_device_list: %s",
@@ -79,6 +81,7 @@ void gv_rdma_query_verbs(const struct gv_ibverbs_api *ibv, gv_rdma_report *r)
             continue;
         gv_rdma_device *v = &r->devices[d];
         v->verbs_visible = 1;
+        gv_progress_stage(ctx, "libibverbs: %s: opening it, its ports, DMA-BUF registration", name);
         gv_ibv_context *c = ibv->ibv_open_device(list[i]);
         if (!c) {
             snprintf(v->verbs_detail, sizeof v->verbs_detail, "ibv_open_device: %s",

@@ -9,19 +9,13 @@
 
 #include "checks/facts.h"
 #include "core/context.h"
-#include "worker/worker.h"
+#include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
+#include "worker/worker.h"
 #include "sys/pci.h"
 #include "topo/paths.h"
 #include "topo/topology.h"
-
-struct gv_topo {
-    gv_topo_info info;
-    gv_topo_device *devices;
-    size_t count;
-    gv_topo_link *links; /* count x count */
-};
 
 /* A device while the topology is built: the public record plus its hwloc object. */
 typedef struct pending {
@@ -361,7 +355,7 @@ static void summarise(gv_topo *t, hwloc_topology_t h, const char *xml, int32_t g
     }
 }
 
-static gv_status resolve_gdr_level(gv_ctx *ctx, const char *given, int32_t *level)
+gv_status gv_topo_gdr_level(gv_ctx *ctx, const char *given, int32_t *level)
 {
     if (given) {
         if (gv_path_parse_gdr_level(given, level) != 0)
@@ -412,39 +406,15 @@ static gv_status build(gv_ctx *ctx, const char *xml, int32_t gdr_level, hwloc_to
     return GV_OK;
 }
 
-gv_status gv_topology(gv_ctx *ctx, const gv_topo_opts *opts, gv_topo **out)
-{
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_topology: out is NULL");
-    *out = NULL;
-    static const gv_topo_opts defaults = GV_TOPO_OPTS_INIT;
-    gv_topo_opts o = defaults;
-    if (opts) {
-        gv_status s = gv_copy_in(&o, sizeof o, opts, GV_TOPO_OPTS_SIZE_V1, &defaults);
-        if (s != GV_OK)
-            return gv_fail(ctx, s, "gv_topo_opts.struct_size %u is not a valid layout",
-                           (unsigned)opts->struct_size);
-        if (o.flags)
-            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_topo_opts.flags 0x%x: none are defined",
-                           o.flags);
-    }
-    return gv_topo_build(ctx, o.xml_path, o.gdr_level, NULL, out);
-}
-
-gv_status gv_topo_build(gv_ctx *ctx, const char *xml, const char *gdr_text, const gv_facts *facts,
+gv_status gv_topo_build(gv_ctx *ctx, const char *xml, int32_t gdr_level, const gv_facts *facts,
                         gv_topo **out)
 {
-    int32_t gdr_level;
-    gv_status s = resolve_gdr_level(ctx, gdr_text, &gdr_level);
-    if (s == GV_OK && xml)
-        s = check_readable(ctx, xml);
+    gv_status s = xml ? check_readable(ctx, xml) : GV_OK;
     /* hwloc crashes on some malformed files: a worker reads it first where one is found. */
     if (s == GV_OK && xml && !ctx->in_worker)
         s = gv_worker_probe_xml(ctx, xml);
     hwloc_topology_t h = NULL;
+    gv_progress_stage(ctx, "hwloc: reading %s", xml ? xml : "this machine");
     if (s == GV_OK)
         s = load_hwloc(ctx, xml, &h);
     if (s != GV_OK)
@@ -454,6 +424,7 @@ gv_status gv_topo_build(gv_ctx *ctx, const char *xml, const char *gdr_text, cons
     gv_facts *own = NULL;
     if (!xml && !facts) {
         own = calloc(1, sizeof *own);
+        gv_progress_stage(ctx, "NVML and sysfs: the GPUs' identities");
         if (!own || gv_facts_collect(ctx, own, 0) != GV_OK) {
             free(own);
             hwloc_topology_destroy(h);

@@ -1,7 +1,8 @@
 /* One public call in gpuverify-worker: the single-purpose calls that drive an NVIDIA library
  * (gv_cuda_check, gv_mem_test, gv_gemm_bench, gv_stress_gemm, gv_cudnn_check, the NCCL
- * sweeps) run in a process of their own, so that a call stuck inside the driver is killed at
- * its deadline instead of hanging its caller, and a crash there is the worker's.
+ * sweeps) and those that read the machine through a library (gv_topology: hwloc and NVML;
+ * gv_rdma_status: libibverbs) run in a process of their own, so that a call stuck inside the driver
+ * is killed at its deadline instead of hanging its caller, and a crash there is the worker's.
  *
  * Each call is a kind: its arguments (checked and completed by the public function) cross to
  * the worker as their bytes in hex; its stages, results so far and samples stream back as
@@ -57,7 +58,7 @@ typedef struct gv_call_kind {
     }
 
 extern const gv_call_kind gv_call_cuda_check, gv_call_mem_test, gv_call_gemm_bench,
-    gv_call_stress_gemm, gv_call_cudnn_check, gv_call_nccl;
+    gv_call_stress_gemm, gv_call_cudnn_check, gv_call_nccl, gv_call_topology, gv_call_rdma_status;
 
 /* The kind named on the worker's command line; NULL when none is. */
 const gv_call_kind *gv_call_kind_named(const char *name);
@@ -82,10 +83,11 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
                             const void *args, void (*sample)(void *user, const void *sample),
                             void *user, void *result);
 
-/* A call's deadline: the start in the worker (cuInit and a context: gv_run's allowance for
- * driver.cuda), `times` gv_run's allowance for `check`, and extra_s (the time the options ask
- * for). */
-double gv_call_deadline(const gv_ctx *ctx, const char *check, double times, double extra_s);
+/* A call's deadline: gv_run's allowance for `start` (what the call needs first in the worker:
+ * "driver.cuda" for cuInit and a context, "driver.nvml" for nvmlInit; NULL: nothing), `times`
+ * its allowance for `check`, and extra_s (the time the options ask for). */
+double gv_call_deadline(const gv_ctx *ctx, const char *start, const char *check, double times,
+                        double extra_s);
 
 /* A public call's ending: its result r copied out to the caller's `out` when there is one to
  * read (GV_OK; GV_ERR_TIMEOUT and GV_ERR_DRIVER, whose verdict and message say what stopped

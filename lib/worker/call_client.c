@@ -150,9 +150,10 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
     return gv_fail(ctx, GV_ERR_DRIVER, "%s", text);
 }
 
-double gv_call_deadline(const gv_ctx *ctx, const char *check, double times, double extra_s)
+double gv_call_deadline(const gv_ctx *ctx, const char *start, const char *check, double times,
+                        double extra_s)
 {
-    return gv_catalog_deadline(ctx, NULL, gv_catalog_index("driver.cuda")) +
+    return (start ? gv_catalog_deadline(ctx, NULL, gv_catalog_index(start)) : 0) +
            times * gv_catalog_deadline(ctx, NULL, gv_catalog_index(check)) + extra_s;
 }
 

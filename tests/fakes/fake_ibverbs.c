@@ -1,5 +1,6 @@
 /* A fake libibverbs.so.1 from lib/backends/ibverbs_api.def: the scenario's ib_device lines are
- * the devices it lists, with their port MTUs and whether ibv_reg_dmabuf_mr is supported. Test
+ * the devices it lists, with their port MTUs and whether ibv_reg_dmabuf_mr is supported, and
+ * its fault line can stop ibv_open_device (hang, crash, error=errno). Test
  * code only: never shipped. */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,9 +21,10 @@ struct gv_ibv_pd {
     fake_ib_device dev;
 };
 
+static fake_scenario s; /* the scenario ibv_get_device_list read */
+
 FAKE_API gv_ibv_device **ibv_get_device_list(int *num_devices)
 {
-    static fake_scenario s;
     if (fake_scenario_load(&s) != 0) {
         errno = ENOSYS;
         return NULL;
@@ -52,6 +54,11 @@ FAKE_API const char *ibv_get_device_name(gv_ibv_device *device)
 
 FAKE_API gv_ibv_context *ibv_open_device(gv_ibv_device *device)
 {
+    int code = fake_fault_at(&s, "ibv_open_device", -1); /* a firmware that stopped answering */
+    if (code) {
+        errno = code;
+        return NULL;
+    }
     gv_ibv_context *c = malloc(sizeof *c);
     if (c)
         c->dev = device->dev;

@@ -304,7 +304,7 @@ gvnv_return nvmlDeviceGetPowerUsage(gvnv_device device, unsigned int *power_mw)
 gvnv_return nvmlDeviceGetCurrentClocksEventReasons(gvnv_device device, unsigned long long *reasons)
 {
     DEVICE_OR_RETURN(g, device);
-    *reasons = 0;
+    *reasons = g->clock_events;
     return GVNV_SUCCESS;
 }
 

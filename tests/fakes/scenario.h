@@ -26,6 +26,8 @@
  *   gpu = ...; copy_shared=1   (host copies share one link with the other GPUs of group 1:
  *         its rate divides among those holding pinned copy buffers at the time)
  *   gpu = ...; power_draw_pct=80   (NVML's power reading: 80% of the limit; default 98)
+ *   gpu = ...; clock_events=0x24   (NVML's current clock-event reasons under load: power cap
+ *         and SW thermal slowdown; default 0)
  *   gpu = ...; gemm_drift_after=50   (the 51st and later GEMMs on the GPU come out wrong)
  *   gpu = ...; mem_stuck=0x1000:5   (bit 5 of the word at byte offset 0x1000 of every buffer
  *         the memory test walks reads as 1)
@@ -117,15 +119,16 @@ typedef struct fake_gpu {
     /* Another process allocates this much right after the first allocation that succeeds on
      * the GPU (a check started beside another one); cuMemGetInfo then shows less free. */
     unsigned long long taken_mib;
-    double copy_gbps;           /* default 50 */
-    double gemm_tflops;         /* default 700 */
-    int gemm_corrupt;           /* 1: every GEMM output is off by one */
-    int peer;                   /* 0: no peer access to or from it (default 1) */
-    double p2p_gbps;            /* peer copy rate; 0: 25 GB/s per active NVLink */
-    int copy_shared;            /* > 0: a link shared with the GPUs of this group number */
-    int power_draw_pct;         /* power NVML reports, percent of the limit; default 98 */
-    long long gemm_drift_after; /* > 0: GEMMs after this many on the GPU come out wrong */
-    long long mem_stuck;        /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
+    double copy_gbps;                /* default 50 */
+    double gemm_tflops;              /* default 700 */
+    int gemm_corrupt;                /* 1: every GEMM output is off by one */
+    int peer;                        /* 0: no peer access to or from it (default 1) */
+    double p2p_gbps;                 /* peer copy rate; 0: 25 GB/s per active NVLink */
+    int copy_shared;                 /* > 0: a link shared with the GPUs of this group number */
+    int power_draw_pct;              /* power NVML reports, percent of the limit; default 98 */
+    unsigned long long clock_events; /* nvmlClocksEventReason* bits NVML reports; default 0 */
+    long long gemm_drift_after;      /* > 0: GEMMs after this many on the GPU come out wrong */
+    long long mem_stuck; /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
     int mem_stuck_bit;
     long long mem_ecc_cor, mem_ecc_unc; /* ECC errors counted while the memory test runs */
     int nvlinks, nvlinks_down;          /* NVLinks the GPU has, how many of them are inactive */

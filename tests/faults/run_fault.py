@@ -139,6 +139,14 @@ CASES = {
         ("stress.gemm", "gpu4", "PASS", "identical to the first and to the other GPUs'"),
         ("stress.gemm", "gpu5", "FAIL", "differs from the other NVIDIA H100 80GB HBM3 GPUs' on the same inputs")],
         args=["--gemm-size", "32", "--duration", "0.2"], wall=30, deadline=SLOW_FAKE),
+    # The power cap and SW thermal slowdown under load are the GPU managing itself: named, not
+    # judged; HW thermal slowdown and HW power brake are the hardware stepping in.
+    "stress_clocks": case("stress-clocks", "stress.gemm", [
+        ("stress.gemm", "gpu0", "PASS", "identical to the first and to the other GPUs'; clocks managed by power cap, thermal (software)"),
+        ("stress.gemm", "gpu1", "WARN", "the hardware cut the clocks during the stress (thermal (hardware))"),
+        ("stress.gemm", "gpu2", "WARN", "the hardware cut the clocks during the stress (power brake)"),
+        ("stress.gemm", "gpu3", "PASS", "identical to the first and to the other GPUs'")],
+        exit_code=0, args=["--gemm-size", "32", "--duration", "0.2"], wall=30, deadline=SLOW_FAKE),
     "stress_drift": case("stress-drift", "stress.gemm", [
         ("stress.gemm", "gpu0", "FAIL", "bf16 GEMM results differed from the first (first at iteration ")],
         sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], wall=30, deadline=SLOW_FAKE),
@@ -202,6 +210,7 @@ CASES = {
         ("gpu.clock_events", "gpu2", "WARN", "HW thermal slowdown held the clocks for 45.0 s (over 1 s)"),
         ("gpu.clock_events", "gpu6", "WARN", "HW power brake held the clocks for 4.0 s"),
         ("gpu.clock_events", "gpu0", "PASS", "SW power cap 1.2 s"),
+        ("gpu.clock_events", "gpu7", "PASS", "SW power cap 7200.0 s, sync boost 0.0 s, SW thermal slowdown 3600.0 s, HW thermal slowdown 0.0 s"),
         ("gpu.pcie_errors", "gpu3", "WARN", "PCIe replays above 8 per minute; replays 10000 (83.33 per minute over 2.0 h"),
         ("gpu.temperature", "gpu4", "WARN", "within 5 C of T.Limit"),
         ("gpu.temperature", "gpu5", "FAIL", "at the hardware slowdown point"),

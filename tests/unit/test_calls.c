@@ -260,6 +260,102 @@ static void the_inventory_comes_from_the_worker_and_a_hang_there_times_out(void 
     gv_ctx_destroy(ctx);
 }
 
+/* gv_topology and gv_rdma_status read the machine in the worker: nvmlInit stuck under a live
+ * topology ends within driver.nvml's 2 units plus the topology's unit, an RDMA device that
+ * never opens within rdma.devices' unit; nothing is handed back. */
+static void the_machine_readers_come_back_at_their_deadlines(void **state)
+{
+    (void)state;
+    setenv("HWLOC_FSROOT", fixture("hwloc/fsroot/40intel64-2g2n4c+pci"), 1);
+    gv_ctx *ctx = call_ctx("fault-nvml-init-hang", UNIT, 0, NULL);
+    gv_topo *t = (gv_topo *)&t;
+    double t0 = now_s();
+    assert_int_equal(gv_topology(ctx, NULL, &t), GV_ERR_TIMEOUT);
+    double took = now_s() - t0;
+    print_message("gv_topology: %.2f s: %s\n", took, gv_ctx_last_error(ctx));
+    assert_true(took >= 3 * UNIT && took < 3 * UNIT + 1.0);
+    assert_null(t);
+    assert_non_null(strstr(gv_ctx_last_error(ctx),
+                           "gv_topology of this machine did not finish: the deadline of 0.9 s "
+                           "passed while loading NVML and nvmlInit_v2"));
+    gv_ctx_destroy(ctx);
+    unsetenv("HWLOC_FSROOT");
+
+    use_scenario("fault-ibv-open-hang");
+    gv_ctx_opts o = GV_CTX_OPTS_INIT;
+    o.library_dir = fakelib();
+    o.deadline_s = UNIT;
+    o.sysroot = fixture("sysroots/h100-roce");
+    assert_int_equal(gv_ctx_create(&o, &ctx), GV_OK);
+    gv_rdma_report *r = (gv_rdma_report *)&r;
+    t0 = now_s();
+    assert_int_equal(gv_rdma_status(ctx, NULL, &r), GV_ERR_TIMEOUT);
+    took = now_s() - t0;
+    print_message("gv_rdma_status: %.2f s: %s\n", took, gv_ctx_last_error(ctx));
+    assert_true(took >= UNIT && took < UNIT + 1.0);
+    assert_null(r);
+    assert_non_null(strstr(gv_ctx_last_error(ctx),
+                           "gv_rdma_status did not finish: the deadline of 0.3 s passed while "
+                           "libibverbs: mlx5_0: opening it"));
+    /* Without libibverbs the files alone answer, in time. */
+    gv_rdma_opts ro = GV_RDMA_OPTS_INIT;
+    ro.flags = GV_RDMA_NO_VERBS;
+    assert_int_equal(gv_rdma_status(ctx, &ro, &r), GV_OK);
+    gv_rdma_info info = GV_RDMA_INFO_INIT;
+    assert_int_equal(gv_rdma_summary(r, &info), GV_OK);
+    assert_int_equal(info.device_count, 8);
+    gv_rdma_free(r);
+    gv_ctx_destroy(ctx);
+}
+
+/* A worker that crashes on a topology XML is hwloc crashing on the file (GV_ERR_PARSE); one that
+ * loses a record on the way gives no topology or report at all (GV_ERR_DRIVER). */
+static void a_lost_record_or_a_crash_gives_no_object(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    char crashing[PATH_MAX], lossy[PATH_MAX];
+    snprintf(crashing, sizeof crashing, "%s/crashing-worker", root);
+    put_file(root, "/crashing-worker", "#!/bin/sh\nkill -SEGV $$\n");
+    snprintf(lossy, sizeof lossy, "%s/lossy-worker", root);
+    /* The real worker, its first record dropped on the way. */
+    put_file(root, "/lossy-worker",
+             "#!/bin/sh\n\"$GV_TEST_WORKER\" \"$@\" | sed -u '0,/\"sample\"/{/\"sample\"/d}'\n");
+    assert_int_equal(chmod(crashing, 0755), 0);
+    assert_int_equal(chmod(lossy, 0755), 0);
+    char xml[PATH_MAX];
+    snprintf(xml, sizeof xml, "%s", fixture("hwloc/xml/32em64t-2n8c2t-pci-normalio.xml"));
+    gv_topo_opts to = GV_TOPO_OPTS_INIT;
+    to.xml_path = xml;
+    gv_topo *t = (gv_topo *)&t;
+
+    gv_ctx *ctx = call_ctx("h100x8-rdma", 30, 0, crashing);
+    assert_int_equal(gv_topology(ctx, &to, &t), GV_ERR_PARSE);
+    assert_null(t);
+    assert_non_null(
+        strstr(gv_ctx_last_error(ctx), "not a topology hwloc can load: gv_topology on"));
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "signal 11"));
+    gv_ctx_destroy(ctx);
+
+    ctx = call_ctx("h100x8-rdma", 30, 0, lossy);
+    assert_int_equal(gv_topology(ctx, &to, &t), GV_ERR_DRIVER);
+    assert_null(t);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "not all of 4 devices and their links"));
+    gv_rdma_report *r = (gv_rdma_report *)&r;
+    assert_int_equal(gv_rdma_status(ctx, NULL, &r), GV_ERR_DRIVER);
+    assert_null(r);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "do not make the report their summary counts"));
+    gv_ctx_destroy(ctx);
+    /* The same worker, unlossy, in the caller's own process: whole. */
+    ctx = call_ctx("h100x8-rdma", 30, GV_CTX_IN_PROCESS, lossy);
+    assert_int_equal(gv_topology(ctx, &to, &t), GV_OK);
+    assert_int_equal(gv_topo_device_count(t), 4);
+    gv_topo_free(t);
+    gv_ctx_destroy(ctx);
+    remove_tree(root);
+    free(root);
+}
+
 static void unknown_context_flags_are_refused(void **state)
 {
     (void)state;
@@ -281,6 +377,8 @@ int main(void)
         cmocka_unit_test(the_stress_series_streams_back),
         cmocka_unit_test(a_broken_worker_is_an_error_and_in_process_needs_none),
         cmocka_unit_test(the_inventory_comes_from_the_worker_and_a_hang_there_times_out),
+        cmocka_unit_test(the_machine_readers_come_back_at_their_deadlines),
+        cmocka_unit_test(a_lost_record_or_a_crash_gives_no_object),
         cmocka_unit_test(unknown_context_flags_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
