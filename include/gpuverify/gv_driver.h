@@ -53,8 +53,9 @@ typedef struct gv_library_info {
         sizeof(gv_library_info), 0, 0, 0, "", "", "", "", ""                                       \
     }
 
-/* Loads (once per process and file) and describes a library. GV_OK also when it is absent:
- * the state says so. */
+/* Loads and describes a library, in gpuverify-worker when one is found (docs/ABI.md,
+ * "Isolation": GV_ERR_TIMEOUT, out untouched, when the load did not return in time). GV_OK
+ * also when it is absent: the state says so. */
 GV_API gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out);
 
 /* Kernel module flavour. */

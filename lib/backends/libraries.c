@@ -10,6 +10,7 @@
 #include "backends/nvml_backend.h"
 #include "core/context.h"
 #include "core/sizes.h"
+#include "worker/call.h"
 #include "worker/worker.h"
 
 /* The driver's CUDA major picks the toolkit sonames (cuBLASLt 13 before 12 on r580). */
@@ -82,18 +83,22 @@ static gv_status worker_status(gv_ctx *ctx, gv_library_info *out)
                                 (unsigned)out->struct_size);
 }
 
-gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
+/* What the call returns: the description, and where the caller writes a timeout or a crash
+ * (worker/call.h). */
+typedef struct status_result {
+    uint32_t struct_size;
+    int32_t verdict;
+    char message[512];
+    gv_library_info info;
+} status_result;
+
+/* Loads the library in this process and describes it. */
+static gv_status status_here(gv_ctx *ctx, const void *args, const gv_call_watch *watch,
+                             void *result)
 {
-    if (!ctx)
-        return GV_ERR_INVALID_ARG;
-    gv_clear_error(ctx);
-    if (!out)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_library_status: out is NULL");
-    if (library == GV_LIB_WORKER)
-        return worker_status(ctx, out);
+    (void)watch;
+    int32_t library = *(const int32_t *)args;
     const gv_lib_spec *spec = gv_lib_spec_of(library);
-    if (!spec)
-        return gv_fail(ctx, GV_ERR_INVALID_ARG, "library %d is not a gv_library", (int)library);
     gv_lib_slot *slot = gv_library_slot(ctx, library);
     /* Loading alone does not prove a library usable: resolve its vtable where we have one. */
     if (library == GV_LIB_CUDA)
@@ -106,15 +111,57 @@ gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
         (void)gv_cudnn(ctx);
     else if (library == GV_LIB_IBVERBS)
         (void)gv_ibverbs(ctx);
-    gv_library_info info = GV_LIBRARY_INFO_INIT;
-    info.library = library;
-    info.state = slot->state;
-    snprintf(info.name, sizeof info.name, "%s", spec->name);
-    snprintf(info.path, sizeof info.path, "%s", slot->path);
-    snprintf(info.version, sizeof info.version, "%s", slot->version);
-    snprintf(info.tried, sizeof info.tried, "%s", slot->tried);
-    snprintf(info.detail, sizeof info.detail, "%s", slot->detail);
-    gv_status s = gv_copy_out(out, &info, sizeof info, GV_LIBRARY_INFO_SIZE_V1);
+    gv_library_info *info = &((status_result *)result)->info;
+    *info = (gv_library_info)GV_LIBRARY_INFO_INIT;
+    info->library = library;
+    info->state = slot->state;
+    snprintf(info->name, sizeof info->name, "%s", spec->name);
+    snprintf(info->path, sizeof info->path, "%s", slot->path);
+    snprintf(info->version, sizeof info->version, "%s", slot->version);
+    snprintf(info->tried, sizeof info->tried, "%s", slot->tried);
+    snprintf(info->detail, sizeof info->detail, "%s", slot->detail);
+    return GV_OK;
+}
+
+/* Loading a library and resolving it: driver.nvml's allowance (loading NVML and nvmlInit). */
+static double status_deadline(const gv_ctx *ctx, const void *args)
+{
+    (void)args;
+    return gv_call_deadline(ctx, NULL, "driver.nvml", 1, 0);
+}
+
+static void status_describe(const void *args, const void *result, char *out, size_t cap)
+{
+    (void)result;
+    const gv_lib_spec *spec = gv_lib_spec_of(*(const int32_t *)args);
+    snprintf(out, cap, "gv_library_status (%s)", spec ? spec->name : "?");
+}
+
+/* In gpuverify-worker: a library's constructors run when it loads, and a library directory on
+ * a network file system that stopped answering blocks the load itself. */
+const gv_call_kind gv_call_library_status =
+    GV_CALL_KIND("library_status", int32_t, status_result, 0, status_here, status_deadline, NULL,
+                 status_describe);
+
+gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
+{
+    if (!ctx)
+        return GV_ERR_INVALID_ARG;
+    gv_clear_error(ctx);
+    if (!out)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_library_status: out is NULL");
+    gv_status s = gv_out_known(ctx, "gv_library_info", out, GV_LIBRARY_INFO_SIZE_V1);
+    if (s != GV_OK)
+        return s;
+    if (library == GV_LIB_WORKER)
+        return worker_status(ctx, out);
+    if (!gv_lib_spec_of(library))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "library %d is not a gv_library", (int)library);
+    status_result r = {.struct_size = sizeof r};
+    s = gv_call(ctx, &gv_call_library_status, &library, NULL, NULL, &r);
+    if (s != GV_OK)
+        return s;
+    s = gv_copy_out(out, &r.info, sizeof r.info, GV_LIBRARY_INFO_SIZE_V1);
     if (s != GV_OK)
         return gv_fail(ctx, s, "gv_library_info.struct_size %u is not a valid layout",
                        (unsigned)out->struct_size);

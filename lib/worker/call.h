@@ -1,8 +1,9 @@
 /* One public call in gpuverify-worker: the single-purpose calls that drive an NVIDIA library
  * (gv_cuda_check, gv_mem_test, gv_gemm_bench, gv_stress_gemm, gv_cudnn_check, the NCCL
  * sweeps) and those that read the machine through a library (gv_topology: hwloc and NVML;
- * gv_rdma_status: libibverbs) run in a process of their own, so that a call stuck inside the driver
- * is killed at its deadline instead of hanging its caller, and a crash there is the worker's.
+ * gv_rdma_status: libibverbs; gv_library_status: the load itself) run in a process of their own, so
+ * that a call stuck inside the driver is killed at its deadline instead of hanging its caller, and
+ * a crash there is the worker's.
  *
  * Each call is a kind: its arguments (checked and completed by the public function) cross to
  * the worker as their bytes in hex; its stages, results so far and samples stream back as
@@ -58,7 +59,8 @@ typedef struct gv_call_kind {
     }
 
 extern const gv_call_kind gv_call_cuda_check, gv_call_mem_test, gv_call_gemm_bench,
-    gv_call_stress_gemm, gv_call_cudnn_check, gv_call_nccl, gv_call_topology, gv_call_rdma_status;
+    gv_call_stress_gemm, gv_call_cudnn_check, gv_call_nccl, gv_call_topology, gv_call_rdma_status,
+    gv_call_library_status;
 
 /* The kind named on the worker's command line; NULL when none is. */
 const gv_call_kind *gv_call_kind_named(const char *name);

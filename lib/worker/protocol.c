@@ -168,8 +168,9 @@ char **gv_worker_call_argv(const gv_ctx *ctx, const gv_call_kind *kind, const vo
 const gv_call_kind *gv_call_kind_named(const char *name)
 {
     static const gv_call_kind *const kinds[] = {
-        &gv_call_cuda_check,  &gv_call_mem_test, &gv_call_gemm_bench, &gv_call_stress_gemm,
-        &gv_call_cudnn_check, &gv_call_nccl,     &gv_call_topology,   &gv_call_rdma_status};
+        &gv_call_cuda_check,  &gv_call_mem_test,    &gv_call_gemm_bench,
+        &gv_call_stress_gemm, &gv_call_cudnn_check, &gv_call_nccl,
+        &gv_call_topology,    &gv_call_rdma_status, &gv_call_library_status};
     for (size_t i = 0; name && i < sizeof kinds / sizeof *kinds; i++)
         if (!strcmp(kinds[i]->name, name))
             return kinds[i];

@@ -308,6 +308,41 @@ static void the_machine_readers_come_back_at_their_deadlines(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* Loading a library runs in the worker too: a library file that never opens (a FIFO here, a
+ * network file system that stopped answering in the field) ends at driver.nvml's 2 units, and
+ * the caller's struct is left as it was. */
+static void a_library_that_never_loads_comes_back_at_its_deadline(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    char fifo[PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/libnvidia-ml.so.1", root);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    use_scenario("h100x1-compute");
+    gv_ctx_opts o = GV_CTX_OPTS_INIT;
+    o.library_dir = fakelib();
+    o.nvml_library = fifo;
+    o.deadline_s = UNIT;
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&o, &ctx), GV_OK);
+    gv_library_info li = GV_LIBRARY_INFO_INIT;
+    li.state = 77;
+    double t0 = now_s();
+    assert_int_equal(gv_library_status(ctx, GV_LIB_NVML, &li), GV_ERR_TIMEOUT);
+    double took = now_s() - t0;
+    print_message("gv_library_status: %.2f s: %s\n", took, gv_ctx_last_error(ctx));
+    assert_true(took >= 2 * UNIT && took < 2 * UNIT + 1.0);
+    assert_int_equal(li.state, 77);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "gv_library_status (libnvidia-ml) did not "
+                                                   "finish: the deadline of 0.6 s passed"));
+    /* The other libraries of the same context load as before. */
+    assert_int_equal(gv_library_status(ctx, GV_LIB_CUDA, &li), GV_OK);
+    assert_int_equal(li.state, GV_LIBSTATE_LOADED);
+    gv_ctx_destroy(ctx);
+    remove_tree(root);
+    free(root);
+}
+
 /* A worker that crashes on a topology XML is hwloc crashing on the file (GV_ERR_PARSE); one that
  * loses a record on the way gives no topology or report at all (GV_ERR_DRIVER). */
 static void a_lost_record_or_a_crash_gives_no_object(void **state)
@@ -379,6 +414,7 @@ int main(void)
         cmocka_unit_test(the_inventory_comes_from_the_worker_and_a_hang_there_times_out),
         cmocka_unit_test(the_machine_readers_come_back_at_their_deadlines),
         cmocka_unit_test(a_lost_record_or_a_crash_gives_no_object),
+        cmocka_unit_test(a_library_that_never_loads_comes_back_at_its_deadline),
         cmocka_unit_test(unknown_context_flags_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
