@@ -247,8 +247,8 @@ int main(int argc, char **argv)
     double t0 = now_s();
     gv_memtest_result m = GV_MEMTEST_RESULT_INIT;
     gv_status st = gv_mem_test(tight, gpu, NULL, &m);
-    line("gv_mem_test deadline unit 0.05 s", "worker", 0, st, now_s() - t0, "gbps", m.gbps, m.verdict,
-         m.message);
+    line("gv_mem_test deadline unit 0.05 s", "worker", 0, st, now_s() - t0, "gbps", m.gbps,
+         m.verdict, m.message);
     /* The caller and the GPU afterwards: the whole test again, in this process. */
     t0 = now_s();
     m = (gv_memtest_result)GV_MEMTEST_RESULT_INIT;
