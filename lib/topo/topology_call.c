@@ -90,9 +90,9 @@ static void topo_describe(const void *args, const void *result, char *out, size_
         snprintf(out, cap, "gv_topology of this machine");
 }
 
-const gv_call_kind gv_call_topology = GV_CALL_KIND("topology", topo_args, topo_result,
-                                                   sizeof(topo_record), topo_here, topo_deadline,
-                                                   NULL, topo_describe);
+const gv_call_kind gv_call_topology =
+    GV_CALL_KIND("topology", topo_args, topo_result, sizeof(topo_record), topo_here, topo_deadline,
+                 NULL, topo_describe);
 
 /* The topology the records rebuild; `broken` once one did not fit. */
 typedef struct rebuild {
@@ -172,8 +172,8 @@ gv_status gv_topology(gv_ctx *ctx, const gv_topo_opts *opts, gv_topo **out)
     if (s != GV_OK)
         return s;
     if (o.xml_path && (!o.xml_path[0] || strlen(o.xml_path) >= sizeof a.xml))
-        return gv_fail(ctx, o.xml_path[0] ? GV_ERR_INVALID_ARG : GV_ERR_IO,
-                       "topology XML path %s", o.xml_path[0] ? "too long" : "is empty");
+        return gv_fail(ctx, o.xml_path[0] ? GV_ERR_INVALID_ARG : GV_ERR_IO, "topology XML path %s",
+                       o.xml_path[0] ? "too long" : "is empty");
     if (o.xml_path)
         snprintf(a.xml, sizeof a.xml, "%s", o.xml_path);
     topo_result r = {.struct_size = sizeof r};
