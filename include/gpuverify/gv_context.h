@@ -24,8 +24,9 @@ enum gv_log_level { GV_LOG_ERROR = 0, GV_LOG_WARN = 1, GV_LOG_INFO = 2, GV_LOG_D
 /* Called for each log line at or below the chosen level; the text is valid during the call. */
 typedef void (*gv_log_fn)(void *user, int32_t level, const char *message);
 
-/* gv_ctx_opts.flags. The calls that drive an NVIDIA library (gv_cuda_check, gv_mem_test,
- * gv_gemm_bench, gv_stress_gemm, gv_cudnn_check, gv_nccl_bench, gv_nccl_bench_rank) run in
+/* gv_ctx_opts.flags. The calls that drive an NVIDIA library or read the machine through one
+ * (gv_check_driver, gv_cuda_check, gv_mem_test, gv_gemm_bench, gv_stress_gemm, gv_cudnn_check,
+ * gv_nccl_bench, gv_nccl_bench_rank, gv_topology, gv_rdma_status, gv_library_status) run in
  * gpuverify-worker when one is found, killed at their deadline so that none can hang the
  * caller (docs/ABI.md, "Isolation"). This flag runs them in the caller's process instead: no
  * process start, but a call stuck inside the driver is not bounded there. */
