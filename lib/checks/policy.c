@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks/policy.h"
 #include "core/context.h"
@@ -250,9 +251,15 @@ gv_status gv_policy_load(gv_ctx *ctx, const char *path, gv_policy *out)
     gv_clear_error(ctx);
     if (!path || !out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy_load: path or out is NULL");
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return gv_fail(ctx, GV_ERR_IO, "policy %s: %s", path, strerror(errno));
+    int fd = gv_open_regular(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return gv_fail(ctx, GV_ERR_IO, "policy %s: %s", path,
+                       e == EINVAL ? "not a regular file" : strerror(e));
+    }
     char *text = malloc(65537);
     size_t n = text ? fread(text, 1, 65537, f) : 0;
     int bad = ferror(f);

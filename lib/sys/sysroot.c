@@ -77,6 +77,18 @@ int gv_sys_open(const char *root, const char *rel, int flags)
     return fd;
 }
 
+int gv_open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
 int gv_sys_exists(const char *root, const char *rel)
 {
     int fd = gv_sys_open(root, rel, O_PATH | O_NOFOLLOW);

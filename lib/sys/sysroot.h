@@ -17,6 +17,10 @@ int gv_sys_exists(const char *root, const char *rel);
  * RESOLVE_IN_ROOT; where the kernel refuses openat2, a file found outside is refused with
  * EXDEV). O_CLOEXEC is added. -1 with errno on failure. */
 int gv_sys_open(const char *root, const char *rel, int flags);
+/* open(2) of a file the caller named (a policy, a topology XML), for reading: without
+ * blocking on a FIFO or a device, and only when it is a regular file (errno EINVAL otherwise).
+ * -1 with errno on failure. */
+int gv_open_regular(const char *path);
 /* Whole file, NUL-terminated. GV_ERR_IO when it cannot be read (the text names the file and
  * the reason), GV_ERR_PARSE when it is empty or does not fit in cap. */
 gv_status gv_sys_read(const char *root, const char *rel, char *buf, size_t cap, gv_errbuf *err);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks/facts.h"
 #include "core/context.h"
@@ -14,6 +15,7 @@
 #include "core/util.h"
 #include "worker/worker.h"
 #include "sys/pci.h"
+#include "sys/sysroot.h"
 #include "topo/paths.h"
 #include "topo/topology.h"
 
@@ -299,10 +301,11 @@ static void nearest_nics(gv_topo *t)
 /* An XML file that cannot be read is the caller's error, named before hwloc sees it. */
 static gv_status check_readable(gv_ctx *ctx, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return gv_fail(ctx, GV_ERR_IO, "topology XML %s: %s", path, strerror(errno));
-    fclose(f);
+    int fd = gv_open_regular(path);
+    if (fd < 0)
+        return gv_fail(ctx, GV_ERR_IO, "topology XML %s: %s", path,
+                       errno == EINVAL ? "not a regular file" : strerror(errno));
+    close(fd);
     return GV_OK;
 }
 

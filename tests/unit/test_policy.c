@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "helpers.h"
 
@@ -84,6 +85,13 @@ static void load_reads_a_file_and_names_it_in_errors(void **state)
     snprintf(path, sizeof path, "%s/missing.conf", root);
     assert_int_equal(gv_policy_load(ctx, path, &p), GV_ERR_IO);
     assert_non_null(strstr(gv_ctx_last_error(ctx), "missing.conf"));
+    /* A FIFO or a directory in place of the file: refused at once, the policy unchanged. */
+    snprintf(path, sizeof path, "%s/fifo.conf", root);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(gv_policy_load(ctx, path, &p), GV_ERR_IO);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "fifo.conf: not a regular file"));
+    assert_int_equal(gv_policy_load(ctx, root, &p), GV_ERR_IO);
+    assert_string_equal(p.gpu_model, "H100");
     remove_tree(root);
     free(root);
     gv_ctx_destroy(ctx);

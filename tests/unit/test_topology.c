@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "helpers.h"
 
@@ -360,14 +361,20 @@ static void bad_input(void **state)
     char *root = temp_root();
     put_file(root, "/bad.xml", "<topology version=\"2.0\"><object type=\"Machine\"");
     put_file(root, "/empty.xml", "");
-    const char *bad[] = {"/bad.xml", "/empty.xml", ""};
-    for (int i = 0; i < 3; i++) {
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo.xml", root);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* Malformed files; then the directory itself and a FIFO, which are no file to read (the
+     * FIFO without blocking). */
+    const char *bad[] = {"/bad.xml", "/empty.xml", "", "/fifo.xml"};
+    for (int i = 0; i < 4; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s%s", root, bad[i]);
-        o.xml_path = path; /* the last one is the directory itself */
-        assert_int_equal(gv_topology(ctx, &o, &t), GV_ERR_PARSE);
+        o.xml_path = path;
+        assert_int_equal(gv_topology(ctx, &o, &t), i < 2 ? GV_ERR_PARSE : GV_ERR_IO);
         assert_null(t);
     }
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "fifo.xml: not a regular file"));
     remove_tree(root);
     free(root);
     o.xml_path = fixture("hwloc/xml/24em64t-2n6c2t-pci.xml");
