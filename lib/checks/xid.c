@@ -1,4 +1,5 @@
-/* gpu.xid: the Xid events the NVIDIA driver logged for each GPU since boot. Xids that mean a
+/* gpu.xid: the Xid events the NVIDIA driver logged for each GPU since boot, or since the oldest
+ * record the kernel's log still holds, which the message then says. Xids that mean a
  * hardware or driver fault FAIL the GPU; those a program causes (13 graphics exception, 31 MMU
  * fault, 43 stopped channel, 45 preemptive cleanup...) are reported and not counted. The
  * policy's xids list replaces the fault set. */
@@ -37,6 +38,28 @@ static int on_gpu(const gv_xid_event *e, const char *bus_id)
     return n && strncasecmp(e->bus, bus_id, n) == 0 && (bus_id[n] == '.' || !bus_id[n]);
 }
 
+/* How far back the log was read: "since boot", or from when it starts once the kernel's ring
+ * buffer has overwritten its beginning (an Xid before then is no longer there to see). */
+static void scope_of(const gv_kmsg_span *span, char *out, size_t cap)
+{
+    if (span->first_seq <= 0) {
+        snprintf(out, cap, "since boot");
+        return;
+    }
+    double s = span->first_s;
+    char when[32];
+    if (s >= 7200)
+        snprintf(when, sizeof when, "%.1f h", s / 3600);
+    else if (s >= 120)
+        snprintf(when, sizeof when, "%.0f min", s / 60);
+    else
+        snprintf(when, sizeof when, "%.0f s", s);
+    snprintf(out, cap,
+             "since %s after boot (the kernel log no longer reaches back to boot: its first %lld "
+             "records were overwritten)",
+             when, span->first_seq);
+}
+
 void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
 {
     if (f->gpu_count == 0)
@@ -46,10 +69,13 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
     gv_xid_event *events = NULL;
     size_t count = 0;
     gv_errbuf err;
-    if (gv_kmsg_xids(f->sysroot, &events, &count, &err) != GV_OK) {
+    gv_kmsg_span span;
+    if (gv_kmsg_xids(f->sysroot, &events, &count, &span, &err) != GV_OK) {
         gv_report_add(r, "gpu.xid", "node", GV_SKIP, "kernel log not read: %s", err.text);
         return;
     }
+    char scope[160];
+    scope_of(&span, scope, sizeof scope);
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48], seen[256] = "", last[160] = "";
@@ -72,15 +98,15 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
         gv_check_result *c;
         if (faults)
             c = gv_report_add(r, "gpu.xid", subject, GV_FAIL,
-                              "%zu Xid fault(s) logged since boot (codes %s); last: %s", faults,
+                              "%zu Xid fault(s) logged %s (codes %s); last: %s", faults, scope,
                               seen, last);
         else if (others)
             c = gv_report_add(r, "gpu.xid", subject, GV_PASS,
-                              "%zu Xid event(s) since boot (codes %s), none a hardware fault: "
-                              "caused by programs",
-                              others, seen);
+                              "%zu Xid event(s) %s (codes %s), none a hardware fault: caused by "
+                              "programs",
+                              others, scope, seen);
         else
-            c = gv_report_add(r, "gpu.xid", subject, GV_PASS, "no Xid logged since boot");
+            c = gv_report_add(r, "gpu.xid", subject, GV_PASS, "no Xid logged %s", scope);
         gv_result_measured(c, (double)faults, "Xids", "%zu fault(s), %zu other", faults, others);
         gv_result_expected(c, source, "no Xid in %s", list);
         if (faults)

@@ -20,11 +20,19 @@ typedef struct collector {
     gv_xid_event *events;
     size_t count, cap;
     int out_of_memory;
+    int lines;
+    gv_kmsg_span *span;
 } collector;
 
-/* One log line: an Xid event when it is one. */
+/* One log line: an Xid event when it is one. The first says where the log starts:
+ * "6,1234,5678,-;text" is priority, sequence number, microseconds since boot, flags. */
 static void line(collector *c, const char *s)
 {
+    long long seq, usec;
+    if (c->lines++ == 0 && sscanf(s, "%*d,%lld,%lld", &seq, &usec) == 2 && seq >= 0 && usec >= 0) {
+        c->span->first_seq = seq;
+        c->span->first_s = (double)usec / 1e6;
+    }
     const char *x = strstr(s, "NVRM: Xid (PCI:");
     if (!x || c->count >= MAX_EVENTS)
         return;
@@ -52,10 +60,13 @@ static void line(collector *c, const char *s)
     snprintf(e->text, sizeof e->text, "%.*s", (int)strcspn(rest, "\n"), rest);
 }
 
-gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, gv_errbuf *err)
+gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, gv_kmsg_span *span,
+                       gv_errbuf *err)
 {
     *events = NULL;
     *count = 0;
+    span->first_seq = -1;
+    span->first_s = -1;
     char path[4096];
     gv_status st = gv_sys_path(root, "/dev/kmsg", path, sizeof path);
     if (st != GV_OK)
@@ -66,7 +77,7 @@ gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, g
                       errno == EACCES || errno == EPERM
                           ? " (the kernel log needs root or kernel.dmesg_restrict=0)"
                           : "");
-    collector c = {0};
+    collector c = {.span = span};
     char *buf = malloc(65536 + 1);
     size_t carry = 0, total = 0; /* bytes of an unfinished line kept from the last chunk */
     while (buf && total < MAX_BYTES) {

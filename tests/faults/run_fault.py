@@ -241,7 +241,14 @@ CASES = {
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
         ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
     "xid79_in_kmsg": case("h100x8", "gpu.xid", [
-        ("gpu.xid", "gpu3", "FAIL", "fallen off the bus")], sysroot="h100-xid"),
+        ("gpu.xid", "gpu3", "FAIL", "1 Xid fault(s) logged since boot"),
+        ("gpu.xid", "gpu3", "FAIL", "fallen off the bus"),
+        ("gpu.xid", "gpu1", "PASS", "no Xid logged since boot")], sysroot="h100-xid"),
+    # The ring buffer overwrote its beginning: what was read is said, not "since boot".
+    "xid_log_wrapped": case("h100x8", "gpu.xid", [
+        ("gpu.xid", "gpu0", "PASS", "1 Xid event(s) since 225.7 h after boot (the kernel log no longer reaches back to boot: its first 152361 records were overwritten) (codes 13)"),
+        ("gpu.xid", "gpu1", "PASS", "no Xid logged since 225.7 h after boot")], sysroot="h100-kmsg-wrapped",
+        exit_code=0),
     "nvml_wrong_version": case("nvml-mismatch", "driver.nvml", [
         ("driver.nvml", "node", "FAIL", "")], sysroot="debian12-proprietary"),
     "nvml_is_directory": case("h100x8", "driver.nvml", [
