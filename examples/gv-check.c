@@ -254,8 +254,7 @@ int main(int argc, char **argv)
     if (s != GV_OK) {
         /* Under --npd the answer is "unknown", on stdout, in one line. */
         FILE *to = out == NPD ? stdout : stderr;
-        fprintf(to, "gv-check: %s%s%s\n", gv_strerror(s), ctx ? ": " : "",
-                ctx ? gv_ctx_last_error(ctx) : "");
+        fprintf(to, "gv-check: %s: %s\n", gv_strerror(s), gv_ctx_last_error(ctx));
         gv_ctx_destroy(ctx);
         return 2;
     }

@@ -62,8 +62,10 @@ int main(int argc, char **argv)
         }
     }
     gv_ctx *ctx = NULL;
-    if (gv_ctx_create(NULL, &ctx) != GV_OK)
+    if (gv_ctx_create(NULL, &ctx) != GV_OK) {
+        fprintf(stderr, "gv-gemm: cannot create a context: %s\n", gv_ctx_last_error(NULL));
         return 2;
+    }
     int worst = GV_PASS, first = 1;
     if (json)
         printf("[");

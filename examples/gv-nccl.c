@@ -370,7 +370,7 @@ int main(int argc, char **argv)
     }
     gv_ctx *ctx = NULL;
     if (gv_ctx_create(&co, &ctx) != GV_OK) {
-        fprintf(stderr, "gv-nccl: cannot create a context\n");
+        fprintf(stderr, "gv-nccl: cannot create a context: %s\n", gv_ctx_last_error(NULL));
         return 2;
     }
     int code = 2, size = 1;

@@ -99,7 +99,7 @@ int seed_main(int argc, char **argv, const char *tool, const seed_section *secti
     gv_ctx *ctx = NULL;
     gv_status st = gv_ctx_create(&co, &ctx);
     if (st != GV_OK) {
-        fprintf(stderr, "%s: %s\n", tool, gv_strerror(st));
+        fprintf(stderr, "%s: %s: %s\n", tool, gv_strerror(st), gv_ctx_last_error(NULL));
         return 2;
     }
     gv_report *r = NULL;

@@ -75,7 +75,9 @@ GV_API gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out);
 /* Destroys a context; NULL-safe. Libraries stay loaded for the process (never dlclose'd). */
 GV_API void gv_ctx_destroy(gv_ctx *ctx);
 /* Detail of the last error on this context, "" when none; never NULL. Valid until the next
- * call on the context. A NULL context gives a fixed text. */
+ * call on the context. A NULL context gives why this thread's last gv_ctx_create failed
+ * ("sysroot /x: No such file or directory"), valid until its next gv_ctx_create, or a fixed
+ * text when it did not fail. */
 GV_API const char *gv_ctx_last_error(const gv_ctx *ctx);
 
 #ifdef __cplusplus

@@ -1,5 +1,6 @@
 /* Creating and destroying contexts from versioned options. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,32 +110,50 @@ static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t 
     return GV_OK;
 }
 
+/* Why this thread's last gv_ctx_create failed ("" after a success): there is no context to
+ * hold it, and gv_ctx_last_error(NULL) gives it to the caller. */
+static _Thread_local char create_error[sizeof(((gv_ctx *)0)->last_error)];
+
+static gv_status create_failed(gv_status s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static gv_status create_failed(gv_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(create_error, sizeof create_error, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
 gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out)
 {
     if (!out)
-        return GV_ERR_INVALID_ARG;
+        return create_failed(GV_ERR_INVALID_ARG, "gv_ctx_create: out is NULL");
     *out = NULL;
     static const gv_ctx_opts defaults = GV_CTX_OPTS_INIT;
     gv_ctx_opts o;
     if (opts) {
         gv_status s = gv_copy_in(&o, sizeof o, opts, GV_CTX_OPTS_SIZE_V1, &defaults);
         if (s != GV_OK)
-            return s;
+            return create_failed(s, "gv_ctx_opts.struct_size %u is not a valid layout",
+                                 (unsigned)opts->struct_size);
     } else {
         o = defaults;
     }
     gv_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
-        return GV_ERR_NO_MEMORY;
+        return create_failed(GV_ERR_NO_MEMORY, "gv_ctx_create: out of memory");
     char err[sizeof ctx->last_error] = "";
     gv_status s = configure(ctx, &o, err, sizeof err);
     if (s != GV_OK) {
-        /* No context to hold the detail: hand it to the log callback if there is one. */
+        /* No context to hold the detail: gv_ctx_last_error(NULL) has it, and the log
+         * callback hears it if there is one. */
         if (opts && o.log_fn)
             o.log_fn(o.log_user, GV_LOG_ERROR, err);
         free(ctx);
-        return s;
+        return create_failed(s, "%s", err);
     }
+    create_error[0] = '\0';
     ctx->cuda_init_result = -1;
     ctx->nccl_build_cuda = -1;
     ctx->nvml_init_result = -1;
@@ -153,5 +172,7 @@ void gv_ctx_destroy(gv_ctx *ctx)
 
 const char *gv_ctx_last_error(const gv_ctx *ctx)
 {
-    return ctx ? ctx->last_error : "no context (NULL)";
+    if (ctx)
+        return ctx->last_error;
+    return create_error[0] ? create_error : "no context (NULL)";
 }

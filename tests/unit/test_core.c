@@ -37,8 +37,13 @@ static void default_context(void **state)
     assert_string_equal(gv_ctx_last_error(ctx), "");
     gv_ctx_destroy(ctx);
     gv_ctx_destroy(NULL); /* NULL-safe */
+    assert_string_equal(gv_ctx_last_error(NULL), "no context (NULL)");
     assert_int_equal(gv_ctx_create(NULL, NULL), GV_ERR_INVALID_ARG);
-    assert_non_null(gv_ctx_last_error(NULL));
+    assert_string_equal(gv_ctx_last_error(NULL), "gv_ctx_create: out is NULL");
+    /* A success forgets the failure before it. */
+    assert_int_equal(gv_ctx_create(NULL, &ctx), GV_OK);
+    assert_string_equal(gv_ctx_last_error(NULL), "no context (NULL)");
+    gv_ctx_destroy(ctx);
 }
 
 static int logged;
@@ -63,6 +68,8 @@ static void refused(gv_ctx_opts o, gv_status want, const char *why)
         assert_int_equal(logged, 1);
         assert_non_null(strstr(last_log, why));
     }
+    /* Without a context the reason is still there for the caller. */
+    assert_non_null(strstr(gv_ctx_last_error(NULL), why ? why : "struct_size"));
 }
 
 static void bad_options_are_refused(void **state)

@@ -172,7 +172,8 @@ class Context:
         handle = C.c_void_p()
         st = self._lib.gv_ctx_create(C.byref(opts), C.byref(handle))
         if st != 0:
-            raise for_status(st, "gv_ctx_create: %s" % text(self._lib.gv_strerror(st)))
+            raise for_status(st, "gv_ctx_create: %s: %s" % (text(self._lib.gv_strerror(st)),
+                                                             text(self._lib.gv_ctx_last_error(None))))
         self._ctx = handle
 
     def close(self) -> None:

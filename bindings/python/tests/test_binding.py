@@ -61,6 +61,12 @@ def test_run_reports_verdicts_and_details(node):
     assert "gpuverify_node_healthy 0" in lost.prometheus
 
 
+def test_a_context_that_cannot_be_made_says_why():
+    with pytest.raises(gpuverify.IOFailureError) as bad:
+        gpuverify.Context(sysroot="/nonexistent/sysroot")
+    assert "sysroot /nonexistent/sysroot: No such file or directory" in str(bad.value)
+
+
 def test_isolation_in_the_worker_or_in_process_gives_the_same_verdicts(node):
     ctx = node("h100-open", "h100x8-gpu-lost")
     isolated = ctx.run(checks=PASSIVE, isolation="process")
