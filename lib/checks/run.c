@@ -371,9 +371,14 @@ static const char *not_applicable(gv_active_run *run, int needs)
 }
 
 /* SKIPs the entries of the group starting at i that the node cannot have; 1 when some are
- * left to run. */
+ * left to run. A check not applicable for want of a GPU leaves the judgment of that to
+ * driver.gpu_count: when the run did not select it, it joins the run here, so that no
+ * selection of checks can make a node without GPUs pass ("--checks gemm" on a node whose
+ * GPUs are gone). */
 static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
 {
+    if (!strcmp(gv_checks[i].id, "driver.gpu_count"))
+        run->gpus_judged = 1;
     int left = 0;
     for (size_t k = i;
          k < gv_check_count &&
@@ -382,6 +387,11 @@ static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
         if (!chosen[k])
             continue;
         const char *why = not_applicable(run, gv_checks[k].needs);
+        if (why && (gv_checks[k].needs & GV_NEEDS_GPU) && !gv_facts_has_gpus(run->facts) &&
+            !run->gpus_judged) {
+            gv_check_driver_gpu_count(run->facts, run->report);
+            run->gpus_judged = 1;
+        }
         if (why) {
             gv_report_add(run->report, gv_checks[k].id, "node", GV_SKIP, "%s", why);
             chosen[k] = 0;
