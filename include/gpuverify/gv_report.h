@@ -86,7 +86,8 @@ typedef struct gv_run_opts {
     /* Wall-clock budget of the run in seconds; 0 = the level's (docs/checks.md). Checks not
      * started when it is spent are SKIPped saying so; NCCL's deadline is what remains. */
     double budget_s;
-    /* CUDA devices the GPU tests (cuda.*, gemm.*, cudnn.*, nccl.*) use, "0,2"; NULL = all. */
+    /* CUDA devices the GPU tests (cuda.*, gemm.*, cudnn.*, nccl.*) use, "0,2"; NULL = all. One
+     * CUDA does not see is a FAIL row of driver.gpu_count ("GPU 9 was asked for ..."). */
     const char *gpus;
     /* Expectations of the site (gv_policy.h); NULL = the library's defaults. */
     const struct gv_policy *policy;

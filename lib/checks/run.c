@@ -191,6 +191,31 @@ static gv_status select_gpus(gv_ctx *ctx, const char *list, int *chosen)
     return GV_OK;
 }
 
+/* A GPU the caller asked for that CUDA does not see FAILs: the GPU tests would only pass it
+ * over, and a run that tested nothing of what was asked must not pass ("--gpus 9" on a node
+ * with eight, or one whose GPU fell off the bus and moved CUDA's ordinals). Judged when the
+ * run counted CUDA's devices (it does for every GPU test). */
+static void judge_asked_gpus(const gv_facts *f, const char *list, const int *asked, gv_report *r)
+{
+    if (!list || f->cuda_count < 0)
+        return;
+    for (int v = f->cuda_count; v < GV_RUN_MAX_GPUS; v++) {
+        if (!asked[v])
+            continue;
+        char subject[16], seen[32] = "none";
+        snprintf(subject, sizeof subject, "gpu%d", v);
+        if (f->cuda_count > 0)
+            snprintf(seen, sizeof seen, "0-%d", f->cuda_count - 1);
+        gv_check_result *c =
+            gv_report_add(r, "driver.gpu_count", subject, GV_FAIL,
+                          "GPU %d was asked for (gpus \"%s\") but CUDA sees %d GPU(s) (%s): "
+                          "nothing tested it",
+                          v, list, f->cuda_count, seen);
+        gv_result_remedy(c, "compare the GPU list with nvidia-smi -L: a GPU that fell off the "
+                            "bus (Xid 79) leaves fewer and moves CUDA's ordinals");
+    }
+}
+
 int gv_active_gpu_chosen(const gv_active_run *run, int ordinal)
 {
     return !run->gpu_chosen ||
@@ -443,6 +468,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             .topology_xml = o->topology_xml,
                             .chosen = chosen};
     f->policy = o->policy;
+    judge_asked_gpus(f, o->gpus, plan->gpu_chosen, r);
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || !first_of_group(chosen, i))
             continue;

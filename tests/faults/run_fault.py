@@ -129,6 +129,15 @@ CASES = {
     "p2p_one_gpu": case("h100x1-compute", "cuda.p2p", [
         ("cuda.p2p", "node", "SKIP", "one GPU: no pair to copy between")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # A GPU asked for that CUDA does not see FAILs instead of being passed over (in the worker
+    # and in the caller).
+    "gpus_missing": case("h100x8", "gemm.fp16", [
+        ("driver.gpu_count", "gpu9", "FAIL", 'GPU 9 was asked for (gpus "1,9") but CUDA sees 8 GPU(s) (0-7): nothing tested it'),
+        ("gemm.fp16", "gpu1", "PASS", "verified")],
+        args=["--gpus", "1,9", "--gemm-size", "32"], wall=30, deadline=SLOW_FAKE),
+    "gpus_missing_in_process": case("h100x8", "gemm.fp16", [
+        ("driver.gpu_count", "gpu12", "FAIL", 'GPU 12 was asked for (gpus "12") but CUDA sees 8 GPU(s) (0-7)')],
+        args=["--gpus", "12", "--gemm-size", "32", "--isolation", "none"], wall=30, deadline=SLOW_FAKE),
     # Sustained stress: every result compared with the first and across GPUs; power held.
     "stress_healthy": case("h100x8", "stress", [
         ("stress.gemm", "gpu0", "PASS", "results identical to the first and to the other GPUs'"),
