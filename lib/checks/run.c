@@ -204,7 +204,9 @@ static void judge_asked_gpus(const gv_facts *f, const char *list, const int *ask
             continue;
         char subject[16], seen[32] = "none";
         snprintf(subject, sizeof subject, "gpu%d", v);
-        if (f->cuda_count > 0)
+        if (f->cuda_count == 1)
+            snprintf(seen, sizeof seen, "0");
+        else if (f->cuda_count > 1)
             snprintf(seen, sizeof seen, "0-%d", f->cuda_count - 1);
         gv_check_result *c =
             gv_report_add(r, "driver.gpu_count", subject, GV_FAIL,
