@@ -84,7 +84,8 @@ typedef struct gv_run_opts {
     int32_t level;
     uint32_t reserved1;
     /* Wall-clock budget of the run in seconds; 0 = the level's (docs/checks.md). Checks not
-     * started when it is spent are SKIPped saying so; NCCL's deadline is what remains. */
+     * started when it is spent are ERROR rows saying so ("not run: ..."); NCCL's deadline is
+     * what remains. */
     double budget_s;
     /* CUDA devices the GPU tests (cuda.*, gemm.*, cudnn.*, nccl.*) use, "0,2"; NULL = all. One
      * CUDA does not see is a FAIL row of driver.gpu_count ("GPU 9 was asked for ..."). */

@@ -252,7 +252,7 @@ static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped
                     "raise the run's budget (gv_run_opts.budget_s, --budget) or select fewer "
                     "checks",
                     spent);
-        skip_pending(c, GV_SKIP, "not run: the run's budget of %.0f s was spent",
+        skip_pending(c, GV_ERROR, "not run: the run's budget of %.0f s was spent",
                      c->plan->budget_s);
     } else if (how == TIMED_OUT) {
         snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,

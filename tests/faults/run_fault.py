@@ -59,8 +59,10 @@ CASES = {
         wall=3.5),
     # A crash is an ERROR naming the signal; a fresh worker runs the checks after it.
     # A hang the run's budget stops before the check's own deadline: ERROR, never a PASS.
-    "budget_stops_a_hang": case("fault-cublaslt-hang", "gemm.fp16", [
-        ("gemm.fp16", "gpu0", "ERROR", "not finished within the run's budget of 3 s")],
+    # The checks it never reached are ERRORs too: not run, so the node cannot pass on them.
+    "budget_stops_a_hang": case("fault-cublaslt-hang", "gemm.fp16,cudnn.conv", [
+        ("gemm.fp16", "gpu0", "ERROR", "not finished within the run's budget of 3 s"),
+        ("cudnn.conv", "node", "ERROR", "not run: the run's budget of 3 s was spent")],
         sysroot=None, args=["--gemm-size", "32", "--budget", "3"], deadline=SLOW_FAKE, wall=4.5),
     "gemm_crash": case("fault-gemm-crash", "cuda.init,gemm.fp16,cudnn.version", [
         ("cuda.init", "gpu0", "PASS", ""),

@@ -274,12 +274,14 @@ static void levels_select_and_budgets_bound_the_run(void **state)
     assert_int_equal(verdict_of(r, "cudnn.conv", "gpu0"), GV_PASS);
     gv_report_free(r);
 
-    /* A budget spent before the GPU tests: they SKIP, saying so. */
+    /* A budget spent before the GPU tests: they are ERRORs saying so, and the run cannot
+     * pass on what it never reached. */
     o.checks = NULL;
     o.budget_s = 1e-6;
     r = run_with("h100-open", "h100x1-compute", &o);
     gv_check_result g = result_of(r, "cuda.matmul", "node");
-    assert_int_equal(g.verdict, GV_SKIP);
+    assert_int_equal(g.verdict, GV_ERROR);
+    assert_int_equal(gv_report_verdict(r), GV_ERROR);
     assert_non_null(strstr(g.message, "the quick level's budget of 0 s was spent"));
     assert_false(has(r, "cuda.copy"));
     gv_report_free(r);
