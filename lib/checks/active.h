@@ -29,7 +29,6 @@ typedef struct gv_active_run {
     struct gv_topo *topo; /* built once per run for topo.* and gpudirect.nic_locality */
     gv_status topo_status;
     char topo_error[512];
-    int gpus_judged; /* driver.gpu_count's row is in the report */
 } gv_active_run;
 
 #define GV_RUN_MAX_GPUS 64

@@ -62,6 +62,7 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
         gv_gpu_subject(g, subject, sizeof subject);
         if (f->nvml_init != 0) {
             gv_report_add(r, "gpu.nvml", subject, GV_SKIP, "NVML is not usable (driver.nvml)");
+            gv_report_delegate(r, "driver.nvml");
             continue;
         }
         if (g->gpu.nvml_index < 0) {
@@ -121,7 +122,9 @@ static int mode_judged(gv_report *r, const char *id, const char *subject, const 
     if (!gv_gpu_nvml_ok(g) || current < 0) {
         gv_report_add(r, id, subject, GV_SKIP, "%s %s", gv_gpu_nvml_ok(g) ? feature : "NVML",
                       gv_gpu_nvml_ok(g) ? "not supported on this GPU"
-                                        : "has no answer for this GPU");
+                                        : "has no answer for this GPU (gpu.nvml)");
+        if (!gv_gpu_nvml_ok(g))
+            gv_report_delegate(r, "gpu.nvml");
         return 1;
     }
     if (pending >= 0 && pending != current) {

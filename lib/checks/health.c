@@ -43,6 +43,7 @@ static int judged(const gv_gpu_record *g, gv_report *r, const char *id, char *su
     if (gv_gpu_nvml_ok(g))
         return 1;
     gv_report_add(r, id, subject, GV_SKIP, "NVML has no answer for this GPU (gpu.nvml)");
+    gv_report_delegate(r, "gpu.nvml");
     return 0;
 }
 
@@ -62,6 +63,7 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
         if (g->gpu.ecc_current == 0) {
             gv_report_add(r, "gpu.ecc_errors", subject, GV_SKIP,
                           "ECC is disabled (gpu.ecc): memory errors are not counted");
+            gv_report_delegate(r, "gpu.ecc");
             continue;
         }
         if (!any) {

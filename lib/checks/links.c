@@ -65,6 +65,7 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
         if (f->nvml_init != 0 || g->gpu.nvml_index < 0) {
             gv_report_add(r, "gpu.nvlink", subject, GV_SKIP,
                           "NVML does not answer for this GPU (driver.nvml, gpu.nvml)");
+            gv_report_delegate(r, "gpu.nvml");
             continue;
         }
         if (g->nvlink_count == 0) {

@@ -405,13 +405,9 @@ static const char *not_applicable(gv_active_run *run, int needs)
 
 /* SKIPs the entries of the group starting at i that the node cannot have; 1 when some are
  * left to run. A check not applicable for want of a GPU leaves the judgment of that to
- * driver.gpu_count: when the run did not select it, it joins the run here, so that no
- * selection of checks can make a node without GPUs pass ("--checks gemm" on a node whose
- * GPUs are gone). */
+ * driver.gpu_count (run_delegated brings it in). */
 static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
 {
-    if (!strcmp(gv_checks[i].id, "driver.gpu_count"))
-        run->gpus_judged = 1;
     int left = 0;
     for (size_t k = i;
          k < gv_check_count &&
@@ -420,11 +416,8 @@ static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
         if (!chosen[k])
             continue;
         const char *why = not_applicable(run, gv_checks[k].needs);
-        if (why && (gv_checks[k].needs & GV_NEEDS_GPU) && !gv_facts_has_gpus(run->facts) &&
-            !run->gpus_judged) {
-            gv_check_driver_gpu_count(run->facts, run->report);
-            run->gpus_judged = 1;
-        }
+        if (why && (gv_checks[k].needs & GV_NEEDS_GPU) && !gv_facts_has_gpus(run->facts))
+            gv_report_delegate(run->report, "driver.gpu_count");
         if (why) {
             gv_report_add(run->report, gv_checks[k].id, "node", GV_SKIP, "%s", why);
             chosen[k] = 0;
@@ -433,6 +426,27 @@ static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
         }
     }
     return left;
+}
+
+/* The judges that rows left their judgment to (gv_report_delegate) and the run has not run:
+ * each joins the run now, so that no selection of checks makes a node pass on SKIPs whose
+ * cause nobody judged ("--checks gpu.ecc_errors" with NVML broken: every row "NVML has no
+ * answer" and no driver.nvml row to FAIL). Judges are passive checks; a judge may leave its
+ * own judgment to another (gpu.nvml to driver.nvml), hence the loop. */
+static void run_delegated(const gv_facts *f, gv_report *r, int *ran)
+{
+    for (int more = 1; more;) {
+        more = 0;
+        for (size_t d = 0; d < r->delegated_count; d++) {
+            int k = gv_catalog_index(r->delegated[d]);
+            if (k < 0 || ran[k] || !gv_checks[k].run)
+                continue;
+            ran[k] = more = 1;
+            gv_report_begin_rows(r);
+            gv_checks[k].run(f, r);
+            gv_report_flush(r);
+        }
+    }
 }
 
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
@@ -477,8 +491,9 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             .chosen = chosen};
     f->policy = o->policy;
     judge_asked_gpus(f, o->gpus, plan->gpu_chosen, r);
+    int ran[GV_CATALOG_MAX] = {0};
     for (size_t i = 0; i < gv_check_count; i++) {
-        if (!chosen[i] || !first_of_group(chosen, i))
+        if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
             continue;
         if (gv_now_s() > active.budget_end) {
             unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0);
@@ -487,13 +502,15 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         gv_progress_group(ctx, gv_checks[i].id);
         gv_progress_begin(ctx, gv_checks[i].id, "node");
         gv_report_begin_rows(r);
-        if (!drop_inapplicable(&active, chosen, i))
-            continue;
-        if (gv_checks[i].run)
-            gv_checks[i].run(f, r);
-        else
-            gv_checks[i].active(&active);
+        ran[i] = 1;
+        if (drop_inapplicable(&active, chosen, i)) {
+            if (gv_checks[i].run)
+                gv_checks[i].run(f, r);
+            else
+                gv_checks[i].active(&active);
+        }
         gv_report_flush(r);
+        run_delegated(f, r, ran);
     }
     gv_report_flush(r);
     gv_rdma_free(active.rdma);

@@ -55,6 +55,15 @@ void gv_report_settle(gv_report *r)
     r->flushed = r->count;
 }
 
+void gv_report_delegate(gv_report *r, const char *judge)
+{
+    for (size_t i = 0; i < r->delegated_count; i++)
+        if (!strcmp(r->delegated[i], judge))
+            return;
+    if (r->delegated_count < sizeof r->delegated / sizeof r->delegated[0])
+        snprintf(r->delegated[r->delegated_count++], sizeof r->delegated[0], "%s", judge);
+}
+
 void gv_report_begin_rows(gv_report *r)
 {
     gv_report_flush(r);

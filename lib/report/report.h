@@ -42,6 +42,10 @@ struct gv_report {
     void *sink_user;
     gv_row_series *series; /* the rows that have one */
     size_t series_count;
+    /* Checks whose judgment other rows left to them (gv_report_delegate), for gv_run to run
+     * when the selection did not. */
+    char delegated[8][32];
+    size_t delegated_count;
 };
 
 /* The names the JSON report gives enum values (report_json.c writes them, report_json_read.c
@@ -75,6 +79,12 @@ int gv_report_attach_series(gv_report *r, const gv_check_result *row,
                             const gv_stress_sample *samples, uint32_t count);
 /* The series of row `index`; NULL when it has none. */
 const gv_row_series *gv_report_series_of(const gv_report *r, size_t index);
+
+/* A row that could not judge its subject because something another check judges is broken
+ * ("NVML is not usable") leaves that judgment to `judge` (a catalog ID): gv_run then makes
+ * sure the report has it, so that no selection of checks turns a broken prerequisite into a
+ * report of SKIPs that passes. */
+void gv_report_delegate(gv_report *r, const char *judge);
 
 /* Appends a result with its message; NULL when out of memory (the setters accept NULL). */
 gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject, int verdict,

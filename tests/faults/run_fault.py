@@ -262,6 +262,14 @@ CASES = {
         exit_code=0),
     "nvml_wrong_version": case("nvml-mismatch", "driver.nvml", [
         ("driver.nvml", "node", "FAIL", "")], sysroot="debian12-proprietary"),
+    # The health counters alone with NVML broken: every row SKIPs "NVML has no answer", and the
+    # judgment they leave to gpu.nvml and driver.nvml joins the run, so the node cannot pass.
+    "nvml_broken_counters_only": case("nvml-mismatch", "gpu.ecc_errors,gpu.row_remap,gpu.ecc", [
+        ("gpu.ecc", "gpu0", "SKIP", "NVML has no answer for this GPU (gpu.nvml)"),
+        ("gpu.nvml", "gpu0", "SKIP", "NVML is not usable (driver.nvml)"),
+        ("driver.nvml", "node", "FAIL", "NVML_ERROR_LIB_RM_VERSION_MISMATCH"),
+        ("gpu.ecc_errors", "gpu0", "SKIP", "NVML has no answer for this GPU (gpu.nvml)")],
+        sysroot="debian12-proprietary"),
     "nvml_is_directory": case("h100x8", "driver.nvml", [
         ("driver.nvml", "node", "FAIL", "")], env={"GPUVERIFY_NVML_LIBRARY": "@dir"}),
     "nvml_truncated_elf": case("h100x8", "driver.nvml", [
