@@ -90,6 +90,40 @@ void gv_active_compat(gv_active_run *run)
     }
 }
 
+/* One short window is not a slow part. The figures the run measures briefly (64 MiB copies, a
+ * tenth of a second of GEMM) fall below their floors when something else on the host takes the
+ * bus or the memory for that moment: a healthy H100 showed D2H 35.0 GB/s (56% of its link) in
+ * one standard run of seventeen and 54-55 GB/s in the others. So a figure below its floor is
+ * measured again once, at benchmark length, and judged on that longer measurement; the row
+ * keeps the first figure. Wrong results are never measured again: they stand. */
+static void copies_again(gv_active_run *run, uint32_t gpu, const char *subject, uint64_t copy_bytes,
+                         gv_cuda_result *r)
+{
+    if ((r->copy_verdict != GV_WARN && r->copy_verdict != GV_FAIL) || r->h2d_gbps <= 0 ||
+        r->d2h_gbps <= 0 || strstr(r->copy_message, "wrong"))
+        return; /* judged on something else than a figure (an error, wrong data) */
+    gv_cuda_opts o = GV_CUDA_OPTS_INIT; /* benchmark length's samples, the same buffers */
+    o.flags = GV_CUDA_SKIP_ALLOC;
+    o.copy_bytes = copy_bytes;
+    gv_cuda_result again = GV_CUDA_RESULT_INIT;
+    gv_progress_begin(run->ctx, "cuda.copy", subject);
+    if (gv_cuda_check(run->ctx, gpu, &o, &again) != GV_OK || again.h2d_gbps <= 0 ||
+        again.d2h_gbps <= 0)
+        return; /* no figures the second time: the first measurement stands */
+    char first[96];
+    snprintf(first, sizeof first,
+             "measured again: the first, shorter, gave H2D %.1f, D2H %.1f GB/s", r->h2d_gbps,
+             r->d2h_gbps);
+    r->copy_verdict = again.copy_verdict;
+    r->h2d_gbps = again.h2d_gbps;
+    r->d2h_gbps = again.d2h_gbps;
+    r->d2d_gbps = again.d2d_gbps;
+    r->link_current_gbps = again.link_current_gbps;
+    r->link_max_gbps = again.link_max_gbps;
+    snprintf(r->copy_message, sizeof r->copy_message, "%s", again.copy_message);
+    gv_append(r->copy_message, sizeof r->copy_message, "; ", first);
+}
+
 void gv_active_cuda(gv_active_run *run)
 {
     static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy", "cuda.matmul"};
@@ -139,6 +173,8 @@ void gv_active_cuda(gv_active_run *run)
             gv_progress_begin(run->ctx, "cuda.matmul", subject);
             ms = gv_matmul_check(run->ctx, (uint32_t)gpu, n, &m);
         }
+        if (gv_active_selected(run, "cuda.copy") && r.context_s > 0)
+            copies_again(run, (uint32_t)gpu, subject, o.copy_bytes, &r);
         gv_active_sample_busy(run, gpu, &busy);
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
         int context_ok = r.context_s > 0 && r.memory_total > 0;
@@ -247,14 +283,36 @@ void gv_active_gemm(gv_active_run *run)
             gv_busy busy = {0};
             gv_active_sample_busy(run, gpu, &busy);
             gv_status bench = gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r);
+            int below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
+                              r.tflops_median < min_tflops;
+            /* Below a floor but right: measured again with the benchmark's batches (copies_again
+             * says why), and judged on that. The GPU is warm and its algorithm chosen: a short
+             * warm-up, the same candidates. */
+            if (bench == GV_OK && r.verified == 1 &&
+                (below_floor || r.verdict == GV_WARN || r.verdict == GV_FAIL)) {
+                gv_gemm_opts longer = o;
+                longer.warmup_s = o.warmup_s > 0.2 ? o.warmup_s : 0.2;
+                longer.batches = 5;
+                longer.batch_s = 0.3;
+                gv_gemm_result again = GV_GEMM_RESULT_INIT;
+                if (gv_gemm_bench(run->ctx, (uint32_t)gpu, &longer, &again) == GV_OK &&
+                    again.verified != -1) {
+                    char first[96];
+                    snprintf(first, sizeof first,
+                             "measured again: the first, shorter, gave %.1f TFLOPS",
+                             r.tflops_median);
+                    r = again;
+                    gv_append(r.message, sizeof r.message, "; ", first);
+                    below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
+                                  r.tflops_median < min_tflops;
+                }
+            }
             gv_active_sample_busy(run, gpu, &busy);
             if (bench != GV_OK) {
                 gv_report_add(run->report, ids[dtype], subject, GV_ERROR, "%s",
                               gv_ctx_last_error(run->ctx));
                 continue;
             }
-            int below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
-                              r.tflops_median < min_tflops;
             gv_check_result *c =
                 gv_report_add(run->report, ids[dtype], subject, below_floor ? GV_FAIL : r.verdict,
                               "%s%s", below_floor ? "below the policy's floor: " : "", r.message);

@@ -162,6 +162,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->power_draw_pct = atoi(v);
     else if (!strcmp(k, "clock_events"))
         g->clock_events = strtoull(v, NULL, 0);
+    else if (!strcmp(k, "slow_timings"))
+        g->slow_timings = atoi(v);
     else if (!strcmp(k, "gemm_drift_after"))
         g->gemm_drift_after = strtoll(v, NULL, 0);
     else if (!strcmp(k, "mem_stuck"))

@@ -26,6 +26,8 @@
  *   gpu = ...; copy_shared=1   (host copies share one link with the other GPUs of group 1:
  *         its rate divides among those holding pinned copy buffers at the time)
  *   gpu = ...; power_draw_pct=80   (NVML's power reading: 80% of the limit; default 98)
+ *   gpu = ...; slow_timings=9   (the first 9 intervals timed with CUDA events on the GPU read
+ *         twice as long: something else took the bus or the GPU for that moment)
  *   gpu = ...; clock_events=0x24   (NVML's current clock-event reasons under load: power cap
  *         and SW thermal slowdown; default 0)
  *   gpu = ...; gemm_drift_after=50   (the 51st and later GEMMs on the GPU come out wrong)
@@ -127,6 +129,7 @@ typedef struct fake_gpu {
     int copy_shared;                 /* > 0: a link shared with the GPUs of this group number */
     int power_draw_pct;              /* power NVML reports, percent of the limit; default 98 */
     unsigned long long clock_events; /* nvmlClocksEventReason* bits NVML reports; default 0 */
+    int slow_timings; /* the first this many event intervals read twice as long */
     long long gemm_drift_after;      /* > 0: GEMMs after this many on the GPU come out wrong */
     long long mem_stuck; /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
     int mem_stuck_bit;
