@@ -129,7 +129,7 @@ typedef struct fake_gpu {
     int copy_shared;                 /* > 0: a link shared with the GPUs of this group number */
     int power_draw_pct;              /* power NVML reports, percent of the limit; default 98 */
     unsigned long long clock_events; /* nvmlClocksEventReason* bits NVML reports; default 0 */
-    int slow_timings; /* the first this many event intervals read twice as long */
+    int slow_timings;                /* the first this many event intervals read twice as long */
     long long gemm_drift_after;      /* > 0: GEMMs after this many on the GPU come out wrong */
     long long mem_stuck; /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
     int mem_stuck_bit;
