@@ -95,7 +95,9 @@ void gv_active_compat(gv_active_run *run)
  * bus or the memory for that moment: a healthy H100 showed D2H 35.0 GB/s (56% of its link) in
  * one standard run of seventeen and 54-55 GB/s in the others. So a figure below its floor is
  * measured again once, at benchmark length, and judged on that longer measurement; the row
- * keeps the first figure. Wrong results are never measured again: they stand. */
+ * keeps the first figure. Wrong results are never measured again: they stand; nor is a figure
+ * taken while another process used the GPU (the busy rule judges that one, and a tenant made
+ * every figure of a standard run slow: measuring each again took it from 6 s to 20 s). */
 static void copies_again(gv_active_run *run, uint32_t gpu, const char *subject, uint64_t copy_bytes,
                          gv_cuda_result *r)
 {
@@ -173,9 +175,11 @@ void gv_active_cuda(gv_active_run *run)
             gv_progress_begin(run->ctx, "cuda.matmul", subject);
             ms = gv_matmul_check(run->ctx, (uint32_t)gpu, n, &m);
         }
-        if (gv_active_selected(run, "cuda.copy") && r.context_s > 0)
-            copies_again(run, (uint32_t)gpu, subject, o.copy_bytes, &r);
         gv_active_sample_busy(run, gpu, &busy);
+        if (gv_active_selected(run, "cuda.copy") && r.context_s > 0 && busy.n == 0) {
+            copies_again(run, (uint32_t)gpu, subject, o.copy_bytes, &r);
+            gv_active_sample_busy(run, gpu, &busy);
+        }
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
         int context_ok = r.context_s > 0 && r.memory_total > 0;
         if (context_ok) { /* the context's creation happened in the retain above */
@@ -283,12 +287,13 @@ void gv_active_gemm(gv_active_run *run)
             gv_busy busy = {0};
             gv_active_sample_busy(run, gpu, &busy);
             gv_status bench = gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r);
+            gv_active_sample_busy(run, gpu, &busy);
             int below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
                               r.tflops_median < min_tflops;
             /* Below a floor but right: measured again with the benchmark's batches (copies_again
              * says why), and judged on that. The GPU is warm and its algorithm chosen: a short
              * warm-up, the same candidates. */
-            if (bench == GV_OK && r.verified == 1 &&
+            if (bench == GV_OK && r.verified == 1 && busy.n == 0 &&
                 (below_floor || r.verdict == GV_WARN || r.verdict == GV_FAIL)) {
                 gv_gemm_opts longer = o;
                 longer.warmup_s = o.warmup_s > 0.2 ? o.warmup_s : 0.2;
@@ -306,8 +311,8 @@ void gv_active_gemm(gv_active_run *run)
                     below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
                                   r.tflops_median < min_tflops;
                 }
+                gv_active_sample_busy(run, gpu, &busy);
             }
-            gv_active_sample_busy(run, gpu, &busy);
             if (bench != GV_OK) {
                 gv_report_add(run->report, ids[dtype], subject, GV_ERROR, "%s",
                               gv_ctx_last_error(run->ctx));
