@@ -248,6 +248,13 @@ void gv_active_cuda(gv_active_run *run)
     }
 }
 
+/* A figure under the policy's TFLOPS floor (0: none); wrong results are judged as such. */
+static int below_policy_floor(const gv_gemm_result *r, double min_tflops)
+{
+    return min_tflops > 0 && r->verified != 0 && r->tflops_median > 0 &&
+           r->tflops_median < min_tflops;
+}
+
 void gv_active_gemm(gv_active_run *run)
 {
     static const char *const ids[] = {"gemm.fp32", "gemm.tf32", "gemm.fp16", "gemm.bf16",
@@ -288,8 +295,7 @@ void gv_active_gemm(gv_active_run *run)
             gv_active_sample_busy(run, gpu, &busy);
             gv_status bench = gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r);
             gv_active_sample_busy(run, gpu, &busy);
-            int below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
-                              r.tflops_median < min_tflops;
+            int below_floor = below_policy_floor(&r, min_tflops);
             /* Below a floor but right: measured again with the benchmark's batches (copies_again
              * says why), and judged on that. The GPU is warm and its algorithm chosen: a short
              * warm-up, the same candidates. */
@@ -308,8 +314,7 @@ void gv_active_gemm(gv_active_run *run)
                              r.tflops_median);
                     r = again;
                     gv_append(r.message, sizeof r.message, "; ", first);
-                    below_floor = min_tflops > 0 && r.verified != 0 && r.tflops_median > 0 &&
-                                  r.tflops_median < min_tflops;
+                    below_floor = below_policy_floor(&r, min_tflops);
                 }
                 gv_active_sample_busy(run, gpu, &busy);
             }
