@@ -76,6 +76,11 @@ static void print_inventory(const gv_report *r)
         gv_gpu g = GV_GPU_INIT;
         if (gv_report_gpu(r, i, &g) != GV_OK)
             continue;
+        if (g.inaccessible) { /* its container or job was not given it: driver.gpu_count */
+            printf("%-3u %-28.28s %-16s %s\n", g.index, g.name[0] ? g.name : "(unknown)",
+                   g.pci_bus_id, "not this process's GPU: not tested");
+            continue;
+        }
         char cc[16] = "-", pcie[24] = "-", power[16] = "-", mem[24] = "-", sms[16] = "-";
         if (g.cc_major >= 0)
             snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);

@@ -127,7 +127,10 @@ typedef struct gv_gpu {
     int32_t link_width_current_sysfs;
     int32_t link_width_max_sysfs;
     int32_t nvml_result; /* first failing nvmlReturn_t for this GPU, 0 when all went well */
-    int32_t reserved;
+    /* 1: on the node (PCI, bound to the nvidia driver) but not this process's to use: its
+     * container or job was given other GPUs, or its device node's mode refuses this user. No
+     * check tests it; driver.gpu_count says why. 0 otherwise. */
+    int32_t inaccessible;
 } gv_gpu;
 
 #define GV_GPU_INIT GV_STRUCT_INIT(gv_gpu)

@@ -187,6 +187,15 @@ void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
     int v = f->cuda_driver_version;
     if (f->cuda_init != 0) {
         const char *name = gv_cuda_error_name(f->cuda_init, buf, sizeof buf);
+        if (f->cuda_init == GVCU_ERROR_NO_DEVICE && f->gpu_count == 0 && f->other_count) {
+            /* None of the node's GPUs is this process's (facts_reach.c): no device is right. */
+            gv_report_add(r, id, "node", GV_SKIP,
+                          "cuInit: %s: none of the node's GPUs is this process's "
+                          "(driver.gpu_count judges that)",
+                          name);
+            gv_report_delegate(r, "driver.gpu_count");
+            return;
+        }
         int hidden = f->cuda_visible_set && f->cuda_init == GVCU_ERROR_NO_DEVICE;
         gv_check_result *c =
             gv_report_add(r, id, "node", hidden ? GV_WARN : GV_FAIL, "cuInit: %s (libcuda %s%s%s)",

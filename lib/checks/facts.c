@@ -55,6 +55,7 @@ gv_gpu_record *gv_facts_gpu_add(gv_facts *f)
     r->upstream_width_max = -1;
     r->utilization = -1;
     r->dmabuf = -1;
+    r->minor = -1;
     gv_health_init(&r->health);
     return r;
 }
@@ -110,6 +111,7 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
         qsort(f->gpus, f->gpu_count, sizeof *f->gpus, by_bus_id);
     for (size_t i = 0; i < f->gpu_count; i++)
         f->gpus[i].gpu.index = (uint32_t)i;
+    gv_facts_set_apart(f);
     f->duration_s = gv_now_s() - t0;
     return GV_OK;
 }
@@ -117,8 +119,9 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
 void gv_facts_free(gv_facts *f)
 {
     free(f->gpus);
-    f->gpus = NULL;
-    f->gpu_count = 0;
+    free(f->others);
+    f->gpus = f->others = NULL;
+    f->gpu_count = f->other_count = 0;
 }
 
 void gv_facts_driver_info(const gv_facts *f, gv_driver_info *d)
@@ -142,5 +145,5 @@ void gv_facts_driver_info(const gv_facts *f, gv_driver_info *d)
     d->gpu_count_pci = f->pci_count;
     d->gpu_count_nvml = f->nvml_count;
     d->gpu_count_cuda = f->cuda_count;
-    d->gpu_count = (int32_t)f->gpu_count;
+    d->gpu_count = (int32_t)(f->gpu_count + f->other_count);
 }

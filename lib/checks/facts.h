@@ -34,6 +34,9 @@ typedef struct gv_gpu_record {
     gv_gpu gpu;
     int in_pci, in_proc;
     int excluded;              /* "GPU Excluded: Yes" in /proc/driver/nvidia/gpus */
+    int minor;                 /* /dev/nvidia<minor>, from /proc/driver/nvidia/gpus; -1 unknown */
+    char driver[32];           /* the kernel driver sysfs says is bound to it, "" none */
+    char not_ours[192];        /* why this process may not use it (gv_facts.others), "" */
     char pci_problem[256];     /* a sysfs file of this GPU that could not be read or parsed, "" */
     char problem[256];         /* the first NVML query of this GPU that failed, "" */
     double upstream_speed_max; /* the PCIe port above the GPU (sysfs), -1 unknown */
@@ -73,9 +76,14 @@ typedef struct gv_facts {
 
     double uptime_s; /* /proc/uptime, -1 unknown: turns counters since boot into rates */
 
-    unsigned optional; /* enum gv_facts_optional: what was gathered beyond the rest */
-    gv_gpu_record *gpus;
+    unsigned optional;   /* enum gv_facts_optional: what was gathered beyond the rest */
+    gv_gpu_record *gpus; /* the GPUs this process may use: every check judges these */
     size_t gpu_count;
+    /* The node's GPUs this process was not given (a container's or a job's cgroup, a device
+     * node's mode): on the bus and bound to the driver, set apart so that no check takes them
+     * for GPUs that fell off the bus; only driver.gpu_count speaks of them (facts_reach.c). */
+    gv_gpu_record *others;
+    size_t other_count;
     double duration_s;
 } gv_facts;
 

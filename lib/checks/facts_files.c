@@ -55,6 +55,7 @@ static void pci_gpus(gv_facts *f)
         r->upstream_speed_max = fns[i].upstream_speed_max;
         r->upstream_width_max = fns[i].upstream_width_max;
         snprintf(r->pci_problem, sizeof r->pci_problem, "%s", fns[i].problem);
+        snprintf(r->driver, sizeof r->driver, "%s", fns[i].driver);
         gv_errbuf err;
         if ((f->optional & GV_FACTS_HEALTH) &&
             gv_aer_read(f->sysroot, &fns[i].addr, &r->health.aer, &err) != GV_OK)
@@ -77,6 +78,7 @@ static void proc_gpus(gv_facts *f)
             break;
         r->in_proc = 1;
         r->excluded = info[i].excluded;
+        r->minor = info[i].minor;
         snprintf(r->gpu.name, sizeof r->gpu.name, "%s", info[i].model);
         snprintf(r->gpu.uuid, sizeof r->gpu.uuid, "%s", info[i].uuid);
         snprintf(r->gpu.vbios, sizeof r->gpu.vbios, "%s", info[i].vbios);

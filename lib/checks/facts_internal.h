@@ -13,5 +13,7 @@ gv_gpu_record *gv_facts_gpu_add(gv_facts *f);
 void gv_facts_files(gv_facts *f);             /* facts_files.c */
 void gv_facts_nvml(gv_ctx *ctx, gv_facts *f); /* facts_nvml.c */
 void gv_facts_cuda(gv_ctx *ctx, gv_facts *f); /* facts_cuda.c */
+/* Moves the GPUs this process was not given into f->others (facts_reach.c). */
+void gv_facts_set_apart(gv_facts *f);
 
 #endif

@@ -1,6 +1,6 @@
 /* driver.gpu_count: PCI, NVML and CUDA must agree on the GPUs, or the difference must have an
- * explanation (CUDA_VISIBLE_DEVICES, MIG, GPUs the driver excludes). "PCI sees 8, NVML 7" is
- * a GPU that fell off the bus. */
+ * explanation (CUDA_VISIBLE_DEVICES, MIG, GPUs the driver excludes, GPUs not given to this
+ * process). "PCI sees 8, NVML 7" is a GPU that fell off the bus. */
 #include <stdio.h>
 #include <string.h>
 
@@ -119,7 +119,23 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
         gv_result_measured(c, f->cuda_count, "GPUs", "%s", measured);
         return;
     }
-    int n = f->nvml_count >= 0 ? k.usable : f->pci_count;
+    char apart[160] = "";
+    for (size_t i = 0; i < f->other_count; i++) {
+        char who[16];
+        snprintf(who, sizeof who, "gpu%u", f->others[i].gpu.index);
+        gv_append(apart, sizeof apart, ", ", who);
+    }
+    if (k.usable == 0 && f->other_count) {
+        c = gv_report_add(r, id, "node", GV_ERROR,
+                          "none of the node's %zu GPU(s) is this process's to test: %s (gpu%u: %s)",
+                          f->other_count, apart, f->others[0].gpu.index, f->others[0].not_ours);
+        gv_result_remedy(c, "run gpuverify where the GPUs are given to it: as root on the host, "
+                            "or in a container or job given all of them");
+        gv_result_measured(c, 0, "GPUs", "%s", measured);
+        return;
+    }
+    /* The node's GPUs: those this process may use and those it was not given. */
+    int n = (f->nvml_count >= 0 ? k.usable : f->pci_count) + (int)f->other_count;
     if (want >= 0 && n != want) {
         c = gv_report_add(r, id, "node", GV_FAIL, "%d GPU(s) where the policy expects %d: %s", n,
                           want, measured);
@@ -140,6 +156,10 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
     if (c && k.mig)
         snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
                  "; %d GPU(s) in MIG mode, enumerated by CUDA as MIG instances", k.mig);
+    if (c && f->other_count)
+        snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
+                 "; %zu GPU(s) not this process's, not tested: %s (gpu%u: %s)", f->other_count,
+                 apart, f->others[0].gpu.index, f->others[0].not_ours);
     if (c && k.excluded)
         snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
                  "; %d GPU(s) excluded by the driver", k.excluded);

@@ -389,11 +389,23 @@ gv_report *gv_report_blank(const gv_ctx *ctx)
     return r;
 }
 
+/* No GPU for this process to test: none on the node, or none it was given (facts_reach.c).
+ * driver.gpu_count judges either. */
+static const char *no_gpu_to_test(const gv_facts *f)
+{
+    if (!gv_facts_has_gpus(f))
+        return "not applicable: no NVIDIA GPU on this node (driver.gpu_count judges that)";
+    if (f->gpu_count == 0 && f->other_count)
+        return "not applicable: none of the node's GPUs is this process's to test "
+               "(driver.gpu_count judges that)";
+    return NULL;
+}
+
 /* Why a check cannot apply to this node, NULL when it can (enum gv_check_needs). */
 static const char *not_applicable(gv_active_run *run, int needs)
 {
-    if ((needs & GV_NEEDS_GPU) && !gv_facts_has_gpus(run->facts))
-        return "not applicable: no NVIDIA GPU on this node (driver.gpu_count judges that)";
+    if ((needs & GV_NEEDS_GPU) && no_gpu_to_test(run->facts))
+        return no_gpu_to_test(run->facts);
     if ((needs & GV_NEEDS_RDMA_NIC) && !(run->policy && run->policy->require_rdma)) {
         const gv_rdma_report *rdma = gv_active_rdma_report(run);
         if (rdma && !gv_rdma_has_hardware(rdma))
@@ -416,7 +428,7 @@ static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
         if (!chosen[k])
             continue;
         const char *why = not_applicable(run, gv_checks[k].needs);
-        if (why && (gv_checks[k].needs & GV_NEEDS_GPU) && !gv_facts_has_gpus(run->facts))
+        if (why && (gv_checks[k].needs & GV_NEEDS_GPU) && no_gpu_to_test(run->facts))
             gv_report_delegate(run->report, "driver.gpu_count");
         if (why) {
             gv_report_add(run->report, gv_checks[k].id, "node", GV_SKIP, "%s", why);

@@ -10,7 +10,7 @@
 #define GV_CTX_OPTS_SIZE_V1 (offsetof(gv_ctx_opts, deadline_s) + sizeof(double))
 #define GV_LIBRARY_INFO_SIZE_V1 (offsetof(gv_library_info, detail) + 256)
 #define GV_DRIVER_INFO_SIZE_V1 (offsetof(gv_driver_info, gpu_count) + sizeof(int32_t))
-#define GV_GPU_SIZE_V1 (offsetof(gv_gpu, reserved) + sizeof(int32_t))
+#define GV_GPU_SIZE_V1 (offsetof(gv_gpu, inaccessible) + sizeof(int32_t))
 #define GV_CHECK_RESULT_SIZE_V1 (offsetof(gv_check_result, duration_s) + sizeof(double))
 #define GV_RUN_OPTS_SIZE_V1 (offsetof(gv_run_opts, checks) + sizeof(const char *))
 

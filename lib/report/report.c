@@ -20,15 +20,22 @@ gv_report *gv_report_new(const gv_facts *f)
     gv_facts_driver_info(f, &r->driver);
     snprintf(r->sysroot, sizeof r->sysroot, "%s", f->sysroot);
     snprintf(r->hostname, sizeof r->hostname, "%s", f->hostname);
-    if (f->gpu_count) {
-        r->gpus = calloc(f->gpu_count, sizeof *r->gpus);
+    /* The inventory is the node's: the GPUs set apart keep their place (gv_gpu.index). */
+    size_t n = f->gpu_count + f->other_count;
+    if (n) {
+        r->gpus = calloc(n, sizeof *r->gpus);
         if (!r->gpus) {
             free(r);
             return NULL;
         }
-        for (size_t i = 0; i < f->gpu_count; i++)
-            r->gpus[i] = f->gpus[i].gpu;
-        r->gpu_count = f->gpu_count;
+        for (size_t i = 0, k = 0; i < n; i++) {
+            int apart = k < f->other_count && (i - k >= f->gpu_count ||
+                                               f->others[k].gpu.index < f->gpus[i - k].gpu.index);
+            r->gpus[i] = apart ? f->others[k].gpu : f->gpus[i - k].gpu;
+            r->gpus[i].inaccessible = apart;
+            k += (size_t)apart;
+        }
+        r->gpu_count = n;
     }
     return r;
 }

@@ -7,8 +7,9 @@
 #include "report/report.h"
 
 /* 2: isolation and isolation_detail added (docs/report.schema.v1.json is version 1);
- * 3: a check's optional series (docs/report.schema.v2.json is version 2). */
-#define GV_REPORT_SCHEMA_VERSION 3
+ * 3: a check's optional series (docs/report.schema.v2.json is version 2);
+ * 4: a GPU's inaccessible (docs/report.schema.v3.json is version 3). */
+#define GV_REPORT_SCHEMA_VERSION 4
 
 /* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
 static json_t *int_or_null(long long v)
@@ -121,6 +122,7 @@ static json_t *gpu_json(const gv_gpu *g)
     json_object_set_new(o, "link_width_current", int_or_null(g->link_width_current_sysfs));
     json_object_set_new(o, "link_width_max", int_or_null(g->link_width_max_sysfs));
     json_object_set_new(o, "nvml_result", json_integer(g->nvml_result));
+    json_object_set_new(o, "inaccessible", json_integer(g->inaccessible));
     return o;
 }
 

@@ -1,4 +1,4 @@
-/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 3), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 4), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -158,6 +158,9 @@ static void gpu(reader *rd, json_t *o, size_t index, gv_gpu *g)
     };
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
         *(int32_t *)((char *)g + ints[i].offset) = (int32_t)integer(rd, o, ints[i].key);
+    /* Version 4: before it, every GPU of the inventory was the reporting process's. */
+    g->inaccessible =
+        json_object_get(o, "inaccessible") ? (int32_t)integer(rd, o, "inaccessible") : 0;
     g->link_speed_current_gts = number(rd, o, "link_speed_current_gts", -1);
     g->link_speed_max_gts = number(rd, o, "link_speed_max_gts", -1);
 }
@@ -245,10 +248,10 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
     if (!r)
         rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
     else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
-             json_integer_value(version) > 3)
+             json_integer_value(version) > 4)
         rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads versions 1 to 3",
-                            json_is_integer(version) ? "is not 1, 2 or 3" : "missing");
+                            "report JSON: schema_version %s: this library reads versions 1 to 4",
+                            json_is_integer(version) ? "is not 1 to 4" : "missing");
     else
         read_report(&rd, root, r);
     if (rd.status != GV_OK) {

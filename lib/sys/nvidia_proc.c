@@ -67,6 +67,14 @@ gv_status gv_read_nvidia_version(const char *root, gv_nvidia_module *out, gv_err
     return GV_OK;
 }
 
+/* "3" -> 3; anything else (or beyond the 255 minors the driver hands out to GPUs) -> -1. */
+static int parse_minor(const char *text)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    return end != text && !*end && v >= 0 && v < 255 ? (int)v : -1;
+}
+
 static gv_status parse_information(const char *root, const char *rel, gv_nvidia_gpu_info *g,
                                    gv_errbuf *err)
 {
@@ -94,6 +102,8 @@ static gv_status parse_information(const char *root, const char *rel, gv_nvidia_
             snprintf(g->vbios, sizeof g->vbios, "%s", value);
         else if (strcmp(key, "GPU Excluded") == 0 || strcmp(key, "Blacklisted") == 0)
             g->excluded = strcmp(value, "Yes") == 0;
+        else if (strcmp(key, "Device Minor") == 0)
+            g->minor = parse_minor(value);
     }
     if (!g->model[0])
         return gv_err(err, GV_ERR_PARSE, "reading %s%s: no 'Model:' line (truncated?)",
@@ -123,6 +133,7 @@ gv_status gv_read_nvidia_gpus(const char *root, gv_nvidia_gpu_info **out, size_t
         char rel[512];
         snprintf(rel, sizeof rel, "%s/%s/information", dir, names[i]);
         snprintf(gpus[i].bus_id, sizeof gpus[i].bus_id, "%s", names[i]);
+        gpus[i].minor = -1;
         s = parse_information(root, rel, &gpus[i], err);
     }
     free(names);

@@ -26,6 +26,7 @@ typedef struct gv_nvidia_gpu_info {
     char uuid[96];
     char vbios[32];
     int excluded; /* "GPU Excluded: Yes" (older drivers: "Blacklisted") */
+    int minor;    /* "Device Minor": its node is /dev/nvidia<minor>; -1 unknown */
 } gv_nvidia_gpu_info;
 
 /* Every /proc/driver/nvidia/gpus/<bdf>/information; *out is one allocation (free it). An

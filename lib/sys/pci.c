@@ -100,8 +100,14 @@ static void read_function(const char *root, const char *dir, gv_pci_function *f)
     read_speed(root, dir, "max_link_speed", &f->link_speed_max, p, cap);
     read_number(root, dir, "current_link_width", &f->link_width_current, p, cap);
     read_number(root, dir, "max_link_width", &f->link_width_max, p, cap);
-    char rel[PATH_MAX];
+    char rel[PATH_MAX], bound[PATH_MAX];
     gv_errbuf err;
+    /* The driver link (../../../bus/pci/drivers/nvidia): absent when no driver claimed it. */
+    snprintf(rel, sizeof rel, "%s/driver", dir);
+    if (gv_sys_exists(root, rel) && gv_sys_resolve(root, rel, bound, sizeof bound, &err) == GV_OK) {
+        const char *name = strrchr(bound, '/');
+        snprintf(f->driver, sizeof f->driver, "%s", name ? name + 1 : bound);
+    }
     snprintf(rel, sizeof rel, "%s/local_cpulist", dir);
     if (gv_sys_exists(root, rel) &&
         gv_sys_read_line(root, rel, f->local_cpus, sizeof f->local_cpus, &err) != GV_OK)

@@ -22,6 +22,7 @@ typedef struct gv_pci_function {
     int link_width_current, link_width_max;    /* lanes, -1 unknown */
     double upstream_speed_max;                 /* the port above it, -1 unknown */
     int upstream_width_max;
+    char driver[32];   /* the kernel driver bound to it ("nvidia"), "" when none or unknown */
     char problem[256]; /* a file of this function that could not be read or parsed, "" */
 } gv_pci_function;
 

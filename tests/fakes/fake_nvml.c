@@ -116,6 +116,8 @@ gvnv_return nvmlDeviceGetHandleByIndex_v2(unsigned int index, gvnv_device *devic
         return fault;
     if (sc.gpus[index].lost)
         return GVNV_ERROR_GPU_IS_LOST;
+    if (sc.gpus[index].nvml_denied)
+        return GVNV_ERROR_NO_PERMISSION;
     *device = (gvnv_device)(uintptr_t)(index + 1);
     return GVNV_SUCCESS;
 }

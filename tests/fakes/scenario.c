@@ -182,6 +182,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->dmabuf = atoi(v);
     else if (!strcmp(k, "cuda_missing"))
         g->cuda_missing = atoi(v);
+    else if (!strcmp(k, "nvml_denied"))
+        g->nvml_denied = atoi(v);
     else if (!strcmp(k, "health"))
         return health_list(g, v);
     else if (!strcmp(k, "procs")) {

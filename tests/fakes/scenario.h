@@ -139,6 +139,7 @@ typedef struct fake_gpu {
     int utilization;      /* GPU utilization percent */
     int dmabuf;           /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, default 1 */
     int cuda_missing;     /* 1: NVML lists the GPU, CUDA does not enumerate it */
+    int nvml_denied;      /* 1: its handle is NVML_ERROR_NO_PERMISSION (a job's cgroup) */
     int proc_count;       /* other processes NVML lists on the GPU */
     unsigned proc_pid[4];
     unsigned long long proc_mib[4];

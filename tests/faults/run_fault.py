@@ -140,6 +140,16 @@ CASES = {
     "gpus_missing_in_process": case("h100x8", "gemm.fp16", [
         ("driver.gpu_count", "gpu12", "FAIL", 'GPU 12 was asked for (gpus "12") but CUDA sees 8 GPU(s) (0-7)')],
         args=["--gpus", "12", "--gemm-size", "32", "--isolation", "none"], wall=30, deadline=SLOW_FAKE),
+    # A container given GPUs 0 and 1 of eight tests those and says the others were not its;
+    # one given none ERRORs whatever checks are selected (never PASS, never a broken GPU).
+    "given_two": case("h100x8-given-2", "driver.gpu_count,gemm.fp16", [
+        ("driver.gpu_count", "node", "PASS", "6 GPU(s) not this process's, not tested: gpu2, gpu3"),
+        ("gemm.fp16", "gpu1", "PASS", "verified")], exit_code=0, sysroot="h100-container",
+        args=["--gemm-size", "32"], wall=30, deadline=SLOW_FAKE),
+    "given_none": case("h100x8-given-none", "gemm.fp16", [
+        ("gemm.fp16", "node", "SKIP", "not applicable: none of the node's GPUs is this process's"),
+        ("driver.gpu_count", "node", "ERROR", "none of the node's 8 GPU(s) is this process's to test")],
+        sysroot="h100-container-none"),
     # A figure below its floor for one short moment is measured again, longer, and judged on
     # that; one that stays below (h100x1-slow-copy, h100x1-slow) keeps its verdict.
     "transient_slow_copy": case("transient-slow-copy", "cuda.copy", [

@@ -145,6 +145,8 @@ static void lost_gpu_is_named_and_fails(void **state)
     gv_report_free(r);
 }
 
+/* GPU 3's device node opens, yet NVML leaves it out: the GPU's fault, not a GPU this process
+ * was not given (only a device node absent or refused sets a GPU apart). */
 static void pci_sees_eight_nvml_seven(void **state)
 {
     (void)state;
@@ -157,6 +159,93 @@ static void pci_sees_eight_nvml_seven(void **state)
     assert_string_equal(c.expected, "8");
     assert_string_equal(c.expected_source, "PCI");
     assert_int_equal(verdict_of(r, "gpu.nvml", "gpu3"), GV_FAIL);
+    gv_report_free(r);
+}
+
+/* Rows about one subject: a GPU this process was not given has none. */
+static int rows_about(const gv_report *r, const char *subject)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        assert_int_equal(gv_report_result(r, i, &c), GV_OK);
+        n += strcmp(c.subject, subject) == 0;
+    }
+    return n;
+}
+
+/* A container given GPUs 0 and 1 of eight: the others' device nodes are not in its /dev and
+ * NVML leaves them out. They are the node's, not GPUs that fell off the bus. */
+static void gpus_not_given_to_this_process_are_not_failed(void **state)
+{
+    (void)state;
+    gv_report *r = run_scenario("h100-container", "h100x8-given-2");
+    gv_check_result c = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "8 GPU(s): pci=8 nvml=2 cuda=2"));
+    assert_non_null(strstr(c.message, "6 GPU(s) not this process's, not tested: gpu2, gpu3, gpu4, "
+                                      "gpu5, gpu6, gpu7 (gpu2: /dev/nvidia2: absent"));
+    assert_int_equal(count_verdict(r, GV_FAIL) + count_verdict(r, GV_ERROR), 0);
+    assert_int_equal(verdict_of(r, "gpu.nvml", "gpu1"), GV_PASS);
+    assert_int_equal(rows_about(r, "gpu2"), 0);
+    assert_int_equal(rows_about(r, "gpu7"), 0);
+    /* The inventory is still the node's, each GPU in its place. */
+    assert_int_equal(gv_report_gpu_count(r), 8);
+    assert_int_equal(gpu_of(r, 1).inaccessible, 0);
+    assert_int_equal(gpu_of(r, 2).inaccessible, 1);
+    assert_string_equal(gpu_of(r, 2).pci_bus_id, "0000:3a:00.0");
+    assert_int_equal(gpu_of(r, 7).index, 7);
+    gv_report_free(r);
+
+    /* The legacy container runtime: their /proc/driver/nvidia/gpus entries are hidden too. */
+    r = run_scenario("h100-container-masked", "h100x8-given-2");
+    c = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "not in this process's /proc/driver/nvidia/gpus"));
+    assert_int_equal(count_verdict(r, GV_FAIL) + count_verdict(r, GV_ERROR), 0);
+    gv_report_free(r);
+
+    /* A job's cgroup: NVML counts them but may not open them. */
+    r = run_scenario("h100-open", "h100x8-nvml-denied");
+    c = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "gpu2, gpu3 (gpu2: NVML may not open it"));
+    assert_int_equal(count_verdict(r, GV_FAIL) + count_verdict(r, GV_ERROR), 0);
+    assert_int_equal(gpu_of(r, 3).inaccessible, 1);
+    assert_int_equal(verdict_of(r, "gpu.nvml", "gpu4"), GV_PASS);
+    gv_report_free(r);
+}
+
+/* The policy counts the node's GPUs: those not given to this process are still there. */
+static void policy_counts_gpus_not_given(void **state)
+{
+    (void)state;
+    gv_policy p = GV_POLICY_INIT;
+    p.gpu_count = 8;
+    gv_report *r = run_scenario_policy("h100-container", "h100x8-given-2", &p);
+    assert_int_equal(verdict_of(r, "driver.gpu_count", "node"), GV_PASS);
+    gv_report_free(r);
+    p.gpu_count = 2;
+    r = run_scenario_policy("h100-container", "h100x8-given-2", &p);
+    assert_int_equal(verdict_of(r, "driver.gpu_count", "node"), GV_FAIL);
+    gv_report_free(r);
+}
+
+/* Given no GPU: nothing was tested, which is neither a PASS nor a broken GPU. */
+static void no_gpu_given_is_an_error(void **state)
+{
+    (void)state;
+    gv_report *r = run_scenario("h100-container-none", "h100x8-given-none");
+    gv_check_result c = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(c.verdict, GV_ERROR);
+    assert_non_null(strstr(c.message, "none of the node's 8 GPU(s) is this process's to test"));
+    assert_non_null(strstr(c.remediation, "as root on the host"));
+    assert_int_equal(count_verdict(r, GV_FAIL), 0);
+    assert_int_equal(verdict_of(r, "gpu.nvml", "node"), GV_SKIP);
+    c = result_of(r, "driver.cuda", "node");
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "CUDA_ERROR_NO_DEVICE"));
+    assert_int_equal(gpu_of(r, 0).inaccessible, 1);
     gv_report_free(r);
 }
 
@@ -424,6 +513,9 @@ int main(void)
         cmocka_unit_test(cuinit_no_device_fails_driver_cuda),
         cmocka_unit_test(lost_gpu_is_named_and_fails),
         cmocka_unit_test(pci_sees_eight_nvml_seven),
+        cmocka_unit_test(gpus_not_given_to_this_process_are_not_failed),
+        cmocka_unit_test(policy_counts_gpus_not_given),
+        cmocka_unit_test(no_gpu_given_is_an_error),
         cmocka_unit_test(cuda_visible_devices_hiding_gpus_is_explained),
         cmocka_unit_test(mig_gpu_is_not_refused),
         cmocka_unit_test(no_nvidia_libraries_fail_with_names_tried),

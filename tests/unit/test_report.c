@@ -16,7 +16,7 @@ static void json_round_trip(void **state)
     json_error_t err;
     json_t *root = json_loads(text, 0, &err);
     assert_non_null(root);
-    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 3);
+    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 4);
     assert_string_equal(json_string_value(json_object_get(root, "verdict")), "FAIL");
     assert_string_equal(json_string_value(json_object_get(root, "hostname")), "gpu-h100-017");
     json_t *gpus = json_object_get(root, "gpus");
@@ -112,7 +112,7 @@ static void json_read_back(void **state)
         gv_report_free(r);
     }
     static const char *const bad[] = {
-        "not json", "{\"schema_version\": 4}", "[1, 2]",
+        "not json", "{\"schema_version\": 5}", "[1, 2]",
         "{\"schema_version\": 1, \"driver\": {}, \"gpus\": [], \"checks\": 3}",
         "{\"schema_version\": 1, \"hostname\": 5, \"driver\": {}, \"gpus\": [], "
         "\"checks\": []}"};

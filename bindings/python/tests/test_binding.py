@@ -56,7 +56,7 @@ def test_run_reports_verdicts_and_details(node):
     assert "GPU" in count.message and count.remediation
     assert count.to_dict()["id"] == "driver.gpu_count"
     doc = lost.document()
-    assert doc["schema_version"] == 3 and len(doc["gpus"]) == 8
+    assert doc["schema_version"] == 4 and len(doc["gpus"]) == 8
     assert [c["verdict"] for c in doc["checks"]] == [c.verdict for c in lost.checks]
     assert "gpuverify_node_healthy 0" in lost.prometheus
 
@@ -99,7 +99,7 @@ def test_a_report_reads_back_from_its_json(node):
     assert again.json == report.json and again.prometheus == report.prometheus
     assert [c.to_dict() for c in again.checks] == [c.to_dict() for c in report.checks]
     doc = report.document()
-    doc["schema_version"] = 4
+    doc["schema_version"] = 5
     with pytest.raises(gpuverify.ParseError) as bad:
         ctx.read_report(doc)
     assert "schema_version" in str(bad.value)
