@@ -53,8 +53,10 @@ static int not_ours(const gv_facts *f, const gv_gpu_record *r, char *why, size_t
     }
     if (errno != ENOENT && errno != EACCES && errno != EPERM)
         return 0; /* the driver refused it (ENXIO, EIO): the GPU's fault */
-    snprintf(why, cap, "%s: %s (this process's container or cgroup was not given it)", node,
-             errno == ENOENT ? "absent" : strerror(errno));
+    const char *by = errno == ENOENT  ? "absent (its container was not given it)"
+                     : errno == EPERM ? "refused by this process's cgroup"
+                                      : "its mode refuses this user";
+    snprintf(why, cap, "%s: %s", node, by);
     return 1;
 }
 
