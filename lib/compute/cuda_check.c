@@ -206,7 +206,8 @@ static void link_rates(gv_session *s, gv_cuda_result *r)
     r->link_max_gbps = gv_pcie_raw_gbps(gen_max, width_max);
 }
 
-static void judge_copies(gv_cuda_result *r, const gv_copy_figures *f)
+/* share: how the DRAM figure was scaled to a part of the GPU, "" for the whole GPU. */
+static void judge_copies(gv_cuda_result *r, const gv_copy_figures *f, const char *share)
 {
     char *m = r->copy_message;
     size_t cap = sizeof r->copy_message;
@@ -241,8 +242,8 @@ static void judge_copies(gv_cuda_result *r, const gv_copy_figures *f)
         if (v > r->copy_verdict)
             r->copy_verdict = v;
         size_t used = strlen(m);
-        snprintf(m + used, cap - used, " = %.0f%% of %.0f GB/s DRAM", 100 * frac,
-                 r->memory_bw_gbps);
+        snprintf(m + used, cap - used, " = %.0f%% of %.0f GB/s DRAM%s", 100 * frac,
+                 r->memory_bw_gbps, share);
     }
 }
 
@@ -258,8 +259,12 @@ static gv_status copy_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
     r->d2h_gbps = f.d2h_gbps;
     r->d2d_gbps = f.d2d_gbps;
     link_rates(s, r); /* right after the copies, while the link is up */
-    r->memory_bw_gbps = gv_memory_bandwidth_gbps(s->pci_device_id);
-    judge_copies(r, &f);
+    r->memory_bw_gbps = gv_memory_bandwidth_gbps(s->pci_device_id, s->sm_count);
+    char share[64] = "";
+    int part_sms = gv_part_sms(s->pci_device_id);
+    if (s->sm_count > 0 && s->sm_count < part_sms) /* a MIG instance */
+        snprintf(share, sizeof share, " (this device's %d/%d SMs' share)", s->sm_count, part_sms);
+    judge_copies(r, &f, share);
     return GV_OK;
 }
 

@@ -4,23 +4,24 @@
 
 #include "gpuverify/gv_compute.h"
 
-/* Datasheet figures, dense (no sparsity), TFLOPS; 0 = not supported. */
+/* Datasheet figures of the whole part, dense (no sparsity), TFLOPS; 0 = not supported. */
 static const struct part {
     int pci_device_id;
     const char *name;
     double tflops[5]; /* fp32, tf32, fp16, bf16, fp8 */
     double memory_gbps;
+    int sms; /* the part's SMs: a device with fewer (a MIG instance) has that share of it */
 } parts[] = {
-    {0x1eb8, "T4", {8.1, 0, 65, 0, 0}, 320},
-    {0x27b8, "L4", {30.3, 60, 121, 121, 242}, 300},
-    {0x2236, "A10", {31.2, 62.5, 125, 125, 0}, 600},
-    {0x20b2, "A100 SXM 80GB", {19.5, 156, 312, 312, 0}, 2039},
-    {0x2330, "H100 SXM", {66.9, 494.7, 989.4, 989.4, 1978.9}, 3350},
-    {0x2331, "H100 PCIe", {51.2, 378, 756, 756, 1513}, 2000},
-    {0x2335, "H200", {67, 494.5, 989, 989, 1979}, 4800},
-    {0x26b9, "L40S", {91.6, 183, 362, 362, 733}, 864},
-    {0x2684, "RTX 4090", {82.6, 82.6, 165.2, 165.2, 330.3}, 1008},
-    {0x2901, "B200", {75, 1100, 2250, 2250, 4500}, 7700},
+    {0x1eb8, "T4", {8.1, 0, 65, 0, 0}, 320, 40},
+    {0x27b8, "L4", {30.3, 60, 121, 121, 242}, 300, 58},
+    {0x2236, "A10", {31.2, 62.5, 125, 125, 0}, 600, 72},
+    {0x20b2, "A100 SXM 80GB", {19.5, 156, 312, 312, 0}, 2039, 108},
+    {0x2330, "H100 SXM", {66.9, 494.7, 989.4, 989.4, 1978.9}, 3350, 132},
+    {0x2331, "H100 PCIe", {51.2, 378, 756, 756, 1513}, 2000, 114},
+    {0x2335, "H200", {67, 494.5, 989, 989, 1979}, 4800, 132},
+    {0x26b9, "L40S", {91.6, 183, 362, 362, 733}, 864, 142},
+    {0x2684, "RTX 4090", {82.6, 82.6, 165.2, 165.2, 330.3}, 1008, 128},
+    {0x2901, "B200", {75, 1100, 2250, 2250, 4500}, 7700, 148},
 };
 
 static const struct part *part_of(int pci_device_id)
@@ -29,6 +30,14 @@ static const struct part *part_of(int pci_device_id)
         if (parts[i].pci_device_id == pci_device_id)
             return &parts[i];
     return NULL;
+}
+
+/* The share of the part a CUDA device is: a MIG instance has some of its SMs (16 of an H100's
+ * 132 for 1g.10gb) and as many of its memory slices, and its datasheet figures are that
+ * share of the whole GPU's (never more: 1 for the whole part or an unknown SM count). */
+static double part_share(const struct part *p, int sm_count)
+{
+    return sm_count > 0 && sm_count < p->sms ? (double)sm_count / p->sms : 1;
 }
 
 double gv_flop_per_clock_per_sm(int cc_major, int cc_minor, int dtype)
@@ -55,8 +64,13 @@ double gv_peak_tflops(int pci_device_id, int cc_major, int cc_minor, int sm_coun
 {
     const struct part *p = part_of(pci_device_id);
     if (p && dtype >= GV_DTYPE_FP32 && dtype <= GV_DTYPE_FP8_E4M3) {
-        snprintf(source, cap, "datasheet %s (PCI id 0x%04x)", p->name, (unsigned)pci_device_id);
-        return p->tflops[dtype];
+        int n =
+            snprintf(source, cap, "datasheet %s (PCI id 0x%04x)", p->name, (unsigned)pci_device_id);
+        double share = part_share(p, sm_count);
+        if (share < 1 && n >= 0 && (size_t)n < cap)
+            snprintf(source + n, cap - (size_t)n, " x %d/%d SMs: a part of the GPU (MIG instance)",
+                     sm_count, p->sms);
+        return p->tflops[dtype] * share;
     }
     double rate = gv_flop_per_clock_per_sm(cc_major, cc_minor, dtype);
     if (rate <= 0 || sm_count <= 0 || max_sm_clock_mhz <= 0) {
@@ -68,8 +82,14 @@ double gv_peak_tflops(int pci_device_id, int cc_major, int cc_minor, int sm_coun
     return sm_count * rate * max_sm_clock_mhz * 1e6 / 1e12;
 }
 
-double gv_memory_bandwidth_gbps(int pci_device_id)
+double gv_memory_bandwidth_gbps(int pci_device_id, int sm_count)
 {
     const struct part *p = part_of(pci_device_id);
-    return p ? p->memory_gbps : 0;
+    return p ? p->memory_gbps * part_share(p, sm_count) : 0;
+}
+
+int gv_part_sms(int pci_device_id)
+{
+    const struct part *p = part_of(pci_device_id);
+    return p ? p->sms : 0;
 }

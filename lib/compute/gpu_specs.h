@@ -7,13 +7,16 @@
 #include <stddef.h>
 
 /* Dense peak TFLOPS of dtype (enum gv_dtype) on this GPU, with where it came from; 0 with the
- * reason in `source` when the data type is not supported or nothing is known. */
+ * reason in `source` when the data type is not supported or nothing is known. A device with
+ * fewer SMs than its part (a MIG instance) gets its share of the datasheet's figure. */
 double gv_peak_tflops(int pci_device_id, int cc_major, int cc_minor, int sm_count,
                       int max_sm_clock_mhz, int dtype, char *source, size_t cap);
 /* Dense FLOP per clock per SM of dtype for this compute capability; 0 unknown. Consumer parts
  * of cc 8.6/8.9 run FP16/TF32 at half the data-centre rate: the datasheet table covers them. */
 double gv_flop_per_clock_per_sm(int cc_major, int cc_minor, int dtype);
-/* Datasheet DRAM bandwidth in GB/s; 0 unknown. */
-double gv_memory_bandwidth_gbps(int pci_device_id);
+/* Datasheet DRAM bandwidth in GB/s, the device's share of it as above; 0 unknown. */
+double gv_memory_bandwidth_gbps(int pci_device_id, int sm_count);
+/* The whole part's SMs by the datasheet; 0 unknown. */
+int gv_part_sms(int pci_device_id);
 
 #endif

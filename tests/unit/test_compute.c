@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/gpu_specs.h"
 #include "helpers.h"
 
 static gv_gemm_result gemm_on(const char *scenario, int dtype)
@@ -91,6 +92,27 @@ static void gemm_slow_warns_then_fails_by_policy(void **state)
     assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_OK);
     assert_int_equal(r.verdict, GV_PASS);
     gv_ctx_destroy(ctx);
+}
+
+/* A MIG instance is judged against its share of the datasheet, not the whole GPU's: 110
+ * TFLOPS on 16 of an H100's 132 SMs is 92% of 119.9, not 11% of 989.4 (a FAIL before). */
+static void gemm_on_a_mig_instance_is_judged_against_its_share(void **state)
+{
+    (void)state;
+    gv_gemm_result r = gemm_on("h100x1-mig-slice", GV_DTYPE_FP16);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_float_equal(r.peak_tflops, 989.4 * 16 / 132, 0.01);
+    assert_non_null(strstr(r.peak_source, "datasheet H100 SXM (PCI id 0x2330) x 16/132 SMs"));
+    char source[128];
+    assert_float_equal(
+        gv_peak_tflops(0x2330, 9, 0, 132, 1980, GV_DTYPE_BF16, source, sizeof source), 989.4, 1e-9);
+    assert_null(strstr(source, "SMs"));
+    /* DRAM: the same share; never more than the whole part, whatever the SM count says. */
+    assert_float_equal(gv_memory_bandwidth_gbps(0x2330, 16), 3350.0 * 16 / 132, 1e-9);
+    assert_float_equal(gv_memory_bandwidth_gbps(0x2330, 132), 3350, 1e-9);
+    assert_float_equal(gv_memory_bandwidth_gbps(0x2330, 0), 3350, 1e-9);
+    assert_float_equal(gv_memory_bandwidth_gbps(0x2330, 200), 3350, 1e-9);
+    assert_float_equal(gv_memory_bandwidth_gbps(0x1234, 16), 0, 1e-9);
 }
 
 static void gemm_fp8_needs_ada_or_hopper(void **state)
@@ -573,6 +595,7 @@ int main(void)
         cmocka_unit_test(gemm_silent_corruption_fails),
         cmocka_unit_test(own_matmul_catches_corruption),
         cmocka_unit_test(gemm_slow_warns_then_fails_by_policy),
+        cmocka_unit_test(gemm_on_a_mig_instance_is_judged_against_its_share),
         cmocka_unit_test(gemm_fp8_needs_ada_or_hopper),
         cmocka_unit_test(cublas_newer_than_the_driver_fails_with_the_fix),
         cmocka_unit_test(cuda_check_measures_and_verifies),
