@@ -53,13 +53,22 @@ int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
     if (f->cuda_count > 0)
         return 0;
     char why[256];
-    if (f->cuda_lib.state != GV_LIBSTATE_LOADED)
-        snprintf(why, sizeof why, "libcuda is not usable: %s",
-                 f->cuda_lib.detail[0] ? f->cuda_lib.detail : f->cuda_lib.tried);
-    else if (f->cuda_init != 0)
-        snprintf(why, sizeof why, "cuInit failed (CUresult %d): no GPU to test", f->cuda_init);
-    else
-        snprintf(why, sizeof why, "CUDA sees no GPU to test");
+    if (f->cuda_lib.state != GV_LIBSTATE_LOADED || f->cuda_init != 0) {
+        /* driver.cuda judges why, once: a FAIL when CUDA is broken on a node with GPUs, a WARN
+         * when CUDA_VISIBLE_DEVICES hides them all (a GPU test here FAILed "no GPU to test" on
+         * a healthy node then), none when the node has no GPU. */
+        if (f->cuda_lib.state != GV_LIBSTATE_LOADED)
+            snprintf(why, sizeof why, "libcuda is not usable: %s (driver.cuda judges that)",
+                     f->cuda_lib.detail[0] ? f->cuda_lib.detail : f->cuda_lib.tried);
+        else
+            snprintf(why, sizeof why,
+                     "cuInit failed (CUresult %d): no GPU to test (driver.cuda judges that)",
+                     f->cuda_init);
+        gv_active_rows(run, ids, n, "node", GV_SKIP, why);
+        gv_report_delegate(run->report, "driver.cuda");
+        return 1;
+    }
+    snprintf(why, sizeof why, "CUDA sees no GPU to test");
     gv_active_rows(run, ids, n, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP, why);
     return 1;
 }

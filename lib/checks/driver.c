@@ -196,12 +196,15 @@ void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
             gv_report_delegate(r, "driver.gpu_count");
             return;
         }
+        /* Hidden by CUDA_VISIBLE_DEVICES: no GPU is broken, but no CUDA test could run, and
+         * a report of nothing tested is not a healthy node: an ERROR, as given none at all. */
         int hidden = f->cuda_visible_set && f->cuda_init == GVCU_ERROR_NO_DEVICE;
         gv_check_result *c =
-            gv_report_add(r, id, "node", hidden ? GV_WARN : GV_FAIL, "cuInit: %s (libcuda %s%s%s)",
+            gv_report_add(r, id, "node", hidden ? GV_ERROR : GV_FAIL, "cuInit: %s (libcuda %s%s%s)",
                           name, f->cuda_lib.path, hidden ? "; CUDA_VISIBLE_DEVICES=" : "",
                           hidden ? f->cuda_visible : "");
-        gv_result_remedy(c, hidden ? "CUDA_VISIBLE_DEVICES hides every GPU from this process"
+        gv_result_remedy(c, hidden ? "CUDA_VISIBLE_DEVICES hides every GPU from this process: "
+                                     "unset it, or name the GPUs to test"
                                    : "check `dmesg` for NVRM/Xid errors and that /dev/nvidia* "
                                      "exist; the driver may need a reload or the node a reboot");
         return;

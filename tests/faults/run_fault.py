@@ -146,6 +146,15 @@ CASES = {
         ("driver.gpu_count", "node", "PASS", "6 GPU(s) not this process's, not tested: gpu2, gpu3"),
         ("gemm.fp16", "gpu1", "PASS", "verified")], exit_code=0, sysroot="h100-container",
         args=["--gemm-size", "32"], wall=30, deadline=SLOW_FAKE),
+    # CUDA unusable: the CUDA tests leave it to driver.cuda, brought into the run: an ERROR when
+    # CUDA_VISIBLE_DEVICES hides every GPU (nothing tested), a FAIL when cuInit fails.
+    "cuda_hidden_selected": case("h100x8", "gemm.fp16", [
+        ("gemm.fp16", "node", "SKIP", "no GPU to test (driver.cuda judges that)"),
+        ("driver.cuda", "node", "ERROR", "CUDA_VISIBLE_DEVICES=NoDevFiles")],
+        env={"CUDA_VISIBLE_DEVICES": "NoDevFiles"}),
+    "cuinit_fails_selected": case("h100x8-cuinit-nodevice", "gemm.fp16,cuda.init", [
+        ("cuda.init", "node", "SKIP", "(driver.cuda judges that)"),
+        ("driver.cuda", "node", "FAIL", "cuInit: CUDA_ERROR_NO_DEVICE")]),
     "given_none": case("h100x8-given-none", "gemm.fp16", [
         ("gemm.fp16", "node", "SKIP", "not applicable: none of the node's GPUs is this process's"),
         ("driver.gpu_count", "node", "ERROR", "none of the node's 8 GPU(s) is this process's to test")],

@@ -268,7 +268,7 @@ static void cuda_visible_devices_hiding_gpus_is_explained(void **state)
     setenv("CUDA_VISIBLE_DEVICES", "", 1); /* hides everything: cuInit says no device */
     r = run_scenario("h100-open", "h100x8");
     unsetenv("CUDA_VISIBLE_DEVICES");
-    assert_int_equal(verdict_of(r, "driver.cuda", "node"), GV_WARN);
+    assert_int_equal(verdict_of(r, "driver.cuda", "node"), GV_ERROR);
     gv_report_free(r);
 }
 
