@@ -77,12 +77,10 @@ long long gv_busy_bytes(const gv_busy *b, unsigned gpu)
     return sum;
 }
 
-void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, int wrong)
+/* The row as the busy rule has it, whatever it said before. */
+static void judge(const gv_busy *b, const gv_policy *p, gv_check_result *res)
 {
     int rule = p ? p->busy : GV_BUSY_SKIP;
-    if (!res || !b->n || wrong || rule == GV_BUSY_IGNORE || res->verdict == GV_SKIP ||
-        res->verdict == GV_ERROR)
-        return;
     char who[384], measured[sizeof res->message];
     gv_busy_text(b, who, sizeof who);
     snprintf(measured, sizeof measured, "%s", res->message);
@@ -93,4 +91,36 @@ void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, i
                        gv_busy_rule_name(rule));
     gv_result_remedy(res, "run the check while no job uses the GPU (drain it first), or set "
                           "busy = ignore in the policy to judge figures on a shared GPU");
+}
+
+void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, int wrong)
+{
+    int rule = p ? p->busy : GV_BUSY_SKIP;
+    if (!res || !b->n || wrong || rule == GV_BUSY_IGNORE || res->verdict == GV_SKIP ||
+        res->verdict == GV_ERROR)
+        return;
+    judge(b, p, res);
+}
+
+/* The inventory GPUs a row speaks of: "gpu3" that one, "node" every GPU of this process. */
+static void sample_subject(gv_ctx *ctx, const gv_facts *f, const char *subject, gv_busy *b)
+{
+    unsigned index;
+    char end;
+    int one = sscanf(subject, "gpu%u%c", &index, &end) == 1;
+    for (size_t i = 0; i < f->gpu_count; i++)
+        if (!one || f->gpus[i].gpu.index == index)
+            gv_busy_sample(ctx, &f->gpus[i], b);
+}
+
+void gv_busy_judge_refusal(gv_ctx *ctx, const gv_facts *f, const gv_policy *p, gv_check_result *row)
+{
+    int rule = p ? p->busy : GV_BUSY_SKIP;
+    if (rule == GV_BUSY_IGNORE || (row->verdict != GV_FAIL && row->verdict != GV_ERROR) ||
+        !strstr(row->message, "CUDA_ERROR_OUT_OF_MEMORY"))
+        return;
+    gv_busy b = {0};
+    sample_subject(ctx, f, row->subject, &b);
+    if (b.n)
+        judge(&b, p, row);
 }

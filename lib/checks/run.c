@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checks/busy.h"
 #include "checks/checks.h"
 #include "checks/levels.h"
 #include "checks/run.h"
@@ -461,6 +462,13 @@ static void run_delegated(const gv_facts *f, gv_report *r, int *ran)
     }
 }
 
+/* The run's last word on every row as it becomes final, whichever check made it. */
+static void finalize_row(void *user, gv_check_result *row)
+{
+    const gv_active_run *run = user;
+    gv_busy_judge_refusal(run->ctx, run->facts, run->policy, row);
+}
+
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out)
 {
@@ -502,6 +510,8 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             .topology_xml = o->topology_xml,
                             .chosen = chosen};
     f->policy = o->policy;
+    r->finalize = finalize_row;
+    r->finalize_user = &active;
     judge_asked_gpus(f, o->gpus, plan->gpu_chosen, r);
     int ran[GV_CATALOG_MAX] = {0};
     for (size_t i = 0; i < gv_check_count; i++) {
@@ -529,6 +539,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     gv_topo_free(active.topo);
     f->policy = NULL;
     r->sink = NULL;
+    r->finalize = NULL;
     r->duration_s = gv_now_s() - t0;
     if (r->out_of_memory) {
         gv_report_free(r);

@@ -46,6 +46,8 @@ void gv_report_flush(gv_report *r)
     if (r->flushed < r->count) {
         double each = (now - r->mark) / (double)(r->count - r->flushed);
         for (size_t k = r->flushed; k < r->count; k++) {
+            if (r->finalize)
+                r->finalize(r->finalize_user, &r->results[k]);
             r->results[k].duration_s = each;
             if (r->sink)
                 r->sink(r->sink_user, &r->results[k]);

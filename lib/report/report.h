@@ -40,6 +40,10 @@ struct gv_report {
     double mark;
     void (*sink)(void *user, const gv_check_result *row);
     void *sink_user;
+    /* The run's last word on each row as it becomes final, before the sink sees it (gv_run:
+     * the busy rule for GPUs refused for want of memory), NULL for none. */
+    void (*finalize)(void *user, gv_check_result *row);
+    void *finalize_user;
     gv_row_series *series; /* the rows that have one */
     size_t series_count;
     /* Checks whose judgment other rows left to them (gv_report_delegate), for gv_run to run

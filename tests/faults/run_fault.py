@@ -39,6 +39,13 @@ CASES = {
         wall=4 * DEADLINE + 1),
     "ctx_oom": case("fault-ctx-oom", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL", "OUT_OF_MEMORY")], sysroot=None),
+    # The same refusal while a job holds the GPU's memory is the load: the busy rule judges
+    # every row it made (FAIL or ERROR before: cuda.init, cuda.matmul, cudnn.version).
+    "ctx_oom_busy": case("fault-ctx-oom-busy", "cuda.init,cuda.alloc,cuda.matmul,cudnn.version", [
+        ("cuda.init", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121"),
+        ("cuda.init", "gpu0", "SKIP", "measured: cuDevicePrimaryCtxRetain on GPU 0: CUDA_ERROR_OUT_OF_MEMORY"),
+        ("cuda.matmul", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
+        exit_code=0, sysroot=None, args=["--gemm-size", "32"]),
     # A CUDA call that fails mid-test: that part's row FAILs naming the call.
     "kernel_error": case("fault-kernel-error", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.alloc", "gpu0", "FAIL", "gv_fill_pattern")],
