@@ -1,0 +1,34 @@
+#!/bin/bash
+# gv-check while another process (peer_hog.py: PyTorch allocating until refused, as TensorFlow
+# takes a GPU's memory by default) holds all but LEAVE MiB of the GPU's memory, for LEAVE =
+# 2048, 256 and 0: the quick and the standard level under each; every row other than PASS
+# (and the SKIPs of a one-GPU machine without RDMA) is printed.
+# Usage: bench/run_tenant_memory.sh BINDIR OUTDIR
+set -u
+bin=$(cd "$1" && pwd); out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total --format=csv; } >"$out/env.txt" 2>&1
+for leave in 2048 256 0; do
+    python3 "$here/peer_hog.py" 120 $leave >"$out/hog_$leave.txt" 2>&1 &
+    hog=$!
+    for _ in $(seq 90); do grep -q holding "$out/hog_$leave.txt" 2>/dev/null && break; sleep 1; done
+    cat "$out/hog_$leave.txt"
+    for level in quick standard; do
+        "$bin/gv-check" --sysroot / --level $level --json >"$out/hog_${leave}_$level.json" 2>"$out/hog_${leave}_$level.err"
+        echo "== holding all but $leave MiB, $level: exit $?"
+        python3 - "$out/hog_${leave}_$level.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["verdict"], "%.1f s" % d["duration_s"])
+quiet = ("rdma.", "gpudirect.", "topo.gpu_nic", "gpu.nvlink", "gpu.fabric", "gpu.retired_pages",
+         "cuda.copy_all", "cuda.p2p", "nccl.")
+for c in d["checks"]:
+    if c["verdict"] != "PASS" and not (c["verdict"] == "SKIP" and c["id"].startswith(quiet)
+                                       and "used by PID" not in c["message"]):
+        print("  %s %s %s %s" % (c["verdict"], c["id"], c["subject"], c["message"][:230]))
+PY
+    done
+    kill $hog; wait $hog 2>/dev/null
+done
