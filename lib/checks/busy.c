@@ -9,6 +9,10 @@
 #include "core/util.h"
 #include "report/report.h"
 
+/* Memory held beyond what the listed processes hold that means processes NVML did not list. */
+#define GV_BUSY_UNLISTED_BYTES (256ull << 20)
+
+/* pid 0: the processes NVML does not list to this one, with what they hold together. */
 static void add(gv_busy *b, unsigned gpu, const gvnv_process_info *p)
 {
     for (size_t i = 0; i < b->n; i++)
@@ -19,10 +23,14 @@ static void add(gv_busy *b, unsigned gpu, const gvnv_process_info *p)
     b->seen[b->n].pid = p->pid;
     b->seen[b->n].gpu = gpu;
     b->seen[b->n].bytes = p->used_gpu_memory == ~0ull ? -1 : (long long)p->used_gpu_memory;
+    b->seen[b->n].name[0] = '\0';
+    if (!p->pid) {
+        b->n++;
+        return;
+    }
     /* The PID is the driver's: in another PID namespace it names nobody here. */
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/comm", p->pid);
-    b->seen[b->n].name[0] = '\0';
     FILE *f = fopen(path, "re");
     if (f) {
         if (fgets(b->seen[b->n].name, sizeof b->seen[b->n].name, f))
@@ -42,14 +50,35 @@ void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b)
     gvnv_return (*const queries[])(gvnv_device, unsigned int *, gvnv_process_info *) = {
         nv->device_get_compute_running_processes, nv->device_get_graphics_running_processes};
     unsigned self = (unsigned)getpid();
+    unsigned long long listed = 0; /* what the processes listed hold, this one's too */
+    int all_listed = 1;            /* the compute processes' answered, every size known */
     for (size_t q = 0; q < 2; q++) {
         gvnv_process_info infos[64];
         unsigned count = 64;
-        if (!queries[q] || queries[q](dev, &count, infos) != GVNV_SUCCESS)
+        if (!queries[q] || queries[q](dev, &count, infos) != GVNV_SUCCESS) {
+            all_listed &= q != 0;
             continue;
-        for (unsigned i = 0; i < count && i < 64; i++)
+        }
+        for (unsigned i = 0; i < count && i < 64; i++) {
+            if (infos[i].used_gpu_memory == ~0ull)
+                all_listed = 0;
+            else
+                listed += infos[i].used_gpu_memory;
             if (infos[i].pid != self)
                 add(b, g->gpu.index, &infos[i]);
+        }
+    }
+    /* NVML lists only the processes of this PID namespace: a job in another container used an
+     * H100 at 100% while gv-check in its own saw an empty list, and every GEMM FAILed at a third
+     * of its peak. The memory all processes hold (nvmlMemory_v2_t.used, the driver's reserve
+     * apart) less what the listed ones hold is what the unlisted hold; each context keeps some
+     * 8 MiB out of its process's figure, any other context hundreds. */
+    gvnv_memory_v2 mem = {.version = GVNV_STRUCT_VERSION(gvnv_memory_v2, 2)};
+    if (all_listed && nv->device_get_memory_info_v2 &&
+        nv->device_get_memory_info_v2(dev, &mem) == GVNV_SUCCESS &&
+        mem.used > listed + GV_BUSY_UNLISTED_BYTES) {
+        gvnv_process_info unseen = {.pid = 0, .used_gpu_memory = mem.used - listed};
+        add(b, g->gpu.index, &unseen);
     }
 }
 
@@ -61,9 +90,15 @@ void gv_busy_text(const gv_busy *b, char *out, size_t cap)
         if (b->seen[i].bytes >= 0)
             snprintf(mem, sizeof mem, "%.1f GiB", (double)b->seen[i].bytes / (1 << 30));
         const char *name = b->seen[i].name;
-        snprintf(one, sizeof one, "GPU %u used by PID %u%s%s%s%s%s", b->seen[i].gpu, b->seen[i].pid,
-                 name[0] || mem[0] ? " (" : "", name, name[0] && mem[0] ? ", " : "", mem,
-                 name[0] || mem[0] ? ")" : "");
+        if (!b->seen[i].pid)
+            snprintf(one, sizeof one,
+                     "GPU %u used by processes NVML does not list to this one (another PID "
+                     "namespace: a container's) holding %s",
+                     b->seen[i].gpu, mem);
+        else
+            snprintf(one, sizeof one, "GPU %u used by PID %u%s%s%s%s%s", b->seen[i].gpu,
+                     b->seen[i].pid, name[0] || mem[0] ? " (" : "", name,
+                     name[0] && mem[0] ? ", " : "", mem, name[0] || mem[0] ? ")" : "");
         gv_append(out, cap, "; ", one);
     }
 }

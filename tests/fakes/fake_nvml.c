@@ -172,6 +172,24 @@ gvnv_return nvmlDeviceGetMemoryInfo(gvnv_device device, gvnv_memory *memory)
     return GVNV_SUCCESS;
 }
 
+/* What the processes hold: the scenario's (listed) and its hidden_mib (processes NVML does not
+ * list to this one: another PID namespace's), and the few MiB each context keeps unlisted. */
+gvnv_return nvmlDeviceGetMemoryInfo_v2(gvnv_device device, gvnv_memory_v2 *memory)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (memory->version != GVNV_STRUCT_VERSION(gvnv_memory_v2, 2))
+        return GVNV_ERROR_INVALID_ARGUMENT; /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH really */
+    unsigned long long used = g->hidden_mib << 20;
+    for (int i = 0; i < g->proc_count; i++)
+        used += (g->proc_mib[i] + 8) << 20;
+    memory->total = g->memory_mib << 20;
+    memory->reserved = 480ull << 20;
+    memory->used = used;
+    memory->free =
+        memory->total > used + memory->reserved ? memory->total - used - memory->reserved : 0;
+    return GVNV_SUCCESS;
+}
+
 gvnv_return nvmlDeviceGetCudaComputeCapability(gvnv_device device, int *major, int *minor)
 {
     DEVICE_OR_RETURN(g, device);

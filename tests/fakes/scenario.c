@@ -186,6 +186,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->nvml_denied = atoi(v);
     else if (!strcmp(k, "health"))
         return health_list(g, v);
+    else if (!strcmp(k, "hidden_mib"))
+        g->hidden_mib = strtoull(v, NULL, 0);
     else if (!strcmp(k, "procs")) {
         for (char *one = (char *)v; *one && g->proc_count < 4; one += strcspn(one, "/")) {
             one += *one == '/';

@@ -20,6 +20,7 @@
  *   nccl_slow_link = 1-2   (sends between ranks 1 and 2 take 50 us + 0.1 GB/s, not 20 us + 2 GB/s)
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
+ *   gpu = ...; hidden_mib=9194   (memory of processes NVML does not list: another PID namespace)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
  *   gpu = ...; p2p_gbps=100   (its peer copies at 100 GB/s; default 25 per active NVLink)
  *   gpu = ...; peer=0   (no peer access to or from it)
@@ -141,6 +142,7 @@ typedef struct fake_gpu {
     int cuda_missing;     /* 1: NVML lists the GPU, CUDA does not enumerate it */
     int nvml_denied;      /* 1: its handle is NVML_ERROR_NO_PERMISSION (a job's cgroup) */
     int proc_count;       /* other processes NVML lists on the GPU */
+    unsigned long long hidden_mib; /* held by processes NVML does not list (another PID ns) */
     unsigned proc_pid[4];
     unsigned long long proc_mib[4];
     long long health[FH_COUNT];

@@ -39,6 +39,15 @@ typedef struct gvnv_memory { /* nvmlMemory_t */
     unsigned long long used;
 } gvnv_memory;
 
+typedef struct gvnv_memory_v2 { /* nvmlMemory_v2_t: used is what the processes hold, without
+                                 * the driver's reserve */
+    unsigned int version;       /* GVNV_STRUCT_VERSION(gvnv_memory_v2, 2) */
+    unsigned long long total;
+    unsigned long long reserved;
+    unsigned long long free;
+    unsigned long long used;
+} gvnv_memory_v2;
+
 /* Health counters (checks/health.c). Versioned structs carry sizeof | version << 24. */
 #define GVNV_STRUCT_VERSION(type, ver) ((unsigned int)(sizeof(type) | ((unsigned)(ver) << 24)))
 
