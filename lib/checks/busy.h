@@ -23,7 +23,9 @@ typedef struct gv_busy {
 } gv_busy;
 
 /* Adds the compute and graphics processes NVML lists on the GPU now, other than this one (the
- * worker, or the caller when not isolated). Nothing when NVML cannot say. */
+ * worker, or the caller when not isolated), and as PID 0 the memory held beyond what the
+ * listed ones hold (processes of another PID namespace, which NVML does not list). Nothing
+ * when NVML cannot say. */
 void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b);
 /* "GPU 0 used by PID 4121 (python3, 38.0 GiB)"; "" when nobody else was seen. */
 void gv_busy_text(const gv_busy *b, char *out, size_t cap);
