@@ -37,6 +37,11 @@ static void add(gv_busy *b, unsigned gpu, const gvnv_process_info *p)
             b->seen[b->n].name[strcspn(b->seen[b->n].name, "\n")] = '\0';
         fclose(f);
     }
+    /* MPS's server (nvidia-cuda-mps-server, its comm cut to 15 characters) holds the contexts
+     * of its clients, this one's among them, and NVML lists each client on its own: with the
+     * MPS daemon running and nobody else on an H100, it left every figure "not judged". */
+    if (!strcmp(b->seen[b->n].name, "nvidia-cuda-mps"))
+        return;
     b->n++;
 }
 

@@ -1,6 +1,12 @@
 /* The active tests over the fake libcuda, cuBLASLt and cuDNN: verdicts and figures per
  * scenario, and refusals of bad input. */
+#define _GNU_SOURCE /* usleep */
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +80,76 @@ static void own_matmul_catches_corruption(void **state)
     assert_non_null(strstr(c.remediation, "drain"));
     gv_report_free(r);
     gv_ctx_destroy(ctx);
+}
+
+/* A GEMM at 500 TFLOPS (a WARN when judged) beside a process named `name` that NVML lists. */
+static gv_check_result gemm_beside(const char *name)
+{
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        prctl(PR_SET_NAME, name);
+        pause();
+        _exit(0);
+    }
+    char comm[64] = "", path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)child);
+    for (int i = 0; i < 1000 && strncmp(comm, name, 15); i++) { /* until it has its name */
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f))
+                comm[0] = '\0';
+            fclose(f);
+        }
+        usleep(1000);
+    }
+    char text[4096], scenario[PATH_MAX];
+    FILE *in = fopen(fixture("scenarios/h100x1-slow.conf"), "r");
+    assert_non_null(in);
+    size_t n = fread(text, 1, sizeof text - 64, in);
+    fclose(in);
+    text[n] = '\0';
+    while (n && text[n - 1] == '\n')
+        text[--n] = '\0';
+    snprintf(text + n, sizeof text - n, "; procs=%d:66\n", (int)child); /* on the gpu line */
+    snprintf(scenario, sizeof scenario, "/tmp/gv-mps-%d.conf", (int)getpid());
+    FILE *out = fopen(scenario, "w");
+    assert_non_null(out);
+    fputs(text, out);
+    fclose(out);
+    setenv("GV_FAKE_SCENARIO", scenario, 1);
+    char root[PATH_MAX];
+    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.sysroot = root;
+    co.library_dir = fakelib();
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "gemm.fp16";
+    o.gemm_size = 32;
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_check_result c = result_of(r, "gemm.fp16", "gpu0");
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+    unlink(scenario);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    return c;
+}
+
+/* MPS's server holds its clients' contexts, this one's too: not a tenant. Any other process
+ * NVML lists is. */
+static void mps_server_is_not_a_tenant(void **state)
+{
+    (void)state;
+    gv_check_result c = gemm_beside("nvidia-cuda-mps");
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_null(strstr(c.message, "used by PID"));
+    c = gemm_beside("python3");
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "(python3, 0.1 GiB)"));
 }
 
 static void gemm_slow_warns_then_fails_by_policy(void **state)
@@ -595,6 +671,7 @@ int main(void)
         cmocka_unit_test(gemm_silent_corruption_fails),
         cmocka_unit_test(own_matmul_catches_corruption),
         cmocka_unit_test(gemm_slow_warns_then_fails_by_policy),
+        cmocka_unit_test(mps_server_is_not_a_tenant),
         cmocka_unit_test(gemm_on_a_mig_instance_is_judged_against_its_share),
         cmocka_unit_test(gemm_fp8_needs_ada_or_hopper),
         cmocka_unit_test(cublas_newer_than_the_driver_fails_with_the_fix),
