@@ -74,16 +74,22 @@ int gv_worker_find(const gv_ctx *ctx, gv_worker_place *w)
     return candidate(w, path);
 }
 
-/* Variables the worker keeps: the NVIDIA libraries' own, the loader's, the locale and temp
- * directory, gpuverify's and the test fakes' (GV_), hwloc's, and the sanitizers'. */
+/* Variables the worker keeps: those that say which GPUs this process may use and how it reaches
+ * them (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, MPS's pipe and limits), NCCL's (the site's
+ * fabric settings, which nccl.* judge), the loader's, the locale and temp directory,
+ * gpuverify's and the test fakes' (GV_), hwloc's, and the sanitizers'. Not those that change
+ * what CUDA, cuBLAS or cuDNN do (NVIDIA_TF32_OVERRIDE=0, CUDA_FORCE_PTX_JIT=1,
+ * CUDA_LAUNCH_BLOCKING=1, CUBLAS*, CUDNN*): a job's or a debugging session's setting is not
+ * the hardware's. Inherited on an H100, the first made gemm.tf32 FAIL at 11% of its peak and
+ * the second every gemm.* and cudnn.conv FAIL (cublasLtCreate: CUBLAS_STATUS_INTERNAL_ERROR). */
 static int kept(const char *entry)
 {
-    static const char *const prefixes[] = {"CUDA_",
-                                           "NVIDIA_",
+    static const char *const prefixes[] = {"CUDA_VISIBLE_DEVICES=",
+                                           "CUDA_DEVICE_ORDER=",
+                                           "CUDA_MPS_",
+                                           "CUDA_CACHE_PATH=",
                                            "NCCL_",
                                            "NVML_",
-                                           "CUBLAS",
-                                           "CUDNN",
                                            "LD_LIBRARY_PATH=",
                                            "PATH=",
                                            "HOME=",

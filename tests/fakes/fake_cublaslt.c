@@ -40,6 +40,10 @@ size_t cublasLtGetCudartVersion(void)
 
 gvbl_status cublasLtCreate(gvbl_handle *handle)
 {
+    /* As the real one did on an H100 with CUDA_FORCE_PTX_JIT=1 inherited. */
+    const char *jit = getenv("CUDA_FORCE_PTX_JIT");
+    if (jit && !strcmp(jit, "1"))
+        return GVBL_STATUS_INTERNAL_ERROR;
     *handle = (gvbl_handle)malloc(1);
     return *handle ? GVBL_STATUS_SUCCESS : GVBL_STATUS_ALLOC_FAILED;
 }
@@ -218,11 +222,14 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
             memcpy((unsigned char *)d + (j * (uint64_t)d_layout->ld + i) * out_size, &bits,
                    out_size);
         }
-    /* gemm_tflops is the 16-bit rate; the others in Hopper's proportions. */
-    double rate = g->gemm_tflops * (a_layout->type == GVBL_R_8F_E4M3              ? 2.0
-                                    : desc->compute == GVBL_COMPUTE_32F_FAST_TF32 ? 0.5
-                                    : a_layout->type == GVBL_R_32F                ? 1.0 / 14
-                                                                                  : 1.0);
+    /* gemm_tflops is the 16-bit rate; the others in Hopper's proportions. TF32 runs at the FP32
+     * rate under NVIDIA_TF32_OVERRIDE=0, as the real library does. */
+    const char *tf32 = getenv("NVIDIA_TF32_OVERRIDE");
+    int fast_tf32 = desc->compute == GVBL_COMPUTE_32F_FAST_TF32 && !(tf32 && !strcmp(tf32, "0"));
+    double rate = g->gemm_tflops * (a_layout->type == GVBL_R_8F_E4M3 ? 2.0
+                                    : fast_tf32                      ? 0.5
+                                    : a_layout->type == GVBL_R_32F   ? 1.0 / 14
+                                                                     : 1.0);
     fake_cuda_advance(2.0 * m * n * k / (rate * 1e12));
     return GVBL_STATUS_SUCCESS;
 }

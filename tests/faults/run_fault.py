@@ -52,6 +52,17 @@ CASES = {
         ("gemm.fp16", "gpu0", "SKIP", "not judged: GPU 0 used by processes NVML does not list to "
          "this one (another PID namespace: a container's) holding 9.0 GiB during the test")],
         exit_code=0, sysroot=None, args=["--gemm-size", "32"], wall=30, deadline=SLOW_FAKE),
+    # Variables of the caller's that change what cuBLASLt does are not the worker's: inherited,
+    # NVIDIA_TF32_OVERRIDE=0 made gemm.tf32 run at the FP32 rate and CUDA_FORCE_PTX_JIT=1 made
+    # cublasLtCreate fail on an H100. In the caller's own process they still apply.
+    "caller_env_worker": case("h100x1-compute", "gemm.tf32,gemm.fp16", [
+        ("gemm.tf32", "gpu0", "PASS", "verified"), ("gemm.fp16", "gpu0", "PASS", "verified")],
+        exit_code=0, sysroot=None, args=["--gemm-size", "32"], wall=30, deadline=SLOW_FAKE,
+        env={"NVIDIA_TF32_OVERRIDE": "0", "CUDA_FORCE_PTX_JIT": "1"}),
+    "caller_env_in_process": case("h100x1-compute", "gemm.tf32", [
+        ("gemm.tf32", "gpu0", "FAIL", "cublasLtCreate")], sysroot=None,
+        args=["--gemm-size", "32", "--isolation", "none"], wall=30, deadline=SLOW_FAKE,
+        env={"CUDA_FORCE_PTX_JIT": "1"}),
     # A CUDA call that fails mid-test: that part's row FAILs naming the call.
     "kernel_error": case("fault-kernel-error", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.alloc", "gpu0", "FAIL", "gv_fill_pattern")],
