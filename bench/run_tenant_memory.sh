@@ -1,16 +1,18 @@
 #!/bin/bash
 # gv-check while another process (peer_hog.py: PyTorch allocating until refused, as TensorFlow
-# takes a GPU's memory by default) holds all but LEAVE MiB of the GPU's memory, for LEAVE =
-# 2048, 256 and 0: the quick and the standard level under each; every row other than PASS
-# (and the SKIPs of a one-GPU machine without RDMA) is printed.
-# Usage: bench/run_tenant_memory.sh BINDIR OUTDIR
+# takes a GPU's memory by default) holds all but LEAVE MiB of the GPU's memory, for each LEAVE
+# given (2048 256 0 by default): the quick and the standard level under each; every row other
+# than PASS (and the SKIPs of a one-GPU machine without RDMA) is printed.
+# Usage: bench/run_tenant_memory.sh BINDIR OUTDIR [LEAVE...]
 set -u
 bin=$(cd "$1" && pwd); out=$2
+shift 2
+leaves=${*:-2048 256 0}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
 { date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total --format=csv; } >"$out/env.txt" 2>&1
-for leave in 2048 256 0; do
+for leave in $leaves; do
     python3 "$here/peer_hog.py" 120 $leave >"$out/hog_$leave.txt" 2>&1 &
     hog=$!
     for _ in $(seq 90); do grep -q holding "$out/hog_$leave.txt" 2>/dev/null && break; sleep 1; done

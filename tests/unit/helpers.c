@@ -62,13 +62,18 @@ gv_gemm_opts small_gemm(int dtype)
 
 gv_ctx *scenario_ctx(const char *sysroot, const char *scenario)
 {
+    use_scenario(scenario);
+    return sysroot_ctx(sysroot, scenario != NULL);
+}
+
+gv_ctx *sysroot_ctx(const char *sysroot, int fakes)
+{
     char root[PATH_MAX];
     snprintf(root, sizeof root, "%s", fixture("sysroots/"));
     strncat(root, sysroot, sizeof root - strlen(root) - 1);
-    use_scenario(scenario);
     gv_ctx_opts o = GV_CTX_OPTS_INIT;
     o.sysroot = root;
-    o.library_dir = scenario ? fakelib() : emptylib();
+    o.library_dir = fakes ? fakelib() : emptylib();
     gv_ctx *ctx = NULL;
     assert_int_equal(gv_ctx_create(&o, &ctx), GV_OK);
     return ctx;

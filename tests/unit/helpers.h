@@ -24,6 +24,9 @@ gv_gemm_opts small_gemm(int dtype);
 /* A context over sysroots/<sysroot> with the fake libraries (library_dir) answering from
  * scenarios/<scenario>.conf; scenario NULL = libraries from the empty directory. */
 gv_ctx *scenario_ctx(const char *sysroot, const char *scenario);
+/* A context on the fixture sysroot with the fake libraries (fakes = 1; their scenario is
+ * whatever GV_FAKE_SCENARIO names) or with none (an empty library directory). */
+gv_ctx *sysroot_ctx(const char *sysroot, int fakes);
 /* Every check that judges facts only: the active ones (test_compute.c) need small sizes, the
  * topology ones a topology XML matching the sysroot (test_topology.c). */
 #define GV_TEST_PASSIVE_CHECKS "^cuda,^mem,^gemm,^cudnn,^driver.compat,^topo,^rdma,^gpudirect,^nccl"

@@ -118,13 +118,7 @@ static gv_check_result gemm_beside(const char *name)
     fputs(text, out);
     fclose(out);
     setenv("GV_FAKE_SCENARIO", scenario, 1);
-    char root[PATH_MAX];
-    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
-    gv_ctx_opts co = GV_CTX_OPTS_INIT;
-    co.sysroot = root;
-    co.library_dir = fakelib();
-    gv_ctx *ctx = NULL;
-    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_ctx *ctx = sysroot_ctx("h100-open", 1);
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = "gemm.fp16";
     o.gemm_size = 32;
