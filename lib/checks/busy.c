@@ -157,7 +157,8 @@ void gv_busy_judge_refusal(gv_ctx *ctx, const gv_facts *f, const gv_policy *p, g
 {
     int rule = p ? p->busy : GV_BUSY_SKIP;
     if (rule == GV_BUSY_IGNORE || (row->verdict != GV_FAIL && row->verdict != GV_ERROR) ||
-        !strstr(row->message, "CUDA_ERROR_OUT_OF_MEMORY"))
+        (!strstr(row->message, "CUDA_ERROR_OUT_OF_MEMORY") &&
+         !strstr(row->message, "CUDA_ERROR_DEVICE_UNAVAILABLE")))
         return;
     gv_busy b = {0};
     sample_subject(ctx, f, row->subject, &b);

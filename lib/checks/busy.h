@@ -36,11 +36,12 @@ long long gv_busy_bytes(const gv_busy *b, unsigned gpu);
  * left alone (wrong = 1). */
 void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, int wrong);
 /* A row of a GPU refused for want of its memory (CUDA_ERROR_OUT_OF_MEMORY: a context, an
- * allocation) while other processes hold it: the load, not the GPU, so the busy rule judges
- * it, FAIL or ERROR alike. gv_run passes every row through this as it becomes final (the
- * report's finalize hook), whichever check made it: on an H100 whose memory a job held but for
- * 296 MiB, no context could be made and cuda.init, cuda.copy_all, cuda.p2p and cudnn.version
- * FAILed. A refusal with nobody else on the GPU stays as it was. */
+ * allocation), or because another process has it in exclusive-process mode
+ * (CUDA_ERROR_DEVICE_UNAVAILABLE), while other processes hold it: the load, not the GPU, so
+ * the busy rule judges it, FAIL or ERROR alike. gv_run passes every row through this as it becomes
+ * final (the report's finalize hook), whichever check made it: on an H100 whose memory a job held
+ * but for 296 MiB, no context could be made and cuda.init, cuda.copy_all, cuda.p2p and
+ * cudnn.version FAILed. A refusal with nobody else on the GPU stays as it was. */
 void gv_busy_judge_refusal(gv_ctx *ctx, const gv_facts *f, const gv_policy *p,
                            gv_check_result *row);
 

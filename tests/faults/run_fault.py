@@ -46,6 +46,13 @@ CASES = {
         ("cuda.init", "gpu0", "SKIP", "measured: cuDevicePrimaryCtxRetain on GPU 0: CUDA_ERROR_OUT_OF_MEMORY"),
         ("cuda.matmul", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121")],
         exit_code=0, sysroot=None, args=["--gemm-size", "32"]),
+    # Exclusive-process mode with a job on the GPU: no context for us either; the busy rule
+    # judges it. Refused with nobody there, it stays a FAIL.
+    "exclusive_busy": case("fault-exclusive-busy", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121"),
+        ("cuda.init", "gpu0", "SKIP", "CUDA_ERROR_DEVICE_UNAVAILABLE")], exit_code=0, sysroot=None),
+    "exclusive_nobody": case("fault-exclusive-nobody", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "FAIL", "CUDA_ERROR_DEVICE_UNAVAILABLE")], sysroot=None),
     # A job NVML does not list to this process (another PID namespace: gv-check in a container)
     # shows in the memory all processes hold: its slow figures are not judged either.
     "hidden_tenant": case("h100x1-hidden-tenant", "gemm.fp16", [

@@ -27,6 +27,7 @@ typedef struct gvcu_uuid {
 #define GVCU_ERROR_NOT_INITIALIZED 3
 #define GVCU_ERROR_DEINITIALIZED 4
 #define GVCU_ERROR_STUB_LIBRARY 34
+#define GVCU_ERROR_DEVICE_UNAVAILABLE 46 /* exclusive-process mode: another process has it */
 #define GVCU_ERROR_NO_DEVICE 100
 #define GVCU_ERROR_INVALID_DEVICE 101
 #define GVCU_ERROR_NO_BINARY_FOR_GPU 209
