@@ -5,7 +5,8 @@
  * /dev/nvidia0 this process could not open: NVML counted 0 GPUs, cuInit said no device, and
  * every GPU check took the GPU for one that fell off the bus (FAIL). Such a GPU is set apart
  * here, out of every check's reach; driver.gpu_count counts it and says why it was not tested.
- * A GPU this process may open but NVML does not list stays, and is judged as before. */
+ * A GPU this process may open but NVML does not list stays, and is judged as before; so does
+ * one whose node is absent from a host's /dev. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "backends/nvabi/nvml_abi.h"
 #include "checks/facts_internal.h"
+#include "sys/mounts.h"
 #include "sys/sysroot.h"
 
 /* The reason this process may not use the GPU, into why; 0 when it may (or it is broken). */
@@ -47,15 +49,24 @@ static int not_ours(const gv_facts *f, const gv_gpu_record *r, char *why, size_t
     char node[32];
     snprintf(node, sizeof node, "/dev/nvidia%d", r->minor);
     int fd = gv_sys_open(f->sysroot, node, O_RDWR | O_NONBLOCK);
+    int refused = fd < 0 ? errno : 0;
     if (fd >= 0) {
         close(fd); /* it may: NVML leaving it out is the GPU's fault, judged by gpu.nvml */
         return 0;
     }
-    if (errno != ENOENT && errno != EACCES && errno != EPERM)
+    if (refused != ENOENT && refused != EACCES && refused != EPERM)
         return 0; /* the driver refused it (ENXIO, EIO): the GPU's fault */
-    const char *by = errno == ENOENT  ? "absent (its container was not given it)"
-                     : errno == EPERM ? "refused by this process's cgroup"
-                                      : "its mode refuses this user";
+    /* Absent from a host's /dev (devtmpfs) is the node's fault: no job could open it either.
+     * From a /dev a container runtime made (a tmpfs of the nodes it gives), it was not given. */
+    char fstype[64];
+    gv_errbuf ignored;
+    if (refused == ENOENT &&
+        (gv_mount_fstype(f->sysroot, "/dev", fstype, sizeof fstype, &ignored) != GV_OK ||
+         !strcmp(fstype, "devtmpfs")))
+        return 0;
+    const char *by = refused == ENOENT  ? "absent (its container was not given it)"
+                     : refused == EPERM ? "refused by this process's cgroup"
+                                        : "its mode refuses this user";
     snprintf(why, cap, "%s: %s", node, by);
     return 1;
 }

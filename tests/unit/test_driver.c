@@ -216,6 +216,20 @@ static void gpus_not_given_to_this_process_are_not_failed(void **state)
     gv_report_free(r);
 }
 
+/* A node absent from a host's /dev (devtmpfs) is no container's choice: no job could open the
+ * GPU either, so NVML leaving it out FAILs as before. */
+static void gpu_node_missing_on_a_host_fails(void **state)
+{
+    (void)state;
+    gv_report *r = run_scenario("h100-node-missing", "h100x7");
+    gv_check_result c = result_of(r, "driver.gpu_count", "node");
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "not in NVML: gpu3 0000:5d:00.0"));
+    assert_int_equal(verdict_of(r, "gpu.nvml", "gpu3"), GV_FAIL);
+    assert_int_equal(gpu_of(r, 3).inaccessible, 0);
+    gv_report_free(r);
+}
+
 /* The policy counts the node's GPUs: those not given to this process are still there. */
 static void policy_counts_gpus_not_given(void **state)
 {
@@ -515,6 +529,7 @@ int main(void)
         cmocka_unit_test(pci_sees_eight_nvml_seven),
         cmocka_unit_test(gpus_not_given_to_this_process_are_not_failed),
         cmocka_unit_test(policy_counts_gpus_not_given),
+        cmocka_unit_test(gpu_node_missing_on_a_host_fails),
         cmocka_unit_test(no_gpu_given_is_an_error),
         cmocka_unit_test(cuda_visible_devices_hiding_gpus_is_explained),
         cmocka_unit_test(mig_gpu_is_not_refused),

@@ -9,6 +9,7 @@
 #include "helpers.h"
 #include "gpuverify/gv_driver.h"
 #include "sys/modules.h"
+#include "sys/mounts.h"
 #include "sys/nvidia_proc.h"
 #include "sys/os.h"
 #include "sys/pci.h"
@@ -156,6 +157,20 @@ static void malformed_files(void **state)
     put_file(root, "/proc/driver/nvidia/gpus/0000:18:00.0/information", "IRQ: 5\n");
     assert_int_equal(gv_read_nvidia_gpus(root, &gpus, &n, &err), GV_ERR_PARSE);
     assert_non_null(strstr(err.text, "truncated"));
+    char fstype[32];
+    assert_int_equal(gv_mount_fstype(root, "/dev", fstype, sizeof fstype, &err), GV_ERR_IO);
+    put_file(root, "/proc/self/mountinfo",
+             "22 1 259:2 / / rw - ext4 /dev/nvme0n1p2 rw\n"
+             "23 22 0:5 / /dev rw shared:2 - devtmpfs udev rw\n"
+             "no dash on this line\n"
+             "560 23 0:64 / /dev rw,nosuid - tmpfs tmpfs rw\n"
+             "561 560 0:65 / /dev/shm rw - tmpfs shm rw\n");
+    assert_int_equal(gv_mount_fstype(root, "/dev", fstype, sizeof fstype, &err), GV_OK);
+    assert_string_equal(fstype, "tmpfs"); /* the last mount on /dev */
+    assert_int_equal(gv_mount_fstype(root, "/", fstype, sizeof fstype, &err), GV_OK);
+    assert_string_equal(fstype, "ext4");
+    assert_int_equal(gv_mount_fstype(root, "/sys", fstype, sizeof fstype, &err), GV_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.text, "nothing is mounted at /sys"));
     char buf[16];
     put_file(root, "/big", "0123456789abcdefghijklmnop\n");
     assert_int_equal(gv_sys_read(root, "/big", buf, sizeof buf, &err), GV_ERR_PARSE);
