@@ -17,6 +17,7 @@ rm -rf "$B"; cp -r "$src" "$B"; cp "$here/peer_nvml_count.py" "$B/"; chmod -R a+
 run() { # label, then a command prefix to run each under
     local label=$1; shift
     echo "== $label"
+    "$@" awk '$5 == "/dev" { last = $0 } END { print "/dev: " last }' /proc/self/mountinfo
     "$@" python3 "$B/peer_nvml_count.py"
     local t0=$(date +%s%N)
     "$@" env LD_LIBRARY_PATH="$B" GPUVERIFY_WORKER="$B/gpuverify-worker" "$B/gv-check" --sysroot / --level quick
