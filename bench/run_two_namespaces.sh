@@ -1,0 +1,20 @@
+#!/bin/bash
+# Two gv-check at the standard level at once, each in a PID namespace of its own (two
+# containers, or a container and the host's agent): neither is listed to the other by NVML,
+# so each sees the other only through the memory all processes hold. Three rounds.
+# Needs root and unshare. Usage: bench/run_two_namespaces.sh BINDIR OUTDIR
+set -u
+bin=$(cd "$1" && pwd); out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
+{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$out/env.txt" 2>&1
+for i in 0 1 2; do
+    unshare -p -f --mount-proc "$bin/gv-check" --sysroot / --json --level standard \
+        >"$out/namespace-a_$i.json" 2>>"$out/stderr.txt" &
+    unshare -p -f --mount-proc "$bin/gv-check" --sysroot / --json --level standard \
+        >"$out/namespace-b_$i.json" 2>>"$out/stderr.txt"
+    wait
+done
+python3 "$here/soak_summary.py" "$out" >"$out/summary.md" 2>&1
+cat "$out/summary.md"
