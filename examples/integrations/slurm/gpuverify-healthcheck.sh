@@ -1,7 +1,9 @@
 #!/bin/sh
 # Slurm HealthCheckProgram (slurm.conf: HealthCheckProgram=/usr/local/sbin/gpuverify-healthcheck.sh,
-# HealthCheckInterval=300) or Prolog: runs gv-check and, when a check fails, drains this node with
-# the failing check's one-line message as the reason, so `sinfo -R` says what is wrong.
+# HealthCheckInterval=300, HealthCheckNodeState=IDLE) or Prolog: runs gv-check and, when a check
+# fails, drains this node with the failing check's one-line message as the reason, so `sinfo -R`
+# says what is wrong. Its default checks make a CUDA context and allocate half of each GPU's free
+# memory (cuda.alloc): on nodes where jobs run, give GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl.
 #
 #   GPUVERIFY_CHECKS   checks to run (default: everything but the long GPU benchmarks)
 #   GPUVERIFY_TIMEOUT  seconds before gv-check is killed and the node drained (default 120)
