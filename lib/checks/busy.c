@@ -87,19 +87,35 @@ void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b)
     }
 }
 
+/* 1 in the host's own PID namespace (PROC_PID_INIT_INO), where NVML lists every process: there
+ * memory no listed process holds was left behind by one that ended, not held by a container. */
+static int in_host_pid_namespace(void)
+{
+    char ns[64];
+    ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    if (n <= 0)
+        return 0;
+    ns[n] = '\0';
+    return strcmp(ns, "pid:[4026531836]") == 0;
+}
+
 void gv_busy_text(const gv_busy *b, char *out, size_t cap)
 {
     out[0] = '\0';
     for (size_t i = 0; i < b->n; i++) {
-        char one[128], mem[32] = "";
+        char one[256], mem[32] = "";
         if (b->seen[i].bytes >= 0)
             snprintf(mem, sizeof mem, "%.1f GiB", (double)b->seen[i].bytes / (1 << 30));
         const char *name = b->seen[i].name;
         if (!b->seen[i].pid)
             snprintf(one, sizeof one,
-                     "GPU %u used by processes NVML does not list to this one (another PID "
-                     "namespace: a container's) holding %s",
-                     b->seen[i].gpu, mem);
+                     "GPU %u used by processes NVML does not list to this one (%s) holding %s",
+                     b->seen[i].gpu,
+                     in_host_pid_namespace()
+                         ? "none lives in this, the host's, PID namespace: memory left behind by a "
+                           "process that ended, which a GPU reset frees"
+                         : "another PID namespace: a container's",
+                     mem);
         else
             snprintf(one, sizeof one, "GPU %u used by PID %u%s%s%s%s%s", b->seen[i].gpu,
                      b->seen[i].pid, name[0] || mem[0] ? " (" : "", name,
