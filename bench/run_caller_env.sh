@@ -3,11 +3,8 @@
 # variables a job or a debugging session sets that change what CUDA and cuBLAS do, each alone.
 # Usage: bench/run_caller_env.sh BINDIR OUTDIR
 set -u
-bin=$(cd "$1" && pwd); out=$2
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$out/env.txt" 2>&1
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
 for v in NONE=1 NVIDIA_TF32_OVERRIDE=0 CUDA_FORCE_PTX_JIT=1 CUDA_LAUNCH_BLOCKING=1 CUBLASLT_LOG_LEVEL=5; do
     env "$v" "$bin/gv-check" --sysroot / --json --checks gemm,cuda.copy,cuda.matmul,mem.test,cudnn \
         >"$out/${v%%=*}_0.json" 2>>"$out/stderr.txt"

@@ -6,12 +6,11 @@
 # soak_summary.py tallies every verdict other than PASS. Needs root and unshare for /tmp.
 # Usage: bench/run_host_stress.sh BINDIR OUTDIR [N]
 set -u
-bin=$(cd "$1" && pwd); out=$2; n=${3:-2}
-case $(realpath -m "$out") in /tmp | /tmp/*) echo "OUTDIR must not be under /tmp: the /tmp-full case mounts over it" >&2; exit 2 ;; esac
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; uname -r; nproc; free -g; } >"$out/env.txt" 2>&1
+case $(realpath -m "$2") in /tmp | /tmp/*) echo "OUTDIR must not be under /tmp: the /tmp-full case mounts over it" >&2; exit 2 ;; esac
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
+n=${3:-2}
+{ nproc; free -g; } >>"$out/env.txt" 2>&1
 runs() { # mode, then a prefix to run gv-check under
     local mode=$1; shift
     local i=0; while [ $i -lt "$n" ]; do

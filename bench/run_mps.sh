@@ -3,12 +3,9 @@
 # are untouched; stopped at the end): alone, then beside an MPS client (peer_load.py) using
 # the GPU. Usage: bench/run_mps.sh BINDIR OUTDIR
 set -u
-bin=$(cd "$1" && pwd); out=$2
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
 export CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$out/env.txt" 2>&1
 nvidia-cuda-mps-control -d || { echo "the MPS daemon did not start" >&2; exit 1; }
 trap 'echo quit | nvidia-cuda-mps-control' EXIT
 for level in quick standard; do

@@ -5,11 +5,8 @@
 # processes hold. Also the quick level with nobody else, in and out of the namespace.
 # Needs root and unshare. Usage: bench/run_pid_namespace.sh BINDIR OUTDIR
 set -u
-bin=$(cd "$1" && pwd); out=$2
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$out/env.txt" 2>&1
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
 ns() { unshare -p -f --mount-proc "$@"; }
 check() { "$@" "$bin/gv-check" --sysroot / --json --level standard; }
 check ns >"$out/alone-in-namespace_0.json" 2>>"$out/stderr.txt"

@@ -4,11 +4,9 @@
 # uses the GPU; two gv-check at once. soak_summary.py counts every verdict other than PASS.
 # Usage: bench/run_soak.sh BINDIR OUTDIR [N]
 set -u
-bin=$(cd "$1" && pwd); out=$2; n=${3:-10}
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id,power.limit --format=csv; uname -r; } >"$out/env.txt" 2>&1
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
+n=${3:-10}
 check() { "$bin/gv-check" --sysroot / --json "$@"; }
 i=0; while [ $i -lt "$n" ]; do
     check --level quick >"$out/quick_$i.json" 2>>"$out/stderr.txt"

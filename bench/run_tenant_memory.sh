@@ -5,13 +5,10 @@
 # than PASS (and the SKIPs of a one-GPU machine without RDMA) is printed.
 # Usage: bench/run_tenant_memory.sh BINDIR OUTDIR [LEAVE...]
 set -u
-bin=$(cd "$1" && pwd); out=$2
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
 shift 2
 leaves=${*:-2048 256 0}
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total --format=csv; } >"$out/env.txt" 2>&1
 for leave in $leaves; do
     python3 "$here/peer_hog.py" 120 $leave >"$out/hog_$leave.txt" 2>&1 &
     hog=$!

@@ -4,11 +4,8 @@
 # so each sees the other only through the memory all processes hold. Three rounds.
 # Needs root and unshare. Usage: bench/run_two_namespaces.sh BINDIR OUTDIR
 set -u
-bin=$(cd "$1" && pwd); out=$2
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
-{ date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$out/env.txt" 2>&1
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
 for i in 0 1 2; do
     unshare -p -f --mount-proc "$bin/gv-check" --sysroot / --json --level standard \
         >"$out/namespace-a_$i.json" 2>>"$out/stderr.txt" &

@@ -1,0 +1,12 @@
+# Sourced by the bench/run_*.sh scripts that run gv-check from a build: bench_setup BINDIR OUTDIR
+# sets bin (BINDIR, absolute), out and here (bench/), runs the library and gpuverify-worker from
+# BINDIR, and writes OUTDIR/env.txt: when, which GPUs and driver, which kernel.
+bench_setup() {
+    bin=$(cd "$1" && pwd) || exit 2
+    out=$2
+    here=$(cd "$(dirname "$0")" && pwd)
+    mkdir -p "$out"
+    export LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker
+    { date -u; nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,power.limit \
+        --format=csv; uname -r; } >"$out/env.txt" 2>&1
+}
