@@ -19,8 +19,22 @@
 #include "sys/mounts.h"
 #include "sys/sysroot.h"
 
+/* Whether this process's /dev is one a container runtime made (a tmpfs of the nodes it gives),
+ * read once per gathering: 1 yes, 0 a host's devtmpfs or unknown, -1 not read yet. */
+static int dev_made_by_runtime(const gv_facts *f, int *known)
+{
+    if (*known < 0) {
+        char fstype[64];
+        gv_errbuf ignored;
+        *known = gv_mount_fstype(f->sysroot, "/dev", fstype, sizeof fstype, &ignored) == GV_OK &&
+                 strcmp(fstype, "devtmpfs") != 0;
+    }
+    return *known;
+}
+
 /* The reason this process may not use the GPU, into why; 0 when it may (or it is broken). */
-static int not_ours(const gv_facts *f, const gv_gpu_record *r, char *why, size_t cap)
+static int not_ours(const gv_facts *f, const gv_gpu_record *r, int *dev_by_runtime, char *why,
+                    size_t cap)
 {
     if (r->gpu.nvml_index >= 0) {
         if (r->gpu.nvml_result != GVNV_ERROR_NO_PERMISSION)
@@ -57,12 +71,8 @@ static int not_ours(const gv_facts *f, const gv_gpu_record *r, char *why, size_t
     if (refused != ENOENT && refused != EACCES && refused != EPERM)
         return 0; /* the driver refused it (ENXIO, EIO): the GPU's fault */
     /* Absent from a host's /dev (devtmpfs) is the node's fault: no job could open it either.
-     * From a /dev a container runtime made (a tmpfs of the nodes it gives), it was not given. */
-    char fstype[64];
-    gv_errbuf ignored;
-    if (refused == ENOENT &&
-        (gv_mount_fstype(f->sysroot, "/dev", fstype, sizeof fstype, &ignored) != GV_OK ||
-         !strcmp(fstype, "devtmpfs")))
+     * From a /dev a container runtime made, it was not given. */
+    if (refused == ENOENT && !dev_made_by_runtime(f, dev_by_runtime))
         return 0;
     const char *by = refused == ENOENT  ? "absent (its container was not given it)"
                      : refused == EPERM ? "refused by this process's cgroup"
@@ -74,21 +84,21 @@ static int not_ours(const gv_facts *f, const gv_gpu_record *r, char *why, size_t
 void gv_facts_set_apart(gv_facts *f)
 {
     size_t kept = 0, apart = 0;
-    gv_gpu_record *others = NULL;
-    for (size_t i = 0; i < f->gpu_count; i++) {
+    int dev_by_runtime = -1;
+    gv_gpu_record *others = f->gpu_count ? malloc(f->gpu_count * sizeof *others) : NULL;
+    for (size_t i = 0; i < f->gpu_count && others; i++) {
         gv_gpu_record *r = &f->gpus[i];
-        if (not_ours(f, r, r->not_ours, sizeof r->not_ours)) {
-            gv_gpu_record *grown = realloc(others, (apart + 1) * sizeof *others);
-            if (grown) {
-                others = grown;
-                others[apart++] = *r;
-                continue;
-            }
-            r->not_ours[0] = '\0'; /* out of memory: judged as before */
+        if (not_ours(f, r, &dev_by_runtime, r->not_ours, sizeof r->not_ours)) {
+            others[apart++] = *r;
+            continue;
         }
         if (kept != i)
             f->gpus[kept] = *r;
         kept++;
+    }
+    if (!apart) { /* none set apart, or out of memory: every GPU judged as before */
+        free(others);
+        return;
     }
     f->gpu_count = kept;
     f->others = others;

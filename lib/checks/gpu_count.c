@@ -119,16 +119,21 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
         gv_result_measured(c, f->cuda_count, "GPUs", "%s", measured);
         return;
     }
-    char apart[160] = "";
+    /* "gpu2, gpu3 (gpu2: /dev/nvidia2: absent ...)": the GPUs set apart and the first's reason. */
+    char apart[384] = "", why[256] = "";
     for (size_t i = 0; i < f->other_count; i++) {
         char who[16];
         snprintf(who, sizeof who, "gpu%u", f->others[i].gpu.index);
         gv_append(apart, sizeof apart, ", ", who);
     }
+    if (f->other_count) {
+        snprintf(why, sizeof why, " (gpu%u: %s)", f->others[0].gpu.index, f->others[0].not_ours);
+        gv_append(apart, sizeof apart, "", why);
+    }
     if (k.usable == 0 && f->other_count) {
         c = gv_report_add(r, id, "node", GV_ERROR,
-                          "none of the node's %zu GPU(s) is this process's to test: %s (gpu%u: %s)",
-                          f->other_count, apart, f->others[0].gpu.index, f->others[0].not_ours);
+                          "none of the node's %zu GPU(s) is this process's to test: %s",
+                          f->other_count, apart);
         gv_result_remedy(c, "run gpuverify where the GPUs are given to it: as root on the host, "
                             "or in a container or job given all of them");
         gv_result_measured(c, 0, "GPUs", "%s", measured);
@@ -158,8 +163,7 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
                  "; %d GPU(s) in MIG mode, enumerated by CUDA as MIG instances", k.mig);
     if (c && f->other_count)
         snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
-                 "; %zu GPU(s) not this process's, not tested: %s (gpu%u: %s)", f->other_count,
-                 apart, f->others[0].gpu.index, f->others[0].not_ours);
+                 "; %zu GPU(s) not this process's, not tested: %s", f->other_count, apart);
     if (c && k.excluded)
         snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
                  "; %d GPU(s) excluded by the driver", k.excluded);

@@ -405,8 +405,9 @@ static const char *no_gpu_to_test(const gv_facts *f)
 /* Why a check cannot apply to this node, NULL when it can (enum gv_check_needs). */
 static const char *not_applicable(gv_active_run *run, int needs)
 {
-    if ((needs & GV_NEEDS_GPU) && no_gpu_to_test(run->facts))
-        return no_gpu_to_test(run->facts);
+    const char *no_gpu = (needs & GV_NEEDS_GPU) ? no_gpu_to_test(run->facts) : NULL;
+    if (no_gpu)
+        return no_gpu;
     if ((needs & GV_NEEDS_RDMA_NIC) && !(run->policy && run->policy->require_rdma)) {
         const gv_rdma_report *rdma = gv_active_rdma_report(run);
         if (rdma && !gv_rdma_has_hardware(rdma))

@@ -11,6 +11,12 @@
 #include "core/sizes.h"
 #include "core/util.h"
 
+static int by_index(const void *a, const void *b)
+{
+    uint32_t x = ((const gv_gpu *)a)->index, y = ((const gv_gpu *)b)->index;
+    return (x > y) - (x < y);
+}
+
 gv_report *gv_report_new(const gv_facts *f)
 {
     gv_report *r = calloc(1, sizeof *r);
@@ -28,13 +34,13 @@ gv_report *gv_report_new(const gv_facts *f)
             free(r);
             return NULL;
         }
-        for (size_t i = 0, k = 0; i < n; i++) {
-            int apart = k < f->other_count && (i - k >= f->gpu_count ||
-                                               f->others[k].gpu.index < f->gpus[i - k].gpu.index);
-            r->gpus[i] = apart ? f->others[k].gpu : f->gpus[i - k].gpu;
-            r->gpus[i].inaccessible = apart;
-            k += (size_t)apart;
+        for (size_t i = 0; i < f->gpu_count; i++)
+            r->gpus[i] = f->gpus[i].gpu;
+        for (size_t i = 0; i < f->other_count; i++) {
+            r->gpus[f->gpu_count + i] = f->others[i].gpu;
+            r->gpus[f->gpu_count + i].inaccessible = 1;
         }
+        qsort(r->gpus, n, sizeof *r->gpus, by_index);
         r->gpu_count = n;
     }
     return r;
