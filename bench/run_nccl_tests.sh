@@ -8,7 +8,9 @@
 # Usage: bench/run_nccl_tests.sh BINDIR NCCL_TESTS_SRC OUTDIR [MAX_BYTES]
 #   BINDIR: gv-nccl, bench_nccl_deadline; NCCL_TESTS_SRC: a checkout of NVIDIA/nccl-tests
 #   Environment: ITERS (20), WARMUP (5), ROUNDS (3), OPS ("all_reduce all_gather
-#   reduce_scatter"), MIN_BYTES (8), INPLACE (set: gv-nccl --in-place too). Each round starts with a different one of the three
+#   reduce_scatter"), MIN_BYTES (8), INPLACE (set: gv-nccl --in-place too), IN_PROCESS (0: no
+#   gv-nccl --in-process runs), TORCH (0: no torch.distributed runs), MPI_HOME or MPI_INCLUDE
+#   (where mpicc cannot name Open MPI's headers). Each round starts with a different one of the
 #   single-process runs, so that none always runs first after a pause.
 set -u
 bin=$1; src=$2; out=$3; max=${4:-4294967296}
@@ -16,7 +18,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 n=$(nvidia-smi -L | wc -l)
 export OMPI_MCA_btl=self,vader OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpi_home=$(dirname "$(dirname "$(readlink -f "$(command -v mpicc 2>/dev/null || echo /usr/bin/mpicc)")")")
+# nccl-tests' Makefile wants MPI_HOME/include/mpi.h and MPI_HOME/lib/libmpi.so. Distributions put
+# Open MPI's under lib/<triplet>/openmpi, which mpicc names; a machine with the runtime and no
+# headers (the lent GPU machines) gets a home in $out/mpi_home from MPI_INCLUDE and the runtime's
+# libmpi.so.40. MPI_INCLUDE: mpi.h, mpi-ext.h and mpi_portable_platform.h of an Open MPI 4.1
+# (Debian 12's /usr/lib/x86_64-linux-gnu/openmpi/include; 4.1 keeps one ABI), with
+# OMPI_BUILD_CXX_BINDINGS set to 0 in mpi.h: nvcc compiles nccl-tests as C++, and the C++
+# bindings' headers are not in that copy.
+mpi_home=${MPI_HOME:-}
+if [ -z "$mpi_home" ]; then
+    inc=$(mpicc --showme:incdirs 2>/dev/null | cut -d' ' -f1)
+    if [ -n "$inc" ] && [ -f "$inc/mpi.h" ]; then
+        mpi_home=$(dirname "$inc")
+    elif [ -n "${MPI_INCLUDE:-}" ]; then
+        mpi_home=$(cd "$out" && pwd)/mpi_home
+        mkdir -p "$mpi_home/lib"
+        ln -sfn "$(cd "$MPI_INCLUDE" && pwd)" "$mpi_home/include"
+        ln -sf "$(ldconfig -p | awk '/libmpi\.so\.40 .*x86-64/ {print $NF; exit}')" "$mpi_home/lib/libmpi.so"
+    fi
+fi
 # sm_90 only: the lent GPUs are Hopper, and one architecture builds in a minute, not ten.
 gencode=${NVCC_GENCODE:--gencode=arch=compute_90,code=sm_90}
 ( cd "$src" && make -j16 src.build NCCL_HOME=/usr NVCC_GENCODE="$gencode" >"$out/build_nccl_tests.log" 2>&1 &&
@@ -41,13 +61,14 @@ one() { # which round op: one of the three single-process runs
 }
 for op in ${OPS:-all_reduce all_gather reduce_scatter}; do
     for round in $(seq 1 "${ROUNDS:-3}"); do
-        for k in 0 1 2; do one $(( (k + round - 1) % 3 )) "$round" "$op"; done
+        kinds=$(( ${IN_PROCESS:-1} == 0 ? 2 : 3 ))
+        for k in $(seq 0 $((kinds - 1))); do one $(( (k + round - 1) % kinds )) "$round" "$op"; done
         if [ "$n" -gt 1 ]; then
             mpirun -np "$n" -x LD_LIBRARY_PATH "$src/build/${op}_perf_mpi" $common -g 1 >"$out/ntmpi_${op}_$round.txt" 2>&1
             mpirun -np "$n" -x LD_LIBRARY_PATH -x GPUVERIFY_WORKER "$bin/gv-nccl" --op "$op" $common $gvflags --json \
                 >"$out/gvmpi_${op}_$round.json" 2>"$out/gvmpi_${op}_$round.err"
         fi
-        if [ "$op" = all_reduce ]; then
+        if [ "$op" = all_reduce ] && [ "${TORCH:-1}" != 0 ]; then
             python3 -m torch.distributed.run --standalone --nproc_per_node="$n" \
                 "$here/peer_torch_nccl.py" "${MIN_BYTES:-8}" "$max" 2 "${ITERS:-20}" >"$out/torch_${op}_$round.json" 2>"$out/torch_${op}_$round.err"
         fi

@@ -138,7 +138,9 @@ gv_status gv_nccl_wait_streams(nccl_run *n)
 
 /* One collective on every local GPU: in one group when there are several, or sends and
  * receives, as nccl-tests does; one GPU's single call alone, since a group costs a fraction of
- * a microsecond that the smallest sizes show. */
+ * a microsecond that the smallest sizes show. No context is made current per GPU: a call in a
+ * group only records the operation, and the group's launch makes each communicator's device
+ * current itself (NCCL's group.cc), which nccl-tests relies on too. */
 static gv_status enqueue(nccl_run *n, uint64_t count)
 {
     const struct gv_nccl_api *nc = n->nc;
@@ -148,8 +150,6 @@ static gv_status enqueue(nccl_run *n, uint64_t count)
         return gv_nccl_fail(n, "ncclGroupStart", rc, NULL);
     for (uint32_t i = 0; i < n->local; i++) {
         nccl_gpu *g = &n->gpus[i];
-        if (n->local > 1)
-            gv_nccl_use(n, i); /* one GPU's context is current already */
         rc = gv_nccl_one_call(n, g, count);
         if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS) {
             if (grouped)
