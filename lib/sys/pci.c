@@ -112,8 +112,19 @@ static void read_function(const char *root, const char *dir, gv_pci_function *f)
     if (gv_sys_exists(root, rel) &&
         gv_sys_read_line(root, rel, f->local_cpus, sizeof f->local_cpus, &err) != GV_OK)
         snprintf(p, cap, "%s", err.text);
-    /* The port above: the parent directory, when it is a PCI function too. */
+    /* The functions above: the directories of the resolved path that are PCI functions. */
     char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    f->parent_count = 0;
+    for (char *end = strrchr(parent, '/'); end && f->parent_count < GV_PCI_MAX_PARENTS;) {
+        *end = '\0';
+        char *name = strrchr(parent, '/');
+        if (!name || gv_pci_parse_addr(name + 1, &f->parents[f->parent_count]) != 0)
+            break;
+        f->parent_count++;
+        end = name;
+    }
+    /* The port above: the nearest of them, for its link's rate. */
     snprintf(parent, sizeof parent, "%s", dir);
     char *slash = strrchr(parent, '/');
     gv_pci_addr up;

@@ -7,6 +7,7 @@
 #include "core/errbuf.h"
 
 #define GV_PCI_VENDOR_NVIDIA 0x10de
+#define GV_PCI_MAX_PARENTS 8
 
 typedef struct gv_pci_addr {
     unsigned domain, bus, device, function;
@@ -22,6 +23,11 @@ typedef struct gv_pci_function {
     int link_width_current, link_width_max;    /* lanes, -1 unknown */
     double upstream_speed_max;                 /* the port above it, -1 unknown */
     int upstream_width_max;
+    /* The PCI functions above it, nearest first: switch ports and bridges up to the root port
+     * (the host bridge, /sys/devices/pciDDDD:BB, is none). Functions under one of them share
+     * its link. */
+    gv_pci_addr parents[GV_PCI_MAX_PARENTS];
+    size_t parent_count;
     char driver[32];   /* the kernel driver bound to it ("nvidia"), "" when none or unknown */
     char problem[256]; /* a file of this function that could not be read or parsed, "" */
 } gv_pci_function;

@@ -139,8 +139,19 @@ CASES = {
     "copy_all_shared": case("copy-shared-link", "cuda.copy,cuda.copy_all", [
         ("cuda.copy", "gpu2", "PASS", "pinned H2D 50.0 GB/s"),
         ("cuda.copy_all", "node", "WARN",
-         "below 75% of their own rates: H2D gpu2 25.0 of 50.0 GB/s (50%), H2D gpu3 25.0 of 50.0 GB/s (50%), D2H gpu2")],
+         "below 75% of what their PCIe links leave them: H2D gpu2 25.0 of 50.0 GB/s (50%), H2D gpu3 25.0 of 50.0 GB/s (50%), D2H gpu2")],
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # Two GPUs under one switch (sysfs says so) split its uplink by design: half each passes.
+    "copy_all_switch_pair": case("copy-shared-link", "cuda.copy_all", [
+        ("cuda.copy_all", "node", "PASS", "every GPU kept at least 100% of what its PCIe links "
+         "leave it; shared by design: gpu2, gpu3 under 0000:38:00.0 (50% each)")],
+        exit_code=0, sysroot="h100-switch-pair", args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # A third GPU sharing that link, which sysfs does not show: below the designed half, WARN.
+    "copy_all_switch_pair_more": case("copy-shared-three", "cuda.copy_all", [
+        ("cuda.copy_all", "node", "WARN", "H2D gpu2 16.7 of 25.0 GB/s (67%), H2D gpu3 16.7 of 25.0 "
+         "GB/s (67%), H2D gpu4 16.7 of 50.0 GB/s (33%)"),
+        ("cuda.copy_all", "node", "WARN", "links shared by design: gpu2, gpu3 under 0000:38:00.0 (50% each)")],
+        exit_code=0, sysroot="h100-switch-pair", args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     "copy_all_one_gpu": case("h100x1-compute", "cuda.copy_all", [
         ("cuda.copy_all", "node", "SKIP", "one GPU: no link for GPUs to share")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),

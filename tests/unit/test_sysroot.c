@@ -13,7 +13,53 @@
 #include "sys/nvidia_proc.h"
 #include "sys/os.h"
 #include "sys/pci.h"
+#include "sys/pci_share.h"
 #include "sys/sysroot.h"
+
+/* The ports above each GPU from the resolved sysfs path, and the share of a switch's uplink
+ * two GPUs under it leave each other (h100-switch-pair: GPUs 2 and 3 under one switch). */
+static void pci_parents_and_link_share(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", fixture("sysroots/h100-switch-pair"));
+    gv_errbuf err;
+    gv_pci_function *fns = NULL;
+    size_t n = 0;
+    assert_int_equal(gv_pci_nvidia_gpus(dir, &fns, &n, &err), GV_OK);
+    assert_int_equal(n, 8);
+    assert_int_equal(fns[3].parent_count, 3); /* downstream port, upstream port, root port */
+    char bdf[32];
+    gv_pci_format_addr(&fns[3].parents[0], bdf, sizeof bdf);
+    assert_string_equal(bdf, "0000:39:01.0");
+    gv_pci_format_addr(&fns[3].parents[2], bdf, sizeof bdf);
+    assert_string_equal(bdf, "0000:37:01.0");
+    const gv_pci_function *all[8];
+    const char *names[8] = {"gpu0", "gpu1", "gpu2", "gpu3", "gpu4", "gpu5", "gpu6", "gpu7"};
+    for (size_t i = 0; i < 8; i++)
+        all[i] = &fns[i];
+    char why[160];
+    assert_true(gv_pci_link_share(dir, all, names, 8, 0, why, sizeof why) == 1.0);
+    assert_string_equal(why, "");
+    double share = gv_pci_link_share(dir, all, names, 8, 2, why, sizeof why);
+    assert_true(share > 0.499 && share < 0.501);
+    assert_string_equal(why, "gpu2, gpu3 under 0000:38:00.0");
+    /* Only GPU 2 tested: nothing shared with a GPU that is not copying. */
+    assert_true(gv_pci_link_share(dir, all + 2, names + 2, 1, 0, why, sizeof why) == 1.0);
+    /* A GPU whose place is unknown shares nothing; GPU 3 then has its switch to itself. */
+    all[2] = NULL;
+    assert_true(gv_pci_link_share(dir, all, names, 8, 3, why, sizeof why) == 1.0);
+    all[2] = &fns[2];
+    /* A GPU's link rate unknown: the uplink counts as one GPU's, split two ways. */
+    fns[3].link_width_current = -1;
+    share = gv_pci_link_share(dir, all, names, 8, 2, why, sizeof why);
+    assert_true(share > 0.499 && share < 0.501);
+    /* GPU 3 trained at x8: the x16 uplink carries 16 + 8 lanes' worth, two thirds of it each. */
+    fns[3].link_width_current = 8;
+    share = gv_pci_link_share(dir, all, names, 8, 2, why, sizeof why);
+    assert_true(share > 0.666 && share < 0.667);
+    free(fns);
+}
 
 static void nvidia_version_lines(void **state)
 {
@@ -231,7 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nvidia_version_lines),       cmocka_unit_test(fixture_readers),
         cmocka_unit_test(pci_text_parsers),           cmocka_unit_test(malformed_files),
-        cmocka_unit_test(links_stay_inside_the_root),
+        cmocka_unit_test(links_stay_inside_the_root), cmocka_unit_test(pci_parents_and_link_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
