@@ -99,5 +99,8 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out, unsigned optional);
 void gv_facts_free(gv_facts *facts);
 /* The public driver summary of the facts. */
 void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);
+/* Active NVLinks joining two GPUs: direct links, else through NVSwitch (each GPU's switch
+ * links, the fewer of the two, as nvidia-smi counts them); 0 when either is NULL. */
+int gv_nvlinks_between(const gv_gpu_record *a, const gv_gpu_record *b);
 
 #endif

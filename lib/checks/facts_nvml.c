@@ -50,6 +50,25 @@ static void nvlinks(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record
     }
 }
 
+int gv_nvlinks_between(const gv_gpu_record *a, const gv_gpu_record *b)
+{
+    gv_pci_addr addr_b;
+    if (!a || !b || gv_pci_parse_addr(b->gpu.pci_bus_id, &addr_b) != 0)
+        return 0;
+    int direct = 0, switch_a = 0, switch_b = 0;
+    for (int i = 0; i < a->nvlink_count; i++) {
+        const gv_nvlink *l = &a->nvlinks[i];
+        switch_a += l->active && l->to_switch;
+        direct += l->active && !l->to_switch && l->remote_known &&
+                  gv_pci_addr_compare(&l->remote, &addr_b) == 0;
+    }
+    for (int i = 0; i < b->nvlink_count; i++)
+        switch_b += b->nvlinks[i].active && b->nvlinks[i].to_switch;
+    if (direct)
+        return direct;
+    return switch_a < switch_b ? switch_a : switch_b;
+}
+
 static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r,
                    unsigned optional)
 {

@@ -1,7 +1,10 @@
 /* cuda.p2p: copy bandwidth and latency between every ordered pair of the chosen GPUs
- * (gv_p2p_matrix), one row per source GPU. Judged against the node itself: a pair far below
- * the others of its kind (peer access on, or through the host) is the one bad link, and a pair
- * without peer access where the other pairs have it is a route through the CPU. */
+ * (gv_p2p_matrix), one row per source GPU. Judged against the node itself, each pair against
+ * the others of its route (NVLink, one PCIe switch, through the CPU, across NUMA nodes): a pair
+ * far below the others of its route is the one bad link, and a pair without peer access where
+ * the others of its route have it is a route through the CPU. A route the node's design makes
+ * slower, or leaves without peer access (PCIe peers across NUMA nodes, on most hosts), is
+ * judged against its own kind and passes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,36 +16,73 @@
 #include "core/progress.h"
 #include "core/util.h"
 
-#define SLOW_PAIR 0.5 /* of the median of the node's pairs of the same kind */
+#define SLOW_PAIR 0.5 /* of the median of the node's pairs of the same route and access */
+
+/* The way two GPUs are joined, nearest first: NVLink when NVML says so, else the PCIe path
+ * sysfs places them on; PCIe when sysfs cannot say. */
+enum route { ROUTE_NVLINK, ROUTE_SWITCH, ROUTE_CPU, ROUTE_NUMA, ROUTE_PCIE, ROUTES };
+static const char *const route_names[ROUTES] = {
+    "over NVLink", "under one PCIe switch", "through the CPU", "across NUMA nodes", "over PCIe"};
 
 typedef struct p2p_node {
     size_t n;
     char (*subject)[48];
-    const gv_gpu_record **gpu; /* the inventory record of each, NULL unknown */
+    const gv_gpu_record **gpu;   /* the inventory record of each, NULL unknown */
+    const gv_pci_function **pci; /* its place in sysfs, NULL unknown */
     gv_p2p_pair *m;
-    double median_direct, median_host;
-    size_t direct, total;
+    unsigned char *route;     /* enum route of each ordered pair */
+    double median[ROUTES][2]; /* [route][peer access] */
+    size_t count[ROUTES][2];
 } p2p_node;
 
-static void medians(p2p_node *p)
+static int share_a_port(const gv_pci_function *a, const gv_pci_function *b)
 {
-    double *d = calloc(p->n * p->n + 1, sizeof *d), *h = calloc(p->n * p->n + 1, sizeof *h);
-    size_t nd = 0, nh = 0;
-    for (size_t i = 0; d && h && i < p->n; i++)
+    for (size_t h = 0; h < a->parent_count; h++)
+        for (size_t k = 0; k < b->parent_count; k++)
+            if (gv_pci_addr_compare(&a->parents[h], &b->parents[k]) == 0)
+                return 1;
+    return 0;
+}
+
+static enum route route_of(const p2p_node *p, size_t i, size_t j)
+{
+    if (gv_nvlinks_between(p->gpu[i], p->gpu[j]) > 0)
+        return ROUTE_NVLINK;
+    const gv_pci_function *a = p->pci[i], *b = p->pci[j];
+    if (!a || !b)
+        return ROUTE_PCIE;
+    if (share_a_port(a, b))
+        return ROUTE_SWITCH;
+    if (a->numa_node < 0 || b->numa_node < 0)
+        return ROUTE_PCIE;
+    return a->numa_node == b->numa_node ? ROUTE_CPU : ROUTE_NUMA;
+}
+
+/* Each pair's route, and the median rate of every route with and without peer access. */
+static int medians(p2p_node *p)
+{
+    p->route = calloc(p->n * p->n, 1);
+    double *v = calloc(p->n * p->n + 1, sizeof *v);
+    if (!p->route || !v) {
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < p->n; i++)
         for (size_t j = 0; j < p->n; j++)
-            if (i != j) {
-                const gv_p2p_pair *q = &p->m[i * p->n + j];
-                if (q->direct)
-                    d[nd++] = q->gbps;
-                else
-                    h[nh++] = q->gbps;
-            }
-    p->median_direct = nd ? gv_median(d, nd) : 0;
-    p->median_host = nh ? gv_median(h, nh) : 0;
-    p->direct = nd;
-    p->total = nd + nh;
-    free(d);
-    free(h);
+            p->route[i * p->n + j] = i == j ? ROUTE_PCIE : (unsigned char)route_of(p, i, j);
+    for (int r = 0; r < ROUTES; r++)
+        for (int direct = 0; direct < 2; direct++) {
+            size_t k = 0;
+            for (size_t i = 0; i < p->n; i++)
+                for (size_t j = 0; j < p->n; j++)
+                    if (i != j && p->route[i * p->n + j] == r &&
+                        p->m[i * p->n + j].direct == direct)
+                        v[k++] = p->m[i * p->n + j].gbps;
+            p->count[r][direct] = k;
+            p->median[r][direct] = k ? gv_median(v, k) : 0;
+        }
+    free(v);
+    return 0;
 }
 
 /* GB/s per NVLink and direction by generation, from the compute capability: NVLink 2 to 4
@@ -52,23 +92,15 @@ static double nvlink_lane_gbps(int cc_major)
     return cc_major >= 10 ? 50.0 : cc_major >= 7 ? 25.0 : 0;
 }
 
-static int active_links(const gv_gpu_record *g)
-{
-    int n = 0;
-    for (int l = 0; g && l < g->nvlink_count && l < GV_NVLINK_MAX; l++)
-        n += g->nvlinks[l].active;
-    return n;
-}
-
 /* The nominal rate of the route a copy took, one direction: with peer access, the active
- * NVLinks the two GPUs have in common (all of them through NVSwitches) times the lane rate;
- * otherwise, or without NVLink, the narrower PCIe link's raw rate; 0 unknown. `how` names it. */
+ * NVLinks joining the two GPUs times the lane rate; otherwise, or without NVLink, the narrower
+ * PCIe link's raw rate; 0 unknown. `how` names it. */
 static double nominal(const gv_gpu_record *a, const gv_gpu_record *b, int direct, char *how,
                       size_t cap)
 {
     if (!a || !b)
         return 0;
-    int la = active_links(a), lb = active_links(b), links = la < lb ? la : lb;
+    int links = gv_nvlinks_between(a, b);
     double lane = nvlink_lane_gbps(a->gpu.cc_major);
     if (direct && links > 0 && lane > 0) {
         snprintf(how, cap, "NVLink %d x %.0f", links, lane);
@@ -83,30 +115,36 @@ static double nominal(const gv_gpu_record *a, const gv_gpu_record *b, int direct
 
 static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_busy *busy)
 {
-    char all[320] = "", slow[320] = "", host[160] = "";
-    double lo = 0, latency = 0, lo_nominal = 0;
+    char all[320] = "", slow[320] = "", host[160] = "", designed[ROUTES][160] = {{0}};
+    double lo = 0, latency = 0, lo_nominal = 0, lo_median = 0;
     char lo_how[32] = "";
+    size_t direct = 0;
     for (size_t j = 0; j < p->n; j++) {
         if (j == i)
             continue;
         const gv_p2p_pair *q = &p->m[i * p->n + j];
-        char one[80], how[32] = "";
+        int r = p->route[i * p->n + j];
+        double median = p->median[r][q->direct];
+        char one[96], how[32] = "";
         snprintf(one, sizeof one, "%s %.1f", p->subject[j], q->gbps);
         gv_append(all, sizeof all, ", ", one);
         if (lo == 0 || q->gbps < lo) {
             lo = q->gbps;
+            lo_median = median;
             lo_nominal = nominal(p->gpu[i], p->gpu[j], q->direct, how, sizeof how);
             snprintf(lo_how, sizeof lo_how, "%s", how);
         }
         latency += q->latency_us / (double)(p->n - 1);
-        double median = q->direct ? p->median_direct : p->median_host;
+        direct += q->direct != 0;
         if (median > 0 && q->gbps < SLOW_PAIR * median) {
-            snprintf(one, sizeof one, "%s %.1f GB/s (%.0f%% of the node's %.1f)", p->subject[j],
-                     q->gbps, 100 * q->gbps / median, median);
+            snprintf(one, sizeof one, "%s %.1f GB/s (%.0f%% of the node's %.1f %s)", p->subject[j],
+                     q->gbps, 100 * q->gbps / median, median, route_names[r]);
             gv_append(slow, sizeof slow, ", ", one);
         }
-        if (!q->direct && p->direct > 0)
+        if (!q->direct && p->count[r][1] > 0)
             gv_append(host, sizeof host, ", ", p->subject[j]);
+        else if (!q->direct) /* no pair of this route has peer access: the node's design */
+            gv_append(designed[r], sizeof designed[r], ", ", p->subject[j]);
     }
     gv_check_result *c;
     if (slow[0] || host[0]) {
@@ -118,8 +156,15 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
     } else {
         c = gv_report_add(run->report, "cuda.p2p", p->subject[i], GV_PASS,
                           "copies to %s GB/s (%s), %.1f us per small copy", all,
-                          p->direct ? "peer access on" : "through the host", latency);
+                          direct ? "peer access on" : "through the host", latency);
     }
+    for (int r = 0; c && direct && r < ROUTES; r++) /* no peer access by the node's design */
+        if (designed[r][0]) {
+            size_t len = strlen(c->message);
+            snprintf(c->message + len, sizeof c->message - len,
+                     "; through the host, as every pair %s on this node: %s", route_names[r],
+                     designed[r]);
+        }
     if (c && lo_nominal > 0) { /* the fraction of the route's nominal rate, for the record */
         size_t len = strlen(c->message);
         snprintf(c->message + len, sizeof c->message - len,
@@ -127,10 +172,9 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
                  lo_how, lo_nominal);
     }
     gv_result_measured(c, lo, "GB/s", "%.1f GB/s to the slowest peer", lo);
-    if (p->median_direct > 0 || p->median_host > 0)
-        gv_result_expected(c, "the node's pairs", ">= %.0f%% of the median (%.1f GB/s)",
-                           100 * SLOW_PAIR,
-                           p->median_direct > 0 ? p->median_direct : p->median_host);
+    if (lo_median > 0)
+        gv_result_expected(c, "same-route pairs", ">= %.0f%% of their median (%.1f GB/s)",
+                           100 * SLOW_PAIR, lo_median);
     gv_busy_apply(busy, run->policy, c, 0);
 }
 
@@ -142,9 +186,10 @@ void gv_active_p2p(gv_active_run *run)
     gv_session *s = calloc(GV_RUN_MAX_GPUS, sizeof *s);
     gv_session **open = calloc(GV_RUN_MAX_GPUS, sizeof *open);
     p2p_node p = {.subject = calloc(GV_RUN_MAX_GPUS, sizeof *p.subject),
-                  .gpu = calloc(GV_RUN_MAX_GPUS, sizeof *p.gpu)};
+                  .gpu = calloc(GV_RUN_MAX_GPUS, sizeof *p.gpu),
+                  .pci = calloc(GV_RUN_MAX_GPUS, sizeof *p.pci)};
     int *ordinal = calloc(GV_RUN_MAX_GPUS, sizeof *ordinal);
-    if (!s || !open || !p.subject || !p.gpu || !ordinal) {
+    if (!s || !open || !p.subject || !p.gpu || !p.pci || !ordinal) {
         gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
         goto done;
     }
@@ -163,6 +208,7 @@ void gv_active_p2p(gv_active_run *run)
         gv_active_sample_busy(run, o, &busy);
         ordinal[p.n] = o;
         p.gpu[p.n] = gv_active_gpu_record(run->facts, o);
+        p.pci[p.n] = s[p.n].have_pci ? &s[p.n].pci : NULL;
         open[p.n] = &s[p.n];
         p.n++;
     }
@@ -180,9 +226,11 @@ void gv_active_p2p(gv_active_run *run)
         } else {
             for (size_t i = 0; i < p.n; i++)
                 gv_active_sample_busy(run, ordinal[i], &busy);
-            medians(&p);
-            for (size_t i = 0; i < p.n; i++)
-                gpu_row(run, &p, i, &busy);
+            if (medians(&p) != 0)
+                gv_report_add(run->report, "cuda.p2p", "node", GV_ERROR, "out of memory");
+            else
+                for (size_t i = 0; i < p.n; i++)
+                    gpu_row(run, &p, i, &busy);
         }
     }
     for (size_t i = p.n; i-- > 0;) { /* pushed in order: popped in reverse, each made current */
@@ -191,8 +239,10 @@ void gv_active_p2p(gv_active_run *run)
     }
 done:
     free(p.m);
+    free(p.route);
     free(p.subject);
     free(p.gpu);
+    free(p.pci);
     free(ordinal);
     free(open);
     free(s);

@@ -229,27 +229,6 @@ static int device_order(const void *x, const void *y)
     return gv_pci_addr_compare(&a->addr, &b->addr);
 }
 
-/* Active NVLinks joining two GPUs: direct links, else through NVSwitch (each GPU's switch
- * links, the fewer of the two, as nvidia-smi counts them). */
-static int nvlinks_between(const gv_gpu_record *a, const gv_gpu_record *b)
-{
-    gv_pci_addr addr_b;
-    if (!a || !b || gv_pci_parse_addr(b->gpu.pci_bus_id, &addr_b) != 0)
-        return 0;
-    int direct = 0, switch_a = 0, switch_b = 0;
-    for (int i = 0; i < a->nvlink_count; i++) {
-        const gv_nvlink *l = &a->nvlinks[i];
-        switch_a += l->active && l->to_switch;
-        direct += l->active && !l->to_switch && l->remote_known &&
-                  gv_pci_addr_compare(&l->remote, &addr_b) == 0;
-    }
-    for (int i = 0; i < b->nvlink_count; i++)
-        switch_b += b->nvlinks[i].active && b->nvlinks[i].to_switch;
-    if (direct)
-        return direct;
-    return switch_a < switch_b ? switch_a : switch_b;
-}
-
 static void classify(gv_topo *t, const builder *b)
 {
     size_t n = t->count;
@@ -263,7 +242,7 @@ static void classify(gv_topo *t, const builder *b)
                                               : GV_PATH_UNKNOWN;
             l->path = l->pcie_path;
             if (i != j && a->dev.kind == GV_TOPO_GPU && c->dev.kind == GV_TOPO_GPU)
-                l->nvlinks = nvlinks_between(a->facts, c->facts);
+                l->nvlinks = gv_nvlinks_between(a->facts, c->facts);
             if (l->nvlinks > 0)
                 l->path = GV_PATH_NVLINK;
             if (l->path == GV_PATH_NVLINK)

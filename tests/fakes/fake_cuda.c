@@ -479,7 +479,8 @@ static gvcu_result fake_cuDeviceCanAccessPeer(int *can, gvcu_device device, gvcu
     const fake_gpu *a = gpu_of(device), *b = gpu_of(peer);
     if (!a || !b || !can)
         return GVCU_ERROR_INVALID_DEVICE;
-    *can = device != peer && p2p_gbps(a) > 0 && p2p_gbps(b) > 0;
+    *can = device != peer && p2p_gbps(a) > 0 && p2p_gbps(b) > 0 &&
+           (!a->peer_group || !b->peer_group || a->peer_group == b->peer_group);
     return GVCU_SUCCESS;
 }
 

@@ -156,6 +156,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->p2p_gbps = atof(v);
     else if (!strcmp(k, "peer"))
         g->peer = atoi(v);
+    else if (!strcmp(k, "peer_group"))
+        g->peer_group = atoi(v);
     else if (!strcmp(k, "copy_shared"))
         g->copy_shared = atoi(v);
     else if (!strcmp(k, "power_draw_pct"))

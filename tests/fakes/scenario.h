@@ -23,6 +23,7 @@
  *   gpu = ...; hidden_mib=9194   (memory of processes NVML does not list: another PID namespace)
  *   gpu = ...; taken_mib=160   (another process takes 160 MiB after the first allocation)
  *   gpu = ...; p2p_gbps=100   (its peer copies at 100 GB/s; default 25 per active NVLink)
+ *   gpu = ...; peer_group=1   (peer access only with the GPUs of group 1; default: any GPU)
  *   gpu = ...; peer=0   (no peer access to or from it)
  *   gpu = ...; copy_shared=1   (host copies share one link with the other GPUs of group 1:
  *         its rate divides among those holding pinned copy buffers at the time)
@@ -122,13 +123,14 @@ typedef struct fake_gpu {
     /* Another process allocates this much right after the first allocation that succeeds on
      * the GPU (a check started beside another one); cuMemGetInfo then shows less free. */
     unsigned long long taken_mib;
-    double copy_gbps;                /* default 50 */
-    double gemm_tflops;              /* default 700 */
-    int gemm_corrupt;                /* 1: every GEMM output is off by one */
-    int peer;                        /* 0: no peer access to or from it (default 1) */
-    double p2p_gbps;                 /* peer copy rate; 0: 25 GB/s per active NVLink */
-    int copy_shared;                 /* > 0: a link shared with the GPUs of this group number */
-    int power_draw_pct;              /* power NVML reports, percent of the limit; default 98 */
+    double copy_gbps;   /* default 50 */
+    double gemm_tflops; /* default 700 */
+    int gemm_corrupt;   /* 1: every GEMM output is off by one */
+    int peer;           /* 0: no peer access to or from it (default 1) */
+    int peer_group;     /* non-zero: peer access only with GPUs of the same group (a NUMA node's) */
+    double p2p_gbps;    /* peer copy rate; 0: 25 GB/s per active NVLink */
+    int copy_shared;    /* > 0: a link shared with the GPUs of this group number */
+    int power_draw_pct; /* power NVML reports, percent of the limit; default 98 */
     unsigned long long clock_events; /* nvmlClocksEventReason* bits NVML reports; default 0 */
     int slow_timings;                /* the first this many event intervals read twice as long */
     long long gemm_drift_after;      /* > 0: GEMMs after this many on the GPU come out wrong */

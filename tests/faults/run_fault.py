@@ -162,7 +162,7 @@ CASES = {
         ("cuda.p2p", "gpu3", "PASS", "the slowest is 100% of its NVLink 18 x 25 = 450 GB/s nominal")],
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     "p2p_slow_gpu": case("p2p-slow-gpu", "cuda.p2p", [
-        ("cuda.p2p", "gpu0", "WARN", "slow copies to gpu5 100.0 GB/s (22% of the node's 450.0)"),
+        ("cuda.p2p", "gpu0", "WARN", "slow copies to gpu5 100.0 GB/s (22% of the node's 450.0 over NVLink)"),
         ("cuda.p2p", "gpu5", "WARN", "slow copies to gpu0 100.0 GB/s"),
         ("cuda.p2p", "gpu4", "WARN", "gpu5 100.0 GB/s")],
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
@@ -170,6 +170,21 @@ CASES = {
         ("cuda.p2p", "gpu0", "WARN", "no peer access (through the host) to gpu3"),
         ("cuda.p2p", "gpu3", "WARN", "no peer access (through the host) to gpu0, gpu1, gpu2, gpu4"),
         ("cuda.p2p", "gpu1", "WARN", "the slowest is 40% of its PCIe = 63 GB/s nominal")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # PCIe GPUs with peer access only within their NUMA node, as most two-socket hosts allow:
+    # the pairs across go through the host by design, judged against their own kind.
+    "p2p_numa_peers": case("pcie-numa-peers", "cuda.p2p", [
+        ("cuda.p2p", "gpu0", "PASS", "copies to gpu1 50.0, gpu2 50.0, gpu3 50.0, gpu4 25.0"),
+        ("cuda.p2p", "gpu0", "PASS", "(peer access on)"),
+        ("cuda.p2p", "gpu0", "PASS", "through the host, as every pair across NUMA nodes on this "
+         "node: gpu4, gpu5, gpu6, gpu7"),
+        ("cuda.p2p", "gpu7", "PASS", "through the host, as every pair across NUMA nodes on this "
+         "node: gpu0, gpu1, gpu2, gpu3")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # The same node with one pair inside a NUMA node refusing peer access: that one WARNs.
+    "p2p_numa_peers_one_refused": case("pcie-numa-peers-one-refused", "cuda.p2p", [
+        ("cuda.p2p", "gpu0", "WARN", "no peer access (through the host) to gpu3"),
+        ("cuda.p2p", "gpu4", "PASS", "through the host, as every pair across NUMA nodes")],
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     "p2p_one_gpu": case("h100x1-compute", "cuda.p2p", [
         ("cuda.p2p", "node", "SKIP", "one GPU: no pair to copy between")],
