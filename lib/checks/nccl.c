@@ -54,18 +54,47 @@ static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
             gv_report_add(run->report, ids[i], "node", verdict, "%s", why);
 }
 
-/* The run's GPUs with an active NVLink (to another GPU or an NVSwitch). */
-static int nvlinked_gpus(const gv_active_run *run, const gv_nccl_opts *o)
+/* Whether NVLink joins the GPUs of ranks a and b (rank i is o->gpus[i]: one process). */
+static int joined(const gv_active_run *run, const gv_nccl_opts *o, int a, int b)
 {
-    int count = 0;
-    for (uint32_t i = 0; i < o->gpu_count; i++) {
-        const gv_gpu_record *g = gv_active_gpu_record(run->facts, (int)o->gpus[i]);
-        int linked = 0;
-        for (int l = 0; g && l < g->nvlink_count && l < GV_NVLINK_MAX; l++)
-            linked |= g->nvlinks[l].active;
-        count += linked;
+    if (a < 0 || b < 0 || a >= (int)o->gpu_count || b >= (int)o->gpu_count)
+        return 0;
+    return gv_nvlinks_between(gv_active_gpu_record(run->facts, (int)o->gpus[a]),
+                              gv_active_gpu_record(run->facts, (int)o->gpus[b])) > 0;
+}
+
+/* Whether NVLink joins every pair of the run's GPUs (NVSwitch, or two bridged GPUs). */
+static int all_joined(const gv_active_run *run, const gv_nccl_opts *o)
+{
+    for (int a = 0; a < (int)o->gpu_count; a++)
+        for (int b = a + 1; b < (int)o->gpu_count; b++)
+            if (!joined(run, o, a, b))
+                return 0;
+    return 1;
+}
+
+/* The connections in transports ("0->1 SHM/direct/direct; 1->2 P2P/CUMEM/read; ...", those off
+ * P2P listed first) through SHM or the network between GPUs NVLink joins: how many are
+ * listed, and the first in `first`. A node whose design joins only some pairs (NVLink bridges
+ * between two GPUs) has others on SHM by design: only a joined pair off P2P is a fault. */
+static unsigned joined_off_p2p(const gv_active_run *run, const gv_nccl_opts *o,
+                               const char *transports, char *first, size_t cap)
+{
+    unsigned n = 0;
+    first[0] = '\0';
+    for (const char *at = transports; *at;) {
+        size_t len = strcspn(at, ";");
+        int from, to, used = 0;
+        char via[48] = "";
+        if (sscanf(at, " %d->%d %47[^;]%n", &from, &to, via, &used) == 3 &&
+            (!strncmp(via, "SHM", 3) || !strncmp(via, "NET/", 4)) && joined(run, o, from, to)) {
+            if (!n++)
+                snprintf(first, cap, "%d->%d %s", from, to, via);
+        }
+        at += len;
+        at += *at == ';';
     }
-    return count;
+    return n;
 }
 
 /* The first connection of transports ("0->1 SHM/direct/direct; ...") through `kind`. */
@@ -113,17 +142,19 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
                       (int)r->nranks, r->version);
         return;
     }
-    int linked = nvlinked_gpus(run, o);
     char first[96], port[96];
+    unsigned off = joined_off_p2p(run, o, r->transports, first, sizeof first);
+    /* Every pair joined: every connection off P2P is one of them, listed or not. */
+    if (off && all_joined(run, o))
+        off = r->via_shm + r->via_net;
     active_rdma_port(run, port, sizeof port);
     gv_check_result *c;
-    if (linked == (int)o->gpu_count && (r->via_shm || r->via_net)) {
-        first_through(r->transports, r->via_shm ? "SHM" : "NET/", first, sizeof first);
+    if (off) {
         c = gv_report_add(run->report, "nccl.transport", "node", GV_FAIL,
                           "%u of %u connections between GPUs joined by NVLink go through %s, not "
                           "P2P (%s); NCCL settings: %s",
-                          r->via_shm + r->via_net, total,
-                          r->via_shm ? "host memory (SHM)" : "the network", first, r->settings);
+                          off, total, strstr(first, " SHM") ? "host memory (SHM)" : "the network",
+                          first, r->settings);
         gv_result_remedy(c, "remove the setting that turns P2P off (NCCL_P2P_DISABLE, "
                             "NCCL_P2P_LEVEL); with none set, check peer access (cuda.p2p), "
                             "ACS/IOMMU and the container's IPC namespace");

@@ -78,12 +78,24 @@ static void add_link(nccl_links *ls, gv_nccl_result *r, int from, int to, const 
         r->via_socket += !strncmp(via + 4, "Socket", 6);
     } else if (!strncmp(via, "COLLNET", 7))
         r->via_collnet++;
-    char one[80];
-    if (to < 0) /* CollNet: to the network's own reduction */
-        snprintf(one, sizeof one, "%d->network %s", from, via);
-    else
-        snprintf(one, sizeof one, "%d->%d %s", from, to, via);
-    gv_append(r->transports, sizeof r->transports, "; ", one);
+}
+
+/* The connections as text, those not through P2P first: when they do not all fit, the ones a
+ * check judges (SHM, the network) are the ones kept. */
+static void list_links(const nccl_links *ls, gv_nccl_result *r)
+{
+    for (int p2p = 0; p2p < 2; p2p++)
+        for (size_t i = 0; i < ls->n; i++) {
+            const nccl_link *k = &ls->l[i];
+            if ((strncmp(k->via, "P2P", 3) == 0) != p2p)
+                continue;
+            char one[80];
+            if (k->to < 0) /* CollNet: to the network's own reduction */
+                snprintf(one, sizeof one, "%d->network %s", k->from, k->via);
+            else
+                snprintf(one, sizeof one, "%d->%d %s", k->from, k->to, k->via);
+            gv_append(r->transports, sizeof r->transports, "; ", one);
+        }
 }
 
 /* The first word after "via " (its options after a space dropped: "P2P/IPC/read"). */
@@ -133,6 +145,8 @@ void gv_nccl_log_parse(const char *text, gv_nccl_result *r)
             take(ls, r, m + 11);
         line = end ? end + 1 : NULL;
     }
+    if (ls)
+        list_links(ls, r);
     free(ls);
 }
 

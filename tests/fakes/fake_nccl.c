@@ -293,6 +293,14 @@ static int distinct_comms(const queued_op *ops, int n, gvnc_comm *out)
     return k;
 }
 
+/* The scenario's transport between two ranks: across pairs (0-1, 2-3, ...) its own when set. */
+static const char *transport_to(int rank, int peer)
+{
+    return sc.nccl_transport_across_pairs[0] && rank / 2 != peer / 2
+               ? sc.nccl_transport_across_pairs
+               : sc.nccl_transport;
+}
+
 /* With NCCL_DEBUG=INFO, what NCCL logs when a rank first connects to its ring neighbours (it
  * connects at the first collective): the scenario's transport, in NCCL's own line format, to
  * NCCL_DEBUG_FILE or else stdout, as NCCL does. */
@@ -310,9 +318,9 @@ static void log_connections(gvnc_comm c)
         fprintf(f, "%s [%d] NCCL INFO Using network %s\n", head, c->rank, sc.nccl_network);
     for (int ch = 0; ch < 2; ch++) {
         fprintf(f, "%s [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via %s\n", head, c->rank,
-                ch, c->rank, c->rank, next, next, sc.nccl_transport);
+                ch, c->rank, c->rank, next, next, transport_to(c->rank, next));
         fprintf(f, "%s [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via %s\n", head, c->rank,
-                ch, c->rank, c->rank, prev, prev, sc.nccl_transport);
+                ch, c->rank, c->rank, prev, prev, transport_to(c->rank, prev));
     }
     if (f != stdout)
         fclose(f);

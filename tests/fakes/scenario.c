@@ -368,6 +368,8 @@ int fake_scenario_load(fake_scenario *s)
             sscanf(v, "%d-%d", &s->nccl_slow_link[0], &s->nccl_slow_link[1]);
         else if (!strcmp(k, "nccl_transport"))
             copy(s->nccl_transport, sizeof s->nccl_transport, v);
+        else if (!strcmp(k, "nccl_transport_across_pairs"))
+            copy(s->nccl_transport_across_pairs, sizeof s->nccl_transport_across_pairs, v);
         else if (!strcmp(k, "nccl_network"))
             copy(s->nccl_network, sizeof s->nccl_network, v);
         else if (!strcmp(k, "nccl_busbw_gbps"))

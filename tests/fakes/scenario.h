@@ -17,6 +17,7 @@
  *                | hang (collectives never complete until aborted) | crash (SIGSEGV)
  *                | host_hang (a collective never leaves NCCL's host code: blocking calls hang)
  *   nccl_transport = P2P/CUMEM/read    nccl_network = IB   (what NCCL_DEBUG=INFO logs)
+ *   nccl_transport_across_pairs = SHM/direct/direct   (between ranks 0-1, 2-3, ... and others)
  *   nccl_slow_link = 1-2   (sends between ranks 1 and 2 take 50 us + 0.1 GB/s, not 20 us + 2 GB/s)
  *
  *   gpu = ...; procs=4121:38912/4122:1024   (other processes on the GPU: pid:MiB, for NVML)
@@ -178,9 +179,11 @@ typedef struct fake_scenario {
     int nccl_version;        /* ncclGetVersion, default 22809 */
     char nccl_fault[16];     /* "", "none", "wrong_sum", "hang", "crash", "host_hang" */
     char nccl_transport[48]; /* what its INFO log says connects the ranks: "P2P/CUMEM/read" */
-    char nccl_network[16];   /* its "Using network": "IB" */
-    int nccl_slow_link[2];   /* ranks whose sends crawl (50 us + 0.1 GB/s, not 20 us + 2 GB/s) */
-    double nccl_busbw_gbps;  /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
+    /* between ranks of different pairs (0-1, 2-3, ...), where set: NVLink-bridged pairs */
+    char nccl_transport_across_pairs[48];
+    char nccl_network[16];  /* its "Using network": "IB" */
+    int nccl_slow_link[2];  /* ranks whose sends crawl (50 us + 0.1 GB/s, not 20 us + 2 GB/s) */
+    double nccl_busbw_gbps; /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];
     int ib_count;

@@ -456,9 +456,10 @@ static void nccls_log_says_which_transport_each_connection_took(void **state)
     assert_int_equal(r.via_collnet, 1); /* the WARN line is not NCCL's account of a connection */
     assert_int_equal(r.nvls, 1);
     assert_string_equal(r.network, "IB");
-    assert_string_equal(r.transports, "0->1 P2P/CUMEM/read; 1->0 P2P/CUMEM/read; 1->2 "
-                                      "SHM/direct/direct; 3->2 NET/IB/0/GDRDMA; 2->3 "
-                                      "NET/Socket/1; 2->network COLLNET/SHARP/0/GDRDMA");
+    /* Those off P2P first: a long list is cut, and they are the ones a check judges. */
+    assert_string_equal(r.transports, "1->2 SHM/direct/direct; 3->2 NET/IB/0/GDRDMA; 2->3 "
+                                      "NET/Socket/1; 2->network COLLNET/SHARP/0/GDRDMA; 0->1 "
+                                      "P2P/CUMEM/read; 1->0 P2P/CUMEM/read");
     /* A real log: NCCL 2.28.3 on one H200, one rank (no connection; sockets, no IB device). */
     char path[4096];
     snprintf(path, sizeof path, "%s/nccl/nccl-2.28.3-h200-one-rank.log",
@@ -511,6 +512,19 @@ static void the_transport_check_fails_nvlink_gpus_on_shm_and_sockets_beside_acti
                                         "SHM/direct/direct)"));
     assert_non_null(strstr(shm.message, "NCCL_P2P_DISABLE=1 (environment)"));
     assert_non_null(strstr(shm.remediation, "NCCL_P2P_DISABLE"));
+
+    /* NVLink bridges joining GPUs in pairs: the other pairs on SHM are the node's design, a
+     * bridged pair on SHM is not. */
+    gv_check_result pairs = transport_row("h100-open", "h100x8-nvl-pairs", GV_ISOLATION_PROCESS);
+    assert_int_equal(pairs.verdict, GV_PASS);
+    assert_non_null(strstr(pairs.message, "16 connections: 8 P2P, 8 SHM"));
+    assert_non_null(strstr(pairs.message, "1->2 SHM/direct/direct"));
+    gv_check_result bridged =
+        transport_row("h100-open", "h100x8-nvl-pairs-shm", GV_ISOLATION_PROCESS);
+    assert_int_equal(bridged.verdict, GV_FAIL);
+    assert_non_null(strstr(bridged.message, "connections between GPUs joined by NVLink go "
+                                            "through host memory (SHM), not P2P (0->1 "
+                                            "SHM/direct/direct)"));
 
     /* Without NVLink, sockets are NCCL's choice to make, unless an RDMA port is ACTIVE. */
     gv_check_result pcie =
