@@ -15,7 +15,11 @@
 #define SERIES_MAX 3000  /* samples per GPU in the report: a burn of hours gets longer intervals */
 #define POWER_HELD 0.95  /* of the enforced limit: a GPU at full tensor load reaches it */
 #define POWER_CAP 0x4ull /* nvmlClocksEventReasonSwPowerCap: the GPU held at its limit */
+#define CLOCK_TOP 0.97   /* of the maximum SM clock: the GPU ran as fast as it can */
 
+/* stress.power: whether the GPU drew its power limit under the load, or ran at its maximum
+ * clock without needing it (a GPU the load does not make power-limited is not faulty: only
+ * one held below both its limit and its top clock is). */
 static void power_row(gv_active_run *run, const char *subject, const gv_stress_gpu *g)
 {
     gv_check_result *c;
@@ -32,16 +36,26 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
     double share = g->power_mean_w / g->power_limit_w;
     int capped = (g->clock_event_reasons & POWER_CAP) != 0;
     int held = share >= POWER_HELD;
-    c = gv_report_add(run->report, "stress.power", subject, held ? GV_PASS : GV_WARN,
+    const gv_gpu_record *rec = gv_active_gpu_record(run->facts, g->cuda_index);
+    double top = rec ? rec->gpu.max_sm_clock_mhz : 0;
+    int at_top = !held && !capped && top > 0 && g->sm_clock_mean_mhz >= CLOCK_TOP * top;
+    char tail[64] = "";
+    if (capped)
+        snprintf(tail, sizeof tail, "; clocks held back by the power cap");
+    else if (at_top)
+        snprintf(tail, sizeof tail, "; its top SM clock is %.0f MHz", top);
+    c = gv_report_add(run->report, "stress.power", subject, held || at_top ? GV_PASS : GV_WARN,
                       "%s %.0f W mean (%.0f%% of the %.0f W limit), %.0f W peak, at %.0f MHz "
                       "mean (min %.0f) and up to %.0f C%s",
-                      held ? "held" : "did not reach its limit:", g->power_mean_w, 100 * share,
-                      g->power_limit_w, g->power_max_w, g->sm_clock_mean_mhz, g->sm_clock_min_mhz,
-                      g->temperature_max_c, capped ? "; clocks held back by the power cap" : "");
+                      held     ? "held"
+                      : at_top ? "ran at its top clock below its limit (not power-limited):"
+                               : "did not reach its limit:",
+                      g->power_mean_w, 100 * share, g->power_limit_w, g->power_max_w,
+                      g->sm_clock_mean_mhz, g->sm_clock_min_mhz, g->temperature_max_c, tail);
     gv_result_measured(c, g->power_mean_w, "W", "%.0f W", g->power_mean_w);
     gv_result_expected(c, "NVML limit", ">= %.0f W (%.0f%% of %.0f)", POWER_HELD * g->power_limit_w,
                        100 * POWER_HELD, g->power_limit_w);
-    if (!held)
+    if (!held && !at_top)
         gv_result_remedy(c, "check the power supply and cabling, the power limit "
                             "(nvidia-smi -q -d POWER) and whether clocks are locked");
 }

@@ -303,14 +303,14 @@ gvnv_return nvmlDeviceGetHandleByPciBusId_v2(const char *bus_id, gvnv_device *de
     return GVNV_ERROR_NOT_FOUND;
 }
 
-/* A busy GPU: the SM clock at its maximum, drawing 90% of its power limit, nothing held back. */
+/* A busy GPU: the SM clock at its maximum (or the scenario's), drawing its power_draw_pct. */
 gvnv_return nvmlDeviceGetClockInfo(gvnv_device device, gvnv_clock_type type,
                                    unsigned int *clock_mhz)
 {
     DEVICE_OR_RETURN(g, device);
     if (type != GVNV_CLOCK_SM)
         return GVNV_ERROR_NOT_SUPPORTED;
-    *clock_mhz = (unsigned)g->max_sm_clock;
+    *clock_mhz = (unsigned)(g->sm_clock ? g->sm_clock : g->max_sm_clock);
     return GVNV_SUCCESS;
 }
 
