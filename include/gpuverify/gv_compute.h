@@ -178,7 +178,9 @@ typedef struct gv_gemm_opts {
     uint32_t algo_candidates; /* heuristic candidates timed, default 16 (1..64) */
     uint32_t verify_samples;  /* output elements checked on the host, default 64 */
     uint32_t reserved0;
-    double warn_fraction; /* of the dense peak, default 0.60 */
+    double warn_fraction; /* of the dense peak, default 0.60; a GPU the power cap held (and
+                           * nothing in the hardware) is judged against the peak at the SM
+                           * clock it ran, when below this at the peak's clock */
     double fail_fraction; /* default 0.40 */
     uint64_t seed;        /* of the random inputs */
 } gv_gemm_opts;

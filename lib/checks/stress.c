@@ -8,14 +8,14 @@
 
 #include "checks/active.h"
 #include "checks/busy.h"
+#include "compute/telemetry.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "gpuverify/gv_compute.h"
 
-#define SERIES_MAX 3000  /* samples per GPU in the report: a burn of hours gets longer intervals */
-#define POWER_HELD 0.95  /* of the enforced limit: a GPU at full tensor load reaches it */
-#define POWER_CAP 0x4ull /* nvmlClocksEventReasonSwPowerCap: the GPU held at its limit */
-#define CLOCK_TOP 0.97   /* of the maximum SM clock: the GPU ran as fast as it can */
+#define SERIES_MAX 3000 /* samples per GPU in the report: a burn of hours gets longer intervals */
+#define POWER_HELD 0.95 /* of the enforced limit: a GPU at full tensor load reaches it */
+#define CLOCK_TOP 0.97  /* of the maximum SM clock: the GPU ran as fast as it can */
 
 /* stress.power: whether the GPU drew its power limit under the load, or ran at its maximum
  * clock without needing it (a GPU the load does not make power-limited is not faulty: only
@@ -34,7 +34,7 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
         return;
     }
     double share = g->power_mean_w / g->power_limit_w;
-    int capped = (g->clock_event_reasons & POWER_CAP) != 0;
+    int capped = (g->clock_event_reasons & GV_CLOCK_EVENT_POWER_CAP) != 0;
     int held = share >= POWER_HELD;
     const gv_gpu_record *rec = gv_active_gpu_record(run->facts, g->cuda_index);
     double top = rec ? rec->gpu.max_sm_clock_mhz : 0;

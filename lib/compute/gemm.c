@@ -172,12 +172,28 @@ static void judge(const gv_gemm_run *g, gv_gemm_result *r)
     size_t used = n > 0 ? (size_t)n : 0;
     if (r->peak_tflops > 0) {
         r->fraction_of_peak = r->tflops_median / r->peak_tflops;
-        r->verdict = r->fraction_of_peak < g->o.fail_fraction   ? GV_FAIL
-                     : r->fraction_of_peak < g->o.warn_fraction ? GV_WARN
-                                                                : GV_PASS;
+        /* Held at its power limit, a GPU runs the clock its power allows (a part or a limit
+         * built for less power than the datasheet's clock needs): below the thresholds at the
+         * peak's clock, it is judged at the clock it ran, and only slow at that clock is it a
+         * finding. Not when the hardware cut the clocks (thermal, power brake). */
+        double at_clock = 0;
+        uint64_t why = r->clock_event_reasons;
+        if ((why & GV_CLOCK_EVENT_POWER_CAP) && !(why & GV_CLOCK_EVENTS_PROTECTIVE) &&
+            r->sm_clock_mean_mhz > 0 && r->sm_clock_mean_mhz < g->s.max_sm_clock_mhz &&
+            r->fraction_of_peak < g->o.warn_fraction)
+            at_clock = r->fraction_of_peak * g->s.max_sm_clock_mhz / r->sm_clock_mean_mhz;
+        double judged = fmax(r->fraction_of_peak, at_clock);
+        r->verdict = judged < g->o.fail_fraction   ? GV_FAIL
+                     : judged < g->o.warn_fraction ? GV_WARN
+                                                   : GV_PASS;
         used += (size_t)snprintf(r->message + used, sizeof r->message - used,
                                  " = %.0f%% of the %.0f TFLOPS dense peak",
                                  100 * r->fraction_of_peak, r->peak_tflops);
+        if (at_clock > 0 && used < sizeof r->message)
+            used += (size_t)snprintf(r->message + used, sizeof r->message - used,
+                                     " (%.0f%% of the peak at the %.0f MHz its power limit held, "
+                                     "judged on that)",
+                                     100 * at_clock, r->sm_clock_mean_mhz);
     } else {
         r->verdict = GV_PASS;
         used += (size_t)snprintf(r->message + used, sizeof r->message - used,

@@ -29,6 +29,7 @@ void gv_telemetry_dram_ecc(gv_ctx *ctx, const char *bus_id, long long *corrected
  * temperature being too high" or of the power supply braking) is a finding by itself. The
  * generic HW slowdown bit is neither alone: NVML also sets it on P-state changes. */
 #define GV_CLOCK_EVENTS_PROTECTIVE 0xC0ull /* HwThermalSlowdown | HwPowerBrakeSlowdown */
+#define GV_CLOCK_EVENT_POWER_CAP 0x4ull    /* SwPowerCap: the GPU held at its power limit */
 
 /* The clock-event reasons that mean the GPU was held back (nvmlClocksEventReason*), as text:
  * "power cap, thermal (hardware)"; "" when none. */

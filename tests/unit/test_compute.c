@@ -153,6 +153,18 @@ static void gemm_slow_warns_then_fails_by_policy(void **state)
     assert_int_equal(slow.verdict, GV_WARN); /* 500 / 989.4 = 51% */
     gv_gemm_result very = gemm_on("h100x1-very-slow", GV_DTYPE_FP16);
     assert_int_equal(very.verdict, GV_FAIL); /* 30% */
+    /* Held by its power cap at 1000 of 1980 MHz, 51% of the peak is 100% of it at that clock:
+     * the power limit, not the GPU, sets the figure. */
+    gv_gemm_result capped = gemm_on("h100x1-power-capped", GV_DTYPE_FP16);
+    assert_int_equal(capped.verdict, GV_PASS);
+    assert_non_null(strstr(capped.message, "51% of the 989 TFLOPS dense peak (100% of the peak at "
+                                           "the 1000 MHz its power limit held, judged on that)"));
+    /* Slow at the clock its cap holds: 300 TFLOPS at 1800 MHz is 33% there. */
+    assert_int_equal(gemm_on("h100x1-power-capped-slow", GV_DTYPE_FP16).verdict, GV_FAIL);
+    /* The hardware cutting the clocks (thermal slowdown) is no design: judged at the peak. */
+    gv_gemm_result hot = gemm_on("h100x1-hw-slowdown", GV_DTYPE_FP16);
+    assert_int_equal(hot.verdict, GV_WARN);
+    assert_null(strstr(hot.message, "judged on that"));
     /* The thresholds are policy: lowered, the slow GPU passes. */
     gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-slow");
     gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
