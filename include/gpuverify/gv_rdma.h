@@ -87,6 +87,10 @@ typedef struct gv_rdma_info {
     int32_t nccl_net; /* enum gv_nccl_net */
     char nccl_reason[256];
     char nccl_ports[256]; /* "mlx5_0:1,mlx5_1:1" */
+    /* RDMA devices left out of devices[] and mellanox_functions: SR-IOV VFs that carry a
+     * Hyper-V VM's frontend Ethernet (Azure Accelerated Networking), no RDMA fabric
+     * ("mlx5_0 (VF of eth0, hv_netvsc)"); "" none. */
+    char vm_frontend[192];
 } gv_rdma_info;
 
 #define GV_RDMA_INFO_INIT GV_STRUCT_INIT(gv_rdma_info)

@@ -243,6 +243,14 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
         return;
     }
     const gv_rdma_setting *level = gv_rdma_setting_find(r, "NCCL_NET_GDR_LEVEL");
+    const gv_rdma_setting *file = gv_rdma_setting_find(r, "NCCL_TOPO_FILE");
+    if (file && file->set) { /* a VM's hidden PCI tree, described to NCCL (Azure ND) */
+        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+                      "NCCL takes the node's topology from NCCL_TOPO_FILE=%s (%s), not from the "
+                      "PCI tree this process sees: not judged",
+                      file->value, file->source);
+        return;
+    }
     const gv_topo *t = gv_active_topology(run);
     if (!t) {
         gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_ERROR, "%s",
@@ -251,9 +259,9 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
     }
     gv_topo_info info = GV_TOPO_INFO_INIT;
     gv_topo_summary(t, &info);
-    size_t gpus = 0, near = 0;
+    size_t gpus = 0, near = 0, unknown = 0;
     int worst = GV_PATH_UNKNOWN;
-    char far[384] = "";
+    char far[384] = "", unplaced[192] = "";
     for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
         gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
         gv_topo_device_at(t, i, &d);
@@ -266,11 +274,17 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
             continue;
         }
         char one[160];
-        if (d.nearest_nic >= 0 && gv_topo_device_at(t, (uint32_t)d.nearest_nic, &nic) == GV_OK)
-            snprintf(one, sizeof one, "%s (%s: nearest %s at %s)", d.label, d.pci_bus_id, nic.name,
-                     gv_path_name(d.nearest_path));
-        else
-            snprintf(one, sizeof one, "%s (%s: distance unknown)", d.label, d.pci_bus_id);
+        /* A distance hwloc cannot tell (a GPU it does not place) is no finding: named, not
+         * judged. */
+        if (d.nearest_nic < 0 || d.nearest_path == GV_PATH_UNKNOWN ||
+            gv_topo_device_at(t, (uint32_t)d.nearest_nic, &nic) != GV_OK) {
+            unknown++;
+            snprintf(one, sizeof one, "%s (%s)", d.label, d.pci_bus_id);
+            gv_append(unplaced, sizeof unplaced, ", ", one);
+            continue;
+        }
+        snprintf(one, sizeof one, "%s (%s: nearest %s at %s)", d.label, d.pci_bus_id, nic.name,
+                 gv_path_name(d.nearest_path));
         gv_append(far, sizeof far, ", ", one);
     }
     const char *lvl = gv_path_name(info.gdr_level);
@@ -279,18 +293,25 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
         c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
                           "the topology has %u GPU(s) and %u RDMA NIC(s)", info.gpu_count,
                           info.nic_count);
-    } else if (near < gpus) {
+    } else if (unknown == gpus) {
+        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+                          "the distance from every GPU to the RDMA NICs is unknown: hwloc does "
+                          "not place %s",
+                          unplaced);
+    } else if (near + unknown < gpus) {
         c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_FAIL,
                           "%zu of %zu GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=%s: %s; "
-                          "NCCL stages their traffic through host memory",
-                          gpus - near, gpus, lvl, far);
+                          "NCCL stages their traffic through host memory%s%s",
+                          gpus - near - unknown, gpus, lvl, far,
+                          unknown ? "; distance unknown, not judged: " : "", unplaced);
         gv_result_remedy(c, "put a NIC under the same PCIe switch as each GPU, or raise "
                             "NCCL_NET_GDR_LEVEL if the platform's P2P is fast across the CPU");
     } else {
         c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_PASS,
                           "%zu/%zu GPUs have an RDMA NIC within NCCL_NET_GDR_LEVEL=%s "
-                          "(farthest nearest NIC: %s)",
-                          near, gpus, lvl, gv_path_name(worst));
+                          "(farthest nearest NIC: %s)%s%s",
+                          near, gpus, lvl, gv_path_name(worst),
+                          unknown ? "; distance unknown, not judged: " : "", unplaced);
     }
     gv_result_measured(c, (double)near, "GPUs", "%zu/%zu", near, gpus);
     gv_result_expected(c, level ? level->source : "NCCL default", "within %s", lvl);

@@ -86,7 +86,9 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
         gv_check_result *c = gv_report_add(
             run->report, "rdma.devices", "node", required ? GV_FAIL : GV_SKIP,
             "no RDMA device (/sys/class/infiniband is empty or absent) and no Mellanox NIC: this "
-            "node cannot do multi-node RDMA");
+            "node cannot do multi-node RDMA%s%s%s",
+            info->vm_frontend[0] ? "; left out: " : "", info->vm_frontend,
+            info->vm_frontend[0] ? ", the VM's frontend Ethernet (Accelerated Networking)" : "");
         if (required) {
             gv_result_expected(c, "policy", "an RDMA device (require_rdma)");
             gv_result_remedy(c, "check the NIC is seated and its driver (mlx5_core, mlx5_ib) "

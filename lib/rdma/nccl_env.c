@@ -33,6 +33,7 @@ static const char *const nccl_names[] = {"NCCL_NET",
                                          "NCCL_P2P_DISABLE",
                                          "NCCL_SHM_DISABLE",
                                          "NCCL_NVLS_ENABLE",
+                                         "NCCL_TOPO_FILE",
                                          "NCCL_COLLNET_ENABLE"};
 
 const gv_rdma_setting *gv_rdma_setting_find(const gv_rdma_report *r, const char *name)
@@ -192,6 +193,11 @@ void gv_rdma_nccl_choice(gv_rdma_report *r)
     if (r->info.verbs_state == GV_LIBSTATE_ABSENT || r->info.verbs_state == GV_LIBSTATE_BROKEN)
         return choose(r, GV_NCCL_NET_SOCKET, "libibverbs.so.1 is not usable: %s",
                       r->info.verbs_detail);
+    if (r->device_count == 0 && r->info.vm_frontend[0])
+        return choose(r, GV_NCCL_NET_SOCKET,
+                      "no RDMA fabric device: only %s, the VM's frontend Ethernet, which NCCL "
+                      "would try for a job across VMs unless NCCL_IB_HCA leaves it out",
+                      r->info.vm_frontend);
     if (r->device_count == 0)
         return choose(r, GV_NCCL_NET_SOCKET,
                       "no RDMA device (/sys/class/infiniband is empty or absent)");

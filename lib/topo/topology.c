@@ -2,6 +2,7 @@
  * when live, every pair classified, and the result copied out so no hwloc state outlives the
  * call. hwloc is used through PCI bus ids only: its cuda/nvml/opencl components stay off. */
 #include <errno.h>
+#include <limits.h>
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "core/sizes.h"
 #include "core/util.h"
 #include "worker/worker.h"
+#include "sys/netvsc.h"
 #include "sys/pci.h"
 #include "sys/sysroot.h"
 #include "topo/paths.h"
@@ -95,8 +97,21 @@ static gv_status collect_gpus(hwloc_topology_t t, builder *b)
     return GV_OK;
 }
 
-/* RDMA NICs are OpenFabrics OS devices ("mlx5_0") of a PCI function, not a PCI class. */
-static gv_status collect_nics(hwloc_topology_t t, builder *b)
+/* Whether the NIC at addr is the VF of a VM's frontend Ethernet (sys/netvsc.h), per sysfs. */
+static int vm_frontend(const char *sysroot, const gv_pci_addr *addr)
+{
+    char bdf[32], rel[PATH_MAX], dir[PATH_MAX], why[64];
+    gv_errbuf ignored;
+    gv_pci_format_addr(addr, bdf, sizeof bdf);
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s", bdf);
+    return gv_sys_exists(sysroot, rel) &&
+           gv_sys_resolve(sysroot, rel, dir, sizeof dir, &ignored) == GV_OK &&
+           gv_netvsc_vf(sysroot, dir, why, sizeof why);
+}
+
+/* RDMA NICs are OpenFabrics OS devices ("mlx5_0") of a PCI function, not a PCI class. Live
+ * (sysroot given), a VF carrying the VM's frontend Ethernet is no fabric NIC: left out. */
+static gv_status collect_nics(hwloc_topology_t t, builder *b, const char *sysroot)
 {
     for (hwloc_obj_t o = hwloc_get_next_osdev(t, NULL); o; o = hwloc_get_next_osdev(t, o)) {
         if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS || !o->parent ||
@@ -106,6 +121,10 @@ static gv_status collect_nics(hwloc_topology_t t, builder *b)
         if (!p)
             return GV_ERR_NO_MEMORY;
         from_pci_object(p, o->parent);
+        if (sysroot && vm_frontend(sysroot, &p->addr)) {
+            b->count--;
+            continue;
+        }
         snprintf(p->dev.name, sizeof p->dev.name, "%s", o->name ? o->name : "?");
         for (hwloc_obj_t sib = o->parent->io_first_child; sib; sib = sib->next_sibling)
             if (sib->type == HWLOC_OBJ_OS_DEVICE &&
@@ -360,7 +379,7 @@ static gv_status build(gv_ctx *ctx, const char *xml, int32_t gdr_level, hwloc_to
     gv_topo *t = calloc(1, sizeof *t);
     s = t ? collect_gpus(h, &b) : GV_ERR_NO_MEMORY;
     if (s == GV_OK)
-        s = collect_nics(h, &b);
+        s = collect_nics(h, &b, facts ? ctx->sysroot : NULL);
     if (s == GV_OK && facts)
         s = merge_facts(h, facts, &b);
     if (s == GV_OK) {

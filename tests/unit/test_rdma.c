@@ -9,9 +9,9 @@
 #include "rdma/rdma.h"
 
 static const char *const nccl_env[] = {
-    "NCCL_NET",           "NCCL_IB_DISABLE",    "NCCL_IB_HCA",
-    "NCCL_SOCKET_IFNAME", "NCCL_IB_TC",         "NCCL_IB_GID_INDEX",
-    "NCCL_NET_GDR_LEVEL", "NCCL_DMABUF_ENABLE", "NCCL_CONF_FILE"};
+    "NCCL_NET",       "NCCL_IB_DISABLE",   "NCCL_IB_HCA",        "NCCL_SOCKET_IFNAME",
+    "NCCL_IB_TC",     "NCCL_IB_GID_INDEX", "NCCL_NET_GDR_LEVEL", "NCCL_DMABUF_ENABLE",
+    "NCCL_CONF_FILE", "NCCL_TOPO_FILE"};
 
 static int clean_env(void **state)
 {
@@ -248,6 +248,48 @@ static void test_stock_debian_and_no_rdma(void **state)
     gv_report_free(r);
 }
 
+/* Azure's Accelerated Networking VF (mlx5_0, its netdev enslaved to hv_netvsc's eth0) is the
+ * VM's frontend Ethernet, no fabric: an NC VM with only that is a node without RDMA (before:
+ * rdma.modules FAIL for rdma_cm, rdma.mtu WARN at 1500, rdma.nccl_env WARN), and an ND VM's
+ * InfiniBand VF is judged alone. A GPU hwloc does not place is no GPUDirect finding. */
+static void test_azure_frontend_vf(void **state)
+{
+    (void)state;
+    gv_report *r = run_rdma("azure-nc-h100", "azure-nc-h100");
+    expect(r, "rdma.devices", "node", GV_SKIP,
+           "left out: mlx5_0 (VF of eth0, hv_netvsc), the VM's frontend Ethernet");
+    expect(r, "rdma.modules", "rdma_cm", GV_SKIP, "no RDMA hardware on this node");
+    expect(r, "rdma.mtu", "node", GV_SKIP, "no RDMA port on this node");
+    expect(r, "rdma.nccl_env", "node", GV_SKIP,
+           "no RDMA fabric device: only mlx5_0 (VF of eth0, hv_netvsc), the VM's frontend");
+    expect(r, "gpudirect.ready", "node", GV_SKIP, "not applicable: no RDMA NIC");
+    assert_int_equal(gv_report_verdict(r), GV_PASS);
+    gv_report_free(r);
+
+    r = run_rdma("azure-nd-h100", "azure-nc-h100");
+    expect(r, "rdma.devices", "mlx5_1", GV_PASS, "PCI 0101:00:00.0");
+    expect(r, "rdma.ports", "mlx5_1/1", GV_PASS, "InfiniBand");
+    expect(r, "rdma.nccl_env", "node", GV_PASS, "NCCL would use IB over mlx5_1:1 (1 ACTIVE");
+    gv_check_result c = GV_CHECK_RESULT_INIT;
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        assert_int_equal(gv_report_result(r, i, &c), GV_OK);
+        assert_null(strstr(c.subject, "mlx5_0"));
+    }
+    /* hwloc does not place the GPU (a 32-bit PCI domain): its distance is not judged. */
+    expect(r, "gpudirect.nic_locality", "node", GV_SKIP,
+           "the distance from every GPU to the RDMA NICs is unknown: hwloc does not place GPU0");
+    gv_report_free(r);
+
+    /* NCCL told the VM's topology by a file (Azure ND images do): not judged from the PCI tree. */
+    setenv("NCCL_TOPO_FILE", "/opt/microsoft/ndv5-topo.xml", 1);
+    r = run_rdma_policy("azure-nd-h100", "azure-nc-h100", 1);
+    unsetenv("NCCL_TOPO_FILE");
+    expect(r, "gpudirect.nic_locality", "node", GV_SKIP,
+           "NCCL takes the node's topology from NCCL_TOPO_FILE=/opt/microsoft/ndv5-topo.xml "
+           "(environment)");
+    gv_report_free(r);
+}
+
 static void test_malformed(void **state)
 {
     (void)state;
@@ -399,6 +441,7 @@ int main(void)
         cmocka_unit_test_setup(test_environment_wins, clean_env),
         cmocka_unit_test_setup(test_stock_debian_and_no_rdma, clean_env),
         cmocka_unit_test_setup(test_malformed, clean_env),
+        cmocka_unit_test_setup(test_azure_frontend_vf, clean_env),
         cmocka_unit_test_setup(test_hwloc_capture, clean_env),
         cmocka_unit_test_setup(test_bad_input, clean_env),
         cmocka_unit_test(test_nccl_lists_and_mtu_rule),
