@@ -54,6 +54,10 @@ static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info 
 
 static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_info *info)
 {
+    /* NCCL told the topology by a file (a VM whose PCI tree hides the real one, as Azure ND
+     * images describe it): the tree seen here is reported, not judged. */
+    const gv_rdma_report *rdma = gv_active_rdma_report(run);
+    const gv_rdma_setting *file = rdma ? gv_rdma_setting_find(rdma, "NCCL_TOPO_FILE") : NULL;
     for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
         gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
         gv_topo_device_at(t, i, &d);
@@ -81,6 +85,11 @@ static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_in
                               nic.pci_bus_id, cls,
                               d.gdr_capable ? ", within NCCL's GPUDirect RDMA level"
                                             : ", beyond NCCL_NET_GDR_LEVEL");
+        } else if (file) {
+            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_SKIP,
+                              "%s: nearest NIC %s (%s) at %s in the PCI tree this process sees; "
+                              "not judged: NCCL takes the node's topology from NCCL_TOPO_FILE=%s",
+                              d.pci_bus_id, nic.name, nic.pci_bus_id, cls, file->value);
         } else {
             c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_WARN,
                               "%s: nearest NIC %s (%s) is at %s%s: RDMA traffic of this GPU "

@@ -277,6 +277,17 @@ static void topo_checks(void **state)
     assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu1"), GV_WARN); /* PHB */
     assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu2"), GV_PASS); /* PIX */
     gv_report_free(r);
+    /* NCCL told the topology by a file: the tree seen here is reported, not judged. */
+    setenv("NCCL_TOPO_FILE", "/opt/microsoft/ndv5-topo.xml", 1);
+    r = run_checks(ctx, "topo", fixture("hwloc/xml/32em64t-2n8c2t-pci-normalio.xml"));
+    unsetenv("NCCL_TOPO_FILE");
+    c = result_of(r, "topo.gpu_nic", "gpu0");
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "at SYS in the PCI tree this process sees; not judged: "
+                                      "NCCL takes the node's topology from "
+                                      "NCCL_TOPO_FILE=/opt/microsoft/ndv5-topo.xml"));
+    assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu2"), GV_PASS); /* PIX */
+    gv_report_free(r);
     r = run_checks(ctx, "topo", fixture("hwloc/xml/64intel64-3g2n+2n-irregulargroups+pci.xml"));
     assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu0"), GV_SKIP); /* no RDMA NIC */
     gv_report_free(r);
