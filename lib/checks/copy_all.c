@@ -65,8 +65,8 @@ static void below(const copy_gpu *g, size_t n, int h2d, char *out, size_t cap, d
     }
 }
 
-/* "; by design: gpu2, gpu3 under 0000:38:00.0 (50% each)" for every group that shares a
- * link, each named once. */
+/* "gpu2, gpu3 under 0000:38:00.0 (50% each)" for every group of GPUs that shares a link,
+ * each group named once, "; " between them. */
 static void shared_by_design(const copy_gpu *g, size_t n, char *out, size_t cap)
 {
     for (size_t i = 0; i < n; i++) {
@@ -121,8 +121,10 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, const gv_busy *busy
                                     : "its own rate",
                           design);
     gv_result_measured(c, h2d, "GB/s", "H2D %.1f, D2H %.1f GB/s in all", h2d, d2h);
-    gv_result_expected(c, "each GPU alone, times its share of the PCIe links it shares (sysfs)",
-                       ">= %.0f%% of that", 100 * SHARED_WARN);
+    gv_result_expected(c, "own rate x PCIe link share",
+                       ">= %.0f%% of each GPU's own rate times "
+                       "its share of the links it shares (sysfs)",
+                       100 * SHARED_WARN);
     if (low[0])
         gv_result_remedy(c, "see which GPUs share a switch or root port (nvidia-smi topo -m, "
                             "lspci -tv) and the host's memory channels; place jobs accordingly");
