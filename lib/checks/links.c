@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/nvabi/nvml_abi.h"
 #include "checks/checks.h"
 #include "core/util.h"
 
@@ -92,6 +93,15 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
                              "`nvidia-smi nvlink -s -i %d` and `-e` for errors; drain the "
                              "node, reset the GPU or the NVSwitch fabric",
                              (int)g->gpu.nvml_index);
+        } else if (g->gpu.cc_major >= 9 &&
+                   g->health.fabric_state == GVNV_FABRIC_STATE_NOT_SUPPORTED) {
+            /* From Hopper on NVML says whether a GPU is on an NVSwitch fabric: one that is not,
+             * with no link up, is a card without NVLink bridges, as PCIe nodes are built. A
+             * fabric that is down says so (gpu.fabric) and keeps the WARN below. */
+            c = gv_report_add(r, "gpu.nvlink", subject, GV_SKIP,
+                              "none of %d NVLinks connected and no NVSwitch fabric (NVML: not "
+                              "supported): a card without NVLink bridges, its peers over PCIe",
+                              g->nvlink_count);
         } else if (f->gpu_count > 1) {
             c = gv_report_add(r, "gpu.nvlink", subject, GV_WARN,
                               "none of %d NVLinks active on a node with %zu GPUs: peers talk "

@@ -33,7 +33,7 @@ const gv_check_def gv_checks[] = {
     {"gpu.pci", gv_check_gpu_pci, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.pcie_link", gv_check_gpu_pcie_link, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.nvml", gv_check_gpu_nvml, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.nvlink", gv_check_gpu_nvlink, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    {"gpu.nvlink", gv_check_gpu_nvlink, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.ecc", gv_check_gpu_ecc, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.mig", gv_check_gpu_mig, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.model", gv_check_gpu_model, NULL, 0, GV_NEEDS_GPU, 0, 0},

@@ -334,6 +334,18 @@ static void link_checks(void **state)
     assert_non_null(strstr(c.message, "16, 17"));
     assert_int_equal(verdict_of(r, "gpu.nvlink", "gpu3"), GV_PASS);
     gv_report_free(r);
+    /* NVLinks unconnected by design (PCIe cards without bridges, no NVSwitch fabric) are no
+     * finding; all down on an NVSwitch system whose fabric is down still is. */
+    r = run_scenario("h100-open", "h100x8-pcie-no-bridge");
+    c = result_of(r, "gpu.nvlink", "gpu0");
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "none of 12 NVLinks connected and no NVSwitch fabric"));
+    gv_report_free(r);
+    r = run_scenario("h100-open", "h100x8-fabric-down");
+    c = result_of(r, "gpu.nvlink", "gpu0");
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "none of 18 NVLinks active on a node with 8 GPUs"));
+    gv_report_free(r);
     /* NVLink in the matrix: through NVSwitch, each pair counts the fewer active links. The
      * sysroot's GPUs are not in this machine's hwloc: PCIe classes unknown, NVLink known. */
     const char *scenarios[] = {"h100x8", "h100x8-nvlink-down"};
