@@ -13,9 +13,13 @@
 #include "sys/kmsg.h"
 
 /* Hardware and driver faults (NVIDIA's Xid catalog): 48 double-bit ECC, 61/62 internal
- * micro-controller, 63/64 row remapping, 74 NVLink, 79 fell off the bus, 92 high single-bit
- * ECC rate, 94/95 contained/uncontained ECC, 119/120 GSP, 140 unrecovered ECC. */
-static const char default_xids[] = "48,61,62,63,64,74,79,92,94,95,119,120,140";
+ * micro-controller, 64 row remapping failure, 74 NVLink, 79 fell off the bus, 92 high
+ * single-bit ECC rate, 94/95 contained/uncontained ECC, 119/120 GSP, 140 unrecovered ECC. Not
+ * 63, a row marked for remapping: the memory's designed repair, which NVIDIA's memory error
+ * guide says leaves running and new work unaffected; gpu.row_remap judges its live state
+ * (pending: WARN "reset needed"; failed: FAIL), where a log line would FAIL the GPU until the
+ * next boot, after the reset that applied the remap too. */
+static const char default_xids[] = "48,61,62,64,74,79,92,94,95,119,120,140";
 
 static int counts(const char *list, int xid)
 {
@@ -80,13 +84,14 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48], seen[256] = "", last[160] = "";
         gv_gpu_subject(g, subject, sizeof subject);
-        size_t faults = 0, others = 0;
+        size_t faults = 0, others = 0, remaps = 0;
         for (size_t k = 0; k < count; k++) {
             if (!on_gpu(&events[k], g->gpu.pci_bus_id))
                 continue;
             int fault = counts(list, events[k].xid);
             faults += fault;
             others += !fault;
+            remaps += !fault && events[k].xid == 63;
             if (fault)
                 snprintf(last, sizeof last, "%s", events[k].text);
             char one[16];
@@ -102,9 +107,11 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
                               seen, last);
         else if (others)
             c = gv_report_add(r, "gpu.xid", subject, GV_PASS,
-                              "%zu Xid event(s) %s (codes %s), none a hardware fault: caused by "
-                              "programs",
-                              others, scope, seen);
+                              "%zu Xid event(s) %s (codes %s), none a hardware fault: %s", others,
+                              scope, seen,
+                              remaps ? "a row marked for remapping (63, judged by gpu.row_remap)"
+                                       " or programs' errors"
+                                     : "caused by programs");
         else
             c = gv_report_add(r, "gpu.xid", subject, GV_PASS, "no Xid logged %s", scope);
         gv_result_measured(c, (double)faults, "Xids", "%zu fault(s), %zu other", faults, others);

@@ -214,6 +214,11 @@ static void xids_fail_the_gpus_with_hardware_faults(void **state)
     assert_int_equal(app.verdict, GV_PASS); /* Xid 13 is a program's */
     assert_non_null(strstr(app.message, "none a hardware fault"));
     assert_string_equal(result_of(r, "gpu.xid", "gpu7").message, "no Xid logged since boot");
+    /* A row marked for remapping is the memory's repair, judged live by gpu.row_remap. */
+    gv_check_result remap = result_of(r, "gpu.xid", "gpu5");
+    assert_int_equal(remap.verdict, GV_PASS);
+    assert_non_null(strstr(remap.message, "a row marked for remapping (63, judged by "
+                                          "gpu.row_remap)"));
     gv_report_free(r);
 
     /* The policy decides which codes count: here only 13. */
