@@ -84,9 +84,9 @@ static unsigned joined_off_p2p(const gv_active_run *run, const gv_nccl_opts *o,
     first[0] = '\0';
     for (const char *at = transports; *at;) {
         size_t len = strcspn(at, ";");
-        int from, to, used = 0;
+        int from, to;
         char via[48] = "";
-        if (sscanf(at, " %d->%d %47[^;]%n", &from, &to, via, &used) == 3 &&
+        if (sscanf(at, " %d->%d %47[^;]", &from, &to, via) == 3 &&
             (!strncmp(via, "SHM", 3) || !strncmp(via, "NET/", 4)) && joined(run, o, from, to)) {
             if (!n++)
                 snprintf(first, cap, "%d->%d %s", from, to, via);
