@@ -15,6 +15,7 @@
 #include "compute/telemetry.h"
 #include "core/progress.h"
 #include "core/util.h"
+#include "sys/pci_share.h"
 
 #define SLOW_PAIR 0.5 /* of the median of the node's pairs of the same route and access */
 
@@ -35,15 +36,6 @@ typedef struct p2p_node {
     size_t count[ROUTES][2];
 } p2p_node;
 
-static int share_a_port(const gv_pci_function *a, const gv_pci_function *b)
-{
-    for (size_t h = 0; h < a->parent_count; h++)
-        for (size_t k = 0; k < b->parent_count; k++)
-            if (gv_pci_addr_compare(&a->parents[h], &b->parents[k]) == 0)
-                return 1;
-    return 0;
-}
-
 static enum route route_of(const p2p_node *p, size_t i, size_t j)
 {
     if (gv_nvlinks_between(p->gpu[i], p->gpu[j]) > 0)
@@ -51,7 +43,7 @@ static enum route route_of(const p2p_node *p, size_t i, size_t j)
     const gv_pci_function *a = p->pci[i], *b = p->pci[j];
     if (!a || !b)
         return ROUTE_PCIE;
-    if (share_a_port(a, b))
+    if (gv_pci_share_a_port(a, b))
         return ROUTE_SWITCH;
     if (a->numa_node < 0 || b->numa_node < 0)
         return ROUTE_PCIE;

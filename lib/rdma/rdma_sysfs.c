@@ -182,10 +182,8 @@ static void read_mellanox_functions(const char *root, gv_rdma_report *r)
         snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/class", names[i]);
         if (gv_sys_read_long(root, rel, &klass, &ignored) != GV_OK || (klass >> 16) != 0x02)
             continue;
-        char dir[PATH_MAX], why[64];
-        snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s", names[i]);
-        if (gv_sys_resolve(root, rel, dir, sizeof dir, &ignored) == GV_OK &&
-            gv_netvsc_vf(root, dir, why, sizeof why))
+        char why[64];
+        if (gv_netvsc_vf(root, names[i], why, sizeof why))
             continue; /* the VM's frontend Ethernet: read_device names it */
         r->info.mellanox_functions++;
         snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/infiniband", names[i]);
@@ -413,8 +411,7 @@ static void read_device(const char *root, const char *name, gv_rdma_report *r)
         gv_sys_resolve(root, rel, pci_dir, sizeof pci_dir, &err) == GV_OK) {
         const char *base = strrchr(pci_dir, '/');
         char why[64];
-        if (base && gv_pci_parse_addr(base + 1, &addr) == 0 &&
-            gv_netvsc_vf(root, pci_dir, why, sizeof why)) {
+        if (base && gv_netvsc_vf(root, base + 1, why, sizeof why)) {
             /* The VM's frontend Ethernet, not a fabric: left out, and named. */
             char one[160];
             snprintf(one, sizeof one, "%s (%s)", name, why);

@@ -32,12 +32,16 @@ static int netdev_driver(const char *root, const char *dir, char *out, size_t ca
     return 0;
 }
 
-int gv_netvsc_vf(const char *root, const char *pci_dir, char *why, size_t cap)
+int gv_netvsc_vf(const char *root, const char *bdf, char *why, size_t cap)
 {
-    char rel[PATH_MAX];
+    char rel[PATH_MAX], pci_dir[PATH_MAX];
     char(*names)[256] = NULL;
     size_t n = 0;
     gv_errbuf ignored;
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s", bdf);
+    if (!gv_sys_exists(root, rel) ||
+        gv_sys_resolve(root, rel, pci_dir, sizeof pci_dir, &ignored) != GV_OK)
+        return 0;
     snprintf(rel, sizeof rel, "%s/net", pci_dir);
     if (gv_sys_list(root, rel, &names, &n, &ignored) != GV_OK)
         return 0;

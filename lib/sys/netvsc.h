@@ -6,9 +6,9 @@
 
 #include <stddef.h>
 
-/* Whether the PCI function whose sysfs directory is pci_dir (root-relative, resolved) is such a
- * VF: a netdev of it enslaved to a netdev of the hv_netvsc driver. 1 and `why` ("VF of eth0,
- * hv_netvsc") when it is, else 0. */
-int gv_netvsc_vf(const char *root, const char *pci_dir, char *why, size_t cap);
+/* Whether the PCI function /sys/bus/pci/devices/<bdf> (bdf as sysfs names it) is such a VF: a
+ * netdev of it enslaved to a netdev of the hv_netvsc driver. 1 and `why` ("VF of eth0,
+ * hv_netvsc") when it is, else 0 (also when sysfs lacks the function). */
+int gv_netvsc_vf(const char *root, const char *bdf, char *why, size_t cap);
 
 #endif

@@ -112,33 +112,26 @@ static void read_function(const char *root, const char *dir, gv_pci_function *f)
     if (gv_sys_exists(root, rel) &&
         gv_sys_read_line(root, rel, f->local_cpus, sizeof f->local_cpus, &err) != GV_OK)
         snprintf(p, cap, "%s", err.text);
-    /* The functions above: the directories of the resolved path that are PCI functions. */
+    /* The functions above: the directories of the resolved path that are PCI functions; the
+     * nearest is the port above, whose link's rate is read too. */
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", dir);
     f->parent_count = 0;
+    f->upstream_speed_max = -1;
+    f->upstream_width_max = -1;
     for (char *end = strrchr(parent, '/'); end && f->parent_count < GV_PCI_MAX_PARENTS;) {
         *end = '\0';
         char *name = strrchr(parent, '/');
         if (!name || gv_pci_parse_addr(name + 1, &f->parents[f->parent_count]) != 0)
             break;
-        f->parent_count++;
+        if (f->parent_count++ == 0) {
+            char ignored[256] = ""; /* the port's own faults are not this function's */
+            read_speed(root, parent, "max_link_speed", &f->upstream_speed_max, ignored,
+                       sizeof ignored);
+            read_number(root, parent, "max_link_width", &f->upstream_width_max, ignored,
+                        sizeof ignored);
+        }
         end = name;
-    }
-    /* The port above: the nearest of them, for its link's rate. */
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    gv_pci_addr up;
-    f->upstream_speed_max = -1;
-    f->upstream_width_max = -1;
-    if (!slash)
-        return;
-    *slash = '\0';
-    slash = strrchr(parent, '/');
-    if (slash && gv_pci_parse_addr(slash + 1, &up) == 0) {
-        char ignored[256] = ""; /* the port's own faults are not this function's */
-        read_speed(root, parent, "max_link_speed", &f->upstream_speed_max, ignored, sizeof ignored);
-        read_number(root, parent, "max_link_width", &f->upstream_width_max, ignored,
-                    sizeof ignored);
     }
 }
 

@@ -19,6 +19,14 @@ static int under(const gv_pci_function *f, const gv_pci_addr *port)
     return 0;
 }
 
+int gv_pci_share_a_port(const gv_pci_function *a, const gv_pci_function *b)
+{
+    for (size_t h = 0; h < a->parent_count; h++)
+        if (under(b, &a->parents[h]))
+            return 1;
+    return 0;
+}
+
 double gv_pci_link_share(const char *root, const gv_pci_function *const *gpus,
                          const char *const *names, size_t n, size_t i, char *why, size_t cap)
 {

@@ -8,6 +8,10 @@
 
 #include "sys/pci.h"
 
+/* Whether two functions have a port above them in common: the traffic of both crosses its
+ * link. */
+int gv_pci_share_a_port(const gv_pci_function *a, const gv_pci_function *b);
+
 /* The fraction (at most 1) of gpus[i]'s own link rate that is left to it while all n GPUs use
  * their links at once: over the functions above it, the narrowest ratio of that function's
  * link rate to the sum of the link rates of the GPUs under it (rate: current GT/s x lanes; a

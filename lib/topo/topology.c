@@ -2,7 +2,6 @@
  * when live, every pair classified, and the result copied out so no hwloc state outlives the
  * call. hwloc is used through PCI bus ids only: its cuda/nvml/opencl components stay off. */
 #include <errno.h>
-#include <limits.h>
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,18 +96,6 @@ static gv_status collect_gpus(hwloc_topology_t t, builder *b)
     return GV_OK;
 }
 
-/* Whether the NIC at addr is the VF of a VM's frontend Ethernet (sys/netvsc.h), per sysfs. */
-static int vm_frontend(const char *sysroot, const gv_pci_addr *addr)
-{
-    char bdf[32], rel[PATH_MAX], dir[PATH_MAX], why[64];
-    gv_errbuf ignored;
-    gv_pci_format_addr(addr, bdf, sizeof bdf);
-    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s", bdf);
-    return gv_sys_exists(sysroot, rel) &&
-           gv_sys_resolve(sysroot, rel, dir, sizeof dir, &ignored) == GV_OK &&
-           gv_netvsc_vf(sysroot, dir, why, sizeof why);
-}
-
 /* RDMA NICs are OpenFabrics OS devices ("mlx5_0") of a PCI function, not a PCI class. Live
  * (sysroot given), a VF carrying the VM's frontend Ethernet is no fabric NIC: left out. */
 static gv_status collect_nics(hwloc_topology_t t, builder *b, const char *sysroot)
@@ -121,8 +108,10 @@ static gv_status collect_nics(hwloc_topology_t t, builder *b, const char *sysroo
         if (!p)
             return GV_ERR_NO_MEMORY;
         from_pci_object(p, o->parent);
-        if (sysroot && vm_frontend(sysroot, &p->addr)) {
-            b->count--;
+        char bdf[32], why[64];
+        gv_pci_format_addr(&p->addr, bdf, sizeof bdf);
+        if (sysroot && gv_netvsc_vf(sysroot, bdf, why, sizeof why)) {
+            b->count--; /* the VM's frontend Ethernet (sys/netvsc.h) */
             continue;
         }
         snprintf(p->dev.name, sizeof p->dev.name, "%s", o->name ? o->name : "?");
