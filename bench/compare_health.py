@@ -3,6 +3,7 @@
 PAGE_RETIREMENT,PERFORMANCE,TEMPERATURE` on the same GPU (issue 15's bar: 0 mismatches).
 
 usage: compare_health.py GV_CHECK_JSON NVIDIA_SMI_Q_TEXT [GPU_SUBJECT]
+Given the whole `nvidia-smi -q`, the GPU's recovery action is compared too.
 Prints one line per counter (nvidia-smi's name, its value, ours, same/DIFFERENT) and exits 1
 on any mismatch. "N/A" in nvidia-smi equals "–" (unknown) in gv-check. Clock-event times are
 compared at the precision gv-check prints (0.1 s)."""
@@ -122,7 +123,21 @@ def main():
         mismatches += not ok
         print("%-62s smi %-14s ours %-8s %s" % ("Clocks Event Reasons Counters/" + smi_name, theirs,
                                                 ours and ours + " s", "same" if ok else "DIFFERENT"))
-    print("%d counters compared, %d mismatches" % (len(pairs) + 5, mismatches))
+    compared = len(pairs) + 5
+    # The driver's recovery action: in plain `nvidia-smi -q`, not under the -d sections above.
+    theirs = s("GPU Recovery Action")
+    if theirs is not None:
+        recovery = rows.get("gpu.recovery", "")
+        action = grab(recovery, r"NVML recovery action (\d+)")
+        ours = ("None" if "no recovery action needed" in recovery
+                else {"1": "Reset", "2": "Reboot", "3": "Drain P2P", "4": "Drain and Reset"}.get(action)
+                if action else "–" if "gives no recovery action" in recovery else None)
+        ok = same_count(theirs, ours)
+        mismatches += not ok
+        compared += 1
+        print("%-62s smi %-14s ours %-8s %s" % ("GPU Recovery Action", theirs, ours,
+                                                "same" if ok else "DIFFERENT"))
+    print("%d counters compared, %d mismatches" % (compared, mismatches))
     return 1 if mismatches else 0
 
 

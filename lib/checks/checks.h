@@ -60,6 +60,7 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r);
 void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r);
 void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r);
 void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r);
+void gv_check_gpu_recovery(const gv_facts *f, gv_report *r);
 void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r);
 void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r);
 void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r);

@@ -260,6 +260,41 @@ void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r)
     }
 }
 
+/* The driver's own verdict on whether the GPU can be used again: the state its faults left,
+ * cleared by the reset or reboot it asks for. Read by any user, where gpu.xid's log needs
+ * root. */
+void gv_check_gpu_recovery(const gv_facts *f, gv_report *r)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, "gpu.recovery", subject))
+            continue;
+        int action = g->health.recovery_action;
+        if (action < 0) {
+            gv_report_add(r, "gpu.recovery", subject, GV_SKIP,
+                          "NVML gives no recovery action for this GPU (a driver before R550, "
+                          "or not supported on it)");
+            continue;
+        }
+        char buf[32];
+        const char *name = gv_recovery_action_name(action, buf, sizeof buf);
+        gv_check_result *c;
+        if (action == GVNV_RECOVERY_ACTION_NONE) {
+            c = gv_report_add(r, "gpu.recovery", subject, GV_PASS,
+                              "the driver reports no recovery action needed");
+        } else {
+            c = gv_report_add(r, "gpu.recovery", subject, GV_FAIL,
+                              "the driver says this GPU needs %s before it is used again "
+                              "(NVML recovery action %d; the driver logs each change as Xid 154)",
+                              name, action);
+            gv_result_remedy(c, "%s", gv_recovery_action_remedy(action));
+        }
+        gv_result_measured(c, (double)action, "", "%s", name);
+        gv_result_expected(c, "NVIDIA driver", "none");
+    }
+}
+
 void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
 {
     double per_min = POLICY(f, pcie_replay_warn_per_min, PCIE_REPLAY_PER_MIN);

@@ -45,6 +45,9 @@ typedef struct gv_health {
     int fabric_state;
     int fabric_status; /* gvnv_return of the probe */
     unsigned fabric_health_mask;
+    /* What the driver says the GPU needs to be used again (GVNV_RECOVERY_ACTION_*, -1 unknown:
+     * a driver before R550, or not supported on this GPU). */
+    int recovery_action;
 } gv_health;
 
 /* Every counter NVML gives for dev into h (unknowns left as such). */
@@ -52,5 +55,9 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
                          gv_health *h);
 /* All counters unknown. */
 void gv_health_init(gv_health *h);
+/* What the recovery action asks for ("a GPU reset"; "recovery action 9" for one newer than
+ * this library, in buf), and what an operator does about it. */
+const char *gv_recovery_action_name(int action, char *buf, size_t cap);
+const char *gv_recovery_action_remedy(int action);
 
 #endif

@@ -1,8 +1,10 @@
 /* Reading a GPU's health counters from NVML: one call per counter family, and one
  * nvmlDeviceGetFieldValues for the values NVML only gives as fields (retired pages,
- * clock-event time, T.Limit thresholds, memory temperature). An entry the driver lacks, or
- * NOT_SUPPORTED on this GPU, leaves the counter unknown: the check then says so. */
+ * clock-event time, T.Limit thresholds, memory temperature, the GPU's recovery action). An entry
+ * the driver lacks, or NOT_SUPPORTED on this GPU, leaves the counter unknown: the check then says
+ * so. */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "checks/health.h"
@@ -21,10 +23,9 @@ void gv_health_init(gv_health *h)
                              &h->retired_sbe,        &h->retired_dbe,        &h->pcie_replays};
     for (size_t i = 0; i < sizeof counters / sizeof *counters; i++)
         *counters[i] = GV_UNKNOWN;
-    int *flags[] = {&h->sram_threshold_exceeded, &h->remap_pending,
-                    &h->remap_failure,           &h->retired_pending,
-                    &h->channel_repair_pending,  &h->tpc_repair_pending,
-                    &h->unrepairable_memory,     &h->fabric_state};
+    int *flags[] = {&h->sram_threshold_exceeded, &h->remap_pending,          &h->remap_failure,
+                    &h->retired_pending,         &h->channel_repair_pending, &h->tpc_repair_pending,
+                    &h->unrepairable_memory,     &h->fabric_state,           &h->recovery_action};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
         *flags[i] = -1;
     for (int l = 0; l < GVNV_NVLINK_MAX_LINKS; l++)
@@ -140,7 +141,8 @@ static void fields(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
                                    GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT,
                                    GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT,
                                    GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT,
-                                   GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT};
+                                   GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT,
+                                   GVNV_FI_DEV_GET_GPU_RECOVERY_ACTION};
     enum { N = sizeof ids / sizeof *ids };
     gvnv_field_value v[N];
     memset(v, 0, sizeof v);
@@ -193,6 +195,9 @@ static void fields(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
         case GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT:
             h->tlimit_mem_max = (int)x;
             break;
+        case GVNV_FI_DEV_GET_GPU_RECOVERY_ACTION:
+            h->recovery_action = x >= 0 && x <= INT_MAX ? (int)x : -1;
+            break;
         default:
             break;
         }
@@ -234,4 +239,47 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
         h->fabric_health_mask = fabric.health_mask;
     }
     fields(nv, dev, h);
+}
+
+/* NVIDIA's memory error management guide, "Error Recovery and Response Flags", and the NVML
+ * reference of nvmlDeviceGpuRecoveryAction_t. */
+static const struct {
+    const char *name, *remedy;
+} recovery_actions[] = {
+    [GVNV_RECOVERY_ACTION_NONE] = {"none", ""},
+    [GVNV_RECOVERY_ACTION_GPU_RESET] = {"a GPU reset",
+                                        "stop every process on the GPU and reset it "
+                                        "(nvidia-smi -r -i <index>), then check it again"},
+    [GVNV_RECOVERY_ACTION_NODE_REBOOT] = {"a node reboot",
+                                          "drain the node and reboot it: the fault may have left "
+                                          "the operating system inconsistent"},
+    [GVNV_RECOVERY_ACTION_DRAIN_P2P] = {"its peer-to-peer traffic drained",
+                                        "stop the jobs that move data between this GPU and its "
+                                        "peers (NVLink, P2P), then check it again"},
+    [GVNV_RECOVERY_ACTION_DRAIN_AND_RESET] = {"its peer-to-peer traffic drained and a GPU reset",
+                                              "stop the GPU's peer-to-peer jobs and every process "
+                                              "on it, then reset it (nvidia-smi -r -i <index>)"},
+    [GVNV_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN] = {"its IMEX domain recovered",
+                                                  "recover the node's IMEX domain "
+                                                  "(nvidia-imex), then check the GPU again"},
+    [GVNV_RECOVERY_ACTION_BUS_RESET] = {"its PCIe bus reset",
+                                        "drain the GPU and reset its PCIe bus, or reboot"},
+    [GVNV_RECOVERY_ACTION_SYSTEM_REBOOT] = {"a system reboot", "drain the node and reboot it"},
+};
+#define RECOVERY_KNOWN(a)                                                                          \
+    ((a) >= 0 && (size_t)(a) < sizeof recovery_actions / sizeof *recovery_actions)
+
+const char *gv_recovery_action_name(int action, char *buf, size_t cap)
+{
+    if (RECOVERY_KNOWN(action))
+        return recovery_actions[action].name;
+    snprintf(buf, cap, "recovery action %d", action);
+    return buf;
+}
+
+const char *gv_recovery_action_remedy(int action)
+{
+    return RECOVERY_KNOWN(action) ? recovery_actions[action].remedy
+                                  : "drain the node; look the action up in NVIDIA's NVML reference "
+                                    "(nvmlDeviceGpuRecoveryAction_t) and do what it asks";
 }

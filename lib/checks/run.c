@@ -37,12 +37,14 @@ const gv_check_def gv_checks[] = {
     {"gpu.ecc", gv_check_gpu_ecc, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.mig", gv_check_gpu_mig, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.model", gv_check_gpu_model, NULL, 0, GV_NEEDS_GPU, 0, 0},
-    {"gpu.xid", gv_check_gpu_xid, NULL, 0, GV_NEEDS_GPU, 0, 0},
+    /* The driver's recovery action (a health fact) tells a fault's history from its present. */
+    {"gpu.xid", gv_check_gpu_xid, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     /* Health counters: NVML and sysfs only, no CUDA context (checks/health.c). */
     {"gpu.ecc_errors", gv_check_gpu_ecc_errors, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.row_remap", gv_check_gpu_row_remap, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.retired_pages", gv_check_gpu_retired_pages, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.memory_repair", gv_check_gpu_memory_repair, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
+    {"gpu.recovery", gv_check_gpu_recovery, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.pcie_errors", gv_check_gpu_pcie_errors, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.nvlink_errors", gv_check_gpu_nvlink_errors, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.clock_events", gv_check_gpu_clock_events, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},

@@ -2,13 +2,20 @@
  * record the kernel's log still holds, which the message then says. Xids that mean a
  * hardware or driver fault FAIL the GPU; those a program causes (13 graphics exception, 31 MMU
  * fault, 43 stopped channel, 45 preemptive cleanup...) are reported and not counted. The
- * policy's xids list replaces the fault set. */
+ * policy's xids list replaces the fault set.
+ *
+ * The log is history: it keeps a fault until the next boot, after the reset that cleared it
+ * too. The driver (R550 on) keeps the present: the recovery action a fault left pending
+ * (NVML's GPU recovery action, logged as Xid 154), cleared by the reset or reboot it asks
+ * for. Where the driver says none is pending, a logged fault is a WARN (the GPU's history,
+ * not a reason to drain it); where it names one, or cannot say, a FAIL. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "checks/checks.h"
+#include "checks/health.h"
 #include "gpuverify/gv_policy.h"
 #include "sys/kmsg.h"
 
@@ -101,7 +108,21 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
                          seen[0] ? ", " : "", one);
         }
         gv_check_result *c;
-        if (faults)
+        int action = g->health.recovery_action;
+        char buf[32];
+        if (faults && action == GVNV_RECOVERY_ACTION_NONE)
+            c = gv_report_add(r, "gpu.xid", subject, GV_WARN,
+                              "%zu Xid fault(s) logged %s (codes %s); last: %s; the driver now "
+                              "reports no recovery action needed for this GPU (gpu.recovery): it "
+                              "was reset since, or the fault needed none",
+                              faults, scope, seen, last);
+        else if (faults && action > 0)
+            c = gv_report_add(r, "gpu.xid", subject, GV_FAIL,
+                              "%zu Xid fault(s) logged %s (codes %s); last: %s; the driver says "
+                              "the GPU needs %s (gpu.recovery)",
+                              faults, scope, seen, last,
+                              gv_recovery_action_name(action, buf, sizeof buf));
+        else if (faults)
             c = gv_report_add(r, "gpu.xid", subject, GV_FAIL,
                               "%zu Xid fault(s) logged %s (codes %s); last: %s", faults, scope,
                               seen, last);
@@ -116,7 +137,10 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, "gpu.xid", subject, GV_PASS, "no Xid logged %s", scope);
         gv_result_measured(c, (double)faults, "Xids", "%zu fault(s), %zu other", faults, others);
         gv_result_expected(c, source, "no Xid in %s", list);
-        if (faults)
+        if (faults && action == GVNV_RECOVERY_ACTION_NONE)
+            gv_result_remedy(c, "look the Xid codes up in NVIDIA's Xid catalog; replace the "
+                                "hardware if they return");
+        else if (faults)
             gv_result_remedy(c, "drain the node; look up the Xid codes in NVIDIA's Xid catalog, "
                                 "reset the GPU (nvidia-smi -r) or reboot, and replace hardware "
                                 "if they return");

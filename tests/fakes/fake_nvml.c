@@ -587,7 +587,8 @@ gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_v
         {GVNV_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT, FH_TLIMIT_SHUTDOWN, 1},
         {GVNV_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT, FH_TLIMIT_SLOWDOWN, 1},
         {GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, FH_TLIMIT_GPU_MAX, 1},
-        {GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, FH_TLIMIT_MEM_MAX, 1}};
+        {GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, FH_TLIMIT_MEM_MAX, 1},
+        {GVNV_FI_DEV_GET_GPU_RECOVERY_ACTION, FH_RECOVERY_ACTION, 1}};
     if (count < 0 || (count && !values))
         return GVNV_ERROR_INVALID_ARGUMENT;
     for (int i = 0; i < count; i++) {
@@ -604,10 +605,14 @@ gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_v
             v->nvml_return = GVNV_SUCCESS;
             v->value_type =
                 is_temp ? GVNV_VALUE_TYPE_SIGNED_INT : GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG;
-            if (is_temp)
+            if (is_temp) {
                 v->value.si = (int)x;
-            else
+            } else if (map[k].key == FH_RECOVERY_ACTION) { /* an enum: driver 580 says uint */
+                v->value_type = GVNV_VALUE_TYPE_UNSIGNED_INT;
+                v->value.ui = (unsigned)x;
+            } else {
                 v->value.ull = (unsigned long long)(x * map[k].scale);
+            }
         }
     }
     return GVNV_SUCCESS;

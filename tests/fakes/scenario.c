@@ -74,7 +74,8 @@ const char *const fake_health_names[FH_COUNT] = {"sram_cor_vol",
                                                  "ce_hw_power_brake_ms",
                                                  "fabric_state",
                                                  "fabric_status",
-                                                 "fabric_health"};
+                                                 "fabric_health",
+                                                 "recovery_action"};
 
 /* "dram_unc_vol:2,remap_pending:1" over the GPU's defaults. */
 static int health_list(fake_gpu *g, const char *v)
@@ -321,7 +322,8 @@ static int gpu_line(fake_scenario *s, char *v)
     g->health[FH_TLIMIT_SHUTDOWN] = -8;
     g->health[FH_TLIMIT_SLOWDOWN] = -2;
     g->health[FH_CE_SW_POWER_MS] = 1200;
-    g->health[FH_FABRIC_STATE] = 0; /* NVML_GPU_FABRIC_STATE_NOT_SUPPORTED */
+    g->health[FH_FABRIC_STATE] = 0;    /* NVML_GPU_FABRIC_STATE_NOT_SUPPORTED */
+    g->health[FH_RECOVERY_ACTION] = 0; /* none pending, as driver 580 reports on an H100 */
     return fields(v, g, set_gpu);
 }
 

@@ -108,6 +108,7 @@ enum fake_health {
     FH_FABRIC_STATE,
     FH_FABRIC_STATUS,
     FH_FABRIC_HEALTH,
+    FH_RECOVERY_ACTION, /* NVML's GPU recovery action; -1: not supported (a driver before R550) */
     FH_COUNT
 };
 extern const char *const fake_health_names[FH_COUNT];

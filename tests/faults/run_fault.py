@@ -345,11 +345,21 @@ CASES = {
         ("gpu.fabric", "gpu4", "FAIL", "probe not started")]),
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
         ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
-    "xid79_in_kmsg": case("h100x8", "gpu.xid", [
+    "xid79_in_kmsg": case("h100x8-xid", "gpu.xid", [
         ("gpu.xid", "gpu3", "FAIL", "1 Xid fault(s) logged since boot"),
         ("gpu.xid", "gpu3", "FAIL", "fallen off the bus"),
+        ("gpu.xid", "gpu6", "WARN", "the driver now reports no recovery action needed"),
         ("gpu.xid", "gpu1", "PASS", "no Xid logged since boot")], sysroot="h100-xid"),
     # The ring buffer overwrote its beginning: what was read is said, not "since boot".
+    # The driver's own record of what each GPU needs, readable without root (gpu.xid's log
+    # needs it): the GPU a fault left needing a reset or reboot FAILs until it gets one.
+    "recovery_pending": case("h100x8-xid", "gpu.recovery", [
+        ("gpu.recovery", "gpu3", "FAIL", "the driver says this GPU needs a node reboot before it is used again (NVML recovery action 2"),
+        ("gpu.recovery", "gpu4", "FAIL", "needs a GPU reset"),
+        ("gpu.recovery", "gpu0", "PASS", "the driver reports no recovery action needed")]),
+    "recovery_unknown": case("h100x8-no-recovery-action", "gpu.recovery", [
+        ("gpu.recovery", "gpu0", "SKIP", "NVML gives no recovery action for this GPU (a driver before R550")],
+        exit_code=0),
     "xid_log_wrapped": case("h100x8", "gpu.xid", [
         ("gpu.xid", "gpu0", "PASS", "1 Xid event(s) since 225.7 h after boot (the kernel log no longer reaches back to boot: its first 152361 records were overwritten) (codes 13)"),
         ("gpu.xid", "gpu1", "PASS", "no Xid logged since 225.7 h after boot")], sysroot="h100-kmsg-wrapped",

@@ -203,13 +203,21 @@ static void xids_fail_the_gpus_with_hardware_faults(void **state)
     (void)state;
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = "gpu.xid";
-    gv_report *r = run_with("h100-xid", "h100x8", &o);
+    gv_report *r = run_with("h100-xid", "h100x8-xid", &o);
     gv_check_result lost = result_of(r, "gpu.xid", "gpu3");
     assert_int_equal(lost.verdict, GV_FAIL);
-    assert_non_null(strstr(lost.message, "1 Xid fault(s) logged since boot (codes 79, 31)"));
+    assert_non_null(strstr(lost.message, "1 Xid fault(s) logged since boot (codes 79, 154, 31)"));
     assert_non_null(strstr(lost.message, "GPU has fallen off the bus"));
+    assert_non_null(strstr(lost.message, "the driver says the GPU needs a node reboot"));
     assert_string_equal(lost.expected_source, "default");
-    assert_int_equal(verdict_of(r, "gpu.xid", "gpu4"), GV_FAIL); /* Xid 48: DBE */
+    gv_check_result dbe = result_of(r, "gpu.xid", "gpu4"); /* Xid 48: DBE */
+    assert_int_equal(dbe.verdict, GV_FAIL);
+    assert_non_null(strstr(dbe.message, "needs a GPU reset (gpu.recovery)"));
+    /* Reset since its contained ECC error: the driver has nothing pending, the log keeps it. */
+    gv_check_result history = result_of(r, "gpu.xid", "gpu6");
+    assert_int_equal(history.verdict, GV_WARN);
+    assert_non_null(strstr(history.message, "1 Xid fault(s) logged since boot (codes 94, 154)"));
+    assert_non_null(strstr(history.message, "no recovery action needed for this GPU"));
     gv_check_result app = result_of(r, "gpu.xid", "gpu0");
     assert_int_equal(app.verdict, GV_PASS); /* Xid 13 is a program's */
     assert_non_null(strstr(app.message, "none a hardware fault"));
@@ -221,6 +229,13 @@ static void xids_fail_the_gpus_with_hardware_faults(void **state)
                                           "gpu.row_remap)"));
     gv_report_free(r);
 
+    /* A driver that gives no recovery action cannot tell history from present: each FAILs. */
+    r = run_with("h100-xid", "h100x8-no-recovery-action", &o);
+    assert_int_equal(verdict_of(r, "gpu.xid", "gpu6"), GV_FAIL);
+    assert_null(strstr(result_of(r, "gpu.xid", "gpu6").message, "recovery"));
+    assert_int_equal(verdict_of(r, "gpu.xid", "gpu3"), GV_FAIL);
+    gv_report_free(r);
+
     /* The policy decides which codes count: here only 13. */
     gv_policy p = GV_POLICY_INIT;
     gv_ctx *ctx = scenario_ctx("h100-xid", "h100x8");
@@ -228,7 +243,7 @@ static void xids_fail_the_gpus_with_hardware_faults(void **state)
     assert_int_equal(gv_policy_parse(ctx, "xids = 13,abc\n", &p), GV_ERR_PARSE);
     gv_ctx_destroy(ctx);
     o.policy = &p;
-    r = run_with("h100-xid", "h100x8", &o);
+    r = run_with("h100-xid", "h100x8-no-recovery-action", &o);
     assert_int_equal(verdict_of(r, "gpu.xid", "gpu0"), GV_FAIL);
     assert_int_equal(verdict_of(r, "gpu.xid", "gpu3"), GV_PASS);
     assert_string_equal(result_of(r, "gpu.xid", "gpu0").expected_source, "policy");
