@@ -298,6 +298,19 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
                           "the distance from every GPU to the RDMA NICs is unknown: hwloc does "
                           "not place %s",
                           unplaced);
+    } else if (near == 0 && !(run->policy && run->policy->require_rdma)) {
+        /* Every GPU alike far from every NIC is how the node was built (a PCIe server whose
+         * NICs hang off the CPU), not a NIC lost beside some GPUs: no GPUDirect RDMA here, and
+         * NCCL's network traffic goes through host memory, a figure nccl.* and the fleet see. */
+        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_WARN,
+                          "none of the %zu GPUs has an RDMA NIC within NCCL_NET_GDR_LEVEL=%s: %s; "
+                          "the node is built without GPUDirect RDMA locality, NCCL stages network "
+                          "traffic through host memory%s%s",
+                          gpus - unknown, lvl, far,
+                          unknown ? "; distance unknown, not judged: " : "", unplaced);
+        gv_result_remedy(c, "if multi-node jobs need GPUDirect RDMA, put a NIC under the PCIe "
+                            "switch of each GPU; a site that requires it says require_rdma = 1 "
+                            "(then this FAILs)");
     } else if (near + unknown < gpus) {
         c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_FAIL,
                           "%zu of %zu GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=%s: %s; "

@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "rdma/rdma.h"
 #include "topo/paths.h"
+#include "gpuverify/gv_topology.h"
 
 const gv_rdma_report *gv_active_rdma_report(gv_active_run *run)
 {
@@ -123,11 +124,68 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
     }
 }
 
+static int device_active(const gv_rdma_report *r, const char *device)
+{
+    for (size_t i = 0; i < r->port_count; i++)
+        if (r->ports[i].state == GV_PORT_ACTIVE && strcmp(r->ports[i].device, device) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether device's ports being down cost a GPU its nearest path to the network: a GPU whose
+ * nearest RDMA NICs (every NIC at its nearest PCIe class) are device and NICs with no ACTIVE
+ * port, named in gpus ("GPU5 (PIX)"). 1 such GPUs, 0 none (each GPU keeps an ACTIVE NIC as near:
+ * NCCL uses only ACTIVE ports, so an unused or uncabled port costs no job anything), -1 when
+ * the topology cannot tell (not this machine's, not built, or the device not in it). */
+static int leaves_gpus_far(gv_active_run *run, const gv_rdma_report *r, const char *device,
+                           char *gpus, size_t cap)
+{
+    char why[256];
+    gpus[0] = '\0';
+    if (!gv_active_topology_usable(run, why, sizeof why))
+        return -1;
+    const gv_topo *t = gv_active_topology(run);
+    uint32_t n = gv_topo_device_count(t);
+    int in_topology = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        gv_topo_device d = GV_TOPO_DEVICE_INIT;
+        in_topology |= gv_topo_device_at(t, j, &d) == GV_OK && d.kind == GV_TOPO_NIC &&
+                       strcmp(d.name, device) == 0;
+    }
+    if (!in_topology)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        gv_topo_device g = GV_TOPO_DEVICE_INIT;
+        if (gv_topo_device_at(t, i, &g) != GV_OK || g.kind != GV_TOPO_GPU)
+            continue;
+        int nearest = GV_PATH_SYS + 1, ours = 0, active = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            gv_topo_device nic = GV_TOPO_DEVICE_INIT;
+            gv_topo_link l = GV_TOPO_LINK_INIT;
+            if (gv_topo_device_at(t, j, &nic) != GV_OK || nic.kind != GV_TOPO_NIC ||
+                gv_topo_link_at(t, i, j, &l) != GV_OK || l.pcie_path == GV_PATH_UNKNOWN ||
+                l.pcie_path > nearest)
+                continue;
+            if (l.pcie_path < nearest)
+                ours = active = 0;
+            nearest = l.pcie_path;
+            ours |= strcmp(nic.name, device) == 0;
+            active |= device_active(r, nic.name);
+        }
+        if (ours && !active) {
+            char one[48];
+            snprintf(one, sizeof one, "%s (%s)", g.label, gv_path_name(nearest));
+            gv_append(gpus, cap, ", ", one);
+        }
+    }
+    return gpus[0] != '\0';
+}
+
 static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
 {
     for (size_t i = 0; i < r->port_count; i++) {
         const gv_rdma_port *p = &r->ports[i];
-        char subject[96], layer[160] = "";
+        char subject[96], layer[160] = "", far[256] = "";
         port_subject(p, subject, sizeof subject);
         if (p->state == GV_PORT_STATE_UNKNOWN) {
             gv_report_add(run->report, "rdma.ports", subject, GV_ERROR,
@@ -165,14 +223,28 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                              "if this port should carry traffic, enable it (ip link set %s "
                              "up, or the switch port)",
                              p->netdev[0] ? p->netdev : "<netdev>");
+        } else if (p->state == GV_PORT_DOWN &&
+                   leaves_gpus_far(run, r, p->device, far, sizeof far) == 0) {
+            /* No GPU's traffic leaves through it: a NIC beside none of them (storage,
+             * management), or the unused port of one whose other ports serve them. */
+            c = gv_report_add(run->report, "rdma.ports", subject, GV_WARN,
+                              "%s port %u: %s, physical state %s: no link; every GPU keeps an "
+                              "ACTIVE RDMA NIC as near as this one (NCCL uses only ACTIVE "
+                              "ports): not a fault of the GPUs' fabric",
+                              p->device, p->port, p->state_text,
+                              p->phys_state_text[0] ? p->phys_state_text : "?");
+            gv_result_remedy(c, "if this port should carry traffic (storage, a second rail), "
+                                "check its cable, transceiver and switch port");
         } else {
             const char *why = p->state == GV_PORT_INIT
                                   ? "the link is up but no subnet manager has configured it"
                               : p->state == GV_PORT_ARMED ? "waiting for the subnet manager"
                                                           : "no link";
             c = gv_report_add(run->report, "rdma.ports", subject, GV_FAIL,
-                              "%s port %u: %s, physical state %s: %s", p->device, p->port,
-                              p->state_text, p->phys_state_text[0] ? p->phys_state_text : "?", why);
+                              "%s port %u: %s, physical state %s: %s%s%s%s", p->device, p->port,
+                              p->state_text, p->phys_state_text[0] ? p->phys_state_text : "?", why,
+                              far[0] ? "; the nearest RDMA NIC of " : "", far,
+                              far[0] ? ", whose traffic leaves through a farther NIC or none" : "");
             gv_result_remedy(c, p->state == GV_PORT_DOWN
                                     ? "check the cable, the transceiver and the switch port "
                                       "(Polling: nothing answers at the other end)"

@@ -144,7 +144,8 @@ static void test_one_thing_broken(void **state)
 
     r = run_rdma("h100-roce-port-down", "h100x8-rdma");
     expect(r, "rdma.ports", "mlx5_5/1", GV_FAIL,
-           "mlx5_5 port 1: DOWN, physical state Polling: no link");
+           "mlx5_5 port 1: DOWN, physical state Polling: no link; the nearest RDMA NIC of "
+           "GPU5 (PIX), whose traffic leaves through a farther NIC or none");
     expect(r, "rdma.mtu", "mlx5_5/1", GV_SKIP, "not ACTIVE");
     expect(r, "rdma.nccl_env", "node", GV_PASS, "7 ACTIVE port(s)");
     gv_report_free(r);
@@ -179,6 +180,58 @@ static void test_one_thing_broken(void **state)
            "8 of 8 RDMA devices cannot register DMA-BUF memory: mlx5_0 (ibv_reg_dmabuf_mr(fd "
            "-1): Operation not supported)");
     expect(r, "gpudirect.ready", "node", GV_FAIL, "is NOT ready: dmabuf, nic_dmabuf");
+    gv_report_free(r);
+}
+
+/* A port no GPU's traffic would leave through is no fault of the GPUs' fabric: NCCL uses only
+ * ACTIVE ports. A port down that leaves a GPU without an ACTIVE nearest NIC FAILs; where the
+ * topology cannot tell, every port down FAILs as before. */
+static void test_ports_by_role(void **state)
+{
+    (void)state;
+    gv_report *r = run_rdma("h100-roce-storage", "h100x8-rdma-storage");
+    expect(r, "rdma.ports", "mlx5_9/1", GV_WARN,
+           "mlx5_9 port 1: DOWN, physical state Polling: no link; every GPU keeps an ACTIVE RDMA "
+           "NIC as near as this one");
+    expect(r, "rdma.ports", "mlx5_8/1", GV_PASS, "PORT_ACTIVE");
+    expect(r, "rdma.ports", "mlx5_5/1", GV_PASS, "PORT_ACTIVE");
+    gv_report_free(r);
+
+    /* The node's one dual-port NIC, beside no GPU: a port cabled serves every GPU as near. */
+    r = run_rdma("h100-pcie-nic", "h100x8-pcie-nic");
+    expect(r, "rdma.ports", "mlx5_9/1", GV_WARN, "every GPU keeps an ACTIVE RDMA NIC as near");
+    gv_report_free(r);
+    r = run_rdma("h100-pcie-nic-down", "h100x8-pcie-nic");
+    expect(r, "rdma.ports", "mlx5_8/1", GV_FAIL, "no link; the nearest RDMA NIC of GPU0 (");
+    expect(r, "rdma.ports", "mlx5_9/1", GV_FAIL, "GPU7 (");
+    gv_report_free(r);
+
+    /* Every GPU alike far from the NICs is how the node was built: no GPUDirect RDMA, a WARN,
+     * a FAIL where the policy requires RDMA; one GPU far where the others are near is a NIC
+     * missing. */
+    r = run_rdma("h100-pcie-nic", "h100x8-pcie-nic");
+    expect(r, "gpudirect.nic_locality", "node", GV_WARN,
+           "none of the 8 GPUs has an RDMA NIC within NCCL_NET_GDR_LEVEL=PXB: GPU0 (0000:18:00.0: "
+           "nearest mlx5_8 at NODE)");
+    expect(r, "gpudirect.nic_locality", "node", GV_WARN, "built without GPUDirect RDMA locality");
+    gv_report_free(r);
+    r = run_rdma_policy("h100-pcie-nic", "h100x8-pcie-nic", 1);
+    expect(r, "gpudirect.nic_locality", "node", GV_FAIL,
+           "8 of 8 GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=PXB");
+    gv_report_free(r);
+    r = run_rdma("h100-roce-rail-missing", "h100x8-rdma-rail-missing");
+    expect(r, "gpudirect.nic_locality", "node", GV_FAIL,
+           "1 of 8 GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=PXB: GPU6 (0000:ba:00.0: "
+           "nearest mlx5_");
+    gv_report_free(r);
+
+    /* No topology of this node (an offline sysroot, hwloc reading another machine). */
+    gv_ctx *ctx = scenario_ctx("h100-roce-storage", "h100x8-rdma-storage");
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "rdma.ports";
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    expect(r, "rdma.ports", "mlx5_9/1", GV_FAIL, "DOWN, physical state Polling: no link");
     gv_report_free(r);
 }
 
@@ -438,6 +491,7 @@ int main(void)
         cmocka_unit_test_setup(test_healthy_roce, clean_env),
         cmocka_unit_test_setup(test_infiniband, clean_env),
         cmocka_unit_test_setup(test_one_thing_broken, clean_env),
+        cmocka_unit_test_setup(test_ports_by_role, clean_env),
         cmocka_unit_test_setup(test_environment_wins, clean_env),
         cmocka_unit_test_setup(test_stock_debian_and_no_rdma, clean_env),
         cmocka_unit_test_setup(test_malformed, clean_env),
