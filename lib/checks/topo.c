@@ -58,6 +58,16 @@ static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_in
      * images describe it): the tree seen here is reported, not judged. */
     const gv_rdma_report *rdma = gv_active_rdma_report(run);
     const gv_rdma_setting *file = rdma ? gv_rdma_setting_find(rdma, "NCCL_TOPO_FILE") : NULL;
+    /* No GPU with a NIC beside it is how the node was built (NICs off the CPU): each GPU's
+     * distance is reported, and gpudirect.nic_locality says it once for the node. */
+    int any_near = 0;
+    for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
+        gv_topo_device d = GV_TOPO_DEVICE_INIT;
+        gv_topo_device_at(t, i, &d);
+        any_near |= d.kind == GV_TOPO_GPU && d.nearest_path > GV_PATH_UNKNOWN &&
+                    d.nearest_path <= GV_PATH_PXB;
+    }
+    int built_far = !any_near && !(run->policy && run->policy->require_rdma);
     for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
         gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
         gv_topo_device_at(t, i, &d);
@@ -85,6 +95,11 @@ static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_in
                               nic.pci_bus_id, cls,
                               d.gdr_capable ? ", within NCCL's GPUDirect RDMA level"
                                             : ", beyond NCCL_NET_GDR_LEVEL");
+        } else if (built_far) {
+            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_PASS,
+                              "%s: nearest NIC %s (%s) at %s, as built: no GPU of this node has a "
+                              "NIC beside it (gpudirect.nic_locality)",
+                              d.pci_bus_id, nic.name, nic.pci_bus_id, cls);
         } else if (file) {
             c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_SKIP,
                               "%s: nearest NIC %s (%s) at %s in the PCI tree this process sees; "

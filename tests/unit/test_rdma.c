@@ -32,7 +32,7 @@ static gv_report *run_rdma_policy(const char *sysroot, const char *scenario, int
     setenv("HWLOC_FSROOT", root, 1);
     gv_ctx *ctx = scenario_ctx(sysroot, scenario);
     gv_run_opts o = GV_RUN_OPTS_INIT;
-    o.checks = "rdma,gpudirect";
+    o.checks = "rdma,gpudirect,topo.gpu_nic";
     gv_policy p = GV_POLICY_INIT;
     p.require_rdma = require_rdma;
     o.policy = &p;
@@ -106,7 +106,7 @@ static void test_healthy_roce(void **state)
            "8/8 GPUs have an RDMA NIC within NCCL_NET_GDR_LEVEL=PXB (farthest nearest NIC: PIX)");
     expect(r, "gpudirect.ready", "node", GV_PASS, "GPUDirect RDMA over DMA-BUF is ready");
     assert_int_equal(count_verdict(r, GV_PASS), (int)gv_report_count(r));
-    assert_int_equal(gv_report_count(r), 5 + 8 * 4 + 1 + 8);
+    assert_int_equal(gv_report_count(r), 5 + 8 * 4 + 1 + 8 + 8); /* ... + topo.gpu_nic */
     gv_report_free(r);
 }
 
@@ -214,10 +214,16 @@ static void test_ports_by_role(void **state)
            "none of the 8 GPUs has an RDMA NIC within NCCL_NET_GDR_LEVEL=PXB: GPU0 (0000:18:00.0: "
            "nearest mlx5_8 at NODE)");
     expect(r, "gpudirect.nic_locality", "node", GV_WARN, "built without GPUDirect RDMA locality");
+    expect(r, "topo.gpu_nic", "gpu7", GV_PASS,
+           "nearest NIC mlx5_8 (0000:04:00.0) at SYS, as built");
     gv_report_free(r);
     r = run_rdma_policy("h100-pcie-nic", "h100x8-pcie-nic", 1);
     expect(r, "gpudirect.nic_locality", "node", GV_FAIL,
            "8 of 8 GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=PXB");
+    expect(r, "topo.gpu_nic", "gpu7", GV_WARN, "crosses the socket interconnect");
+    gv_report_free(r);
+    r = run_rdma("h100-roce-rail-missing", "h100x8-rdma-rail-missing");
+    expect(r, "topo.gpu_nic", "gpu6", GV_WARN, "0000:ba:00.0: nearest NIC mlx5_");
     gv_report_free(r);
     r = run_rdma("h100-roce-rail-missing", "h100x8-rdma-rail-missing");
     expect(r, "gpudirect.nic_locality", "node", GV_FAIL,

@@ -303,7 +303,11 @@ static void topo_checks(void **state)
     c = result_of(r, "topo.numa", "gpu0");
     assert_int_equal(c.verdict, GV_WARN);
     assert_non_null(strstr(c.message, "0000:44:00.0"));
-    assert_int_equal(verdict_of(r, "topo.gpu_nic", "gpu0"), GV_WARN);
+    /* Its one GPU far from the node's NIC is how that machine is built: reported, the node's
+     * GPUDirect RDMA locality judged once by gpudirect.nic_locality. */
+    c = result_of(r, "topo.gpu_nic", "gpu0");
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "as built: no GPU of this node has a NIC beside it"));
     gv_report_free(r);
     gv_ctx_destroy(ctx);
 }
