@@ -516,6 +516,11 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     r->finalize = finalize_row;
     r->finalize_user = &active;
     judge_asked_gpus(f, o->gpus, plan->gpu_chosen, r);
+    /* A node with no GPU for this process is judged by driver.gpu_count whatever the
+     * selection: no choice of checks (system, rdma or topo alone) makes it a report that
+     * passes. A CPU node checked on purpose says gpu_count = 0 in its policy. */
+    if (no_gpu_to_test(f))
+        gv_report_delegate(r, "driver.gpu_count");
     int ran[GV_CATALOG_MAX] = {0};
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
@@ -537,6 +542,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         gv_report_flush(r);
         run_delegated(f, r, ran);
     }
+    run_delegated(f, r, ran);
     gv_report_flush(r);
     gv_rdma_free(active.rdma);
     gv_topo_free(active.topo);
