@@ -54,6 +54,7 @@ static void healthy_designs_never_fail(void **state)
         {"h100-open", "h100x8", "8x H100 SXM on NVSwitches"},
         {"h100-open", "h100x8-pcie-no-bridge", "PCIe cards without NVLink bridges"},
         {"h100-open", "h100x8-nvl-pairs", "NVLink-bridged pairs (H100 NVL)"},
+        {"h100-open", "h100x8-mig", "MIG enabled on a GPU, pending on another"},
         {"h100-switch-pair", "h100x8", "two GPUs behind one PCIe switch uplink"},
         {"h100-roce", "h100x8-rdma", "a RoCE rail beside each GPU"},
         {"h100-ib", "h100x8-rdma", "an InfiniBand rail beside each GPU"},
