@@ -137,6 +137,8 @@ static gv_status measure(gv_gemm_run *g, gv_gemm_result *r)
             break;
     }
     gv_sampler_stop(&sampler);
+    g->power_limit_w = gv_telemetry_power_limit_w(g->s.ctx, g->s.bus_id);
+    g->power_default_w = gv_telemetry_power_default_w(g->s.ctx, g->s.bus_id);
     if (r->batches < g->o.batches)
         return GV_ERR_DRIVER;
     r->time_median_ms = gv_median(ms, r->batches);
@@ -175,10 +177,14 @@ static void judge(const gv_gemm_run *g, gv_gemm_result *r)
         /* Held at its power limit, a GPU runs the clock its power allows (a part or a limit
          * built for less power than the datasheet's clock needs): below the thresholds at the
          * peak's clock, it is judged at the clock it ran, and only slow at that clock is it a
-         * finding. Not when the hardware cut the clocks (thermal, power brake). */
+         * finding. Not when the hardware cut the clocks (thermal, power brake), nor under a
+         * limit someone lowered below the board's default (`nvidia-smi -pl`): that is a setting,
+         * not the design, and the figure it costs is judged at the peak and the limit named. */
         double at_clock = 0;
         uint64_t why = r->clock_event_reasons;
-        if ((why & GV_CLOCK_EVENT_POWER_CAP) && !(why & GV_CLOCK_EVENTS_PROTECTIVE) &&
+        int lowered = g->power_limit_w > 0 && g->power_default_w > 0 &&
+                      g->power_limit_w < g->power_default_w - 0.5;
+        if ((why & GV_CLOCK_EVENT_POWER_CAP) && !(why & GV_CLOCK_EVENTS_PROTECTIVE) && !lowered &&
             r->sm_clock_mean_mhz > 0 && r->sm_clock_mean_mhz < g->s.max_sm_clock_mhz &&
             r->fraction_of_peak < g->o.warn_fraction)
             at_clock = r->fraction_of_peak * g->s.max_sm_clock_mhz / r->sm_clock_mean_mhz;
@@ -194,6 +200,11 @@ static void judge(const gv_gemm_run *g, gv_gemm_result *r)
                                      " (%.0f%% of the peak at the %.0f MHz its power limit held, "
                                      "judged on that)",
                                      100 * at_clock, r->sm_clock_mean_mhz);
+        if (lowered && (why & GV_CLOCK_EVENT_POWER_CAP) && used < sizeof r->message)
+            used += (size_t)snprintf(r->message + used, sizeof r->message - used,
+                                     " under a power limit of %.0f W, lowered from the board's "
+                                     "default %.0f W",
+                                     g->power_limit_w, g->power_default_w);
     } else {
         r->verdict = GV_PASS;
         used += (size_t)snprintf(r->message + used, sizeof r->message - used,

@@ -39,6 +39,8 @@ typedef struct gv_gemm_run {
     /* 1-based heuristic candidate: set before gv_gemm_choose_algo to take that one untimed
      * (0: time them), and the one taken after it. */
     int candidate;
+    /* The power limit in force during the run and the board's default, W (0 unknown). */
+    double power_limit_w, power_default_w;
     gv_errbuf err;
 } gv_gemm_run;
 

@@ -201,6 +201,17 @@ double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id)
     return mw / 1000.0;
 }
 
+double gv_telemetry_power_default_w(gv_ctx *ctx, const char *bus_id)
+{
+    const struct gv_nvml_api *nv = NULL;
+    gvnv_device dev = device_of(ctx, bus_id, &nv);
+    unsigned mw = 0;
+    if (!dev || !nv->device_get_power_management_default_limit ||
+        nv->device_get_power_management_default_limit(dev, &mw) != GVNV_SUCCESS)
+        return 0;
+    return mw / 1000.0;
+}
+
 void gv_sampler_stop(gv_sampler *s)
 {
     if (!s->running)

@@ -34,8 +34,10 @@ void gv_telemetry_dram_ecc(gv_ctx *ctx, const char *bus_id, long long *corrected
 /* The clock-event reasons that mean the GPU was held back (nvmlClocksEventReason*), as text:
  * "power cap, thermal (hardware)"; "" when none. */
 void gv_clock_events_text(uint64_t reasons, char *out, size_t cap);
-/* The power limit NVML enforces on the GPU, in watts; 0 unknown. */
+/* The power limit NVML enforces on the GPU, and the default it ships with (the board's
+ * design: `nvidia-smi -pl` lowers the first only), in watts; 0 unknown. */
 double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id);
+double gv_telemetry_power_default_w(gv_ctx *ctx, const char *bus_id);
 /* PCIe raw rate per direction, GB/s, of gen x width (Gen5 x16 = 63.0); 0 unknown. */
 double gv_pcie_raw_gbps(int gen, int width);
 /* PCIe generation of a link speed in GT/s (32.0 -> 5); 0 unknown. */

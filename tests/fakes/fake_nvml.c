@@ -249,6 +249,14 @@ gvnv_return nvmlDeviceGetPowerManagementLimit(gvnv_device device, unsigned int *
     return GVNV_SUCCESS;
 }
 
+gvnv_return nvmlDeviceGetPowerManagementDefaultLimit(gvnv_device device, unsigned int *limit_mw)
+{
+    DEVICE_OR_RETURN(g, device);
+    int w = g->default_power_limit_w ? g->default_power_limit_w : g->power_limit_w;
+    *limit_mw = (unsigned)w * 1000u;
+    return GVNV_SUCCESS;
+}
+
 gvnv_return nvmlDeviceGetTemperature(gvnv_device device, gvnv_temperature_sensor sensor,
                                      unsigned int *temperature_c)
 {

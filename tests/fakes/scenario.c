@@ -134,6 +134,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->compute_mode = atoi(v);
     else if (!strcmp(k, "power_limit_w"))
         g->power_limit_w = atoi(v);
+    else if (!strcmp(k, "default_power_limit_w"))
+        g->default_power_limit_w = atoi(v);
     else if (!strcmp(k, "temp"))
         g->temp = atoi(v);
     else if (!strcmp(k, "pcie"))

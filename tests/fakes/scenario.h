@@ -5,6 +5,7 @@
  *   gpu = name=NVIDIA H100 80GB HBM3; device_id=0x2330; bus=0000:18:00.0; uuid=GPU-...;
  *         serial=...; memory_mib=81559; cc=9.0; sms=132; max_sm_clock=1980; vbios=...;
  *         persistence=1; ecc=1; mig=0; compute_mode=0; power_limit_w=700; temp=31;
+ *         default_power_limit_w=700 (when someone lowered the limit below it);
  *         pcie=5,16,5,16; lost=0; free_mib=256; copy_gbps=50; gemm_tflops=700;
  *         gemm_corrupt=0; nvlinks=18; nvlinks_down=0; nvlink_peer=switch; util=0;
  *         dmabuf=1
@@ -119,6 +120,7 @@ typedef struct fake_gpu {
     unsigned long long memory_mib;
     int cc_major, cc_minor, sms, max_sm_clock;
     int persistence, ecc, ecc_pending, mig, mig_pending, compute_mode, power_limit_w, temp;
+    int default_power_limit_w; /* the board's default; 0: power_limit_w */
     int pcie_gen, pcie_width, pcie_gen_max, pcie_width_max;
     int lost;
     /* Active tests: free device memory the fake hands out, copy rate, GEMM rate and faults. */

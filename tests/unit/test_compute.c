@@ -159,6 +159,13 @@ static void gemm_slow_warns_then_fails_by_policy(void **state)
     assert_int_equal(capped.verdict, GV_PASS);
     assert_non_null(strstr(capped.message, "51% of the 989 TFLOPS dense peak (100% of the peak at "
                                            "the 1000 MHz its power limit held, judged on that)"));
+    /* The same under a limit someone lowered below the board's default: a setting, not the
+     * design, judged at the peak and named. */
+    gv_gemm_result lowered = gemm_on("h100x1-power-lowered", GV_DTYPE_FP16);
+    assert_int_equal(lowered.verdict, GV_WARN);
+    assert_null(strstr(lowered.message, "judged on that"));
+    assert_non_null(strstr(lowered.message, "under a power limit of 350 W, lowered from the "
+                                            "board's default 700 W"));
     /* Slow at the clock its cap holds: 300 TFLOPS at 1800 MHz is 33% there. */
     assert_int_equal(gemm_on("h100x1-power-capped-slow", GV_DTYPE_FP16).verdict, GV_FAIL);
     /* The hardware cutting the clocks (thermal slowdown) is no design: judged at the peak. */
