@@ -4,11 +4,24 @@
 
 #include "core/util.h"
 
+/* The narrower of a link's two ends: this function's maximum and the port's above it. */
+static double narrower(double mine, double above)
+{
+    return above > 0 && (mine <= 0 || above < mine) ? above : mine;
+}
+
+/* The rate a function's link was built for (GT/s x lanes): its maximum, capped by the port
+ * above it, not what it trained at. An idle GPU's link drops its speed to save power, which
+ * would make a switch's uplink look wide enough for all, and a link that trained narrower is a
+ * fault (gpu.pcie_link, cuda.copy), not a smaller share to expect. The current rate where
+ * sysfs gives no maximum. */
 static double link_rate(const gv_pci_function *f)
 {
-    return f->link_speed_current > 0 && f->link_width_current > 0
-               ? f->link_speed_current * f->link_width_current
-               : 0;
+    double speed = narrower(f->link_speed_max > 0 ? f->link_speed_max : f->link_speed_current,
+                            f->upstream_speed_max);
+    double width = narrower(f->link_width_max > 0 ? f->link_width_max : f->link_width_current,
+                            f->upstream_width_max);
+    return speed > 0 && width > 0 ? speed * width : 0;
 }
 
 static int under(const gv_pci_function *f, const gv_pci_addr *port)

@@ -14,8 +14,9 @@ int gv_pci_share_a_port(const gv_pci_function *a, const gv_pci_function *b);
 
 /* The fraction (at most 1) of gpus[i]'s own link rate that is left to it while all n GPUs use
  * their links at once: over the functions above it, the narrowest ratio of that function's
- * link rate to the sum of the link rates of the GPUs under it (rate: current GT/s x lanes; a
- * rate sysfs does not give counts as one GPU's). gpus[j] may be NULL (place unknown: shares
+ * link rate to the sum of the link rates of the GPUs under it (rate: the link's design, the
+ * narrower of its two ends' maximum GT/s x lanes, not what it trained at; a rate sysfs does
+ * not give counts as one GPU's). gpus[j] may be NULL (place unknown: shares
  * nothing). `why` names the function that sets it ("gpu2, gpu3 under 0000:38:00.0"), with
  * names[j] for the GPUs; "" when nothing is shared. */
 double gv_pci_link_share(const char *root, const gv_pci_function *const *gpus,

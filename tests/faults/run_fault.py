@@ -146,6 +146,10 @@ CASES = {
         ("cuda.copy_all", "node", "PASS", "every GPU kept at least 100% of what its PCIe links "
          "leave it; shared by design: gpu2, gpu3 under 0000:38:00.0 (50% each)")],
         exit_code=0, sysroot="h100-switch-pair", args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # GPU 2's link idle at 2.5 GT/s when sysfs was read: the share is the links' design.
+    "copy_all_switch_pair_idle": case("copy-shared-link", "cuda.copy_all", [
+        ("cuda.copy_all", "node", "PASS", "shared by design: gpu2, gpu3 under 0000:38:00.0 (50% each)")],
+        exit_code=0, sysroot="h100-switch-pair-idle", args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     # A third GPU sharing that link, which sysfs does not show: below the designed half, WARN.
     "copy_all_switch_pair_more": case("copy-shared-three", "cuda.copy_all", [
         ("cuda.copy_all", "node", "WARN", "H2D gpu2 16.7 of 25.0 GB/s (67%), H2D gpu3 16.7 of 25.0 "

@@ -50,14 +50,21 @@ static void pci_parents_and_link_share(void **state)
     all[2] = NULL;
     assert_true(gv_pci_link_share(dir, all, names, 8, 3, why, sizeof why) == 1.0);
     all[2] = &fns[2];
-    /* A GPU's link rate unknown: the uplink counts as one GPU's, split two ways. */
-    fns[3].link_width_current = -1;
-    share = gv_pci_link_share(dir, all, names, 8, 2, why, sizeof why);
-    assert_true(share > 0.499 && share < 0.501);
-    /* GPU 3 trained at x8: the x16 uplink carries 16 + 8 lanes' worth, two thirds of it each. */
+    /* GPU 3 idle at 2.5 GT/s, or trained at x8 (gpu.pcie_link's finding): the share is the
+     * links' design, half each, not what they trained at. */
+    fns[3].link_speed_current = 2.5;
     fns[3].link_width_current = 8;
     share = gv_pci_link_share(dir, all, names, 8, 2, why, sizeof why);
+    assert_true(share > 0.499 && share < 0.501);
+    /* GPU 3 built for x8 (its maximum): the x16 uplink carries 16 + 8 lanes' worth, two thirds
+     * of it each. */
+    fns[3].link_width_max = 8;
+    share = gv_pci_link_share(dir, all, names, 8, 2, why, sizeof why);
     assert_true(share > 0.666 && share < 0.667);
+    /* A GPU's link rate unknown: the uplink counts as one GPU's, split two ways. */
+    fns[3].link_width_max = fns[3].link_width_current = fns[3].upstream_width_max = -1;
+    share = gv_pci_link_share(dir, all, names, 8, 2, why, sizeof why);
+    assert_true(share > 0.499 && share < 0.501);
     free(fns);
 }
 
