@@ -4,7 +4,8 @@
  * far below the others of its route is the one bad link, and a pair without peer access where
  * the others of its route have it is a route through the CPU. A route the node's design makes
  * slower, or leaves without peer access (PCIe peers across NUMA nodes, on most hosts), is
- * judged against its own kind and passes. */
+ * judged against its own kind and passes. NVLink has a design to hold every pair to besides:
+ * peer access, and half of its links' nominal rate. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,10 @@
 #include "sys/pci_share.h"
 
 #define SLOW_PAIR 0.5 /* of the median of the node's pairs of the same route and access */
+/* Of the NVLinks' nominal rate: a healthy NVSwitch or bridge pair copies at 85-90% of it
+ * (H200 NV18: 394 of 450 GB/s), so every pair at half or less is NVLink not carrying the
+ * copies, which the pairs' median alone cannot see when all of them are alike. */
+#define SLOW_NVLINK 0.5
 
 /* The way two GPUs are joined, nearest first: NVLink when NVML says so, else the PCIe path
  * sysfs places them on; PCIe when sysfs cannot say. */
@@ -128,12 +133,19 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
         }
         latency += q->latency_us / (double)(p->n - 1);
         direct += q->direct != 0;
+        double links =
+            r == ROUTE_NVLINK && q->direct ? nominal(p->gpu[i], p->gpu[j], 1, how, sizeof how) : 0;
         if (median > 0 && q->gbps < SLOW_PAIR * median) {
             snprintf(one, sizeof one, "%s %.1f GB/s (%.0f%% of the node's %.1f %s)", p->subject[j],
                      q->gbps, 100 * q->gbps / median, median, route_names[r]);
             gv_append(slow, sizeof slow, ", ", one);
+        } else if (links > 0 && q->gbps < SLOW_NVLINK * links) {
+            snprintf(one, sizeof one, "%s %.1f GB/s (%.0f%% of its %s = %.0f GB/s nominal)",
+                     p->subject[j], q->gbps, 100 * q->gbps / links, how, links);
+            gv_append(slow, sizeof slow, ", ", one);
         }
-        if (!q->direct && p->count[r][1] > 0)
+        /* GPUs NVLink joins have peer access by design: without it, never the node's design. */
+        if (!q->direct && (p->count[r][1] > 0 || r == ROUTE_NVLINK))
             gv_append(host, sizeof host, ", ", p->subject[j]);
         else if (!q->direct) /* no pair of this route has peer access: the node's design */
             gv_append(designed[r], sizeof designed[r], ", ", p->subject[j]);

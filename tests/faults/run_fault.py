@@ -175,6 +175,13 @@ CASES = {
         ("cuda.p2p", "gpu3", "WARN", "no peer access (through the host) to gpu0, gpu1, gpu2, gpu4"),
         ("cuda.p2p", "gpu1", "WARN", "the slowest is 40% of its PCIe = 63 GB/s nominal")],
         exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    # Every NVLink pair alike: the medians see nothing, the NVLinks' design does.
+    "p2p_nvlink_slow": case("p2p-nvlink-slow", "cuda.p2p", [
+        ("cuda.p2p", "gpu0", "WARN", "slow copies to gpu1 100.0 GB/s (22% of its NVLink 18 x 25 = 450 GB/s nominal)")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+    "p2p_nvlink_no_peer": case("p2p-nvlink-no-peer", "cuda.p2p", [
+        ("cuda.p2p", "gpu0", "WARN", "no peer access (through the host) to gpu1, gpu2")],
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
     # PCIe GPUs with peer access only within their NUMA node, as most two-socket hosts allow:
     # the pairs across go through the host by design, judged against their own kind.
     "p2p_numa_peers": case("pcie-numa-peers", "cuda.p2p", [
