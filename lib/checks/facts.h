@@ -102,5 +102,9 @@ void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);
 /* Active NVLinks joining two GPUs: direct links, else through NVSwitch (each GPU's switch
  * links, the fewer of the two, as nvidia-smi counts them); 0 when either is NULL. */
 int gv_nvlinks_between(const gv_gpu_record *a, const gv_gpu_record *b);
+/* The nominal rate, one direction, of those NVLinks: their count times the lane rate of the
+ * generation (NVLink 2 to 4, Volta to Hopper: 25 GB/s; NVLink 5, Blackwell: 50); 0 when no
+ * NVLink joins them or the generation is unknown. */
+double gv_nvlink_nominal_gbps(const gv_gpu_record *a, const gv_gpu_record *b);
 
 #endif

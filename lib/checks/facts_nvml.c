@@ -69,6 +69,14 @@ int gv_nvlinks_between(const gv_gpu_record *a, const gv_gpu_record *b)
     return switch_a < switch_b ? switch_a : switch_b;
 }
 
+double gv_nvlink_nominal_gbps(const gv_gpu_record *a, const gv_gpu_record *b)
+{
+    int links = gv_nvlinks_between(a, b);
+    int cc = a ? a->gpu.cc_major : 0;
+    double lane = cc >= 10 ? 50.0 : cc >= 7 ? 25.0 : 0;
+    return links * lane;
+}
+
 static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r,
                    unsigned optional)
 {

@@ -178,6 +178,44 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
 }
 
 /* nccl.allreduce and nccl.transport from one sweep. */
+/* Where NVLink joins every pair of the run's GPUs, a bus bandwidth from 64 MiB up below a
+ * quarter of the slowest pair's NVLink nominal rate is NVLink not carrying the collective
+ * (NCCL's settings, a transport through the host): healthy nodes reach 60-90% of it there (two
+ * H200s, NV18: 265 GB/s at 64 MiB, 299 at 256 MiB, of 450). Judged only without a policy
+ * floor, and only where the sweep reached 64 MiB. */
+#define NVLINK_BUSBW_SHARE 0.25
+
+static void below_nvlink_design(gv_active_run *run, const gv_nccl_opts *o, const gv_nccl_result *r,
+                                gv_check_result *c)
+{
+    double best = 0; /* from 64 MiB up, where a healthy NVLink is past its latency */
+    for (uint32_t k = 0; k < r->size_count; k++)
+        if (r->sizes[k].bytes >= (64ull << 20) && r->sizes[k].busbw_gbps > best)
+            best = r->sizes[k].busbw_gbps;
+    if (best <= 0 || !all_joined(run, o))
+        return;
+    double nominal = 0;
+    for (uint32_t a = 0; a < o->gpu_count; a++)
+        for (uint32_t b = a + 1; b < o->gpu_count; b++) {
+            double x = gv_nvlink_nominal_gbps(gv_active_gpu_record(run->facts, (int)o->gpus[a]),
+                                              gv_active_gpu_record(run->facts, (int)o->gpus[b]));
+            nominal = nominal == 0 || (x > 0 && x < nominal) ? x : nominal;
+        }
+    if (nominal <= 0 || best >= NVLINK_BUSBW_SHARE * nominal)
+        return;
+    c->verdict = GV_WARN;
+    size_t len = strlen(c->message);
+    snprintf(c->message + len, sizeof c->message - len,
+             "; busbw %.1f GB/s from 64 MiB up, below a quarter of the %.0f GB/s the NVLinks "
+             "joining every pair carry: NVLink is not carrying the collective",
+             best, nominal);
+    gv_result_expected(c, "NVLink design", ">= %.0f GB/s busbw (%.0f%% of %.0f)",
+                       NVLINK_BUSBW_SHARE * nominal, 100 * NVLINK_BUSBW_SHARE, nominal);
+    gv_result_remedy(c, "look for NCCL settings that keep it off NVLink or narrow it "
+                        "(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_MAX_NCHANNELS, NCCL_ALGO), and "
+                        "at nccl.transport and cuda.p2p");
+}
+
 static void sweep_rows(gv_active_run *run)
 {
     const gv_facts *f = run->facts;
@@ -235,6 +273,8 @@ static void sweep_rows(gv_active_run *run)
         return;
     gv_check_result *c =
         gv_report_add(run->report, "nccl.allreduce", "node", r.verdict, "%s", r.message);
+    if (c && r.verdict == GV_PASS && o.min_busbw_gbps <= 0)
+        below_nvlink_design(run, &o, &r, c);
     if (r.size_count)
         gv_result_measured(c, r.peak_busbw_gbps, "GB/s", "busbw %.1f GB/s at %llu MiB",
                            r.peak_busbw_gbps, (unsigned long long)(r.peak_bytes >> 20));

@@ -82,13 +82,6 @@ static int medians(p2p_node *p)
     return 0;
 }
 
-/* GB/s per NVLink and direction by generation, from the compute capability: NVLink 2 to 4
- * (Volta to Hopper) 25, NVLink 5 (Blackwell) 50; 0 unknown. */
-static double nvlink_lane_gbps(int cc_major)
-{
-    return cc_major >= 10 ? 50.0 : cc_major >= 7 ? 25.0 : 0;
-}
-
 /* The nominal rate of the route a copy took, one direction: with peer access, the active
  * NVLinks joining the two GPUs times the lane rate; otherwise, or without NVLink, the narrower
  * PCIe link's raw rate; 0 unknown. `how` names it. */
@@ -98,10 +91,10 @@ static double nominal(const gv_gpu_record *a, const gv_gpu_record *b, int direct
     if (!a || !b)
         return 0;
     int links = gv_nvlinks_between(a, b);
-    double lane = nvlink_lane_gbps(a->gpu.cc_major);
-    if (direct && links > 0 && lane > 0) {
-        snprintf(how, cap, "NVLink %d x %.0f", links, lane);
-        return links * lane;
+    double nvlink = gv_nvlink_nominal_gbps(a, b);
+    if (direct && nvlink > 0) {
+        snprintf(how, cap, "NVLink %d x %.0f", links, nvlink / links);
+        return nvlink;
     }
     double pa = gv_pcie_raw_gbps(a->gpu.pcie_gen_max, a->gpu.pcie_width_max);
     double pb = gv_pcie_raw_gbps(b->gpu.pcie_gen_max, b->gpu.pcie_width_max);

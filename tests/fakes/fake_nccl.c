@@ -31,7 +31,7 @@
 __attribute__((used)) static const char version_string[] = "NCCL version 2.28.9+cuda13.0";
 
 #define MAX_RANKS 16
-#define SLOT_BYTES (4u << 20) /* largest send buffer per rank */
+#define SLOT_BYTES (64u << 20) /* largest send buffer per rank: the sizes nccl.allreduce judges */
 #define HEADER_BYTES 8192
 #define MAP_BYTES (HEADER_BYTES + (size_t)MAX_RANKS * SLOT_BYTES)
 #define WAIT_LIMIT_S 30.0 /* a peer that never comes: ncclSystemError rather than a hang */

@@ -414,6 +414,27 @@ static void run_rows_judge_the_node(void **state)
     gv_report_free(rep);
     gv_ctx_destroy(ctx);
 
+    /* NVLink joins every pair (18 x 25 GB/s), and the collective runs at 2 GB/s of bus
+     * bandwidth from 64 MiB up: NVLink is not carrying it. Below 64 MiB it is not judged so. */
+    ctx = scenario_ctx("h100-open", "h100x8-nccl-slow");
+    ro.checks = "nccl.allreduce";
+    ro.gpus = "0,1";
+    ro.nccl_bytes = 64 << 20;
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    gv_check_result slow = result_of(rep, "nccl.allreduce", "node");
+    assert_int_equal(slow.verdict, GV_WARN);
+    assert_non_null(strstr(slow.message, "from 64 MiB up, below a quarter of the 450 GB/s the "
+                                         "NVLinks joining every pair carry"));
+    assert_string_equal(slow.expected_source, "NVLink design");
+    gv_report_free(rep);
+    ro.nccl_bytes = 16 << 20;
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    assert_int_equal(verdict_of(rep, "nccl.allreduce", "node"), GV_PASS);
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+    ro.gpus = NULL;
+    ro.nccl_bytes = 4 << 20;
+
     /* One GPU: nothing to all-reduce with. */
     ctx = scenario_ctx("h100-open", "h100x1-compute");
     ro.checks = "nccl.allreduce";
