@@ -329,7 +329,7 @@ static int gpu_line(fake_scenario *s, char *v)
     return fields(v, g, set_gpu);
 }
 
-int fake_scenario_load(fake_scenario *s)
+static int load_into(fake_scenario *s)
 {
     memset(s, 0, sizeof *s);
     s->cublas_cuda_version = 13000;
@@ -390,5 +390,20 @@ int fake_scenario_load(fake_scenario *s)
             rc = -1;
     }
     fclose(f);
+    return rc;
+}
+
+/* Into a copy first, then over *s at once: the fakes keep one scenario that other threads read
+ * while one reloads it (every cuInit does), and the file says the same to all of them, so no
+ * byte a reader sees changes (cleared and refilled in place, a reader's sscanf saw it change
+ * under it, and glibc leaked its push-back buffer). */
+int fake_scenario_load(fake_scenario *s)
+{
+    fake_scenario *loaded = malloc(sizeof *loaded);
+    if (!loaded)
+        return -1;
+    int rc = load_into(loaded);
+    memcpy(s, loaded, sizeof *s);
+    free(loaded);
     return rc;
 }
