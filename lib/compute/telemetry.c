@@ -190,26 +190,27 @@ void gv_clock_events_text(uint64_t reasons, char *out, size_t cap)
             gv_append(out, cap, ", ", names[i].name);
 }
 
-double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id)
+/* A power limit NVML gives in milliwatts, in watts; 0 unknown. */
+static double watts(gv_ctx *ctx, const char *bus_id, int is_default)
 {
     const struct gv_nvml_api *nv = NULL;
     gvnv_device dev = device_of(ctx, bus_id, &nv);
+    gvnv_return (*query)(gvnv_device, unsigned int *) =
+        !dev         ? NULL
+        : is_default ? nv->device_get_power_management_default_limit
+                     : nv->device_get_power_management_limit;
     unsigned mw = 0;
-    if (!dev || !nv->device_get_power_management_limit ||
-        nv->device_get_power_management_limit(dev, &mw) != GVNV_SUCCESS)
-        return 0;
-    return mw / 1000.0;
+    return query && query(dev, &mw) == GVNV_SUCCESS ? mw / 1000.0 : 0;
+}
+
+double gv_telemetry_power_limit_w(gv_ctx *ctx, const char *bus_id)
+{
+    return watts(ctx, bus_id, 0);
 }
 
 double gv_telemetry_power_default_w(gv_ctx *ctx, const char *bus_id)
 {
-    const struct gv_nvml_api *nv = NULL;
-    gvnv_device dev = device_of(ctx, bus_id, &nv);
-    unsigned mw = 0;
-    if (!dev || !nv->device_get_power_management_default_limit ||
-        nv->device_get_power_management_default_limit(dev, &mw) != GVNV_SUCCESS)
-        return 0;
-    return mw / 1000.0;
+    return watts(ctx, bus_id, 1);
 }
 
 void gv_sampler_stop(gv_sampler *s)
