@@ -177,7 +177,6 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
     gv_result_measured(c, (double)r->via_p2p, "P2P connections", "%u of %u P2P", r->via_p2p, total);
 }
 
-/* nccl.allreduce and nccl.transport from one sweep. */
 /* Where NVLink joins every pair of the run's GPUs, a bus bandwidth from 64 MiB up below a
  * quarter of the slowest pair's NVLink nominal rate is NVLink not carrying the collective
  * (NCCL's settings, a transport through the host): healthy nodes reach 60-90% of it there (two
@@ -216,6 +215,7 @@ static void below_nvlink_design(gv_active_run *run, const gv_nccl_opts *o, const
                         "at nccl.transport and cuda.p2p");
 }
 
+/* nccl.allreduce and nccl.transport from one sweep. */
 static void sweep_rows(gv_active_run *run)
 {
     const gv_facts *f = run->facts;

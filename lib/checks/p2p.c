@@ -126,15 +126,15 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
         }
         latency += q->latency_us / (double)(p->n - 1);
         direct += q->direct != 0;
-        double links =
+        double nvlink_gbps =
             r == ROUTE_NVLINK && q->direct ? nominal(p->gpu[i], p->gpu[j], 1, how, sizeof how) : 0;
         if (median > 0 && q->gbps < SLOW_PAIR * median) {
             snprintf(one, sizeof one, "%s %.1f GB/s (%.0f%% of the node's %.1f %s)", p->subject[j],
                      q->gbps, 100 * q->gbps / median, median, route_names[r]);
             gv_append(slow, sizeof slow, ", ", one);
-        } else if (links > 0 && q->gbps < SLOW_NVLINK * links) {
+        } else if (nvlink_gbps > 0 && q->gbps < SLOW_NVLINK * nvlink_gbps) {
             snprintf(one, sizeof one, "%s %.1f GB/s (%.0f%% of its %s = %.0f GB/s nominal)",
-                     p->subject[j], q->gbps, 100 * q->gbps / links, how, links);
+                     p->subject[j], q->gbps, 100 * q->gbps / nvlink_gbps, how, nvlink_gbps);
             gv_append(slow, sizeof slow, ", ", one);
         }
         /* GPUs NVLink joins have peer access by design: without it, never the node's design. */

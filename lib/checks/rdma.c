@@ -156,25 +156,22 @@ static int leaves_gpus_far(gv_active_run *run, const gv_rdma_report *r, const ch
         return -1;
     for (uint32_t i = 0; i < n; i++) {
         gv_topo_device g = GV_TOPO_DEVICE_INIT;
-        if (gv_topo_device_at(t, i, &g) != GV_OK || g.kind != GV_TOPO_GPU)
+        if (gv_topo_device_at(t, i, &g) != GV_OK || g.kind != GV_TOPO_GPU ||
+            g.nearest_path == GV_PATH_UNKNOWN)
             continue;
-        int nearest = GV_PATH_SYS + 1, ours = 0, active = 0;
+        int ours = 0, active = 0; /* over the NICs at the GPU's nearest class (the topology's) */
         for (uint32_t j = 0; j < n; j++) {
             gv_topo_device nic = GV_TOPO_DEVICE_INIT;
             gv_topo_link l = GV_TOPO_LINK_INIT;
             if (gv_topo_device_at(t, j, &nic) != GV_OK || nic.kind != GV_TOPO_NIC ||
-                gv_topo_link_at(t, i, j, &l) != GV_OK || l.pcie_path == GV_PATH_UNKNOWN ||
-                l.pcie_path > nearest)
+                gv_topo_link_at(t, i, j, &l) != GV_OK || l.pcie_path != g.nearest_path)
                 continue;
-            if (l.pcie_path < nearest)
-                ours = active = 0;
-            nearest = l.pcie_path;
             ours |= strcmp(nic.name, device) == 0;
             active |= device_active(r, nic.name);
         }
         if (ours && !active) {
             char one[48];
-            snprintf(one, sizeof one, "%s (%s)", g.label, gv_path_name(nearest));
+            snprintf(one, sizeof one, "%s (%s)", g.label, gv_path_name(g.nearest_path));
             gv_append(gpus, cap, ", ", one);
         }
     }
