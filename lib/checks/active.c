@@ -356,6 +356,10 @@ void gv_active_gemm(gv_active_run *run)
     }
 }
 
+#define CUDNN_REMEDY                                                                               \
+    "install the cuDNN built for the driver's CUDA (driver.compat names both versions), or a "     \
+    "driver for cuDNN's"
+
 void gv_active_cudnn(gv_active_run *run)
 {
     static const char *const ids[] = {"cudnn.version", "cudnn.conv"};
@@ -367,6 +371,8 @@ void gv_active_cudnn(gv_active_run *run)
             gv_report_add(run->report, "cudnn.version", "node", c.verdict, "%s", c.message);
         if (c.version[0])
             gv_result_measured(res, NAN, "", "%s", c.version);
+        if (c.verdict == GV_FAIL)
+            gv_result_remedy(res, CUDNN_REMEDY);
         return;
     }
     if (gv_active_no_devices(run, ids, 2))
@@ -394,6 +400,8 @@ void gv_active_cudnn(gv_active_run *run)
                           loaded && v == GV_PASS ? "cuDNN loads and makes a handle" : r.message);
         if (loaded)
             gv_result_measured(c, NAN, "", "%s", r.version);
+        if (v == GV_FAIL)
+            gv_result_remedy(c, CUDNN_REMEDY);
     }
     if (gv_active_selected(run, "cudnn.conv")) {
         int v = r.fp32_verdict == GV_SKIP && r.fp16_verdict == GV_SKIP ? GV_SKIP : r.verdict;

@@ -30,10 +30,14 @@ void gv_check_gpu_pci(const gv_facts *f, gv_report *r)
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
         if (!g->in_pci) {
-            gv_report_add(r, "gpu.pci", subject, GV_WARN,
-                          "%s is not in /sys/bus/pci/devices (seen by %s only)",
-                          p->pci_bus_id[0] ? p->pci_bus_id : "this GPU",
-                          p->nvml_index >= 0 ? "NVML" : "the driver");
+            gv_check_result *c =
+                gv_report_add(r, "gpu.pci", subject, GV_WARN,
+                              "%s is not in /sys/bus/pci/devices (seen by %s only)",
+                              p->pci_bus_id[0] ? p->pci_bus_id : "this GPU",
+                              p->nvml_index >= 0 ? "NVML" : "the driver");
+            gv_result_remedy(c, "judge the node from its own /sys: a sysroot of another machine, "
+                                "or a container without the host's sysfs, lacks the GPU's PCI "
+                                "function");
             continue;
         }
         if (g->pci_problem[0]) {

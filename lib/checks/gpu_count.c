@@ -91,9 +91,11 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
     }
     counts k;
     tally(f, &k);
-    char measured[96];
-    snprintf(measured, sizeof measured, "pci=%d nvml=%d cuda=%d", f->pci_count, f->nvml_count,
-             f->cuda_count);
+    char measured[96], pci[16], nvml[16], cuda[16];
+    snprintf(measured, sizeof measured, "pci=%s nvml=%s cuda=%s",
+             count_text(f->pci_count, pci, sizeof pci),
+             count_text(f->nvml_count, nvml, sizeof nvml),
+             count_text(f->cuda_count, cuda, sizeof cuda));
     gv_check_result *c;
     if (f->nvml_count >= 0 && (k.missing[0] || k.broken[0])) {
         c = gv_report_add(r, id, "node", GV_FAIL,

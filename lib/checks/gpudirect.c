@@ -362,6 +362,8 @@ static void ready(gv_active_run *run, size_t first)
                           "GPUDirect RDMA %s: %s%s%s%s",
                           worst == GV_FAIL ? "is NOT ready" : "works with warnings", failing,
                           skipped[0] ? " (not checked: " : "", skipped, skipped[0] ? ")" : "");
+    if (considered && worst != GV_PASS)
+        gv_result_remedy(c, "the gpudirect.* rows named say what each needs");
     gv_result_measured(c, NAN, "", "%s",
                        worst == GV_PASS && considered ? "ready"
                        : worst == GV_FAIL             ? "not ready"

@@ -38,20 +38,19 @@ static void version_row(gv_active_run *run)
                          c.driver_cuda % 1000 / 10);
 }
 
-/* Adds a row for each selected ID of the group with the same verdict and text. */
+static const char *const sweep_ids[] = {"nccl.allreduce", "nccl.transport"};
+
+/* Adds a row for each selected ID of the sweep with the same verdict and text. */
 static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
 {
-    static const char *const ids[] = {"nccl.allreduce", "nccl.transport"};
     char why[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    for (size_t i = 0; i < 2; i++)
-        if (gv_active_selected(run, ids[i]))
-            gv_report_add(run->report, ids[i], "node", verdict, "%s", why);
+    gv_active_rows(run, sweep_ids, 2, "node", verdict, why);
 }
 
 /* Whether NVLink joins the GPUs of ranks a and b (rank i is o->gpus[i]: one process). */
@@ -219,6 +218,10 @@ static void below_nvlink_design(gv_active_run *run, const gv_nccl_opts *o, const
 static void sweep_rows(gv_active_run *run)
 {
     const gv_facts *f = run->facts;
+    /* CUDA unusable is driver.cuda's to judge, as for every CUDA test ("CUDA sees -1" said
+     * nothing). */
+    if (gv_active_no_devices(run, sweep_ids, 2))
+        return;
     gv_nccl_opts o = GV_NCCL_OPTS_INIT;
     for (int gpu = 0; gpu < f->cuda_count && gpu < GV_NCCL_MAX_GPUS; gpu++)
         if (gv_active_gpu_chosen(run, gpu))
@@ -264,7 +267,16 @@ static void sweep_rows(gv_active_run *run)
     }
     if (st != GV_OK && st != GV_ERR_TIMEOUT) {
         /* Without NCCL there is nothing to judge; any other error is the check failing. */
-        rows(run, st == GV_ERR_LIBRARY ? GV_SKIP : GV_ERROR, "%s", gv_ctx_last_error(run->ctx));
+        if (st == GV_ERR_LIBRARY) {
+            rows(run, GV_SKIP, "%s", gv_ctx_last_error(run->ctx));
+            return;
+        }
+        for (size_t i = 0; i < 2; i++)
+            if (gv_active_selected(run, sweep_ids[i]))
+                gv_result_remedy(gv_report_add(run->report, sweep_ids[i], "node", GV_ERROR, "%s",
+                                               gv_ctx_last_error(run->ctx)),
+                                 "run gv-nccl with NCCL_DEBUG=WARN to see where it stops; look "
+                                 "at driver.cuda, gpu.nvml and gpu.xid for the GPU named");
         return;
     }
     if (gv_active_selected(run, "nccl.transport"))

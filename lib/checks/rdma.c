@@ -212,6 +212,9 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                                  "give %s an IP address: RoCE v2 GIDs follow the netdev's "
                                  "addresses",
                                  p->netdev[0] ? p->netdev : "the port's netdev");
+            else if (p->problem[0])
+                gv_result_remedy(c, "read the port's sysfs files named by hand; a malformed "
+                                    "attribute is the NIC driver's or the kernel's");
         } else if (p->state == GV_PORT_DOWN && p->phys_state == 3) {
             c = gv_report_add(run->report, "rdma.ports", subject, GV_WARN,
                               "%s port %u: DOWN, physical state Disabled (administratively off)",

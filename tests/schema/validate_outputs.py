@@ -1,13 +1,15 @@
 """Runs gv-check over every fake scenario and fixture sysroot and checks its outputs with real
 validators: the JSON against docs/report.schema.json (python3-jsonschema), the Prometheus text
 with `promtool check metrics` (Debian's prometheus package), and the exit code of each mode
-(default: 0 healthy, 1 FAIL/ERROR; --npd: 0 OK, 1 FAIL, 2 unknown, one line).
+(default: 0 healthy, 1 FAIL/ERROR; --npd: 0 OK, 1 FAIL, 2 unknown, one line), and that every
+FAIL and WARN says what to do and no row prints an unknown as a number.
 
 Usage (ctest runs it with Debian's /usr/bin/python3):
     validate_outputs.py GV_CHECK FIXTURES FAKELIB EMPTYLIB SCHEMA PROMTOOL
 Exit 77 when jsonschema or promtool is missing (scripts/setup-debian.sh installs both)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +50,26 @@ def cases(fixtures, fakelib, emptylib):
         yield "no libraries: " + root, os.path.join(roots, root), emptylib, None, [], env
 
 
+# An unknown printed as a number: -1 standing alone, nan, inf, (null), a wrapped sentinel. A
+# quoted value keeps its brackets ("sysfs -1)", "fd -1)") and is not matched.
+UNKNOWN_AS_NUMBER = re.compile(r"(?<![\w.-])-1(?![\w.)])|\bnan\b|\binf\b|\(null\)|"
+                               r"-2147483648|4294967295|18446744073709551615", re.I)
+
+
+def unhelpful_rows(report):
+    """What a person acting on the report could not act on: a FAIL or WARN that says nothing
+    to do, an unknown printed as a number."""
+    for c in report["checks"]:
+        where = "%s %s" % (c["id"], c["subject"])
+        if c["verdict"] in ("FAIL", "WARN") and not c.get("remediation"):
+            yield "%s: %s without a remediation: %s" % (where, c["verdict"], c["message"][:120])
+        for key in ("message", "remediation"):
+            m = UNKNOWN_AS_NUMBER.search(c.get(key) or "")
+            if m:
+                yield "%s: %s shows an unknown as %r: %s" % (where, key, m.group(0),
+                                                             c[key][:120])
+
+
 def run(gv_check, sysroot, libdir, scenario, args, env, mode):
     e = dict(os.environ, **env)
     e.pop("GV_FAKE_SCENARIO", None)
@@ -85,6 +107,7 @@ def main():
             failures.append("%s: --json exit %d with verdict %s" % (name, out.returncode,
                                                                    report["verdict"]))
         seen_ids.update(c["id"] for c in report["checks"])
+        failures += ["%s: %s" % (name, p) for p in unhelpful_rows(report)]
 
         prom = run(gv_check, root, libdir, scenario, args, env, "--prometheus")
         check = subprocess.run([promtool, "check", "metrics"], input=prom.stdout,
