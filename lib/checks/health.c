@@ -308,14 +308,16 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
         const gv_aer_chain *aer = &h->aer;
         long long cor = GV_UNKNOWN, nonfatal = GV_UNKNOWN, fatal = GV_UNKNOWN;
         const char *first = "", *first_at = "", *problem = h->aer_problem;
+        int first_severity = 0; /* the most severe kind's counter is the one named */
         for (size_t k = 0; k < aer->n; k++) {
             const gv_aer_counts *a = &aer->hop[k];
             cor = sum(cor, a->correctable);
             nonfatal = sum(nonfatal, a->nonfatal);
             fatal = sum(fatal, a->fatal);
-            if (!first[0] && a->first[0]) {
+            if (a->first[0] && a->first_severity > first_severity) {
                 first = a->first;
                 first_at = a->bdf;
+                first_severity = a->first_severity;
             }
             if (!problem[0] && a->problem[0])
                 problem = a->problem;
@@ -344,9 +346,25 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
         if (first[0])
             gv_append(text, sizeof text, "", ")");
         gv_check_result *c;
-        if (fatal > 0) {
+        int action = h->recovery_action;
+        char buf[32];
+        if (fatal > 0 && action == GVNV_RECOVERY_ACTION_NONE) {
+            /* The kernel keeps AER counts until the next boot, past the recovery that brought
+             * the link back: with the driver asking nothing of a GPU that answers NVML, the
+             * error is the path's history (as gpu.xid's Xids), not its present. */
+            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+                              "fatal PCIe errors on the GPU's path since boot; %s; the driver now "
+                              "reports no recovery action needed for this GPU (gpu.recovery) and "
+                              "it answers: the link recovered",
+                              text);
+            gv_result_remedy(c, "read the AER reports in `dmesg` (when, which function); reseat "
+                                "or replace the GPU, riser or switch named if they return");
+        } else if (fatal > 0) {
             c = gv_report_add(r, "gpu.pcie_errors", subject, GV_FAIL,
-                              "fatal PCIe errors on the GPU's path; %s", text);
+                              "fatal PCIe errors on the GPU's path; %s%s%s%s", text,
+                              action > 0 ? "; the driver says the GPU needs " : "",
+                              action > 0 ? gv_recovery_action_name(action, buf, sizeof buf) : "",
+                              action > 0 ? " (gpu.recovery)" : "");
             gv_result_remedy(c, "drain the node; reseat or replace the GPU, riser or switch "
                                 "named, and check `dmesg` for AER reports");
         } else if (nonfatal > 0) {

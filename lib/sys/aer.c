@@ -27,9 +27,10 @@ gv_status gv_aer_parse(const char *text, long long *total, char *first, size_t c
     return *total < 0 ? GV_ERR_PARSE : GV_OK;
 }
 
-/* One counter file of the directory: its total, -1 when absent, the problem when bad. */
-static void read_one(const char *root, const char *dir, const char *file, long long *total,
-                     gv_aer_counts *c)
+/* One counter file of the directory (severity: 1 correctable, 2 non-fatal, 3 fatal): its
+ * total, -1 when absent, the problem when bad. */
+static void read_one(const char *root, const char *dir, const char *file, int severity,
+                     long long *total, gv_aer_counts *c)
 {
     char rel[PATH_MAX], text[4096], first[64];
     gv_errbuf err;
@@ -47,8 +48,10 @@ static void read_one(const char *root, const char *dir, const char *file, long l
         *total = -1;
         return;
     }
-    if (!c->first[0] && first[0])
+    if (first[0] && severity > c->first_severity) {
         snprintf(c->first, sizeof c->first, "%s", first);
+        c->first_severity = severity;
+    }
 }
 
 gv_status gv_aer_read(const char *root, const gv_pci_addr *addr, gv_aer_chain *out, gv_errbuf *err)
@@ -70,9 +73,9 @@ gv_status gv_aer_read(const char *root, const gv_pci_addr *addr, gv_aer_chain *o
             break;
         gv_aer_counts *c = &out->hop[out->n++];
         snprintf(c->bdf, sizeof c->bdf, "%s", name + 1); /* before the reads: they name it */
-        read_one(root, dir, "aer_dev_correctable", &c->correctable, c);
-        read_one(root, dir, "aer_dev_nonfatal", &c->nonfatal, c);
-        read_one(root, dir, "aer_dev_fatal", &c->fatal, c);
+        read_one(root, dir, "aer_dev_correctable", 1, &c->correctable, c);
+        read_one(root, dir, "aer_dev_nonfatal", 2, &c->nonfatal, c);
+        read_one(root, dir, "aer_dev_fatal", 3, &c->fatal, c);
         *name = '\0';
     }
     return GV_OK;

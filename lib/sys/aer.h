@@ -11,11 +11,14 @@
 #define GV_AER_MAX_HOPS 8
 
 /* One function's totals; -1 where its file is absent (AER off, or a kernel without the
- * statistics); `first` names the first non-zero counter ("BadTLP 3"), "" when none. */
+ * statistics); `first` names the first non-zero counter of the most severe kind with one
+ * ("SDES 1" over "BadTLP 3"), "" when none; `first_severity` that kind: 0 none, 1 correctable,
+ * 2 non-fatal, 3 fatal. */
 typedef struct gv_aer_counts {
     char bdf[32];
     long long correctable, nonfatal, fatal;
     char first[64];
+    int first_severity;
     char problem[256]; /* a file present but unreadable or malformed, "" */
 } gv_aer_counts;
 

@@ -338,16 +338,28 @@ CASES = {
         ("gpu.pcie_errors", "gpu3", "PASS", "replays 10000")], sysroot="h100-aer",
         policy="nvlink_crc_warn = 100\nclock_event_warn_s = 60\ntemp_margin_warn_c = 2\n"
                "pcie_replay_warn_per_min = 100\n"),
+    # The switch port's surprise link-down is history when the driver asks nothing of GPU 0
+    # (h100x8: recovery action none); a present fault when it asks a reboot, or cannot say.
     "health_aer": case("h100x8", "gpu.pcie_errors", [
-        ("gpu.pcie_errors", "gpu0", "FAIL", "fatal PCIe errors on the GPU's path; replays 0 (0.00 per minute over 2.0 h of uptime); AER over 4 function(s) from the GPU to the root port: correctable 3, non-fatal 0, fatal 1 (BadTLP 3 on 0000:18:00.0)"),
+        ("gpu.pcie_errors", "gpu0", "WARN", "the driver now reports no recovery action needed for this GPU (gpu.recovery) and it answers: the link recovered"),
+        ("gpu.pcie_errors", "gpu0", "WARN", "fatal PCIe errors on the GPU's path since boot; replays 0 (0.00 per minute over 2.0 h of uptime); AER over 4 function(s) from the GPU to the root port: correctable 3, non-fatal 0, fatal 1 (SDES 1 on 0000:17:00.0)"),
         ("gpu.pcie_errors", "gpu1", "WARN", "non-fatal PCIe errors"),
         ("gpu.pcie_errors", "gpu2", "WARN", "an AER statistics file is unreadable (aer_dev_correctable of 0000:3a:00.0: malformed (no TOTAL_ERR_ line))"),
         ("gpu.pcie_errors", "gpu3", "PASS", "correctable 5, non-fatal 0, fatal 0 (RxErr 5 on 0000:5d:00.0)"),
-        ("gpu.pcie_errors", "gpu4", "PASS", "correctable 0, non-fatal 0, fatal 0")], sysroot="h100-aer"),
+        ("gpu.pcie_errors", "gpu4", "PASS", "correctable 0, non-fatal 0, fatal 0")], sysroot="h100-aer",
+        exit_code=0),
+    "health_aer_pending": case("h100x8-aer-reboot", "gpu.pcie_errors", [
+        ("gpu.pcie_errors", "gpu0", "FAIL", "fatal PCIe errors on the GPU's path; replays 0"),
+        ("gpu.pcie_errors", "gpu0", "FAIL", "; the driver says the GPU needs a node reboot (gpu.recovery)"),
+        ("gpu.pcie_errors", "gpu3", "PASS", "correctable 5")], sysroot="h100-aer"),
+    "health_aer_no_recovery_action": case("h100x8-no-recovery-action", "gpu.pcie_errors", [
+        ("gpu.pcie_errors", "gpu0", "FAIL", "fatal PCIe errors on the GPU's path; replays 0"),
+        ("gpu.pcie_errors", "gpu1", "WARN", "non-fatal PCIe errors")], sysroot="h100-aer"),
     "health_aer_policy": case("h100x8", "gpu.pcie_errors", [
-        ("gpu.pcie_errors", "gpu0", "FAIL", "fatal"),
+        ("gpu.pcie_errors", "gpu0", "WARN", "fatal"),
         ("gpu.pcie_errors", "gpu3", "WARN", "5 correctable PCIe errors (policy: 1)"),
-        ("gpu.pcie_errors", "gpu4", "PASS", "")], sysroot="h100-aer", policy="aer_correctable_warn = 1\n"),
+        ("gpu.pcie_errors", "gpu4", "PASS", "")], sysroot="h100-aer", policy="aer_correctable_warn = 1\n",
+        exit_code=0),
     "health_fabric": case("health-fabric", "gpu.fabric", [
         ("gpu.fabric", "gpu0", "PASS", "registered with the NVSwitch fabric"),
         ("gpu.fabric", "gpu1", "FAIL", "not registered with the NVSwitch fabric (probe in progress)"),
