@@ -264,6 +264,12 @@ CASES = {
         ("stress.power", "gpu0", "WARN", "did not reach its limit: 560 W mean (80% of the 700 W limit), 560 W peak, at 1400 MHz")],
         exit_code=0, sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], wall=30,
         deadline=SLOW_FAKE),
+    # Held its limit, but one lowered below the board's default: power delivery untested.
+    "stress_power_lowered": case("h100x1-power-lowered", "stress.power", [
+        ("stress.power", "gpu0", "WARN", "held 343 W mean (98% of the 350 W limit)"),
+        ("stress.power", "gpu0", "WARN", "the limit is lowered from the board's default 700 W: power delivery was not tested there")],
+        exit_code=0, sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], wall=30,
+        deadline=SLOW_FAKE),
     # At its top clock below its limit: the load does not make this GPU power-limited.
     "stress_clock_bound": case("stress-clock-bound", "stress.power", [
         ("stress.power", "gpu0", "PASS", "ran at its top clock below its limit (not power-limited): 560 W mean (80% of the 700 W limit)"),
