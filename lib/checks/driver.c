@@ -176,6 +176,33 @@ void gv_check_driver_version(const gv_facts *f, gv_report *r)
         gv_result_expected(c, "kernel module", "%s", module);
 }
 
+/* What cuInit's error says to do, and the check that judges its cause and needs no facts
+ * beyond the basic ones (NULL: none), for gv_run to bring into the run. */
+static const char *cuinit_remedy(int result, const char **judged_by)
+{
+    *judged_by = NULL;
+    switch (result) {
+    case GVCU_ERROR_SYSTEM_NOT_READY:
+        /* NVSwitch systems: CUDA waits for the fabric manager to set the fabric up. Named,
+         * not brought in: gpu.fabric reads facts a run of driver.cuda alone does not gather. */
+        return "CUDA waits for a system daemon: on an NVSwitch node start nvidia-fabricmanager "
+               "(systemctl status nvidia-fabricmanager) and read its log (gpu.fabric)";
+    case GVCU_ERROR_SYSTEM_DRIVER_MISMATCH:
+        *judged_by = "driver.version";
+        return "libcuda and the kernel module are of different drivers: reboot after the driver "
+               "upgrade, or reinstall one driver (driver.version names both)";
+    case GVCU_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+        return "a CUDA forward-compatibility libcuda is loaded for GPUs that do not support it: "
+               "take the cuda-compat directory out of the library path";
+    case GVCU_ERROR_STUB_LIBRARY:
+        return "the libcuda loaded is the toolkit's stub (lib64/stubs): take it out of the "
+               "library path so the driver's libcuda.so.1 loads";
+    default:
+        return "check `dmesg` for NVRM/Xid errors and that /dev/nvidia* exist; the driver may "
+               "need a reload or the node a reboot";
+    }
+}
+
 void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
 {
     const char *id = "driver.cuda";
@@ -203,10 +230,14 @@ void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
             gv_report_add(r, id, "node", hidden ? GV_ERROR : GV_FAIL, "cuInit: %s (libcuda %s%s%s)",
                           name, f->cuda_lib.path, hidden ? "; CUDA_VISIBLE_DEVICES=" : "",
                           hidden ? f->cuda_visible : "");
-        gv_result_remedy(c, hidden ? "CUDA_VISIBLE_DEVICES hides every GPU from this process: "
-                                     "unset it, or name the GPUs to test"
-                                   : "check `dmesg` for NVRM/Xid errors and that /dev/nvidia* "
-                                     "exist; the driver may need a reload or the node a reboot");
+        const char *judged_by = NULL;
+        const char *remedy = cuinit_remedy(f->cuda_init, &judged_by);
+        gv_result_remedy(c, "%s",
+                         hidden ? "CUDA_VISIBLE_DEVICES hides every GPU from this process: unset "
+                                  "it, or name the GPUs to test"
+                                : remedy);
+        if (judged_by && !hidden)
+            gv_report_delegate(r, judged_by);
         return;
     }
     gv_check_result *c =

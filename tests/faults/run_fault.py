@@ -18,6 +18,8 @@ SLOW_FAKE = 60.0
 TIMED_OUT = "timed out after"
 
 
+# rows: (id, subject, verdict, text); text is looked for in the row's message, then after
+# "remedy: " in its remediation ("remedy: start nvidia-fabricmanager").
 def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=None,
          wall=None, worker=None, policy=None, deadline=DEADLINE):
     return dict(scenario=scenario, checks=checks, rows=rows, exit=exit_code, sysroot=sysroot,
@@ -224,6 +226,16 @@ CASES = {
     "cuinit_fails_selected": case("h100x8-cuinit-nodevice", "gemm.fp16,cuda.init", [
         ("cuda.init", "node", "SKIP", "(driver.cuda judges that)"),
         ("driver.cuda", "node", "FAIL", "cuInit: CUDA_ERROR_NO_DEVICE")]),
+    # cuInit's errors that name their cause: the fabric manager (an NVSwitch fabric down),
+    # libcuda of another driver than the kernel module's (driver.version brought in).
+    "cuinit_fabric_not_ready": case("h100x8-fabric-down", "driver.cuda,gpu.fabric", [
+        ("driver.cuda", "node", "FAIL", "cuInit: CUDA_ERROR_SYSTEM_NOT_READY"),
+        ("driver.cuda", "node", "FAIL", "remedy: CUDA waits for a system daemon: on an NVSwitch node start nvidia-fabricmanager"),
+        ("gpu.fabric", "gpu0", "FAIL", "not registered with the NVSwitch fabric")]),
+    "cuinit_driver_mismatch": case("h100x8-cuda-mismatch", "driver.cuda", [
+        ("driver.cuda", "node", "FAIL", "cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+        ("driver.cuda", "node", "FAIL", "remedy: libcuda and the kernel module are of different drivers"),
+        ("driver.version", "node", "PASS", "")]),
     "given_none": case("h100x8-given-none", "gemm.fp16", [
         ("gemm.fp16", "node", "SKIP", "not applicable: none of the node's GPUs is this process's"),
         ("driver.gpu_count", "node", "ERROR", "none of the node's 8 GPU(s) is this process's to test")],
@@ -466,7 +478,8 @@ def main():
                 problems.append("no row %s %s" % (want_id, subject))
                 continue
             r = found[0]
-            if r["verdict"] != verdict or text not in r["message"]:
+            shown = r["message"] + "\nremedy: " + (r.get("remediation") or "")
+            if r["verdict"] != verdict or text not in shown:
                 problems.append("%s %s: %s %r, wanted %s containing %r" % (
                     want_id, subject, r["verdict"], r["message"], verdict, text))
         if name.startswith("worker_missing_auto") and report.get("isolation") != "none":
