@@ -95,6 +95,7 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
     f->nvml_init = f->cuda_init = -1;
     f->nvml_cuda_version = f->cuda_driver_version = -1;
     f->pci_count = f->nvml_count = f->cuda_count = -1;
+    f->nvswitch_count = f->nvswitch_device = -1;
     f->live = ctx->live;
     f->optional = optional;
     gv_facts_files(f);

@@ -71,6 +71,9 @@ typedef struct gv_facts {
     char driver_version[32], nvml_version[32];
     int nvml_cuda_version, cuda_driver_version; /* -1 unknown */
     int pci_count, nvml_count, cuda_count;      /* -1 unknown */
+    /* NVSwitch functions on this node's PCI bus (an HGX baseboard's, before NVSwitch gen4),
+     * and the device ID of the first: what the baseboard holds (driver.gpu_count). -1 unknown. */
+    int nvswitch_count, nvswitch_device;
     int cuda_visible_set;
     char cuda_visible[256];
 

@@ -29,6 +29,20 @@ static void modules(gv_facts *f)
     gv_modules_free(&mods);
 }
 
+/* The NVSwitches beside the GPUs (bridge class 0x0680): an HGX baseboard's, where the
+ * switches are PCI functions of the host. */
+static void pci_nvswitches(gv_facts *f)
+{
+    gv_pci_function *fns = NULL;
+    size_t n = 0;
+    gv_errbuf err;
+    if (gv_pci_nvidia_functions(f->sysroot, 0x068000, 0xffff00, &fns, &n, &err) == GV_OK) {
+        f->nvswitch_count = (int)n;
+        f->nvswitch_device = n ? fns[0].device : -1;
+    }
+    free(fns);
+}
+
 static void pci_gpus(gv_facts *f)
 {
     gv_pci_function *fns = NULL;
@@ -111,5 +125,6 @@ void gv_facts_files(gv_facts *f)
         gv_read_nvidia_sysfs_module(root, f->sysfs_version, sizeof f->sysfs_version, f->sysfs_taint,
                                     sizeof f->sysfs_taint, &f->sysfs_module_src.err);
     pci_gpus(f);
+    pci_nvswitches(f);
     proc_gpus(f);
 }

@@ -74,6 +74,27 @@ static void no_gpu(const gv_facts *f, int want, gv_report *r)
     gv_result_measured(c, 0, "GPUs", "%s", measured);
 }
 
+/* The GPUs an HGX baseboard's NVSwitches connect, from the switches this node has on its PCI
+ * bus (Fabric Manager user guide, "GPU Baseboard Topologies": eight GPUs per baseboard; six
+ * NVSwitches on HGX-2 and HGX A100, four on HGX H100/H200). Proportional, so that a VM given
+ * part of a baseboard with its share of the switches expects its share of the GPUs. 0 when the
+ * node has none of these (NVSwitch gen4, HGX B200, is not a PCI function of the host). */
+static int baseboard_gpus(const gv_facts *f, const char **switch_name)
+{
+    static const struct {
+        int device, per_baseboard;
+        const char *name;
+    } boards[] = {{0x1ac2, 6, "NVSwitch (HGX-2)"},
+                  {0x1af1, 6, "A100 NVSwitch"},
+                  {0x22a3, 4, "H100 NVSwitch"}};
+    for (size_t i = 0; f->nvswitch_count > 0 && i < sizeof boards / sizeof *boards; i++)
+        if (boards[i].device == f->nvswitch_device) {
+            *switch_name = boards[i].name;
+            return f->nvswitch_count * 8 / boards[i].per_baseboard;
+        }
+    return 0;
+}
+
 void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
 {
     const char *id = "driver.gpu_count";
@@ -150,6 +171,24 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
         gv_result_measured(c, n, "GPUs", "%s", measured);
         gv_result_remedy(c, "look for GPUs missing from `lspci -d 10de:` (seating, power, "
                             "BIOS/PCIe settings) or a policy written for another node type");
+        return;
+    }
+    /* Without a policy, the baseboard says how many GPUs the node has: a GPU gone from the
+     * bus altogether (not powered, not trained after a reboot) leaves PCI, NVML and CUDA
+     * agreeing on one fewer, and nothing else would notice. */
+    const char *switch_name = NULL;
+    int board = want < 0 ? baseboard_gpus(f, &switch_name) : 0;
+    if (board > 0 && f->pci_count >= 0 && f->pci_count < board) {
+        c = gv_report_add(r, id, "node", GV_FAIL,
+                          "%d GPU(s) on the PCI bus where the node's %d %s functions connect %d "
+                          "(an HGX baseboard holds 8): %d GPU(s) missing from the bus; %s",
+                          f->pci_count, f->nvswitch_count, switch_name, board, board - f->pci_count,
+                          measured);
+        gv_result_expected(c, "NVSwitch baseboard", "%d", board);
+        gv_result_measured(c, f->pci_count, "GPUs", "%s", measured);
+        gv_result_remedy(c, "drain the node; ask the BMC which baseboard GPU is absent or "
+                            "unpowered, check `dmesg` for PCIe link training errors at boot, "
+                            "reseat or replace it");
         return;
     }
     c = gv_report_add(r, id, "node", GV_PASS, "%d GPU(s): %s", n, measured);

@@ -384,6 +384,7 @@ gv_report *gv_report_blank(const gv_ctx *ctx)
     f->nvml_init = f->cuda_init = -1;
     f->nvml_cuda_version = f->cuda_driver_version = -1;
     f->pci_count = f->nvml_count = f->cuda_count = -1;
+    f->nvswitch_count = f->nvswitch_device = -1;
     f->nvml_lib.state = f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;
     gv_report *r = gv_report_new(f);
     free(f);

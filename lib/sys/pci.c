@@ -143,6 +143,12 @@ static int by_addr(const void *a, const void *b)
 
 gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *count, gv_errbuf *err)
 {
+    return gv_pci_nvidia_functions(root, 0x030000, 0xff0000, out, count, err);
+}
+
+gv_status gv_pci_nvidia_functions(const char *root, int class_value, int class_mask,
+                                  gv_pci_function **out, size_t *count, gv_errbuf *err)
+{
     *out = NULL;
     *count = 0;
     char(*names)[256] = NULL;
@@ -176,7 +182,7 @@ gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *co
             snprintf(f->problem, sizeof f->problem, "%s", e.text);
             klass = 0x030000; /* unknown class of an NVIDIA function: count it, say why */
         }
-        if ((klass >> 16) != 0x03)
+        if ((klass & class_mask) != class_value)
             continue;
         snprintf(rel, sizeof rel, "%s/device", dir);
         if (gv_sys_read_long(root, rel, &device, &e) != GV_OK) {

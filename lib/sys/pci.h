@@ -47,6 +47,11 @@ gv_status gv_pci_parse_speed(const char *text, double *gts);
 gv_status gv_pci_nvidia_gpus(const char *root, gv_pci_function **out, size_t *count,
                              gv_errbuf *err);
 
+/* NVIDIA functions whose class, masked by class_mask, is class_value (NVSwitches: 0x068000,
+ * 0xffff00), as gv_pci_nvidia_gpus lists GPUs. */
+gv_status gv_pci_nvidia_functions(const char *root, int class_value, int class_mask,
+                                  gv_pci_function **out, size_t *count, gv_errbuf *err);
+
 /* One function's attributes by address (any vendor); GV_ERR_NOT_FOUND when sysfs lacks it. */
 gv_status gv_pci_read_function(const char *root, const gv_pci_addr *addr, gv_pci_function *out,
                                gv_errbuf *err);

@@ -236,6 +236,15 @@ CASES = {
         ("driver.cuda", "node", "FAIL", "cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
         ("driver.cuda", "node", "FAIL", "remedy: libcuda and the kernel module are of different drivers"),
         ("driver.version", "node", "PASS", "")]),
+    # A GPU gone from the bus altogether: PCI, NVML and CUDA agree on seven, the baseboard's
+    # four NVSwitches say eight; a policy's count still decides where there is one.
+    "gpu_missing_from_bus": case("h100x8-gpu-missing", "driver.gpu_count", [
+        ("driver.gpu_count", "node", "FAIL", "7 GPU(s) on the PCI bus where the node's 4 H100 NVSwitch functions connect 8 (an HGX baseboard holds 8): 1 GPU(s) missing from the bus"),
+        ("driver.gpu_count", "node", "FAIL", "remedy: drain the node; ask the BMC")],
+        sysroot="h100-gpu-missing"),
+    "gpu_missing_from_bus_policy": case("h100x8-gpu-missing", "driver.gpu_count", [
+        ("driver.gpu_count", "node", "PASS", "7 GPU(s): pci=7 nvml=7")],
+        sysroot="h100-gpu-missing", policy="gpu_count = 7\n", exit_code=0),
     "given_none": case("h100x8-given-none", "gemm.fp16", [
         ("gemm.fp16", "node", "SKIP", "not applicable: none of the node's GPUs is this process's"),
         ("driver.gpu_count", "node", "ERROR", "none of the node's 8 GPU(s) is this process's to test")],
