@@ -77,7 +77,8 @@ typedef struct gv_facts {
     int cuda_visible_set;
     char cuda_visible[256];
 
-    double uptime_s; /* /proc/uptime, -1 unknown: turns counters since boot into rates */
+    double uptime_s;      /* /proc/uptime, -1 unknown: turns counters since boot into rates */
+    double fabric_wait_s; /* how long the facts waited for the NVSwitch fabric, 0 not at all */
 
     unsigned optional;   /* enum gv_facts_optional: what was gathered beyond the rest */
     gv_gpu_record *gpus; /* the GPUs this process may use: every check judges these */

@@ -577,11 +577,14 @@ void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
         }
         gv_check_result *c;
         const char *state = states[h->fabric_state];
+        char waited[64] = ""; /* the facts wait for a fabric on its way (facts_nvml.c) */
+        if (f->fabric_wait_s > 0)
+            snprintf(waited, sizeof waited, " after waiting %.1f s for it", f->fabric_wait_s);
         if (h->fabric_state != GVNV_FABRIC_STATE_COMPLETED) {
             c = gv_report_add(r, "gpu.fabric", subject, GV_FAIL,
-                              "not registered with the NVSwitch fabric (probe %s): CUDA cannot "
+                              "not registered with the NVSwitch fabric (probe %s%s): CUDA cannot "
                               "use the GPU until it is",
-                              state);
+                              state, waited);
             gv_result_remedy(c, "start nvidia-fabricmanager (systemctl status "
                                 "nvidia-fabricmanager) and check its log");
         } else if (h->fabric_status != GVNV_SUCCESS) {
@@ -596,7 +599,7 @@ void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
             gv_result_remedy(c, "check the NVSwitch trays and NVLink errors (gpu.nvlink_errors)");
         } else {
             c = gv_report_add(r, "gpu.fabric", subject, GV_PASS,
-                              "registered with the NVSwitch fabric (probe completed)");
+                              "registered with the NVSwitch fabric (probe completed%s)", waited);
         }
         gv_result_measured(c, h->fabric_state, "", "%s", state);
     }

@@ -53,6 +53,8 @@ typedef struct gv_health {
 /* Every counter NVML gives for dev into h (unknowns left as such). */
 void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvlink_count,
                          gv_health *h);
+/* The NVSwitch fabric's state alone (gv_health_from_nvml reads it too), for a wait on it. */
+void gv_health_read_fabric(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h);
 /* All counters unknown. */
 void gv_health_init(gv_health *h);
 /* What the recovery action asks for ("a GPU reset"; "recovery action 9" for one newer than

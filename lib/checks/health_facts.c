@@ -230,6 +230,12 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
         h->margin_c = margin.margin_c;
         h->has_margin = 1;
     }
+    gv_health_read_fabric(nv, dev, h);
+    fields(nv, dev, h);
+}
+
+void gv_health_read_fabric(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
+{
     gvnv_fabric_info fabric;
     memset(&fabric, 0, sizeof fabric);
     fabric.version = GVNV_STRUCT_VERSION(gvnv_fabric_info, 3);
@@ -238,7 +244,6 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
         h->fabric_status = fabric.status;
         h->fabric_health_mask = fabric.health_mask;
     }
-    fields(nv, dev, h);
 }
 
 /* NVIDIA's memory error management guide, "Error Recovery and Response Flags", and the NVML

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "backends/nvabi/nvml_abi.h"
@@ -563,12 +564,26 @@ gvnv_return nvmlDeviceGetMarginTemperature(gvnv_device device, gvnv_margin_tempe
     return GVNV_SUCCESS;
 }
 
+/* Milliseconds since this process first asked for a GPU's fabric state. */
+static long long fabric_clock_ms(void)
+{
+    static long long first_ms = -1; /* threads of one process share it: atomics */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000, unset = -1;
+    __atomic_compare_exchange_n(&first_ms, &unset, ms, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return ms - __atomic_load_n(&first_ms, __ATOMIC_SEQ_CST);
+}
+
 gvnv_return nvmlDeviceGetGpuFabricInfoV(gvnv_device device, gvnv_fabric_info *info)
 {
     DEVICE_OR_RETURN(g, device);
     if (info->version != GVNV_STRUCT_VERSION(gvnv_fabric_info, 3))
         return 25;
-    info->state = (unsigned char)HEALTH(g, FABRIC_STATE);
+    long long done_ms = HEALTH(g, FABRIC_DONE_MS);
+    info->state =
+        (unsigned char)(done_ms > 0 && fabric_clock_ms() >= done_ms ? GVNV_FABRIC_STATE_COMPLETED
+                                                                    : HEALTH(g, FABRIC_STATE));
     info->status = (gvnv_return)HEALTH(g, FABRIC_STATUS);
     info->health_mask = (unsigned)HEALTH(g, FABRIC_HEALTH);
     return GVNV_SUCCESS;

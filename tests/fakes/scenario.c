@@ -75,7 +75,8 @@ const char *const fake_health_names[FH_COUNT] = {"sram_cor_vol",
                                                  "fabric_state",
                                                  "fabric_status",
                                                  "fabric_health",
-                                                 "recovery_action"};
+                                                 "recovery_action",
+                                                 "fabric_done_ms"};
 
 /* "dram_unc_vol:2,remap_pending:1" over the GPU's defaults. */
 static int health_list(fake_gpu *g, const char *v)

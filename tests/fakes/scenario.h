@@ -110,6 +110,8 @@ enum fake_health {
     FH_FABRIC_STATUS,
     FH_FABRIC_HEALTH,
     FH_RECOVERY_ACTION, /* NVML's GPU recovery action; -1: not supported (a driver before R550) */
+    FH_FABRIC_DONE_MS,  /* the fabric state reads COMPLETED this long after the process first
+                           asked (the fabric manager finishing at boot); 0: never changes */
     FH_COUNT
 };
 extern const char *const fake_health_names[FH_COUNT];

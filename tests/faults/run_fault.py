@@ -389,10 +389,16 @@ CASES = {
         exit_code=0),
     "health_fabric": case("health-fabric", "gpu.fabric", [
         ("gpu.fabric", "gpu0", "PASS", "registered with the NVSwitch fabric"),
-        ("gpu.fabric", "gpu1", "FAIL", "not registered with the NVSwitch fabric (probe in progress)"),
+        ("gpu.fabric", "gpu1", "FAIL", "not registered with the NVSwitch fabric (probe in progress after waiting 1."),
         ("gpu.fabric", "gpu2", "FAIL", "the fabric probe completed with an error: NVML_ERROR_UNKNOWN"),
         ("gpu.fabric", "gpu3", "WARN", "bandwidth degraded"),
         ("gpu.fabric", "gpu4", "FAIL", "probe not started")]),
+    # The fabric manager finishing while gv-check runs (a node checked at boot): the probe in
+    # progress is waited for, and the GPUs judged once it completed.
+    "fabric_completes_while_waiting": case("h100x8-fabric-booting", "gpu.fabric", [
+        ("gpu.fabric", "gpu0", "PASS", "registered with the NVSwitch fabric (probe completed after waiting "),
+        ("gpu.fabric", "gpu7", "PASS", "registered with the NVSwitch fabric (probe completed after waiting ")],
+        exit_code=0, deadline=6.0),
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
         ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
     "xid79_in_kmsg": case("h100x8-xid", "gpu.xid", [
