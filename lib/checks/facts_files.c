@@ -109,14 +109,7 @@ void gv_facts_files(gv_facts *f)
     if (gv_sys_read_line(root, "/proc/sys/kernel/hostname", f->hostname, sizeof f->hostname,
                          NULL) != GV_OK)
         f->hostname[0] = '\0';
-    char uptime[64];
-    char *end = uptime;
-    f->uptime_s = -1;
-    if (gv_sys_read_line(root, "/proc/uptime", uptime, sizeof uptime, NULL) == GV_OK) {
-        double up = strtod(uptime, &end);
-        if (end != uptime && up >= 0 && up < 1e10)
-            f->uptime_s = up;
-    }
+    f->uptime_s = gv_read_uptime_s(root);
     modules(f);
     f->version_file_present = gv_sys_exists(root, "/proc/driver/nvidia/version");
     if (f->version_file_present)

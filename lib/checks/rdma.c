@@ -250,6 +250,10 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                                       "(Polling: nothing answers at the other end)"
                                     : "start a subnet manager (opensm) or check the fabric's SM");
         }
+        if (c && r->port_wait_s > 0) /* gv_rdma_build waited for ports on their way */
+            snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
+                     " (read after waiting %.1f s for ports on their way to ACTIVE)",
+                     r->port_wait_s);
         gv_result_measured(c, p->rate_gbps >= 0 ? p->rate_gbps : NAN, "Gb/s", "%s",
                            p->state_text[0] ? p->state_text : "?");
         gv_result_expected(c, "kernel", "ACTIVE, LinkUp");

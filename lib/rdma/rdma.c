@@ -4,13 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/ibverbs_backend.h"
 #include "backends/libraries.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/sizes.h"
+#include "core/util.h"
 #include "rdma/rdma.h"
+#include "sys/os.h"
 
 static void verbs(gv_ctx *ctx, uint32_t flags, gv_rdma_report *r)
 {
@@ -38,17 +41,62 @@ int gv_rdma_has_hardware(const gv_rdma_report *r)
     return r->device_count > 0 || r->info.mellanox_functions > 0;
 }
 
-void gv_rdma_free(gv_rdma_report *r)
+/* Everything the report holds, leaving it empty (not freed). */
+static void clear(gv_rdma_report *r)
 {
-    if (!r)
-        return;
     free(r->modules);
     free(r->devices);
     free(r->ports);
     free(r->gids);
     free(r->settings);
     free(r->netdevs);
+    memset(r, 0, sizeof *r);
+    r->info.struct_size = sizeof r->info;
+}
+
+void gv_rdma_free(gv_rdma_report *r)
+{
+    if (!r)
+        return;
+    clear(r);
     free(r);
+}
+
+/* A port on its way to ACTIVE is waited for. An InfiniBand port whose link is up waits for the
+ * subnet manager (INIT, ARMED) for a sweep or two, seconds; and in the first minutes after
+ * boot, a link still training (DOWN, Polling) comes up within seconds too. Judged then, a
+ * healthy node FAILed rdma.ports (a drained node for a Slurm health check at slurmd's start).
+ * The wait ends when no port is on its way, or after PORT_WAIT_S (at most two thirds of the
+ * deadline), and the report says how long it took (rdma.ports names it). */
+#define PORT_WAIT_S 20.0
+#define PORT_BOOT_S 600.0 /* uptime within which a training link may still come up */
+#define PORT_POLL_NS 250000000L
+
+static int ports_on_their_way(const gv_rdma_report *r, double uptime_s)
+{
+    int booting = uptime_s >= 0 && uptime_s < PORT_BOOT_S;
+    for (size_t i = 0; i < r->port_count; i++) {
+        const gv_rdma_port *p = &r->ports[i];
+        if (p->state == GV_PORT_INIT || p->state == GV_PORT_ARMED ||
+            (booting && p->state == GV_PORT_DOWN && p->phys_state == 2 /* Polling */))
+            return 1;
+    }
+    return 0;
+}
+
+static void read_sysfs_settled(gv_ctx *ctx, gv_rdma_report *r)
+{
+    gv_rdma_read_sysfs(ctx->sysroot, r);
+    double uptime_s = gv_read_uptime_s(ctx->sysroot), t0 = gv_now_s();
+    double limit = ctx->deadline_s * 2 / 3 < PORT_WAIT_S ? ctx->deadline_s * 2 / 3 : PORT_WAIT_S;
+    while (!r->out_of_memory && ports_on_their_way(r, uptime_s) && gv_now_s() - t0 < limit) {
+        gv_progress_stage(ctx, "waiting for RDMA ports on their way to ACTIVE");
+        struct timespec pause = {0, PORT_POLL_NS};
+        nanosleep(&pause, NULL);
+        clear(r);
+        gv_rdma_read_sysfs(ctx->sysroot, r);
+        r->port_wait_s = gv_now_s() - t0;
+    }
 }
 
 gv_status gv_rdma_build(gv_ctx *ctx, uint32_t flags, gv_rdma_report **out)
@@ -58,7 +106,7 @@ gv_status gv_rdma_build(gv_ctx *ctx, uint32_t flags, gv_rdma_report **out)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading the RDMA stack");
     r->info.struct_size = sizeof r->info;
     gv_progress_stage(ctx, "sysfs: RDMA modules, devices, ports and GIDs");
-    gv_rdma_read_sysfs(ctx->sysroot, r);
+    read_sysfs_settled(ctx, r);
     for (size_t i = 0; i < r->device_count; i++)
         r->devices[i].verbs_visible = r->devices[i].dmabuf_mr = -1;
     if (!r->out_of_memory)

@@ -21,6 +21,7 @@ struct gv_rdma_report {
     int out_of_memory;
     gv_status modules_status; /* /proc/modules: GV_OK or why it could not be read */
     gv_errbuf modules_err;
+    double port_wait_s; /* how long the ports on their way to ACTIVE were waited for, 0 none */
 };
 
 /* Builds the report (gv_rdma_status after its argument checks; the checks call it directly).

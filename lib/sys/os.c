@@ -1,6 +1,7 @@
 #include "sys/os.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sys/sysroot.h"
@@ -80,4 +81,13 @@ int gv_kernel_version(const char *release, int *major, int *minor)
     if (sscanf(release, "%d.%d", major, minor) != 2 || *major < 0 || *minor < 0)
         return -1;
     return 0;
+}
+
+double gv_read_uptime_s(const char *root)
+{
+    char text[64], *end = text;
+    if (gv_sys_read_line(root, "/proc/uptime", text, sizeof text, NULL) != GV_OK)
+        return -1;
+    double up = strtod(text, &end);
+    return end != text && up >= 0 && up < 1e10 ? up : -1;
 }

@@ -1,4 +1,4 @@
-/* The operating system and kernel: /etc/os-release and /proc/sys/kernel/osrelease. */
+/* The operating system and kernel: /etc/os-release, /proc/sys/kernel/osrelease, /proc/uptime. */
 #ifndef GV_SYS_OS_H
 #define GV_SYS_OS_H
 
@@ -16,6 +16,8 @@ typedef struct gv_os_release {
 gv_status gv_read_os_release(const char *root, gv_os_release *out, gv_errbuf *err);
 /* "6.8.0-45-generic". GV_ERR_PARSE when the text is not one release token. */
 gv_status gv_read_kernel_release(const char *root, char *out, size_t cap, gv_errbuf *err);
+/* Seconds since boot from /proc/uptime; -1 when unreadable or malformed. */
+double gv_read_uptime_s(const char *root);
 /* Major and minor of a kernel release ("6.8.0-45" -> 6, 8); -1 when not parseable. */
 int gv_kernel_version(const char *release, int *major, int *minor);
 

@@ -1,10 +1,13 @@
 /* gv_rdma_status and the rdma.* / gpudirect.* checks over the RDMA fixture sysroots
  * (make_fixtures.py), the fake libibverbs, hwloc replaying each fixture (HWLOC_FSROOT) and
  * hwloc's captured 32em64t-2n8c+1mic tree with its real ConnectX-3 port. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "core/util.h"
 #include "helpers.h"
 #include "rdma/rdma.h"
 
@@ -429,6 +432,94 @@ static void test_hwloc_capture(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* A port on its way to ACTIVE (INIT: the link is up, the subnet manager not yet through) is
+ * waited for: read again until it is ACTIVE, or for two thirds of the deadline. */
+typedef struct {
+    const char *root;
+    int delay_ms;
+} port_flip;
+
+static void *activate_later(void *arg)
+{
+    const port_flip *f = arg;
+    struct timespec pause = {f->delay_ms / 1000, (long)(f->delay_ms % 1000) * 1000000L};
+    nanosleep(&pause, NULL);
+    put_file(f->root, "/sys/class/infiniband/mlx5_0/ports/1/lid", "0x12\n");
+    put_file(f->root, "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+    return NULL;
+}
+
+static gv_ctx *one_port_node(const char *root, double deadline_s)
+{
+    put_file(root, "/proc/uptime", "86400.00 100000.00\n");
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/state", "2: INIT\n");
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/phys_state", "5: LinkUp\n");
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/rate", "400 Gb/sec (4X NDR)\n");
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/link_layer", "InfiniBand\n");
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/lid", "0x0\n");
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.sysroot = root;
+    co.library_dir = emptylib();
+    co.deadline_s = deadline_s;
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    return ctx;
+}
+
+static int32_t first_port_state(gv_ctx *ctx, double *took_s)
+{
+    gv_rdma_report *r = NULL;
+    double t0 = gv_now_s();
+    assert_int_equal(gv_rdma_status(ctx, NULL, &r), GV_OK);
+    *took_s = gv_now_s() - t0;
+    gv_rdma_port p = GV_RDMA_PORT_INIT;
+    assert_int_equal(gv_rdma_port_at(r, 0, &p), GV_OK);
+    gv_rdma_free(r);
+    return p.state;
+}
+
+static void test_ports_on_their_way(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    gv_ctx *ctx = one_port_node(root, 6.0);
+    port_flip flip = {root, 400};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, activate_later, &flip), 0);
+    double took;
+    assert_int_equal(first_port_state(ctx, &took), GV_PORT_ACTIVE);
+    pthread_join(t, NULL);
+    assert_true(took >= 0.3 && took < 4.0);
+    /* Through gv_run: the row is judged on what the port became, and says it waited. */
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/state", "2: INIT\n");
+    assert_int_equal(pthread_create(&t, NULL, activate_later, &flip), 0);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "rdma.ports";
+    gv_policy policy = GV_POLICY_INIT;
+    policy.gpu_count = 0; /* a storage node: no GPU is right */
+    o.policy = &policy;
+    gv_report *rep = NULL;
+    assert_int_equal(gv_run(ctx, &o, &rep), GV_OK);
+    pthread_join(t, NULL);
+    expect(rep, "rdma.ports", "mlx5_0/1", GV_PASS, "PORT_ACTIVE, LinkUp, 400 Gb/sec (4X NDR)");
+    expect(rep, "rdma.ports", "mlx5_0/1", GV_PASS, "(read after waiting ");
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+    /* A port that stays in INIT (no subnet manager) is judged as it is once the wait is over:
+     * two thirds of a 1.5 s deadline. */
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/state", "2: INIT\n");
+    ctx = one_port_node(root, 1.5);
+    assert_int_equal(first_port_state(ctx, &took), GV_PORT_INIT);
+    assert_true(took >= 0.95 && took < 2.5);
+    /* Settled at once: no wait. */
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+    assert_int_equal(first_port_state(ctx, &took), GV_PORT_ACTIVE);
+    assert_true(took < 0.9);
+    gv_ctx_destroy(ctx);
+    remove_tree(root);
+    free(root);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -503,6 +594,7 @@ int main(void)
         cmocka_unit_test_setup(test_malformed, clean_env),
         cmocka_unit_test_setup(test_azure_frontend_vf, clean_env),
         cmocka_unit_test_setup(test_hwloc_capture, clean_env),
+        cmocka_unit_test_setup(test_ports_on_their_way, clean_env),
         cmocka_unit_test_setup(test_bad_input, clean_env),
         cmocka_unit_test(test_nccl_lists_and_mtu_rule),
     };
