@@ -189,8 +189,14 @@ static void wait_for_fabric(gv_ctx *ctx, const struct gv_nvml_api *nv, gv_facts 
             if (!fabric_on_its_way(f, r) || r->gpu.nvml_index < 0)
                 continue;
             if (f->fabric_wait_s > 0 &&
-                nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) == GVNV_SUCCESS)
+                nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) == GVNV_SUCCESS) {
                 gv_health_read_fabric(nv, dev, &r->health);
+                if (!fabric_on_its_way(f, r)) { /* its NVLinks train with the fabric: again */
+                    r->nvlink_count = 0;
+                    memset(r->nvlinks, 0, sizeof r->nvlinks);
+                    nvlinks(nv, dev, r);
+                }
+            }
             waiting |= fabric_on_its_way(f, r);
         }
         if (!waiting || gv_now_s() - t0 >= limit)

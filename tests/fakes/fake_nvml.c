@@ -342,13 +342,17 @@ gvnv_return nvmlDeviceGetCurrentClocksEventReasons(gvnv_device device, unsigned 
     if ((int)(link) >= (g)->nvlinks || (link) >= GVNV_NVLINK_MAX_LINKS)                            \
         return (g)->nvlinks ? GVNV_ERROR_INVALID_ARGUMENT : GVNV_ERROR_NOT_SUPPORTED;
 
+static int fabric_training(const fake_gpu *g);
+
 gvnv_return nvmlDeviceGetNvLinkState(gvnv_device device, unsigned int link,
                                      gvnv_enable_state *is_active)
 {
     DEVICE_OR_RETURN(g, device);
     LINK_OR_RETURN(g, link);
-    *is_active =
-        (int)link < g->nvlinks - g->nvlinks_down ? GVNV_FEATURE_ENABLED : GVNV_FEATURE_DISABLED;
+    /* The links of a GPU whose fabric probe has not completed yet are not up either. */
+    *is_active = (int)link < g->nvlinks - g->nvlinks_down && !fabric_training(g)
+                     ? GVNV_FEATURE_ENABLED
+                     : GVNV_FEATURE_DISABLED;
     return GVNV_SUCCESS;
 }
 
@@ -575,15 +579,21 @@ static long long fabric_clock_ms(void)
     return ms - __atomic_load_n(&first_ms, __ATOMIC_SEQ_CST);
 }
 
+/* A GPU whose probe completes fabric_done_ms after the first question, not there yet. */
+static int fabric_training(const fake_gpu *g)
+{
+    long long done_ms = HEALTH(g, FABRIC_DONE_MS);
+    return done_ms > 0 && fabric_clock_ms() < done_ms;
+}
+
 gvnv_return nvmlDeviceGetGpuFabricInfoV(gvnv_device device, gvnv_fabric_info *info)
 {
     DEVICE_OR_RETURN(g, device);
     if (info->version != GVNV_STRUCT_VERSION(gvnv_fabric_info, 3))
         return 25;
-    long long done_ms = HEALTH(g, FABRIC_DONE_MS);
-    info->state =
-        (unsigned char)(done_ms > 0 && fabric_clock_ms() >= done_ms ? GVNV_FABRIC_STATE_COMPLETED
-                                                                    : HEALTH(g, FABRIC_STATE));
+    info->state = (unsigned char)(HEALTH(g, FABRIC_DONE_MS) > 0 && !fabric_training(g)
+                                      ? GVNV_FABRIC_STATE_COMPLETED
+                                      : HEALTH(g, FABRIC_STATE));
     info->status = (gvnv_return)HEALTH(g, FABRIC_STATUS);
     info->health_mask = (unsigned)HEALTH(g, FABRIC_HEALTH);
     return GVNV_SUCCESS;

@@ -395,8 +395,11 @@ CASES = {
         ("gpu.fabric", "gpu4", "FAIL", "probe not started")]),
     # The fabric manager finishing while gv-check runs (a node checked at boot): the probe in
     # progress is waited for, and the GPUs judged once it completed.
-    "fabric_completes_while_waiting": case("h100x8-fabric-booting", "gpu.fabric", [
+    # Its NVLinks train with it: read again once it completed.
+    "fabric_completes_while_waiting": case("h100x8-fabric-booting", "gpu.fabric,gpu.nvlink", [
         ("gpu.fabric", "gpu0", "PASS", "registered with the NVSwitch fabric (probe completed after waiting "),
+        ("gpu.nvlink", "gpu0", "PASS", "18"),
+        ("gpu.nvlink", "gpu7", "PASS", "18"),
         ("gpu.fabric", "gpu7", "PASS", "registered with the NVSwitch fabric (probe completed after waiting ")],
         exit_code=0, deadline=6.0),
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
