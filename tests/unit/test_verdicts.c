@@ -62,6 +62,7 @@ static void healthy_designs_never_fail(void **state)
         {"h100-pcie-nic", "h100x8-pcie-nic", "one dual-port NIC off the CPU, one port cabled"},
         {"h100-xid", "h100x8", "faults logged, each GPU reset since (driver: no action)"},
         {"h100-aer", "h100x8", "PCIe errors logged, a fatal one recovered (driver: no action)"},
+        {"h100-open", "h100x8-fabric-booting", "checked at boot, the fabric manager finishing"},
         {"h100-container", "h100x8-given-2", "a container given two of the eight GPUs"},
         {"azure-nc-h100", "azure-nc-h100", "an Azure NC VM (Accelerated Networking VF)"},
         {"azure-nd-h100", "azure-nc-h100", "an Azure ND VM (InfiniBand VF, the frontend VF)"},
