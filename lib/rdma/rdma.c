@@ -67,7 +67,8 @@ void gv_rdma_free(gv_rdma_report *r)
  * boot, a link still training (DOWN, Polling) comes up within seconds too. Judged then, a
  * healthy node FAILed rdma.ports (a drained node for a Slurm health check at slurmd's start).
  * The wait ends when no port is on its way, or after PORT_WAIT_S (at most two thirds of the
- * deadline), and the report says how long it took (rdma.ports names it). */
+ * deadline), and the report says how long it took (rdma.ports names it). Only on the live
+ * machine (gv_ctx's live libraries): a captured sysroot judged offline is what it is. */
 #define PORT_WAIT_S 20.0
 #define PORT_BOOT_S 600.0 /* uptime within which a training link may still come up */
 #define PORT_POLL_NS 250000000L
@@ -87,6 +88,8 @@ static int ports_on_their_way(const gv_rdma_report *r, double uptime_s)
 static void read_sysfs_settled(gv_ctx *ctx, gv_rdma_report *r)
 {
     gv_rdma_read_sysfs(ctx->sysroot, r);
+    if (!ctx->live) /* a captured tree judged offline does not change: judged as captured */
+        return;
     double uptime_s = gv_read_uptime_s(ctx->sysroot), t0 = gv_now_s();
     double limit = ctx->deadline_s * 2 / 3 < PORT_WAIT_S ? ctx->deadline_s * 2 / 3 : PORT_WAIT_S;
     while (!r->out_of_memory && ports_on_their_way(r, uptime_s) && gv_now_s() - t0 < limit) {
