@@ -439,13 +439,25 @@ typedef struct {
     int delay_ms;
 } port_flip;
 
+/* Replaces a port file at once (a new file renamed over it), as the kernel's attribute changes:
+ * a reader never sees it truncated. */
+static void replace_port_file(const char *root, const char *name, const char *text)
+{
+    char rel[128], from[4096], to[4096];
+    snprintf(rel, sizeof rel, "/sys/class/infiniband/mlx5_0/ports/1/%s.new", name);
+    put_file(root, rel, text);
+    snprintf(from, sizeof from, "%s%s", root, rel);
+    snprintf(to, sizeof to, "%s/sys/class/infiniband/mlx5_0/ports/1/%s", root, name);
+    assert_int_equal(rename(from, to), 0);
+}
+
 static void *activate_later(void *arg)
 {
     const port_flip *f = arg;
     struct timespec pause = {f->delay_ms / 1000, (long)(f->delay_ms % 1000) * 1000000L};
     nanosleep(&pause, NULL);
-    put_file(f->root, "/sys/class/infiniband/mlx5_0/ports/1/lid", "0x12\n");
-    put_file(f->root, "/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+    replace_port_file(f->root, "lid", "0x12\n");
+    replace_port_file(f->root, "state", "4: ACTIVE\n");
     return NULL;
 }
 
