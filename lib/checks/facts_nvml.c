@@ -1,13 +1,12 @@
 /* Facts from NVML: driver and CUDA versions, and each GPU's inventory. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "backends/nvml_backend.h"
 #include "checks/facts_internal.h"
 #include "core/context.h"
 #include "core/progress.h"
-#include "core/util.h"
+#include "core/settle.h"
 
 /* Records a failed query on the GPU (the first real failure wins); NOT_SUPPORTED and absent
  * optional entries only leave the field unknown. Returns 1 on success. */
@@ -156,58 +155,48 @@ static gv_gpu_record *unaddressed(gv_facts *f, unsigned index)
     return gv_facts_gpu_add(f);
 }
 
-/* A fabric on its way is waited for. The fabric manager registers the GPUs with the NVSwitch
- * fabric tens of seconds after the driver loads (probe in progress), and a node checked at
- * boot may be read before it started at all (not started, in the first minutes of uptime);
- * judged then, a healthy node FAILed gpu.fabric (and cuInit said CUDA_ERROR_SYSTEM_NOT_READY)
- * until someone checked it again. The wait ends when no GPU's probe is on its way, or after
- * FABRIC_WAIT_S (at most two thirds of the deadline: driver.nvml's facts have twice it). */
-#define FABRIC_WAIT_S 20.0
-#define FABRIC_BOOT_S 600.0 /* uptime within which "not started" may still start */
-#define FABRIC_POLL_NS 250000000L
+/* The NVSwitch fabric on its way (core/settle.h): the fabric manager registers the GPUs tens
+ * of seconds after the driver loads (probe in progress), and at boot it may not have started
+ * yet; cuInit says CUDA_ERROR_SYSTEM_NOT_READY until it is done. The GPUs' NVLinks train with
+ * it and are read again once it completed. */
+typedef struct {
+    const struct gv_nvml_api *nv;
+    gv_facts *f;
+} fabric_wait;
 
-static int fabric_on_its_way(const gv_facts *f, const gv_gpu_record *r)
+static int gpu_fabric_on_its_way(const gv_facts *f, const gv_gpu_record *r)
 {
     int state = r->health.fabric_state;
-    return state == GVNV_FABRIC_STATE_IN_PROGRESS ||
-           (state == GVNV_FABRIC_STATE_NOT_STARTED && f->uptime_s >= 0 &&
-            f->uptime_s < FABRIC_BOOT_S);
+    return r->gpu.nvml_index >= 0 &&
+           (state == GVNV_FABRIC_STATE_IN_PROGRESS ||
+            (state == GVNV_FABRIC_STATE_NOT_STARTED && gv_settle_booting(f->uptime_s)));
 }
 
-static void wait_for_fabric(gv_ctx *ctx, const struct gv_nvml_api *nv, gv_facts *f)
+static int fabric_on_its_way(void *user)
 {
-    if (!(f->optional & GV_FACTS_HEALTH))
-        return;
-    double limit = ctx->deadline_s * 2 / 3;
-    limit = limit < FABRIC_WAIT_S ? limit : FABRIC_WAIT_S;
-    double t0 = gv_now_s();
-    for (int waiting = 1; waiting;) {
-        waiting = 0;
-        for (size_t i = 0; i < f->gpu_count; i++) {
-            gv_gpu_record *r = &f->gpus[i];
-            gvnv_device dev = NULL;
-            if (!fabric_on_its_way(f, r) || r->gpu.nvml_index < 0)
-                continue;
-            if (f->fabric_wait_s > 0 &&
-                nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) == GVNV_SUCCESS) {
-                gv_health_read_fabric(nv, dev, &r->health);
-                if (!fabric_on_its_way(f, r)) { /* its NVLinks train with the fabric: again */
-                    r->nvlink_count = 0;
-                    memset(r->nvlinks, 0, sizeof r->nvlinks);
-                    nvlinks(nv, dev, r);
-                }
-            }
-            waiting |= fabric_on_its_way(f, r);
+    const gv_facts *f = ((fabric_wait *)user)->f;
+    for (size_t i = 0; i < f->gpu_count; i++)
+        if (gpu_fabric_on_its_way(f, &f->gpus[i]))
+            return 1;
+    return 0;
+}
+
+static void read_fabric_again(void *user)
+{
+    fabric_wait *w = user;
+    for (size_t i = 0; i < w->f->gpu_count; i++) {
+        gv_gpu_record *r = &w->f->gpus[i];
+        gvnv_device dev = NULL;
+        if (!gpu_fabric_on_its_way(w->f, r) ||
+            w->nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) != GVNV_SUCCESS)
+            continue;
+        gv_health_read_fabric(w->nv, dev, &r->health);
+        if (!gpu_fabric_on_its_way(w->f, r)) {
+            r->nvlink_count = 0;
+            memset(r->nvlinks, 0, sizeof r->nvlinks);
+            nvlinks(w->nv, dev, r);
         }
-        if (!waiting || gv_now_s() - t0 >= limit)
-            break;
-        gv_progress_stage(ctx, "waiting for the NVSwitch fabric (nvidia-fabricmanager)");
-        struct timespec pause = {0, FABRIC_POLL_NS};
-        nanosleep(&pause, NULL);
-        f->fabric_wait_s = gv_now_s() - t0;
     }
-    if (f->fabric_wait_s > 0)
-        f->fabric_wait_s = gv_now_s() - t0;
 }
 
 void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
@@ -262,5 +251,9 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
         }
         device(nv, dev, r, f->optional);
     }
-    wait_for_fabric(ctx, nv, f);
+    if (f->optional & GV_FACTS_HEALTH) {
+        fabric_wait w = {nv, f};
+        f->fabric_wait_s = gv_settle(ctx, "waiting for the NVSwitch fabric (nvidia-fabricmanager)",
+                                     fabric_on_its_way, read_fabric_again, &w);
+    }
 }

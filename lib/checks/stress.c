@@ -8,10 +8,10 @@
 
 #include "checks/active.h"
 #include "checks/busy.h"
-#include "core/util.h"
 #include "compute/telemetry.h"
 #include "core/context.h"
 #include "core/progress.h"
+#include "core/util.h"
 #include "gpuverify/gv_compute.h"
 
 #define SERIES_MAX 3000 /* samples per GPU in the report: a burn of hours gets longer intervals */
@@ -44,7 +44,7 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
      * power delivery was not tested where the board was built to run, and held or not says
      * nothing of it then (as gemm.* judges such a GPU at its peak, not at the capped clock). */
     double board = gv_telemetry_power_default_w(run->ctx, g->pci_bus_id);
-    int lowered = board > 0 && g->power_limit_w < board - 0.5;
+    int lowered = gv_power_limit_lowered(g->power_limit_w, board);
     char tail[192] = "";
     if (capped)
         snprintf(tail, sizeof tail, "; clocks held back by the power cap");

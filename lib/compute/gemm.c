@@ -182,8 +182,7 @@ static void judge(const gv_gemm_run *g, gv_gemm_result *r)
          * not the design, and the figure it costs is judged at the peak and the limit named. */
         double at_clock = 0;
         uint64_t why = r->clock_event_reasons;
-        int lowered = g->power_limit_w > 0 && g->power_default_w > 0 &&
-                      g->power_limit_w < g->power_default_w - 0.5;
+        int lowered = gv_power_limit_lowered(g->power_limit_w, g->power_default_w);
         if ((why & GV_CLOCK_EVENT_POWER_CAP) && !(why & GV_CLOCK_EVENTS_PROTECTIVE) && !lowered &&
             r->sm_clock_mean_mhz > 0 && r->sm_clock_mean_mhz < g->s.max_sm_clock_mhz &&
             r->fraction_of_peak < g->o.warn_fraction)

@@ -213,6 +213,11 @@ double gv_telemetry_power_default_w(gv_ctx *ctx, const char *bus_id)
     return watts(ctx, bus_id, 1);
 }
 
+int gv_power_limit_lowered(double limit_w, double default_w)
+{
+    return limit_w > 0 && default_w > 0 && limit_w < default_w - 0.5; /* NVML's mW rounding */
+}
+
 void gv_sampler_stop(gv_sampler *s)
 {
     if (!s->running)

@@ -4,14 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backends/ibverbs_backend.h"
 #include "backends/libraries.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/sizes.h"
-#include "core/util.h"
+#include "core/settle.h"
 #include "rdma/rdma.h"
 #include "sys/os.h"
 
@@ -62,22 +61,22 @@ void gv_rdma_free(gv_rdma_report *r)
     free(r);
 }
 
-/* A port on its way to ACTIVE is waited for. An InfiniBand port whose link is up waits for the
- * subnet manager (INIT, ARMED) for a sweep or two, seconds; and in the first minutes after
- * boot, a link still training (DOWN, Polling) comes up within seconds too. Judged then, a
- * healthy node FAILed rdma.ports (a drained node for a Slurm health check at slurmd's start).
- * The wait ends when no port is on its way, or after PORT_WAIT_S (at most two thirds of the
- * deadline), and the report says how long it took (rdma.ports names it). Only on the live
- * machine (gv_ctx's live libraries): a captured sysroot judged offline is what it is. */
-#define PORT_WAIT_S 20.0
-#define PORT_BOOT_S 600.0 /* uptime within which a training link may still come up */
-#define PORT_POLL_NS 250000000L
+/* Ports on their way to ACTIVE (core/settle.h): an InfiniBand port whose link is up waits a
+ * sweep or two of the subnet manager (INIT, ARMED), and at boot a link still training is DOWN,
+ * Polling, for seconds. The whole tree is read again (a port's LID, rate and GIDs come with
+ * it), and only on the live machine: a captured sysroot judged offline does not change. */
+typedef struct {
+    const char *root;
+    gv_rdma_report *r;
+    double uptime_s;
+} port_wait;
 
-static int ports_on_their_way(const gv_rdma_report *r, double uptime_s)
+static int ports_on_their_way(void *user)
 {
-    int booting = uptime_s >= 0 && uptime_s < PORT_BOOT_S;
-    for (size_t i = 0; i < r->port_count; i++) {
-        const gv_rdma_port *p = &r->ports[i];
+    const port_wait *w = user;
+    int booting = gv_settle_booting(w->uptime_s);
+    for (size_t i = 0; !w->r->out_of_memory && i < w->r->port_count; i++) {
+        const gv_rdma_port *p = &w->r->ports[i];
         if (p->state == GV_PORT_INIT || p->state == GV_PORT_ARMED ||
             (booting && p->state == GV_PORT_DOWN && p->phys_state == 2 /* Polling */))
             return 1;
@@ -85,21 +84,11 @@ static int ports_on_their_way(const gv_rdma_report *r, double uptime_s)
     return 0;
 }
 
-static void read_sysfs_settled(gv_ctx *ctx, gv_rdma_report *r)
+static void read_ports_again(void *user)
 {
-    gv_rdma_read_sysfs(ctx->sysroot, r);
-    if (!ctx->live) /* a captured tree judged offline does not change: judged as captured */
-        return;
-    double uptime_s = gv_read_uptime_s(ctx->sysroot), t0 = gv_now_s();
-    double limit = ctx->deadline_s * 2 / 3 < PORT_WAIT_S ? ctx->deadline_s * 2 / 3 : PORT_WAIT_S;
-    while (!r->out_of_memory && ports_on_their_way(r, uptime_s) && gv_now_s() - t0 < limit) {
-        gv_progress_stage(ctx, "waiting for RDMA ports on their way to ACTIVE");
-        struct timespec pause = {0, PORT_POLL_NS};
-        nanosleep(&pause, NULL);
-        clear(r);
-        gv_rdma_read_sysfs(ctx->sysroot, r);
-        r->port_wait_s = gv_now_s() - t0;
-    }
+    port_wait *w = user;
+    clear(w->r);
+    gv_rdma_read_sysfs(w->root, w->r);
 }
 
 gv_status gv_rdma_build(gv_ctx *ctx, uint32_t flags, gv_rdma_report **out)
@@ -109,7 +98,12 @@ gv_status gv_rdma_build(gv_ctx *ctx, uint32_t flags, gv_rdma_report **out)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading the RDMA stack");
     r->info.struct_size = sizeof r->info;
     gv_progress_stage(ctx, "sysfs: RDMA modules, devices, ports and GIDs");
-    read_sysfs_settled(ctx, r);
+    gv_rdma_read_sysfs(ctx->sysroot, r);
+    if (ctx->live) {
+        port_wait w = {ctx->sysroot, r, gv_read_uptime_s(ctx->sysroot)};
+        r->port_wait_s = gv_settle(ctx, "waiting for RDMA ports on their way to ACTIVE",
+                                   ports_on_their_way, read_ports_again, &w);
+    }
     for (size_t i = 0; i < r->device_count; i++)
         r->devices[i].verbs_visible = r->devices[i].dmabuf_mr = -1;
     if (!r->out_of_memory)
