@@ -231,6 +231,10 @@ typedef struct gv_gemm_result {
     char algo[64];       /* the fastest candidate: "heuristic #2 of 16, workspace 32 MiB" */
     uint32_t batches;
     uint32_t gemms_per_batch;
+    /* 1: peak_tflops is the formula's estimate (no datasheet figure for this part, which may
+     * be built slower than its architecture's rate): reported, not judged (verdict PASS unless
+     * wrong results; gv_run judges it against the node's other GPUs of the part). */
+    uint32_t peak_estimated;
 } gv_gemm_result;
 
 #define GV_GEMM_RESULT_INIT GV_STRUCT_INIT(gv_gemm_result)

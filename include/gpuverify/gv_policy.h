@@ -66,7 +66,8 @@ typedef struct gv_policy {
 
 /* What a performance verdict becomes when the GPU was shared during its test. */
 enum gv_busy_rule {
-    GV_BUSY_SKIP = 0,  /* SKIP "not judged: GPU 0 used by PID ... during the test" */
+    GV_BUSY_SKIP = 0,  /* SKIP "not judged: GPU 0 used by PID ... during the test"; mem.test,
+                        * stress.* and cuda.alloc's large test do not run on such a GPU */
     GV_BUSY_WARN = 1,  /* WARN with the same text, the figure reported */
     GV_BUSY_FAIL = 2,  /* FAIL: the node must be idle when it is checked */
     GV_BUSY_IGNORE = 3 /* judge the figure as if the GPU were idle */

@@ -161,13 +161,21 @@ void gv_active_cuda(gv_active_run *run)
         gv_progress_begin(run->ctx, "cuda.init", subject);
         gv_busy busy = {0};
         gv_active_sample_busy(run, gpu, &busy);
+        /* The second VRAM test holds half the free memory: on a GPU others use, the quick
+         * test's size instead (gv_busy_spares). */
+        gv_cuda_opts here = o;
+        char spared[512];
+        int spares =
+            gv_busy_spares(&busy, run->policy, "half its free memory", spared, sizeof spared);
+        if (spares)
+            here.alloc_bytes = here.quick_alloc_bytes;
         gv_cuda_result r = GV_CUDA_RESULT_INIT;
         /* One context for the group's tests on this GPU: retained here, so creating it is
          * timed here and added to what gv_cuda_check measured (then next to nothing). */
         double made = gv_now_s();
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 1);
         made = gv_now_s() - made;
-        if (gv_cuda_check(run->ctx, (uint32_t)gpu, &o, &r) != GV_OK) {
+        if (gv_cuda_check(run->ctx, (uint32_t)gpu, &here, &r) != GV_OK) {
             gv_active_rows(run, ids, 4, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
             gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
             continue;
@@ -217,6 +225,10 @@ void gv_active_cuda(gv_active_run *run)
                 snprintf(c->message + len, sizeof c->message - len,
                          "; other processes hold %.1f GiB of this GPU", (double)held / (1 << 30));
             }
+            if (c && spares && context_ok)
+                gv_append(c->message, sizeof c->message, "; ",
+                          "the second test at the first's size: the free memory is for the "
+                          "processes using the GPU (busy = skip)");
             /* A refused allocation while others hold memory is the load, not the GPU; words
              * read back wrong stay FAIL whatever the load. */
             if (context_ok && r.alloc_verdict == GV_FAIL)
@@ -253,105 +265,6 @@ void gv_active_cuda(gv_active_run *run)
                 gv_result_remedy(c, "drain the node: the GPU computes wrong results; run the "
                                     "vendor diagnostics (dcgmi diag -r 3) and replace it");
             gv_busy_apply(&busy, run->policy, c, m.errors != 0);
-        }
-    }
-}
-
-/* A figure under the policy's TFLOPS floor (0: none); wrong results are judged as such. */
-static int below_policy_floor(const gv_gemm_result *r, double min_tflops)
-{
-    return min_tflops > 0 && r->verified != 0 && r->tflops_median > 0 &&
-           r->tflops_median < min_tflops;
-}
-
-void gv_active_gemm(gv_active_run *run)
-{
-    static const char *const ids[] = {"gemm.fp32", "gemm.tf32", "gemm.fp16", "gemm.bf16",
-                                      "gemm.fp8"};
-    if (gv_active_no_devices(run, ids, 5))
-        return;
-    const gv_policy *p = run->policy;
-    int fractions_by_policy = p && (p->gemm_warn_fraction > 0 || p->gemm_fail_fraction > 0);
-    for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
-        if (!gv_active_gpu_chosen(run, gpu))
-            continue;
-        char subject[48];
-        gv_active_subject(run->facts, gpu, subject, sizeof subject);
-        for (int dtype = GV_DTYPE_FP32; dtype <= GV_DTYPE_FP8_E4M3; dtype++) {
-            if (!gv_active_selected(run, ids[dtype]))
-                continue;
-            gv_gemm_opts o = GV_GEMM_OPTS_INIT; /* benchmark length: 8192^3, 1 s warm-up */
-            o.dtype = dtype;
-            if (!run->benchmark) {
-                o.m = o.n = o.k = dtype <= GV_DTYPE_TF32 ? 4096 : 8192;
-                o.warmup_s = 0.1;
-                o.batch_s = 0.03;
-                o.batches = 3;
-                o.algo_candidates = 2;
-            }
-            if (run->gemm_size)
-                o.m = o.n = o.k = run->gemm_size;
-            if (p && p->gemm_warn_fraction > 0)
-                o.warn_fraction = p->gemm_warn_fraction;
-            if (p && p->gemm_fail_fraction > 0)
-                o.fail_fraction = p->gemm_fail_fraction;
-            if (o.fail_fraction > o.warn_fraction)
-                o.warn_fraction = o.fail_fraction;
-            double min_tflops = p ? p->gemm_min_tflops[dtype] : 0;
-            gv_gemm_result r = GV_GEMM_RESULT_INIT;
-            gv_progress_begin(run->ctx, ids[dtype], subject);
-            gv_busy busy = {0};
-            gv_active_sample_busy(run, gpu, &busy);
-            gv_status bench = gv_gemm_bench(run->ctx, (uint32_t)gpu, &o, &r);
-            gv_active_sample_busy(run, gpu, &busy);
-            int below_floor = below_policy_floor(&r, min_tflops);
-            /* Below a floor but right: measured again with the benchmark's batches (copies_again
-             * says why), and judged on that. The GPU is warm and its algorithm chosen: a short
-             * warm-up, the same candidates. */
-            if (bench == GV_OK && r.verified == 1 && busy.n == 0 &&
-                (below_floor || r.verdict == GV_WARN || r.verdict == GV_FAIL)) {
-                gv_gemm_opts longer = o;
-                longer.warmup_s = o.warmup_s > 0.2 ? o.warmup_s : 0.2;
-                longer.batches = 5;
-                longer.batch_s = 0.3;
-                gv_gemm_result again = GV_GEMM_RESULT_INIT;
-                if (gv_gemm_bench(run->ctx, (uint32_t)gpu, &longer, &again) == GV_OK &&
-                    again.verified != -1) {
-                    char first[96];
-                    snprintf(first, sizeof first,
-                             "measured again: the first, shorter, gave %.1f TFLOPS",
-                             r.tflops_median);
-                    r = again;
-                    gv_append(r.message, sizeof r.message, "; ", first);
-                    below_floor = below_policy_floor(&r, min_tflops);
-                }
-                gv_active_sample_busy(run, gpu, &busy);
-            }
-            if (bench != GV_OK) {
-                gv_report_add(run->report, ids[dtype], subject, GV_ERROR, "%s",
-                              gv_ctx_last_error(run->ctx));
-                continue;
-            }
-            gv_check_result *c =
-                gv_report_add(run->report, ids[dtype], subject, below_floor ? GV_FAIL : r.verdict,
-                              "%s%s", below_floor ? "below the policy's floor: " : "", r.message);
-            if (r.tflops_median > 0) {
-                gv_result_measured(c, r.tflops_median, "TFLOPS", "%.1f TFLOPS", r.tflops_median);
-                if (min_tflops > 0)
-                    gv_result_expected(c, "policy", ">= %.0f TFLOPS", min_tflops);
-                else if (r.peak_tflops > 0)
-                    gv_result_expected(c, fractions_by_policy ? "policy" : "datasheet",
-                                       ">= %.0f TFLOPS (%.0f%% of %.0f: %s)",
-                                       o.warn_fraction * r.peak_tflops, 100 * o.warn_fraction,
-                                       r.peak_tflops, r.peak_source);
-            }
-            if (r.verdict == GV_FAIL && r.verified == 0)
-                gv_result_remedy(c, "drain the node: the GPU computes wrong results; run the "
-                                    "vendor diagnostics (dcgmi diag -r 3) and replace it");
-            else if (r.verdict == GV_WARN || r.verdict == GV_FAIL || below_floor)
-                gv_result_remedy(c, "check clocks, power and thermals (nvidia-smi -q -d "
-                                    "PERFORMANCE) and other processes on the GPU");
-            gv_busy_apply(&busy, p, c, r.verified == 0 && r.verdict == GV_FAIL);
         }
     }
 }

@@ -181,3 +181,16 @@ void gv_busy_judge_refusal(gv_ctx *ctx, const gv_facts *f, const gv_policy *p, g
     if (b.n)
         judge(&b, p, row);
 }
+
+int gv_busy_spares(const gv_busy *b, const gv_policy *p, const char *what, char *why, size_t cap)
+{
+    if (!b->n || (p && p->busy != GV_BUSY_SKIP))
+        return 0;
+    char who[384];
+    gv_busy_text(b, who, sizeof who);
+    snprintf(why, cap,
+             "not run: %s; %s would take what that process may need next, and its figures "
+             "on a shared GPU are not judged (busy = skip)",
+             who, what);
+    return 1;
+}

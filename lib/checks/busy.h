@@ -35,6 +35,12 @@ long long gv_busy_bytes(const gv_busy *b, unsigned gpu);
  * judged: ..." (default), WARN, FAIL, or unchanged (ignore). A row whose results were wrong is
  * left alone (wrong = 1). */
 void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, int wrong);
+/* Whether a GPU others use is to be spared the tests that take from them (mem.test holds 92%
+ * of the free memory, stress.* loads the GPU for the run's duration, cuda.alloc's second test
+ * holds half the free memory): 1 under the default busy = skip, whose figures on a shared GPU
+ * would not be judged anyway, when b saw another process. A job whose allocator grows while
+ * such a test holds the memory fails with out-of-memory. `why` then says who and why not. */
+int gv_busy_spares(const gv_busy *b, const gv_policy *p, const char *what, char *why, size_t cap);
 /* A row of a GPU refused for want of its memory (CUDA_ERROR_OUT_OF_MEMORY: a context, an
  * allocation), or because another process has it in exclusive-process mode
  * (CUDA_ERROR_DEVICE_UNAVAILABLE), while other processes hold it: the load, not the GPU, so

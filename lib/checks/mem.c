@@ -1,5 +1,6 @@
 /* mem.test: gv_mem_test on every chosen GPU, over most of its free memory. Not in the quick
- * level: it takes nearly all the memory for a second or more, which a prolog must not. */
+ * level: it takes nearly all the memory for a second or more, which a prolog must not; nor on
+ * a GPU another process uses, unless the policy asks for figures there (gv_busy_spares). */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -23,6 +24,12 @@ void gv_active_memtest(gv_active_run *run)
         gv_progress_begin(run->ctx, "mem.test", subject);
         gv_busy busy = {0};
         gv_active_sample_busy(run, gpu, &busy);
+        char spared[512];
+        if (gv_busy_spares(&busy, run->policy, "holding 92% of its free memory", spared,
+                           sizeof spared)) {
+            gv_report_add(run->report, "mem.test", subject, GV_SKIP, "%s", spared);
+            continue;
+        }
         gv_memtest_opts o = GV_MEMTEST_OPTS_INIT;
         gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
         gv_status st = gv_mem_test(run->ctx, (uint32_t)gpu, &o, &r);

@@ -60,8 +60,9 @@ double gv_flop_per_clock_per_sm(int cc_major, int cc_minor, int dtype)
 }
 
 double gv_peak_tflops(int pci_device_id, int cc_major, int cc_minor, int sm_count,
-                      int max_sm_clock_mhz, int dtype, char *source, size_t cap)
+                      int max_sm_clock_mhz, int dtype, char *source, size_t cap, int *estimated)
 {
+    *estimated = 0;
     const struct part *p = part_of(pci_device_id);
     if (p && dtype >= GV_DTYPE_FP32 && dtype <= GV_DTYPE_FP8_E4M3) {
         int n =
@@ -79,6 +80,7 @@ double gv_peak_tflops(int pci_device_id, int cc_major, int cc_minor, int sm_coun
     }
     snprintf(source, cap, "formula: %d SMs x %.0f FLOP/clk x %d MHz", sm_count, rate,
              max_sm_clock_mhz);
+    *estimated = 1;
     return sm_count * rate * max_sm_clock_mhz * 1e6 / 1e12;
 }
 

@@ -8,9 +8,12 @@
 
 /* Dense peak TFLOPS of dtype (enum gv_dtype) on this GPU, with where it came from; 0 with the
  * reason in `source` when the data type is not supported or nothing is known. A device with
- * fewer SMs than its part (a MIG instance) gets its share of the datasheet's figure. */
+ * fewer SMs than its part (a MIG instance) gets its share of the datasheet's figure. A part
+ * the table does not know gets the formula's figure and *estimated = 1: the architecture's
+ * data-centre rate, which parts built slower (NVIDIA H20: 148 of the formula's 632 FP16
+ * TFLOPS; GeForce cards at half the tensor rate) never reach. */
 double gv_peak_tflops(int pci_device_id, int cc_major, int cc_minor, int sm_count,
-                      int max_sm_clock_mhz, int dtype, char *source, size_t cap);
+                      int max_sm_clock_mhz, int dtype, char *source, size_t cap, int *estimated);
 /* Dense FLOP per clock per SM of dtype for this compute capability; 0 unknown. Consumer parts
  * of cc 8.6/8.9 run FP16/TF32 at half the data-centre rate: the datasheet table covers them. */
 double gv_flop_per_clock_per_sm(int cc_major, int cc_minor, int dtype);

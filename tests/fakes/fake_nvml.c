@@ -323,10 +323,26 @@ gvnv_return nvmlDeviceGetClockInfo(gvnv_device device, gvnv_clock_type type,
     return GVNV_SUCCESS;
 }
 
+/* Milliseconds since this process first passed here with *first (0 until then). */
+static long long ms_since_first(long long *first)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 + 1, unset = 0;
+    /* threads of one process share it: atomics */
+    __atomic_compare_exchange_n(first, &unset, ms, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return ms - __atomic_load_n(first, __ATOMIC_SEQ_CST);
+}
+
 gvnv_return nvmlDeviceGetPowerUsage(gvnv_device device, unsigned int *power_mw)
 {
+    static long long first_ms[FAKE_MAX_GPUS];
     DEVICE_OR_RETURN(g, device);
-    *power_mw = (unsigned)(g->power_limit_w * 10 * g->power_draw_pct);
+    /* NVML's reading is a one-second average: it catches up with a load that just started. */
+    int pct = g->power_draw_pct;
+    if (g->power_ramp_ms > 0 && ms_since_first(&first_ms[g - sc.gpus]) < g->power_ramp_ms)
+        pct = 30;
+    *power_mw = (unsigned)(g->power_limit_w * 10 * pct);
     return GVNV_SUCCESS;
 }
 
@@ -568,22 +584,12 @@ gvnv_return nvmlDeviceGetMarginTemperature(gvnv_device device, gvnv_margin_tempe
     return GVNV_SUCCESS;
 }
 
-/* Milliseconds since this process first asked for a GPU's fabric state. */
-static long long fabric_clock_ms(void)
-{
-    static long long first_ms = -1; /* threads of one process share it: atomics */
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long long ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000, unset = -1;
-    __atomic_compare_exchange_n(&first_ms, &unset, ms, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    return ms - __atomic_load_n(&first_ms, __ATOMIC_SEQ_CST);
-}
-
 /* A GPU whose probe completes fabric_done_ms after the first question, not there yet. */
 static int fabric_training(const fake_gpu *g)
 {
+    static long long first_ms;
     long long done_ms = HEALTH(g, FABRIC_DONE_MS);
-    return done_ms > 0 && fabric_clock_ms() < done_ms;
+    return done_ms > 0 && ms_since_first(&first_ms) < done_ms;
 }
 
 gvnv_return nvmlDeviceGetGpuFabricInfoV(gvnv_device device, gvnv_fabric_info *info)

@@ -166,6 +166,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->copy_shared = atoi(v);
     else if (!strcmp(k, "power_draw_pct"))
         g->power_draw_pct = atoi(v);
+    else if (!strcmp(k, "power_ramp_ms"))
+        g->power_ramp_ms = atoi(v);
     else if (!strcmp(k, "sm_clock"))
         g->sm_clock = atoi(v);
     else if (!strcmp(k, "clock_events"))

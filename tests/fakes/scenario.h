@@ -30,6 +30,8 @@
  *   gpu = ...; copy_shared=1   (host copies share one link with the other GPUs of group 1:
  *         its rate divides among those holding pinned copy buffers at the time)
  *   gpu = ...; power_draw_pct=80   (NVML's power reading: 80% of the limit; default 98)
+ *   gpu = ...; power_ramp_ms=300   (the reading is 30% of the limit for the first 300 ms after
+ *         the process first read it: NVML's one-second average catching up with a load)
  *   gpu = ...; sm_clock=1400       (NVML's SM clock under load; default max_sm_clock)
  *   gpu = ...; slow_timings=9   (the first 9 intervals timed with CUDA events on the GPU read
  *         twice as long: something else took the bus or the GPU for that moment)
@@ -138,6 +140,7 @@ typedef struct fake_gpu {
     double p2p_gbps;    /* peer copy rate; 0: 25 GB/s per active NVLink */
     int copy_shared;    /* > 0: a link shared with the GPUs of this group number */
     int power_draw_pct; /* power NVML reports, percent of the limit; default 98 */
+    int power_ramp_ms;  /* 30% of the limit for this long after the first reading */
     int sm_clock;       /* the SM clock NVML reports under load, MHz; 0: max_sm_clock */
     unsigned long long clock_events; /* nvmlClocksEventReason* bits NVML reports; default 0 */
     int slow_timings;                /* the first this many event intervals read twice as long */

@@ -14,14 +14,19 @@
 #include "compute/gpu_specs.h"
 #include "helpers.h"
 
-static gv_gemm_result gemm_on(const char *scenario, int dtype)
+static gv_gemm_result gemm_on_part(const char *sysroot, const char *scenario, int dtype)
 {
-    gv_ctx *ctx = scenario_ctx("h100-open", scenario);
+    gv_ctx *ctx = scenario_ctx(sysroot, scenario);
     gv_gemm_opts o = small_gemm(dtype);
     gv_gemm_result r = GV_GEMM_RESULT_INIT;
     assert_int_equal(gv_gemm_bench(ctx, 0, &o, &r), GV_OK);
     gv_ctx_destroy(ctx);
     return r;
+}
+
+static gv_gemm_result gemm_on(const char *scenario, int dtype)
+{
+    return gemm_on_part("h100-open", scenario, dtype);
 }
 
 static void gemm_healthy_is_verified_and_judged_against_the_datasheet(void **state)
@@ -193,8 +198,11 @@ static void gemm_on_a_mig_instance_is_judged_against_its_share(void **state)
     assert_float_equal(r.peak_tflops, 989.4 * 16 / 132, 0.01);
     assert_non_null(strstr(r.peak_source, "datasheet H100 SXM (PCI id 0x2330) x 16/132 SMs"));
     char source[128];
+    int estimated = -1;
     assert_float_equal(
-        gv_peak_tflops(0x2330, 9, 0, 132, 1980, GV_DTYPE_BF16, source, sizeof source), 989.4, 1e-9);
+        gv_peak_tflops(0x2330, 9, 0, 132, 1980, GV_DTYPE_BF16, source, sizeof source, &estimated),
+        989.4, 1e-9);
+    assert_int_equal(estimated, 0);
     assert_null(strstr(source, "SMs"));
     /* DRAM: the same share; never more than the whole part, whatever the SM count says. */
     assert_float_equal(gv_memory_bandwidth_gbps(0x2330, 16), 3350.0 * 16 / 132, 1e-9);
@@ -202,6 +210,85 @@ static void gemm_on_a_mig_instance_is_judged_against_its_share(void **state)
     assert_float_equal(gv_memory_bandwidth_gbps(0x2330, 0), 3350, 1e-9);
     assert_float_equal(gv_memory_bandwidth_gbps(0x2330, 200), 3350, 1e-9);
     assert_float_equal(gv_memory_bandwidth_gbps(0x1234, 16), 0, 1e-9);
+}
+
+/* A part the datasheet table does not know is never judged against the formula's estimate:
+ * an H20 reaches 148 of the 632 FP16 TFLOPS its 78 Hopper SMs would at the data-centre rate,
+ * and every healthy one FAILed. Any figure below an estimate passes gv_gemm_bench, labelled. */
+static void gemm_estimated_peak_judges_nothing(void **state)
+{
+    (void)state;
+    gv_gemm_result r = gemm_on_part("h20", "h20x1", GV_DTYPE_FP16);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.peak_estimated, 1);
+    assert_float_equal(r.peak_tflops, 78 * 4096 * 1980e6 / 1e12, 0.01);
+    assert_true(r.fraction_of_peak < 0.25);
+    assert_non_null(strstr(r.peak_source, "formula: 78 SMs"));
+    assert_non_null(strstr(r.message, "23% of an estimated 633 TFLOPS (no datasheet figure for "
+                                      "this part: not judged against it)"));
+    /* Every architecture's formula alike: an estimate never makes a WARN or a FAIL. */
+    static const int ccs[][2] = {{7, 5}, {8, 0}, {8, 6}, {8, 9}, {9, 0}, {10, 0}};
+    for (size_t i = 0; i < sizeof ccs / sizeof *ccs; i++)
+        for (int d = GV_DTYPE_FP32; d <= GV_DTYPE_FP8_E4M3; d++) {
+            char source[128];
+            int estimated = 0;
+            double peak = gv_peak_tflops(0x2329, ccs[i][0], ccs[i][1], 78, 1980, d, source,
+                                         sizeof source, &estimated);
+            assert_int_equal(estimated, peak > 0);
+        }
+    /* A datasheet part is judged as before: 500 of 989.4 WARNs. */
+    assert_int_equal(gemm_on("h100x1-slow", GV_DTYPE_FP16).peak_estimated, 0);
+}
+
+/* gv_run judges such GPUs against the node's other GPUs of the part, after measuring again
+ * the ones slower than they are: of eight H20s, the one at 100 TFLOPS WARNs (68% of the
+ * others' 148), the one at 60 FAILs (41%), the six others pass. */
+static void gemm_estimated_peak_is_judged_by_the_nodes_peers(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h20", "h20x8-slow-gpus");
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "gemm.fp16,gemm.bf16";
+    o.gemm_size = 32;
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    for (int gpu = 0; gpu < 8; gpu++) {
+        char subject[8];
+        snprintf(subject, sizeof subject, "gpu%d", gpu);
+        int want = gpu == 5 ? GV_WARN : gpu == 6 ? GV_FAIL : GV_PASS;
+        assert_int_equal(verdict_of(r, "gemm.fp16", subject), want);
+        assert_int_equal(verdict_of(r, "gemm.bf16", subject), want);
+    }
+    gv_check_result slow = result_of(r, "gemm.fp16", "gpu5");
+    assert_non_null(strstr(slow.message, "68% of the median of the node's 7 other GPU(s) of this "
+                                         "part (148.0 TFLOPS), judged on that"));
+    assert_non_null(strstr(slow.message, "measured again: the first, shorter, gave 100.0"));
+    assert_string_equal(slow.expected_source, "node");
+    assert_non_null(strstr(slow.remediation, "than its peers"));
+    gv_check_result ok = result_of(r, "gemm.fp16", "gpu0");
+    assert_non_null(strstr(ok.message, "not judged against it"));
+    assert_non_null(strstr(ok.message, "of the median of the node's 7 other GPU(s)"));
+    assert_string_equal(ok.expected_source, "node");
+    assert_string_equal(ok.remediation, "");
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+
+    /* Eight alike pass; one alone passes, not judged. */
+    static const char *const healthy[] = {"h20x8", "h20x1"};
+    for (size_t i = 0; i < 2; i++) {
+        ctx = scenario_ctx("h20", healthy[i]);
+        assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+        assert_int_equal(gv_report_verdict(r), GV_PASS);
+        gv_report_free(r);
+        gv_ctx_destroy(ctx);
+    }
+    ctx = scenario_ctx("h20", "h20x1");
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_check_result alone = result_of(r, "gemm.fp16", "gpu0");
+    assert_non_null(strstr(alone.message, "no other GPU of this part on the node"));
+    assert_string_equal(alone.expected_source, "formula");
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
 }
 
 static void gemm_fp8_needs_ada_or_hopper(void **state)
@@ -686,6 +773,8 @@ int main(void)
         cmocka_unit_test(gemm_slow_warns_then_fails_by_policy),
         cmocka_unit_test(mps_server_is_not_a_tenant),
         cmocka_unit_test(gemm_on_a_mig_instance_is_judged_against_its_share),
+        cmocka_unit_test(gemm_estimated_peak_judges_nothing),
+        cmocka_unit_test(gemm_estimated_peak_is_judged_by_the_nodes_peers),
         cmocka_unit_test(gemm_fp8_needs_ada_or_hopper),
         cmocka_unit_test(cublas_newer_than_the_driver_fails_with_the_fix),
         cmocka_unit_test(cuda_check_measures_and_verifies),

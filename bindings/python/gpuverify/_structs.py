@@ -256,7 +256,8 @@ class GemmResult(Versioned):
                 ("verified", C.c_int32), ("verify_samples", C.c_uint32),
                 ("verify_errors", C.c_uint32), ("algos_timed", C.c_uint32),
                 ("verify_worst", C.c_double), ("algo", C.c_char * 64), ("batches", C.c_uint32),
-                ("gemms_per_batch", C.c_uint32)]
+                ("gemms_per_batch", C.c_uint32),
+                ("peak_estimated", C.c_uint32)]
 
 
 class CudnnResult(Versioned):
