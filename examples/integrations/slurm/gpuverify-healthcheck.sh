@@ -2,8 +2,12 @@
 # Slurm HealthCheckProgram (slurm.conf: HealthCheckProgram=/usr/local/sbin/gpuverify-healthcheck.sh,
 # HealthCheckInterval=300, HealthCheckNodeState=IDLE) or Prolog: runs gv-check and, when a check
 # fails, drains this node with the failing check's one-line message as the reason, so `sinfo -R`
-# says what is wrong. Its default checks make a CUDA context and allocate half of each GPU's free
-# memory (cuda.alloc): on nodes where jobs run, give GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl.
+# says what is wrong. Its default checks make a CUDA context on each GPU and allocate half of an
+# idle GPU's free memory (cuda.alloc; a GPU a job uses is spared all but 64 MiB): on nodes where
+# jobs run, give GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl. In a Prolog the GPUs should be
+# idle: a policy with `busy = fail` (GPUVERIFY_GV_CHECK="gv-check --policy FILE") drains a node
+# where a process of an earlier job still holds a GPU, which the default `busy = skip` reports
+# as "not judged" and passes.
 #
 #   GPUVERIFY_CHECKS   checks to run (default: everything but the long GPU benchmarks)
 #   GPUVERIFY_TIMEOUT  seconds before gv-check is killed and the node drained (default 120)
