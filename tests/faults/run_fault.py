@@ -341,13 +341,6 @@ CASES = {
         ("cuda.alloc", "gpu3", "PASS", "the second test at the first's size")],
         exit_code=0, args=["--gemm-size", "32", "--duration", "0.2", "--copy-mib", "1"], wall=30,
         deadline=SLOW_FAKE),
-    # A part the datasheet table does not know (H20): judged against the node's other GPUs of
-    # the part, never against the formula's estimate.
-    "gemm_unknown_part": case("h20x8-slow-gpus", "gemm.fp16", [
-        ("gemm.fp16", "gpu0", "PASS", "(no datasheet figure for this part: not judged against it)"),
-        ("gemm.fp16", "gpu5", "WARN", "68% of the median of the node's 7 other GPU(s) of this part"),
-        ("gemm.fp16", "gpu6", "FAIL", "41% of the median of the node's 7 other GPU(s) of this part")],
-        sysroot="h20", args=["--gemm-size", "32"], wall=30, deadline=SLOW_FAKE),
     "busy_ignore_tests": case("h100x8-gpu3-busy", "mem.test", [
         ("mem.test", "gpu3", "PASS", "every word read back right")],
         exit_code=0, policy="busy = ignore\n", wall=30, deadline=SLOW_FAKE),
