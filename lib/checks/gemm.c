@@ -79,12 +79,6 @@ static int same_part(const gemm_figure *a, const gemm_figure *b)
            a->r.peak_tflops == b->r.peak_tflops; /* the same SMs and clocks */
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of the figures of f's part other than f's own. */
 static peers peers_of(const gemm_figure *all, size_t n, const gemm_figure *f)
 {
@@ -96,11 +90,8 @@ static peers peers_of(const gemm_figure *all, size_t n, const gemm_figure *f)
         if (&all[i] != f && same_part(&all[i], f) && all[i].busy.n == 0 && all[i].r.verified == 1 &&
             all[i].r.tflops_median > 0)
             v[p.others++] = all[i].r.tflops_median;
-    if (p.others) {
-        qsort(v, (size_t)p.others, sizeof *v, cmp_double);
-        size_t m = (size_t)p.others;
-        p.median = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-    }
+    if (p.others)
+        p.median = gv_median(v, (size_t)p.others);
     free(v);
     return p;
 }
