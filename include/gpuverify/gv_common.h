@@ -53,7 +53,8 @@ enum gv_status_code {
     GV_ERR_DRIVER = -8,    /* an NVIDIA library call failed */
     GV_ERR_TIMEOUT = -9,   /* a deadline passed */
     GV_ERR_UNSUPPORTED = -10,
-    GV_ERR_INTERNAL = -11
+    GV_ERR_INTERNAL = -11,
+    GV_ERR_BUSY = -12 /* another gpuverify held the GPU for the whole wait */
 };
 
 /* Static text for a status, never NULL (unknown values give "unknown status"). */

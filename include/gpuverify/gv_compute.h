@@ -3,7 +3,10 @@
  *
  * `gpu` is the CUDA device ordinal (gv_gpu.cuda_index: after CUDA_VISIBLE_DEVICES and MIG).
  * Each call returns GV_OK when the test ran, whatever its verdict; the verdict, figures and a
- * message are in the result. Units: GB/s = 1e9 B/s, TFLOPS = 1e12 FLOP/s. */
+ * message are in the result. One gpuverify at a time works on a GPU (a lock per GPU between
+ * processes, shared by the threads of one): a call waits up to half the context's deadline for
+ * another to finish with its GPU, then returns GV_ERR_BUSY naming it (gv_ctx_last_error).
+ * Units: GB/s = 1e9 B/s, TFLOPS = 1e12 FLOP/s. */
 #ifndef GPUVERIFY_GV_COMPUTE_H
 #define GPUVERIFY_GV_COMPUTE_H
 

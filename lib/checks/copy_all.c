@@ -159,9 +159,11 @@ void gv_active_copy_all(gv_active_run *run)
         c->ordinal = ordinal;
         gv_active_subject(run->facts, ordinal, c->subject, sizeof c->subject);
         gv_errbuf err;
-        if (gv_session_open(run->ctx, (uint32_t)ordinal, &c->s, &err) != GV_OK) {
+        gv_status st = gv_session_open(run->ctx, (uint32_t)ordinal, &c->s, &err);
+        if (st != GV_OK) {
             gv_session_close(&c->s);
-            gv_report_add(run->report, "cuda.copy_all", c->subject, GV_FAIL, "%s", err.text);
+            gv_report_add(run->report, "cuda.copy_all", c->subject,
+                          st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text);
             continue;
         }
         gv_active_sample_busy(run, ordinal, &busy);

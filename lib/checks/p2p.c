@@ -197,9 +197,11 @@ void gv_active_p2p(gv_active_run *run)
             continue;
         gv_active_subject(run->facts, o, p.subject[p.n], sizeof p.subject[p.n]);
         gv_errbuf err;
-        if (gv_session_open(run->ctx, (uint32_t)o, &s[p.n], &err) != GV_OK) {
+        gv_status st = gv_session_open(run->ctx, (uint32_t)o, &s[p.n], &err);
+        if (st != GV_OK) {
             gv_session_close(&s[p.n]);
-            gv_report_add(run->report, "cuda.p2p", p.subject[p.n], GV_FAIL, "%s", err.text);
+            gv_report_add(run->report, "cuda.p2p", p.subject[p.n],
+                          st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text);
             continue;
         }
         gv_active_sample_busy(run, o, &busy);

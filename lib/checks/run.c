@@ -9,6 +9,7 @@
 #include "checks/levels.h"
 #include "checks/run.h"
 #include "checks/run_events.h"
+#include "checks/run_hold.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/sizes.h"
@@ -253,6 +254,20 @@ int gv_active_selected(const gv_active_run *run, const char *id)
         if (strcmp(gv_checks[i].id, id) == 0)
             return run->chosen[i];
     return 0;
+}
+
+/* One ERROR row per selected ID of catalog group i that another gpuverify's hold on a GPU left
+ * unrun. Not a SKIP: a gpuverify holds a GPU for its level's active checks (seconds on one
+ * GPU at the standard level), so one holding it past half this run's budget is at a long
+ * benchmark or stuck on the GPU, and a node whose GPUs nobody here could test must not pass. */
+static void unrun_for_hold(gv_report *r, const int *chosen, size_t i, const gv_run_hold *h)
+{
+    for (size_t k = i; k < gv_check_count; k++)
+        if (chosen[k] && (k == i || gv_checks[k].active == gv_checks[i].active))
+            gv_result_remedy(gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", h->why),
+                             "run again once the other gpuverify has finished; one holding a "
+                             "GPU far longer than its level takes is stuck: look at that "
+                             "process and at gpu.xid");
 }
 
 /* An active group runs at its first selected entry only. */
@@ -523,6 +538,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     if (no_gpu_to_test(f))
         gv_report_delegate(r, "driver.gpu_count");
     int ran[GV_CATALOG_MAX] = {0};
+    gv_run_hold hold = {0};
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
             continue;
@@ -537,6 +553,9 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         if (drop_inapplicable(&active, chosen, i)) {
             if (gv_checks[i].run)
                 gv_checks[i].run(f, r);
+            else if (gv_run_hold_needed(i) &&
+                     !gv_run_hold_take(&active, &hold, gv_checks[i].id, t0 + plan->budget_s / 2))
+                unrun_for_hold(r, chosen, i, &hold);
             else
                 gv_checks[i].active(&active);
         }
@@ -545,6 +564,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     }
     run_delegated(f, r, ran);
     gv_report_flush(r);
+    gv_run_hold_give(&hold);
     gv_rdma_free(active.rdma);
     gv_topo_free(active.topo);
     f->policy = NULL;

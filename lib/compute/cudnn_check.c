@@ -207,7 +207,7 @@ static gv_status cudnn_here(gv_ctx *ctx, const void *args, const gv_call_watch *
     memset(&c, 0, sizeof c);
     gv_progress_stage(ctx, "CUDA context");
     gv_status st = gv_session_open(ctx, gpu_arg[0], &c.s, &c.err);
-    if (st == GV_ERR_NOT_FOUND) {
+    if (st == GV_ERR_NOT_FOUND || st == GV_ERR_BUSY) {
         gv_session_close(&c.s);
         return gv_fail(ctx, st, "%s", c.err.text);
     }

@@ -227,11 +227,12 @@ gv_status gv_gemm_choose_algo(gv_gemm_run *g, gv_gemm_result *r, double *ms_out)
 
 /* Opens the session and loads cuBLASLt. GV_OK with verdict PASS when the GEMM can run, else
  * the verdict (SKIP: unsupported or absent; FAIL: no context, or a library the driver cannot
- * run) and why; GV_ERR_NOT_FOUND for a GPU index CUDA does not have. */
+ * run) and why; GV_ERR_NOT_FOUND for a GPU index CUDA does not have, GV_ERR_BUSY for one another
+ * gpuverify is testing. */
 gv_status gv_gemm_prepare(gv_ctx *ctx, gv_gemm_run *g, uint32_t gpu, gv_gemm_result *r)
 {
     gv_status st = gv_session_open(ctx, gpu, &g->s, &g->err);
-    if (st == GV_ERR_NOT_FOUND)
+    if (st == GV_ERR_NOT_FOUND || st == GV_ERR_BUSY) /* not a verdict on this GPU */
         return st;
     r->verdict = GV_FAIL;
     if (st != GV_OK) {

@@ -9,6 +9,7 @@
 
 #include "compute/compute.h"
 #include "compute/session.h"
+#include "core/context.h"
 #include "kernels/gv_float_bits.h"
 #include "kernels/gv_random.h"
 
@@ -88,6 +89,11 @@ gv_status gv_matmul_check(gv_ctx *ctx, uint32_t gpu, uint32_t n, gv_matmul_resul
     gv_session s;
     gv_errbuf err;
     gv_status st = gv_session_open(ctx, gpu, &s, &err);
+    if (st == GV_ERR_BUSY) { /* not a verdict on this GPU */
+        gv_session_close(&s);
+        snprintf(out->message, sizeof out->message, "%s", err.text);
+        return gv_fail(ctx, st, "%s", err.text);
+    }
     if (st == GV_OK)
         st = one(&s, 1, n, &out->f16_tflops, &out->errors, &out->worst, &err);
     if (st == GV_OK)

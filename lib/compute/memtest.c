@@ -308,7 +308,7 @@ static gv_status memtest_here(gv_ctx *ctx, const void *args, const gv_call_watch
     gv_session s;
     gv_errbuf err = {""};
     st = gv_session_open(ctx, c->gpu, &s, &err);
-    if (st == GV_ERR_NOT_FOUND || st == GV_ERR_INTERNAL) {
+    if (st == GV_ERR_NOT_FOUND || st == GV_ERR_INTERNAL || st == GV_ERR_BUSY) {
         gv_session_close(&s);
         return gv_fail(ctx, st, "%s", err.text);
     }

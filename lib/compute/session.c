@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compute/gpu_lock.h"
 #include "core/context.h"
 #include "core/util.h"
 #include "kernels/gv_random.h"
@@ -124,6 +125,16 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     if ((rc = s->cu->cuDeviceGet(&s->device, (int)gpu)) != GVCU_SUCCESS)
         return gv_session_fail(s, err, "cuDeviceGet", rc);
     describe(s);
+    /* Before the context: a second gpuverify's context is what the first's busy rule sees. */
+    gv_gpu_holder holder;
+    double wait_s = ctx->deadline_s / 2;
+    if (gv_gpu_lock_take(s->bus_id, wait_s, &holder) != 0) {
+        char who[160];
+        gv_gpu_holder_text(&holder, who, sizeof who);
+        return gv_err(err, GV_ERR_BUSY, "GPU %d (%s) is being tested by %s; waited %.0f s",
+                      s->cuda_index, s->bus_id, who, wait_s);
+    }
+    s->gpu_held = 1;
     s->have_pci = find_pci(s, &s->pci) == 0;
     if (s->have_pci)
         s->pci_device_id = s->pci.device;
@@ -181,6 +192,10 @@ void gv_session_close(gv_session *s)
     s->stream = NULL;
     s->module = NULL;
     s->pushed = s->retained = 0;
+    /* Last: the next holder must not see this context as a job on the GPU. */
+    if (s->gpu_held)
+        gv_gpu_lock_give(s->bus_id);
+    s->gpu_held = 0;
 }
 
 int gv_session_memory(gv_session *s, uint64_t *free_bytes, uint64_t *total_bytes)

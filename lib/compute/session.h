@@ -17,6 +17,8 @@ typedef struct gv_session {
     gvcu_device device;
     int cuda_index;
     int retained, pushed;
+    int gpu_held; /* this process holds the GPU's gpuverify lock for the session (core/gpu_lock.h)
+                   */
     gvcu_context context;
     gvcu_stream stream;
     gvcu_event done; /* recorded and polled by gv_session_sync */
@@ -32,8 +34,10 @@ typedef struct gv_session {
     double context_s;
 } gv_session;
 
-/* Opens a session on CUDA device `gpu`. GV_ERR_LIBRARY: no usable libcuda or cuInit failed;
- * GV_ERR_NOT_FOUND: no such device; GV_ERR_DRIVER: a CUDA call failed. err says which. */
+/* Opens a session on CUDA device `gpu`, holding the GPU's gpuverify lock (waiting up to half
+ * the context's deadline for another gpuverify to finish with it). GV_ERR_LIBRARY: no usable
+ * libcuda or cuInit failed; GV_ERR_NOT_FOUND: no such device; GV_ERR_DRIVER: a CUDA call failed;
+ * GV_ERR_BUSY: another gpuverify held the GPU all that time. err says which. */
 gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *err);
 /* Keeps GPU `gpu`'s primary context alive between sessions (keep = 1 retains it, 0 releases
  * that retain), so that checks run one after another on a GPU create it once: a session's

@@ -28,3 +28,12 @@ void gv_progress_stage(gv_ctx *ctx, const char *fmt, ...)
     va_end(ap);
     ctx->progress(ctx->progress_user, GV_PROGRESS_STAGE, "", text);
 }
+
+void gv_progress_wait(gv_ctx *ctx, const char *check, double seconds)
+{
+    if (!ctx->progress)
+        return;
+    char text[32];
+    snprintf(text, sizeof text, "%.3f", seconds);
+    ctx->progress(ctx->progress_user, GV_PROGRESS_WAIT, check, text);
+}

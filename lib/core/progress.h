@@ -9,11 +9,14 @@
 enum gv_progress_kind {
     GV_PROGRESS_GROUP = 0, /* a catalog group starts: the checks before it have finished */
     GV_PROGRESS_BEGIN = 1, /* a check starts on a subject: its deadline clock restarts */
-    GV_PROGRESS_STAGE = 2  /* a step inside the check that began last */
+    GV_PROGRESS_STAGE = 2, /* a step inside the check that began last */
+    GV_PROGRESS_WAIT = 3   /* before `check` begins, a wait of up to `text` seconds (another
+                              gpuverify's hold on the GPUs): the deadline is the wait's */
 };
 
 void gv_progress_group(gv_ctx *ctx, const char *check);
 void gv_progress_begin(gv_ctx *ctx, const char *check, const char *subject);
 void gv_progress_stage(gv_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gv_progress_wait(gv_ctx *ctx, const char *check, double seconds);
 
 #endif

@@ -32,6 +32,8 @@ const char *gv_strerror(gv_status status)
         return "not supported";
     case GV_ERR_INTERNAL:
         return "internal error";
+    case GV_ERR_BUSY:
+        return "another gpuverify is testing the GPU";
     }
     return "unknown status";
 }

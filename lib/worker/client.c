@@ -36,7 +36,8 @@ typedef struct client {
     /* Where the current worker is. */
     char check[48], subject[48], stage[256];
     double began;
-    char error[512]; /* an "error" event's message */
+    double waiting_s; /* > 0: what began is a wait of this long before `check` (GV_PROGRESS_WAIT) */
+    char error[512];  /* an "error" event's message */
     gv_status error_status;
     char garbage[80];
     int ended;                /* the worker said "end" or "error" */
@@ -116,7 +117,18 @@ static int take_line(void *user, char *line)
         gv_worker_event_text(ev, "subject", c->subject, sizeof c->subject);
         c->stage[0] = '\0';
         c->began = gv_now_s();
+        c->waiting_s = 0;
         gv_run_observer_started(&c->observer, c->check, c->subject);
+    } else if (!strcmp(kind, "wait")) {
+        gv_worker_event_text(ev, "check", c->check, sizeof c->check);
+        snprintf(c->subject, sizeof c->subject, "node");
+        double s = json_number_value(json_object_get(ev, "seconds"));
+        snprintf(c->stage, sizeof c->stage,
+                 "waiting up to %.0f s for another gpuverify to "
+                 "finish with the GPUs",
+                 s);
+        c->began = gv_now_s();
+        c->waiting_s = s > 0 ? s : 0;
     } else if (!strcmp(kind, "stage")) {
         gv_worker_event_text(ev, "stage", c->stage, sizeof c->stage);
     } else if (!strcmp(kind, "group")) {
@@ -148,7 +160,10 @@ static int take_line(void *user, char *line)
 static double deadline_now(void *user)
 {
     client *c = user;
-    double own = c->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(c->check));
+    /* A wait's deadline: the wait, then a unit for what follows it until the check begins. */
+    double own = c->began + (c->waiting_s > 0 ? c->waiting_s + c->ctx->deadline_s
+                                              : gv_catalog_deadline(c->ctx, c->plan,
+                                                                    gv_catalog_index(c->check)));
     double budget = c->budget_end + BUDGET_GRACE_S;
     c->by_budget = budget < own;
     return c->by_budget ? budget : own;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "checks/run.h"
+#include "compute/gpu_lock.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "report/report.h"
@@ -78,6 +79,8 @@ static void on_progress(void *user, int kind, const char *check, const char *tex
         emit(json_pack("{s:s, s:s}", "event", "group", "check", check));
     else if (kind == GV_PROGRESS_BEGIN)
         emit(json_pack("{s:s, s:s, s:s}", "event", "begin", "check", check, "subject", text));
+    else if (kind == GV_PROGRESS_WAIT)
+        emit(json_pack("{s:s, s:s, s:f}", "event", "wait", "check", check, "seconds", atof(text)));
     else
         emit(json_pack("{s:s, s:s%}", "event", "stage", "stage", text, strlen(text)));
 }
@@ -186,6 +189,8 @@ int main(int argc, char **argv)
     char nccl_log[PATH_MAX];
     if (gv_nccl_log_capture(nccl_log, sizeof nccl_log) != 0)
         nccl_log[0] = '\0';
+    /* The exit gives the GPUs back, once the process's contexts are gone with it. */
+    gv_gpu_lock_hold_to_exit();
     int rc = serve(&a, nccl_log);
     free(a.call_args);
     if (nccl_log[0])

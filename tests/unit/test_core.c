@@ -8,7 +8,7 @@
 static void every_status_has_text(void **state)
 {
     (void)state;
-    for (int s = GV_ERR_INTERNAL; s <= GV_OK; s++) {
+    for (int s = GV_ERR_BUSY; s <= GV_OK; s++) {
         assert_non_null(gv_strerror(s));
         assert_string_not_equal(gv_strerror(s), "unknown status");
     }

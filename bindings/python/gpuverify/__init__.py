@@ -11,7 +11,7 @@ the first call does, and raises LibraryNotFoundError naming where it looked when
 """
 from .api import (Context, CheckResult, GemmResult, NcclResult, Outcome, Report, catalog,
                   version)
-from .errors import (DeadlineError, DriverError, GpuverifyError, InternalError,
+from .errors import (DeadlineError, DriverError, GpuBusyError, GpuverifyError, InternalError,
                      InvalidArgumentError, IOFailureError, LibraryNotFoundError, NoMemoryError,
                      NotFoundError, NvidiaLibraryError, ParseError, UnsupportedError, VersionError)
 
@@ -21,4 +21,4 @@ __all__ = ["Context", "CheckResult", "GemmResult", "NcclResult", "Outcome", "Rep
            "version", "GpuverifyError", "LibraryNotFoundError", "InvalidArgumentError",
            "VersionError", "NoMemoryError", "NotFoundError", "IOFailureError", "ParseError",
            "NvidiaLibraryError", "DriverError", "DeadlineError", "UnsupportedError",
-           "InternalError"]
+           "InternalError", "GpuBusyError"]

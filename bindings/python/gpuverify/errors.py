@@ -66,11 +66,16 @@ class InternalError(GpuverifyError):
     status = -11
 
 
+class GpuBusyError(GpuverifyError):
+    """Another gpuverify held the GPU for the whole wait (GV_ERR_BUSY); the message names it."""
+    status = -12
+
+
 BY_STATUS: Dict[int, Type[GpuverifyError]] = {
     cls.status: cls
     for cls in (InvalidArgumentError, VersionError, NoMemoryError, NotFoundError, IOFailureError,
                 ParseError, NvidiaLibraryError, DriverError, DeadlineError, UnsupportedError,
-                InternalError)
+                InternalError, GpuBusyError)
 }
 
 

@@ -272,3 +272,30 @@ def test_gv_check_draws_progress_only_on_a_terminal(fixtures, fakelib, gv_check)
     lines = drawn.decode().split("\r\x1b[K")
     assert any(l.startswith("[3/3] ") and "gpu.ecc" in l for l in lines), lines
     assert lines[-1] == ""  # the line is cleared before the report
+
+
+def test_a_gpu_another_gpuverify_holds_raises_gpu_busy(node, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUVERIFY_LOCK_DIR", str(tmp_path))
+    # Another process holding GPU 0's lock, as a gpuverify testing it does.
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, sys, time\n"
+         "f = open(sys.argv[1], 'w')\n"
+         "fcntl.flock(f, fcntl.LOCK_EX)\n"
+         "print('held', flush=True)\n"
+         "time.sleep(60)\n",
+         str(tmp_path / "gpuverify-gpu-0000:18:00.0.lock")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        ctx = node("h100-open", "h100x1-compute", deadline_s=1)
+        with pytest.raises(gpuverify.GpuBusyError) as busy:
+            ctx.gemm_bench(size=32, warmup_s=0, batch_s=1e-9, batches=1, algo_candidates=1)
+        assert busy.value.status == -12
+        assert "is being tested by another gpuverify" in str(busy.value)
+    finally:
+        holder.kill()
+        holder.wait()
+    r = node("h100-open", "h100x1-compute").gemm_bench(size=32, warmup_s=0, batch_s=1e-9,
+                                                       batches=1, algo_candidates=1)
+    assert r.verdict == "PASS"

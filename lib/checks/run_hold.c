@@ -1,0 +1,68 @@
+#include "checks/run_hold.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "compute/gpu_lock.h"
+#include "core/progress.h"
+#include "core/util.h"
+
+int gv_run_hold_needed(size_t i)
+{
+    static const gv_active_fn on_gpus[] = {gv_active_cuda,    gv_active_copy_all, gv_active_p2p,
+                                           gv_active_memtest, gv_active_gemm,     gv_active_cudnn,
+                                           gv_active_nccl,    gv_active_stress};
+    for (size_t k = 0; i < gv_check_count && k < sizeof on_gpus / sizeof *on_gpus; k++)
+        if (gv_checks[i].active == on_gpus[k])
+            return 1;
+    return 0;
+}
+
+static int by_bus_id(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, double until)
+{
+    if (h->tried)
+        return h->held;
+    h->tried = 1;
+    const gv_facts *f = run->facts;
+    char want[GV_RUN_MAX_GPUS][32];
+    size_t n = 0;
+    for (size_t k = 0; k < f->gpu_count && n < GV_RUN_MAX_GPUS; k++) {
+        int ordinal = f->gpus[k].gpu.cuda_index;
+        if (ordinal >= 0 && gv_active_gpu_chosen(run, ordinal) && f->gpus[k].gpu.pci_bus_id[0])
+            snprintf(want[n++], sizeof want[0], "%s", f->gpus[k].gpu.pci_bus_id);
+    }
+    qsort(want, n, sizeof want[0], by_bus_id);
+    double wait_s = until - gv_now_s();
+    gv_progress_wait(run->ctx, check, wait_s > 0 ? wait_s : 0);
+    for (size_t i = 0; i < n; i++) {
+        double left = until - gv_now_s();
+        gv_gpu_holder holder;
+        if (gv_gpu_lock_take(want[i], left > 0 ? left : 0, &holder) != 0) {
+            char who[200];
+            gv_gpu_holder_text(&holder, who, sizeof who);
+            snprintf(h->why, sizeof h->why,
+                     "not run: GPU %s is being tested by %s; this run waited %.0f s for it, "
+                     "until half its budget",
+                     want[i], who, wait_s > 0 ? wait_s : 0);
+            gv_run_hold_give(h);
+            return 0;
+        }
+        snprintf(h->bus_ids[h->n++], sizeof h->bus_ids[0], "%s", want[i]);
+    }
+    h->held = 1;
+    return 1;
+}
+
+void gv_run_hold_give(gv_run_hold *h)
+{
+    for (size_t i = 0; i < h->n; i++)
+        gv_gpu_lock_give(h->bus_ids[i]);
+    h->n = 0;
+}

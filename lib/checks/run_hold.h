@@ -1,0 +1,29 @@
+/* The run's hold on its GPUs: gv_run takes every GPU it will run work on (compute/gpu_lock.h)
+ * before the first check that does, in one order (no two runs each holding a GPU the other
+ * waits for), and keeps them to its end, so that another gpuverify neither measures them
+ * meanwhile nor finds this run's contexts on them between two checks, where its busy rule
+ * would take them for a job's. */
+#ifndef GV_CHECKS_RUN_HOLD_H
+#define GV_CHECKS_RUN_HOLD_H
+
+#include <stddef.h>
+
+#include "checks/active.h"
+
+typedef struct gv_run_hold {
+    int tried; /* taking was tried: not again */
+    int held;  /* every GPU is the run's */
+    size_t n;
+    char bus_ids[GV_RUN_MAX_GPUS][32]; /* the GPUs taken, to give back */
+    char why[512];                     /* when not held: which GPU, who holds it, how long waited */
+} gv_run_hold;
+
+/* Whether catalog entry i runs work on the GPUs (a context, kernels, memory). */
+int gv_run_hold_needed(size_t i);
+/* Takes the run's GPUs, waiting until `until` (gv_now_s()) at most, once per run; 1 when they
+ * are the run's, 0 when another gpuverify kept one all that time (h->why). `check` names the
+ * check about to begin, for the deadline gv_run keeps from outside the worker. */
+int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, double until);
+void gv_run_hold_give(gv_run_hold *h);
+
+#endif

@@ -1,0 +1,318 @@
+#define _GNU_SOURCE /* O_CLOEXEC, flock */
+#include "compute/gpu_lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "sys/pci.h"
+
+#define MAX_HELD 64
+#define POLL_S 0.02
+
+/* This process's GPUs: a lock is the process's, so its threads count their takes on one. */
+static struct held {
+    char bus_id[32];
+    int refs;
+    int taking; /* a thread of this process is waiting for the lock file */
+    int fd;     /* the locked file; -1: nothing to lock, or held by the parent */
+} held[MAX_HELD];
+static int hold_to_exit;
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+
+static struct held *find(const char *bus_id)
+{
+    for (size_t i = 0; i < MAX_HELD; i++)
+        if ((held[i].refs || held[i].taking) && !strcmp(held[i].bus_id, bus_id))
+            return &held[i];
+    return NULL;
+}
+
+static struct held *add(const char *bus_id)
+{
+    for (size_t i = 0; i < MAX_HELD; i++)
+        if (!held[i].refs && !held[i].taking) {
+            snprintf(held[i].bus_id, sizeof held[i].bus_id, "%s", bus_id);
+            held[i].fd = -1;
+            return &held[i];
+        }
+    return NULL;
+}
+
+/* The lock file's directory: the caller's choice, else the system's lock directory (shared by
+ * every process of the host, 1777 on systemd systems), else /tmp. */
+static const char *lock_dir(void)
+{
+    const char *env = getenv("GPUVERIFY_LOCK_DIR");
+    if (env && env[0])
+        return env;
+    return access("/run/lock", W_OK | X_OK) == 0 ? "/run/lock" : "/tmp";
+}
+
+/* Opens the GPU's lock file, creating it readable and writable by every user (one root's
+ * prolog, another user's gv-check). An existing file is opened without O_CREAT: in a sticky
+ * directory the kernel refuses O_CREAT on another user's file (fs.protected_regular). Read-only
+ * where it cannot be written: flock needs no write access. -1 when there is no file to lock. */
+static int open_lock_file(const char *bus_id)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", lock_dir(), bus_id);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 && errno == EACCES)
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0 || errno != ENOENT)
+            return fd;
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd >= 0) {
+            (void)fchmod(fd, 0666); /* past the umask */
+            return fd;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
+static double wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void comm_of(long pid, char *out, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    out[0] = '\0';
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    if (fgets(out, (int)cap, f))
+        out[strcspn(out, "\n")] = '\0';
+    fclose(f);
+}
+
+/* Who holds the GPU, for the one waiting: written by the holder once it has the lock. */
+static void write_holder(int fd)
+{
+    char me[16], parent[16], text[160];
+    comm_of((long)getpid(), me, sizeof me);
+    comm_of((long)getppid(), parent, sizeof parent);
+    int n = snprintf(text, sizeof text,
+                     "pid=%ld\nparent=%ld\nsince_ms=%.0f\nuntil_exit=%d\nprogram=%s\nby=%s\n",
+                     (long)getpid(), (long)getppid(), wall_ms(),
+                     __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED), me, parent);
+    if (ftruncate(fd, 0) == 0 && n > 0)
+        (void)!pwrite(fd, text, (size_t)n, 0);
+}
+
+static void read_holder(int fd, gv_gpu_holder *h)
+{
+    memset(h, 0, sizeof *h);
+    h->held_s = -1;
+    char text[256];
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    if (n <= 0)
+        return;
+    text[n] = '\0';
+    double since = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (sscanf(line, "pid=%ld", &h->pid) == 1 || sscanf(line, "parent=%ld", &h->parent) == 1 ||
+            sscanf(line, "since_ms=%lf", &since) == 1 ||
+            sscanf(line, "until_exit=%d", &h->until_exit) == 1)
+            continue;
+        if (!strncmp(line, "program=", 8))
+            snprintf(h->program, sizeof h->program, "%s", line + 8);
+        else if (!strncmp(line, "by=", 3))
+            snprintf(h->by, sizeof h->by, "%s", line + 3);
+    }
+    if (since > 0)
+        h->held_s = (wall_ms() - since) / 1e3;
+}
+
+static void nap(double seconds)
+{
+    struct timespec t = {0, (long)(seconds * 1e9)};
+    nanosleep(&t, NULL);
+}
+
+/* Whether the process is still running: not gone, not a zombie (its exit done). */
+static int running(long pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *end = strrchr(text, ')'); /* the state follows the command, which may hold ')' */
+    return end && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X';
+}
+
+/* A holder that gave the GPU back at its exit (gpuverify-worker) let go of the lock while its
+ * exit was tearing its contexts down: waited for until its exit is done, so that the busy rule
+ * does not find its context. */
+#define EXIT_WAIT_S 2.0
+static void wait_for_exit_of(const gv_gpu_holder *previous)
+{
+    if (!previous->pid || !previous->until_exit || previous->pid == (long)getpid())
+        return;
+    double end = gv_now_s() + EXIT_WAIT_S;
+    while (running(previous->pid) && gv_now_s() < end)
+        nap(POLL_S / 4);
+}
+
+/* Locks the GPU's file within wait_s: 0 locked (*fd the file, or -1 when there is nothing to
+ * lock or the parent holds it), 1 held by another process all along. */
+static int lock_file(const char *bus_id, double wait_s, int *fd, gv_gpu_holder *holder)
+{
+    *fd = open_lock_file(bus_id);
+    if (*fd < 0)
+        return 0;
+    double end = gv_now_s() + wait_s;
+    for (;;) {
+        if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
+            gv_gpu_holder previous;
+            read_holder(*fd, &previous);
+            wait_for_exit_of(&previous);
+            write_holder(*fd);
+            return 0;
+        }
+        if (errno != EWOULDBLOCK && errno != EINTR) { /* a file system without flock */
+            close(*fd);
+            *fd = -1;
+            return 0;
+        }
+        gv_gpu_holder h;
+        read_holder(*fd, &h);
+        if (h.pid && h.pid == (long)getppid()) { /* our parent's test: work under its hold */
+            close(*fd);
+            *fd = -1;
+            return 0;
+        }
+        if (gv_now_s() >= end) {
+            if (holder)
+                *holder = h;
+            close(*fd);
+            *fd = -1;
+            return 1;
+        }
+        nap(POLL_S);
+    }
+}
+
+static void deadline_after(double seconds, struct timespec *out)
+{
+    clock_gettime(CLOCK_MONOTONIC, out);
+    double s = (double)out->tv_sec + (double)out->tv_nsec / 1e9 + seconds;
+    out->tv_sec = (time_t)s;
+    out->tv_nsec = (long)((s - (double)out->tv_sec) * 1e9);
+}
+
+static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
+static void cond_init(void)
+{
+    /* Timed waits on the monotonic clock: a wall-clock step must not stretch them. */
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_destroy(&changed);
+    pthread_cond_init(&changed, &a);
+    pthread_condattr_destroy(&a);
+}
+
+/* One name per GPU whoever spells it: CUDA's "0000:18:00.0", NVML's "00000000:18:00.0". */
+static int canonical(const char *bus_id, char *out, size_t cap)
+{
+    gv_pci_addr a;
+    if (!bus_id || gv_pci_parse_addr(bus_id, &a) != 0)
+        return -1;
+    gv_pci_format_addr(&a, out, cap);
+    return 0;
+}
+
+int gv_gpu_lock_take(const char *gpu_bus_id, double wait_s, gv_gpu_holder *holder)
+{
+    if (holder) {
+        memset(holder, 0, sizeof *holder);
+        holder->held_s = -1;
+    }
+    char bus_id[sizeof held[0].bus_id];
+    if (canonical(gpu_bus_id, bus_id, sizeof bus_id) != 0)
+        return 0; /* no GPU to name a file by: nothing to coordinate through */
+    pthread_once(&cond_once, cond_init);
+    struct timespec until;
+    deadline_after(wait_s > 0 ? wait_s : 0, &until);
+    pthread_mutex_lock(&mutex);
+    struct held *e;
+    /* Another thread of this process taking it: its outcome is this one's. */
+    while ((e = find(bus_id)) && e->taking)
+        if (pthread_cond_timedwait(&changed, &mutex, &until) == ETIMEDOUT)
+            break;
+    if (e && e->refs) {
+        e->refs++;
+        pthread_mutex_unlock(&mutex);
+        return 0;
+    }
+    if (e || !(e = add(bus_id))) { /* still being taken, or no room: not ours */
+        pthread_mutex_unlock(&mutex);
+        return e ? 1 : 0;
+    }
+    e->taking = 1;
+    pthread_mutex_unlock(&mutex);
+    int fd;
+    double left = wait_s > 0 ? wait_s : 0;
+    int busy = lock_file(bus_id, left, &fd, holder);
+    pthread_mutex_lock(&mutex);
+    e->taking = 0;
+    e->fd = fd;
+    e->refs = busy ? 0 : 1;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&mutex);
+    return busy;
+}
+
+void gv_gpu_lock_give(const char *gpu_bus_id)
+{
+    char bus_id[sizeof held[0].bus_id];
+    if (canonical(gpu_bus_id, bus_id, sizeof bus_id) != 0)
+        return;
+    pthread_mutex_lock(&mutex);
+    struct held *e = find(bus_id);
+    if (e && e->refs && !__atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED) && --e->refs == 0 &&
+        e->fd >= 0) {
+        close(e->fd); /* drops the lock */
+        e->fd = -1;
+    }
+    pthread_mutex_unlock(&mutex);
+}
+
+void gv_gpu_lock_hold_to_exit(void)
+{
+    __atomic_store_n(&hold_to_exit, 1, __ATOMIC_RELAXED);
+}
+
+void gv_gpu_holder_text(const gv_gpu_holder *h, char *out, size_t cap)
+{
+    char who[96] = "", by[64] = "", held_for[48] = "";
+    if (h->pid)
+        snprintf(who, sizeof who, " (PID %ld%s%s", h->pid, h->program[0] ? ", " : "", h->program);
+    if (h->pid && h->parent)
+        snprintf(by, sizeof by, ", started by PID %ld%s%s", h->parent, h->by[0] ? ", " : "", h->by);
+    if (h->held_s >= 0)
+        snprintf(held_for, sizeof held_for, ", which has held it for %.0f s", h->held_s);
+    snprintf(out, cap, "another gpuverify%s%s%s%s", who, by, h->pid ? ")" : "", held_for);
+}

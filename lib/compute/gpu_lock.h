@@ -1,0 +1,37 @@
+/* One gpuverify at a time on a GPU. Two runs that measure one GPU at once halve each other's
+ * figures and each sees the other as a job on the GPU: two standard runs started together on an
+ * H100 (two Slurm prologs of jobs starting together) read every gemm.* at 30-38% of the peak,
+ * and under busy = fail each FAILed eight checks of a healthy GPU. So every process that runs
+ * work on a GPU holds that GPU's lock: flock(2) on a file named by the GPU's PCI bus id in
+ * $GPUVERIFY_LOCK_DIR, else /run/lock, else /tmp. The kernel drops a lock with its process, so
+ * a killed holder leaves none behind; the file says who holds it, for the waiting one's message.
+ * Locks are per process: the threads of a process share them (counted), and a child whose
+ * parent holds a GPU works under its parent's hold (gv_run's worker starting NCCL's). */
+#ifndef GV_COMPUTE_GPU_LOCK_H
+#define GV_COMPUTE_GPU_LOCK_H
+
+#include <stddef.h>
+
+typedef struct gv_gpu_holder {
+    long pid, parent;         /* 0: unknown */
+    char program[16], by[16]; /* their /proc/<pid>/comm as the holder wrote them, "" unknown */
+    double held_s;            /* how long it has held the GPU, < 0 unknown */
+    int until_exit;           /* it gives the GPU back when it exits (gv_gpu_lock_hold_to_exit) */
+} gv_gpu_holder;
+
+/* Takes the GPU with PCI bus id `bus_id` (any domain width) for this process, waiting up to wait_s
+ * seconds for another process to give it up (never longer). 0: held, or nothing to coordinate
+ * through (no lock file can be opened here): give it back with gv_gpu_lock_give. 1: another process
+ * held it all along; `holder` (may be NULL) says who. Every take that returned 0 needs one give. */
+int gv_gpu_lock_take(const char *bus_id, double wait_s, gv_gpu_holder *holder);
+void gv_gpu_lock_give(const char *bus_id);
+/* From now on this process gives no GPU back before it exits: gpuverify-worker, whose NVIDIA
+ * libraries keep its context on a GPU until the process ends (cuBLASLt's runtime retains the
+ * primary context), so another gpuverify that took the GPU at the last give saw that context
+ * as a job's (on an H100, a second standard run's cuda.copy and cuda.matmul "not judged"). */
+void gv_gpu_lock_hold_to_exit(void);
+/* "another gpuverify (PID 4121, gpuverify-worke, started by PID 4120, gv-check), which has held
+ * it for 35 s" into out. */
+void gv_gpu_holder_text(const gv_gpu_holder *h, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,338 @@
+/* One gpuverify at a time on a GPU (compute/gpu_lock.h) and gv_run's hold on its GPUs
+ * (checks/run_hold.h): processes exclude each other, threads of one share, a child works under
+ * its parent's hold, a killed holder leaves nothing behind, and a run waits for another's GPUs
+ * or says who kept them. The other gpuverify is a forked child holding the lock. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compute/gpu_lock.h"
+#include "core/util.h"
+#include "helpers.h"
+
+#define GPU "0000:18:00.0" /* GPU 0 of the fake scenarios */
+
+/* A child that takes `bus_id`, says so on the pipe, and holds it for hold_s (then exits). */
+static pid_t holder_child(const char *bus_id, double hold_s)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        int got = gv_gpu_lock_take(bus_id, 5, NULL);
+        char c = got == 0 ? 'y' : 'n';
+        if (write(fds[1], &c, 1) != 1)
+            _exit(3);
+        struct timespec t = {(time_t)hold_s, (long)((hold_s - (double)(time_t)hold_s) * 1e9)};
+        nanosleep(&t, NULL);
+        gv_gpu_lock_give(bus_id);
+        _exit(0);
+    }
+    close(fds[1]);
+    char c = 0;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    assert_int_equal(c, 'y');
+    return pid;
+}
+
+static void reap(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static void lock_dir(const char *name)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/gv-lock-test-%d-%s", P_tmpdir, (int)getpid(), name);
+    mkdir(dir, 0700);
+    setenv("GPUVERIFY_LOCK_DIR", dir, 1);
+}
+
+/* This test program again, as a child started by exec (none of this process's table):
+ * `--take BUS` exits with gv_gpu_lock_take(BUS, 0.3 s). */
+static char *self;
+
+static int exec_taker(const char *bus_id)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl(self, self, "--take", bus_id, (char *)NULL);
+        _exit(9);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void *take_in_thread(void *arg)
+{
+    int *got = arg;
+    *got = gv_gpu_lock_take(GPU, 0, NULL);
+    return NULL;
+}
+
+static void threads_of_a_process_share_a_gpu(void **state)
+{
+    (void)state;
+    lock_dir("share");
+    assert_int_equal(gv_gpu_lock_take(GPU, 0, NULL), 0);
+    int got = -1;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, take_in_thread, &got), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(got, 0); /* counted, not refused */
+    gv_gpu_lock_give(GPU);
+    gv_gpu_lock_give(GPU);
+    gv_gpu_lock_give(GPU); /* one give too many changes nothing */
+    /* Given back: another process takes it, and then it is refused to a third. */
+    pid_t pid = holder_child(GPU, 60);
+    assert_int_equal(exec_taker(GPU), 1);
+    reap(pid);
+}
+
+static void another_process_is_waited_for(void **state)
+{
+    (void)state;
+    lock_dir("wait");
+    pid_t pid = holder_child(GPU, 0.5);
+    double t0 = gv_now_s();
+    assert_int_equal(gv_gpu_lock_take(GPU, 10, NULL), 0);
+    double waited = gv_now_s() - t0;
+    assert_true(waited > 0.3);
+    assert_true(waited < 5);
+    gv_gpu_lock_give(GPU);
+    waitpid(pid, NULL, 0);
+}
+
+static void a_holder_is_named_and_its_death_frees_the_gpu(void **state)
+{
+    (void)state;
+    lock_dir("named");
+    pid_t pid = holder_child(GPU, 60);
+    gv_gpu_holder h;
+    double t0 = gv_now_s();
+    /* NVML's spelling of the same GPU names the same lock. */
+    assert_int_equal(gv_gpu_lock_take("00000000:18:00.0", 0.2, &h), 1);
+    assert_true(gv_now_s() - t0 >= 0.2);
+    assert_int_equal(h.pid, pid);
+    assert_int_equal(h.parent, getpid());
+    assert_true(h.held_s >= 0 && h.held_s < 30);
+    char text[256], want[64];
+    gv_gpu_holder_text(&h, text, sizeof text);
+    snprintf(want, sizeof want, "another gpuverify (PID %ld", (long)pid);
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "which has held it for"));
+    /* Another GPU is not this one. */
+    assert_int_equal(gv_gpu_lock_take("0000:2a:00.0", 0, NULL), 0);
+    gv_gpu_lock_give("0000:2a:00.0");
+    reap(pid); /* SIGKILL: no give, the kernel drops the lock */
+    assert_int_equal(gv_gpu_lock_take(GPU, 2, NULL), 0);
+    gv_gpu_lock_give(GPU);
+}
+
+/* gpuverify-worker gives its GPUs back by exiting, its contexts torn down with it: the next
+ * holder starts once that exit is done. */
+static void a_worker_gives_its_gpus_back_by_exiting(void **state)
+{
+    (void)state;
+    lock_dir("exit");
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        gv_gpu_lock_hold_to_exit();
+        int got = gv_gpu_lock_take(GPU, 5, NULL);
+        gv_gpu_lock_give(GPU); /* kept all the same */
+        char c = got == 0 ? 'y' : 'n';
+        if (write(fds[1], &c, 1) != 1)
+            _exit(3);
+        struct timespec t = {0, 400 * 1000 * 1000};
+        nanosleep(&t, NULL);
+        _exit(0);
+    }
+    close(fds[1]);
+    char c = 0;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    assert_int_equal(c, 'y');
+    double t0 = gv_now_s();
+    assert_int_equal(gv_gpu_lock_take(GPU, 5, NULL), 0);
+    assert_true(gv_now_s() - t0 > 0.3);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, WNOHANG), pid); /* its exit was done */
+    gv_gpu_lock_give(GPU);
+}
+
+/* gv_run's worker holds the GPUs and starts NCCL's worker, which opens sessions on them. */
+static void a_child_works_under_its_parents_hold(void **state)
+{
+    (void)state;
+    lock_dir("child");
+    assert_int_equal(gv_gpu_lock_take(GPU, 0, NULL), 0);
+    assert_int_equal(exec_taker(GPU), 0);
+    gv_gpu_lock_give(GPU);
+    /* Held by another process, not the child's parent: refused. */
+    pid_t pid = holder_child(GPU, 60);
+    assert_int_equal(exec_taker(GPU), 1);
+    reap(pid);
+    assert_int_equal(exec_taker(GPU), 0);
+}
+
+static void nothing_to_coordinate_through(void **state)
+{
+    (void)state;
+    setenv("GPUVERIFY_LOCK_DIR", "/nonexistent/gpuverify-locks", 1);
+    assert_int_equal(gv_gpu_lock_take(GPU, 5, NULL), 0); /* at once: no file, no wait */
+    gv_gpu_lock_give(GPU);
+    gv_gpu_holder h;
+    assert_int_equal(gv_gpu_lock_take(NULL, 5, &h), 0);
+    assert_int_equal(h.pid, 0);
+    assert_int_equal(gv_gpu_lock_take("../../etc/passwd", 5, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take("", 5, NULL), 0);
+    gv_gpu_lock_give(NULL);
+    gv_gpu_lock_give("garbage");
+}
+
+static void the_lock_file_is_every_users(void **state)
+{
+    (void)state;
+    lock_dir("mode");
+    mode_t old = umask(077);
+    assert_int_equal(gv_gpu_lock_take(GPU, 0, NULL), 0);
+    umask(old);
+    char path[512];
+    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", getenv("GPUVERIFY_LOCK_DIR"), GPU);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0666);
+    gv_gpu_lock_give(GPU);
+}
+
+/* gv_run through gpuverify-worker (isolation process) or in this process (none). */
+static gv_report *run_cuda(int isolation, double budget_s)
+{
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    char root[4096];
+    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
+    co.sysroot = root;
+    co.library_dir = fakelib();
+    co.worker_path = getenv("GV_TEST_WORKER");
+    use_scenario("h100x1-compute");
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "system.kernel,cuda.init,cuda.alloc,gemm.fp16";
+    o.gemm_size = 32;
+    o.isolation = isolation;
+    o.budget_s = budget_s;
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    return r;
+}
+
+static void a_run_waits_for_another_gpuverify(void **state)
+{
+    (void)state;
+    for (int isolation = GV_ISOLATION_PROCESS; isolation <= GV_ISOLATION_NONE; isolation++) {
+        lock_dir(isolation == GV_ISOLATION_NONE ? "run-wait-none" : "run-wait-worker");
+        pid_t pid = holder_child(GPU, 1.0);
+        double t0 = gv_now_s();
+        gv_report *r = run_cuda(isolation, 60);
+        assert_true(gv_now_s() - t0 > 0.8);                            /* it waited ... */
+        assert_int_equal(verdict_of(r, "cuda.init", "gpu0"), GV_PASS); /* ... then tested */
+        assert_int_equal(verdict_of(r, "gemm.fp16", "gpu0"), GV_PASS);
+        assert_int_equal(verdict_of(r, "system.kernel", "node"), GV_PASS);
+        gv_report_free(r);
+        waitpid(pid, NULL, 0);
+    }
+}
+
+static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
+{
+    (void)state;
+    for (int isolation = GV_ISOLATION_PROCESS; isolation <= GV_ISOLATION_NONE; isolation++) {
+        lock_dir(isolation == GV_ISOLATION_NONE ? "run-kept-none" : "run-kept-worker");
+        pid_t pid = holder_child(GPU, 60);
+        double t0 = gv_now_s();
+        gv_report *r = run_cuda(isolation, 4); /* waits 2 s, half its budget */
+        double took = gv_now_s() - t0;
+        assert_true(took > 1.5);
+        assert_true(took < 4.5);
+        char want[64];
+        snprintf(want, sizeof want, "another gpuverify (PID %ld", (long)pid);
+        static const char *const ids[] = {"cuda.init", "cuda.alloc", "gemm.fp16"};
+        for (size_t i = 0; i < 3; i++) {
+            gv_check_result c = result_of(r, ids[i], "node");
+            assert_int_equal(c.verdict, GV_ERROR); /* never a PASS of an untested GPU */
+            assert_non_null(strstr(c.message, "not run: GPU 0000:18:00.0 is being tested by"));
+            assert_non_null(strstr(c.message, want));
+            assert_non_null(strstr(c.remediation, "run again"));
+        }
+        /* The passive checks ran as ever. */
+        assert_int_equal(verdict_of(r, "system.kernel", "node"), GV_PASS);
+        gv_report_free(r);
+        reap(pid);
+    }
+}
+
+/* A direct call waits up to half the context's deadline, then says who holds the GPU. */
+static void a_call_says_who_holds_the_gpu(void **state)
+{
+    (void)state;
+    lock_dir("call");
+    pid_t pid = holder_child(GPU, 60);
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    char root[4096];
+    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
+    co.sysroot = root;
+    co.library_dir = fakelib();
+    co.deadline_s = 1;
+    use_scenario("h100x1-compute");
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
+    gv_gemm_result g = GV_GEMM_RESULT_INIT;
+    double t0 = gv_now_s();
+    /* Not a verdict on the GPU: the call could not do its job. */
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &g), GV_ERR_BUSY);
+    assert_true(gv_now_s() - t0 >= 0.5); /* half the deadline */
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "is being tested by another gpuverify"));
+    reap(pid);
+    gv_gemm_result again = GV_GEMM_RESULT_INIT;
+    assert_int_equal(gv_gemm_bench(ctx, 0, &o, &again), GV_OK);
+    assert_int_equal(again.verdict, GV_PASS);
+    gv_ctx_destroy(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--take"))
+        return gv_gpu_lock_take(argv[2], 0.3, NULL);
+    self = argv[0];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(threads_of_a_process_share_a_gpu),
+        cmocka_unit_test(another_process_is_waited_for),
+        cmocka_unit_test(a_holder_is_named_and_its_death_frees_the_gpu),
+        cmocka_unit_test(a_worker_gives_its_gpus_back_by_exiting),
+        cmocka_unit_test(a_child_works_under_its_parents_hold),
+        cmocka_unit_test(nothing_to_coordinate_through),
+        cmocka_unit_test(the_lock_file_is_every_users),
+        cmocka_unit_test(a_run_waits_for_another_gpuverify),
+        cmocka_unit_test(a_run_names_the_gpuverify_that_kept_its_gpu),
+        cmocka_unit_test(a_call_says_who_holds_the_gpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
