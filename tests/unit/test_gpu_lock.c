@@ -288,6 +288,36 @@ static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
     }
 }
 
+/* gv_run's worker holds the GPUs; the NCCL sweep's own worker, its child, works under that
+ * hold (without it: GV_ERR_BUSY after half the deadline, an ERROR row). */
+static void the_nccl_sweep_works_under_the_runs_hold(void **state)
+{
+    (void)state;
+    lock_dir("nccl");
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    char root[4096];
+    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
+    co.sysroot = root;
+    co.library_dir = fakelib();
+    co.worker_path = getenv("GV_TEST_WORKER");
+    co.deadline_s = 4;
+    use_scenario("h100x8");
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "nccl.allreduce";
+    o.gpus = "0,1";
+    o.nccl_bytes = 64 << 10;
+    o.isolation = GV_ISOLATION_PROCESS;
+    gv_report *r = NULL;
+    double t0 = gv_now_s();
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    assert_true(gv_now_s() - t0 < 2);
+    assert_int_equal(verdict_of(r, "nccl.allreduce", "node"), GV_PASS);
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+}
+
 /* A direct call waits up to half the context's deadline, then says who holds the GPU. */
 static void a_call_says_who_holds_the_gpu(void **state)
 {
@@ -332,6 +362,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_lock_file_is_every_users),
         cmocka_unit_test(a_run_waits_for_another_gpuverify),
         cmocka_unit_test(a_run_names_the_gpuverify_that_kept_its_gpu),
+        cmocka_unit_test(the_nccl_sweep_works_under_the_runs_hold),
         cmocka_unit_test(a_call_says_who_holds_the_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
