@@ -214,6 +214,12 @@ static void below_nvlink_design(gv_active_run *run, const gv_nccl_opts *o, const
                         "at nccl.transport and cuda.p2p");
 }
 
+/* On a GPU another process uses, under busy = skip (whose figures there are not judged), the
+ * sweep stops here: it holds twice its largest size on every GPU (8 GiB at the extended level's
+ * 4 GiB), which a job whose allocator grows meanwhile may need; what the row still judges there,
+ * the data and the transport, shows at this size. As mem.test and cuda.alloc (gv_busy_spares). */
+#define BUSY_SWEEP_MAX (64ull << 20)
+
 /* nccl.allreduce and nccl.transport from one sweep. */
 static void sweep_rows(gv_active_run *run)
 {
@@ -257,13 +263,21 @@ static void sweep_rows(gv_active_run *run)
     gv_status st = GV_OK;
     gv_progress_begin(run->ctx, timed ? "nccl.allreduce" : "nccl.transport", "node");
     gv_busy busy = {0};
+    uint64_t asked_bytes = o.max_bytes;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < o.gpu_count; i++)
             for (size_t k = 0; k < f->gpu_count; k++)
                 if (f->gpus[k].gpu.cuda_index == (int32_t)o.gpus[i])
                     gv_busy_sample(run->ctx, &f->gpus[k], &busy);
-        if (pass == 0)
-            st = gv_nccl_bench(run->ctx, &o, &r);
+        if (pass > 0)
+            break;
+        char spared[512];
+        if (o.max_bytes > BUSY_SWEEP_MAX &&
+            gv_busy_spares(&busy, p, "the sweep's largest sizes", spared, sizeof spared)) {
+            o.max_bytes = BUSY_SWEEP_MAX;
+            o.min_bytes = o.min_bytes < o.max_bytes ? o.min_bytes : o.max_bytes;
+        }
+        st = gv_nccl_bench(run->ctx, &o, &r);
     }
     if (st != GV_OK && st != GV_ERR_TIMEOUT) {
         /* Without NCCL there is nothing to judge; any other error is the check failing. */
@@ -300,6 +314,14 @@ static void sweep_rows(gv_active_run *run)
                             "and NCCL_DEBUG=INFO output for the transport that hangs");
     if (st == GV_OK)
         gv_busy_apply(&busy, p, c, r.wrong_elements != 0);
+    if (c && o.max_bytes < asked_bytes) {
+        size_t len = strlen(c->message);
+        snprintf(c->message + len, sizeof c->message - len,
+                 "; sizes above %llu MiB not run: holding twice the largest (%llu MiB) on each GPU "
+                 "would take what that process may need next",
+                 (unsigned long long)(o.max_bytes >> 20),
+                 (unsigned long long)(2 * asked_bytes >> 20));
+    }
 }
 
 void gv_active_nccl(gv_active_run *run)

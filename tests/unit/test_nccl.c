@@ -446,6 +446,39 @@ static void run_rows_judge_the_node(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* A job on GPU 3 (NVML: PID 4121, 38 GiB): under the default busy = skip the sweep stops at
+ * 64 MiB there, its figure not judged; busy = ignore sweeps as far as asked (96 MiB: the
+ * sweep's sizes are the same, 1 to 64 MiB, and nothing was cut). */
+static void a_busy_gpu_keeps_its_memory_from_the_sweep(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8-gpu3-busy");
+    gv_run_opts ro = GV_RUN_OPTS_INIT;
+    ro.checks = "nccl.allreduce";
+    ro.gpus = "2,3";
+    ro.nccl_bytes = 256 << 20;
+    gv_report *rep = NULL;
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    gv_check_result c = result_of(rep, "nccl.allreduce", "node");
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "not judged: GPU 3 used by PID 4121"));
+    assert_non_null(strstr(c.message, "sizes above 64 MiB not run: holding twice the largest "
+                                      "(512 MiB) on each GPU"));
+    assert_non_null(strstr(c.message, "data exact at 4 sizes")); /* 1 to 64 MiB */
+    gv_report_free(rep);
+    gv_policy p = GV_POLICY_INIT;
+    p.busy = GV_BUSY_IGNORE;
+    ro.policy = &p;
+    ro.nccl_bytes = 96 << 20; /* the fake GPU's memory holds no more than that */
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    c = result_of(rep, "nccl.allreduce", "node");
+    assert_non_null(strstr(c.message, "data exact at 4 sizes"));
+    assert_null(strstr(c.message, "not judged"));
+    assert_null(strstr(c.message, "not run"));
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+}
+
 /* NCCL 2.28.3's own line formats (src/transport/{p2p,shm,net,coll_net}.cc, src/init.cc,
  * src/transport/nvls.cc), with a timestamp prefix on one and lines that are not connections. */
 static const char nccl_log[] =
@@ -647,6 +680,7 @@ int main(void)
         cmocka_unit_test(a_busbw_floor_fails_a_slow_fabric),
         cmocka_unit_test(nccl_absent_is_an_error_naming_the_file),
         cmocka_unit_test(run_rows_judge_the_node),
+        cmocka_unit_test(a_busy_gpu_keeps_its_memory_from_the_sweep),
         cmocka_unit_test(nccls_log_says_which_transport_each_connection_took),
         cmocka_unit_test(
             the_transport_check_fails_nvlink_gpus_on_shm_and_sockets_beside_active_rdma),
