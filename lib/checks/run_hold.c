@@ -44,7 +44,7 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
     for (size_t i = 0; i < n; i++) {
         double left = until - gv_now_s();
         gv_gpu_holder holder;
-        if (gv_gpu_lock_take(want[i], left > 0 ? left : 0, &holder) != 0) {
+        if (gv_gpu_lock_take(run->ctx, want[i], left > 0 ? left : 0, &holder) != 0) {
             char who[200];
             gv_gpu_holder_text(&holder, who, sizeof who);
             snprintf(h->why, sizeof h->why,

@@ -18,21 +18,29 @@
 #define MAX_HELD 64
 #define POLL_S 0.02
 
-/* This process's GPUs: a lock is the process's, so its threads count their takes on one. */
+/* This process's GPUs. The lock file is the process's; inside the process one owner (a
+ * context: its run, its checks' threads) holds a GPU at a time and counts its takes. */
 static struct held {
     char bus_id[32];
+    const void *owner; /* while refs > 0 */
     int refs;
     int taking; /* a thread of this process is waiting for the lock file */
     int fd;     /* the locked file; -1: nothing to lock, or held by the parent */
+    int kept;   /* given back by every owner, the file kept locked to the exit */
 } held[MAX_HELD];
 static int hold_to_exit;
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 
+static int in_use(const struct held *e)
+{
+    return e->refs || e->taking || e->kept;
+}
+
 static struct held *find(const char *bus_id)
 {
     for (size_t i = 0; i < MAX_HELD; i++)
-        if ((held[i].refs || held[i].taking) && !strcmp(held[i].bus_id, bus_id))
+        if (in_use(&held[i]) && !strcmp(held[i].bus_id, bus_id))
             return &held[i];
     return NULL;
 }
@@ -40,9 +48,11 @@ static struct held *find(const char *bus_id)
 static struct held *add(const char *bus_id)
 {
     for (size_t i = 0; i < MAX_HELD; i++)
-        if (!held[i].refs && !held[i].taking) {
+        if (!in_use(&held[i])) {
             snprintf(held[i].bus_id, sizeof held[i].bus_id, "%s", bus_id);
             held[i].fd = -1;
+            held[i].owner = NULL;
+            held[i].kept = 0;
             return &held[i];
         }
     return NULL;
@@ -244,7 +254,17 @@ static int canonical(const char *bus_id, char *out, size_t cap)
     return 0;
 }
 
-int gv_gpu_lock_take(const char *gpu_bus_id, double wait_s, gv_gpu_holder *holder)
+/* This process as the holder, for an owner that waited for another of its contexts. */
+static void this_process(gv_gpu_holder *h)
+{
+    h->pid = (long)getpid();
+    h->parent = (long)getppid();
+    comm_of(h->pid, h->program, sizeof h->program);
+    comm_of(h->parent, h->by, sizeof h->by);
+}
+
+int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
+                     gv_gpu_holder *holder)
 {
     if (holder) {
         memset(holder, 0, sizeof *holder);
@@ -254,31 +274,39 @@ int gv_gpu_lock_take(const char *gpu_bus_id, double wait_s, gv_gpu_holder *holde
     if (canonical(gpu_bus_id, bus_id, sizeof bus_id) != 0)
         return 0; /* no GPU to name a file by: nothing to coordinate through */
     pthread_once(&cond_once, cond_init);
+    double end = gv_now_s() + (wait_s > 0 ? wait_s : 0);
     struct timespec until;
     deadline_after(wait_s > 0 ? wait_s : 0, &until);
     pthread_mutex_lock(&mutex);
     struct held *e;
-    /* Another thread of this process taking it: its outcome is this one's. */
-    while ((e = find(bus_id)) && e->taking)
-        if (pthread_cond_timedwait(&changed, &mutex, &until) == ETIMEDOUT)
-            break;
-    if (e && e->refs) {
+    /* Another thread of this process taking it, or another owner here holding it: wait. */
+    while ((e = find(bus_id)) && (e->taking || (e->refs && e->owner != owner)))
+        if (pthread_cond_timedwait(&changed, &mutex, &until) == ETIMEDOUT) {
+            if (holder && e->refs)
+                this_process(holder);
+            pthread_mutex_unlock(&mutex);
+            return 1;
+        }
+    if (e) { /* this owner's again, or kept by this process to its exit */
+        e->owner = owner;
         e->refs++;
+        e->kept = 0;
         pthread_mutex_unlock(&mutex);
         return 0;
     }
-    if (e || !(e = add(bus_id))) { /* still being taken, or no room: not ours */
+    if (!(e = add(bus_id))) { /* no room: nothing to coordinate through */
         pthread_mutex_unlock(&mutex);
-        return e ? 1 : 0;
+        return 0;
     }
     e->taking = 1;
     pthread_mutex_unlock(&mutex);
     int fd;
-    double left = wait_s > 0 ? wait_s : 0;
-    int busy = lock_file(bus_id, left, &fd, holder);
+    double left = end - gv_now_s();
+    int busy = lock_file(bus_id, left > 0 ? left : 0, &fd, holder);
     pthread_mutex_lock(&mutex);
     e->taking = 0;
     e->fd = fd;
+    e->owner = busy ? NULL : owner;
     e->refs = busy ? 0 : 1;
     pthread_cond_broadcast(&changed);
     pthread_mutex_unlock(&mutex);
@@ -292,10 +320,16 @@ void gv_gpu_lock_give(const char *gpu_bus_id)
         return;
     pthread_mutex_lock(&mutex);
     struct held *e = find(bus_id);
-    if (e && e->refs && !__atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED) && --e->refs == 0 &&
-        e->fd >= 0) {
-        close(e->fd); /* drops the lock */
-        e->fd = -1;
+    if (e && e->refs && --e->refs == 0) {
+        e->owner = NULL;
+        /* The file stays locked to the exit where the process holds its GPUs to it. */
+        if (__atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED))
+            e->kept = e->fd >= 0;
+        else if (e->fd >= 0) {
+            close(e->fd); /* drops the lock */
+            e->fd = -1;
+        }
+        pthread_cond_broadcast(&changed);
     }
     pthread_mutex_unlock(&mutex);
 }

@@ -5,8 +5,10 @@
  * work on a GPU holds that GPU's lock: flock(2) on a file named by the GPU's PCI bus id in
  * $GPUVERIFY_LOCK_DIR, else /run/lock, else /tmp. The kernel drops a lock with its process, so
  * a killed holder leaves none behind; the file says who holds it, for the waiting one's message.
- * Locks are per process: the threads of a process share them (counted), and a child whose
- * parent holds a GPU works under its parent's hold (gv_run's worker starting NCCL's). */
+ * The lock file is the process's; inside it one owner at a time (a context: its run and its
+ * checks' threads) holds a GPU, counting its takes, and another owner waits as another process
+ * does. A child whose parent holds a GPU works under its parent's hold (gv_run's worker
+ * starting NCCL's). */
 #ifndef GV_COMPUTE_GPU_LOCK_H
 #define GV_COMPUTE_GPU_LOCK_H
 
@@ -19,11 +21,12 @@ typedef struct gv_gpu_holder {
     int until_exit;           /* it gives the GPU back when it exits (gv_gpu_lock_hold_to_exit) */
 } gv_gpu_holder;
 
-/* Takes the GPU with PCI bus id `bus_id` (any domain width) for this process, waiting up to wait_s
- * seconds for another process to give it up (never longer). 0: held, or nothing to coordinate
- * through (no lock file can be opened here): give it back with gv_gpu_lock_give. 1: another process
- * held it all along; `holder` (may be NULL) says who. Every take that returned 0 needs one give. */
-int gv_gpu_lock_take(const char *bus_id, double wait_s, gv_gpu_holder *holder);
+/* Takes the GPU with PCI bus id `bus_id` (any domain width) for `owner` (a context), waiting
+ * up to wait_s seconds for another process, or another owner in this one, to give it up (never
+ * longer). 0: held, or nothing to coordinate through (no lock file can be opened here): give it
+ * back with gv_gpu_lock_give. 1: another held it all along; `holder` (may be NULL) says who.
+ * Every take that returned 0 needs one give, by the same owner. */
+int gv_gpu_lock_take(const void *owner, const char *bus_id, double wait_s, gv_gpu_holder *holder);
 void gv_gpu_lock_give(const char *bus_id);
 /* From now on this process gives no GPU back before it exits: gpuverify-worker, whose NVIDIA
  * libraries keep its context on a GPU until the process ends (cuBLASLt's runtime retains the

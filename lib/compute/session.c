@@ -128,7 +128,7 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     /* Before the context: a second gpuverify's context is what the first's busy rule sees. */
     gv_gpu_holder holder;
     double wait_s = ctx->deadline_s / 2;
-    if (gv_gpu_lock_take(s->bus_id, wait_s, &holder) != 0) {
+    if (gv_gpu_lock_take(ctx, s->bus_id, wait_s, &holder) != 0) {
         char who[160];
         gv_gpu_holder_text(&holder, who, sizeof who);
         return gv_err(err, GV_ERR_BUSY, "GPU %d (%s) is being tested by %s; waited %.0f s",

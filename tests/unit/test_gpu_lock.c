@@ -17,6 +17,7 @@
 #include "helpers.h"
 
 #define GPU "0000:18:00.0" /* GPU 0 of the fake scenarios */
+static const char owner[] = "this test", other_owner[] = "another context";
 
 /* A child that takes `bus_id`, says so on the pipe, and holds it for hold_s (then exits). */
 static pid_t holder_child(const char *bus_id, double hold_s)
@@ -27,7 +28,7 @@ static pid_t holder_child(const char *bus_id, double hold_s)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        int got = gv_gpu_lock_take(bus_id, 5, NULL);
+        int got = gv_gpu_lock_take(owner, bus_id, 5, NULL);
         char c = got == 0 ? 'y' : 'n';
         if (write(fds[1], &c, 1) != 1)
             _exit(3);
@@ -59,7 +60,7 @@ static void lock_dir(const char *name)
 }
 
 /* This test program again, as a child started by exec (none of this process's table):
- * `--take BUS` exits with gv_gpu_lock_take(BUS, 0.3 s). */
+ * `--take BUS` exits with gv_gpu_lock_take(owner, BUS, 0.3 s). */
 static char *self;
 
 static int exec_taker(const char *bus_id)
@@ -75,24 +76,48 @@ static int exec_taker(const char *bus_id)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+struct thread_take {
+    const void *owner;
+    double wait_s;
+    int got;
+    gv_gpu_holder holder;
+};
+
 static void *take_in_thread(void *arg)
 {
-    int *got = arg;
-    *got = gv_gpu_lock_take(GPU, 0, NULL);
+    struct thread_take *t = arg;
+    t->got = gv_gpu_lock_take(t->owner, GPU, t->wait_s, &t->holder);
     return NULL;
 }
 
-static void threads_of_a_process_share_a_gpu(void **state)
+static int take_from_thread(const void *who, double wait_s, gv_gpu_holder *holder)
+{
+    struct thread_take t = {.owner = who, .wait_s = wait_s, .got = -1};
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, take_in_thread, &t), 0);
+    pthread_join(thread, NULL);
+    if (holder)
+        *holder = t.holder;
+    return t.got;
+}
+
+/* One owner (a context: its run, its checks' threads) counts its takes; another context of
+ * the same process waits as another process would: two runs in one process measure apart. */
+static void a_context_counts_its_takes_and_another_waits(void **state)
 {
     (void)state;
     lock_dir("share");
-    assert_int_equal(gv_gpu_lock_take(GPU, 0, NULL), 0);
-    int got = -1;
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, take_in_thread, &got), 0);
-    pthread_join(t, NULL);
-    assert_int_equal(got, 0); /* counted, not refused */
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
+    assert_int_equal(take_from_thread(owner, 0, NULL), 0); /* counted, not refused */
+    gv_gpu_holder h;
+    double t0 = gv_now_s();
+    assert_int_equal(take_from_thread(other_owner, 0.2, &h), 1);
+    assert_true(gv_now_s() - t0 >= 0.2);
+    assert_int_equal(h.pid, getpid());
     gv_gpu_lock_give(GPU);
+    assert_int_equal(take_from_thread(other_owner, 0, NULL), 1); /* still held once */
+    gv_gpu_lock_give(GPU);
+    assert_int_equal(take_from_thread(other_owner, 0, NULL), 0);
     gv_gpu_lock_give(GPU);
     gv_gpu_lock_give(GPU); /* one give too many changes nothing */
     /* Given back: another process takes it, and then it is refused to a third. */
@@ -107,7 +132,7 @@ static void another_process_is_waited_for(void **state)
     lock_dir("wait");
     pid_t pid = holder_child(GPU, 0.5);
     double t0 = gv_now_s();
-    assert_int_equal(gv_gpu_lock_take(GPU, 10, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 10, NULL), 0);
     double waited = gv_now_s() - t0;
     assert_true(waited > 0.3);
     assert_true(waited < 5);
@@ -123,7 +148,7 @@ static void a_holder_is_named_and_its_death_frees_the_gpu(void **state)
     gv_gpu_holder h;
     double t0 = gv_now_s();
     /* NVML's spelling of the same GPU names the same lock. */
-    assert_int_equal(gv_gpu_lock_take("00000000:18:00.0", 0.2, &h), 1);
+    assert_int_equal(gv_gpu_lock_take(owner, "00000000:18:00.0", 0.2, &h), 1);
     assert_true(gv_now_s() - t0 >= 0.2);
     assert_int_equal(h.pid, pid);
     assert_int_equal(h.parent, getpid());
@@ -134,10 +159,10 @@ static void a_holder_is_named_and_its_death_frees_the_gpu(void **state)
     assert_non_null(strstr(text, want));
     assert_non_null(strstr(text, "which has held it for"));
     /* Another GPU is not this one. */
-    assert_int_equal(gv_gpu_lock_take("0000:2a:00.0", 0, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, "0000:2a:00.0", 0, NULL), 0);
     gv_gpu_lock_give("0000:2a:00.0");
     reap(pid); /* SIGKILL: no give, the kernel drops the lock */
-    assert_int_equal(gv_gpu_lock_take(GPU, 2, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 2, NULL), 0);
     gv_gpu_lock_give(GPU);
 }
 
@@ -153,7 +178,7 @@ static void a_worker_gives_its_gpus_back_by_exiting(void **state)
     if (pid == 0) {
         close(fds[0]);
         gv_gpu_lock_hold_to_exit();
-        int got = gv_gpu_lock_take(GPU, 5, NULL);
+        int got = gv_gpu_lock_take(owner, GPU, 5, NULL);
         gv_gpu_lock_give(GPU); /* kept all the same */
         char c = got == 0 ? 'y' : 'n';
         if (write(fds[1], &c, 1) != 1)
@@ -168,7 +193,7 @@ static void a_worker_gives_its_gpus_back_by_exiting(void **state)
     close(fds[0]);
     assert_int_equal(c, 'y');
     double t0 = gv_now_s();
-    assert_int_equal(gv_gpu_lock_take(GPU, 5, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 5, NULL), 0);
     assert_true(gv_now_s() - t0 > 0.3);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, WNOHANG), pid); /* its exit was done */
@@ -180,7 +205,7 @@ static void a_child_works_under_its_parents_hold(void **state)
 {
     (void)state;
     lock_dir("child");
-    assert_int_equal(gv_gpu_lock_take(GPU, 0, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
     assert_int_equal(exec_taker(GPU), 0);
     gv_gpu_lock_give(GPU);
     /* Held by another process, not the child's parent: refused. */
@@ -194,13 +219,13 @@ static void nothing_to_coordinate_through(void **state)
 {
     (void)state;
     setenv("GPUVERIFY_LOCK_DIR", "/nonexistent/gpuverify-locks", 1);
-    assert_int_equal(gv_gpu_lock_take(GPU, 5, NULL), 0); /* at once: no file, no wait */
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 5, NULL), 0); /* at once: no file, no wait */
     gv_gpu_lock_give(GPU);
     gv_gpu_holder h;
-    assert_int_equal(gv_gpu_lock_take(NULL, 5, &h), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, NULL, 5, &h), 0);
     assert_int_equal(h.pid, 0);
-    assert_int_equal(gv_gpu_lock_take("../../etc/passwd", 5, NULL), 0);
-    assert_int_equal(gv_gpu_lock_take("", 5, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, "../../etc/passwd", 5, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, "", 5, NULL), 0);
     gv_gpu_lock_give(NULL);
     gv_gpu_lock_give("garbage");
 }
@@ -210,7 +235,7 @@ static void the_lock_file_is_every_users(void **state)
     (void)state;
     lock_dir("mode");
     mode_t old = umask(077);
-    assert_int_equal(gv_gpu_lock_take(GPU, 0, NULL), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
     umask(old);
     char path[512];
     snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", getenv("GPUVERIFY_LOCK_DIR"), GPU);
@@ -258,6 +283,32 @@ static void a_run_waits_for_another_gpuverify(void **state)
         gv_report_free(r);
         waitpid(pid, NULL, 0);
     }
+}
+
+static void *hold_a_second(void *arg)
+{
+    (void)arg;
+    struct timespec t = {1, 0};
+    nanosleep(&t, NULL);
+    gv_gpu_lock_give(GPU);
+    return NULL;
+}
+
+/* Another context of this process (a scheduler's second thread) running on the GPU: the run
+ * in this process waits for it as for another process. */
+static void a_run_in_process_waits_for_another_context(void **state)
+{
+    (void)state;
+    lock_dir("run-wait-context");
+    assert_int_equal(gv_gpu_lock_take(other_owner, GPU, 0, NULL), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hold_a_second, NULL), 0);
+    double t0 = gv_now_s();
+    gv_report *r = run_cuda(GV_ISOLATION_NONE, 60);
+    assert_true(gv_now_s() - t0 > 0.8);
+    assert_int_equal(verdict_of(r, "cuda.init", "gpu0"), GV_PASS);
+    gv_report_free(r);
+    pthread_join(t, NULL);
 }
 
 static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
@@ -350,10 +401,10 @@ static void a_call_says_who_holds_the_gpu(void **state)
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--take"))
-        return gv_gpu_lock_take(argv[2], 0.3, NULL);
+        return gv_gpu_lock_take(owner, argv[2], 0.3, NULL);
     self = argv[0];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(threads_of_a_process_share_a_gpu),
+        cmocka_unit_test(a_context_counts_its_takes_and_another_waits),
         cmocka_unit_test(another_process_is_waited_for),
         cmocka_unit_test(a_holder_is_named_and_its_death_frees_the_gpu),
         cmocka_unit_test(a_worker_gives_its_gpus_back_by_exiting),
@@ -361,6 +412,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(nothing_to_coordinate_through),
         cmocka_unit_test(the_lock_file_is_every_users),
         cmocka_unit_test(a_run_waits_for_another_gpuverify),
+        cmocka_unit_test(a_run_in_process_waits_for_another_context),
         cmocka_unit_test(a_run_names_the_gpuverify_that_kept_its_gpu),
         cmocka_unit_test(the_nccl_sweep_works_under_the_runs_hold),
         cmocka_unit_test(a_call_says_who_holds_the_gpu),
