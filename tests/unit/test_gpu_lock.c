@@ -245,8 +245,9 @@ static void the_lock_file_is_every_users(void **state)
     gv_gpu_lock_give(GPU);
 }
 
-/* gv_run through gpuverify-worker (isolation process) or in this process (none). */
-static gv_report *run_cuda(int isolation, double budget_s)
+/* A context over the fixture sysroot, the fakes answering from `scenario`, the build's worker
+ * at hand; deadline_s 0: the default. */
+static gv_ctx *fake_ctx(const char *scenario, double deadline_s)
 {
     gv_ctx_opts co = GV_CTX_OPTS_INIT;
     char root[4096];
@@ -254,9 +255,17 @@ static gv_report *run_cuda(int isolation, double budget_s)
     co.sysroot = root;
     co.library_dir = fakelib();
     co.worker_path = getenv("GV_TEST_WORKER");
-    use_scenario("h100x1-compute");
+    co.deadline_s = deadline_s;
+    use_scenario(scenario);
     gv_ctx *ctx = NULL;
     assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    return ctx;
+}
+
+/* gv_run through gpuverify-worker (isolation process) or in this process (none). */
+static gv_report *run_cuda(int isolation, double budget_s)
+{
+    gv_ctx *ctx = fake_ctx("h100x1-compute", 0);
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = "system.kernel,cuda.init,cuda.alloc,gemm.fp16";
     o.gemm_size = 32;
@@ -345,16 +354,7 @@ static void the_nccl_sweep_works_under_the_runs_hold(void **state)
 {
     (void)state;
     lock_dir("nccl");
-    gv_ctx_opts co = GV_CTX_OPTS_INIT;
-    char root[4096];
-    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
-    co.sysroot = root;
-    co.library_dir = fakelib();
-    co.worker_path = getenv("GV_TEST_WORKER");
-    co.deadline_s = 4;
-    use_scenario("h100x8");
-    gv_ctx *ctx = NULL;
-    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_ctx *ctx = fake_ctx("h100x8", 4);
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = "nccl.allreduce";
     o.gpus = "0,1";
@@ -375,15 +375,7 @@ static void a_call_says_who_holds_the_gpu(void **state)
     (void)state;
     lock_dir("call");
     pid_t pid = holder_child(GPU, 60);
-    gv_ctx_opts co = GV_CTX_OPTS_INIT;
-    char root[4096];
-    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
-    co.sysroot = root;
-    co.library_dir = fakelib();
-    co.deadline_s = 1;
-    use_scenario("h100x1-compute");
-    gv_ctx *ctx = NULL;
-    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_ctx *ctx = fake_ctx("h100x1-compute", 1);
     gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
     gv_gemm_result g = GV_GEMM_RESULT_INIT;
     double t0 = gv_now_s();
