@@ -58,31 +58,64 @@ static struct held *add(const char *bus_id)
     return NULL;
 }
 
-/* The lock file's directory: the caller's choice, else the system's lock directory (shared by
- * every process of the host, 1777 on systemd systems), else /tmp. */
+/* Root's runs (Slurm's prolog and health check, a provisioning agent) lock in a directory
+ * only root enters: a lock file every user can open is one every user can hold, and a job's
+ * process holding a GPU's lock would make every prolog after it wait and ERROR. */
+#define ROOT_LOCK_DIR "/run/gpuverify"
+
+static int root_only_dir(const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return 0;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 0077);
+}
+
+/* The lock file's directory: the caller's choice; for root its own; else the system's lock
+ * directory (shared by every user of the host, 1777 on systemd systems), else /tmp. NULL: none
+ * to use (root's directory is not root's alone). */
 static const char *lock_dir(void)
 {
     const char *env = getenv("GPUVERIFY_LOCK_DIR");
     if (env && env[0])
         return env;
+    if (geteuid() == 0)
+        return root_only_dir(ROOT_LOCK_DIR) ? ROOT_LOCK_DIR : NULL;
     return access("/run/lock", W_OK | X_OK) == 0 ? "/run/lock" : "/tmp";
 }
 
-/* Opens the GPU's lock file, creating it readable and writable by every user (one root's
- * prolog, another user's gv-check). An existing file is opened without O_CREAT: in a sticky
+/* A regular file only: a FIFO put there would block a read-only open, a device would be
+ * opened. */
+static int regular_or_close(int fd)
+{
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+/* Opens the GPU's lock file, creating it readable and writable by every user of the directory
+ * (users' runs share /run/lock). An existing file is opened without O_CREAT: in a sticky
  * directory the kernel refuses O_CREAT on another user's file (fs.protected_regular). Read-only
  * where it cannot be written: flock needs no write access. -1 when there is no file to lock. */
 static int open_lock_file(const char *bus_id)
 {
+    const char *dir = lock_dir();
+    if (!dir)
+        return -1;
     char path[512];
-    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", lock_dir(), bus_id);
+    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", dir, bus_id);
+    const int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
     for (int attempt = 0; attempt < 3; attempt++) {
-        int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        int fd = open(path, O_RDWR | flags);
         if (fd < 0 && errno == EACCES)
-            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+            fd = open(path, O_RDONLY | flags);
         if (fd >= 0 || errno != ENOENT)
-            return fd;
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+            return regular_or_close(fd);
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, 0666);
         if (fd >= 0) {
             (void)fchmod(fd, 0666); /* past the umask */
             return fd;

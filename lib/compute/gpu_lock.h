@@ -3,7 +3,8 @@
  * H100 (two Slurm prologs of jobs starting together) read every gemm.* at 30-38% of the peak,
  * and under busy = fail each FAILed eight checks of a healthy GPU. So every process that runs
  * work on a GPU holds that GPU's lock: flock(2) on a file named by the GPU's PCI bus id in
- * $GPUVERIFY_LOCK_DIR, else /run/lock, else /tmp. The kernel drops a lock with its process, so
+ * $GPUVERIFY_LOCK_DIR, else (root) /run/gpuverify, which only root enters, else /run/lock,
+ * else /tmp. The kernel drops a lock with its process, so
  * a killed holder leaves none behind; the file says who holds it, for the waiting one's message.
  * The lock file is the process's; inside it one owner at a time (a context: its run and its
  * checks' threads) holds a GPU, counting its takes, and another owner waits as another process

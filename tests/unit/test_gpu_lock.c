@@ -230,6 +230,42 @@ static void nothing_to_coordinate_through(void **state)
     gv_gpu_lock_give("garbage");
 }
 
+/* Root's runs lock where only root enters: a user's process cannot hold their GPUs. */
+static void roots_locks_are_roots_alone(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    unsetenv("GPUVERIFY_LOCK_DIR");
+    const char *gpu = "0000:fe:1f.7"; /* no fake's GPU: nothing else here takes it */
+    assert_int_equal(gv_gpu_lock_take(owner, gpu, 0, NULL), 0);
+    struct stat st;
+    assert_int_equal(lstat("/run/gpuverify", &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(st.st_mode & 0077, 0);
+    assert_int_equal(stat("/run/gpuverify/gpuverify-gpu-0000:fe:1f.7.lock", &st), 0);
+    assert_int_equal(exec_taker(gpu), 0); /* our child, under our hold */
+    gv_gpu_lock_give(gpu);
+    unlink("/run/gpuverify/gpuverify-gpu-0000:fe:1f.7.lock");
+}
+
+/* Something not a regular file where the lock file goes (a FIFO would block a read-only open):
+ * nothing to coordinate through, at once. */
+static void a_fifo_is_no_lock_file(void **state)
+{
+    (void)state;
+    lock_dir("fifo");
+    char path[512];
+    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", getenv("GPUVERIFY_LOCK_DIR"), GPU);
+    assert_int_equal(mkfifo(path, 0444), 0);
+    double t0 = gv_now_s();
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 5, NULL), 0);
+    assert_true(gv_now_s() - t0 < 1);
+    gv_gpu_lock_give(GPU);
+    unlink(path);
+}
+
 static void the_lock_file_is_every_users(void **state)
 {
     (void)state;
@@ -403,6 +439,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_child_works_under_its_parents_hold),
         cmocka_unit_test(nothing_to_coordinate_through),
         cmocka_unit_test(the_lock_file_is_every_users),
+        cmocka_unit_test(roots_locks_are_roots_alone),
+        cmocka_unit_test(a_fifo_is_no_lock_file),
         cmocka_unit_test(a_run_waits_for_another_gpuverify),
         cmocka_unit_test(a_run_in_process_waits_for_another_context),
         cmocka_unit_test(a_run_names_the_gpuverify_that_kept_its_gpu),
