@@ -43,6 +43,41 @@ def main():
             if not want and drained:
                 failures.append("healthcheck %s: healthy node drained: %r" % (name, drained))
 
+        # Another gpuverify holding GPU 0 (its lock file, as gpu_lock.c writes it): for 5 s it
+        # judges the node, which is not drained; for 400 s it is stuck, and the node drained.
+        locks = os.path.join(tmp, "locks")
+        os.mkdir(locks)
+        for held_s, want in ((5, 0), (400, 1)):
+            if os.path.exists(record):
+                os.remove(record)
+            holder = subprocess.Popen(
+                [sys.executable, "-c",
+                 "import fcntl, sys, time\n"
+                 "f = open(sys.argv[1], 'w')\n"
+                 "fcntl.flock(f, fcntl.LOCK_EX)\n"
+                 "f.write('pid=4121\\nsince_ms=%d\\nprogram=gpuverify-worke\\n' %"
+                 " (time.time() * 1000 - float(sys.argv[2]) * 1000))\n"
+                 "f.flush()\n"
+                 "print('held', flush=True)\n"
+                 "time.sleep(60)\n",
+                 os.path.join(locks, "gpuverify-gpu-0000:18:00.0.lock"), str(held_s)],
+                stdout=subprocess.PIPE, text=True)
+            holder.stdout.readline()
+            env = dict(os.environ, PATH=tmp + os.pathsep + os.environ["PATH"],
+                       GV_FAKE_SCENARIO=scenario("h100x1-compute"), GPUVERIFY_LOCK_DIR=locks,
+                       GPUVERIFY_GV_CHECK="%s --sysroot %s --library-dir %s --budget 4 "
+                                          "--gemm-size 32" % (gv_check, root, fakelib),
+                       GPUVERIFY_CHECKS="cuda.init,gemm.fp16")
+            rc = subprocess.run(["sh", script], env=env).returncode
+            holder.kill()
+            holder.wait()
+            drained = open(record).read() if os.path.exists(record) else ""
+            if rc != want or bool(drained) != bool(want):
+                failures.append("healthcheck beside a gpuverify holding the GPU for %d s: exit %d, "
+                                "scontrol %r" % (held_s, rc, drained))
+            if want and "being tested by another gpuverify (PID 4121" not in drained:
+                failures.append("healthcheck beside a stuck gpuverify: reason %r" % drained)
+
         # Fleet: three nodes at 700 TFLOPS, one at 500.
         reports = []
         for node, name in (("n1", "h100x1-compute"), ("n2", "h100x1-compute"),

@@ -13,7 +13,8 @@
 #   GPUVERIFY_TIMEOUT  seconds before gv-check is killed and the node drained (default 120)
 #   GPUVERIFY_GV_CHECK the gv-check command with any fixed options (default: gv-check on PATH)
 #
-# Exit status: 0 healthy; 1 drained (a Prolog failure also requeues the job).
+# Exit status: 0 healthy, or its GPUs under test by another gpuverify (for less than
+# GPUVERIFY_TIMEOUT); 1 drained (a Prolog failure also requeues the job).
 set -u
 checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem}
 limit=${GPUVERIFY_TIMEOUT:-120}
@@ -22,6 +23,14 @@ node=$(hostname -s)
 # shellcheck disable=SC2086 # the command and its fixed options are words
 line=$(timeout "$limit" ${GPUVERIFY_GV_CHECK:-gv-check} --npd --checks "$checks" 2>&1)
 rc=$?
+# Another gpuverify holding the GPUs through this run's wait (a Prolog beside the health check)
+# judges them itself; one that has held them longer than this script allows any run is stuck
+# (or at a burn-in) and the node is not to be given jobs.
+held=$(printf '%s\n' "$line" | sed -n 's/.*being tested by another gpuverify.*which has held it for \([0-9][0-9]*\) s.*/\1/p')
+if [ "$rc" -eq 2 ] && [ -n "$held" ] && [ "$held" -le "$limit" ]; then
+    logger -t gpuverify "another gpuverify is testing $node's GPUs (for ${held}s); it judges them" 2>/dev/null || true
+    exit 0
+fi
 case $rc in
 0) exit 0 ;;
 1) reason="gpuverify: $line" ;;
