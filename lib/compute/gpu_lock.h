@@ -1,7 +1,7 @@
 /* One gpuverify at a time on a GPU. Two runs that measure one GPU at once halve each other's
  * figures and each sees the other as a job on the GPU: two standard runs started together on an
- * H100 (two Slurm prologs of jobs starting together) read every gemm.* at 30-38% of the peak,
- * and under busy = fail each FAILed eight checks of a healthy GPU. So every process that runs
+ * H100 (two Slurm prologs of jobs starting together) read their gemm.* at 28-49% of the peak,
+ * and under busy = fail each FAILed 6 to 8 checks of a healthy GPU. So every process that runs
  * work on a GPU holds that GPU's lock: flock(2) on a file named by the GPU's PCI bus id in
  * $GPUVERIFY_LOCK_DIR, else (root) /run/gpuverify, which only root enters, else /run/lock,
  * else /tmp. The kernel drops a lock with its process, so
