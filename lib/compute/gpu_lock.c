@@ -170,7 +170,8 @@ static void read_holder(int fd, gv_gpu_holder *h)
         return;
     text[n] = '\0';
     double since = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    char *save = NULL; /* strtok_r: threads of a process may read holders at once */
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (sscanf(line, "pid=%ld", &h->pid) == 1 || sscanf(line, "parent=%ld", &h->parent) == 1 ||
             sscanf(line, "since_ms=%lf", &since) == 1 ||
             sscanf(line, "until_exit=%d", &h->until_exit) == 1)
