@@ -231,8 +231,8 @@ static int lock_file(const char *bus_id, double wait_s, int *fd, gv_gpu_holder *
         if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
             gv_gpu_holder previous;
             read_holder(*fd, &previous);
+            write_holder(*fd); /* the waiting ones name this holder, not the one leaving */
             wait_for_exit_of(&previous);
-            write_holder(*fd);
             return 0;
         }
         if (errno != EWOULDBLOCK && errno != EINTR) { /* a file system without flock */
