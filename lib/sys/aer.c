@@ -7,12 +7,20 @@
 
 #include "sys/sysroot.h"
 
+/* The line after this one, NULL after the last (no arithmetic on a NULL strchr: UB that
+ * tests/fuzz's sysroot target found). */
+static const char *next_line(const char *line)
+{
+    const char *end = strchr(line, '\n');
+    return end ? end + 1 : NULL;
+}
+
 gv_status gv_aer_parse(const char *text, long long *total, char *first, size_t cap)
 {
     *total = -1;
     if (first && cap)
         first[0] = '\0';
-    for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+    for (const char *line = text; line && *line; line = next_line(line)) {
         char name[48];
         long long value;
         char tail;
