@@ -228,24 +228,32 @@ int gv_active_gpu_chosen(const gv_active_run *run, int ordinal)
            (ordinal >= 0 && ordinal < GV_RUN_MAX_GPUS && run->gpu_chosen[ordinal]);
 }
 
-/* One ERROR row per selected ID of catalog group i (its entries from i on) that the budget
- * left no time for. Not a SKIP: a healthy node finishes a level far inside its budget (the
- * standard level in 4-6 s of 180 on one GPU), so a node still busy when it is spent is slow or
- * hung, nobody can tell which, and the checks it never reached must not let it pass. */
-static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const char *level,
-                             double budget_s, double spent)
+/* One ERROR row per selected ID of catalog group i (its entries from i on) the run could not
+ * run, each with this text and remedy. */
+static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *why,
+                        const char *remedy)
 {
     for (size_t k = i; k < gv_check_count; k++) {
         int same = k == i || (gv_checks[i].active && gv_checks[k].active == gv_checks[i].active);
-        if (chosen[k] && same && (k == i || !gv_checks[k].run)) {
-            gv_check_result *c =
-                gv_report_add(r, gv_checks[k].id, "node", GV_ERROR,
-                              "not run: the %s level's budget of %.0f s was spent after %.1f s",
-                              level, budget_s, spent);
-            gv_result_remedy(c, "find what took the time (the rows' duration_s); raise the run's "
-                                "budget (gv_run_opts.budget_s, --budget) or select fewer checks");
-        }
+        if (chosen[k] && same && (k == i || !gv_checks[k].run))
+            gv_result_remedy(gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", why), "%s",
+                             remedy);
     }
+}
+
+/* The budget left no time for group i. Not a SKIP: a healthy node finishes a level far inside
+ * its budget (the standard level in 4-6 s of 180 on one GPU), so a node still busy when it is
+ * spent is slow or hung, nobody can tell which, and the checks it never reached must not let
+ * it pass. */
+static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const char *level,
+                             double budget_s, double spent)
+{
+    char why[160];
+    snprintf(why, sizeof why, "not run: the %s level's budget of %.0f s was spent after %.1f s",
+             level, budget_s, spent);
+    unrun_group(r, chosen, i, why,
+                "find what took the time (the rows' duration_s); raise the run's budget "
+                "(gv_run_opts.budget_s, --budget) or select fewer checks");
 }
 
 int gv_active_selected(const gv_active_run *run, const char *id)
@@ -256,18 +264,15 @@ int gv_active_selected(const gv_active_run *run, const char *id)
     return 0;
 }
 
-/* One ERROR row per selected ID of catalog group i that another gpuverify's hold on a GPU left
- * unrun. Not a SKIP: a gpuverify holds a GPU for its level's active checks (seconds on one
- * GPU at the standard level), so one holding it past half this run's budget is at a long
- * benchmark or stuck on the GPU, and a node whose GPUs nobody here could test must not pass. */
+/* Another gpuverify's hold on a GPU left group i unrun. Not a SKIP: a gpuverify holds a GPU for
+ * its level's active checks (seconds on one GPU at the standard level), so one holding it past
+ * half this run's budget is at a long benchmark or stuck on the GPU, and a node whose GPUs
+ * nobody here could test must not pass. */
 static void unrun_for_hold(gv_report *r, const int *chosen, size_t i, const gv_run_hold *h)
 {
-    for (size_t k = i; k < gv_check_count; k++)
-        if (chosen[k] && (k == i || gv_checks[k].active == gv_checks[i].active))
-            gv_result_remedy(gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", h->why),
-                             "run again once the other gpuverify has finished; one holding a "
-                             "GPU far longer than its level takes is stuck: look at that "
-                             "process and at gpu.xid");
+    unrun_group(r, chosen, i, h->why,
+                "run again once the other gpuverify has finished; one holding a GPU far longer "
+                "than its level takes is stuck: look at that process and at gpu.xid");
 }
 
 /* An active group runs at its first selected entry only. */

@@ -14,7 +14,9 @@ int gv_run_hold_needed(size_t i)
     static const gv_active_fn on_gpus[] = {gv_active_cuda,    gv_active_copy_all, gv_active_p2p,
                                            gv_active_memtest, gv_active_gemm,     gv_active_cudnn,
                                            gv_active_nccl,    gv_active_stress};
-    for (size_t k = 0; i < gv_check_count && k < sizeof on_gpus / sizeof *on_gpus; k++)
+    if (i >= gv_check_count)
+        return 0;
+    for (size_t k = 0; k < sizeof on_gpus / sizeof *on_gpus; k++)
         if (gv_checks[i].active == on_gpus[k])
             return 1;
     return 0;

@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "sys/pci.h"
+#include "sys/sysroot.h"
 
 #define MAX_HELD 64
 #define POLL_S 0.02
@@ -84,19 +85,6 @@ static const char *lock_dir(void)
     return access("/run/lock", W_OK | X_OK) == 0 ? "/run/lock" : "/tmp";
 }
 
-/* A regular file only: a FIFO put there would block a read-only open, a device would be
- * opened. */
-static int regular_or_close(int fd)
-{
-    struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(fd);
-        errno = EINVAL;
-        return -1;
-    }
-    return fd;
-}
-
 /* Opens the GPU's lock file, creating it readable and writable by every user of the directory
  * (users' runs share /run/lock). An existing file is opened without O_CREAT: in a sticky
  * directory the kernel refuses O_CREAT on another user's file (fs.protected_regular). Read-only
@@ -113,8 +101,8 @@ static int open_lock_file(const char *bus_id)
         int fd = open(path, O_RDWR | flags);
         if (fd < 0 && errno == EACCES)
             fd = open(path, O_RDONLY | flags);
-        if (fd >= 0 || errno != ENOENT)
-            return regular_or_close(fd);
+        if (fd >= 0 || errno != ENOENT) /* a FIFO put there would block a read-only open */
+            return gv_regular_or_close(fd);
         fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, 0666);
         if (fd >= 0) {
             (void)fchmod(fd, 0666); /* past the umask */
@@ -258,10 +246,9 @@ static int lock_file(const char *bus_id, double wait_s, int *fd, gv_gpu_holder *
     }
 }
 
-static void deadline_after(double seconds, struct timespec *out)
+/* A gv_now_s() time (the monotonic clock) as the condition variable's timespec. */
+static void timespec_at(double s, struct timespec *out)
 {
-    clock_gettime(CLOCK_MONOTONIC, out);
-    double s = (double)out->tv_sec + (double)out->tv_nsec / 1e9 + seconds;
     out->tv_sec = (time_t)s;
     out->tv_nsec = (long)((s - (double)out->tv_sec) * 1e9);
 }
@@ -310,7 +297,7 @@ int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
     pthread_once(&cond_once, cond_init);
     double end = gv_now_s() + (wait_s > 0 ? wait_s : 0);
     struct timespec until;
-    deadline_after(wait_s > 0 ? wait_s : 0, &until);
+    timespec_at(end, &until);
     pthread_mutex_lock(&mutex);
     struct held *e;
     /* Another thread of this process taking it, or another owner here holding it: wait. */

@@ -77,9 +77,8 @@ int gv_sys_open(const char *root, const char *rel, int flags)
     return fd;
 }
 
-int gv_open_regular(const char *path)
+int gv_regular_or_close(int fd)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         close(fd);
@@ -87,6 +86,11 @@ int gv_open_regular(const char *path)
         return -1;
     }
     return fd;
+}
+
+int gv_open_regular(const char *path)
+{
+    return gv_regular_or_close(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC));
 }
 
 int gv_sys_exists(const char *root, const char *rel)

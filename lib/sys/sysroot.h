@@ -21,6 +21,8 @@ int gv_sys_open(const char *root, const char *rel, int flags);
  * blocking on a FIFO or a device, and only when it is a regular file (errno EINVAL otherwise).
  * -1 with errno on failure. */
 int gv_open_regular(const char *path);
+/* fd when it is a regular file; else closes it and gives -1, errno EINVAL (and -1 for -1). */
+int gv_regular_or_close(int fd);
 /* Whole file, NUL-terminated. GV_ERR_IO when it cannot be read (the text names the file and
  * the reason), GV_ERR_PARSE when it is empty or does not fit in cap. */
 gv_status gv_sys_read(const char *root, const char *rel, char *buf, size_t cap, gv_errbuf *err);
