@@ -3,6 +3,9 @@ over rounds of the time per operation of nccl-tests (out of place), gv-nccl in g
 gv-nccl --in-process, torch.distributed (all_reduce) and, where run, both under mpirun; each
 gv-nccl time as a ratio to nccl-tests' (the bar: <= 1.05 at every size), and peak busbw ratios
 (the bar: >= 0.99); then the same for the in-place columns where gv-nccl ran --in-place.
+Where each process's small-message time falls into one of two launch levels (two H200s), the
+programs are compared within each level too, and nccl-tests against itself (odd rounds against
+even) gives the widest per-size ratio that these rounds show with no program changed.
 Usage: python3 bench/compare_nccl_tests.py OUTDIR"""
 import json
 import statistics
@@ -57,18 +60,77 @@ def best_at(runs, size):
     return min(vals) if vals else None
 
 
+SMALL = 65536  # up to here an NVLink pair's time per operation is the launch's, not the link's
+
+
+def level(run):
+    """A run's launch level: its median time per operation over the sizes up to 64 KiB."""
+    vals = [t for size, (t, _) in run.items() if size <= SMALL]
+    return statistics.median(vals) if vals else None
+
+
+def level_split(runs):
+    """The level between the fast and the slow runs, or None for one level. On two H200s each
+    process's small-message time fell into one of two levels, 12-14 or 17-20 us (6-8 or 9-11
+    us a rank under mpirun), for nccl-tests and gv-nccl alike, with either pinned to any CPU:
+    the split is the one leaving the least spread within the two groups (one run far out does
+    not make a group of its own), kept where the groups' means differ by over 15%."""
+    levels = sorted(lv for lv in map(level, runs) if lv)
+
+    def spread(group):
+        return sum((x - statistics.fmean(group)) ** 2 for x in group)
+
+    splits = [(spread(levels[:k]) + spread(levels[k:]), k) for k in range(1, len(levels))]
+    if not splits:
+        return None
+    k = min(splits)[1]
+    fast, slow = levels[:k], levels[k:]
+    return (fast[-1] + slow[0]) / 2 if statistics.fmean(slow) > 1.15 * statistics.fmean(fast) \
+        else None
+
+
+def matched(runs, base):
+    """gv-nccl against nccl-tests within each launch level: [(level, n, n_base, worst ratio and
+    its size, median ratio over sizes)]. The medians over all rounds compare levels drawn at
+    random per process; these compare the programs."""
+    cut = level_split(runs + base)
+    picks = [("one", lambda r: True)] if cut is None else [
+        ("fast", lambda r: level(r) is not None and level(r) < cut),
+        ("slow", lambda r: level(r) is not None and level(r) >= cut)]
+    out = []
+    for name, keep in picks:
+        mine, theirs = [r for r in runs if keep(r)], [r for r in base if keep(r)]
+        ratios = [(median_at(mine, size) / median_at(theirs, size), size)
+                  for size in sorted(set().union(*(r.keys() for r in mine)))
+                  if median_at(mine, size) and median_at(theirs, size)]
+        if ratios:
+            out.append((name, len(mine), len(theirs), max(ratios),
+                        statistics.median(q for q, _ in ratios)))
+    return out
+
+
+def self_noise(runs):
+    """A program against itself, its odd rounds' medians against its even rounds': the widest
+    ratio at any size is how far apart two sets of these rounds land with no program changed,
+    the resolution of a per-size ratio between two programs."""
+    odd, even = runs[0::2], runs[1::2]
+    ratios = [(max(a / b, b / a), size) for size in sorted(set().union(*(r.keys() for r in runs)))
+              for a, b in [(median_at(odd, size), median_at(even, size))] if a and b]
+    return max(ratios, default=None)
+
+
 def peak(runs):
     peaks = [max(v[1] for v in r.values()) for r in runs if r]
     return statistics.median(peaks) if peaks else None
 
 
 def table(out, op, in_place=False):
-    cols = [("nccl-tests -g N", rounds(out, "nt_%s_[0-9].txt" % op, nccl_tests, in_place)),
-            ("gv-nccl (worker)", rounds(out, "gv_%s_[0-9].json" % op, gv, in_place)),
-            ("gv-nccl --in-process", rounds(out, "gvin_%s_[0-9].json" % op, gv, in_place)),
-            ("torch.distributed", rounds(out, "torch_%s_[0-9].json" % op, gv, in_place)),
-            ("nccl-tests mpirun", rounds(out, "ntmpi_%s_[0-9].txt" % op, nccl_tests, in_place)),
-            ("gv-nccl mpirun", rounds(out, "gvmpi_%s_[0-9].json" % op, gv, in_place))]
+    cols = [("nccl-tests -g N", rounds(out, "nt_%s_[0-9]*.txt" % op, nccl_tests, in_place)),
+            ("gv-nccl (worker)", rounds(out, "gv_%s_[0-9]*.json" % op, gv, in_place)),
+            ("gv-nccl --in-process", rounds(out, "gvin_%s_[0-9]*.json" % op, gv, in_place)),
+            ("torch.distributed", rounds(out, "torch_%s_[0-9]*.json" % op, gv, in_place)),
+            ("nccl-tests mpirun", rounds(out, "ntmpi_%s_[0-9]*.txt" % op, nccl_tests, in_place)),
+            ("gv-nccl mpirun", rounds(out, "gvmpi_%s_[0-9]*.json" % op, gv, in_place))]
     cols = [(name, runs) for name, runs in cols if any(runs)]
     if len(cols) < 2:
         return
@@ -101,9 +163,15 @@ def table(out, op, in_place=False):
                                              else "-")
         if name in ref and ref[name] in by and peak(by[ref[name]]):
             line += " (%.3f of %s)" % (peak(runs) / peak(by[ref[name]]), ref[name])
+        noise = self_noise(runs) if name in ref.values() and len(runs) >= 4 else None
+        if noise:
+            line += "; its odd rounds against its even rounds: widest %.3f at %d B" % noise
         if name in worst:
             line += "; worst time ratio %.3f at %d B" % worst[name]
             line += " (rounds' best: %.3f at %d B)" % worst_best[name]
+            for lv, mine, theirs, (q, size), mid in matched(by[name], by[ref[name]]):
+                line += "; %s level (%d and %d runs): worst %.3f at %d B, median %.3f" % (
+                    lv, mine, theirs, q, size, mid)
         print(line)
 
 
@@ -111,7 +179,7 @@ def main():
     out = Path(sys.argv[1])
     print("# nccl-tests beside gv-nccl: %s" % out.name)
     for op in OPS:
-        if any(out.glob("*_%s_[0-9].*" % op)):
+        if any(out.glob("*_%s_[0-9]*.*" % op)):
             table(out, op)
             table(out, op, in_place=True)  # where both sides measured it
 

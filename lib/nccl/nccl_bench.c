@@ -138,9 +138,8 @@ gv_status gv_nccl_wait_streams(nccl_run *n)
 
 /* One collective on every local GPU: in one group when there are several, or sends and
  * receives, as nccl-tests does; one GPU's single call alone, since a group costs a fraction of
- * a microsecond that the smallest sizes show. No context is made current per GPU: a call in a
- * group only records the operation, and the group's launch makes each communicator's device
- * current itself (NCCL's group.cc), which nccl-tests relies on too. */
+ * a microsecond that the smallest sizes show. Each GPU's context is made current before its
+ * call, as nccl-tests does with cudaSetDevice, so that both time the same calls. */
 static gv_status enqueue(nccl_run *n, uint64_t count)
 {
     const struct gv_nccl_api *nc = n->nc;
@@ -150,6 +149,8 @@ static gv_status enqueue(nccl_run *n, uint64_t count)
         return gv_nccl_fail(n, "ncclGroupStart", rc, NULL);
     for (uint32_t i = 0; i < n->local; i++) {
         nccl_gpu *g = &n->gpus[i];
+        if (n->local > 1)
+            gv_nccl_use(n, i); /* one GPU's context is current already */
         rc = gv_nccl_one_call(n, g, count);
         if (rc != GVNC_SUCCESS && rc != GVNC_IN_PROGRESS) {
             if (grouped)
@@ -256,8 +257,8 @@ static gv_status take_errors(nccl_run *n, uint64_t *wrong)
     return GV_OK;
 }
 
-/* One size, out of place or in place: warm-up, one verified operation, one untimed operation,
- * then `iters` timed ones. */
+/* One size, out of place or in place: warm-up, one verified operation, its error count read,
+ * one untimed operation, then `iters` timed ones. */
 gv_status gv_nccl_measure(nccl_run *n, uint64_t count, int in_place, gv_nccl_size *row)
 {
     gv_status st = GV_OK;
@@ -288,11 +289,16 @@ gv_status gv_nccl_measure(nccl_run *n, uint64_t count, int in_place, gv_nccl_siz
             st = gv_session_fail(&g->s, &n->err, "checking the output", rc);
     }
     if (st == GV_OK)
-        st = enqueue(n, count);
-    if (st == GV_OK)
         st = gv_nccl_wait_streams(n);
     if (st == GV_OK)
         st = take_errors(n, &row->wrong);
+    /* Last before the clock starts: one operation waited for, which every rank leaves together
+     * (nccl-tests' synchronized operation and MPI barrier); a rank still copying its error
+     * count while the others' timed loops began would add its lag to their first operation. */
+    if (st == GV_OK)
+        st = enqueue(n, count);
+    if (st == GV_OK)
+        st = gv_nccl_wait_streams(n);
     if (st != GV_OK)
         return st;
     double t0 = gv_now_s();

@@ -53,6 +53,7 @@ struct gvnc_comm_st {
     int logged;   /* its connections are in NCCL's log */
     int stuck;    /* nccl_fault = host_hang: its operation never leaves NCCL's host code */
     gvcu_stream held;
+    const fake_gpu *gpu; /* the GPU whose context was current at its creation */
 };
 
 /* Point-to-point ops, beside the collectives' GV_COLL_* numbers. */
@@ -164,6 +165,7 @@ gvnc_result ncclCommInitRankConfig(gvnc_comm *comm, int nranks, gvnc_unique_id i
     c->sh = map;
     c->rank = rank, c->nranks = nranks;
     c->blocking = !config || config->blocking != 0;
+    c->gpu = fake_cuda_current_gpu();
     __atomic_add_fetch(&c->sh->joined, 1, __ATOMIC_ACQ_REL);
     *comm = c;
     if (group_depth > 0) {
@@ -490,6 +492,13 @@ static gvnc_result enqueue(int kind, const void *send, void *recv, size_t count,
         return GVNC_INVALID_ARGUMENT;
     if (!ready(comm))
         return GVNC_INVALID_USAGE;
+    /* Stricter than NCCL, which switches devices itself: the caller makes each communicator's
+     * GPU current before its call, as nccl-tests does, so that both time the same calls. */
+    if (comm->gpu && fake_cuda_current_gpu() != comm->gpu) {
+        snprintf(last_error, sizeof last_error,
+                 "fake NCCL: called with another GPU's context current than its communicator's");
+        return GVNC_INVALID_USAGE;
+    }
     queued_op o = {kind, send, recv, count, peer, comm, stream};
     if (group_depth == 0)
         return run(&o, 1);
