@@ -9,7 +9,8 @@
 #   BINDIR: gv-nccl, bench_nccl_deadline; NCCL_TESTS_SRC: a checkout of NVIDIA/nccl-tests
 #   Environment: ITERS (20), WARMUP (5), ROUNDS (3), OPS ("all_reduce all_gather
 #   reduce_scatter"), MIN_BYTES (8), INPLACE (set: gv-nccl --in-place too), IN_PROCESS (0: no
-#   gv-nccl --in-process runs), TORCH (0: no torch.distributed runs), MPI_HOME or MPI_INCLUDE
+#   gv-nccl --in-process runs), TORCH (0: no torch.distributed runs), SMALL_ROUNDS (0: no extra
+#   rounds to 1 MiB, below), MPI_HOME or MPI_INCLUDE
 #   (where mpicc cannot name Open MPI's headers). Each round starts with a different one of the
 #   single-process runs, so that none always runs first after a pause.
 set -u
@@ -74,6 +75,26 @@ for op in ${OPS:-all_reduce all_gather reduce_scatter}; do
         fi
     done
 done
+# Below 2 MiB each process can draw one of two launch levels (two H200s: 12-14 or 17-20 us, for
+# nccl-tests and gv-nccl alike), so a comparison there takes many processes: SMALL_ROUNDS more
+# rounds from MIN_BYTES to 1 MiB, one process with every GPU, the two programs taking turns to go
+# first, into OUTDIR/small (python3 bench/compare_nccl_tests.py OUTDIR/small).
+if [ "${SMALL_ROUNDS:-0}" -gt 0 ]; then
+    mkdir -p "$out/small"
+    small="-b ${MIN_BYTES:-8} -e 1M -f 2 -n ${ITERS:-20} -w ${WARMUP:-5}"
+    for op in ${OPS:-all_reduce all_gather reduce_scatter}; do
+        for round in $(seq 1 "$SMALL_ROUNDS"); do
+            for k in $((round % 2)) $(((round + 1) % 2)); do
+                if [ "$k" = 0 ]; then
+                    "$src/build/${op}_perf" $small -g "$n" >"$out/small/nt_${op}_$round.txt" 2>&1
+                else
+                    "$bin/gv-nccl" --op "$op" $small $gvflags --json >"$out/small/gv_${op}_$round.json" \
+                        2>"$out/small/gv_${op}_$round.err"
+                fi
+            done
+        done
+    done
+fi
 "$bin/gv-nccl" $common -e 64M >"$out/gv_table.txt" 2>&1
 "$bin/bench_nccl_deadline" 5 >"$out/deadline.json" 2>&1
 echo "exit $?" >>"$out/deadline.json"
