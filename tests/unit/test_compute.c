@@ -212,6 +212,44 @@ static void gemm_on_a_mig_instance_is_judged_against_its_share(void **state)
     assert_float_equal(gv_memory_bandwidth_gbps(0x1234, 16), 0, 1e-9);
 }
 
+/* Parts whose PCI ids name one product in several forms (A100 PCIe 40GB as 0x20b1 and 0x20f1)
+ * are all in the table; where NVIDIA's sheets give a part two figures, it keeps the lower
+ * (H100 NVL: 835.5 dense BF16 TFLOPS, not 989.5), which cannot judge a healthy GPU slow. */
+static void datasheet_parts_by_pci_id(void **state)
+{
+    (void)state;
+    static const struct {
+        int id;
+        const char *name;
+        double bf16, memory;
+    } parts[] = {{0x20b1, "A100 PCIe 40GB", 312, 1555},
+                 {0x20f1, "A100 PCIe 40GB", 312, 1555},
+                 {0x20b7, "A30", 165, 933},
+                 {0x2321, "H100 NVL", 835.5, 3900},
+                 {0x233b, "H200 NVL", 835.5, 4800},
+                 {0x2342, "GH200 96GB", 989.5, 4000},
+                 {0x26b5, "L40", 181, 864}};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        char source[128], want[64];
+        int estimated = -1;
+        double peak = gv_peak_tflops(parts[i].id, 9, 0, 0, 1980, GV_DTYPE_BF16, source,
+                                     sizeof source, &estimated);
+        assert_float_equal(peak, parts[i].bf16, 1e-9);
+        assert_int_equal(estimated, 0);
+        snprintf(want, sizeof want, "datasheet %s (PCI id 0x%04x)", parts[i].name,
+                 (unsigned)parts[i].id);
+        assert_string_equal(source, want);
+        assert_float_equal(gv_memory_bandwidth_gbps(parts[i].id, 0), parts[i].memory, 1e-9);
+    }
+    /* Ampere has no FP8: the table says 0, not the formula an estimate. */
+    char source[128];
+    int estimated = -1;
+    assert_float_equal(gv_peak_tflops(0x20b7, 8, 0, 56, 1440, GV_DTYPE_FP8_E4M3, source,
+                                      sizeof source, &estimated),
+                       0, 1e-9);
+    assert_int_equal(estimated, 0);
+}
+
 /* A part the datasheet table does not know is never judged against the formula's estimate:
  * an H20 reaches 148 of the 632 FP16 TFLOPS its 78 Hopper SMs would at the data-centre rate,
  * and every healthy one FAILed. Any figure below an estimate passes gv_gemm_bench, labelled. */
@@ -774,6 +812,7 @@ int main(void)
         cmocka_unit_test(gemm_slow_warns_then_fails_by_policy),
         cmocka_unit_test(mps_server_is_not_a_tenant),
         cmocka_unit_test(gemm_on_a_mig_instance_is_judged_against_its_share),
+        cmocka_unit_test(datasheet_parts_by_pci_id),
         cmocka_unit_test(gemm_estimated_peak_judges_nothing),
         cmocka_unit_test(gemm_estimated_peak_is_judged_by_the_nodes_peers),
         cmocka_unit_test(gemm_fp8_needs_ada_or_hopper),
