@@ -137,6 +137,8 @@ static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record 
     nvlinks(nv, dev, r);
     if (optional & GV_FACTS_HEALTH)
         gv_health_from_nvml(nv, dev, r->nvlink_count, &r->health);
+    else if (optional & GV_FACTS_CUDA)
+        gv_health_read_fabric(nv, dev, &r->health); /* what cuInit waits for (below) */
 }
 
 /* An NVML device whose handle or address could not be read: NVML enumerates in PCI order, so
@@ -251,7 +253,10 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
         }
         device(nv, dev, r, f->optional);
     }
-    if (f->optional & GV_FACTS_HEALTH) {
+    /* cuInit answers CUDA_ERROR_SYSTEM_NOT_READY until the fabric is up, so driver.cuda waits
+     * for it too, health facts or not: checked alone on a node still booting it would FAIL
+     * driver.cuda for what the node was about to become. */
+    if (f->optional & (GV_FACTS_HEALTH | GV_FACTS_CUDA)) {
         fabric_wait w = {nv, f};
         f->fabric_wait_s = gv_settle(ctx, "waiting for the NVSwitch fabric (nvidia-fabricmanager)",
                                      fabric_on_its_way, read_fabric_again, &w);

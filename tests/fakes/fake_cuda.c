@@ -2,6 +2,7 @@
  * exports cuGetProcAddress_v2, which hands out the entries of the symbol list by base name
  * and ABI version. Devices come from the scenario file, minus lost GPUs and GPUs in MIG mode,
  * filtered by CUDA_VISIBLE_DEVICES. Test code only: never shipped. */
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "backends/nvabi/cuda_abi.h"
+#include "backends/nvabi/nvml_abi.h"
 #include "fake_cuda_device.h"
 #include "kernels/gv_float_bits.h"
 #include "kernels/gv_random.h"
@@ -96,13 +98,40 @@ static void apply_visible(const int *usable, int n)
     }
 }
 
+/* A scenario's cu_init = 802 (CUDA_ERROR_SYSTEM_NOT_READY) holds, as on a real node, while the
+ * NVSwitch fabric manager has not registered every GPU: the fake asks the fake NVML, when the
+ * process has it loaded, what the driver knows itself. Once every GPU's probe completed (a node
+ * checked as it boots) cuInit succeeds. */
+static int fabric_registered(void)
+{
+    void *nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!nvml)
+        return 0;
+    int (*count_of)(unsigned *) = (int (*)(unsigned *))dlsym(nvml, "nvmlDeviceGetCount_v2");
+    int (*handle_of)(unsigned, gvnv_device *) =
+        (int (*)(unsigned, gvnv_device *))dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2");
+    int (*fabric_of)(gvnv_device, gvnv_fabric_info *) =
+        (int (*)(gvnv_device, gvnv_fabric_info *))dlsym(nvml, "nvmlDeviceGetGpuFabricInfoV");
+    unsigned count = 0;
+    int registered = count_of && handle_of && fabric_of && count_of(&count) == GVNV_SUCCESS;
+    for (unsigned i = 0; i < count && registered; i++) {
+        gvnv_device dev = NULL;
+        gvnv_fabric_info info = {.version = GVNV_STRUCT_VERSION(gvnv_fabric_info, 3)};
+        registered = handle_of(i, &dev) == GVNV_SUCCESS && fabric_of(dev, &info) == GVNV_SUCCESS &&
+                     info.state == GVNV_FABRIC_STATE_COMPLETED;
+    }
+    dlclose(nvml);
+    return registered;
+}
+
 /* Unlike the real driver, every cuInit reads the scenario and CUDA_VISIBLE_DEVICES again, so
  * one test process can walk through several nodes. */
 static gvcu_result init_locked(void)
 {
     if (fake_scenario_load(&sc) != 0)
         return GVCU_ERROR_UNKNOWN;
-    if (sc.cu_init != GVCU_SUCCESS)
+    if (sc.cu_init != GVCU_SUCCESS &&
+        !(sc.cu_init == GVCU_ERROR_SYSTEM_NOT_READY && fabric_registered()))
         return sc.cu_init;
     int fault = fake_fault_at(&sc, "cuInit", -1);
     if (fault)

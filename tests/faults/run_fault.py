@@ -425,6 +425,10 @@ CASES = {
         ("gpu.nvlink", "gpu7", "PASS", "18"),
         ("gpu.fabric", "gpu7", "PASS", "registered with the NVSwitch fabric (probe completed after waiting ")],
         exit_code=0, deadline=6.0),
+    # cuInit answers CUDA_ERROR_SYSTEM_NOT_READY until the fabric manager registered the GPUs:
+    # driver.cuda checked alone, without the health facts, waits for the fabric too.
+    "cuinit_waits_for_the_fabric": case("h100x8-fabric-booting-cuda", "driver.cuda", [
+        ("driver.cuda", "node", "PASS", "cuInit OK")], exit_code=0, deadline=6.0),
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
         ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
     "xid79_in_kmsg": case("h100x8-xid", "gpu.xid", [
