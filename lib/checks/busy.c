@@ -8,6 +8,7 @@
 #include "checks/policy.h"
 #include "core/util.h"
 #include "report/report.h"
+#include "sys/os.h"
 
 /* Memory held beyond what the listed processes hold that means processes NVML did not list. */
 #define GV_BUSY_UNLISTED_BYTES (256ull << 20)
@@ -45,32 +46,27 @@ static void add(gv_busy *b, unsigned gpu, const gvnv_process_info *p)
     b->n++;
 }
 
-void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b)
+void gv_gpu_holders_read(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_holders *h)
 {
-    const struct gv_nvml_api *nv = gv_nvml(ctx);
-    gvnv_device dev = NULL;
-    if (!nv || !nv->device_get_handle_by_pci_bus_id || !g->gpu.pci_bus_id[0] ||
-        nv->device_get_handle_by_pci_bus_id(g->gpu.pci_bus_id, &dev) != GVNV_SUCCESS)
-        return;
+    h->n = 0;
+    h->unlisted = -1;
     gvnv_return (*const queries[])(gvnv_device, unsigned int *, gvnv_process_info *) = {
         nv->device_get_compute_running_processes, nv->device_get_graphics_running_processes};
-    unsigned self = (unsigned)getpid();
-    unsigned long long listed = 0; /* what the processes listed hold, this one's too */
+    unsigned long long listed = 0; /* what the processes listed hold, the caller's too */
     int all_listed = 1;            /* the compute processes' answered, every size known */
     for (size_t q = 0; q < 2; q++) {
-        gvnv_process_info infos[64];
-        unsigned count = 64;
+        gvnv_process_info infos[GV_HOLDERS_MAX / 2];
+        unsigned count = GV_HOLDERS_MAX / 2;
         if (!queries[q] || queries[q](dev, &count, infos) != GVNV_SUCCESS) {
             all_listed &= q != 0;
             continue;
         }
-        for (unsigned i = 0; i < count && i < 64; i++) {
+        for (unsigned i = 0; i < count && i < GV_HOLDERS_MAX / 2; i++) {
             if (infos[i].used_gpu_memory == ~0ull)
                 all_listed = 0;
             else
                 listed += infos[i].used_gpu_memory;
-            if (infos[i].pid != self)
-                add(b, g->gpu.index, &infos[i]);
+            h->listed[h->n++] = infos[i];
         }
     }
     /* NVML lists only the processes of this PID namespace: a job in another container used an
@@ -80,23 +76,27 @@ void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b)
      * 8 MiB out of its process's figure, any other context hundreds. */
     gvnv_memory_v2 mem = {.version = GVNV_STRUCT_VERSION(gvnv_memory_v2, 2)};
     if (all_listed && nv->device_get_memory_info_v2 &&
-        nv->device_get_memory_info_v2(dev, &mem) == GVNV_SUCCESS &&
-        mem.used > listed + GV_BUSY_UNLISTED_BYTES) {
-        gvnv_process_info unseen = {.pid = 0, .used_gpu_memory = mem.used - listed};
-        add(b, g->gpu.index, &unseen);
-    }
+        nv->device_get_memory_info_v2(dev, &mem) == GVNV_SUCCESS)
+        h->unlisted = mem.used > listed ? (long long)(mem.used - listed) : 0;
 }
 
-/* 1 in the host's own PID namespace (PROC_PID_INIT_INO), where NVML lists every process: there
- * memory no listed process holds was left behind by one that ended, not held by a container. */
-static int in_host_pid_namespace(void)
+void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b)
 {
-    char ns[64];
-    ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
-    if (n <= 0)
-        return 0;
-    ns[n] = '\0';
-    return strcmp(ns, "pid:[4026531836]") == 0;
+    const struct gv_nvml_api *nv = gv_nvml(ctx);
+    gvnv_device dev = NULL;
+    if (!nv || !nv->device_get_handle_by_pci_bus_id || !g->gpu.pci_bus_id[0] ||
+        nv->device_get_handle_by_pci_bus_id(g->gpu.pci_bus_id, &dev) != GVNV_SUCCESS)
+        return;
+    gv_gpu_holders h;
+    gv_gpu_holders_read(nv, dev, &h);
+    unsigned self = (unsigned)getpid();
+    for (unsigned i = 0; i < h.n; i++)
+        if (h.listed[i].pid != self)
+            add(b, g->gpu.index, &h.listed[i]);
+    if (h.unlisted > (long long)GV_BUSY_UNLISTED_BYTES) {
+        gvnv_process_info unseen = {.pid = 0, .used_gpu_memory = (unsigned long long)h.unlisted};
+        add(b, g->gpu.index, &unseen);
+    }
 }
 
 void gv_busy_text(const gv_busy *b, char *out, size_t cap)
@@ -111,7 +111,7 @@ void gv_busy_text(const gv_busy *b, char *out, size_t cap)
             snprintf(one, sizeof one,
                      "GPU %u used by processes NVML does not list to this one (%s) holding %s",
                      b->seen[i].gpu,
-                     in_host_pid_namespace()
+                     gv_host_pid_namespace("/") == 1
                          ? "none lives in this, the host's, PID namespace: memory left behind by a "
                            "process that ended, which a GPU reset frees"
                          : "another PID namespace: a container's",

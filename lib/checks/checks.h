@@ -66,6 +66,7 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r);
 void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r);
 void gv_check_gpu_temperature(const gv_facts *f, gv_report *r);
 void gv_check_gpu_fabric(const gv_facts *f, gv_report *r);
+void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r);
 
 /* NVML answered for this GPU: the per-GPU NVML checks have something to judge. */
 int gv_gpu_nvml_ok(const gv_gpu_record *g);

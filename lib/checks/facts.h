@@ -79,6 +79,10 @@ typedef struct gv_facts {
 
     double uptime_s;      /* /proc/uptime, -1 unknown: turns counters since boot into rates */
     double fabric_wait_s; /* how long the facts waited for the NVSwitch fabric, 0 not at all */
+    /* The host's own PID namespace (1), another (0), unknown (-1): where NVML lists every
+     * process, so that memory no listed process holds was left behind (gpu.memory_unowned). */
+    int host_pid_ns;
+    double unowned_wait_s; /* how long the facts waited for such memory to be freed */
 
     unsigned optional;   /* enum gv_facts_optional: what was gathered beyond the rest */
     gv_gpu_record *gpus; /* the GPUs this process may use: every check judges these */

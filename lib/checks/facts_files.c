@@ -110,6 +110,7 @@ void gv_facts_files(gv_facts *f)
                          NULL) != GV_OK)
         f->hostname[0] = '\0';
     f->uptime_s = gv_read_uptime_s(root);
+    f->host_pid_ns = gv_host_pid_namespace(root);
     modules(f);
     f->version_file_present = gv_sys_exists(root, "/proc/driver/nvidia/version");
     if (f->version_file_present)

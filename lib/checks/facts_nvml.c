@@ -164,7 +164,7 @@ static gv_gpu_record *unaddressed(gv_facts *f, unsigned index)
 typedef struct {
     const struct gv_nvml_api *nv;
     gv_facts *f;
-} fabric_wait;
+} nvml_wait;
 
 static int gpu_fabric_on_its_way(const gv_facts *f, const gv_gpu_record *r)
 {
@@ -176,7 +176,7 @@ static int gpu_fabric_on_its_way(const gv_facts *f, const gv_gpu_record *r)
 
 static int fabric_on_its_way(void *user)
 {
-    const gv_facts *f = ((fabric_wait *)user)->f;
+    const gv_facts *f = ((nvml_wait *)user)->f;
     for (size_t i = 0; i < f->gpu_count; i++)
         if (gpu_fabric_on_its_way(f, &f->gpus[i]))
             return 1;
@@ -185,7 +185,7 @@ static int fabric_on_its_way(void *user)
 
 static void read_fabric_again(void *user)
 {
-    fabric_wait *w = user;
+    nvml_wait *w = user;
     for (size_t i = 0; i < w->f->gpu_count; i++) {
         gv_gpu_record *r = &w->f->gpus[i];
         gvnv_device dev = NULL;
@@ -198,6 +198,29 @@ static void read_fabric_again(void *user)
             memset(r->nvlinks, 0, sizeof r->nvlinks);
             nvlinks(w->nv, dev, r);
         }
+    }
+}
+
+/* Memory no listed process holds, beyond what contexts keep out of their processes' figures
+ * (checks/health.h: gv_unowned_allowance). */
+static int unowned_on_its_way(void *user)
+{
+    const gv_facts *f = ((nvml_wait *)user)->f;
+    for (size_t i = 0; i < f->gpu_count; i++)
+        if (gv_unowned_beyond_allowance(&f->gpus[i].health))
+            return 1;
+    return 0;
+}
+
+static void read_unowned_again(void *user)
+{
+    nvml_wait *w = user;
+    for (size_t i = 0; i < w->f->gpu_count; i++) {
+        gv_gpu_record *r = &w->f->gpus[i];
+        gvnv_device dev = NULL;
+        if (gv_unowned_beyond_allowance(&r->health) &&
+            w->nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) == GVNV_SUCCESS)
+            gv_health_read_unowned(w->nv, dev, &r->health);
     }
 }
 
@@ -257,8 +280,15 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
      * for it too, health facts or not: checked alone on a node still booting it would FAIL
      * driver.cuda for what the node was about to become. */
     if (f->optional & (GV_FACTS_HEALTH | GV_FACTS_CUDA)) {
-        fabric_wait w = {nv, f};
+        nvml_wait w = {nv, f};
         f->fabric_wait_s = gv_settle(ctx, "waiting for the NVSwitch fabric (nvidia-fabricmanager)",
                                      fabric_on_its_way, read_fabric_again, &w);
+    }
+    /* A process that just ended is still giving its memory back: waited for, as a state on its
+     * way, before memory no process holds is taken for memory left behind. */
+    if (f->optional & GV_FACTS_HEALTH && f->host_pid_ns == 1) {
+        nvml_wait w = {nv, f};
+        f->unowned_wait_s = gv_settle(ctx, "waiting for the memory of processes that ended",
+                                      unowned_on_its_way, read_unowned_again, &w);
     }
 }

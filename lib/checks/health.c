@@ -557,6 +557,88 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
     }
 }
 
+#define MIB (1024.0 * 1024.0)
+#define GIB (MIB * 1024.0)
+
+long long gv_unowned_allowance(const gv_health *h)
+{
+    /* Each context keeps some 8 MiB out of its process's figure (620 MiB used against 612
+     * listed for one context on an H100), twice that allowed, on 256 MiB. */
+    return (256LL << 20) + (16LL << 20) * (long long)h->listed_processes;
+}
+
+int gv_unowned_beyond_allowance(const gv_health *h)
+{
+    return h->unowned_bytes > gv_unowned_allowance(h);
+}
+
+void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r)
+{
+    const char *id = "gpu.memory_unowned";
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        char subject[48];
+        if (!judged(g, r, id, subject))
+            continue;
+        const gv_health *h = &g->health;
+        long long bytes = h->unowned_bytes;
+        gv_check_result *c;
+        if (bytes < 0) {
+            gv_report_add(r, id, subject, GV_SKIP,
+                          "NVML cannot say what holds the GPU's memory (its process list or a "
+                          "process's memory unknown)");
+            continue;
+        }
+        if (g->gpu.mig_current == 1) {
+            gv_report_add(r, id, subject, GV_SKIP,
+                          "not applicable: MIG mode (memory is the instances')");
+            continue;
+        }
+        if (!gv_unowned_beyond_allowance(h)) {
+            c = gv_report_add(r, id, subject, GV_PASS,
+                              "the GPU's memory in use is held by the %u process(es) NVML lists",
+                              h->listed_processes);
+            gv_result_measured(c, bytes / MIB, "MiB", "%.0f MiB held by no listed process",
+                               bytes / MIB);
+            continue;
+        }
+        if (f->host_pid_ns != 1) {
+            c = gv_report_add(
+                r, id, subject, GV_SKIP,
+                "not judged: %.1f GiB held by processes NVML does not list to this one; %s",
+                bytes / GIB,
+                f->host_pid_ns == 0
+                    ? "outside the host's PID namespace a container's processes are not listed, "
+                      "so memory a process left behind cannot be told from a container's"
+                    : "this process's PID namespace is unknown");
+            gv_result_measured(c, bytes / MIB, "MiB", "%.0f MiB", bytes / MIB);
+            continue;
+        }
+        double total = g->gpu.memory_total > 0 ? (double)g->gpu.memory_total : 0;
+        int half = total > 0 && (double)bytes >= total / 2;
+        char waited[64] = "";
+        if (f->unowned_wait_s > 0)
+            snprintf(waited, sizeof waited, ", after waiting %.1f s for it to be freed",
+                     f->unowned_wait_s);
+        char left[96] = "";
+        if (total > 0)
+            snprintf(left, sizeof left, ": a job gets at most %.1f of its %.1f GiB",
+                     (total - (double)bytes) / GIB, total / GIB);
+        c = gv_report_add(r, id, subject, half ? GV_FAIL : GV_WARN,
+                          "%.1f GiB of the GPU's memory held by no process%s (NVML lists every "
+                          "process in this, the host's, PID namespace: left behind by one that "
+                          "ended)%s",
+                          bytes / GIB, waited, left);
+        gv_result_measured(c, bytes / MIB, "MiB", "%.0f MiB", bytes / MIB);
+        gv_result_expected(c, "default", "<= %.0f MiB (contexts' own keep; half the memory: FAIL)",
+                           gv_unowned_allowance(h) / MIB);
+        gv_result_remedy(c,
+                         "reset the GPU while no job runs (nvidia-smi -r -i %u), or reboot "
+                         "the node; check dmesg for the Xid of the job that ended",
+                         (unsigned)(g->gpu.nvml_index >= 0 ? g->gpu.nvml_index : 0));
+    }
+}
+
 void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
 {
     static const char *const states[] = {"not supported", "not started", "in progress",

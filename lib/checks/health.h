@@ -48,6 +48,10 @@ typedef struct gv_health {
     /* What the driver says the GPU needs to be used again (GVNV_RECOVERY_ACTION_*, -1 unknown:
      * a driver before R550, or not supported on this GPU). */
     int recovery_action;
+    /* GPU memory used beyond what the processes NVML lists hold (checks/busy.h), and how many
+     * it listed; GV_UNKNOWN when NVML cannot say. */
+    long long unowned_bytes;
+    unsigned listed_processes;
 } gv_health;
 
 /* Every counter NVML gives for dev into h (unknowns left as such). */
@@ -55,6 +59,13 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
                          gv_health *h);
 /* The NVSwitch fabric's state alone (gv_health_from_nvml reads it too), for a wait on it. */
 void gv_health_read_fabric(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h);
+/* The GPU memory no process NVML lists holds (gv_health_from_nvml reads it too), for a wait
+ * on it. */
+void gv_health_read_unowned(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h);
+/* What contexts keep out of their processes' figures, which gpu.memory_unowned does not
+ * count (256 MiB, 16 MiB more per listed process), and whether h's unowned memory is beyond. */
+long long gv_unowned_allowance(const gv_health *h);
+int gv_unowned_beyond_allowance(const gv_health *h);
 /* All counters unknown. */
 void gv_health_init(gv_health *h);
 /* What the recovery action asks for ("a GPU reset"; "recovery action 9" for one newer than

@@ -9,6 +9,8 @@
 
 #include "checks/health.h"
 
+#include "checks/busy.h"
+
 void gv_health_init(gv_health *h)
 {
     memset(h, 0, sizeof *h);
@@ -20,7 +22,8 @@ void gv_health_init(gv_health *h)
                              &h->remap_cor,          &h->remap_cor_inactive, &h->remap_unc,
                              &h->remap_unc_inactive, &h->banks_max,          &h->banks_high,
                              &h->banks_partial,      &h->banks_low,          &h->banks_none,
-                             &h->retired_sbe,        &h->retired_dbe,        &h->pcie_replays};
+                             &h->retired_sbe,        &h->retired_dbe,        &h->pcie_replays,
+                             &h->unowned_bytes};
     for (size_t i = 0; i < sizeof counters / sizeof *counters; i++)
         *counters[i] = GV_UNKNOWN;
     int *flags[] = {&h->sram_threshold_exceeded, &h->remap_pending,          &h->remap_failure,
@@ -210,6 +213,7 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
 {
     ecc(nv, dev, h);
     rows(nv, dev, h);
+    gv_health_read_unowned(nv, dev, h);
     unsigned replays;
     if (CALL(nv, device_get_pcie_replay_counter, dev, &replays))
         h->pcie_replays = replays;
@@ -232,6 +236,14 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
     }
     gv_health_read_fabric(nv, dev, h);
     fields(nv, dev, h);
+}
+
+void gv_health_read_unowned(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
+{
+    gv_gpu_holders holders;
+    gv_gpu_holders_read(nv, dev, &holders);
+    h->unowned_bytes = holders.unlisted < 0 ? GV_UNKNOWN : holders.unlisted;
+    h->listed_processes = holders.n;
 }
 
 void gv_health_read_fabric(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)

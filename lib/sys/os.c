@@ -1,8 +1,11 @@
+#define _GNU_SOURCE /* O_PATH */
 #include "sys/os.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sys/sysroot.h"
 
@@ -81,6 +84,20 @@ int gv_kernel_version(const char *release, int *major, int *minor)
     if (sscanf(release, "%d.%d", major, minor) != 2 || *major < 0 || *minor < 0)
         return -1;
     return 0;
+}
+
+int gv_host_pid_namespace(const char *root)
+{
+    int dir = gv_sys_open(root, "/proc/self/ns", O_PATH | O_DIRECTORY);
+    if (dir < 0)
+        return -1;
+    char ns[64];
+    ssize_t n = readlinkat(dir, "pid", ns, sizeof ns - 1);
+    close(dir);
+    if (n <= 0)
+        return -1;
+    ns[n] = '\0';
+    return strcmp(ns, "pid:[4026531836]") == 0;
 }
 
 double gv_read_uptime_s(const char *root)

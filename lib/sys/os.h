@@ -18,6 +18,10 @@ gv_status gv_read_os_release(const char *root, gv_os_release *out, gv_errbuf *er
 gv_status gv_read_kernel_release(const char *root, char *out, size_t cap, gv_errbuf *err);
 /* Seconds since boot from /proc/uptime; -1 when unreadable or malformed. */
 double gv_read_uptime_s(const char *root);
+/* Whether the reading process lives in the host's own PID namespace (/proc/self/ns/pid names
+ * PROC_PID_INIT_INO), where NVML lists every process on a GPU: 1 yes, 0 another (a container's),
+ * -1 unknown. */
+int gv_host_pid_namespace(const char *root);
 /* Major and minor of a kernel release ("6.8.0-45" -> 6, 8); -1 when not parseable. */
 int gv_kernel_version(const char *release, int *major, int *minor);
 

@@ -429,6 +429,22 @@ CASES = {
     # driver.cuda checked alone, without the health facts, waits for the fabric too.
     "cuinit_waits_for_the_fabric": case("h100x8-fabric-booting-cuda", "driver.cuda", [
         ("driver.cuda", "node", "PASS", "cuInit OK")], exit_code=0, deadline=6.0),
+    # Memory no listed process holds: from the host's PID namespace, where NVML lists every
+    # process, left behind by one that ended (waited for first); from a container's, maybe
+    # another container's job, not judged.
+    "unowned_memory_left_behind": case("h100x8-memory-left-behind", "gpu.memory_unowned", [
+        ("gpu.memory_unowned", "gpu2", "FAIL", "43.9 GiB of the GPU's memory held by no process, "
+         "after waiting 2."),
+        ("gpu.memory_unowned", "gpu2", "FAIL", "a job gets at most 35.7 of its 79.6 GiB"),
+        ("gpu.memory_unowned", "gpu2", "FAIL", "remedy: reset the GPU while no job runs"),
+        ("gpu.memory_unowned", "gpu5", "WARN", "9.0 GiB of the GPU's memory held by no process"),
+        ("gpu.memory_unowned", "gpu0", "PASS", "held by the 0 process(es) NVML lists")],
+        sysroot="h100-open-host-ns", deadline=3.0),
+    "unowned_memory_in_a_container": case("h100x8-memory-left-behind", "gpu.memory_unowned", [
+        ("gpu.memory_unowned", "gpu2", "SKIP", "not judged: 43.9 GiB held by processes NVML does "
+         "not list to this one; outside the host's PID namespace"),
+        ("gpu.memory_unowned", "gpu0", "PASS", "")],
+        sysroot="h100-open-container", deadline=3.0, exit_code=0),
     "ecc_pending": case("fault-ecc-pending", "gpu.ecc", [
         ("gpu.ecc", "gpu2", "WARN", "")], exit_code=0),
     "xid79_in_kmsg": case("h100x8-xid", "gpu.xid", [
