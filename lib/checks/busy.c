@@ -55,13 +55,13 @@ void gv_gpu_holders_read(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_h
     unsigned long long listed = 0; /* what the processes listed hold, the caller's too */
     int all_listed = 1;            /* the compute processes' answered, every size known */
     for (size_t q = 0; q < 2; q++) {
-        gvnv_process_info infos[GV_HOLDERS_MAX / 2];
-        unsigned count = GV_HOLDERS_MAX / 2;
+        gvnv_process_info infos[GV_HOLDERS_PER_LIST];
+        unsigned count = GV_HOLDERS_PER_LIST;
         if (!queries[q] || queries[q](dev, &count, infos) != GVNV_SUCCESS) {
             all_listed &= q != 0;
             continue;
         }
-        for (unsigned i = 0; i < count && i < GV_HOLDERS_MAX / 2; i++) {
+        for (unsigned i = 0; i < count && i < GV_HOLDERS_PER_LIST; i++) {
             if (infos[i].used_gpu_memory == ~0ull)
                 all_listed = 0;
             else

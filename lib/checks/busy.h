@@ -23,7 +23,7 @@ typedef struct gv_busy {
     } seen[GV_BUSY_MAX];
 } gv_busy;
 
-#define GV_HOLDERS_MAX 128
+#define GV_HOLDERS_PER_LIST 64 /* compute, then graphics processes */
 
 /* What NVML says holds a GPU's memory now: the compute and graphics processes it lists (up to
  * 64 of each) and the bytes used beyond what they hold, -1 when it cannot say (the compute list
@@ -31,7 +31,7 @@ typedef struct gv_busy {
  * process, so those bytes were left behind by processes that ended; elsewhere they may be a
  * container's. */
 typedef struct gv_gpu_holders {
-    gvnv_process_info listed[GV_HOLDERS_MAX];
+    gvnv_process_info listed[2 * GV_HOLDERS_PER_LIST];
     unsigned n;
     long long unlisted;
 } gv_gpu_holders;

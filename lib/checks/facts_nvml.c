@@ -157,15 +157,41 @@ static gv_gpu_record *unaddressed(gv_facts *f, unsigned index)
     return gv_facts_gpu_add(f);
 }
 
-/* The NVSwitch fabric on its way (core/settle.h): the fabric manager registers the GPUs tens
- * of seconds after the driver loads (probe in progress), and at boot it may not have started
- * yet; cuInit says CUDA_ERROR_SYSTEM_NOT_READY until it is done. The GPUs' NVLinks train with
- * it and are read again once it completed. */
+/* A state of some GPUs on its way (core/settle.h), read again until it settles: which GPUs, and
+ * how each is read again. */
 typedef struct {
     const struct gv_nvml_api *nv;
     gv_facts *f;
+    int (*gpu_on_its_way)(const gv_facts *f, const gv_gpu_record *r);
+    void (*read)(const struct gv_nvml_api *nv, gvnv_device dev, const gv_facts *f,
+                 gv_gpu_record *r);
 } nvml_wait;
 
+static int on_its_way(void *user)
+{
+    const nvml_wait *w = user;
+    for (size_t i = 0; i < w->f->gpu_count; i++)
+        if (w->gpu_on_its_way(w->f, &w->f->gpus[i]))
+            return 1;
+    return 0;
+}
+
+static void read_again(void *user)
+{
+    const nvml_wait *w = user;
+    for (size_t i = 0; i < w->f->gpu_count; i++) {
+        gv_gpu_record *r = &w->f->gpus[i];
+        gvnv_device dev = NULL;
+        if (r->gpu.nvml_index >= 0 && w->gpu_on_its_way(w->f, r) &&
+            w->nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) == GVNV_SUCCESS)
+            w->read(w->nv, dev, w->f, r);
+    }
+}
+
+/* The NVSwitch fabric on its way: the fabric manager registers the GPUs tens of seconds after
+ * the driver loads (probe in progress), and at boot it may not have started yet; cuInit says
+ * CUDA_ERROR_SYSTEM_NOT_READY until it is done. The GPUs' NVLinks train with it and are read
+ * again once it completed. */
 static int gpu_fabric_on_its_way(const gv_facts *f, const gv_gpu_record *r)
 {
     int state = r->health.fabric_state;
@@ -174,54 +200,30 @@ static int gpu_fabric_on_its_way(const gv_facts *f, const gv_gpu_record *r)
             (state == GVNV_FABRIC_STATE_NOT_STARTED && gv_settle_booting(f->uptime_s)));
 }
 
-static int fabric_on_its_way(void *user)
+static void read_fabric(const struct gv_nvml_api *nv, gvnv_device dev, const gv_facts *f,
+                        gv_gpu_record *r)
 {
-    const gv_facts *f = ((nvml_wait *)user)->f;
-    for (size_t i = 0; i < f->gpu_count; i++)
-        if (gpu_fabric_on_its_way(f, &f->gpus[i]))
-            return 1;
-    return 0;
-}
-
-static void read_fabric_again(void *user)
-{
-    nvml_wait *w = user;
-    for (size_t i = 0; i < w->f->gpu_count; i++) {
-        gv_gpu_record *r = &w->f->gpus[i];
-        gvnv_device dev = NULL;
-        if (!gpu_fabric_on_its_way(w->f, r) ||
-            w->nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) != GVNV_SUCCESS)
-            continue;
-        gv_health_read_fabric(w->nv, dev, &r->health);
-        if (!gpu_fabric_on_its_way(w->f, r)) {
-            r->nvlink_count = 0;
-            memset(r->nvlinks, 0, sizeof r->nvlinks);
-            nvlinks(w->nv, dev, r);
-        }
+    gv_health_read_fabric(nv, dev, &r->health);
+    if (!gpu_fabric_on_its_way(f, r)) {
+        r->nvlink_count = 0;
+        memset(r->nvlinks, 0, sizeof r->nvlinks);
+        nvlinks(nv, dev, r);
     }
 }
 
 /* Memory no listed process holds, beyond what contexts keep out of their processes' figures
- * (checks/health.h: gv_unowned_allowance). */
-static int unowned_on_its_way(void *user)
+ * (checks/health.h: gv_unowned_allowance): a process that ended still giving it back. */
+static int gpu_unowned_on_its_way(const gv_facts *f, const gv_gpu_record *r)
 {
-    const gv_facts *f = ((nvml_wait *)user)->f;
-    for (size_t i = 0; i < f->gpu_count; i++)
-        if (gv_unowned_beyond_allowance(&f->gpus[i].health))
-            return 1;
-    return 0;
+    (void)f;
+    return gv_unowned_beyond_allowance(&r->health);
 }
 
-static void read_unowned_again(void *user)
+static void read_unowned(const struct gv_nvml_api *nv, gvnv_device dev, const gv_facts *f,
+                         gv_gpu_record *r)
 {
-    nvml_wait *w = user;
-    for (size_t i = 0; i < w->f->gpu_count; i++) {
-        gv_gpu_record *r = &w->f->gpus[i];
-        gvnv_device dev = NULL;
-        if (gv_unowned_beyond_allowance(&r->health) &&
-            w->nv->device_get_handle_by_index((unsigned)r->gpu.nvml_index, &dev) == GVNV_SUCCESS)
-            gv_health_read_unowned(w->nv, dev, &r->health);
-    }
+    (void)f;
+    gv_health_read_unowned(nv, dev, &r->health);
 }
 
 void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
@@ -280,15 +282,15 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
      * for it too, health facts or not: checked alone on a node still booting it would FAIL
      * driver.cuda for what the node was about to become. */
     if (f->optional & (GV_FACTS_HEALTH | GV_FACTS_CUDA)) {
-        nvml_wait w = {nv, f};
+        nvml_wait w = {nv, f, gpu_fabric_on_its_way, read_fabric};
         f->fabric_wait_s = gv_settle(ctx, "waiting for the NVSwitch fabric (nvidia-fabricmanager)",
-                                     fabric_on_its_way, read_fabric_again, &w);
+                                     on_its_way, read_again, &w);
     }
     /* A process that just ended is still giving its memory back: waited for, as a state on its
      * way, before memory no process holds is taken for memory left behind. */
     if (f->optional & GV_FACTS_HEALTH && f->host_pid_ns == 1) {
-        nvml_wait w = {nv, f};
+        nvml_wait w = {nv, f, gpu_unowned_on_its_way, read_unowned};
         f->unowned_wait_s = gv_settle(ctx, "waiting for the memory of processes that ended",
-                                      unowned_on_its_way, read_unowned_again, &w);
+                                      on_its_way, read_again, &w);
     }
 }

@@ -557,9 +557,6 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
     }
 }
 
-#define MIB (1024.0 * 1024.0)
-#define GIB (MIB * 1024.0)
-
 long long gv_unowned_allowance(const gv_health *h)
 {
     /* Each context keeps some 8 MiB out of its process's figure (620 MiB used against 612
@@ -598,20 +595,20 @@ void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, id, subject, GV_PASS,
                               "the GPU's memory in use is held by the %u process(es) NVML lists",
                               h->listed_processes);
-            gv_result_measured(c, bytes / MIB, "MiB", "%.0f MiB held by no listed process",
-                               bytes / MIB);
+            gv_result_measured(c, bytes / GV_MIB, "MiB", "%.0f MiB held by no listed process",
+                               bytes / GV_MIB);
             continue;
         }
         if (f->host_pid_ns != 1) {
             c = gv_report_add(
                 r, id, subject, GV_SKIP,
                 "not judged: %.1f GiB held by processes NVML does not list to this one; %s",
-                bytes / GIB,
+                bytes / GV_GIB,
                 f->host_pid_ns == 0
                     ? "outside the host's PID namespace a container's processes are not listed, "
                       "so memory a process left behind cannot be told from a container's"
                     : "this process's PID namespace is unknown");
-            gv_result_measured(c, bytes / MIB, "MiB", "%.0f MiB", bytes / MIB);
+            gv_result_measured(c, bytes / GV_MIB, "MiB", "%.0f MiB", bytes / GV_MIB);
             continue;
         }
         double total = g->gpu.memory_total > 0 ? (double)g->gpu.memory_total : 0;
@@ -623,15 +620,15 @@ void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r)
         char left[96] = "";
         if (total > 0)
             snprintf(left, sizeof left, ": a job gets at most %.1f of its %.1f GiB",
-                     (total - (double)bytes) / GIB, total / GIB);
+                     (total - (double)bytes) / GV_GIB, total / GV_GIB);
         c = gv_report_add(r, id, subject, half ? GV_FAIL : GV_WARN,
                           "%.1f GiB of the GPU's memory held by no process%s (NVML lists every "
                           "process in this, the host's, PID namespace: left behind by one that "
                           "ended)%s",
-                          bytes / GIB, waited, left);
-        gv_result_measured(c, bytes / MIB, "MiB", "%.0f MiB", bytes / MIB);
+                          bytes / GV_GIB, waited, left);
+        gv_result_measured(c, bytes / GV_MIB, "MiB", "%.0f MiB", bytes / GV_MIB);
         gv_result_expected(c, "default", "<= %.0f MiB (contexts' own keep; half the memory: FAIL)",
-                           gv_unowned_allowance(h) / MIB);
+                           gv_unowned_allowance(h) / GV_MIB);
         gv_result_remedy(c,
                          "reset the GPU while no job runs (nvidia-smi -r -i %u), or reboot "
                          "the node; check dmesg for the Xid of the job that ended",

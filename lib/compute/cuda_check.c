@@ -13,11 +13,10 @@
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/sizes.h"
+#include "core/util.h"
 #include "report/report.h"
 #include "worker/call.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-#define MIB (1024.0 * 1024.0)
 #define GV_MAX_BYTES (1ull << 46) /* 64 TiB: beyond any GPU, so a size past it is a mistake */
 
 /* Policy: pinned PCIe copies reach 75-88% of the raw link rate on healthy systems. */
@@ -119,12 +118,13 @@ static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
         size_t left = free_now(s);
         char now[48] = "";
         if (left)
-            snprintf(now, sizeof now, ", %.2f GiB now", left / GIB);
+            snprintf(now, sizeof now, ", %.2f GiB now", left / GV_GIB);
         r->alloc_verdict = GV_FAIL;
         snprintf(r->alloc_message, sizeof r->alloc_message,
                  "the quick %.0f MiB allocation failed: out of memory (%.2f GiB free of %.2f GiB "
                  "at the start%s)",
-                 r->alloc_quick_bytes / MIB, r->memory_free / GIB, r->memory_total / GIB, now);
+                 r->alloc_quick_bytes / GV_MIB, r->memory_free / GV_GIB, r->memory_total / GV_GIB,
+                 now);
         return GV_OK;
     }
     uint64_t want = large_size(o, r->memory_free);
@@ -143,7 +143,7 @@ static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
         snprintf(shrunk, sizeof shrunk,
                  "; free memory fell from %.2f to %.2f GiB during the test (another process "
                  "allocated it)",
-                 r->memory_free / GIB, left / GIB);
+                 r->memory_free / GV_GIB, left / GV_GIB);
     }
     r->alloc_errors = bad;
     if (oom) {
@@ -155,7 +155,7 @@ static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
         snprintf(r->alloc_message, sizeof r->alloc_message,
                  "allocating %.2f GiB failed: out of memory with %.2f GiB free of %.2f GiB; "
                  "the context %s%s",
-                 want / GIB, r->memory_free / GIB, r->memory_total / GIB,
+                 want / GV_GIB, r->memory_free / GV_GIB, r->memory_total / GV_GIB,
                  st == GV_OK && !still && !again ? "is still usable" : "is no longer usable",
                  shrunk);
         return GV_OK;
@@ -166,13 +166,13 @@ static gv_status vram_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
                  "%llu of %llu words read back wrong after writing %.0f MiB and %.2f GiB: a VRAM "
                  "or ECC fault",
                  (unsigned long long)bad, (unsigned long long)((r->alloc_quick_bytes + want) / 8),
-                 r->alloc_quick_bytes / MIB, want / GIB);
+                 r->alloc_quick_bytes / GV_MIB, want / GV_GIB);
         return GV_OK;
     }
     r->alloc_verdict = GV_PASS;
     snprintf(r->alloc_message, sizeof r->alloc_message,
              "%.0f MiB and %.2f GiB (of %.2f GiB free) written and read back on the device%s",
-             r->alloc_quick_bytes / MIB, want / GIB, r->memory_free / GIB, shrunk);
+             r->alloc_quick_bytes / GV_MIB, want / GV_GIB, r->memory_free / GV_GIB, shrunk);
     return GV_OK;
 }
 
@@ -271,7 +271,7 @@ static gv_status copy_tests(gv_session *s, const gv_cuda_opts *o, gv_cuda_result
 void gv_cuda_context_message(const gv_cuda_result *r, char *out, size_t cap)
 {
     snprintf(out, cap, "CUDA context on %s (%s) in %.0f ms; %.2f GiB free", r->name, r->pci_bus_id,
-             1e3 * r->context_s, r->memory_free / GIB);
+             1e3 * r->context_s, r->memory_free / GV_GIB);
 }
 
 /* What crosses to gpuverify-worker: the GPU and the checked options. */

@@ -18,7 +18,6 @@
 #include "report/report.h"
 #include "worker/call.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 #define PAGE (2ull << 20) /* allocations in whole 2 MiB pages, as the driver maps them */
 #define LOG_WORDS (1 + 3 * GV_MEM_LOG)
 
@@ -256,7 +255,7 @@ static void judge(const memtest *m, gv_memtest_result *r)
         snprintf(cover, sizeof cover,
                  "; the driver refused more than %.2f GiB of the %.2f GiB "
                  "wanted",
-                 r->bytes_tested / GIB, m->wanted / GIB);
+                 r->bytes_tested / GV_GIB, m->wanted / GV_GIB);
     int unc_rose = gv_memtest_ecc_rose(r, 1), cor_rose = gv_memtest_ecc_rose(r, 0);
     if (r->errors) {
         const gv_memtest_error *e = &r->first_errors[0];
@@ -265,7 +264,7 @@ static void judge(const memtest *m, gv_memtest_result *r)
                  "%llu words read back wrong in %.2f GiB; first at offset 0x%llx (address "
                  "0x%llx) in round %u, %s: wrote 0x%016llx, read 0x%016llx (bits 0x%llx); DRAM "
                  "ECC corrected %s, uncorrected %s",
-                 (unsigned long long)r->errors, r->bytes_tested / GIB,
+                 (unsigned long long)r->errors, r->bytes_tested / GV_GIB,
                  (unsigned long long)e->offset, (unsigned long long)e->address, e->round, e->step,
                  (unsigned long long)e->expected, (unsigned long long)e->read,
                  (unsigned long long)(e->expected ^ e->read), cor, unc);
@@ -274,15 +273,15 @@ static void judge(const memtest *m, gv_memtest_result *r)
         snprintf(r->message, sizeof r->message,
                  "every word read back right, but DRAM ECC %s errors rose during the test "
                  "(corrected %s, uncorrected %s) over %.2f GiB%s",
-                 unc_rose ? "uncorrected" : "corrected", cor, unc, r->bytes_tested / GIB, cover);
+                 unc_rose ? "uncorrected" : "corrected", cor, unc, r->bytes_tested / GV_GIB, cover);
     } else {
         r->verdict = GV_PASS;
         snprintf(r->message, sizeof r->message,
                  "%.2f GiB (%.0f%% of %.2f GiB free) in %u chunk%s, %u round%s of %u passes: "
                  "every word read back right at %.0f GB/s read + write; DRAM ECC corrected %s, "
                  "uncorrected %s%s",
-                 r->bytes_tested / GIB, 100.0 * r->bytes_tested / (double)r->memory_free,
-                 r->memory_free / GIB, r->chunks, r->chunks == 1 ? "" : "s", r->rounds,
+                 r->bytes_tested / GV_GIB, 100.0 * r->bytes_tested / (double)r->memory_free,
+                 r->memory_free / GV_GIB, r->chunks, r->chunks == 1 ? "" : "s", r->rounds,
                  r->rounds == 1 ? "" : "s", r->steps, r->gbps, cor, unc, cover);
     }
 }
@@ -336,7 +335,7 @@ static gv_status memtest_here(gv_ctx *ctx, const void *args, const gv_call_watch
         snprintf(r.message, sizeof r.message,
                  "no memory to test: not one 2 MiB page could be allocated with %.0f MiB free "
                  "of %.2f GiB",
-                 r.memory_free / (1024.0 * 1024.0), r.memory_total / GIB);
+                 r.memory_free / (1024.0 * 1024.0), r.memory_total / GV_GIB);
     } else {
         judge(&m, &r);
     }

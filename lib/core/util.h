@@ -1,8 +1,12 @@
-/* Small helpers every module uses: a monotonic clock and growing a separated text list. */
+/* Small helpers every module uses: a monotonic clock, growing a separated text list, units. */
 #ifndef GV_CORE_UTIL_H
 #define GV_CORE_UTIL_H
 
 #include <stddef.h>
+
+/* Bytes in a MiB and a GiB, as doubles for the figures reports print. */
+#define GV_MIB (1024.0 * 1024.0)
+#define GV_GIB (1024.0 * GV_MIB)
 
 /* Seconds on the monotonic clock, for durations. */
 double gv_now_s(void);
