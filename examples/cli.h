@@ -1,0 +1,36 @@
+/* What every gpuverify command-line tool does the same way: --version, --help on stdout with
+ * exit 0, values refused with exit 2 and a message saying what is allowed, and colour only on
+ * a terminal and never under NO_COLOR (https://no-color.org). */
+#ifndef GV_EXAMPLES_CLI_H
+#define GV_EXAMPLES_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit status of a usage error, in every tool. */
+#define GV_CLI_USAGE 2
+
+/* Prints "<tool> <library version> (built against <header version>)" on stdout. */
+void gv_cli_version(const char *tool);
+
+/* A number for option `opt`: the whole of `text` must be one, within [min, max]. 0 and *out
+ * set; otherwise -1 after "<tool>: <opt> wants <what> from <min> to <max>, not '<text>'" on
+ * stderr. */
+int gv_cli_double(const char *tool, const char *opt, const char *text, double min, double max,
+                  double *out);
+int gv_cli_uint64(const char *tool, const char *opt, const char *text, uint64_t min, uint64_t max,
+                  uint64_t *out);
+
+/* One of `names` (n of them) for option `opt`: its index, or -1 after "<tool>: <opt> is one of
+ * a, b, c, not '<text>'" on stderr. */
+int gv_cli_choice(const char *tool, const char *opt, const char *text, const char *const *names,
+                  int n);
+
+/* The value of option argv[*i] (moving *i past it), or NULL after "<tool>: <opt> needs a
+ * value" on stderr. */
+const char *gv_cli_value(const char *tool, int argc, char **argv, int *i);
+
+/* Whether to colour what goes to `to`: a terminal, and NO_COLOR unset or empty. */
+int gv_cli_colour(FILE *to);
+
+#endif
