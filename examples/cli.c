@@ -69,6 +69,13 @@ const char *gv_cli_value(const char *tool, int argc, char **argv, int *i)
     return argv[++*i];
 }
 
+int gv_cli_unknown(const char *tool, const char *arg)
+{
+    fprintf(stderr, "%s: %s '%s' (--help lists the options)\n", tool,
+            arg[0] == '-' && arg[1] ? "unknown option" : "unexpected argument", arg);
+    return GV_CLI_USAGE;
+}
+
 int gv_cli_colour(FILE *to)
 {
     const char *no = getenv("NO_COLOR");

@@ -30,6 +30,10 @@ int gv_cli_choice(const char *tool, const char *opt, const char *text, const cha
  * value" on stderr. */
 const char *gv_cli_value(const char *tool, int argc, char **argv, int *i);
 
+/* An argument no option takes: "<tool>: unknown option '<arg>'" (or "unexpected argument" for
+ * one not starting with '-') and a hint on stderr; returns GV_CLI_USAGE. */
+int gv_cli_unknown(const char *tool, const char *arg);
+
 /* Whether to colour what goes to `to`: a terminal, and NO_COLOR unset or empty. */
 int gv_cli_colour(FILE *to);
 
