@@ -11,38 +11,102 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cli.h"
 #ifdef GPUVERIFY_WITH_MPI
 #include <mpi.h>
 #endif
 
-static void usage(FILE *to)
+static const char *const tool = "gv-nccl";
+
+/* gv_nccl_bench's bounds (nccl_bench.c's check_opts), refused here with the option's name. */
+#define NCCL_MIN_BYTES 4ull
+#define NCCL_MAX_BYTES (64ull << 30)
+#define NCCL_MAX_ITERS 100000
+#define NCCL_MAX_DEADLINE_S 86400.0
+#define NCCL_MAX_BUSBW_GBPS 100000.0
+#define NCCL_MAX_RANK 1048575
+
+static void usage(void)
 {
-    fprintf(to,
-            "usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
-            "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
-            "               [--library-dir DIR] [--withhold RANK] [--in-process] [--in-place]\n"
-            "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast,\n"
-            "                  reduce, alltoall, gather, scatter, sendrecv (nccl-tests' names),\n"
-            "                  pairs (every ordered pair of ranks in turn, at -b and -e)\n"
-            "  -b, -e          first and last size, with K/M/G suffixes (default 8, 1G)\n"
-            "  --gpus LIST     CUDA devices, comma-separated (default all; under MPI the\n"
-            "                  local rank's entry)\n"
-            "  --deadline S    for the whole run (default: the library's, 60 s)\n"
-            "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
-            "  --in-place      each size in place too (nccl-tests' second column group)\n"
-            "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
-            "                  than in gpuverify-worker\n");
+    printf("usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
+           "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
+           "               [--library-dir DIR] [--withhold RANK] [--in-process] [--in-place]\n"
+           "               [--version]\n"
+           "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast,\n"
+           "                  reduce, alltoall, gather, scatter, sendrecv (nccl-tests' names),\n"
+           "                  pairs (every ordered pair of ranks in turn, at -b and -e)\n"
+           "  -b, -e          first and last size in bytes, with K/M/G suffixes, 4 to 64G\n"
+           "                  (default 8, 1G)\n"
+           "  -f FACTOR       sizes grow by this factor, 2 to 1024 (default 2)\n"
+           "  -n ITERS        timed operations per size, 1 to 100000 (default 20)\n"
+           "  -w WARMUP       untimed operations per size, 0 to 100000 (default 1)\n"
+           "  --gpus LIST     CUDA devices 0 to %d, comma-separated (default all; under MPI\n"
+           "                  the local rank's entry)\n"
+           "  --deadline S    for the whole run, 0.1 to 86400 (default: the library's, 60 s)\n"
+           "  --min-busbw G   FAIL below this peak bus bandwidth in GB/s (default none)\n"
+           "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
+           "  --in-place      each size in place too (nccl-tests' second column group)\n"
+           "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
+           "                  than in gpuverify-worker\n"
+           "Exit status: 0 PASS, 1 WARN, FAIL or a deadline passed, 2 usage or library error.\n",
+           GV_NCCL_MAX_GPUS - 1);
 }
 
-static unsigned long long size_arg(const char *s)
+/* A size in bytes: digits and an optional K, M or G (binary, as nccl-tests), within
+ * NCCL_MIN_BYTES..NCCL_MAX_BYTES. */
+static int size_arg(const char *opt, const char *text, uint64_t *out)
 {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = *end == 'K' || *end == 'k'   ? 10
-                : *end == 'M' || *end == 'm' ? 20
-                : *end == 'G' || *end == 'g' ? 30
-                                             : 0;
-    return v << shift;
+    char *end = NULL;
+    unsigned long long v = 0;
+    int ok = *text >= '0' && *text <= '9';
+    if (ok) {
+        v = strtoull(text, &end, 10);
+        int shift = *end == 'K' || *end == 'k'   ? 10
+                    : *end == 'M' || *end == 'm' ? 20
+                    : *end == 'G' || *end == 'g' ? 30
+                                                 : 0;
+        ok = (shift ? end[1] == '\0' : *end == '\0') && v <= NCCL_MAX_BYTES >> shift;
+        v <<= shift;
+    }
+    if (!ok || v < NCCL_MIN_BYTES || v > NCCL_MAX_BYTES) {
+        fprintf(stderr,
+                "%s: %s wants a size from 4 to 64G bytes (a K, M or G suffix allowed), not "
+                "'%s'\n",
+                tool, opt, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int count_arg(const char *opt, const char *text, uint64_t min, uint64_t max, uint32_t *out)
+{
+    uint64_t v;
+    if (gv_cli_uint64(tool, opt, text, min, max, &v) != 0)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* "0,2,5": CUDA devices 0..GV_NCCL_MAX_GPUS - 1, at most GV_NCCL_MAX_GPUS of them. */
+static int gpus_arg(const char *text, gv_nccl_opts *o)
+{
+    const char *p = text;
+    for (o->gpu_count = 0; o->gpu_count < GV_NCCL_MAX_GPUS; p++) {
+        char *end = NULL;
+        unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (!end || v >= GV_NCCL_MAX_GPUS || (*end != ',' && *end != '\0'))
+            break;
+        o->gpus[o->gpu_count++] = (uint32_t)v;
+        p = end;
+        if (!*p)
+            return 0;
+    }
+    fprintf(stderr,
+            "%s: --gpus wants up to %d CUDA devices from 0 to %d, comma-separated, not '%s'\n",
+            tool, GV_NCCL_MAX_GPUS, GV_NCCL_MAX_GPUS - 1, text);
+    return -1;
 }
 
 static void json_string(const char *s)
@@ -326,48 +390,77 @@ int main(int argc, char **argv)
 {
     gv_nccl_opts o = GV_NCCL_OPTS_INIT;
     gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    const char *ops[GV_NCCL_COLLECTIVES];
+    for (int c = 0; c < GV_NCCL_COLLECTIVES; c++)
+        ops[c] = gv_nccl_collective_name(c);
     int json = 0, withhold = -1;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int v = i + 1 < argc;
-        if (!strcmp(a, "--json"))
+        const char *a = argv[i], *v;
+        uint64_t rank;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage();
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            gv_cli_version(tool);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
             json = 1;
-        else if (!strcmp(a, "--op") && v) {
-            const char *name = argv[++i];
-            o.collective = -1;
-            for (int c = 0; c < GV_NCCL_COLLECTIVES; c++)
-                if (!strcmp(name, gv_nccl_collective_name(c)))
-                    o.collective = c;
-        } else if (!strcmp(a, "-b") && v)
-            o.min_bytes = size_arg(argv[++i]);
-        else if (!strcmp(a, "-e") && v)
-            o.max_bytes = size_arg(argv[++i]);
-        else if (!strcmp(a, "-f") && v)
-            o.step_factor = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "-n") && v)
-            o.iters = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "-w") && v)
-            o.warmup_iters = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--deadline") && v)
-            o.deadline_s = strtod(argv[++i], NULL);
-        else if (!strcmp(a, "--min-busbw") && v)
-            o.min_busbw_gbps = strtod(argv[++i], NULL);
-        else if (!strcmp(a, "--library-dir") && v)
-            co.library_dir = argv[++i];
-        else if (!strcmp(a, "--in-place"))
+        } else if (!strcmp(a, "--in-place")) {
             o.flags |= GV_NCCL_IN_PLACE;
-        else if (!strcmp(a, "--in-process"))
+        } else if (!strcmp(a, "--in-process")) {
             o.flags |= GV_NCCL_IN_PROCESS;
-        else if (!strcmp(a, "--withhold") && v)
-            withhold = atoi(argv[++i]);
-        else if (!strcmp(a, "--gpus") && v) {
-            for (char *p = argv[++i]; *p && o.gpu_count < GV_NCCL_MAX_GPUS; p += *p == ',')
-                o.gpus[o.gpu_count++] = (uint32_t)strtoul(p, &p, 10);
-        } else {
-            usage(!strcmp(a, "--help") ? stdout : stderr);
-            return !strcmp(a, "--help") ? 0 : 2;
+        } else if (strcmp(a, "--op") && strcmp(a, "-b") && strcmp(a, "-e") && strcmp(a, "-f") &&
+                   strcmp(a, "-n") && strcmp(a, "-w") && strcmp(a, "--deadline") &&
+                   strcmp(a, "--min-busbw") && strcmp(a, "--library-dir") &&
+                   strcmp(a, "--withhold") && strcmp(a, "--gpus")) {
+            return gv_cli_unknown(tool, a);
+        } else if (!(v = gv_cli_value(tool, argc, argv, &i))) {
+            return GV_CLI_USAGE;
+        } else if (!strcmp(a, "--op")) {
+            if ((o.collective = gv_cli_choice(tool, a, v, ops, GV_NCCL_COLLECTIVES)) < 0)
+                return GV_CLI_USAGE;
+        } else if (!strcmp(a, "-b") || !strcmp(a, "-e")) {
+            if (size_arg(a, v, a[1] == 'b' ? &o.min_bytes : &o.max_bytes) != 0)
+                return GV_CLI_USAGE;
+        } else if (!strcmp(a, "-f")) {
+            if (count_arg(a, v, 2, 1024, &o.step_factor) != 0)
+                return GV_CLI_USAGE;
+        } else if (!strcmp(a, "-n")) {
+            if (count_arg(a, v, 1, NCCL_MAX_ITERS, &o.iters) != 0)
+                return GV_CLI_USAGE;
+        } else if (!strcmp(a, "-w")) {
+            if (count_arg(a, v, 0, NCCL_MAX_ITERS, &o.warmup_iters) != 0)
+                return GV_CLI_USAGE;
+        } else if (!strcmp(a, "--deadline")) {
+            if (gv_cli_double(tool, a, v, 0.1, NCCL_MAX_DEADLINE_S, &o.deadline_s) != 0)
+                return GV_CLI_USAGE;
+        } else if (!strcmp(a, "--min-busbw")) {
+            if (gv_cli_double(tool, a, v, 0, NCCL_MAX_BUSBW_GBPS, &o.min_busbw_gbps) != 0)
+                return GV_CLI_USAGE;
+        } else if (!strcmp(a, "--library-dir")) {
+            co.library_dir = v;
+        } else if (!strcmp(a, "--withhold")) {
+            if (gv_cli_uint64(tool, a, v, 0, NCCL_MAX_RANK, &rank) != 0)
+                return GV_CLI_USAGE;
+            withhold = (int)rank;
+        } else if (gpus_arg(v, &o) != 0) { /* --gpus */
+            return GV_CLI_USAGE;
         }
     }
+    if (o.min_bytes > o.max_bytes) {
+        fprintf(stderr, "%s: -b %llu is above -e %llu: the first size is the smallest\n", tool,
+                (unsigned long long)o.min_bytes, (unsigned long long)o.max_bytes);
+        return GV_CLI_USAGE;
+    }
+#ifndef GPUVERIFY_WITH_MPI
+    if (withhold >= 0) {
+        fprintf(stderr,
+                "%s: --withhold is for a run under MPI, and this gv-nccl was built "
+                "without MPI\n",
+                tool);
+        return GV_CLI_USAGE;
+    }
+#endif
     gv_ctx *ctx = NULL;
     if (gv_ctx_create(&co, &ctx) != GV_OK) {
         fprintf(stderr, "gv-nccl: cannot create a context: %s\n", gv_ctx_last_error(NULL));
@@ -384,7 +477,13 @@ int main(int argc, char **argv)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &size);
     }
-    if (size > 1) {
+    if (withhold >= 0 && (size < 2 || withhold >= size)) {
+        if (rank == 0)
+            fprintf(stderr, "%s: --withhold %d: %s\n", tool, withhold,
+                    size > 1 ? "no such rank in this MPI job"
+                             : "a rank of an MPI job of 2 or more processes (mpirun, srun)");
+        size = 0; /* nothing runs: exit 2 */
+    } else if (size > 1) {
         gv_nccl_result combined = GV_NCCL_RESULT_INIT;
         gv_status st = GV_OK;
         code = run_mpi(ctx, &o, withhold, json, rank, size, &combined, &st);

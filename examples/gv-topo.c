@@ -5,11 +5,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-static int usage(void)
+#include "cli.h"
+
+static const char *const tool = "gv-topo";
+
+static void usage(void)
 {
-    fprintf(stderr, "usage: gv-topo [--xml FILE] [--gdr-level LEVEL] [--sysroot DIR] [--json]\n");
-    return 2;
+    printf("usage: gv-topo [--xml FILE | --sysroot DIR] [--gdr-level LEVEL] [--json] [--version]\n"
+           "  --xml FILE         a topology saved with `lstopo --of xml` (another node's)\n"
+           "  --sysroot DIR      a captured node tree (/sys, /proc) rather than this machine\n"
+           "  --gdr-level LEVEL  NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS or NCCL's 0-5\n"
+           "                     (default $NCCL_NET_GDR_LEVEL, else PXB)\n"
+           "  --json             the devices, their links and paths as one JSON object\n"
+           "Exit status: 0 printed, 2 usage error or no topology.\n");
+}
+
+/* NCCL_NET_GDR_LEVEL's names (any case) or its legacy numbers, as the library takes them. */
+static int gdr_level_arg(const char *text)
+{
+    static const char *const levels[] = {"LOC", "PIX", "PXB", "PHB", "SYS", "0",
+                                         "1",   "2",   "3",   "4",   "5"};
+    for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
+        if (strcasecmp(text, levels[k]) == 0)
+            return 0;
+    return gv_cli_choice(tool, "--gdr-level", text, levels, sizeof levels / sizeof *levels);
 }
 
 static void json_string(const char *s)
@@ -151,17 +172,34 @@ int main(int argc, char **argv)
     gv_ctx_opts co = GV_CTX_OPTS_INIT;
     int json = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--json"))
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage();
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            gv_cli_version(tool);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
             json = 1;
-        else if (!strcmp(a, "--xml") && i + 1 < argc)
-            o.xml_path = argv[++i];
-        else if (!strcmp(a, "--gdr-level") && i + 1 < argc)
-            o.gdr_level = argv[++i];
-        else if (!strcmp(a, "--sysroot") && i + 1 < argc)
-            co.sysroot = argv[++i];
-        else
-            return usage();
+        } else if (strcmp(a, "--xml") && strcmp(a, "--gdr-level") && strcmp(a, "--sysroot")) {
+            return gv_cli_unknown(tool, a);
+        } else if (!(v = gv_cli_value(tool, argc, argv, &i))) {
+            return GV_CLI_USAGE;
+        } else if (!strcmp(a, "--xml")) {
+            o.xml_path = v;
+        } else if (!strcmp(a, "--sysroot")) {
+            co.sysroot = v;
+        } else if (gdr_level_arg(v) < 0) {
+            return GV_CLI_USAGE;
+        } else {
+            o.gdr_level = v;
+        }
+    }
+    /* The XML file is the whole topology: a sysroot would be read for nothing. */
+    if (o.xml_path && co.sysroot) {
+        fprintf(stderr, "%s: --xml and --sysroot are two sources of the topology: give one\n",
+                tool);
+        return GV_CLI_USAGE;
     }
     gv_ctx *ctx = NULL;
     gv_status s = gv_ctx_create(&co, &ctx);

@@ -4,13 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 static const char *const banner = "==========================================";
 
-static int usage(const char *tool)
+static void usage(const char *tool)
 {
-    fprintf(stderr,
-            "usage: %s [--sysroot DIR] [--library-dir DIR] [--topology-xml FILE] [--json]\n", tool);
-    return 2;
+    printf("usage: %s [--sysroot DIR] [--library-dir DIR] [--topology-xml FILE]\n"
+           "       %*s [--policy FILE] [--json] [--version]\n"
+           "  --sysroot DIR       judge a captured node tree (/proc, /sys, /etc) offline\n"
+           "  --library-dir DIR   load the NVIDIA and RDMA libraries from DIR only\n"
+           "  --topology-xml F    GPU/NIC locality from this `lstopo --of xml` file\n"
+           "  --policy FILE       the site's expectations, key = value (gv_policy.h)\n"
+           "  --json              the gpuverify report as JSON (docs/report.schema.json)\n"
+           "Exit status: 0 healthy, 1 a check FAILed or ERRORed, 2 usage or library error.\n",
+           tool, (int)strlen(tool), "");
 }
 
 /* Whether id is named by the comma-separated list (an ID, or a prefix ending at a dot). */
@@ -41,17 +49,35 @@ static const char *tag(int32_t verdict)
     }
 }
 
+/* The seed scripts' colours: green OK, yellow WARN, red FAIL and ERROR; SKIP plain. */
+static const char *tag_colour(int32_t verdict)
+{
+    switch (verdict) {
+    case GV_PASS:
+        return "\033[32m";
+    case GV_WARN:
+        return "\033[33m";
+    case GV_FAIL:
+    case GV_ERROR:
+        return "\033[31m";
+    default:
+        return "";
+    }
+}
+
 static int print_sections(gv_ctx *ctx, const gv_report *r, const seed_section *sections, size_t n,
                           seed_extra_fn extra)
 {
     unsigned counts[5] = {0};
+    int colour = gv_cli_colour(stdout);
     for (size_t s = 0; s < n; s++) {
         printf("%s\n%s\n%s\n", banner, sections[s].title, banner);
         for (uint32_t i = 0; i < gv_report_count(r); i++) {
             gv_check_result c = GV_CHECK_RESULT_INIT;
             if (gv_report_result(r, i, &c) != GV_OK || !listed(sections[s].checks, c.id))
                 continue;
-            printf("%s %s\n", tag(c.verdict), c.message);
+            const char *on = colour ? tag_colour(c.verdict) : "";
+            printf("%s%s%s %s\n", on, tag(c.verdict), *on ? "\033[0m" : "", c.message);
             if (c.remediation[0] && c.verdict != GV_PASS)
                 printf("       fix: %s\n", c.remediation);
             if (c.verdict >= GV_PASS && c.verdict <= GV_ERROR)
@@ -78,18 +104,29 @@ int seed_main(int argc, char **argv, const char *tool, const seed_section *secti
     const char *policy_path = NULL;
     int json = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(tool);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            gv_cli_version(tool);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
             json = 1;
-        else if (strcmp(argv[i], "--sysroot") == 0 && i + 1 < argc)
-            co.sysroot = argv[++i];
-        else if (strcmp(argv[i], "--library-dir") == 0 && i + 1 < argc)
-            co.library_dir = argv[++i];
-        else if (strcmp(argv[i], "--topology-xml") == 0 && i + 1 < argc)
-            ro.topology_xml = argv[++i];
-        else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
-            policy_path = argv[++i];
-        else
-            return usage(tool);
+        } else if (strcmp(a, "--sysroot") && strcmp(a, "--library-dir") &&
+                   strcmp(a, "--topology-xml") && strcmp(a, "--policy")) {
+            return gv_cli_unknown(tool, a);
+        } else if (!(v = gv_cli_value(tool, argc, argv, &i))) {
+            return GV_CLI_USAGE;
+        } else if (!strcmp(a, "--sysroot")) {
+            co.sysroot = v;
+        } else if (!strcmp(a, "--library-dir")) {
+            co.library_dir = v;
+        } else if (!strcmp(a, "--topology-xml")) {
+            ro.topology_xml = v;
+        } else {
+            policy_path = v;
+        }
     }
     char checks[512] = "";
     for (size_t s = 0; s < n; s++)

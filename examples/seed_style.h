@@ -15,9 +15,9 @@ typedef struct seed_section {
 typedef void (*seed_extra_fn)(gv_ctx *ctx, const gv_report *report, size_t section);
 
 /* The whole tool: options (--sysroot DIR, --library-dir DIR, --topology-xml FILE,
- * --policy FILE, --json),
- * a gv_run of every section's checks, the sections or the JSON report. Exit 0 healthy, 1 on
- * FAIL or ERROR, 2 on bad usage or when the checks could not run. */
+ * --policy FILE, --json, --version, -h/--help; cli.h's conventions), a gv_run of every
+ * section's checks, the sections (tags coloured where gv_cli_colour says) or the JSON report.
+ * Exit 0 healthy, 1 on FAIL or ERROR, 2 on bad usage or when the checks could not run. */
 int seed_main(int argc, char **argv, const char *tool, const seed_section *sections, size_t n,
               seed_extra_fn extra);
 
