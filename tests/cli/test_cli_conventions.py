@@ -1,0 +1,241 @@
+"""The command-line conventions every gpuverify tool keeps (examples/cli.h), asserted tool by tool:
+
+  --version           exit 0, "<tool> X.Y.Z ..." on stdout, nothing on stderr, one version for all
+  -h, --help          exit 0, the usage on stdout (naming every option tested here), nothing on
+                      stderr
+  an unknown option   exit 2, nothing on stdout, one line naming it and a hint to --help on stderr
+  a missing value     exit 2, a message naming the option
+  a bad number        ('abc', '-1', an absurd value) exit 2, nothing on stdout, a message naming the
+                      option, the value and the allowed range ("from A to B")
+  a bad name          (dtype, op, level, ...) exit 2, a message listing every allowed name
+  incompatible modes  exit 2, a message naming both options
+  NO_COLOR=1          under a pseudo-terminal: no escape sequence at all; without it, the tools
+                      that colour do (so the first assertion is not vacuous)
+
+usage: test_cli_conventions.py EXAMPLES_DIR FIXTURES_DIR FAKELIB_DIR
+"""
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+
+examples, fixtures, fakelib = (os.path.abspath(a) for a in sys.argv[1:4])
+source_fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+failures = []
+checked = 0
+
+
+def scenario(name):
+    return os.path.join(fixtures, "scenarios", name + ".conf")
+
+
+def sysroot(name):
+    return os.path.join(fixtures, "sysroots", name)
+
+
+XML = os.path.join(source_fixtures, "hwloc", "xml", "24em64t-2n6c2t-pci.xml")
+PASSIVE = "^cuda,^mem,^gemm,^cudnn,^driver.compat,^topo,^rdma,^gpudirect,^nccl"
+RDMA_ENV = {"HWLOC_FSROOT": sysroot("h100-roce"), "GV_FAKE_SCENARIO": scenario("h100x8-rdma")}
+RDMA_ARGS = ["--sysroot", sysroot("h100-roce"), "--library-dir", fakelib]
+
+# Per tool: numeric options and values each must refuse; named values (option, bad value, the
+# names its message must list); incompatible options (args, the two option names); a real run
+# over the fakes for the terminal test (args, environment, whether it colours on a terminal).
+TOOLS = {
+    "gv-check": {
+        "numbers": [("--deadline", ["abc", "-1"]), ("--gemm-size", ["abc", "-1"]),
+                    ("--copy-mib", ["abc", "-1"]), ("--nccl-kib", ["abc", "-1"]),
+                    ("--budget", ["abc", "-1"]), ("--duration", ["abc", "-1"])],
+        "names": [("--level", "fast", ["quick", "standard", "extended"]),
+                  ("--isolation", "sometimes", ["auto", "process", "none"])],
+        "incompatible": [],
+        "run": (["--sysroot", sysroot("h100-open"), "--library-dir", fakelib, "--checks",
+                 PASSIVE], {"GV_FAKE_SCENARIO": scenario("h100x8")}, True),
+    },
+    "gv-gemm": {
+        "numbers": [("--gpu", ["abc", "-1", "100000"]), ("--size", ["abc", "-1", "0", "1e9"]),
+                    ("--warmup", ["abc", "-1", "1e9", "nan"]), ("--batch", ["abc", "-1", "0"]),
+                    ("--batches", ["abc", "-1", "0", "99999999999999999999"]),
+                    ("--mnk", ["abc", "8,8", "8,8,-1", "8,8,8,8"])],
+        "names": [("--dtype", "fp64", ["fp32", "tf32", "fp16", "bf16", "fp8"]),
+                  ("--dtype", "fp16,fp4", ["fp32", "tf32", "fp16", "bf16", "fp8"])],
+        "incompatible": [(["--size", "64", "--mnk", "64,64,64"], ["--size", "--mnk"])],
+        "run": (["--dtype", "fp16", "--size", "32", "--warmup", "0", "--batch", "0.001",
+                 "--batches", "2"],
+                {"GV_FAKE_SCENARIO": scenario("h100x1-compute"),
+                 "GPUVERIFY_CUDA_LIBRARY": os.path.join(fakelib, "libcuda.so.1"),
+                 "GPUVERIFY_NVML_LIBRARY": os.path.join(fakelib, "libnvidia-ml.so.1"),
+                 "GPUVERIFY_CUBLASLT_LIBRARY": os.path.join(fakelib, "libcublasLt.so.13")}, False),
+    },
+    "gv-topo": {
+        "numbers": [],
+        "names": [("--gdr-level", "NVL", ["LOC", "PIX", "PXB", "PHB", "SYS"]),
+                  ("--gdr-level", "9", ["LOC", "PIX", "PXB", "PHB", "SYS"])],
+        "incompatible": [(["--xml", XML, "--sysroot", sysroot("h100-open")],
+                          ["--xml", "--sysroot"])],
+        "run": (["--xml", XML], {}, False),
+    },
+    "gv-rdma": {"numbers": [], "names": [], "incompatible": [],
+                "run": (RDMA_ARGS, RDMA_ENV, True)},
+    "gv-gpudirect": {"numbers": [], "names": [], "incompatible": [],
+                     "run": (RDMA_ARGS, RDMA_ENV, True)},
+    "gv-nccl": {
+        "numbers": [("-b", ["abc", "-1", "2", "1T", "65G", "8X"]), ("-e", ["abc", "-1", "1E"]),
+                    ("-f", ["abc", "-1", "1", "4096"]), ("-n", ["abc", "-1", "0", "1e3"]),
+                    ("-w", ["abc", "-1", "10000000"]),
+                    ("--deadline", ["abc", "-1", "0", "1e9", "inf"]),
+                    ("--min-busbw", ["abc", "-1", "1e12"]),
+                    ("--gpus", ["abc", "-1", "0,,1", "0,1000"]),
+                    ("--withhold", ["abc", "-1"])],
+        "names": [("--op", "allreduce", ["all_reduce", "all_gather", "reduce_scatter",
+                                         "broadcast", "reduce", "alltoall", "gather", "scatter",
+                                         "sendrecv", "pairs"])],
+        "incompatible": [(["-b", "1M", "-e", "1K"], ["-b", "-e"]),
+                         (["--withhold", "1", "--library-dir", fakelib], ["--withhold", "MPI"])],
+        "run": (["--library-dir", fakelib, "-b", "64", "-e", "1K", "-f", "4", "-n", "2"],
+                {"GV_FAKE_SCENARIO": scenario("h100x8")}, False),
+    },
+}
+
+
+def run(tool, args, env=None, timeout=60):
+    global checked
+    checked += 1
+    try:
+        p = subprocess.run([os.path.join(examples, tool)] + args, capture_output=True,
+                           text=True, timeout=timeout, env=dict(os.environ, **(env or {})))
+    except subprocess.TimeoutExpired:
+        return None, "", "timed out after %d s" % timeout
+    return p.returncode, p.stdout, p.stderr
+
+
+def fail(tool, args, why, out="", err=""):
+    failures.append("%s %s: %s\n    stdout: %r\n    stderr: %r"
+                    % (tool, " ".join(args), why, out[:300], err[:300]))
+
+
+def on_terminal(tool, args, env, timeout=120):
+    """The tool's stdout and stderr on one pseudo-terminal: (exit status, all it wrote)."""
+    global checked
+    checked += 1
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.Popen([os.path.join(examples, tool)] + args, stdin=slave, stdout=slave,
+                             stderr=slave, env=dict(os.environ, **env), close_fds=True)
+    finally:
+        os.close(slave)
+    data = b""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every writer closed the terminal
+                break
+            if not chunk:
+                break
+            data += chunk
+        elif p.poll() is not None:
+            break
+    os.close(master)
+    try:
+        rc = p.wait(timeout=max(1, end - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        rc = None
+    return rc, data.decode(errors="replace")
+
+
+def refused(tool, args, must_name, ranged=False, names=()):
+    """Exit 2, nothing on stdout, a message on stderr naming each of must_name (and the range
+    or every allowed name)."""
+    rc, out, err = run(tool, args)
+    if rc != 2:
+        fail(tool, args, "exit %s, want 2" % rc, out, err)
+    elif out:
+        fail(tool, args, "printed on stdout", out, err)
+    elif not err.strip():
+        fail(tool, args, "no message on stderr", out, err)
+    else:
+        for word in must_name:
+            if word not in err:
+                fail(tool, args, "the message does not name %r" % word, out, err)
+        if ranged and not re.search(r"\bfrom \S+ to \S+", err):
+            fail(tool, args, "the message does not give the range (\"from A to B\")", out, err)
+        for name in names:
+            if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(name), err):
+                fail(tool, args, "the message does not list %r" % name, out, err)
+
+
+versions = {}
+for tool, spec in TOOLS.items():
+    before = len(failures)
+    # --version
+    rc, out, err = run(tool, ["--version"])
+    m = re.match(r"%s (\d+\.\d+\.\d+)\b" % re.escape(tool), out)
+    if rc != 0 or not m or err or out.count("\n") != 1:
+        fail(tool, ["--version"], "exit %s; want exit 0 and one line '%s X.Y.Z' on stdout only"
+             % (rc, tool), out, err)
+    else:
+        versions[tool] = m.group(1)
+    # -h and --help
+    usage = ""
+    for flag in ("-h", "--help"):
+        rc, out, err = run(tool, [flag])
+        if rc != 0 or err or not out.startswith("usage: %s" % tool):
+            fail(tool, [flag], "exit %s; want exit 0, 'usage: %s' on stdout, stderr empty"
+                 % (rc, tool), out, err)
+        usage = out or usage
+    named = [o for o, _ in spec["numbers"]] + [o for o, _, _ in spec["names"]]
+    for opt in named:
+        if usage and not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), usage):
+            fail(tool, ["--help"], "the usage does not name %s" % opt, usage)
+    # An unknown option, a stray argument: one line and the hint.
+    for args in (["--no-such-option"], ["no-such-argument"]):
+        rc, out, err = run(tool, args)
+        if rc != 2 or out or len(err.strip().splitlines()) != 1 or args[0] not in err \
+                or "--help" not in err:
+            fail(tool, args, "exit %s; want exit 2, one line on stderr naming it with a hint "
+                 "to --help" % rc, out, err)
+    # A missing value, for each option that takes one.
+    for opt in dict.fromkeys(named):
+        refused(tool, [opt], [opt])
+    # Numbers and names.
+    for opt, values in spec["numbers"]:
+        for value in values:
+            refused(tool, [opt, value], [opt, "'%s'" % value], ranged=True)
+    for opt, value, names in spec["names"]:
+        refused(tool, [opt, value], [opt], names=names)
+    for args, opts in spec["incompatible"]:
+        refused(tool, args, opts)
+    # NO_COLOR under a terminal: no escape sequence; without it, colour where the tool has any.
+    args, env, colours = spec["run"]
+    rc, text = on_terminal(tool, args, dict(env, NO_COLOR="1"))
+    if rc not in (0, 1):
+        fail(tool, args, "under a terminal with NO_COLOR=1: exit %s" % rc, text)
+    elif "\x1b" in text:
+        fail(tool, args, "NO_COLOR=1 under a terminal: an escape sequence in the output", text)
+    if colours:
+        env = {k: v for k, v in env.items()}
+        saved = os.environ.pop("NO_COLOR", None)
+        try:
+            rc, text = on_terminal(tool, args, env)
+        finally:
+            if saved is not None:
+                os.environ["NO_COLOR"] = saved
+        if "\x1b[" not in text:
+            fail(tool, args, "under a terminal without NO_COLOR: no colour (exit %s)" % rc, text)
+    print("%-13s %s" % (tool, "ok" if len(failures) == before
+                        else "%d problem(s)" % (len(failures) - before)))
+
+if len(set(versions.values())) > 1:
+    failures.append("--version differs between tools: %r" % versions)
+for f in failures:
+    print("FAIL " + f)
+print("%d invocations, %d problem(s)" % (checked, len(failures)))
+sys.exit(1 if failures else 0)
