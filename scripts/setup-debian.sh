@@ -4,7 +4,8 @@ set -eu
 packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libcmocka-dev python3
           abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin
           python3-jsonschema python3-pytest prometheus clang libclang-rt-14-dev
-          help2man groff-base man-db"
+          help2man groff-base man-db
+          munge slurmctld slurmd slurm-client libpmix-dev shellcheck"
 missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
           grep -q 'install ok installed' || echo "$p"; done)
 [ -z "$missing" ] && exit 0

@@ -1,44 +1,190 @@
 #!/bin/sh
-# Slurm HealthCheckProgram (slurm.conf: HealthCheckProgram=/usr/local/sbin/gpuverify-healthcheck.sh,
-# HealthCheckInterval=300, HealthCheckNodeState=IDLE) or Prolog: runs gv-check and, when a check
-# fails, drains this node with the failing check's one-line message as the reason, so `sinfo -R`
-# says what is wrong. Its default checks make a CUDA context on each GPU and allocate half of an
-# idle GPU's free memory (cuda.alloc; a GPU a job uses is spared all but 64 MiB): on nodes where
-# jobs run, give GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl. In a Prolog the GPUs should be
-# idle: a policy with `busy = fail` (GPUVERIFY_GV_CHECK="gv-check --policy FILE") drains a node
-# where a process of an earlier job still holds a GPU, which the default `busy = skip` reports
-# as "not judged" and passes.
+# Slurm HealthCheckProgram or Prolog: runs `gv-check --quiet` and keeps the node's state in step
+# with its verdict, so `sinfo -R` says what is wrong:
 #
-#   GPUVERIFY_CHECKS   checks to run (default: everything but the long GPU benchmarks)
-#   GPUVERIFY_TIMEOUT  seconds before gv-check is killed and the node drained (default 120)
-#   GPUVERIFY_GV_CHECK the gv-check command with any fixed options (default: gv-check on PATH)
+#   slurm.conf  HealthCheckProgram=/usr/local/sbin/gpuverify-healthcheck.sh
+#               HealthCheckInterval=300
+#               HealthCheckNodeState=IDLE
+#               Prolog=/usr/local/sbin/gpuverify-prolog.sh   (or this script: see --prolog)
 #
-# Exit status: 0 healthy, or its GPUs under test by another gpuverify (for less than
-# GPUVERIFY_TIMEOUT); 1 drained (a Prolog failure also requeues the job).
+# What it does with the node (reasons start with "gpuverify: ", NHC's convention: it resumes only
+# nodes it drained itself and never touches another reason):
+#   healthy (exit 0)  resumes the node if it is drained with a "gpuverify:" reason; else nothing
+#   FAIL (1)          drains it: "gpuverify: FAIL <check> <subject>: <message> (<counts>)"
+#   ERROR (3)         drains it: "gpuverify: could not judge: ERROR <check> <subject>: ..."
+#   HELD (4)          GPUs another gpuverify is testing (a Prolog beside the health check): that
+#                     run judges them when it has held them for up to GPUVERIFY_TIMEOUT, nothing
+#                     changes; held longer, that run is stuck (or at a burn-in): drains it
+#   no verdict        gv-check killed at its time limit: "gpuverify: no verdict within N s"
+#   gv-check broken   (usage error, not found): "gpuverify: could not run gv-check: ..."
+# A node already drained or down for another reason (an admin's "maintenance") keeps that reason:
+# the verdict is only logged. Reasons longer than 200 characters are cut at a word.
+#
+# Time: slurmd kills a HealthCheckProgram after 60 s, so everything here ends well before that.
+# gv-check gets --budget (checks not started by then are ERROR rows) and --deadline (each check's,
+# times the catalog's factor: driver.nvml 2x, driver.cuda 4x), chosen so that a hang is a FAIL
+# naming the check and the run ends well inside the limit; `timeout` is the last guard.
+#
+#   GPUVERIFY_TIMEOUT   seconds the whole run may take (default 45): gv-check is sent SIGTERM
+#                       at TIMEOUT - 5 and SIGKILL at TIMEOUT; also the longest another
+#                       gpuverify may hold the GPUs before it counts as stuck
+#   GPUVERIFY_BUDGET    gv-check --budget (default TIMEOUT * 2/3: 30 s); gv-check waits up to
+#                       half of it for GPUs another gpuverify holds
+#   GPUVERIFY_DEADLINE  gv-check --deadline (default BUDGET / 4: 7 s, so that a cuInit hang,
+#                       at 4x, is judged inside the budget)
+#   GPUVERIFY_CHECKS    checks to run (default: everything but the long GPU benchmarks). Its
+#                       checks make a CUDA context on each GPU and allocate half of an idle
+#                       GPU's free memory (cuda.alloc): on nodes where jobs run while the health
+#                       check does, give GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl
+#   GPUVERIFY_GV_CHECK  the gv-check command with any fixed options (default: gv-check on PATH);
+#                       in a Prolog the GPUs should be idle: "gv-check --policy FILE" with
+#                       `busy = fail` drains a node where an earlier job's process still holds
+#                       a GPU, which the default `busy = skip` passes as "not judged"
+#   --prolog            (or SLURM_SCRIPT_CONTEXT=prolog_slurmd, as slurmd sets for a Prolog)
+#                       Prolog mode: the same verdicts; a failure exits 1, so Slurm requeues
+#                       the job (held) and keeps the node drained
+#
+# Exit status: 0 healthy, or its GPUs under test by another gpuverify; 1 not fit for jobs (the
+# node drained, or left drained for its other reason); 2 usage error of this script.
 set -u
-checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem}
-limit=${GPUVERIFY_TIMEOUT:-120}
-node=$(hostname -s)
-# --npd prints exactly one line: "FAIL <check> <subject>: <message> (and N more)".
-# shellcheck disable=SC2086 # the command and its fixed options are words
-line=$(timeout "$limit" ${GPUVERIFY_GV_CHECK:-gv-check} --npd --checks "$checks" 2>&1)
-rc=$?
-# Another gpuverify holding the GPUs through this run's wait (a Prolog beside the health check)
-# judges them itself; one that has held them longer than this script allows any run is stuck
-# (or at a burn-in) and the node is not to be given jobs.
-held=$(printf '%s\n' "$line" | sed -n 's/.*being tested by another gpuverify.*which has held it for \([0-9][0-9]*\) s.*/\1/p')
-if [ "$rc" -eq 2 ] && [ -n "$held" ] && [ "$held" -le "$limit" ]; then
-    logger -t gpuverify "another gpuverify is testing $node's GPUs (for ${held}s); it judges them" 2>/dev/null || true
-    exit 0
+LC_ALL=C
+export LC_ALL
+
+prolog=no
+[ "${SLURM_SCRIPT_CONTEXT:-}" = prolog_slurmd ] && prolog=yes
+for arg in "$@"; do
+    case $arg in
+    --prolog) prolog=yes ;;
+    *) echo "usage: $0 [--prolog]" >&2; exit 2 ;;
+    esac
+done
+
+whole_number() {
+    case $2 in
+    '' | *[!0-9]*) echo "gpuverify-healthcheck: $1=$2 is not a whole number of seconds" >&2; exit 2 ;;
+    esac
+}
+limit=${GPUVERIFY_TIMEOUT:-45}
+whole_number GPUVERIFY_TIMEOUT "$limit"
+if [ "$limit" -lt 12 ]; then
+    echo "gpuverify-healthcheck: GPUVERIFY_TIMEOUT=$limit: at least 12 s" >&2
+    exit 2
 fi
+budget=${GPUVERIFY_BUDGET:-$((limit * 2 / 3))}
+whole_number GPUVERIFY_BUDGET "$budget"
+deadline=${GPUVERIFY_DEADLINE:-$((budget / 4))}
+whole_number GPUVERIFY_DEADLINE "$deadline"
+[ "$deadline" -ge 1 ] || deadline=1
+term_at=$((limit - 5))
+checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem}
+node=${SLURMD_NODENAME:-$(hostname -s)}
+mode=health-check
+[ "$prolog" = yes ] && mode="prolog${SLURM_JOB_ID:+ of job $SLURM_JOB_ID}"
+
+log() {
+    echo "gpuverify ($mode): $*"
+    logger -t gpuverify "($mode) $*" 2>/dev/null || true
+}
+
+# At most 200 characters, cut at a word: Slurm shows the reason in one column of `sinfo -R`,
+# and the full report is one `gv-check` away on the node.
+shorten() {
+    printf '%s\n' "$1" | awk -v max=200 '{
+        if (length($0) > max) {
+            s = substr($0, 1, max - 4)
+            if (substr($0, max - 3, 1) != " ")
+                sub(/ +[^ ]*$/, "", s)
+            $0 = s " ..."
+        }
+        print
+    }'
+}
+
+# The node's state (IDLE+DRAIN, DOWN, ...) and reason as `scontrol show node` tells them.
+state=
+current_reason=
+read_node() {
+    shown=$(scontrol show node "$node" 2>/dev/null) || return 1
+    state=$(printf '%s\n' "$shown" | sed -n 's/^ *State=\([^ ]*\).*/\1/p' | head -n 1)
+    current_reason=$(printf '%s\n' "$shown" | sed -n 's/^ *Reason=\(.*\) \[[^]]*\]$/\1/p' | head -n 1)
+    return 0
+}
+# Held out of work (drained, draining, down, failed) with a reason that is not ours?
+held_by_another_reason() {
+    case +$state+ in
+    *+DRAIN+* | *+DOWN+* | *+FAIL+* | +DOWN* | +FAIL*) ;;
+    *) return 1 ;;
+    esac
+    case $current_reason in
+    gpuverify:*) return 1 ;;
+    esac
+    return 0
+}
+
+drain() {
+    reason=$(shorten "gpuverify: $1")
+    if ! read_node; then
+        log "cannot read node $node from slurmctld; not drained: $reason"
+        exit 1
+    fi
+    if held_by_another_reason; then
+        log "$node is $state for \"$current_reason\", kept; this run found: $reason"
+        exit 1
+    fi
+    case +$state+ in
+    *+DRAIN+*)
+        if [ "$current_reason" = "$reason" ]; then
+            log "$node stays drained: $reason"
+            exit 1
+        fi ;;
+    esac
+    if scontrol update nodename="$node" state=drain reason="$reason"; then
+        log "drained $node: $reason"
+    else
+        log "scontrol could not drain $node: $reason"
+    fi
+    exit 1
+}
+
+err=$(mktemp "${TMPDIR:-/tmp}/gpuverify-healthcheck.XXXXXX") || exit 1
+trap 'rm -f "$err"' EXIT
+# --quiet prints exactly one line, its first word the class: OK, WARN, FAIL, ERROR, HELD.
+# shellcheck disable=SC2086 # the command and its fixed options are words
+line=$(timeout -k 5 "$term_at" ${GPUVERIFY_GV_CHECK:-gv-check} --quiet --budget "$budget" \
+       --deadline "$deadline" --checks "$checks" 2>"$err")
+rc=$?
+line=$(printf '%s\n' "$line" | head -n 1)
+
 case $rc in
-0) exit 0 ;;
-1) reason="gpuverify: $line" ;;
-124) reason="gpuverify: no verdict within ${limit}s (a GPU or driver call hangs)" ;;
-*) reason="gpuverify: could not judge the node: $line" ;;
+0)
+    if read_node; then
+        case +$state+:$current_reason in
+        *+DRAIN+*:gpuverify:* | *+DOWN+*:gpuverify:* | +DOWN*:gpuverify:*)
+            if scontrol update nodename="$node" state=resume; then
+                log "resumed $node (was \"$current_reason\"): $line"
+            else
+                log "scontrol could not resume $node: $line"
+            fi ;;
+        esac
+    fi
+    exit 0 ;;
+1) drain "$line" ;;
+3) drain "could not judge: $line" ;;
+4)
+    # "HELD for <seconds> s by PID <pid>: <check> <subject>: <message>", <seconds> "?" unknown.
+    held=$(printf '%s\n' "$line" | sed -n 's/^HELD for \([0-9][0-9]*\) s by PID .*/\1/p')
+    if [ -n "$held" ] && [ "$held" -le "$limit" ]; then
+        log "another gpuverify is testing $node's GPUs (for $held s); it judges them: $line"
+        exit 0
+    fi
+    if [ -n "$held" ]; then
+        drain "another gpuverify stuck on the GPUs: $line"
+    fi
+    drain "could not judge: $line" ;;
+124 | 137) drain "no verdict within $term_at s (a GPU or driver call hangs)" ;;
+*)
+    # Its message, not the usage text after it.
+    why=$(sed -e '/^usage:/d' -e '/^[[:space:]]/d' -e '/^$/d' "$err" | head -n 1)
+    [ -n "$why" ] || why=$(head -n 1 "$err")
+    drain "could not run gv-check (exit $rc): ${why:-$line}" ;;
 esac
-# Slurm keeps reasons short; the full report is one `gv-check` away on the node.
-reason=$(printf '%s' "$reason" | cut -c1-200)
-scontrol update nodename="$node" state=drain reason="$reason"
-logger -t gpuverify "drained $node: $reason" 2>/dev/null || true
-exit 1
