@@ -1,4 +1,7 @@
 #!/bin/bash
+# NHC's code as it is, unquoted expansions and all:
+# shellcheck disable=SC2086,SC2128,SC2145,SC2317,SC2034,SC1090
+
 # LBNL NHC's driver (github.com/mej/nhc, the `nhc` script) reduced to what a check sees: its
 # helpers die, log, vlog, dbg, syslog, syslog_flush, kill_watchdog as `nhc` defines them, the
 # variables it sets (TIMEOUT, HOSTNAME, NHC_RM, NAME, NHC_START_TS, ...), its PATH and `set -f`,
