@@ -1,50 +1,72 @@
-/* gv-check: runs the checks gpuverify has and prints a health summary (or JSON, or Prometheus
- * text). Exit status: 0 healthy (PASS/WARN/SKIP only), 1 a check FAILed or ERRORed, 2 usage or
- * library error; with --npd node-problem-detector's 0 OK, 1 problem, 2 unknown. Thin by
- * design: all logic lives in libgpuverify. */
+/* gv-check: runs the checks gpuverify has and prints a health summary (or JSON, Prometheus
+ * text, or one line). Exit status (docs/outputs.md): 0 healthy (PASS/WARN/SKIP only), 1 a check
+ * FAILed, 2 usage error or the run could not start, 3 could not judge (no FAIL, a check
+ * ERRORed), 4 not judged (no FAIL; every ERROR a check another gpuverify's hold on a GPU left
+ * unrun); with --npd node-problem-detector's 0 OK, 1 problem, 2 unknown. Thin by design: all
+ * logic lives in libgpuverify. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <gpuverify/gpuverify.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "cli.h"
+#include "verdict_line.h"
+
+#define TOOL "gv-check"
 
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: gv-check [--json | --prometheus | --npd] [--sysroot DIR] [--library-dir DIR]\n"
-            "                [--checks LIST]\n"
-            "                [--gemm-size N] [--copy-mib N] [--nccl-kib N]\n"
-            "                [--topology-xml FILE] [--level L] [--budget S] [--gpus LIST]\n"
-            "                [--duration S] [--policy FILE] [--isolation I] [--deadline S]\n"
-            "                [--list]\n"
-            "  --json             print the report as JSON (docs/report.schema.json)\n"
-            "  --prometheus       print it in Prometheus' text format (node_exporter textfile)\n"
-            "  --npd              node-problem-detector plugin: one line; exit 0 OK, 1 problem,\n"
-            "                     2 unknown\n"
+            "usage: gv-check [--json | --prometheus | --npd | --quiet | --failures]\n"
+            "                [--textfile FILE] [--sysroot DIR] [--library-dir DIR]\n"
+            "                [--checks LIST] [--level L] [--budget S] [--deadline S]\n"
+            "                [--gpus LIST] [--duration S] [--policy FILE] [--isolation I]\n"
+            "                [--gemm-size N] [--copy-mib N] [--nccl-kib N] [--topology-xml FILE]\n"
+            "       gv-check --list | --version | --help\n"
+            "Output (one of):\n"
+            "  (default)          an inventory and one row per check, then the counts\n"
+            "  --failures         only the WARN, FAIL and ERROR rows, then the counts\n"
+            "  --quiet            the verdict in one line of at most 200 bytes\n"
+            "  --json             the report as JSON (docs/report.schema.json)\n"
+            "  --prometheus       Prometheus' text format (node_exporter textfile)\n"
+            "  --npd              node-problem-detector plugin: the one line; exit 0 OK,\n"
+            "                     1 problem, 2 unknown\n"
+            "  --textfile FILE    also write the Prometheus text to FILE, replaced atomically\n"
+            "                     whatever the verdict (node_exporter's textfile collector)\n"
+            "What to check:\n"
             "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
             "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
             "  --list             print every check ID and exit\n"
             "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
             "                     ^ID leaves one out\n"
+            "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
+            "  --budget S         wall-clock budget of the run (default: the level's)\n"
+            "  --deadline S       each check's deadline where the catalog sets none (30)\n"
+            "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
+            "  --duration S       how long stress.* loads the GPUs (extended level; default\n"
+            "                     120; hours for a burn-in)\n"
+            "  --policy FILE      the site's expectations, key = value (gv_policy.h)\n"
+            "  --isolation I      auto (default: gpuverify-worker when installed), process\n"
+            "                     (required), none (in this process, no hard deadlines)\n"
             "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
             "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
             "  --nccl-kib N       largest all-reduce of nccl.allreduce (default 262144)\n"
             "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n"
-            "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
-            "  --budget S         wall-clock budget of the run (default: the level's)\n"
-            "  --duration S       how long stress.* loads the GPUs (extended level; default\n"
-            "                     120; hours for a burn-in)\n"
-            "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
-            "  --policy FILE      the site's expectations, key = value (gv_policy.h)\n"
-            "  --isolation I      auto (default: gpuverify-worker when installed), process\n"
-            "                     (required), none (in this process, no hard deadlines)\n"
-            "  --deadline S       each check's deadline where the catalog sets none (30)\n");
+            "Exit status: 0 healthy (PASS, WARN, SKIP), 1 a check FAILed, 2 usage error or the\n"
+            "run could not start, 3 could not judge (no FAIL, a check ERRORed), 4 not judged:\n"
+            "another gpuverify held the GPUs (no FAIL; every ERROR such a hold).\n"
+            "Environment: NO_COLOR turns colour and the progress line off.\n");
 }
 
-static const char *colour(int verdict, int tty)
+static const char *colour(int verdict, int use)
 {
-    if (!tty)
+    if (!use)
         return "";
     switch (verdict) {
     case GV_PASS:
@@ -100,12 +122,16 @@ static void print_inventory(const gv_report *r)
     }
 }
 
-static void print_table(const gv_report *r)
+/* Every row, or with failures_only the WARN, FAIL and ERROR rows without the inventory. */
+static void print_table(const gv_report *r, int failures_only)
 {
-    int tty = isatty(STDOUT_FILENO);
-    printf("GPU Health Check Summary\n");
-    print_inventory(r);
-    printf("\n%-7s %-20s %-8s %s\n", "Verdict", "Check", "Subject", "Message");
+    int tty = gv_cli_colour(stdout);
+    if (!failures_only) {
+        printf("GPU Health Check Summary\n");
+        print_inventory(r);
+        printf("\n");
+    }
+    printf("%-7s %-20s %-8s %s\n", "Verdict", "Check", "Subject", "Message");
     int count[5] = {0};
     for (uint32_t i = 0; i < gv_report_count(r); i++) {
         gv_check_result c = GV_CHECK_RESULT_INIT;
@@ -113,6 +139,8 @@ static void print_table(const gv_report *r)
             continue;
         if (c.verdict >= GV_PASS && c.verdict <= GV_ERROR)
             count[c.verdict]++;
+        if (failures_only && c.verdict != GV_WARN && c.verdict != GV_FAIL && c.verdict != GV_ERROR)
+            continue;
         printf("%s%-7s%s %-20s %-8s %s\n", colour(c.verdict, tty), gv_verdict_name(c.verdict),
                tty ? "\033[0m" : "", c.id, c.subject, c.message);
         if (c.remediation[0] && c.verdict != GV_PASS && c.verdict != GV_SKIP)
@@ -123,35 +151,7 @@ static void print_table(const gv_report *r)
            gv_verdict_name(gv_report_verdict(r)));
 }
 
-/* node-problem-detector's custom plugin protocol: one line on stdout, exit 0 OK, 1 a problem
- * (a FAIL), 2 unknown (no FAIL but a check could not do its work). */
-static int print_npd(const gv_report *r)
-{
-    uint32_t fails = 0, errors = 0, n = gv_report_count(r);
-    gv_check_result first = GV_CHECK_RESULT_INIT, first_error = GV_CHECK_RESULT_INIT;
-    for (uint32_t i = 0; i < n; i++) {
-        gv_check_result c = GV_CHECK_RESULT_INIT;
-        if (gv_report_result(r, i, &c) != GV_OK)
-            continue;
-        if (c.verdict == GV_FAIL && fails++ == 0)
-            first = c;
-        if (c.verdict == GV_ERROR && errors++ == 0)
-            first_error = c;
-    }
-    const gv_check_result *c = fails ? &first : errors ? &first_error : NULL;
-    if (!c) {
-        printf("gpuverify: %u checks, no failure\n", (unsigned)n);
-        return 0;
-    }
-    uint32_t more = (fails ? fails : errors) - 1;
-    printf("%s %s %s: %s", gv_verdict_name(c->verdict), c->id, c->subject, c->message);
-    if (more)
-        printf(" (and %u more)", (unsigned)more);
-    printf("\n");
-    return fails ? 1 : 2;
-}
-
-enum output { TABLE, JSON, PROMETHEUS, NPD };
+enum output { TABLE, FAILURES, QUIET, JSON, PROMETHEUS, NPD };
 
 /* The progress line on a terminal: where the run is, how much of the budget it has spent, and
  * the failures so far. Redrawn in place on stderr; cleared before the report is printed. */
@@ -176,68 +176,176 @@ static void draw_progress(const gv_run_event *e, void *user)
     fflush(stderr);
 }
 
+/* text into path through a temporary file in its folder, synced, then renamed over it, so a
+ * collector reads the old file or the new one, never half of one. 0 or -1 (errno). */
+static int write_atomically(const char *path, const char *text)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp)
+        return -1;
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(tmp);
+        return -1;
+    }
+    size_t len = strlen(text), done = 0;
+    int ok = 1;
+    while (ok && done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        done += ok ? (size_t)w : 0;
+    }
+    /* mkstemp makes 0600; the collector may run as another user. */
+    ok = ok && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    int saved = errno;
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    errno = saved;
+    return ok ? 0 : -1;
+}
+
+/* --textfile: the report's metrics, or when the run could not start the two lines that say the
+ * node was not found healthy, so that no earlier healthy file stays behind. */
+static int publish(const char *path, const gv_report *report)
+{
+    char *text = NULL;
+    char fallback[768];
+    if (report) {
+        if (gv_report_prometheus(report, 0, &text) != GV_OK)
+            return fprintf(stderr, "gv-check: --textfile: the metrics could not be rendered\n"), -1;
+    } else {
+        snprintf(fallback, sizeof fallback,
+                 "# HELP gpuverify_node_healthy 1 when no check FAILed or ERRORed, else 0\n"
+                 "# TYPE gpuverify_node_healthy gauge\n"
+                 "gpuverify_node_healthy 0\n");
+    }
+    int rc = write_atomically(path, text ? text : fallback);
+    if (rc != 0)
+        fprintf(stderr, "gv-check: --textfile %s: %s\n", path, strerror(errno));
+    gv_free(text);
+    return rc;
+}
+
+/* Options that take a value; 0, or GV_CLI_USAGE after saying what is wrong. */
+static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *run,
+                 const char **policy_path, const char **textfile)
+{
+    const char *a = argv[*i], *v = gv_cli_value(TOOL, argc, argv, i);
+    if (!v)
+        return GV_CLI_USAGE;
+    double d = 0;
+    uint64_t u = 0;
+    if (strcmp(a, "--sysroot") == 0)
+        opts->sysroot = v;
+    else if (strcmp(a, "--library-dir") == 0)
+        opts->library_dir = v;
+    else if (strcmp(a, "--checks") == 0)
+        run->checks = v;
+    else if (strcmp(a, "--topology-xml") == 0)
+        run->topology_xml = v;
+    else if (strcmp(a, "--gpus") == 0)
+        run->gpus = v;
+    else if (strcmp(a, "--policy") == 0)
+        *policy_path = v;
+    else if (strcmp(a, "--textfile") == 0)
+        *textfile = v;
+    else if (strcmp(a, "--gemm-size") == 0) {
+        if (gv_cli_uint64(TOOL, a, v, 1, 65536, &u))
+            return GV_CLI_USAGE;
+        run->gemm_size = (uint32_t)u;
+    } else if (strcmp(a, "--copy-mib") == 0) {
+        if (gv_cli_uint64(TOOL, a, v, 1, 1u << 20, &u))
+            return GV_CLI_USAGE;
+        run->copy_bytes = u << 20;
+    } else if (strcmp(a, "--nccl-kib") == 0) {
+        if (gv_cli_uint64(TOOL, a, v, 1, 1u << 24, &u))
+            return GV_CLI_USAGE;
+        run->nccl_bytes = u << 10;
+    } else if (strcmp(a, "--budget") == 0 || strcmp(a, "--duration") == 0 ||
+               strcmp(a, "--deadline") == 0) {
+        /* Up to a week: a burn-in of days, not a typo of a million seconds. */
+        if (gv_cli_double(TOOL, a, v, 0.001, 7 * 86400.0, &d))
+            return GV_CLI_USAGE;
+        *(a[2] == 'b' ? &run->budget_s : a[3] == 'u' ? &run->duration_s : &opts->deadline_s) = d;
+    } else if (strcmp(a, "--level") == 0) {
+        const char *names[] = {gv_level_name(GV_LEVEL_QUICK), gv_level_name(GV_LEVEL_STANDARD),
+                               gv_level_name(GV_LEVEL_EXTENDED)};
+        const int32_t levels[] = {GV_LEVEL_QUICK, GV_LEVEL_STANDARD, GV_LEVEL_EXTENDED};
+        int k = gv_cli_choice(TOOL, a, v, names, 3);
+        if (k < 0)
+            return GV_CLI_USAGE;
+        run->level = levels[k];
+    } else if (strcmp(a, "--isolation") == 0) {
+        const char *names[] = {"auto", "process", "none"};
+        const int32_t modes[] = {GV_ISOLATION_AUTO, GV_ISOLATION_PROCESS, GV_ISOLATION_NONE};
+        int k = gv_cli_choice(TOOL, a, v, names, 3);
+        if (k < 0)
+            return GV_CLI_USAGE;
+        run->isolation = modes[k];
+    } else {
+        fprintf(stderr, "gv-check: unknown option '%s' (--help lists the options)\n", a);
+        return GV_CLI_USAGE;
+    }
+    return 0;
+}
+
+static int takes_value(const char *a)
+{
+    static const char *const with_value[] = {
+        "--sysroot", "--library-dir", "--checks",    "--topology-xml", "--gpus",
+        "--policy",  "--textfile",    "--gemm-size", "--copy-mib",     "--nccl-kib",
+        "--budget",  "--duration",    "--deadline",  "--level",        "--isolation"};
+    for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+        if (strcmp(a, with_value[k]) == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gv_ctx_opts opts = GV_CTX_OPTS_INIT;
     gv_run_opts run = GV_RUN_OPTS_INIT;
     enum output out = TABLE;
-    const char *policy_path = NULL;
+    const char *out_flag = NULL, *policy_path = NULL, *textfile = NULL;
     gv_policy policy = GV_POLICY_INIT;
+    static const char *const modes[] = {"--failures", "--quiet", "--json", "--prometheus", "--npd"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int has_value = i + 1 < argc;
-        if (strcmp(a, "--json") == 0)
-            out = JSON;
-        else if (strcmp(a, "--prometheus") == 0)
-            out = PROMETHEUS;
-        else if (strcmp(a, "--npd") == 0)
-            out = NPD;
-        else if (strcmp(a, "--sysroot") == 0 && has_value)
-            opts.sysroot = argv[++i];
-        else if (strcmp(a, "--library-dir") == 0 && has_value)
-            opts.library_dir = argv[++i];
-        else if (strcmp(a, "--checks") == 0 && has_value)
-            run.checks = argv[++i];
-        else if (strcmp(a, "--gemm-size") == 0 && has_value)
-            run.gemm_size = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(a, "--copy-mib") == 0 && has_value)
-            run.copy_bytes = strtoull(argv[++i], NULL, 10) << 20;
-        else if (strcmp(a, "--nccl-kib") == 0 && has_value)
-            run.nccl_bytes = strtoull(argv[++i], NULL, 10) << 10;
-        else if (strcmp(a, "--topology-xml") == 0 && has_value)
-            run.topology_xml = argv[++i];
-        else if (strcmp(a, "--level") == 0 && has_value) {
-            const char *name = argv[++i];
-            run.level = -1;
-            for (int32_t l = GV_LEVEL_STANDARD; l <= GV_LEVEL_EXTENDED; l++)
-                if (strcmp(name, gv_level_name(l)) == 0)
-                    run.level = l;
-        } else if (strcmp(a, "--budget") == 0 && has_value)
-            run.budget_s = strtod(argv[++i], NULL);
-        else if (strcmp(a, "--duration") == 0 && has_value)
-            run.duration_s = strtod(argv[++i], NULL);
-        else if (strcmp(a, "--gpus") == 0 && has_value)
-            run.gpus = argv[++i];
-        else if (strcmp(a, "--policy") == 0 && has_value)
-            policy_path = argv[++i];
-        else if (strcmp(a, "--deadline") == 0 && has_value)
-            opts.deadline_s = strtod(argv[++i], NULL);
-        else if (strcmp(a, "--isolation") == 0 && has_value) {
-            const char *name = argv[++i];
-            run.isolation = !strcmp(name, "auto")      ? GV_ISOLATION_AUTO
-                            : !strcmp(name, "process") ? GV_ISOLATION_PROCESS
-                            : !strcmp(name, "none")    ? GV_ISOLATION_NONE
-                                                       : -1;
+        int mode = -1;
+        for (int k = 0; k < 5; k++)
+            if (strcmp(a, modes[k]) == 0)
+                mode = k;
+        if (mode >= 0) {
+            if (out_flag && strcmp(out_flag, a) != 0) {
+                fprintf(stderr, "gv-check: %s and %s are two outputs: choose one\n", out_flag, a);
+                return GV_CLI_USAGE;
+            }
+            out_flag = a;
+            out = (enum output)(FAILURES + mode);
         } else if (strcmp(a, "--list") == 0) {
             for (uint32_t k = 0; k < gv_catalog_count(); k++)
                 printf("%s\n", gv_catalog_id(k));
             return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            gv_cli_version(TOOL);
+            return 0;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
+        } else if (takes_value(a)) {
+            int rc = parse(argc, argv, &i, &opts, &run, &policy_path, &textfile);
+            if (rc)
+                return rc;
         } else {
-            usage(stderr);
-            return 2;
+            fprintf(stderr, "gv-check: unknown option '%s' (--help lists the options)\n", a);
+            return GV_CLI_USAGE;
         }
     }
     gv_ctx *ctx = NULL;
@@ -248,7 +356,7 @@ int main(int argc, char **argv)
         run.policy = &policy;
     }
     progress line = {0, ""};
-    if (isatty(STDERR_FILENO)) {
+    if (out != QUIET && out != NPD && gv_cli_colour(stderr)) {
         run.on_event = draw_progress;
         run.on_event_user = &line;
     }
@@ -257,17 +365,23 @@ int main(int argc, char **argv)
     if (run.on_event)
         fprintf(stderr, "\r\033[K");
     if (s != GV_OK) {
-        /* Under --npd the answer is "unknown", on stdout, in one line. */
-        FILE *to = out == NPD ? stdout : stderr;
-        fprintf(to, "gv-check: %s: %s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+        /* Under --npd and --quiet the answer is one line on stdout. */
+        FILE *to = out == NPD || out == QUIET ? stdout : stderr;
+        fprintf(to, "gv-check: %s: %.150s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+        if (textfile)
+            publish(textfile, NULL);
         gv_ctx_destroy(ctx);
-        return 2;
+        return GV_CLI_USAGE;
     }
-    int code = 0;
-    char *text = NULL;
-    if (out == NPD) {
-        code = print_npd(report);
+    char one[GV_VERDICT_LINE_MAX + 1];
+    int code = (int)gv_verdict_line(report, one, sizeof one);
+    if (out == NPD || out == QUIET) {
+        printf("%s\n", one);
+        /* node-problem-detector: 0 OK, 1 a problem, anything else unknown. */
+        if (out == NPD)
+            code = code == GV_LINE_OK ? 0 : code == GV_LINE_FAIL ? 1 : 2;
     } else if (out == JSON || out == PROMETHEUS) {
+        char *text = NULL;
         s = out == JSON ? gv_report_json(report, 0, &text) : gv_report_prometheus(report, 0, &text);
         if (s == GV_OK)
             fputs(text, stdout);
@@ -276,14 +390,13 @@ int main(int argc, char **argv)
         gv_free(text);
         if (s != GV_OK) {
             fprintf(stderr, "gv-check: %s\n", gv_strerror(s));
-            code = 2;
+            code = GV_CLI_USAGE;
         }
     } else {
-        print_table(report);
+        print_table(report, out == FAILURES);
     }
-    int verdict = gv_report_verdict(report);
-    if (out != NPD && code == 0)
-        code = verdict == GV_FAIL || verdict == GV_ERROR ? 1 : 0;
+    if (textfile && publish(textfile, report) != 0 && code == 0)
+        code = GV_CLI_USAGE;
     gv_report_free(report);
     gv_ctx_destroy(ctx);
     return code;

@@ -35,6 +35,13 @@ typedef struct gv_check_result {
     char remediation[256]; /* what to do about a WARN/FAIL/ERROR, "" otherwise */
     double value;          /* measured value as a number, NaN when not numeric */
     double duration_s;
+    /* 1 when this row is no judgement because another gpuverify held a GPU the check needed
+     * for all of this run's wait (an ERROR "not run"): that process's PID (0 unknown) and how
+     * long it had held the GPU, seconds (negative unknown). A caller tells "the node is being
+     * tested" from "stuck" by held_s, never by the message. */
+    int32_t held_by_other;
+    int32_t held_by_pid;
+    double held_s;
 } gv_check_result;
 
 #define GV_CHECK_RESULT_INIT GV_STRUCT_INIT(gv_check_result)
@@ -156,7 +163,7 @@ GV_API gv_status gv_report_gpu(const gv_report *report, uint32_t index, gv_gpu *
  * described by docs/report.schema.json (its version is the report's schema_version). */
 GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
 
-/* Reads a report back from its JSON (schema_version 1 to 4), as rendered here or by another process
+/* Reads a report back from its JSON (schema_version 1 to 5), as rendered here or by another process
  * or node: the same accessors and renderers then work on it. GV_ERR_PARSE names the key that
  * is missing or of the wrong type. Free with gv_report_free. */
 GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out);

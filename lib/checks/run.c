@@ -232,13 +232,21 @@ int gv_active_gpu_chosen(const gv_active_run *run, int ordinal)
 /* One ERROR row per selected ID of catalog group i (its entries from i on) the run could not
  * run, each with this text and remedy. */
 static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *why,
-                        const char *remedy)
+                        const char *remedy, const gv_run_hold *hold)
 {
     for (size_t k = i; k < gv_check_count; k++) {
         int same = k == i || (gv_checks[i].active && gv_checks[k].active == gv_checks[i].active);
-        if (chosen[k] && same && (k == i || !gv_checks[k].run))
-            gv_result_remedy(gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", why), "%s",
-                             remedy);
+        if (!chosen[k] || !same || (k != i && gv_checks[k].run))
+            continue;
+        gv_check_result *row = gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", why);
+        gv_result_remedy(row, "%s", remedy);
+        if (row && hold) {
+            row->held_by_other = 1;
+            row->held_by_pid = hold->holder_pid > 0 && hold->holder_pid <= INT32_MAX
+                                   ? (int32_t)hold->holder_pid
+                                   : 0;
+            row->held_s = hold->holder_held_s;
+        }
     }
 }
 
@@ -254,7 +262,8 @@ static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const ch
              level, budget_s, spent);
     unrun_group(r, chosen, i, why,
                 "find what took the time (the rows' duration_s); raise the run's budget "
-                "(gv_run_opts.budget_s, --budget) or select fewer checks");
+                "(gv_run_opts.budget_s, --budget) or select fewer checks",
+                NULL);
 }
 
 int gv_active_selected(const gv_active_run *run, const char *id)
@@ -273,7 +282,8 @@ static void unrun_for_hold(gv_report *r, const int *chosen, size_t i, const gv_r
 {
     unrun_group(r, chosen, i, h->why,
                 "run again once the other gpuverify has finished; one holding a GPU far longer "
-                "than its level takes is stuck: look at that process and at gpu.xid");
+                "than its level takes is stuck: look at that process and at gpu.xid",
+                h);
 }
 
 /* An active group runs at its first selected entry only. */

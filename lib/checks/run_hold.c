@@ -49,6 +49,8 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
         if (gv_gpu_lock_take(run->ctx, want[i], left > 0 ? left : 0, &holder) != 0) {
             char who[200];
             gv_gpu_holder_text(&holder, who, sizeof who);
+            h->holder_pid = holder.pid;
+            h->holder_held_s = holder.held_s;
             snprintf(h->why, sizeof h->why,
                      "not run: GPU %s is being tested by %s; this run waited %.0f s for it, "
                      "until half its budget",

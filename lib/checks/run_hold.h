@@ -16,6 +16,8 @@ typedef struct gv_run_hold {
     size_t n;
     char bus_ids[GV_RUN_MAX_GPUS][32]; /* the GPUs taken, to give back */
     char why[512];                     /* when not held: which GPU, who holds it, how long waited */
+    long holder_pid;                   /* when not held: the holder's PID, 0 unknown */
+    double holder_held_s;              /* and how long it had held the GPU, < 0 unknown */
 } gv_run_hold;
 
 /* Whether catalog entry i runs work on the GPUs (a context, kernels, memory). */

@@ -8,8 +8,9 @@
 
 /* 2: isolation and isolation_detail added (docs/report.schema.v1.json is version 1);
  * 3: a check's optional series (docs/report.schema.v2.json is version 2);
- * 4: a GPU's inaccessible (docs/report.schema.v3.json is version 3). */
-#define GV_REPORT_SCHEMA_VERSION 4
+ * 4: a GPU's inaccessible (docs/report.schema.v3.json is version 3).
+ * 5: a check's optional held_by (docs/report.schema.v4.json is version 4). */
+#define GV_REPORT_SCHEMA_VERSION 5
 
 /* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
 static json_t *int_or_null(long long v)
@@ -140,6 +141,13 @@ json_t *gv_result_to_json(const gv_check_result *c)
     json_object_set_new(o, "expected_source", text_or_null(c->expected_source));
     json_object_set_new(o, "remediation", text_or_null(c->remediation));
     json_object_set_new(o, "duration_s", json_real(c->duration_s));
+    if (c->held_by_other) {
+        json_t *held = json_object();
+        json_object_set_new(held, "pid",
+                            c->held_by_pid > 0 ? json_integer(c->held_by_pid) : json_null());
+        json_object_set_new(held, "held_s", c->held_s >= 0 ? json_real(c->held_s) : json_null());
+        json_object_set_new(o, "held_by", held);
+    }
     return o;
 }
 

@@ -1,4 +1,4 @@
-/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 4), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 5), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -187,6 +187,15 @@ static void check(reader *rd, json_t *o, size_t index, gv_check_result *c)
     text(rd, o, "expected_source", c->expected_source, sizeof c->expected_source);
     text(rd, o, "remediation", c->remediation, sizeof c->remediation);
     c->duration_s = number(rd, o, "duration_s", 0);
+    /* Version 5: a row no judgement because another gpuverify held its GPU. */
+    json_t *held = json_object_get(o, "held_by");
+    if (json_is_object(held)) {
+        c->held_by_other = 1;
+        json_int_t pid = json_integer_value(json_object_get(held, "pid"));
+        c->held_by_pid = pid > 0 && pid <= INT32_MAX ? (int32_t)pid : 0;
+        json_t *s = json_object_get(held, "held_s");
+        c->held_s = json_is_number(s) ? json_number_value(s) : -1;
+    }
 }
 
 static void read_report(reader *rd, json_t *root, gv_report *r)
@@ -248,10 +257,10 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
     if (!r)
         rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
     else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
-             json_integer_value(version) > 4)
+             json_integer_value(version) > 5)
         rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads versions 1 to 4",
-                            json_is_integer(version) ? "is not 1 to 4" : "missing");
+                            "report JSON: schema_version %s: this library reads versions 1 to 5",
+                            json_is_integer(version) ? "is not 1 to 5" : "missing");
     else
         read_report(&rd, root, r);
     if (rd.status != GV_OK) {

@@ -20,6 +20,7 @@ TIMED_OUT = "timed out after"
 
 # rows: (id, subject, verdict, text); text is looked for in the row's message, then after
 # "remedy: " in its remediation ("remedy: start nvidia-fabricmanager").
+# exit_code: gv-check's, 1 for a FAIL, 3 when no check FAILed but one ERRORed.
 def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=None,
          wall=None, worker=None, policy=None, deadline=DEADLINE):
     return dict(scenario=scenario, checks=checks, rows=rows, exit=exit_code, sysroot=sysroot,
@@ -97,12 +98,13 @@ CASES = {
     "budget_stops_a_hang": case("fault-cublaslt-hang", "gemm.fp16,cudnn.conv", [
         ("gemm.fp16", "gpu0", "ERROR", "not finished within the run's budget of 3 s"),
         ("cudnn.conv", "node", "ERROR", "not run: the run's budget of 3 s was spent")],
-        sysroot=None, args=["--gemm-size", "32", "--budget", "3"], deadline=SLOW_FAKE, wall=4.5),
+        exit_code=3, sysroot=None, args=["--gemm-size", "32", "--budget", "3"], deadline=SLOW_FAKE,
+        wall=4.5),
     "gemm_crash": case("fault-gemm-crash", "cuda.init,gemm.fp16,cudnn.version", [
         ("cuda.init", "gpu0", "PASS", ""),
         ("gemm.fp16", "gpu0", "ERROR", "during gemm.fp16 on gpu0"),  # signal 11, or ASan's exit
-        ("cudnn.version", "node", "PASS", "")], sysroot=None, args=["--gemm-size", "32"],
-        deadline=SLOW_FAKE),
+        ("cudnn.version", "node", "PASS", "")], exit_code=3, sysroot=None,
+        args=["--gemm-size", "32"], deadline=SLOW_FAKE),
     "worker_missing": case("h100x8", "driver", [], exit_code=2, worker="/nonexistent/gpuverify-worker",
                            args=["--isolation", "process"], wall=5),
     "worker_not_executable": case("h100x8", "driver", [], exit_code=2, worker="@plain-file",
@@ -111,7 +113,8 @@ CASES = {
         ("driver.module", "node", "PASS", "")], exit_code=0, worker="/nonexistent/gpuverify-worker",
         wall=5),
     "worker_garbage": case("h100x8", "driver", [
-        ("driver.nvml", "node", "ERROR", "not its protocol")], worker="@garbage", wall=5),
+        ("driver.nvml", "node", "ERROR", "not its protocol")], exit_code=3, worker="@garbage",
+        wall=5),
     "gpu_gone": case("fault-gpu-gone", "cuda.init", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
         args=["--copy-mib", "1"], wall=10),
@@ -222,7 +225,7 @@ CASES = {
     "cuda_hidden_selected": case("h100x8", "gemm.fp16", [
         ("gemm.fp16", "node", "SKIP", "no GPU to test (driver.cuda judges that)"),
         ("driver.cuda", "node", "ERROR", "CUDA_VISIBLE_DEVICES=NoDevFiles")],
-        env={"CUDA_VISIBLE_DEVICES": "NoDevFiles"}),
+        exit_code=3, env={"CUDA_VISIBLE_DEVICES": "NoDevFiles"}),
     "cuinit_fails_selected": case("h100x8-cuinit-nodevice", "gemm.fp16,cuda.init", [
         ("cuda.init", "node", "SKIP", "(driver.cuda judges that)"),
         ("driver.cuda", "node", "FAIL", "cuInit: CUDA_ERROR_NO_DEVICE")]),
@@ -248,7 +251,7 @@ CASES = {
     "given_none": case("h100x8-given-none", "gemm.fp16", [
         ("gemm.fp16", "node", "SKIP", "not applicable: none of the node's GPUs is this process's"),
         ("driver.gpu_count", "node", "ERROR", "none of the node's 8 GPU(s) is this process's to test")],
-        sysroot="h100-container-none"),
+        exit_code=3, sysroot="h100-container-none"),
     # A figure below its floor for one short moment is measured again, longer, and judged on
     # that; one that stays below (h100x1-slow-copy, h100x1-slow) keeps its verdict.
     "transient_slow_copy": case("transient-slow-copy", "cuda.copy", [

@@ -1,7 +1,8 @@
 """Runs gv-check over every fake scenario and fixture sysroot and checks its outputs with real
 validators: the JSON against docs/report.schema.json (python3-jsonschema), the Prometheus text
 with `promtool check metrics` (Debian's prometheus package), and the exit code of each mode
-(default: 0 healthy, 1 FAIL/ERROR; --npd: 0 OK, 1 FAIL, 2 unknown, one line), and that every
+(default: 0 healthy, 1 FAIL, 3 ERROR, 4 ERRORs all from another gpuverify's hold; --npd: 0 OK,
+1 FAIL, 2 unknown, one line of at most 200 bytes), and that every
 FAIL and WARN says what to do and no row prints an unknown as a number.
 
 Usage (ctest runs it with Debian's /usr/bin/python3):
@@ -103,9 +104,13 @@ def main():
         for e in errors[:5]:
             failures.append("%s: %s at %s" % (name, e.message, "/".join(map(str, e.path))))
         bad = report["verdict"] in ("FAIL", "ERROR")
-        if out.returncode != (1 if bad else 0):
-            failures.append("%s: --json exit %d with verdict %s" % (name, out.returncode,
-                                                                   report["verdict"]))
+        errors_rows = [c for c in report["checks"] if c["verdict"] == "ERROR"]
+        held = bool(errors_rows) and all("held_by" in c for c in errors_rows)
+        fail = any(c["verdict"] == "FAIL" for c in report["checks"])
+        want_exit = 1 if fail else (4 if held else 3) if errors_rows else 0
+        if out.returncode != want_exit:
+            failures.append("%s: --json exit %d (want %d) with verdict %s" % (
+                name, out.returncode, want_exit, report["verdict"]))
         seen_ids.update(c["id"] for c in report["checks"])
         failures += ["%s: %s" % (name, p) for p in unhelpful_rows(report)]
 
@@ -122,7 +127,7 @@ def main():
         verdicts = [c["verdict"] for c in report["checks"]]
         want = 1 if "FAIL" in verdicts else 2 if "ERROR" in verdicts else 0
         lines = npd.stdout.splitlines()
-        if npd.returncode != want or len(lines) != 1:
+        if npd.returncode != want or len(lines) != 1 or len(npd.stdout.encode()) > 201:
             failures.append("%s: --npd exit %d (want %d), %d line(s): %r" % (
                 name, npd.returncode, want, len(lines), npd.stdout[:200]))
     for f in failures:

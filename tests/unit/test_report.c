@@ -16,7 +16,7 @@ static void json_round_trip(void **state)
     json_error_t err;
     json_t *root = json_loads(text, 0, &err);
     assert_non_null(root);
-    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 4);
+    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 5);
     assert_string_equal(json_string_value(json_object_get(root, "verdict")), "FAIL");
     assert_string_equal(json_string_value(json_object_get(root, "hostname")), "gpu-h100-017");
     json_t *gpus = json_object_get(root, "gpus");
@@ -112,7 +112,7 @@ static void json_read_back(void **state)
         gv_report_free(r);
     }
     static const char *const bad[] = {
-        "not json", "{\"schema_version\": 5}", "[1, 2]",
+        "not json", "{\"schema_version\": 6}", "[1, 2]",
         "{\"schema_version\": 1, \"driver\": {}, \"gpus\": [], \"checks\": 3}",
         "{\"schema_version\": 1, \"hostname\": 5, \"driver\": {}, \"gpus\": [], "
         "\"checks\": []}"};
@@ -125,6 +125,49 @@ static void json_read_back(void **state)
     gv_report *r = NULL;
     assert_int_equal(gv_report_from_json(ctx, NULL, &r), GV_ERR_INVALID_ARG);
     assert_int_equal(gv_report_from_json(NULL, "{}", &r), GV_ERR_INVALID_ARG);
+    gv_ctx_destroy(ctx);
+}
+
+/* A row another gpuverify's hold left unrun says who held the GPU and how long, in the row and
+ * in its JSON (held_by), and reads back the same; other rows have no held_by. */
+static void held_row(void **state)
+{
+    (void)state;
+    struct gv_report *r = calloc(1, sizeof *r);
+    gv_report_add(r, "driver.module", "node", GV_PASS, "loaded");
+    gv_check_result *c = gv_report_add(r, "cuda.init", "node", GV_ERROR, "not run: held");
+    c->held_by_other = 1;
+    c->held_by_pid = 4121;
+    c->held_s = 400.5;
+    char *text = NULL;
+    assert_int_equal(gv_report_json(r, GV_JSON_COMPACT, &text), GV_OK);
+    assert_non_null(strstr(text, "\"held_by\":{\"pid\":4121,\"held_s\":400.5}"));
+    assert_null(strstr(strstr(text, "held_by") + 1, "held_by")); /* the PASS row has none */
+    gv_ctx *ctx = scenario_ctx("h100-open", NULL);
+    gv_report *back = NULL;
+    assert_int_equal(gv_report_from_json(ctx, text, &back), GV_OK);
+    gv_check_result a = GV_CHECK_RESULT_INIT, b = GV_CHECK_RESULT_INIT;
+    assert_int_equal(gv_report_result(back, 0, &a), GV_OK);
+    assert_int_equal(gv_report_result(back, 1, &b), GV_OK);
+    assert_int_equal(a.held_by_other, 0);
+    assert_int_equal(b.held_by_other, 1);
+    assert_int_equal(b.held_by_pid, 4121);
+    assert_true(b.held_s > 400.4 && b.held_s < 400.6);
+    /* Unknown holder: nulls, read back as 0 and negative. */
+    c->held_by_pid = 0;
+    c->held_s = -1;
+    gv_free(text);
+    assert_int_equal(gv_report_json(r, GV_JSON_COMPACT, &text), GV_OK);
+    assert_non_null(strstr(text, "\"held_by\":{\"pid\":null,\"held_s\":null}"));
+    gv_report_free(back);
+    assert_int_equal(gv_report_from_json(ctx, text, &back), GV_OK);
+    assert_int_equal(gv_report_result(back, 1, &b), GV_OK);
+    assert_int_equal(b.held_by_other, 1);
+    assert_int_equal(b.held_by_pid, 0);
+    assert_true(b.held_s < 0);
+    gv_free(text);
+    gv_report_free(back);
+    gv_report_free(r);
     gv_ctx_destroy(ctx);
 }
 
@@ -154,8 +197,9 @@ static void versioned_copy_out(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(json_round_trip), cmocka_unit_test(prometheus_text),
-        cmocka_unit_test(json_read_back), cmocka_unit_test(versioned_copy_out)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(json_round_trip),
+                                       cmocka_unit_test(prometheus_text),
+                                       cmocka_unit_test(json_read_back), cmocka_unit_test(held_row),
+                                       cmocka_unit_test(versioned_copy_out)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,87 @@
+#include "verdict_line.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* "<head><message><tail>" in at most GV_VERDICT_LINE_MAX bytes: the message cut at the last
+ * space that leaves room for "..." and the tail; control characters become spaces. */
+static void fit(char *out, size_t cap, const char *head, const char *message, const char *tail)
+{
+    size_t max = cap - 1 < GV_VERDICT_LINE_MAX ? cap - 1 : GV_VERDICT_LINE_MAX;
+    size_t fixed = strlen(head) + strlen(tail), room = fixed < max ? max - fixed : 0;
+    char msg[sizeof((gv_check_result *)0)->message];
+    snprintf(msg, sizeof msg, "%s", message);
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    if (strlen(msg) > room) {
+        size_t keep = room > 3 ? room - 3 : 0;
+        msg[keep] = '\0';
+        char *space = strrchr(msg, ' ');
+        if (space && space > msg + keep / 2) /* a word boundary not far back */
+            *space = '\0';
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", keep ? "..." : "");
+    }
+    snprintf(out, max + 1, "%s%s%s", head, msg, tail);
+}
+
+enum gv_line_class gv_verdict_line(const gv_report *r, char *out, size_t cap)
+{
+    uint32_t n = gv_report_count(r), count[5] = {0}, held = 0;
+    gv_check_result first[5], first_unheld_error = GV_CHECK_RESULT_INIT;
+    double held_s = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        if (gv_report_result(r, i, &c) != GV_OK || c.verdict < GV_PASS || c.verdict > GV_ERROR)
+            continue;
+        if (count[c.verdict]++ == 0)
+            first[c.verdict] = c;
+        if (c.verdict != GV_ERROR)
+            continue;
+        if (c.held_by_other) {
+            held++;
+            held_s = c.held_s > held_s ? c.held_s : held_s;
+        } else if (!first_unheld_error.id[0]) {
+            first_unheld_error = c;
+        }
+    }
+    char head[160], tail[96];
+    if (count[GV_FAIL]) {
+        const gv_check_result *c = &first[GV_FAIL];
+        snprintf(head, sizeof head, "FAIL %s %s: ", c->id, c->subject);
+        snprintf(tail, sizeof tail, " (%u FAIL, %u WARN, %u ERROR of %u)", count[GV_FAIL],
+                 count[GV_WARN], count[GV_ERROR], n);
+        fit(out, cap, head, c->message, tail);
+        return GV_LINE_FAIL;
+    }
+    if (count[GV_ERROR] && held == count[GV_ERROR]) {
+        const gv_check_result *c = &first[GV_ERROR];
+        char secs[32] = "?", pid[32] = "?";
+        if (held_s >= 0)
+            snprintf(secs, sizeof secs, "%.0f", floor(held_s));
+        if (c->held_by_pid > 0)
+            snprintf(pid, sizeof pid, "%d", (int)c->held_by_pid);
+        snprintf(head, sizeof head, "HELD for %s s by PID %s: %s %s: ", secs, pid, c->id,
+                 c->subject);
+        fit(out, cap, head, c->message, "");
+        return GV_LINE_HELD;
+    }
+    if (count[GV_ERROR]) {
+        const gv_check_result *c = &first_unheld_error;
+        snprintf(head, sizeof head, "ERROR %s %s: ", c->id, c->subject);
+        snprintf(tail, sizeof tail, " (%u ERROR, %u WARN of %u)", count[GV_ERROR], count[GV_WARN],
+                 n);
+        fit(out, cap, head, c->message, tail);
+        return GV_LINE_ERROR;
+    }
+    if (count[GV_WARN]) {
+        const gv_check_result *c = &first[GV_WARN];
+        snprintf(head, sizeof head, "WARN %s %s: ", c->id, c->subject);
+        snprintf(tail, sizeof tail, " (%u WARN of %u)", count[GV_WARN], n);
+        fit(out, cap, head, c->message, tail);
+        return GV_LINE_OK;
+    }
+    snprintf(out, cap, "OK %u checks, %u PASS, %u SKIP", n, count[GV_PASS], count[GV_SKIP]);
+    return GV_LINE_OK;
+}
