@@ -25,9 +25,10 @@
 # times the catalog's factor: driver.nvml 2x, driver.cuda 4x), chosen so that a hang is a FAIL
 # naming the check and the run ends well inside the limit; `timeout` is the last guard.
 #
-#   GPUVERIFY_TIMEOUT   seconds the whole run may take (default 45): gv-check is sent SIGTERM
-#                       at TIMEOUT - 5 and SIGKILL at TIMEOUT; also the longest another
-#                       gpuverify may hold the GPUs before it counts as stuck
+#   GPUVERIFY_TIMEOUT   seconds gv-check may take in all (default 45, at least 12): it is sent
+#                       SIGTERM halfway from its budget to this (38 s) and SIGKILL at this;
+#                       also the longest another gpuverify may hold the GPUs before it counts
+#                       as stuck
 #   GPUVERIFY_BUDGET    gv-check --budget (default TIMEOUT * 2/3: 30 s); gv-check waits up to
 #                       half of it for GPUs another gpuverify holds
 #   GPUVERIFY_DEADLINE  gv-check --deadline (default BUDGET / 4: 7 s, so that a cuInit hang,
@@ -75,7 +76,9 @@ whole_number GPUVERIFY_BUDGET "$budget"
 deadline=${GPUVERIFY_DEADLINE:-$((budget / 4))}
 whole_number GPUVERIFY_DEADLINE "$deadline"
 [ "$deadline" -ge 1 ] || deadline=1
-term_at=$((limit - 5))
+# SIGTERM halfway between the budget and the limit (38 s of 45), SIGKILL at the limit.
+term_at=$(((budget + limit + 1) / 2))
+[ "$term_at" -lt "$limit" ] || term_at=$((limit - 1))
 checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem}
 node=${SLURMD_NODENAME:-$(hostname -s)}
 mode=health-check
@@ -150,7 +153,7 @@ err=$(mktemp "${TMPDIR:-/tmp}/gpuverify-healthcheck.XXXXXX") || exit 1
 trap 'rm -f "$err"' EXIT
 # --quiet prints exactly one line, its first word the class: OK, WARN, FAIL, ERROR, HELD.
 # shellcheck disable=SC2086 # the command and its fixed options are words
-line=$(timeout -k 5 "$term_at" ${GPUVERIFY_GV_CHECK:-gv-check} --quiet --budget "$budget" \
+line=$(timeout -k $((limit - term_at)) "$term_at" ${GPUVERIFY_GV_CHECK:-gv-check} --quiet --budget "$budget" \
        --deadline "$deadline" --checks "$checks" 2>"$err")
 rc=$?
 line=$(printf '%s\n' "$line" | head -n 1)
