@@ -24,7 +24,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: gv-check [--json | --prometheus | --npd | --quiet | --failures]\n"
-            "                [--textfile FILE] [--sysroot DIR] [--library-dir DIR]\n"
+            "                [--textfile FILE] [--sysroot DIR | --host-root DIR]\n"
+            "                [--library-dir DIR]\n"
             "                [--checks LIST] [--level L] [--budget S] [--deadline S]\n"
             "                [--gpus LIST] [--duration S] [--policy FILE] [--isolation I]\n"
             "                [--gemm-size N] [--copy-mib N] [--nccl-kib N] [--topology-xml FILE]\n"
@@ -41,6 +42,8 @@ static void usage(FILE *to)
             "                     whatever the verdict (node_exporter's textfile collector)\n"
             "What to check:\n"
             "  --sysroot DIR      judge a captured node tree (/proc, /sys, /etc) offline\n"
+            "  --host-root DIR    the live node whose / is mounted at DIR (a container's\n"
+            "                     hostPath /): files read there, NVIDIA libraries queried\n"
             "  --library-dir DIR  load the NVIDIA libraries from DIR only\n"
             "  --list             print every check ID and exit\n"
             "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
@@ -242,9 +245,16 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         return GV_CLI_USAGE;
     double d = 0;
     uint64_t u = 0;
-    if (strcmp(a, "--sysroot") == 0)
+    if (strcmp(a, "--sysroot") == 0 || strcmp(a, "--host-root") == 0) {
+        if (opts->sysroot) {
+            fprintf(stderr, "gv-check: --sysroot and --host-root name one root: give one\n");
+            return GV_CLI_USAGE;
+        }
         opts->sysroot = v;
-    else if (strcmp(a, "--library-dir") == 0)
+        /* A host's root seen from a container is a live node: its NVIDIA libraries answer
+         * for the GPUs the files describe. A sysroot alone is an offline capture. */
+        opts->live_libraries = a[2] == 'h' ? 1 : GV_AUTO;
+    } else if (strcmp(a, "--library-dir") == 0)
         opts->library_dir = v;
     else if (strcmp(a, "--checks") == 0)
         run->checks = v;
@@ -270,8 +280,9 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         run->nccl_bytes = u << 10;
     } else if (strcmp(a, "--budget") == 0 || strcmp(a, "--duration") == 0 ||
                strcmp(a, "--deadline") == 0) {
-        /* Up to a week: a burn-in of days, not a typo of a million seconds. */
-        if (gv_cli_double(TOOL, a, v, 0.001, 7 * 86400.0, &d))
+        /* Up to a week (a burn-in of days, not a typo of a million seconds); a check's
+         * deadline up to the library's day. */
+        if (gv_cli_double(TOOL, a, v, 0.001, a[3] == 'e' ? 86400.0 : 7 * 86400.0, &d))
             return GV_CLI_USAGE;
         *(a[2] == 'b' ? &run->budget_s : a[3] == 'u' ? &run->duration_s : &opts->deadline_s) = d;
     } else if (strcmp(a, "--level") == 0) {
@@ -299,9 +310,9 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
 static int takes_value(const char *a)
 {
     static const char *const with_value[] = {
-        "--sysroot", "--library-dir", "--checks",    "--topology-xml", "--gpus",
-        "--policy",  "--textfile",    "--gemm-size", "--copy-mib",     "--nccl-kib",
-        "--budget",  "--duration",    "--deadline",  "--level",        "--isolation"};
+        "--sysroot",  "--host-root", "--library-dir", "--checks",   "--topology-xml", "--gpus",
+        "--policy",   "--textfile",  "--gemm-size",   "--copy-mib", "--nccl-kib",     "--budget",
+        "--duration", "--deadline",  "--level",       "--isolation"};
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
         if (strcmp(a, with_value[k]) == 0)
             return 1;

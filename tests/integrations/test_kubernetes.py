@@ -1,0 +1,80 @@
+"""The Kubernetes DaemonSet's own command line, run as the pod would run it, over the fakes: the
+NVIDIA libraries on the loader's path (as the NVIDIA container toolkit injects them), the node's
+root at the hostPath mount, one pass of its loop. A healthy node publishes
+gpuverify_node_healthy 1; the same node with a GPU fallen off the bus publishes 0 in place of
+it (the file replaced although gv-check exits 1), readable by the collector and accepted by
+`promtool check metrics`.
+
+Usage (ctest): test_kubernetes.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+
+def main():
+    gv_check, fixtures, fakelib, examples = map(os.path.abspath, sys.argv[1:5])
+    with open(os.path.join(examples, "kubernetes", "gpuverify-daemonset.yaml")) as f:
+        manifest = yaml.safe_load(f)
+    pod = manifest["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    failures = []
+    if not pod.get("hostPID"):
+        failures.append("DaemonSet without hostPID: NVML would list no other pod's process")
+    mounts = {m["name"]: m for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    if volumes["host"]["hostPath"]["path"] != "/" or mounts["host"]["mountPath"] != "/host":
+        failures.append("the node's / is not mounted at /host")
+    script = container["args"][0]
+    if "--host-root /host" not in script or "--textfile /textfile/" not in script:
+        failures.append("the command does not read the host live and publish with --textfile")
+    if "sleep 600" not in script:
+        failures.append("the loop's sleep is not 'sleep 600'; the test runs one pass by it")
+    root = os.path.join(fixtures, "sysroots", "h100-open")
+    promtool = shutil.which("promtool")
+    with tempfile.TemporaryDirectory() as tmp:
+        bindir, textfile = os.path.join(tmp, "bin"), os.path.join(tmp, "textfile")
+        os.mkdir(bindir)
+        os.mkdir(textfile)
+        os.symlink(gv_check, os.path.join(bindir, "gv-check"))
+        one_pass = (script.replace("sleep 600", "break").replace("/host", root)
+                    .replace("/textfile/", textfile + "/"))
+        published = os.path.join(textfile, "gpuverify.prom")
+        for scenario, healthy in (("h100x8", 1), ("h100x8-gpu-lost", 0)):
+            env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"],
+                       LD_LIBRARY_PATH=fakelib,
+                       GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", scenario + ".conf"))
+            for k in [k for k in env if k.startswith("GPUVERIFY_")]:
+                del env[k]
+            run = subprocess.run(["/bin/sh", "-c", one_pass + "\nexit $?"], env=env,
+                                 capture_output=True, text=True, timeout=300)
+            text = open(published).read() if os.path.exists(published) else ""
+            if "\ngpuverify_node_healthy %d\n" % healthy not in text:
+                failures.append("%s: published %r, want gpuverify_node_healthy %d (exit %d, %s)"
+                                % (scenario, text[:200], healthy, run.returncode,
+                                   run.stdout.strip()))
+            if not healthy and "driver.gpu_count" not in run.stdout:
+                failures.append("%s: the line does not name driver.gpu_count: %r"
+                                % (scenario, run.stdout))
+            if os.path.exists(published) and not os.stat(published).st_mode & stat.S_IROTH:
+                failures.append("%s: the file is not readable by the collector's user" % scenario)
+            left = [n for n in os.listdir(textfile) if n != "gpuverify.prom"]
+            if left:
+                failures.append("%s: left behind in the textfile folder: %s" % (scenario, left))
+            if promtool and text:
+                check = subprocess.run([promtool, "check", "metrics"], input=text,
+                                       capture_output=True, text=True)
+                if check.returncode != 0:
+                    failures.append("%s: promtool: %s%s" % (scenario, check.stdout, check.stderr))
+    for f in failures:
+        print("FAIL", f)
+    print("kubernetes DaemonSet: %d problems" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
