@@ -1,51 +1,144 @@
-"""python -m gpuverify: gv-check in Python, with the same options, output modes and exit codes
-(0 healthy, 1 a check FAILed or ERRORed, 2 usage or library error; --npd: 0 OK, 1 problem,
-2 unknown, one line)."""
+"""python -m gpuverify: gv-check in Python, with the same options, output modes and exit codes.
+
+Exit status: 0 healthy (PASS, WARN, SKIP only); 1 a check FAILed; 2 usage error, or the run
+could not start (no library, a bad policy file, ...); 3 could not judge: no FAIL, but a check
+ERRORed; 4 not judged because another gpuverify held the GPUs: no FAIL, and every ERROR is
+such a hold (run again once it has finished). With --npd, node-problem-detector's own: 0 OK,
+1 problem, 2 unknown, one line on stdout."""
 import argparse
 import sys
 
-from .api import Context, catalog
+from . import __version__
+from .api import (EXIT_FAIL, EXIT_HEALTHY, EXIT_USAGE, Context, catalog, library_path,
+                  version)
 from .errors import GpuverifyError
+
+EPILOG = """exit status:
+  0  healthy: PASS, WARN and SKIP only
+  1  a check FAILed
+  2  usage error, or the run could not start (library not found, bad policy file, ...)
+  3  could not judge: no FAIL, but a check ERRORed
+  4  not judged: no FAIL, and every ERROR is a GPU another gpuverify held (run again later)
+  with --npd: 0 OK, 1 problem, 2 unknown (node-problem-detector's protocol)
+
+libgpuverify is looked for in $GPUVERIFY_LIBRARY (a file), the directory recorded at install,
+this interpreter's prefix (lib/), ctypes.util.find_library, then the soname libgpuverify.so.1."""
+
+
+def _seconds(text):
+    """A number of seconds, 0 or more (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("wants seconds, 0 or more, not %r" % text)
+    return value
+
+
+def _count(text):
+    """A whole number, 0 or more (argparse type)."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError("wants a whole number, 0 or more, not %r" % text)
+    return value
+
+
+def _gpus(text):
+    """CUDA device indices, "0,2" (argparse type)."""
+    try:
+        gpus = [int(g, 10) for g in text.split(",")]
+    except ValueError:
+        gpus = [-1]
+    if any(g < 0 for g in gpus):
+        raise argparse.ArgumentTypeError("wants CUDA device indices like 0,2, not %r" % text)
+    return gpus
+
+
+class _Version(argparse.Action):
+    """--version: this package's and the loaded library's versions, and where it was loaded
+    from; exit 2 when the library cannot be loaded."""
+
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs=0, help=kw.get("help"))
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print("gpuverify (Python) %s" % __version__)
+        try:
+            print("libgpuverify %s (%s)" % (version(), library_path()))
+        except GpuverifyError as e:
+            print("gpuverify: %s" % e, file=sys.stderr)
+            parser.exit(EXIT_USAGE)
+        parser.exit(0)
 
 
 def _parser():
-    ap = argparse.ArgumentParser(prog="python -m gpuverify", description=__doc__.splitlines()[0])
+    """The command line, gv-check's options."""
+    ap = argparse.ArgumentParser(prog="python -m gpuverify",
+                                 description=__doc__.splitlines()[0].split(": ", 1)[1],
+                                 epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action=_Version,
+                    help="print this package's and libgpuverify's versions and exit")
     out = ap.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="the report as JSON")
-    out.add_argument("--prometheus", action="store_true", help="Prometheus text")
-    out.add_argument("--npd", action="store_true", help="node-problem-detector plugin mode")
+    out.add_argument("--json", action="store_true",
+                     help="print the report as JSON (docs/report.schema.json)")
+    out.add_argument("--prometheus", action="store_true",
+                     help="print it in Prometheus' text format (node_exporter textfile)")
+    out.add_argument("--failures", action="store_true",
+                     help="only the WARN, FAIL and ERROR rows, then the counts")
+    out.add_argument("--quiet", action="store_true",
+                     help="the verdict in one line of at most 200 characters")
+    out.add_argument("--npd", action="store_true",
+                     help="node-problem-detector plugin: the one line; exit 0 OK, 1 problem, "
+                          "2 unknown")
     ap.add_argument("--list", action="store_true", help="print every check ID and exit")
-    ap.add_argument("--sysroot")
-    ap.add_argument("--library-dir")
-    ap.add_argument("--checks")
-    ap.add_argument("--level", default="standard", choices=["quick", "standard", "extended"])
-    ap.add_argument("--budget", type=float, default=0.0)
-    ap.add_argument("--gpus", help="CUDA devices, 0,2")
-    ap.add_argument("--policy", help="a key = value policy file")
-    ap.add_argument("--gemm-size", type=int, default=0)
-    ap.add_argument("--copy-mib", type=int, default=0)
-    ap.add_argument("--nccl-kib", type=int, default=0)
-    ap.add_argument("--topology-xml")
-    ap.add_argument("--isolation", default="auto", choices=["auto", "process", "none"])
-    ap.add_argument("--deadline", type=float, default=0.0,
+    ap.add_argument("--sysroot", metavar="DIR",
+                    help="judge a captured node tree (/proc, /sys, /etc) offline")
+    ap.add_argument("--library-dir", metavar="DIR",
+                    help="load the NVIDIA libraries from DIR only")
+    ap.add_argument("--checks", metavar="LIST",
+                    help="comma-separated check IDs or prefixes (driver,gpu.ecc); ^ID leaves "
+                         "one out")
+    ap.add_argument("--level", default="standard", choices=["quick", "standard", "extended"],
+                    help="quick (a prolog), standard (default), extended (benchmarks)")
+    ap.add_argument("--budget", type=_seconds, default=0.0, metavar="S",
+                    help="wall-clock budget of the run (default: the level's)")
+    ap.add_argument("--duration", type=_seconds, default=0.0, metavar="S",
+                    help="how long stress.* loads the GPUs (extended level; default 120; "
+                         "hours for a burn-in)")
+    ap.add_argument("--gpus", type=_gpus, metavar="LIST",
+                    help="CUDA devices the GPU tests use, 0,2 (default all)")
+    ap.add_argument("--policy", metavar="FILE",
+                    help="the site's expectations, key = value")
+    ap.add_argument("--gemm-size", type=_count, default=0, metavar="N",
+                    help="m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)")
+    ap.add_argument("--copy-mib", type=_count, default=0, metavar="N",
+                    help="buffer of the cuda.copy check (default 64)")
+    ap.add_argument("--nccl-kib", type=_count, default=0, metavar="N",
+                    help="largest all-reduce of nccl.allreduce (default 262144)")
+    ap.add_argument("--topology-xml", metavar="F",
+                    help="topo.* checks on this `lstopo --of xml` file, not this machine")
+    ap.add_argument("--isolation", default="auto", choices=["auto", "process", "none"],
+                    help="auto (default: gpuverify-worker when installed), process "
+                         "(required), none (in this process, no hard deadlines)")
+    ap.add_argument("--deadline", type=_seconds, default=0.0, metavar="S",
                     help="each check's deadline where the catalog sets none (30)")
     return ap
 
 
 def _npd(report):
-    fails = [c for c in report.checks if c.verdict == "FAIL"]
-    errors = [c for c in report.checks if c.verdict == "ERROR"]
-    first = (fails or errors or [None])[0]
-    if first is None:
-        print("gpuverify: %d checks, no failure" % len(report.checks))
-        return 0
-    more = len(fails or errors) - 1
-    print("%s %s %s: %s%s" % (first.verdict, first.id, first.subject, first.message,
-                              " (and %d more)" % more if more else ""))
-    return 1 if fails else 2
+    """node-problem-detector's plugin protocol: the one line, 0 OK, 1 a FAIL, 2 unknown."""
+    print(report.verdict_line())
+    code = report.exit_code
+    return 0 if code == EXIT_HEALTHY else 1 if code == EXIT_FAIL else 2
 
 
 def main(argv=None):
+    """Runs the command line (sys.argv[1:] by default) and returns the exit status."""
     args = _parser().parse_args(argv)
     try:
         if args.list:
@@ -54,27 +147,29 @@ def main(argv=None):
         with Context(sysroot=args.sysroot, library_dir=args.library_dir,
                      deadline_s=args.deadline) as ctx:
             policy = ctx.policy(path=args.policy) if args.policy else None
-            gpus = [int(g) for g in args.gpus.split(",")] if args.gpus else None
-            report = ctx.run(args.level, checks=args.checks, budget_s=args.budget, gpus=gpus,
-                             policy=policy, gemm_size=args.gemm_size,
+            report = ctx.run(args.level, checks=args.checks, budget_s=args.budget,
+                             gpus=args.gpus, policy=policy, gemm_size=args.gemm_size,
                              copy_bytes=args.copy_mib << 20, nccl_bytes=args.nccl_kib << 10,
-                             topology_xml=args.topology_xml, isolation=args.isolation)
+                             topology_xml=args.topology_xml, isolation=args.isolation,
+                             duration_s=args.duration)
     except (GpuverifyError, ValueError) as e:
-        print("gpuverify: %s" % e, file=sys.stdout if args.npd else sys.stderr)
-        return 2
+        print("gpuverify: %s" % e, file=sys.stdout if args.npd or args.quiet else sys.stderr)
+        return EXIT_USAGE
     if args.npd:
         return _npd(report)
+    if args.quiet:
+        print(report.verdict_line())
+        return report.exit_code
     if args.json:
         print(report.json)
     elif args.prometheus:
         sys.stdout.write(report.prometheus)
     else:
-        for c in report.checks:
+        for c in (report.failures if args.failures else report.checks):
             print("%-7s %-22s %-10s %s" % (c.verdict, c.id, c.subject, c.message))
-        counts = {v: sum(c.verdict == v for c in report.checks)
-                  for v in ("PASS", "WARN", "FAIL", "SKIP", "ERROR")}
-        print("\n" + "  ".join("%s: %d" % kv for kv in counts.items()) + "  => " + report.verdict)
-    return 0 if report.healthy else 1
+        print("\n" + "  ".join("%s: %d" % kv for kv in report.counts.items()) +
+              "  => " + report.verdict)
+    return report.exit_code
 
 
 if __name__ == "__main__":

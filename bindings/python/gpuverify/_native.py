@@ -1,12 +1,26 @@
 """Finding and loading libgpuverify, lazily, with argtypes and restype on every function.
 
-Search order: $GPUVERIFY_LIBRARY (a file), then the soname libgpuverify.so.1 through the
-dynamic loader, then ctypes.util.find_library("gpuverify"). Nothing is loaded at import: the
-first call that needs the library loads it, and a failure raises LibraryNotFoundError naming
-every place tried."""
+Where the library is looked for, in this order (the first that loads is used):
+
+1. ``$GPUVERIFY_LIBRARY``: a file. When set, it is the only place tried, so that a wrong path
+   is an error rather than another copy of the library loaded silently.
+2. The installed prefix: the directory recorded when the package was built
+   (``GPUVERIFY_INSTALL_LIBDIR`` at ``pip install`` time, see setup.py), then the lib
+   directories of this interpreter's prefix (``sys.prefix``: a virtual environment's or
+   ``--prefix``'s ``lib/<multiarch>``, ``lib``, ``lib64``), where ``cmake --install --prefix``
+   with the same prefix puts it.
+3. ``ctypes.util.find_library("gpuverify")`` (ldconfig's cache, the compiler's and linker's
+   search paths).
+4. The soname ``libgpuverify.so.1`` through the dynamic loader (``LD_LIBRARY_PATH``, the
+   executable's RUNPATH, ``/etc/ld.so.conf``, the system directories).
+
+Nothing is loaded at import: the first call that needs the library loads it, and a failure
+raises LibraryNotFoundError naming every place tried and why each did not do."""
 import ctypes as C
 import ctypes.util
 import os
+import sys
+import sysconfig
 import threading
 
 from . import _structs as S
@@ -16,6 +30,8 @@ SONAME = "libgpuverify.so.1"
 
 _lock = threading.Lock()
 _lib = None
+_sizes = {}  # struct name: its size in the loaded library
+_found = []  # [how, what was opened] of the loaded library
 
 ctx_p = C.c_void_p
 report_p = C.c_void_p
@@ -82,16 +98,50 @@ PROTOTYPES = {
 }
 
 
+def _configured_dirs():
+    """The library directory recorded at build time (gpuverify/_config.py), if any."""
+    try:
+        from . import _config
+    except ImportError:
+        return []
+    return [d for d in getattr(_config, "LIBRARY_DIRS", []) if d]
+
+
+def _prefix_dirs():
+    """The lib directories of this interpreter's prefix (a virtual environment's, or the one
+    Python was installed to), most specific first."""
+    dirs, seen = [], set()
+    multiarch = sysconfig.get_config_var("MULTIARCH")
+    for prefix in dict.fromkeys([sys.prefix, sys.exec_prefix]):
+        for d in ([os.path.join(prefix, "lib", multiarch)] if multiarch else []) + \
+                [os.path.join(prefix, "lib"), os.path.join(prefix, "lib64")]:
+            if os.path.realpath(d) not in seen:  # a venv's lib64 is a link to its lib
+                seen.add(os.path.realpath(d))
+                dirs.append(d)
+    return dirs
+
+
 def _candidates():
-    """(how it was found, what to dlopen), in search order."""
+    """(how it was found, what to dlopen, why it was skipped or None), in search order."""
     env = os.environ.get("GPUVERIFY_LIBRARY")
     if env:
-        yield "$GPUVERIFY_LIBRARY", env
+        yield "$GPUVERIFY_LIBRARY", env, None
         return  # an explicit file is the only answer, as in the C library's search
-    yield "soname", SONAME
+    seen = set()
+    for how, dirs in (("configured", _configured_dirs()), ("prefix", _prefix_dirs())):
+        for d in dirs:
+            path = os.path.join(d, SONAME)
+            if path in seen:
+                continue
+            seen.add(path)
+            yield how, path, None if os.path.exists(path) else "no such file"
     found = ctypes.util.find_library("gpuverify")
-    if found and found != SONAME:
-        yield "find_library", found
+    if found:
+        yield "find_library", found, None
+    else:
+        yield "find_library", "gpuverify", "found nothing"
+    if found != SONAME:
+        yield "soname", SONAME, None
 
 
 def _declare(lib):
@@ -102,16 +152,61 @@ def _declare(lib):
 
 
 def _check_layouts(lib):
-    """Each mirror must be no larger than the library's struct (a larger one would hand the
-    library fields it does not know); smaller is an older binding on a newer library: fine."""
+    """Each mirror must be no larger than the library's struct: a larger one would hand the
+    library fields it does not know. Smaller is an older binding on a newer library: fine. A
+    struct the library only writes (a result) may be larger down to its `c_min_size`: the
+    library fills what it knows and the binding's defaults stand for the rest (ABI.md: the
+    library copies min(struct_size, its own size) out)."""
     for mirror in S.MIRRORS:
         theirs = lib.gv_struct_size(mirror.c_name.encode())
         ours = C.sizeof(mirror)
-        if theirs == 0 or ours > theirs:
+        needed = getattr(mirror, "c_min_size", ours)
+        _sizes[mirror.c_name] = theirs
+        if theirs == 0 or needed > theirs:
             raise VersionError("%s: this binding's layout is %d bytes, the library's %d: the "
                                "binding is newer than libgpuverify %s" % (
-                                   mirror.c_name, ours, theirs,
+                                   mirror.c_name, needed, theirs,
                                    lib.gv_version_string().decode()))
+
+
+def struct_size(c_name):
+    """The size of a struct in the loaded library (0: unknown to it)."""
+    lib()
+    return _sizes.get(c_name, 0)
+
+
+def knows_field(mirror, field):
+    """Whether the loaded library's layout of `mirror` reaches `field` (an older library's
+    is shorter: the field then keeps the binding's default)."""
+    return struct_size(mirror.c_name) >= getattr(mirror, field).offset + getattr(mirror, field).size
+
+
+class _DlInfo(C.Structure):
+    _fields_ = [("dli_fname", C.c_char_p), ("dli_fbase", C.c_void_p),
+                ("dli_sname", C.c_char_p), ("dli_saddr", C.c_void_p)]
+
+
+def library_path():
+    """The file the library was loaded from (dladdr), else what was opened."""
+    handle = lib()
+    try:
+        dladdr = C.CDLL(None).dladdr
+        dladdr.argtypes = [C.c_void_p, C.POINTER(_DlInfo)]
+        dladdr.restype = C.c_int
+        info = _DlInfo()
+        if dladdr(C.cast(handle.gv_version_string, C.c_void_p), C.byref(info)) and \
+                info.dli_fname:
+            return os.path.abspath(info.dli_fname.decode())
+    except (AttributeError, OSError):
+        pass
+    return _found[1] if _found else handle._name
+
+
+def library_found_by():
+    """How the loaded library was found: "$GPUVERIFY_LIBRARY", "configured", "prefix",
+    "find_library" or "soname"."""
+    lib()
+    return _found[0] if _found else ""
 
 
 def lib():
@@ -121,7 +216,10 @@ def lib():
         if _lib is not None:
             return _lib
         tried = []
-        for how, path in _candidates():
+        for how, path, skipped in _candidates():
+            if skipped:
+                tried.append("%s %s: %s" % (how, path, skipped))
+                continue
             try:
                 handle = C.CDLL(path)
             except OSError as e:
@@ -134,9 +232,11 @@ def lib():
                 continue
             _check_layouts(handle)
             _lib = handle
+            _found[:] = [how, path]
             return _lib
-        raise LibraryNotFoundError("libgpuverify could not be loaded; tried: " + "; ".join(
-            tried or ["nothing"]) + " (set GPUVERIFY_LIBRARY to the file)")
+        raise LibraryNotFoundError("libgpuverify could not be loaded; tried, in order: " +
+                                   "; ".join(tried or ["nothing"]) +
+                                   " (set GPUVERIFY_LIBRARY to the file)")
 
 
 def text(value):

@@ -75,7 +75,20 @@ class CheckResult(Versioned):
                 ("measured", C.c_char * 128), ("expected", C.c_char * 128),
                 ("expected_source", C.c_char * 32), ("unit", C.c_char * 16),
                 ("remediation", C.c_char * 256), ("value", C.c_double),
-                ("duration_s", C.c_double)]
+                ("duration_s", C.c_double),
+                # Grown after 1.0.0: a row that is no judgement because another gpuverify
+                # held a GPU it needed; that process's PID (0 unknown) and how long it had
+                # held it (seconds, negative unknown). An older library leaves them as set.
+                ("held_by_other", C.c_int32), ("held_by_pid", C.c_int32),
+                ("held_s", C.c_double)]
+
+    def __init__(self, **kw):
+        super().__init__(**dict(dict(held_s=-1.0), **kw))
+
+
+# The library only writes gv_check_result: one that does not know the held_* fields yet
+# (1.0.0) fills the layout up to duration_s and the defaults above stand for the rest.
+CheckResult.c_min_size = CheckResult.held_by_other.offset
 
 
 class LibraryInfo(Versioned):

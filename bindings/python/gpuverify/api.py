@@ -1,15 +1,17 @@
-"""The Pythonic surface: a Context, results as dataclasses with to_dict()."""
+"""The Pythonic surface: a Context, verdicts as an enum, results as dataclasses with
+to_dict()."""
 import ctypes as C
+import enum
 import json
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from . import _native
 from . import _structs as S
 from ._native import lib, text
 from .errors import GpuverifyError, for_status
 
-VERDICTS = ("PASS", "WARN", "FAIL", "SKIP", "ERROR")
 LEVELS = {"standard": 0, "quick": 1, "extended": 2}
 ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
 DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3, "fp8": 4}
@@ -19,10 +21,81 @@ CTX_IN_PROCESS = 0x1  # gv_ctx_opts.flags: the calls in the caller, not gpuverif
 NCCL_IN_PROCESS = 0x1  # gv_nccl_opts.flags: NCCL in the caller, not gpuverify-worker
 NCCL_IN_PLACE = 0x2  # gv_nccl_opts.flags: each size in place too
 
+# python -m gpuverify's and gv-check's exit status.
+EXIT_HEALTHY = 0  # no check FAILed or ERRORed (PASS, WARN, SKIP)
+EXIT_FAIL = 1  # a check FAILed
+EXIT_USAGE = 2  # usage error, or the run could not start
+EXIT_UNJUDGED = 3  # no FAIL, but a check ERRORed: the node could not be judged
+EXIT_HELD = 4  # no FAIL, and every ERROR is a GPU another gpuverify held: not judged yet
+
+
+class Verdict(str, enum.Enum):
+    """A check's verdict. `.value` is the library's number (PASS 0, WARN 1, FAIL 2, SKIP 3,
+    ERROR 4); `Verdict(2)` and `Verdict("FAIL")` both give Verdict.FAIL.
+
+    Each member is also the string of its name, so code written when verdicts were plain
+    strings keeps working: ``Verdict.FAIL == "FAIL"``, ``verdict in ("FAIL", "ERROR")``,
+    ``str(verdict)``, f-strings and ``json.dumps`` all give ``"FAIL"``.
+
+    PASS: as expected. WARN: works, but something needs a look. FAIL: not fit for work.
+    SKIP: not tested, and the message says why (not applicable, not asked for). ERROR: the
+    check could not do its work, so the node was not judged on it."""
+
+    PASS = ("PASS", 0)
+    WARN = ("WARN", 1)
+    FAIL = ("FAIL", 2)
+    SKIP = ("SKIP", 3)
+    ERROR = ("ERROR", 4)
+
+    def __new__(cls, name: str, number: int):
+        member = str.__new__(cls, name)
+        member._value_ = number
+        return member
+
+    @classmethod
+    def _missing_(cls, value):
+        if isinstance(value, str) and value in cls.__members__:
+            return cls.__members__[value]
+        return None
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return "<Verdict.%s: %d>" % (self.name, self.value)
+
+    __format__ = str.__format__
+
+    @property
+    def is_problem(self) -> bool:
+        """WARN, FAIL or ERROR: a result someone should read."""
+        return self in (Verdict.WARN, Verdict.FAIL, Verdict.ERROR)
+
+
+def _verdict(number: int) -> Union[Verdict, int]:
+    """The Verdict of a library number; a number this binding does not know (a newer library's)
+    stays an int rather than being taken for another verdict."""
+    try:
+        return Verdict(number)
+    except ValueError:
+        return number
+
+
+def verdict_name(v: int) -> str:
+    """The name of a verdict number: "PASS", ..., "UNKNOWN" outside the enum."""
+    got = _verdict(v)
+    return got.name if isinstance(got, Verdict) else "UNKNOWN"
+
 
 def version() -> str:
-    """The version of the libgpuverify loaded (not of this binding)."""
+    """The version of the libgpuverify loaded (not of this package: see
+    gpuverify.__version__). Loads the library; LibraryNotFoundError says where it looked."""
     return text(lib().gv_version_string())
+
+
+def library_path() -> str:
+    """The file libgpuverify was loaded from (loading it if need be)."""
+    return _native.library_path()
 
 
 def catalog() -> List[str]:
@@ -31,20 +104,37 @@ def catalog() -> List[str]:
     return [text(L.gv_catalog_id(i)) for i in range(L.gv_catalog_count())]
 
 
-def verdict_name(v: int) -> str:
-    return VERDICTS[v] if 0 <= v < len(VERDICTS) else "UNKNOWN"
-
-
 class _Result:
     def to_dict(self) -> Dict[str, Any]:
+        """The fields as plain Python values (dicts, lists, str, numbers; verdicts are
+        Verdict, a str), ready for json.dumps."""
         return asdict(self)
 
 
 @dataclass
+class HeldBy:
+    """Another gpuverify that held a GPU a check needed, so the check's row is no judgement.
+
+    pid: that process's PID (None when unknown); held_s: how long it had held the GPU, in
+    seconds, when this run gave up waiting (None when unknown)."""
+    pid: Optional[int]
+    held_s: Optional[float]
+
+
+@dataclass
 class CheckResult(_Result):
+    """One row of a report: a check's verdict on one subject ("node", "gpu0", ...).
+
+    id: the check ID ("driver.gpu_count"); subject: what it judged; verdict: a Verdict;
+    message: one line saying what was found; measured / value / unit: the measurement as text,
+    as a number (None when not numeric) and its unit; expected / expected_source: the
+    expectation and where it came from ("policy", "PCI", ...); remediation: what to do about a
+    WARN, FAIL or ERROR; duration_s: how long the check took; held_by: a HeldBy when the row
+    is no judgement because another gpuverify held a GPU it needed (None otherwise, and always
+    with a library that does not say)."""
     id: str
     subject: str
-    verdict: str
+    verdict: Verdict
     message: str
     measured: str
     value: Optional[float]
@@ -53,35 +143,168 @@ class CheckResult(_Result):
     expected_source: str
     remediation: str
     duration_s: float
+    held_by: Optional[HeldBy] = None
 
     @classmethod
     def _from(cls, c: S.CheckResult) -> "CheckResult":
-        return cls(text(c.id), text(c.subject), verdict_name(c.verdict), text(c.message),
+        held = None
+        if c.held_by_other and _native.knows_field(S.CheckResult, "held_by_other"):
+            held = HeldBy(c.held_by_pid or None, c.held_s if c.held_s >= 0 else None)
+        return cls(text(c.id), text(c.subject), _verdict(c.verdict), text(c.message),
                    text(c.measured), None if math.isnan(c.value) else c.value, text(c.unit),
-                   text(c.expected), text(c.expected_source), text(c.remediation), c.duration_s)
+                   text(c.expected), text(c.expected_source), text(c.remediation), c.duration_s,
+                   held)
+
+
+VERDICT_LINE_MAX = 200
+
+
+def _fit(head: str, message: str, tail: str) -> str:
+    """head + message + tail in at most VERDICT_LINE_MAX characters: the message cut at the
+    last space that leaves room for "..." and the tail; control characters become spaces."""
+    room = max(VERDICT_LINE_MAX - len(head) - len(tail), 0)
+    msg = "".join(" " if ord(ch) < 0x20 or ord(ch) == 0x7f else ch for ch in message[:511])
+    if len(msg) > room:
+        keep = room - 3 if room > 3 else 0
+        msg = msg[:keep]
+        space = msg.rfind(" ")
+        if space > keep // 2:  # a word boundary not far back
+            msg = msg[:space]
+        msg += "..." if keep else ""
+    return (head + msg + tail)[:VERDICT_LINE_MAX]
 
 
 @dataclass
 class Report(_Result):
-    verdict: str
+    """What a run found: every CheckResult, the overall verdict and the facts judged.
+
+    verdict: the worst verdict (SKIP counts as PASS); level: "quick", "standard" or
+    "extended"; duration_s: the run's wall-clock time; checks: the rows in run order;
+    isolation: "process" (the checks ran in gpuverify-worker) or "none" (in this process);
+    hostname, started_at: where and when (UTC, ISO 8601) it ran; driver: the driver and
+    libraries found (dict); gpus: one dict per GPU (name, UUID, PCI bus ID, memory, ...).
+
+    The JSON report (docs/report.schema.json) and the Prometheus text are kept as the
+    `json` and `prometheus` attributes (strings) and `document()` (a dict); to_dict() leaves
+    them out."""
+    verdict: Verdict
     level: str
     duration_s: float
     checks: List[CheckResult] = field(default_factory=list)
     isolation: str = ""  # "process" (gpuverify-worker) or "none" (this process)
-    json: str = field(default="", repr=False)
-    prometheus: str = field(default="", repr=False)
+    json: str = field(default="", repr=False, compare=False)
+    prometheus: str = field(default="", repr=False, compare=False)
+    hostname: str = ""
+    started_at: str = ""
+    driver: Dict[str, Any] = field(default_factory=dict, repr=False)
+    gpus: List[Dict[str, Any]] = field(default_factory=list, repr=False)
 
     @property
     def healthy(self) -> bool:
-        """No check FAILed or ERRORed (gv-check's exit status 0)."""
-        return self.verdict not in ("FAIL", "ERROR")
+        """No check FAILed or ERRORed (exit status 0)."""
+        return self.verdict not in (Verdict.FAIL, Verdict.ERROR)
+
+    @property
+    def failures(self) -> List[CheckResult]:
+        """The rows someone should read: WARN, FAIL and ERROR, in run order."""
+        return [c for c in self.checks if c.verdict in (Verdict.WARN, Verdict.FAIL,
+                                                        Verdict.ERROR)]
+
+    @property
+    def counts(self) -> Dict[str, int]:
+        """How many rows have each verdict: {"PASS": n, "WARN": n, ...}."""
+        return {v.name: sum(c.verdict == v for c in self.checks) for v in Verdict}
+
+    @property
+    def held_by_other(self) -> bool:
+        """Not judged because another gpuverify held the GPUs: no FAIL, at least one ERROR,
+        and every ERROR a row another gpuverify's hold left unrun. Running again once it has
+        finished gives a verdict."""
+        errors = [c for c in self.checks if c.verdict == Verdict.ERROR]
+        return bool(errors) and all(c.held_by is not None for c in errors) and \
+            not any(c.verdict == Verdict.FAIL for c in self.checks)
+
+    @property
+    def exit_code(self) -> int:
+        """python -m gpuverify's (and gv-check's) exit status for this report: 0 healthy,
+        1 a check FAILed, 3 could not judge (no FAIL, but a check ERRORed), 4 not judged
+        because another gpuverify held the GPUs (no FAIL, every ERROR such a hold). 2, a
+        usage error or a run that could not start, has no report."""
+        if any(c.verdict == Verdict.FAIL for c in self.checks):
+            return EXIT_FAIL
+        if self.held_by_other:
+            return EXIT_HELD
+        if any(c.verdict == Verdict.ERROR for c in self.checks):
+            return EXIT_UNJUDGED
+        return EXIT_FAIL if self.verdict in (Verdict.FAIL, Verdict.ERROR) else EXIT_HEALTHY
+
+    def verdict_line(self) -> str:
+        """The verdict in one line of at most 200 characters, gv-check's --quiet and --npd
+        line. Its first word is the class, and the grammar is stable (docs/outputs.md):
+
+            OK <n> checks, <p> PASS, <s> SKIP
+            WARN <check> <subject>: <message> (<w> WARN of <n>)
+            FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>)
+            ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>)
+            HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message>
+
+        The message is cut at a word, never the counts."""
+        n = len(self.checks)
+        count = {v: 0 for v in Verdict}
+        first: Dict[Verdict, CheckResult] = {}
+        held, held_s, unheld_error = 0, -1.0, None
+        for c in self.checks:
+            if not isinstance(c.verdict, Verdict):
+                continue
+            count[c.verdict] += 1
+            first.setdefault(c.verdict, c)
+            if c.verdict is not Verdict.ERROR:
+                continue
+            if c.held_by is not None:
+                held += 1
+                if c.held_by.held_s is not None:
+                    held_s = max(held_s, c.held_by.held_s)
+            elif unheld_error is None:
+                unheld_error = c
+        if count[Verdict.FAIL]:
+            c = first[Verdict.FAIL]
+            return _fit("FAIL %s %s: " % (c.id, c.subject), c.message,
+                        " (%d FAIL, %d WARN, %d ERROR of %d)" % (
+                            count[Verdict.FAIL], count[Verdict.WARN], count[Verdict.ERROR], n))
+        if count[Verdict.ERROR] and held == count[Verdict.ERROR]:
+            c = first[Verdict.ERROR]
+            pid = c.held_by.pid if c.held_by is not None and c.held_by.pid else None
+            return _fit("HELD for %s s by PID %s: %s %s: " % (
+                "%d" % math.floor(held_s) if held_s >= 0 else "?",
+                pid if pid else "?", c.id, c.subject), c.message, "")
+        if count[Verdict.ERROR]:
+            c = unheld_error
+            return _fit("ERROR %s %s: " % (c.id, c.subject), c.message,
+                        " (%d ERROR, %d WARN of %d)" % (count[Verdict.ERROR],
+                                                        count[Verdict.WARN], n))
+        if count[Verdict.WARN]:
+            c = first[Verdict.WARN]
+            return _fit("WARN %s %s: " % (c.id, c.subject), c.message,
+                        " (%d WARN of %d)" % (count[Verdict.WARN], n))
+        return "OK %d checks, %d PASS, %d SKIP" % (n, count[Verdict.PASS], count[Verdict.SKIP])
 
     def document(self) -> Dict[str, Any]:
-        """The JSON report (docs/report.schema.json) as a dict: inventory, driver, checks."""
+        """The JSON report (docs/report.schema.json) as a dict: inventory, driver, checks,
+        and what to_dict() leaves out (stress series, the library's version, ...)."""
         return json.loads(self.json)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The verdict, the results and the facts as plain values, without the JSON and
+        Prometheus texts (see `json`, `prometheus`, `document()`)."""
+        return {"verdict": self.verdict, "level": self.level, "duration_s": self.duration_s,
+                "isolation": self.isolation, "hostname": self.hostname,
+                "started_at": self.started_at, "counts": self.counts,
+                "checks": [c.to_dict() for c in self.checks], "driver": self.driver,
+                "gpus": self.gpus}
 
 
 def _struct_dict(s: C.Structure) -> Dict[str, Any]:
+    """Every field of a result struct as plain values (text as str, verdicts as Verdict)."""
     out = {}
     for name, ctype in s._fields_:
         if name in ("struct_size",) or name.startswith("reserved"):
@@ -92,14 +315,20 @@ def _struct_dict(s: C.Structure) -> Dict[str, Any]:
         elif isinstance(v, C.Array):
             v = [_struct_dict(x) if isinstance(x, C.Structure) else x for x in v]
         if name == "verdict" or name.endswith("_verdict"):
-            v = verdict_name(v)
+            v = _verdict(v)
         out[name] = v
     return out
 
 
 @dataclass
 class GemmResult(_Result):
-    verdict: str
+    """Context.gemm_bench's answer: one data type's matrix multiply on one GPU.
+
+    verdict: a Verdict (FAIL when slow against the peak or when a result was wrong); dtype;
+    tflops_median / tflops_best: measured throughput; peak_tflops: the GPU's peak for the type;
+    fraction_of_peak: median / peak; verified: the results matched a host computation;
+    message: one line; raw: every field the library reported (clocks, power, algorithm, ...)."""
+    verdict: Verdict
     dtype: str
     tflops_median: float
     tflops_best: float
@@ -112,7 +341,14 @@ class GemmResult(_Result):
 
 @dataclass
 class NcclResult(_Result):
-    verdict: str
+    """Context.nccl_bench's answer: one collective over local GPUs, nccl-tests style.
+
+    verdict: a Verdict (FAIL when an element was wrong or the bus bandwidth below the
+    policy's); collective; nranks: GPUs taking part; peak_busbw_gbps and peak_bytes: the best
+    bus bandwidth and the size it was reached at; wrong_elements: elements that differed from
+    the expected; nccl_version: "2.28.9"; message: one line; sizes: one dict per size (bytes,
+    time_us, algbw_gbps, busbw_gbps, wrong); raw: every field the library reported."""
+    verdict: Verdict
     collective: str
     nranks: int
     peak_busbw_gbps: float
@@ -126,15 +362,15 @@ class NcclResult(_Result):
 
 @dataclass
 class Outcome(_Result):
-    """cuda_check, mem_test and cudnn_check: the verdict, the message and every field of the C
-    struct."""
-    verdict: str
+    """The answer of cuda_check, mem_test, stress_gemm and cudnn_check: a Verdict, one line
+    of message, and in raw every figure the library reported, as a dict."""
+    verdict: Verdict
     message: str
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
 
 
 def _progress_adapter(progress: Callable[[Dict[str, Any]], None]):
-    """gv_run_event as a dict for the caller's progress function."""
+    """A run's progress events as dicts for the caller's progress function."""
     def call(event, _user):
         e = event.contents
         d = {"kind": "finished" if e.kind == 1 else "started", "check": text(e.check),
@@ -142,23 +378,30 @@ def _progress_adapter(progress: Callable[[Dict[str, Any]], None]):
              "checks_selected": e.checks_selected, "elapsed_s": e.elapsed_s,
              "budget_s": e.budget_s}
         if e.result:
-            d["verdict"] = verdict_name(C.cast(e.result, C.POINTER(S.CheckResult)).contents.verdict)
+            d["verdict"] = _verdict(C.cast(e.result, C.POINTER(S.CheckResult)).contents.verdict)
         progress(d)
     return call
 
 
 def _b(s: Optional[str]) -> Optional[bytes]:
+    """str (or anything str() takes) as the bytes the library reads; None stays None."""
     return None if s is None else str(s).encode()
 
 
 class Context:
-    """A libgpuverify context. Use as `with gpuverify.Context() as ctx: ctx.run("quick")`.
+    """A session with the library: its settings, and the runs and measurements made with it.
+    Use as ``with gpuverify.Context() as ctx: report = ctx.run("quick")``, or call close().
 
-    sysroot: judge a captured node tree instead of this machine; library_dir: load the NVIDIA
-    libraries from there only; deadline_s: each check's deadline where the catalog sets none
-    (enforced when the checks and calls run in gpuverify-worker); worker_path: that executable;
-    in_process: run gemm_bench, mem_test, ... in this process, not in gpuverify-worker (no
-    process start, no deadline on a call stuck in the driver)."""
+    sysroot: judge a captured node tree (an absolute path holding proc/, sys/, etc/) instead
+    of this machine; library_dir: load the NVIDIA libraries from that directory only;
+    deadline_s: each check's deadline where the catalog sets none (30 s when 0), enforced when
+    the checks and calls run in gpuverify-worker; worker_path: that executable (found beside
+    the library by default); in_process: run gemm_bench, mem_test, ... in this process rather
+    than in gpuverify-worker (no process start, but no deadline on a call stuck in the driver).
+
+    Raises LibraryNotFoundError when libgpuverify cannot be loaded, InvalidArgumentError for a
+    relative sysroot, IOFailureError for one that does not exist. One context is used by one
+    thread at a time."""
 
     def __init__(self, sysroot: Optional[str] = None, library_dir: Optional[str] = None,
                  deadline_s: float = 0.0, worker_path: Optional[str] = None,
@@ -172,30 +415,36 @@ class Context:
         handle = C.c_void_p()
         st = self._lib.gv_ctx_create(C.byref(opts), C.byref(handle))
         if st != 0:
-            raise for_status(st, "gv_ctx_create: %s: %s" % (text(self._lib.gv_strerror(st)),
+            raise for_status(st, "Context(): %s: %s" % (text(self._lib.gv_strerror(st)),
                                                              text(self._lib.gv_ctx_last_error(None))))
         self._ctx = handle
 
     def close(self) -> None:
+        """Releases the context (and the NVIDIA libraries it loaded in this process). Calling
+        it again does nothing; the context cannot be used afterwards."""
         if getattr(self, "_ctx", None):
             self._lib.gv_ctx_destroy(self._ctx)
             self._ctx = None
 
     def __enter__(self) -> "Context":
+        """The context itself; leaving the with-block closes it."""
         return self
 
     def __exit__(self, *exc) -> None:
+        """Closes the context."""
         self.close()
 
     def __del__(self):
         self.close()
 
     def _raise(self, st: int, call: str):
+        """Raises the exception class of status st, with the library's explanation."""
         message = "%s: %s: %s" % (call, text(self._lib.gv_strerror(st)),
                                   text(self._lib.gv_ctx_last_error(self._ctx)))
         raise for_status(st, message)
 
     def _check(self, st: int, call: str) -> None:
+        """Raises unless st is success."""
         if st != 0:
             self._raise(st, call)
 
@@ -212,16 +461,20 @@ class Context:
 
     def policy(self, source: Union[str, Dict[str, Any], None] = None, *,
                path: Optional[str] = None) -> S.Policy:
-        """A gv_policy from key = value text, a dict of the same keys, or a file (path=)."""
+        """The site's expectations (gpu_count, gpu_model, gemm thresholds, busy, ...; the keys
+        of docs/checks.md) from ``key = value`` text, a dict of the same keys, or a file
+        (path=; source, when given too, overrides it). Pass the result, or the dict or text
+        itself, as run(policy=...). ParseError names the line that does not parse;
+        IOFailureError a file that cannot be read."""
         p = S.Policy()
         if isinstance(source, dict):
             source = "\n".join("%s = %s" % kv for kv in source.items())
         if path is not None:
             self._check(self._lib.gv_policy_load(self._ctx, _b(path), C.byref(p)),
-                        "gv_policy_load")
+                        "Context.policy")
         if source:
             self._check(self._lib.gv_policy_parse(self._ctx, _b(source), C.byref(p)),
-                        "gv_policy_parse")
+                        "Context.policy")
         return p
 
     def run(self, level: str = "standard", *, checks: Union[str, Sequence[str], None] = None,
@@ -231,12 +484,26 @@ class Context:
             topology_xml: Optional[str] = None, isolation: str = "auto",
             progress: Optional[Callable[[Dict[str, Any]], None]] = None,
             duration_s: float = 0.0) -> Report:
-        """gv_run: the checks of a level ("quick", "standard", "extended"), or those named;
-        isolation "auto" (gpuverify-worker when found), "process" (required) or "none".
-        progress(event) is called as checks start and rows finish (gv_run_event): a dict with
-        kind "started" or "finished", check, subject, verdict (finished), checks_started,
-        checks_selected, elapsed_s, budget_s. What it raises is printed and ignored.
-        duration_s: how long stress.* loads the GPUs (extended level; 0 = 120 s)."""
+        """Runs the checks and returns a Report; a FAIL is a verdict in the report, never an
+        exception.
+
+        level: "quick" (files, libraries, a CUDA context and a small GEMM: a job's prolog),
+        "standard" (every check, short GPU tests: about a minute) or "extended" (benchmark
+        lengths and the stress.* load); checks: IDs or prefixes to run instead ("driver",
+        "gpu.ecc"; "^cuda" leaves one out), a string or a list; budget_s: the run's wall-clock
+        budget (0: the level's); gpus: the CUDA device indices the GPU tests use (None: all);
+        policy: the site's expectations (see policy()); gemm_size, copy_bytes, nccl_bytes:
+        sizes of the GEMM, the copy test and the largest all-reduce (0: the level's);
+        topology_xml: judge topo.* on an ``lstopo --of xml`` file; isolation: "auto"
+        (gpuverify-worker when found), "process" (required) or "none" (this process);
+        progress(event): called as checks start and rows finish with a dict: kind ("started"
+        or "finished"), check, subject, verdict (finished only), checks_started,
+        checks_selected, elapsed_s, budget_s (what it raises is printed and ignored);
+        duration_s: how long stress.* loads the GPUs at the extended level (0: 120 s).
+
+        A GPU another gpuverify is testing is waited for (up to half the budget); rows it left
+        unrun are ERRORs with held_by set. Raises InvalidArgumentError for an unknown level,
+        check or isolation."""
         if level not in LEVELS:
             raise for_status(-1, "level %r: one of %s" % (level, ", ".join(LEVELS)))
         if isolation not in ISOLATIONS:
@@ -256,26 +523,28 @@ class Context:
             opts.on_event = keep_fn = S.RUN_EVENT_FN(_progress_adapter(progress))
             keep.append(keep_fn)
         rep = C.c_void_p()
-        self._check(self._lib.gv_run(self._ctx, C.byref(opts), C.byref(rep)), "gv_run")
+        self._check(self._lib.gv_run(self._ctx, C.byref(opts), C.byref(rep)), "Context.run")
         try:
             return self._report(rep)
         finally:
             self._lib.gv_report_free(rep)
 
     def read_report(self, document: Union[str, Dict[str, Any]]) -> Report:
-        """A report from its JSON (gv_report_from_json): another process's or node's, e.g. one
-        line of `srun gv-check --json`. ParseError names what does not fit its schema version."""
+        """A Report from its JSON (a str or the dict of Report.document()): another process's
+        or node's, e.g. one line of ``srun gv-check --json``. ParseError names what does not
+        fit its schema version."""
         if not isinstance(document, str):
             document = json.dumps(document)
         rep = C.c_void_p()
         self._check(self._lib.gv_report_from_json(self._ctx, document.encode(), C.byref(rep)),
-                    "gv_report_from_json")
+                    "Context.read_report")
         try:
             return self._report(rep)
         finally:
             self._lib.gv_report_free(rep)
 
     def _render(self, fn, rep) -> str:
+        """One of the library's renderings of a report (JSON, Prometheus) as str."""
         out = C.c_void_p()
         st = fn(rep, 0, C.byref(out))
         if st != 0:
@@ -286,56 +555,68 @@ class Context:
             self._lib.gv_free(out)
 
     def _report(self, rep) -> Report:
+        """A Report from the library's report handle (freed by the caller)."""
         L = self._lib
         checks = []
         for i in range(L.gv_report_count(rep)):
             c = S.CheckResult()
-            self._check(L.gv_report_result(rep, i, C.byref(c)), "gv_report_result")
+            self._check(L.gv_report_result(rep, i, C.byref(c)), "Context.run")
             checks.append(CheckResult._from(c))
         doc = self._render(L.gv_report_json, rep)
         parsed = json.loads(doc)
-        return Report(verdict=verdict_name(L.gv_report_verdict(rep)), level=parsed.get("level"),
+        return Report(verdict=_verdict(L.gv_report_verdict(rep)), level=parsed.get("level"),
                       duration_s=parsed["duration_s"], checks=checks, json=doc,
                       isolation=parsed.get("isolation") or "",
-                      prometheus=self._render(L.gv_report_prometheus, rep))
+                      prometheus=self._render(L.gv_report_prometheus, rep),
+                      hostname=parsed.get("hostname") or "",
+                      started_at=parsed.get("started_at") or "",
+                      driver=parsed.get("driver") or {}, gpus=parsed.get("gpus") or [])
 
     def gemm_bench(self, gpu: int = 0, dtype: str = "fp16", size: int = 8192, **opts) -> GemmResult:
-        """gv_gemm_bench: TFLOPS of one data type on one GPU, verified against the host."""
+        """Matrix-multiply throughput (TFLOPS) of one data type ("fp32", "tf32", "fp16",
+        "bf16", "fp8") on one GPU (a CUDA index), size x size x size, the results verified
+        against the host; opts: warmup_s, batch_s, batches, algo_candidates, verify_samples,
+        warn_fraction, fail_fraction, seed. NotFoundError for a GPU CUDA does not have."""
         if dtype not in DTYPES:
             raise for_status(-1, "dtype %r: one of %s" % (dtype, ", ".join(DTYPES)))
         o = S.GemmOpts(dtype=DTYPES[dtype], m=size, n=size, k=size, **opts)
         r = S.GemmResult()
         st = self._lib.gv_gemm_bench(self._ctx, gpu, C.byref(o), C.byref(r))
-        return self._finish(st, "gv_gemm_bench", GemmResult(
-            verdict_name(r.verdict), dtype, r.tflops_median, r.tflops_best, r.peak_tflops,
+        return self._finish(st, "Context.gemm_bench", GemmResult(
+            _verdict(r.verdict), dtype, r.tflops_median, r.tflops_best, r.peak_tflops,
             r.fraction_of_peak, r.verified == 1, text(r.message), _struct_dict(r)))
 
     def cuda_check(self, gpu: int = 0, **opts) -> Outcome:
-        """gv_cuda_check: context, VRAM test and copy bandwidths on one GPU."""
+        """A CUDA context, an allocation test and the host/device copy bandwidths on one GPU
+        (a CUDA index); opts: quick_alloc_bytes, alloc_fraction, alloc_bytes, copy_bytes,
+        copy_samples, copies_per_sample. raw holds every figure."""
         o = S.CudaOpts(**opts)
         r = S.CudaResult()
         st = self._lib.gv_cuda_check(self._ctx, gpu, C.byref(o), C.byref(r))
-        return self._finish(st, "gv_cuda_check",
-                            Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r)))
+        return self._finish(st, "Context.cuda_check",
+                            Outcome(_verdict(r.verdict), text(r.message), _struct_dict(r)))
 
     def mem_test(self, gpu: int = 0, **opts) -> Outcome:
-        """gv_mem_test: most of the free VRAM written and read back with our own kernels;
-        raw["first_errors"] locates the words that read back wrong."""
+        """Most of one GPU's free memory written and read back with gpuverify's own kernels;
+        opts: fraction (of the free memory, 0.92), chunk_bytes, rounds, duration_s, seed.
+        raw["first_errors"] locates the words that read back wrong (address, offset,
+        expected, read, step)."""
         o = S.MemtestOpts(**opts)
         r = S.MemtestResult()
         st = self._lib.gv_mem_test(self._ctx, gpu, C.byref(o), C.byref(r))
         details = _struct_dict(r)
         details["first_errors"] = [_struct_dict(r.first_errors[i])
                                    for i in range(r.errors_logged)]
-        return self._finish(st, "gv_mem_test",
-                            Outcome(verdict_name(r.verdict), text(r.message), details))
+        return self._finish(st, "Context.mem_test",
+                            Outcome(_verdict(r.verdict), text(r.message), details))
 
     def stress_gemm(self, gpus: Optional[Sequence[int]] = None, dtype: str = "bf16",
                     size: int = 8192, duration_s: float = 120.0, interval_s: float = 0.1,
                     **opts) -> Outcome:
-        """gv_stress_gemm: the same GEMM on every GPU (or those named) at once for the duration,
-        every result compared with the first and across GPUs; raw["gpus"] per GPU and
-        raw["series"] the time series (one dict per GPU and interval)."""
+        """The same GEMM on every GPU (or those named) at once for duration_s seconds, every
+        result compared with the first and across GPUs; raw["gpus"] has one dict per GPU
+        (verdict, agrees, TFLOPS, clocks, power) and raw["series"] the time series sampled
+        every interval_s (one dict per GPU and interval)."""
         if dtype not in DTYPES:
             raise for_status(-1, "dtype %r: one of %s" % (dtype, ", ".join(DTYPES)))
         gpus = list(gpus or [])
@@ -351,22 +632,26 @@ class Context:
         raw = _struct_dict(r)
         raw["gpus"] = raw["gpus"][:r.gpu_count]
         raw["series"] = [_struct_dict(series[i]) for i in range(r.series_count)]
-        return self._finish(st, "gv_stress_gemm",
-                            Outcome(verdict_name(r.verdict), text(r.message), raw))
+        return self._finish(st, "Context.stress_gemm",
+                            Outcome(_verdict(r.verdict), text(r.message), raw))
 
     def cudnn_check(self, gpu: int = 0) -> Outcome:
+        """cuDNN on one GPU: a small FP32 and FP16 convolution checked against the host
+        (raw: version, fp32_verdict, fp16_verdict, worst errors)."""
         r = S.CudnnResult()
         st = self._lib.gv_cudnn_check(self._ctx, gpu, C.byref(r))
-        return self._finish(st, "gv_cudnn_check",
-                            Outcome(verdict_name(r.verdict), text(r.message), _struct_dict(r)))
+        return self._finish(st, "Context.cudnn_check",
+                            Outcome(_verdict(r.verdict), text(r.message), _struct_dict(r)))
 
     def nccl_bench(self, gpus: Optional[Sequence[int]] = None, collective: str = "all_reduce",
                    min_bytes: int = 8, max_bytes: int = 1 << 30, in_process: bool = False,
                    in_place: bool = False, **opts) -> NcclResult:
-        """gv_nccl_bench over local GPUs (all by default), in gpuverify-worker unless
-        in_process (raw["isolation"] says where it ran); in_place times each size in place too
-        (raw["in_place"]). A deadline raises DeadlineError
-        carrying the partial result in .result."""
+        """One NCCL collective ("all_reduce", "all_gather", ..., "pairs") over local GPUs
+        (CUDA indices; all by default), from min_bytes to max_bytes, like nccl-tests, every
+        element checked; in gpuverify-worker unless in_process (raw["isolation"] says where it
+        ran); in_place times each size in place too (raw["in_place"]); opts: step_factor,
+        iters, warmup_iters, deadline_s, min_busbw_gbps, seed. A deadline raises
+        DeadlineError carrying the partial result in .result."""
         if collective not in COLLECTIVES:
             raise for_status(-1, "collective %r: one of %s" % (collective, ", ".join(COLLECTIVES)))
         o = S.NcclOpts(collective=COLLECTIVES[collective], min_bytes=min_bytes,
@@ -380,8 +665,8 @@ class Context:
         o.gpu_count = len(gpus or [])
         r = S.NcclResult()
         st = self._lib.gv_nccl_bench(self._ctx, C.byref(o), C.byref(r))
-        result = NcclResult(verdict_name(r.verdict), collective, r.nranks, r.peak_busbw_gbps,
+        result = NcclResult(_verdict(r.verdict), collective, r.nranks, r.peak_busbw_gbps,
                             r.peak_bytes, r.wrong_elements, text(r.version), text(r.message),
                             [_struct_dict(r.sizes[i]) for i in range(r.size_count)],
                             _struct_dict(r))
-        return self._finish(st, "gv_nccl_bench", result)
+        return self._finish(st, "Context.nccl_bench", result)

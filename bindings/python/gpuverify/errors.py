@@ -1,10 +1,11 @@
-"""Exceptions: one class per gv_status, all under GpuverifyError. A verdict (FAIL) is never an
+"""Exceptions: one class per library status, all under GpuverifyError. A verdict (FAIL) is never an
 exception; an exception means the call could not do its job."""
 from typing import Dict, Type
 
 
 class GpuverifyError(Exception):
-    """A libgpuverify call returned an error status. `status` is the gv_status number."""
+    """A call could not do its job (never a verdict: a FAIL is a result). `status` is the
+    library's status number (negative); each status has its subclass below."""
 
     status = 0
 
@@ -19,27 +20,34 @@ class LibraryNotFoundError(GpuverifyError, OSError):
 
 
 class InvalidArgumentError(GpuverifyError, ValueError):
+    """An argument the library refuses: an unknown level, check ID or data type, a relative
+    sysroot, a fraction out of range; the message names it."""
     status = -1
 
 
 class VersionError(GpuverifyError):
-    """A struct layout the library does not accept (GV_ERR_VERSION), or a binding newer than it."""
+    """The loaded libgpuverify is older than this package needs (a layout it does not know)."""
     status = -2
 
 
 class NoMemoryError(GpuverifyError, MemoryError):
+    """The library ran out of host memory."""
     status = -3
 
 
 class NotFoundError(GpuverifyError, LookupError):
+    """Something asked for is not there: a GPU index CUDA does not have, a report row."""
     status = -4
 
 
 class IOFailureError(GpuverifyError, OSError):
+    """A file or directory could not be read: a sysroot, a policy file, an XML topology."""
     status = -5
 
 
 class ParseError(GpuverifyError, ValueError):
+    """Text that does not parse: a policy line, a report's JSON of another schema version;
+    the message says where."""
     status = -6
 
 
@@ -49,25 +57,31 @@ class NvidiaLibraryError(GpuverifyError):
 
 
 class DriverError(GpuverifyError):
+    """The driver or a GPU failed the call, or the worker process running it crashed;
+    `result`, when set, holds what was measured."""
     status = -8
 
 
 class DeadlineError(GpuverifyError, TimeoutError):
-    """A deadline passed (GV_ERR_TIMEOUT); `result` holds what was measured, when any."""
+    """The call ran past its deadline and was stopped; `result` holds what was measured, when
+    any."""
     status = -9
     result = None
 
 
 class UnsupportedError(GpuverifyError):
+    """Not possible on this node or build: a data type the GPU lacks, MPI not built in."""
     status = -10
 
 
 class InternalError(GpuverifyError):
+    """A bug in libgpuverify: please report it with the message."""
     status = -11
 
 
 class GpuBusyError(GpuverifyError):
-    """Another gpuverify held the GPU for the whole wait (GV_ERR_BUSY); the message names it."""
+    """Another gpuverify was testing the GPU for the whole wait; the message names it (PID,
+    program, how long). Try again once it has finished."""
     status = -12
 
 
@@ -80,4 +94,5 @@ BY_STATUS: Dict[int, Type[GpuverifyError]] = {
 
 
 def for_status(status: int, message: str) -> GpuverifyError:
+    """The exception for a library status number, with its message."""
     return BY_STATUS.get(status, GpuverifyError)(message, status)

@@ -39,7 +39,11 @@ def test_every_function_is_declared_and_every_mirror_matches_the_library():
         fn = getattr(lib, name)
         assert fn.restype == restype and fn.argtypes == argtypes, name
     for mirror in _structs.MIRRORS:
-        assert ctypes.sizeof(mirror) == lib.gv_struct_size(mirror.c_name.encode()), mirror.c_name
+        theirs = lib.gv_struct_size(mirror.c_name.encode())
+        # A result struct may have grown at its end after the library was built (c_min_size:
+        # the layout it had before): the library then fills what it knows.
+        known = {ctypes.sizeof(mirror), getattr(mirror, "c_min_size", ctypes.sizeof(mirror))}
+        assert theirs in known, mirror.c_name
     assert lib.gv_struct_size(b"gv_no_such_struct") == 0
     assert gpuverify.version() == "1.0.0"
 
@@ -56,7 +60,7 @@ def test_run_reports_verdicts_and_details(node):
     assert "GPU" in count.message and count.remediation
     assert count.to_dict()["id"] == "driver.gpu_count"
     doc = lost.document()
-    assert doc["schema_version"] == 4 and len(doc["gpus"]) == 8
+    assert doc["schema_version"] >= 4 and len(doc["gpus"]) == 8
     assert [c["verdict"] for c in doc["checks"]] == [c.verdict for c in lost.checks]
     assert "gpuverify_node_healthy 0" in lost.prometheus
 
@@ -99,7 +103,7 @@ def test_a_report_reads_back_from_its_json(node):
     assert again.json == report.json and again.prometheus == report.prometheus
     assert [c.to_dict() for c in again.checks] == [c.to_dict() for c in report.checks]
     doc = report.document()
-    doc["schema_version"] = 5
+    doc["schema_version"] += 1  # a schema this library does not know
     with pytest.raises(gpuverify.ParseError) as bad:
         ctx.read_report(doc)
     assert "schema_version" in str(bad.value)

@@ -1,0 +1,238 @@
+"""What a Python user expects: Verdict as an enum, Report.failures and a lean to_dict(), the
+held_by rows of a GPU another gpuverify holds, exit codes, and python -m gpuverify's
+--version, --duration and --help."""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import gpuverify
+from gpuverify import _native, _structs
+from gpuverify.api import Verdict
+
+PASSIVE = "^cuda,^mem,^gemm,^cudnn,^driver.compat,^nccl"
+HERE = os.path.join(os.path.dirname(__file__), "..")
+
+
+def python(*args, env=None, timeout=120):
+    e = dict(os.environ, PYTHONPATH=HERE, **(env or {}))
+    return subprocess.run([sys.executable] + list(args), capture_output=True, text=True, env=e,
+                          timeout=timeout)
+
+
+def test_verdict_is_an_enum_with_the_library_numbers_that_still_compares_as_text():
+    assert [(v.name, v.value) for v in Verdict] == [("PASS", 0), ("WARN", 1), ("FAIL", 2),
+                                                    ("SKIP", 3), ("ERROR", 4)]
+    assert Verdict(2) is Verdict.FAIL and Verdict("FAIL") is Verdict.FAIL
+    assert gpuverify.Verdict is Verdict
+    # The strings verdicts were before still work.
+    assert Verdict.FAIL == "FAIL" and Verdict.FAIL in ("FAIL", "ERROR")
+    assert str(Verdict.WARN) == "WARN" and "%s" % Verdict.WARN == "WARN"
+    assert f"{Verdict.ERROR:>6}" == " ERROR"
+    assert json.dumps({"v": Verdict.SKIP}) == '{"v": "SKIP"}'
+    assert repr(Verdict.PASS) == "<Verdict.PASS: 0>"
+    with pytest.raises(ValueError):
+        Verdict(7)
+    with pytest.raises(ValueError):
+        Verdict("MAYBE")
+    lib = _native.lib()
+    for v in Verdict:  # the library's own names agree
+        assert lib.gv_verdict_name(v.value).decode() == v.name
+
+
+def test_results_carry_verdicts(node):
+    report = node("h100-open", "h100x8-gpu-lost").run(checks=PASSIVE)
+    assert report.verdict is Verdict.FAIL
+    assert all(isinstance(c.verdict, Verdict) for c in report.checks)
+    fast = dict(size=32, warmup_s=0, batch_s=1e-9, batches=1, algo_candidates=1)
+    gemm = node("h100-open", "h100x1-compute").gemm_bench(**fast)
+    assert gemm.verdict is Verdict.PASS
+    cudnn = node("h100-open", "h100x1-compute").cudnn_check()
+    assert cudnn.verdict is Verdict.PASS and cudnn.raw["fp32_verdict"] is Verdict.PASS
+    events = []
+    node("h100-open", "h100x8").run(checks="system", progress=events.append)
+    assert {type(e["verdict"]) for e in events if e["kind"] == "finished"} == {Verdict}
+
+
+def test_failures_and_a_lean_to_dict(node):
+    report = node("h100-open", "h100x8-gpu-lost").run("quick", gemm_size=32, gpus=[0])
+    failures = report.failures
+    assert failures and failures == [c for c in report.checks
+                                     if c.verdict in ("WARN", "FAIL", "ERROR")]
+    assert {c.id for c in failures} >= {"driver.gpu_count", "gpu.nvml"}
+    assert report.counts["FAIL"] == sum(c.verdict is Verdict.FAIL for c in report.checks)
+    d = report.to_dict()
+    assert set(d) == {"verdict", "level", "duration_s", "isolation", "hostname", "started_at",
+                      "counts", "checks", "driver", "gpus"}
+    assert d["verdict"] == "FAIL" and d["level"] == "quick" and len(d["gpus"]) == 8
+    assert d["driver"]["gpu_count_pci"] == 8
+    assert [c["id"] for c in d["checks"]] == [c.id for c in report.checks]
+    text = json.dumps(d)
+    # The JSON report and the Prometheus text stay on the report, not in to_dict(): on the
+    # fakes' eight GPUs it was 242 KB with them, about 70 KB without.
+    assert '"gpuverify_node_healthy' not in text and '"schema_version"' not in text
+    assert len(text) < 100_000 < len(report.json) + len(report.prometheus)
+    assert report.document()["checks"] and "gpuverify_node_healthy 0" in report.prometheus
+    assert json.loads(text)["checks"][0]["verdict"] in ("PASS", "WARN", "FAIL", "SKIP", "ERROR")
+
+
+def _row(**held):
+    c = _structs.CheckResult(verdict=4, **held)
+    c.id, c.subject, c.message = b"cuda.init", b"node", b"not run: held"
+    c.value = float("nan")
+    return c
+
+
+def test_held_by_comes_from_the_library_that_knows_it(monkeypatch):
+    _native.lib()
+    full = ctypes.sizeof(_structs.CheckResult)
+    row = _row(held_by_other=1, held_by_pid=4121, held_s=35.5)
+    monkeypatch.setitem(_native._sizes, "gv_check_result", full)
+    assert gpuverify.CheckResult._from(row).held_by == gpuverify.HeldBy(pid=4121, held_s=35.5)
+    unknown = _row(held_by_other=1)  # PID 0 and held_s -1: unknown
+    assert gpuverify.CheckResult._from(unknown).held_by == gpuverify.HeldBy(None, None)
+    assert gpuverify.CheckResult._from(_row()).held_by is None
+    # A library from before the fields: whatever the memory past its layout holds, no hold.
+    monkeypatch.setitem(_native._sizes, "gv_check_result", _structs.CheckResult.c_min_size)
+    assert gpuverify.CheckResult._from(row).held_by is None
+    assert _structs.CheckResult().held_s == -1.0
+
+
+def _report(*rows):
+    checks = [gpuverify.CheckResult("c%d" % i, "node", Verdict(v), "", "", None, "", "", "",
+                                    "", 0.0, gpuverify.HeldBy(1, 2.0) if held else None)
+              for i, (v, held) in enumerate(rows)]
+    worst = max((c.verdict for c in checks), key=lambda v: (0, 1, 2, -1, 3)[v.value],
+                default=Verdict.PASS)
+    return gpuverify.Report(worst, "quick", 1.0, checks)
+
+
+@pytest.mark.parametrize("rows,code", [
+    ([], 0), ([("PASS", 0), ("WARN", 0), ("SKIP", 0)], 0),
+    ([("PASS", 0), ("FAIL", 0)], 1), ([("FAIL", 0), ("ERROR", 1)], 1),
+    ([("PASS", 0), ("ERROR", 0)], 3), ([("ERROR", 1), ("ERROR", 0)], 3),
+    ([("PASS", 0), ("ERROR", 1), ("ERROR", 1)], 4)])
+def test_exit_codes(rows, code):
+    report = _report(*[(Verdict(v), held) for v, held in rows])
+    assert report.exit_code == code
+    assert report.held_by_other == (code == 4)
+    assert (gpuverify.EXIT_HEALTHY, gpuverify.EXIT_FAIL, gpuverify.EXIT_USAGE,
+            gpuverify.EXIT_UNJUDGED, gpuverify.EXIT_HELD) == (0, 1, 2, 3, 4)
+
+
+def test_verdict_line_is_gv_checks_one_line():
+    R = lambda *rows: _report(*[(Verdict(v), held) for v, held in rows])  # noqa: E731
+    assert R(("PASS", 0), ("SKIP", 0)).verdict_line() == "OK 2 checks, 1 PASS, 1 SKIP"
+    warn = R(("PASS", 0), ("WARN", 0))
+    warn.checks[1].message = "hot"
+    assert warn.verdict_line() == "WARN c1 node: hot (1 WARN of 2)"
+    failed = R(("WARN", 0), ("FAIL", 0), ("ERROR", 1))
+    failed.checks[1].message = "lost\n" + "word " * 100
+    line = failed.verdict_line()
+    assert line.startswith("FAIL c1 node: lost word word ") and len(line) <= 200
+    assert line.endswith("word... (1 FAIL, 1 WARN, 1 ERROR of 3)")
+    assert R(("ERROR", 1), ("ERROR", 0)).verdict_line() == "ERROR c1 node:  (2 ERROR, 0 WARN of 2)"
+    assert R(("PASS", 0), ("ERROR", 1)).verdict_line() == "HELD for 2 s by PID 1: c1 node: "
+
+
+def hold_gpu(lock_dir, bus_id, seconds=60):
+    """Another gpuverify holding a GPU's lock, as gpuverify writes it (PID, since when): a
+    process to kill."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, os, sys, time\n"
+         "f = open(sys.argv[1], 'w')\n"
+         "fcntl.flock(f, fcntl.LOCK_EX)\n"
+         "f.write('pid=%d\\nparent=%d\\nsince_ms=%.0f\\nuntil_exit=0\\nprogram=python3\\n'\n"
+         "        % (os.getpid(), os.getppid(), time.time() * 1000 - 5000))\n"
+         "f.flush()\n"
+         "print('held', flush=True)\n"
+         "time.sleep(float(sys.argv[2]))\n",
+         os.path.join(lock_dir, "gpuverify-gpu-%s.lock" % bus_id), str(seconds)],
+        stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def library_says_held():
+    return _native.knows_field(_structs.CheckResult, "held_by_other")
+
+
+def test_a_gpu_another_gpuverify_holds_is_not_judged(node, tmp_path, monkeypatch, fixtures,
+                                                     fakelib):
+    monkeypatch.setenv("GPUVERIFY_LOCK_DIR", str(tmp_path))
+    holder = hold_gpu(str(tmp_path), "0000:18:00.0")  # GPU 0
+    try:
+        report = node("h100-open", "h100x8").run("quick", gpus=[0], gemm_size=32, budget_s=2)
+        errors = [c for c in report.checks if c.verdict is Verdict.ERROR]
+        assert errors and not any(c.verdict is Verdict.FAIL for c in report.checks)
+        assert all("another gpuverify" in c.message for c in errors)
+        if library_says_held():
+            assert all(c.held_by == gpuverify.HeldBy(holder.pid, c.held_by.held_s)
+                       for c in errors)
+            assert all(c.held_by.held_s >= 4 for c in errors)
+            assert report.held_by_other and report.exit_code == 4
+            assert report.verdict_line().startswith("HELD for %d s by PID %d: cuda.init node: "
+                                                    % (int(errors[0].held_by.held_s),
+                                                       holder.pid))
+        else:  # a library without gv_check_result.held_by_other: could not judge
+            assert all(c.held_by is None for c in errors) and report.exit_code == 3
+        env = {"GV_FAKE_SCENARIO": os.path.join(fixtures, "scenarios", "h100x8.conf")}
+        cli = python("-m", "gpuverify", "--sysroot", os.path.join(fixtures, "sysroots",
+                                                                   "h100-open"),
+                     "--library-dir", fakelib, "--level", "quick", "--gpus", "0",
+                     "--gemm-size", "32", "--budget", "2", env=env)
+        assert cli.returncode == report.exit_code, cli.stderr
+        quiet = python("-m", "gpuverify", "--quiet", *cli.args[3:], env=env)
+        assert quiet.returncode == report.exit_code
+        assert quiet.stdout.split()[0] == report.verdict_line().split()[0]  # HELD or ERROR
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_cli_version(fixtures):
+    out = python("-m", "gpuverify", "--version")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "gpuverify (Python) %s" % gpuverify.__version__
+    assert lines[1] == "libgpuverify %s (%s)" % (gpuverify.version(),
+                                                 gpuverify.library_path())
+    assert os.path.samefile(gpuverify.library_path(), os.environ["GPUVERIFY_LIBRARY"])
+    missing = python("-m", "gpuverify", "--version",
+                     env={"GPUVERIFY_LIBRARY": "/nonexistent/libgpuverify.so.1"})
+    assert missing.returncode == 2
+    assert missing.stdout.startswith("gpuverify (Python) ")
+    assert "/nonexistent/libgpuverify.so.1" in missing.stderr
+
+
+def test_cli_help_says_the_exit_codes_and_refuses_bad_values():
+    out = python("-m", "gpuverify", "--help")
+    assert out.returncode == 0
+    for line in ("0  healthy", "1  a check FAILed", "2  usage error",
+                 "3  could not judge", "4  not judged", "--duration S", "--version"):
+        assert line in out.stdout, line
+    for bad in (["--duration", "-1"], ["--duration", "soon"], ["--budget", "nan"],
+                ["--gpus", "0,x"], ["--gemm-size", "-5"], ["--level", "fastest"]):
+        refused = python("-m", "gpuverify", *bad)
+        assert refused.returncode == 2 and bad[0] in refused.stderr, bad
+
+
+def test_cli_duration_sets_how_long_stress_loads_the_gpus(fixtures, fakelib):
+    env = {"GV_FAKE_SCENARIO": os.path.join(fixtures, "scenarios", "h100x1-compute.conf")}
+    started = time.monotonic()
+    out = python("-m", "gpuverify", "--json", "--sysroot",
+                 os.path.join(fixtures, "sysroots", "h100-open"), "--library-dir", fakelib,
+                 "--checks", "stress", "--gemm-size", "32", "--duration", "0.3", env=env,
+                 timeout=60)
+    took = time.monotonic() - started
+    assert out.returncode == 0, out.stderr
+    rows = {c["id"]: c for c in json.loads(out.stdout)["checks"]}
+    assert rows["stress.gemm"]["verdict"] == "PASS"
+    series = rows["stress.gemm"]["series"]
+    assert series and max(s["t_s"] for s in series) < 1.0  # not the default 120 s
+    assert took < 30

@@ -1,0 +1,82 @@
+"""examples/python/torchrun_check.py over the fakes, as torchrun would start one rank of it:
+LOCAL_RANK set, only that GPU checked, exit 0 (trained), 1 (a FAIL), 4 (held by another
+gpuverify past the wait; 3 with a library that does not say so), retried while held."""
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gpuverify import _native, _structs
+from test_pythonic import hold_gpu
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+EXAMPLE = os.path.join(ROOT, "examples", "python", "torchrun_check.py")
+PACKAGE = os.path.join(os.path.dirname(__file__), "..")
+GPU3 = "0000:5d:00.0"  # CUDA index 3 of h100x8
+GPU0 = "0000:18:00.0"
+
+
+@pytest.fixture
+def rank(fixtures, fakelib, tmp_path):
+    """rank(local_rank, scenario, *options) -> the finished process of one rank."""
+    def start(local_rank, scenario="h100x8", *options):
+        env = dict(os.environ, PYTHONPATH=PACKAGE, LOCAL_RANK=str(local_rank),
+                   GPUVERIFY_LOCK_DIR=str(tmp_path),
+                   GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", scenario + ".conf"))
+        env.pop("CUDA_VISIBLE_DEVICES", None)
+        return subprocess.run(
+            [sys.executable, EXAMPLE, "--sysroot", os.path.join(fixtures, "sysroots",
+                                                                 "h100-open"),
+             "--library-dir", fakelib, "--gemm-size", "32"] + list(options),
+            capture_output=True, text=True, env=env, timeout=120)
+    return start
+
+
+def library_says_held():
+    return _native.knows_field(_structs.CheckResult, "held_by_other")
+
+
+def test_a_healthy_gpu_trains(rank):
+    done = rank(3)
+    assert done.returncode == 0, done.stderr
+    assert "[rank 3] GPU 3: PASS" in done.stderr
+    if importlib.util.find_spec("torch") is None:
+        assert "[rank 3] torch not installed: skipping the training step" in done.stderr
+
+
+def test_a_failing_node_exits_1_at_once(rank):
+    done = rank(3, "h100x8-gpu-lost")
+    assert done.returncode == 1, done.stderr
+    assert "[rank 3] FAIL driver.gpu_count node:" in done.stderr
+    assert "[rank 3] GPU 3: FAIL" in done.stderr and "training" not in done.stderr
+
+
+def test_each_rank_checks_its_own_gpu_only(rank, tmp_path):
+    holder = hold_gpu(str(tmp_path), GPU0)  # another gpuverify on GPU 0: not rank 3's
+    try:
+        done = rank(3, "h100x8", "--budget", "2", "--hold-wait", "0")
+        assert done.returncode == 0, done.stderr
+        held = rank(0, "h100x8", "--budget", "2", "--hold-wait", "0")
+        assert held.returncode == (4 if library_says_held() else 3), held.stderr
+        if library_says_held():
+            assert "GPU 0 still held by PID %d" % holder.pid in held.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.skipif(not os.environ.get("GPUVERIFY_LIBRARY"), reason="run through ctest")
+def test_a_held_gpu_is_waited_for_then_checked(rank, tmp_path):
+    if not library_says_held():
+        pytest.skip("this libgpuverify does not say which rows another gpuverify held")
+    holder = hold_gpu(str(tmp_path), GPU3, seconds=2.5)
+    try:
+        done = rank(3, "h100x8", "--budget", "2", "--hold-wait", "30", "--retry-every", "0.5")
+        assert done.returncode == 0, done.stderr
+        assert "GPU 3 held by PID %d; trying again" % holder.pid in done.stderr
+        assert "[rank 3] GPU 3: PASS" in done.stderr
+    finally:
+        holder.kill()
+        holder.wait()

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Check this rank's GPU before training, under torchrun (or any launcher that sets LOCAL_RANK).
+
+    torchrun --nproc-per-node 8 examples/python/torchrun_check.py
+
+Each rank checks only its own GPU (gpus=[LOCAL_RANK]) at the quick level: the node's files
+and libraries, a CUDA context and a small GEMM, a few seconds. Ranks check side by side: each
+holds only its own GPU. Do it before the training touches CUDA: a context this process
+already has on the GPU would be taken for another job's.
+
+What it does with the answer, by gpuverify's exit codes (python -m gpuverify's and gv-check's):
+
+  0 healthy (PASS, WARN, SKIP)   train.
+  1 a check FAILed               print the failures and exit 1 at once: torchrun's elastic
+                                 agent sees a failed worker and restarts the worker group
+                                 (--max-restarts) or ends the job, instead of training, or
+                                 hanging in the first collective, on a broken GPU; the
+                                 scheduler's requeue can then place the job elsewhere.
+  4 another gpuverify held the   a node health check or another job's prolog is testing the
+    GPU (not judged yet)         GPU: wait and run again, for --hold-wait seconds in all;
+                                 then exit 4, distinct, so that the launcher can tell "busy"
+                                 from "broken".
+  3 could not judge (an ERROR)   exit 3, unless --allow-unjudged.
+  2 the run could not start      (library not found, bad arguments): exit 2.
+
+It runs without torch: the training step below is a stand-in that uses torch when it is
+installed. gpuverify itself needs only libgpuverify (pip install ./bindings/python).
+"""
+import argparse
+import os
+import sys
+import time
+
+import gpuverify
+
+
+def log(rank, text):
+    """One line on stderr, prefixed with the rank, as torchrun's --tee would show it."""
+    print("[rank %s] %s" % (rank, text), file=sys.stderr, flush=True)
+
+
+def check_gpu(gpu, rank, args):
+    """Checks one GPU, waiting out another gpuverify's hold; returns the exit code."""
+    give_up = time.monotonic() + args.hold_wait
+    while True:
+        try:
+            with gpuverify.Context(sysroot=args.sysroot, library_dir=args.library_dir) as ctx:
+                report = ctx.run(args.level, gpus=[gpu], budget_s=args.budget,
+                                 gemm_size=args.gemm_size)
+        except gpuverify.GpuverifyError as e:
+            log(rank, "gpuverify could not run: %s" % e)
+            return gpuverify.EXIT_USAGE
+        code = report.exit_code
+        if code != gpuverify.EXIT_HELD:
+            break
+        held = next(c for c in report.checks if c.held_by is not None)
+        who = "PID %d" % held.held_by.pid if held.held_by.pid else "another gpuverify"
+        left = give_up - time.monotonic()
+        if left <= 0:
+            log(rank, "GPU %d still held by %s after %.0f s: not judged" %
+                (gpu, who, args.hold_wait))
+            return code
+        log(rank, "GPU %d held by %s; trying again in %.0f s" %
+            (gpu, who, min(args.retry_every, left)))
+        time.sleep(min(args.retry_every, left))
+
+    for c in report.failures:
+        log(rank, "%s %s %s: %s%s" % (c.verdict, c.id, c.subject, c.message,
+                                      " (%s)" % c.remediation if c.remediation else ""))
+    if code == gpuverify.EXIT_UNJUDGED and args.allow_unjudged:
+        log(rank, "GPU %d could not be judged; training anyway (--allow-unjudged)" % gpu)
+        return gpuverify.EXIT_HEALTHY
+    log(rank, "GPU %d: %s (%d checks, %.1f s)" % (gpu, report.verdict, len(report.checks),
+                                                  report.duration_s))
+    return code
+
+
+def train(gpu, rank):
+    """The training would start here; a stand-in that touches the GPU when torch is
+    installed (imported only now: after the check, and only if present)."""
+    try:
+        import torch
+    except ImportError:
+        log(rank, "torch not installed: skipping the training step")
+        return
+    if torch.cuda.is_available():
+        torch.cuda.set_device(gpu)
+        x = torch.ones(1024, 1024, device="cuda")
+        log(rank, "training on cuda:%d (%.0f)" % (gpu, float((x @ x).sum())))
+    else:
+        log(rank, "torch sees no CUDA device: skipping the training step")
+
+
+def main(argv=None):
+    """Checks LOCAL_RANK's GPU, then trains; returns the exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 epilog="exit status: 0 trained, 1 the GPU FAILed, 2 gpuverify "
+                                        "could not run, 3 could not judge, 4 held by another "
+                                        "gpuverify past --hold-wait")
+    ap.add_argument("--level", default="quick", choices=["quick", "standard", "extended"])
+    ap.add_argument("--budget", type=float, default=0.0,
+                    help="each run's budget (0: the level's); a hold is waited for up to half")
+    ap.add_argument("--hold-wait", type=float, default=600.0,
+                    help="seconds in all to wait for another gpuverify holding the GPU")
+    ap.add_argument("--retry-every", type=float, default=30.0,
+                    help="seconds between two tries while the GPU is held")
+    ap.add_argument("--allow-unjudged", action="store_true",
+                    help="train when a check could not do its work (exit 3 otherwise)")
+    ap.add_argument("--gemm-size", type=int, default=0,
+                    help="m = n = k of the quick GEMM (0: the level's; tests use 32)")
+    ap.add_argument("--sysroot", help="judge a captured node tree (tests)")
+    ap.add_argument("--library-dir", help="load the NVIDIA libraries from there only")
+    args = ap.parse_args(argv)
+
+    # torchrun sets LOCAL_RANK (and RANK); the GPU is the CUDA device of that index. With
+    # CUDA_VISIBLE_DEVICES narrowed to one device per rank, that device is index 0.
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    rank = os.environ.get("RANK", str(local_rank))
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    gpu = 0 if visible and "," not in visible else local_rank
+
+    code = check_gpu(gpu, rank, args)
+    if code != gpuverify.EXIT_HEALTHY:
+        return code
+    train(gpu, rank)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
