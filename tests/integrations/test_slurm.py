@@ -110,8 +110,10 @@ class Cluster:
         self.wait_for("slurmctld", lambda: self.run(["scontrol", "ping"], check=False)
                       .stdout.find("is UP") >= 0, 30, skip=True)
         self.spawn("slurmd", [self.tools["slurmd"], "-D", "-f", self.conf, "-N", self.node])
+        # A daemon that exited cannot run here (skip); a node that never comes up idle is this
+        # test's configuration (fail).
         self.wait_for("slurmd to register the node idle", lambda: self.node_state()[0] == "IDLE",
-                      60, skip="slurmd")
+                      60, skip=False, exited_skips=True)
 
     def write_conf(self):
         cpus = os.cpu_count() or 1
@@ -205,14 +207,14 @@ exit $rc
         except OSError as e:
             raise Skip("%s cannot start: %s" % (name, e))
 
-    def wait_for(self, what, ok, timeout, skip=False):
+    def wait_for(self, what, ok, timeout, skip=False, exited_skips=False):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             for name, p in self.procs.items():
                 if p.poll() is not None:
                     why = "%s exited with status %s: %s" % (name, p.returncode,
                                                           self.tail(name))
-                    if skip:
+                    if skip or exited_skips:
                         raise Skip(why)
                     raise Failure(why)
             try:
@@ -221,9 +223,10 @@ exit $rc
             except Exception:  # a client asking before the daemon listens
                 pass
             time.sleep(0.25)
-        why = "%s not up within %d s" % (what, timeout)
+        why = "%s not up within %d s: %s" % (what, timeout,
+                                             self.tail(what.split()[0]))
         if skip:
-            raise Skip(why + ": " + self.tail(skip if isinstance(skip, str) else what))
+            raise Skip(why)
         raise Failure(why)
 
     def tail(self, name, lines=8):
@@ -235,8 +238,13 @@ exit $rc
         return " | ".join(text[-lines:])
 
     def stop(self):
-        if self.tools.get("scancel") and "slurmctld" in self.procs:
-            self.run(["scancel", "--full", "-w", self.node], check=False, timeout=10)
+        """Every daemon this test started, whatever state the test left them in."""
+        ctld = self.procs.get("slurmctld")
+        if ctld and ctld.poll() is None:
+            try:
+                self.run(["scancel", "--full", "-w", self.node], check=False, timeout=10)
+            except (OSError, subprocess.SubprocessError):
+                pass
         for name in ("slurmd", "slurmctld", "munged"):
             p = self.procs.get(name)
             if not p or p.poll() is not None:
@@ -506,12 +514,12 @@ def main():
         print("cluster up in %.1f s: node %s, %s" % (time.monotonic() - started, c.node, tmp))
         scenarios(c, failures, timings)
     except Skip as e:
-        print("SKIP:", e)
         c.stop()
+        print("SKIP:", e)
         shutil.rmtree(tmp, ignore_errors=True)
         return SKIP
-    except (Failure, subprocess.TimeoutExpired) as e:
-        failures.append(str(e))
+    except (Failure, subprocess.SubprocessError, OSError) as e:
+        failures.append("%s: %s" % (type(e).__name__, e))
     finally:
         c.stop()
     for name, dur in timings.items():
