@@ -127,11 +127,18 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     updates, _, _, _ = run("long reason", ("IDLE", ""), 1, gv=fake_gv,
                            extra_env={"FAKE_LINE": long_line, "FAKE_RC": "1"})
     reason = drained_with("long reason", updates, "gpuverify: FAIL gpu.ecc gpu3: word00 word01")
-    kept = reason[:-len(" ...")]
+    kept = reason[:-len(" ... (8 FAIL)")]
     full = "gpuverify: " + long_line
-    if (not reason.endswith(" ...") or len(reason) > 200 or not full.startswith(kept)
+    if (not reason.endswith(" ... (8 FAIL)") or len(reason) > 200 or not full.startswith(kept)
             or full[len(kept)] != " "):
         failures.append("healthcheck: long reason cut as %r" % reason)
+    # A long line without counts (HELD) is cut at a word too.
+    updates, _, _, _ = run("long reason without counts", ("IDLE", ""), 1, gv=fake_gv,
+                           extra_env={"FAKE_LINE": words[:199], "FAKE_RC": "1"})
+    reason = drained_with("long reason without counts", updates, "gpuverify: FAIL gpu.ecc gpu3:")
+    if (not reason.endswith(" ...") or len(reason) > 200
+            or not ("gpuverify: " + words).startswith(reason[:-4] + " ")):
+        failures.append("healthcheck: long reason without counts cut as %r" % reason)
     # Could not judge; gv-check broken.
     updates, _, _, _ = run("ERROR", ("IDLE", ""), 1, gv=fake_gv, extra_env={
         "FAKE_LINE": "ERROR cuda.init gpu0: not finished within the run's budget (1 ERROR)",

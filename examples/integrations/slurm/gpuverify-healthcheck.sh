@@ -18,7 +18,8 @@
 #   no verdict        gv-check killed at its time limit: "gpuverify: no verdict within N s"
 #   gv-check broken   (usage error, not found): "gpuverify: could not run gv-check: ..."
 # A node already drained or down for another reason (an admin's "maintenance") keeps that reason:
-# the verdict is only logged. Reasons longer than 200 characters are cut at a word.
+# the verdict is only logged. Reasons longer than 200 characters are cut at a word, keeping the
+# line's counts.
 #
 # Time: slurmd kills a HealthCheckProgram after 60 s, so everything here ends well before that.
 # gv-check gets --budget (checks not started by then are ERROR rows) and --deadline (each check's,
@@ -89,17 +90,21 @@ log() {
     logger -t gpuverify "($mode) $*" 2>/dev/null || true
 }
 
-# At most 200 characters, cut at a word: Slurm shows the reason in one column of `sinfo -R`,
-# and the full report is one `gv-check` away on the node.
+# At most 200 characters, the message cut at a word and the line's counts at its end, "(2 FAIL,
+# 0 WARN, 0 ERROR of 190)", kept: Slurm shows the reason in one column of `sinfo -R`, and the
+# full report is one `gv-check` away on the node.
 shorten() {
     printf '%s\n' "$1" | awk -v max=200 '{
-        if (length($0) > max) {
-            s = substr($0, 1, max - 4)
-            if (substr($0, max - 3, 1) != " ")
-                sub(/ +[^ ]*$/, "", s)
-            $0 = s " ..."
+        if (length($0) <= max) { print; next }
+        head = $0; tail = ""
+        if (match($0, / \([^()]*\)$/) && max - RLENGTH - 4 >= 40) {
+            head = substr($0, 1, RSTART - 1); tail = substr($0, RSTART)
         }
-        print
+        room = max - length(tail) - 4
+        s = substr(head, 1, room)
+        if (substr(head, room + 1, 1) != " ")
+            sub(/ +[^ ]*$/, "", s)
+        print s " ..." tail
     }'
 }
 
