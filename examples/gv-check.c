@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "verdict_line.h"
 
 #define TOOL "gv-check"
 
@@ -384,13 +383,13 @@ int main(int argc, char **argv)
         gv_ctx_destroy(ctx);
         return GV_CLI_USAGE;
     }
-    char one[GV_VERDICT_LINE_MAX + 1];
-    int code = (int)gv_verdict_line(report, one, sizeof one);
+    char one[GV_REPORT_LINE_MAX + 1];
+    int code = gv_report_line(report, one, sizeof one);
     if (out == NPD || out == QUIET) {
         printf("%s\n", one);
         /* node-problem-detector: 0 OK, 1 a problem, anything else unknown. */
         if (out == NPD)
-            code = code == GV_LINE_OK ? 0 : code == GV_LINE_FAIL ? 1 : 2;
+            code = code == GV_OUTCOME_HEALTHY ? 0 : code == GV_OUTCOME_FAIL ? 1 : 2;
     } else if (out == JSON || out == PROMETHEUS) {
         char *text = NULL;
         s = out == JSON ? gv_report_json(report, 0, &text) : gv_report_prometheus(report, 0, &text);

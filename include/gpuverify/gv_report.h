@@ -156,6 +156,30 @@ GV_API gv_status gv_report_driver(const gv_report *report, gv_driver_info *out);
 GV_API uint32_t gv_report_gpu_count(const gv_report *report);
 GV_API gv_status gv_report_gpu(const gv_report *report, uint32_t index, gv_gpu *out);
 
+/* What a caller is to do with a report: the class of its one line (gv_report_line), and
+ * gv-check's exit status for it. */
+enum gv_outcome {
+    GV_OUTCOME_HEALTHY = 0,  /* PASS, WARN and SKIP only */
+    GV_OUTCOME_FAIL = 1,     /* a check FAILed: the node is unfit */
+    GV_OUTCOME_UNJUDGED = 3, /* no FAIL, but a check could not do its work (ERROR) */
+    GV_OUTCOME_HELD = 4      /* no FAIL; every ERROR a check another gpuverify's hold on a GPU
+                                left unrun (held_by_other): run again once it has finished */
+};
+
+#define GV_REPORT_LINE_MAX 200
+
+/* The report's verdict in one line of at most GV_REPORT_LINE_MAX bytes, no newline, into out
+ * (cap > GV_REPORT_LINE_MAX): node-problem-detector's max_output_length, a Slurm drain reason.
+ * The first word is the class and the grammar is stable (docs/outputs.md); the message is cut
+ * at a word, never the counts:
+ *   OK <n> checks, <p> PASS, <s> SKIP
+ *   WARN <check> <subject>: <message> (<w> WARN of <n>)
+ *   FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>)
+ *   ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>)
+ *   HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message>
+ * Returns the outcome (enum gv_outcome), or GV_ERR_INVALID_ARG for NULL or a small cap. */
+GV_API int32_t gv_report_line(const gv_report *report, char *out, uint32_t cap);
+
 /* JSON rendering flags. */
 #define GV_JSON_COMPACT 0x1u
 

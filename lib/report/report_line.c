@@ -1,14 +1,16 @@
-#include "verdict_line.h"
-
+/* gv_report_line: the run's verdict in one line, for programs that read one line (gv-check
+ * --quiet and --npd, the Slurm and NHC scripts' drain reasons, the Python binding). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* "<head><message><tail>" in at most GV_VERDICT_LINE_MAX bytes: the message cut at the last
+#include "report/report.h"
+
+/* "<head><message><tail>" in at most GV_REPORT_LINE_MAX bytes: the message cut at the last
  * space that leaves room for "..." and the tail; control characters become spaces. */
 static void fit(char *out, size_t cap, const char *head, const char *message, const char *tail)
 {
-    size_t max = cap - 1 < GV_VERDICT_LINE_MAX ? cap - 1 : GV_VERDICT_LINE_MAX;
+    size_t max = cap - 1 < GV_REPORT_LINE_MAX ? cap - 1 : GV_REPORT_LINE_MAX;
     size_t fixed = strlen(head) + strlen(tail), room = fixed < max ? max - fixed : 0;
     char msg[sizeof((gv_check_result *)0)->message];
     snprintf(msg, sizeof msg, "%s", message);
@@ -26,37 +28,40 @@ static void fit(char *out, size_t cap, const char *head, const char *message, co
     snprintf(out, max + 1, "%s%s%s", head, msg, tail);
 }
 
-enum gv_line_class gv_verdict_line(const gv_report *r, char *out, size_t cap)
+int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
 {
-    uint32_t n = gv_report_count(r), count[5] = {0}, held = 0;
-    gv_check_result first[5], first_unheld_error = GV_CHECK_RESULT_INIT;
+    if (!r || !out || cap <= GV_REPORT_LINE_MAX)
+        return GV_ERR_INVALID_ARG;
+    uint32_t n = 0, count[5] = {0}, held = 0;
+    const gv_check_result *first[5] = {NULL}, *first_unheld_error = NULL;
     double held_s = -1;
-    for (uint32_t i = 0; i < n; i++) {
-        gv_check_result c = GV_CHECK_RESULT_INIT;
-        if (gv_report_result(r, i, &c) != GV_OK || c.verdict < GV_PASS || c.verdict > GV_ERROR)
+    for (size_t i = 0; i < r->count; i++) {
+        const gv_check_result *c = &r->results[i];
+        n++;
+        if (c->verdict < GV_PASS || c->verdict > GV_ERROR)
             continue;
-        if (count[c.verdict]++ == 0)
-            first[c.verdict] = c;
-        if (c.verdict != GV_ERROR)
+        if (count[c->verdict]++ == 0)
+            first[c->verdict] = c;
+        if (c->verdict != GV_ERROR)
             continue;
-        if (c.held_by_other) {
+        if (c->held_by_other) {
             held++;
-            held_s = c.held_s > held_s ? c.held_s : held_s;
-        } else if (!first_unheld_error.id[0]) {
+            held_s = c->held_s > held_s ? c->held_s : held_s;
+        } else if (!first_unheld_error) {
             first_unheld_error = c;
         }
     }
     char head[160], tail[96];
     if (count[GV_FAIL]) {
-        const gv_check_result *c = &first[GV_FAIL];
+        const gv_check_result *c = first[GV_FAIL];
         snprintf(head, sizeof head, "FAIL %s %s: ", c->id, c->subject);
         snprintf(tail, sizeof tail, " (%u FAIL, %u WARN, %u ERROR of %u)", count[GV_FAIL],
                  count[GV_WARN], count[GV_ERROR], n);
         fit(out, cap, head, c->message, tail);
-        return GV_LINE_FAIL;
+        return GV_OUTCOME_FAIL;
     }
     if (count[GV_ERROR] && held == count[GV_ERROR]) {
-        const gv_check_result *c = &first[GV_ERROR];
+        const gv_check_result *c = first[GV_ERROR];
         char secs[32] = "?", pid[32] = "?";
         if (held_s >= 0)
             snprintf(secs, sizeof secs, "%.0f", floor(held_s));
@@ -65,23 +70,23 @@ enum gv_line_class gv_verdict_line(const gv_report *r, char *out, size_t cap)
         snprintf(head, sizeof head, "HELD for %s s by PID %s: %s %s: ", secs, pid, c->id,
                  c->subject);
         fit(out, cap, head, c->message, "");
-        return GV_LINE_HELD;
+        return GV_OUTCOME_HELD;
     }
     if (count[GV_ERROR]) {
-        const gv_check_result *c = &first_unheld_error;
+        const gv_check_result *c = first_unheld_error;
         snprintf(head, sizeof head, "ERROR %s %s: ", c->id, c->subject);
         snprintf(tail, sizeof tail, " (%u ERROR, %u WARN of %u)", count[GV_ERROR], count[GV_WARN],
                  n);
         fit(out, cap, head, c->message, tail);
-        return GV_LINE_ERROR;
+        return GV_OUTCOME_UNJUDGED;
     }
     if (count[GV_WARN]) {
-        const gv_check_result *c = &first[GV_WARN];
+        const gv_check_result *c = first[GV_WARN];
         snprintf(head, sizeof head, "WARN %s %s: ", c->id, c->subject);
         snprintf(tail, sizeof tail, " (%u WARN of %u)", count[GV_WARN], n);
         fit(out, cap, head, c->message, tail);
-        return GV_LINE_OK;
+        return GV_OUTCOME_HEALTHY;
     }
     snprintf(out, cap, "OK %u checks, %u PASS, %u SKIP", n, count[GV_PASS], count[GV_SKIP]);
-    return GV_LINE_OK;
+    return GV_OUTCOME_HEALTHY;
 }

@@ -171,6 +171,48 @@ static void held_row(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* The one line: its class is the outcome, it fits 200 bytes with the counts whole and the
+ * message cut at a word, a held run says for how long, and bad arguments change nothing. */
+static void one_line(void **state)
+{
+    (void)state;
+    char line[GV_REPORT_LINE_MAX + 1];
+    struct gv_report *r = calloc(1, sizeof *r);
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HEALTHY);
+    assert_string_equal(line, "OK 0 checks, 0 PASS, 0 SKIP");
+    gv_report_add(r, "driver.module", "node", GV_PASS, "loaded");
+    gv_report_add(r, "gpu.thermal", "gpu3", GV_WARN, "T.Limit margin 4 C");
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HEALTHY);
+    assert_string_equal(line, "WARN gpu.thermal gpu3: T.Limit margin 4 C (1 WARN of 2)");
+    gv_check_result *held = gv_report_add(r, "cuda.init", "node", GV_ERROR, "not run: held");
+    held->held_by_other = 1;
+    held->held_by_pid = 4121;
+    held->held_s = 403.7;
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HELD);
+    assert_string_equal(line, "HELD for 403 s by PID 4121: cuda.init node: not run: held");
+    gv_report_add(r, "gemm.fp16", "node", GV_ERROR, "not run: the budget was spent");
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_UNJUDGED);
+    assert_string_equal(line, "ERROR gemm.fp16 node: not run: the budget was spent "
+                              "(2 ERROR, 1 WARN of 4)");
+    char words[400] = "";
+    for (int i = 0; i < 30; i++) /* 390 bytes */
+        strcat(words, "counter\tnine ");
+    gv_report_add(r, "gpu.ecc_errors", "gpu0", GV_FAIL, "%s", words);
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    assert_true(strlen(line) <= GV_REPORT_LINE_MAX);
+    assert_true(strncmp(line, "FAIL gpu.ecc_errors gpu0: counter nine", 38) == 0);
+    const char *cut = strstr(line, "... (1 FAIL, 1 WARN, 2 ERROR of 5)");
+    assert_non_null(cut); /* the counts whole, after a word cut whole */
+    assert_true(cut[-1] == 'e' || cut[-1] == 'r');
+    assert_null(strchr(line, '\t'));
+    strcpy(line, "unchanged");
+    assert_int_equal(gv_report_line(r, line, GV_REPORT_LINE_MAX), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_report_line(NULL, line, sizeof line), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_report_line(r, NULL, sizeof line), GV_ERR_INVALID_ARG);
+    assert_string_equal(line, "unchanged");
+    gv_report_free(r);
+}
+
 /* A caller built against a newer, larger layout gets our part and keeps its size. */
 static void versioned_copy_out(void **state)
 {
@@ -197,9 +239,9 @@ static void versioned_copy_out(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(json_round_trip),
-                                       cmocka_unit_test(prometheus_text),
-                                       cmocka_unit_test(json_read_back), cmocka_unit_test(held_row),
-                                       cmocka_unit_test(versioned_copy_out)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(json_round_trip), cmocka_unit_test(prometheus_text),
+        cmocka_unit_test(json_read_back),  cmocka_unit_test(held_row),
+        cmocka_unit_test(one_line),        cmocka_unit_test(versioned_copy_out)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,7 @@ PROTOTYPES = {
     "gv_report_count": (C.c_uint32, [report_p]),
     "gv_report_result": (status, [report_p, C.c_uint32, P(S.CheckResult)]),
     "gv_report_verdict": (C.c_int32, [report_p]),
+    "gv_report_line": (C.c_int32, [report_p, C.c_char_p, C.c_uint32]),
     "gv_report_driver": (status, [report_p, P(S.DriverInfo)]),
     "gv_report_gpu_count": (C.c_uint32, [report_p]),
     "gv_report_gpu": (status, [report_p, C.c_uint32, P(S.Gpu)]),

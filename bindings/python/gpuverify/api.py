@@ -156,24 +156,6 @@ class CheckResult(_Result):
                    held)
 
 
-VERDICT_LINE_MAX = 200
-
-
-def _fit(head: str, message: str, tail: str) -> str:
-    """head + message + tail in at most VERDICT_LINE_MAX characters: the message cut at the
-    last space that leaves room for "..." and the tail; control characters become spaces."""
-    room = max(VERDICT_LINE_MAX - len(head) - len(tail), 0)
-    msg = "".join(" " if ord(ch) < 0x20 or ord(ch) == 0x7f else ch for ch in message[:511])
-    if len(msg) > room:
-        keep = room - 3 if room > 3 else 0
-        msg = msg[:keep]
-        space = msg.rfind(" ")
-        if space > keep // 2:  # a word boundary not far back
-            msg = msg[:space]
-        msg += "..." if keep else ""
-    return (head + msg + tail)[:VERDICT_LINE_MAX]
-
-
 @dataclass
 class Report(_Result):
     """What a run found: every CheckResult, the overall verdict and the facts judged.
@@ -198,6 +180,8 @@ class Report(_Result):
     started_at: str = ""
     driver: Dict[str, Any] = field(default_factory=dict, repr=False)
     gpus: List[Dict[str, Any]] = field(default_factory=list, repr=False)
+    line: str = ""  # the library's one line (verdict_line())
+    outcome: int = EXIT_HEALTHY  # the library's outcome (exit_code)
 
     @property
     def healthy(self) -> bool:
@@ -220,27 +204,20 @@ class Report(_Result):
         """Not judged because another gpuverify held the GPUs: no FAIL, at least one ERROR,
         and every ERROR a row another gpuverify's hold left unrun. Running again once it has
         finished gives a verdict."""
-        errors = [c for c in self.checks if c.verdict == Verdict.ERROR]
-        return bool(errors) and all(c.held_by is not None for c in errors) and \
-            not any(c.verdict == Verdict.FAIL for c in self.checks)
+        return self.outcome == EXIT_HELD
 
     @property
     def exit_code(self) -> int:
-        """python -m gpuverify's (and gv-check's) exit status for this report: 0 healthy,
-        1 a check FAILed, 3 could not judge (no FAIL, but a check ERRORed), 4 not judged
-        because another gpuverify held the GPUs (no FAIL, every ERROR such a hold). 2, a
-        usage error or a run that could not start, has no report."""
-        if any(c.verdict == Verdict.FAIL for c in self.checks):
-            return EXIT_FAIL
-        if self.held_by_other:
-            return EXIT_HELD
-        if any(c.verdict == Verdict.ERROR for c in self.checks):
-            return EXIT_UNJUDGED
-        return EXIT_FAIL if self.verdict in (Verdict.FAIL, Verdict.ERROR) else EXIT_HEALTHY
+        """python -m gpuverify's (and gv-check's) exit status for this report, as the library
+        decides it: 0 healthy, 1 a check FAILed, 3 could not judge (no FAIL, but a check
+        ERRORed), 4 not judged because another gpuverify held the GPUs (no FAIL, every ERROR
+        such a hold). 2, a usage error or a run that could not start, has no report."""
+        return self.outcome
 
     def verdict_line(self) -> str:
-        """The verdict in one line of at most 200 characters, gv-check's --quiet and --npd
-        line. Its first word is the class, and the grammar is stable (docs/outputs.md):
+        """The verdict in one line of at most 200 bytes, as the library writes it for
+        gv-check's --quiet and --npd. Its first word is the class, and the grammar is stable
+        (docs/outputs.md):
 
             OK <n> checks, <p> PASS, <s> SKIP
             WARN <check> <subject>: <message> (<w> WARN of <n>)
@@ -249,44 +226,7 @@ class Report(_Result):
             HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message>
 
         The message is cut at a word, never the counts."""
-        n = len(self.checks)
-        count = {v: 0 for v in Verdict}
-        first: Dict[Verdict, CheckResult] = {}
-        held, held_s, unheld_error = 0, -1.0, None
-        for c in self.checks:
-            if not isinstance(c.verdict, Verdict):
-                continue
-            count[c.verdict] += 1
-            first.setdefault(c.verdict, c)
-            if c.verdict is not Verdict.ERROR:
-                continue
-            if c.held_by is not None:
-                held += 1
-                if c.held_by.held_s is not None:
-                    held_s = max(held_s, c.held_by.held_s)
-            elif unheld_error is None:
-                unheld_error = c
-        if count[Verdict.FAIL]:
-            c = first[Verdict.FAIL]
-            return _fit("FAIL %s %s: " % (c.id, c.subject), c.message,
-                        " (%d FAIL, %d WARN, %d ERROR of %d)" % (
-                            count[Verdict.FAIL], count[Verdict.WARN], count[Verdict.ERROR], n))
-        if count[Verdict.ERROR] and held == count[Verdict.ERROR]:
-            c = first[Verdict.ERROR]
-            pid = c.held_by.pid if c.held_by is not None and c.held_by.pid else None
-            return _fit("HELD for %s s by PID %s: %s %s: " % (
-                "%d" % math.floor(held_s) if held_s >= 0 else "?",
-                pid if pid else "?", c.id, c.subject), c.message, "")
-        if count[Verdict.ERROR]:
-            c = unheld_error
-            return _fit("ERROR %s %s: " % (c.id, c.subject), c.message,
-                        " (%d ERROR, %d WARN of %d)" % (count[Verdict.ERROR],
-                                                        count[Verdict.WARN], n))
-        if count[Verdict.WARN]:
-            c = first[Verdict.WARN]
-            return _fit("WARN %s %s: " % (c.id, c.subject), c.message,
-                        " (%d WARN of %d)" % (count[Verdict.WARN], n))
-        return "OK %d checks, %d PASS, %d SKIP" % (n, count[Verdict.PASS], count[Verdict.SKIP])
+        return self.line
 
     def document(self) -> Dict[str, Any]:
         """The JSON report (docs/report.schema.json) as a dict: inventory, driver, checks,
@@ -564,13 +504,18 @@ class Context:
             checks.append(CheckResult._from(c))
         doc = self._render(L.gv_report_json, rep)
         parsed = json.loads(doc)
+        line = C.create_string_buffer(256)
+        outcome = L.gv_report_line(rep, line, len(line))
+        if outcome < 0:
+            self._raise(outcome, "Context.run")
         return Report(verdict=_verdict(L.gv_report_verdict(rep)), level=parsed.get("level"),
                       duration_s=parsed["duration_s"], checks=checks, json=doc,
                       isolation=parsed.get("isolation") or "",
                       prometheus=self._render(L.gv_report_prometheus, rep),
                       hostname=parsed.get("hostname") or "",
                       started_at=parsed.get("started_at") or "",
-                      driver=parsed.get("driver") or {}, gpus=parsed.get("gpus") or [])
+                      driver=parsed.get("driver") or {}, gpus=parsed.get("gpus") or [],
+                      line=line.value.decode("utf-8", "replace"), outcome=outcome)
 
     def gemm_bench(self, gpu: int = 0, dtype: str = "fp16", size: int = 8192, **opts) -> GemmResult:
         """Matrix-multiply throughput (TFLOPS) of one data type ("fp32", "tf32", "fp16",

@@ -102,41 +102,25 @@ def test_held_by_comes_from_the_library_that_knows_it(monkeypatch):
     assert _structs.CheckResult().held_s == -1.0
 
 
-def _report(*rows):
-    checks = [gpuverify.CheckResult("c%d" % i, "node", Verdict(v), "", "", None, "", "", "",
-                                    "", 0.0, gpuverify.HeldBy(1, 2.0) if held else None)
-              for i, (v, held) in enumerate(rows)]
-    worst = max((c.verdict for c in checks), key=lambda v: (0, 1, 2, -1, 3)[v.value],
-                default=Verdict.PASS)
-    return gpuverify.Report(worst, "quick", 1.0, checks)
-
-
-@pytest.mark.parametrize("rows,code", [
-    ([], 0), ([("PASS", 0), ("WARN", 0), ("SKIP", 0)], 0),
-    ([("PASS", 0), ("FAIL", 0)], 1), ([("FAIL", 0), ("ERROR", 1)], 1),
-    ([("PASS", 0), ("ERROR", 0)], 3), ([("ERROR", 1), ("ERROR", 0)], 3),
-    ([("PASS", 0), ("ERROR", 1), ("ERROR", 1)], 4)])
-def test_exit_codes(rows, code):
-    report = _report(*[(Verdict(v), held) for v, held in rows])
-    assert report.exit_code == code
-    assert report.held_by_other == (code == 4)
+@pytest.mark.parametrize("scenario,code", [("h100x8", 0), ("h100x8-mig", 0),
+                                           ("h100x8-gpu-lost", 1), ("health-memory", 1)])
+def test_the_line_and_exit_code_are_gv_checks(node, fixtures, fakelib, gv_check, scenario, code):
+    """The library writes the one line and decides the outcome; Python and gv-check show the
+    same."""
+    checks = "^cuda,^mem,^gemm,^cudnn,^nccl"
+    report = node("h100-open", scenario).run("standard", checks=checks)
+    quiet = subprocess.run(
+        [gv_check, "--quiet", "--checks", checks, "--sysroot",
+         os.path.join(fixtures, "sysroots", "h100-open"), "--library-dir", fakelib],
+        capture_output=True, text=True,
+        env=dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios",
+                                                           scenario + ".conf")))
+    assert report.exit_code == quiet.returncode == code
+    assert report.verdict_line() == quiet.stdout.rstrip("\n")
+    assert 0 < len(report.verdict_line().encode()) <= 200
+    assert report.held_by_other is False
     assert (gpuverify.EXIT_HEALTHY, gpuverify.EXIT_FAIL, gpuverify.EXIT_USAGE,
             gpuverify.EXIT_UNJUDGED, gpuverify.EXIT_HELD) == (0, 1, 2, 3, 4)
-
-
-def test_verdict_line_is_gv_checks_one_line():
-    R = lambda *rows: _report(*[(Verdict(v), held) for v, held in rows])  # noqa: E731
-    assert R(("PASS", 0), ("SKIP", 0)).verdict_line() == "OK 2 checks, 1 PASS, 1 SKIP"
-    warn = R(("PASS", 0), ("WARN", 0))
-    warn.checks[1].message = "hot"
-    assert warn.verdict_line() == "WARN c1 node: hot (1 WARN of 2)"
-    failed = R(("WARN", 0), ("FAIL", 0), ("ERROR", 1))
-    failed.checks[1].message = "lost\n" + "word " * 100
-    line = failed.verdict_line()
-    assert line.startswith("FAIL c1 node: lost word word ") and len(line) <= 200
-    assert line.endswith("word... (1 FAIL, 1 WARN, 1 ERROR of 3)")
-    assert R(("ERROR", 1), ("ERROR", 0)).verdict_line() == "ERROR c1 node:  (2 ERROR, 0 WARN of 2)"
-    assert R(("PASS", 0), ("ERROR", 1)).verdict_line() == "HELD for 2 s by PID 1: c1 node: "
 
 
 def hold_gpu(lock_dir, bus_id, seconds=60):
