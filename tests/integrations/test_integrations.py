@@ -64,7 +64,8 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
             os.remove(record)
         env = dict(os.environ, PATH=tmp + os.pathsep + os.environ["PATH"],
                    GV_FAKE_SCENARIO=scenario(scen), GPUVERIFY_GV_CHECK=gv,
-                   GPUVERIFY_CHECKS="^cuda,^mem,^gemm,^cudnn,^nccl", SLURMD_NODENAME="n1")
+                   GPUVERIFY_CHECKS="^cuda,^mem,^gemm,^cudnn,^nccl", SLURMD_NODENAME="n1",
+                   GPUVERIFY_HEALTHCHECK_CONF=os.path.join(tmp, "no-such.conf"))
         env.update(extra_env or {})
         for k in ("SLURM_SCRIPT_CONTEXT", "SLURM_JOB_ID"):
             if k not in (extra_env or {}):
@@ -121,6 +122,15 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     got = open(os.path.join(tmp, "fake-gv-check.args")).read().split()
     if got[:5] != ["--quiet", "--budget", "30", "--deadline", "7"]:
         failures.append("healthcheck: gv-check got %r, want --quiet --budget 30 --deadline 7" % got)
+    # The site's file (slurmd passes no environment): read, and it wins over the environment.
+    conf = os.path.join(tmp, "gpuverify-healthcheck.conf")
+    with open(conf, "w") as f:
+        f.write("GPUVERIFY_TIMEOUT=24\nGPUVERIFY_CHECKS=driver\n")
+    run("options from the site's file", ("IDLE", ""), 0, gv=fake_gv, extra_env={
+        "FAKE_LINE": "OK 3 checks", "FAKE_RC": "0", "GPUVERIFY_HEALTHCHECK_CONF": conf})
+    got = open(os.path.join(tmp, "fake-gv-check.args")).read().split()
+    if got != ["--quiet", "--budget", "16", "--deadline", "4", "--checks", "driver"]:
+        failures.append("healthcheck with the site's file: gv-check got %r" % got)
     # A reason past 200 characters is cut at a word, " ..." after it.
     words = "FAIL gpu.ecc gpu3: " + " ".join("word%02d" % i for i in range(40))
     long_line = words[:196] + " (8 FAIL)"

@@ -171,8 +171,9 @@ class Cluster:
 
     def write_wrappers(self):
         """The HealthCheckProgram and Prolog: run the shipped script while a step file says
-        how (sourced: the scenario, GPUVERIFY_*), record start, end and exit status. One health
-        check at a time: slurmctld asks every 2 s, a run can take 20."""
+        how, record start, end and exit status. The step file is the script's own
+        GPUVERIFY_HEALTHCHECK_CONF (the scenario, GPUVERIFY_*): slurmd passes no environment.
+        One health check at a time: slurmctld asks every 2 s, a run can take 20."""
         paths = {}
         for kind in ("healthcheck", "prolog"):
             p = self.path(kind + ".sh")
@@ -184,15 +185,20 @@ SLURM_CONF={conf}
 export PATH SLURM_CONF
 exec 9>>{lock}
 flock -n 9 || exit 0
-[ -f {step} ] || exit 0
-. {step}
+# This run's own copy: the test replaces and removes the step file as it goes.
+GPUVERIFY_HEALTHCHECK_CONF={copy}.$$
+export GPUVERIFY_HEALTHCHECK_CONF
+cp {step} "$GPUVERIFY_HEALTHCHECK_CONF" 2>/dev/null || exit 0
+GV_STEP=$(sed -n 's/^GV_STEP=//p' "$GPUVERIFY_HEALTHCHECK_CONF")
 start=$(date +%s.%N)
 sh {script} >>{out} 2>&1
 rc=$?
+rm -f "$GPUVERIFY_HEALTHCHECK_CONF"
 echo "$GV_STEP $start $(date +%s.%N) $rc" >>{runs}
 exit $rc
 """.format(conf=shlex.quote(self.conf), lock=shlex.quote(self.path("run", kind + ".lock")),
            step=shlex.quote(self.path(kind + ".step")), script=shlex.quote(self.script),
+           copy=shlex.quote(self.path("run", kind + ".conf")),
            out=shlex.quote(self.path("log", kind + ".out")),
            runs=shlex.quote(self.path("log", kind + ".runs"))))
             os.chmod(p, 0o755)
@@ -304,7 +310,7 @@ exit $rc
         step = self.path(kind + ".step")
         with open(step + ".new", "w") as f:
             for k, v in env.items():
-                f.write("%s=%s\nexport %s\n" % (k, shlex.quote(v), k))
+                f.write("%s=%s\n" % (k, shlex.quote(v)))
         os.rename(step + ".new", step)
         if kind == "prolog":
             return None  # the caller starts the job and reads the run with prolog_run()

@@ -2,10 +2,13 @@
 # Slurm HealthCheckProgram or Prolog: runs `gv-check --quiet` and keeps the node's state in step
 # with its verdict, so `sinfo -R` says what is wrong:
 #
-#   slurm.conf  HealthCheckProgram=/usr/local/sbin/gpuverify-healthcheck.sh
+#   slurm.conf  HealthCheckProgram=/usr/local/share/gpuverify/slurm/gpuverify-healthcheck.sh
 #               HealthCheckInterval=300
 #               HealthCheckNodeState=IDLE
-#               Prolog=/usr/local/sbin/gpuverify-prolog.sh   (or this script: see --prolog)
+#               Prolog=/usr/local/share/gpuverify/slurm/gpuverify-healthcheck.sh
+#
+# (installed there by `cmake --install` with the /usr/local prefix). As a Prolog it knows it is
+# one from slurmd's SLURM_SCRIPT_CONTEXT; elsewhere `--prolog` says so.
 #
 # What it does with the node (reasons start with "gpuverify: ", NHC's convention: it resumes only
 # nodes it drained itself and never touches another reason):
@@ -25,6 +28,11 @@
 # gv-check gets --budget (checks not started by then are ERROR rows) and --deadline (each check's,
 # times the catalog's factor: driver.nvml 2x, driver.cuda 4x), chosen so that a hang is a FAIL
 # naming the check and the run ends well inside the limit; `timeout` is the last guard.
+#
+# slurmd gives a HealthCheckProgram a bare environment: the variables below are read from
+# GPUVERIFY_HEALTHCHECK_CONF (default /etc/default/gpuverify-healthcheck), lines VAR=value in
+# sh syntax, when it exists; what it sets wins over the environment and is exported to gv-check
+# (GPUVERIFY_LOCK_DIR, CUDA_VISIBLE_DEVICES, ...).
 #
 #   GPUVERIFY_TIMEOUT   seconds gv-check may take in all (default 45, at least 12): it is sent
 #                       SIGTERM halfway from its budget to this (38 s) and SIGKILL at this;
@@ -51,6 +59,15 @@
 set -u
 LC_ALL=C
 export LC_ALL
+PATH=${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}
+export PATH
+conf=${GPUVERIFY_HEALTHCHECK_CONF:-/etc/default/gpuverify-healthcheck}
+if [ -r "$conf" ]; then
+    set -a
+    # shellcheck disable=SC1090 # the site's file
+    . "$conf"
+    set +a
+fi
 
 prolog=no
 [ "${SLURM_SCRIPT_CONTEXT:-}" = prolog_slurmd ] && prolog=yes
