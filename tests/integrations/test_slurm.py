@@ -155,7 +155,7 @@ class Cluster:
             "MpiDefault": "none",
             "ReturnToService": "2",
             "HealthCheckInterval": "2",
-            "HealthCheckNodeState": "ANY",
+            "HealthCheckNodeState": "IDLE",  # as the script recommends: drained idle nodes too
             "HealthCheckProgram": wrapper["healthcheck"],
             "Prolog": wrapper["prolog"],
             "KillWait": "2",
