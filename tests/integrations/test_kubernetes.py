@@ -13,15 +13,12 @@ import subprocess
 import sys
 import tempfile
 
-import yaml
+import daemonset
 
 
 def main():
     gv_check, fixtures, fakelib, examples = map(os.path.abspath, sys.argv[1:5])
-    with open(os.path.join(examples, "kubernetes", "gpuverify-daemonset.yaml")) as f:
-        manifest = yaml.safe_load(f)
-    pod = manifest["spec"]["template"]["spec"]
-    container = pod["containers"][0]
+    pod, container, script = daemonset.load(examples)
     failures = []
     if not pod.get("hostPID"):
         failures.append("DaemonSet without hostPID: NVML would list no other pod's process")
@@ -29,7 +26,6 @@ def main():
     volumes = {v["name"]: v for v in pod["volumes"]}
     if volumes["host"]["hostPath"]["path"] != "/" or mounts["host"]["mountPath"] != "/host":
         failures.append("the node's / is not mounted at /host")
-    script = container["args"][0]
     if "--host-root /host" not in script or "--textfile /textfile/" not in script:
         failures.append("the command does not read the host live and publish with --textfile")
     if "sleep 600" not in script:
@@ -37,21 +33,12 @@ def main():
     root = os.path.join(fixtures, "sysroots", "h100-open")
     promtool = shutil.which("promtool")
     with tempfile.TemporaryDirectory() as tmp:
-        bindir, textfile = os.path.join(tmp, "bin"), os.path.join(tmp, "textfile")
-        os.mkdir(bindir)
+        textfile = os.path.join(tmp, "textfile")
         os.mkdir(textfile)
-        os.symlink(gv_check, os.path.join(bindir, "gv-check"))
-        one_pass = (script.replace("sleep 600", "break").replace("/host", root)
-                    .replace("/textfile/", textfile + "/"))
+        one_pass = daemonset.OnePass(script, gv_check, fakelib, root, textfile, tmp)
         published = os.path.join(textfile, "gpuverify.prom")
         for scenario, healthy in (("h100x8", 1), ("h100x8-gpu-lost", 0)):
-            env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"],
-                       LD_LIBRARY_PATH=fakelib,
-                       GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", scenario + ".conf"))
-            for k in [k for k in env if k.startswith("GPUVERIFY_")]:
-                del env[k]
-            run = subprocess.run(["/bin/sh", "-c", one_pass + "\nexit $?"], env=env,
-                                 capture_output=True, text=True, timeout=300)
+            run = one_pass.run(os.path.join(fixtures, "scenarios", scenario + ".conf"))
             text = open(published).read() if os.path.exists(published) else ""
             if "\ngpuverify_node_healthy %d\n" % healthy not in text:
                 failures.append("%s: published %r, want gpuverify_node_healthy %d (exit %d, %s)"

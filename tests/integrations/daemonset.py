@@ -1,0 +1,44 @@
+"""The Kubernetes DaemonSet (examples/integrations/kubernetes/gpuverify-daemonset.yaml) as the
+tests run it: its pod spec, and one pass of its loop over the fakes: the NVIDIA libraries on the
+loader's path (as the NVIDIA container toolkit injects them), a fixture sysroot at the hostPath
+mount /host, a folder of the test's for /textfile. Shared by test_kubernetes.py and
+test_prometheus.py."""
+import os
+import subprocess
+
+import yaml
+
+
+def load(examples):
+    """The manifest's pod spec, its container, and the container's shell script."""
+    with open(os.path.join(examples, "kubernetes", "gpuverify-daemonset.yaml")) as f:
+        manifest = yaml.safe_load(f)
+    pod = manifest["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    return pod, container, container["args"][0]
+
+
+class OnePass:
+    """One pass of the script's loop (`sleep 600` becomes `break`), /host replaced by `root`
+    and /textfile/ by `textfile`, gv-check found on PATH as in the image."""
+
+    def __init__(self, script, gv_check, fakelib, root, textfile, tmp):
+        self.fakelib = fakelib
+        self.bindir = os.path.join(tmp, "bin")
+        os.makedirs(self.bindir, exist_ok=True)
+        link = os.path.join(self.bindir, "gv-check")
+        if not os.path.lexists(link):
+            os.symlink(gv_check, link)
+        self.script = (script.replace("sleep 600", "break").replace("/host", root)
+                       .replace("/textfile/", textfile.rstrip("/") + "/"))
+
+    def run(self, scenario_conf, timeout=300):
+        """Runs the pass with GV_FAKE_SCENARIO=scenario_conf; the CompletedProcess (text)."""
+        env = dict(os.environ, PATH=self.bindir + os.pathsep + os.environ["PATH"],
+                   LD_LIBRARY_PATH=self.fakelib, GV_FAKE_SCENARIO=scenario_conf)
+        # The pod's environment has none of gpuverify's settings; the test's own lock folder
+        # (tests/CMakeLists.txt) stays, so tests side by side do not wait for one another.
+        for k in [k for k in env if k.startswith("GPUVERIFY_") and k != "GPUVERIFY_LOCK_DIR"]:
+            del env[k]
+        return subprocess.run(["/bin/sh", "-c", self.script + "\nexit $?"], env=env,
+                              capture_output=True, text=True, timeout=timeout)
