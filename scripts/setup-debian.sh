@@ -4,7 +4,7 @@ set -eu
 packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libcmocka-dev python3
           abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin
           python3-jsonschema python3-pytest python3-yaml python3-pip python3-setuptools python3-venv
-          prometheus clang libclang-rt-14-dev
+          prometheus prometheus-node-exporter clang libclang-rt-14-dev
           help2man groff-base man-db
           munge slurmctld slurmd slurm-client libpmix-dev shellcheck"
 missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
