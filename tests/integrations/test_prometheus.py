@@ -14,7 +14,8 @@ collector's folder. Asserted through Prometheus' HTTP API:
     pattern, and no alert is pending or firing (GPUVerifyAbsent resolved);
   - a GPU lost (h100x8-gpu-lost): gpuverify_node_healthy reads 0 and GPUVerifyNodeUnhealthy
     fires for the node (instance, job, hostname, severity critical, the summary naming it);
-    where the file has gpuverify_check_status, GPUVerifyCheckFailed fires for driver.gpu_count.
+    where the file has gpuverify_check_status, GPUVerifyCheckFailed fires once for each of its
+    FAIL rows (driver.gpu_count among them), labelled with the row's labels.
 The test's copy of the rules has every `for` at 0s (the shipped 1m holds an alert pending a
 minute, 30m for GPUVerifyAbsent; promtool's unit test covers the shipped values), and nothing
 else changed. Exit 77 (skipped) only when a daemon cannot start here (a config or rule
@@ -317,14 +318,29 @@ def live(args, tmp, d, timings, failures):
         failures.append("%s: %s" % (e, [(a["labels"], a["state"]) for a in prom.alerts()]))
 
     text = open(published).read() if os.path.exists(published) else ""
-    if "\ngpuverify_check_status{" in text:
+    # One GPUVerifyCheckFailed per FAIL row the file has, labelled with the row's labels.
+    def unescape(v):
+        return re.sub(r'\\(.)', lambda m: "\n" if m.group(1) == "n" else m.group(1), v)
+    rows = [{k: unescape(v) for k, v in re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(1))}
+            for m in re.finditer(r'^gpuverify_check_status\{(.*)\} 1$', text, re.M)]
+    want = sorted(sorted(dict(r, alertname="GPUVerifyCheckFailed", instance=instance, job="node",
+                              severity="critical").items())
+                  for r in rows if r.get("verdict") == "FAIL")
+    if rows:
         try:
-            alerts = prom.wait("GPUVerifyCheckFailed firing for driver.gpu_count", lambda: [
-                a for a in firing("GPUVerifyCheckFailed") or []
-                if a["labels"].get("check") == "driver.gpu_count"] or None)
-            print("GPUVerifyCheckFailed firing: %s" % json.dumps(alerts[0]["annotations"]))
-        except Failure as e:
-            failures.append("%s: %s" % (e, [(a["labels"], a["state"]) for a in prom.alerts()]))
+            prom.wait("GPUVerifyCheckFailed firing for each FAIL row", lambda: len(
+                firing("GPUVerifyCheckFailed") or []) >= len(want) or None)
+        except Failure:
+            pass
+        got = sorted(sorted(a["labels"].items()) for a in firing("GPUVerifyCheckFailed") or [])
+        if not any(dict(w).get("check") == "driver.gpu_count" for w in want):
+            failures.append("the file's FAIL rows have no driver.gpu_count: %s" % rows)
+        if not want or got != want:
+            failures.append("GPUVerifyCheckFailed: firing %s, want one per FAIL row: %s"
+                            % (got, want))
+        else:
+            print("GPUVerifyCheckFailed firing %d: %s" % (len(got), "; ".join(
+                a["annotations"]["description"] for a in firing("GPUVerifyCheckFailed"))))
     else:
         print("NOTE: the file has no gpuverify_check_status yet: GPUVerifyCheckFailed is only "
               "unit-tested")
