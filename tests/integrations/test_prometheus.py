@@ -13,7 +13,8 @@ collector's folder. Asserted through Prometheus' HTTP API:
     the file has, node_exporter's node_textfile_mtime_seconds matches GPUVerifyStale's file
     pattern, and no alert is pending or firing (GPUVerifyAbsent resolved);
   - a GPU lost (h100x8-gpu-lost): gpuverify_node_healthy reads 0 and GPUVerifyNodeUnhealthy
-    fires for the node (instance, job, hostname, severity critical, the summary naming it);
+    fires for the node (instance, job, the host name gpuverify_info has, severity critical,
+    the summary naming the node);
     where the file has gpuverify_check_status, GPUVerifyCheckFailed fires once for each of its
     FAIL rows (driver.gpu_count among them), labelled with the row's labels.
 The test's copy of the rules has every `for` at 0s (the shipped 1m holds an alert pending a
@@ -268,12 +269,13 @@ def live(args, tmp, d, timings, failures):
               lambda: prom.value('gpuverify_node_healthy{instance="%s"}' % instance) == 1)
     timings["h100x8 published -> queried"] = time.monotonic() - t
     text = open(published).read() if os.path.exists(published) else ""
-    m = re.search(r'^gpuverify_info\{.*\bhostname="([^"]*)"', text, re.M)
-    hostname = m.group(1) if m else None
+    # The host name's label: Hostname (dcgm-exporter's), hostname in gpuverify 1.0.0.
+    m = re.search(r'^gpuverify_info\{.*\b(Hostname|hostname)="([^"]*)"', text, re.M)
+    host_label, hostname = m.groups() if m else ("Hostname", None)
     info = prom.query("gpuverify_info")
-    if not hostname or len(info) != 1 or info[0]["metric"].get("hostname") != hostname:
-        failures.append("gpuverify_info: %s, want one series, hostname %s as published"
-                        % (info, hostname))
+    if not hostname or len(info) != 1 or info[0]["metric"].get(host_label) != hostname:
+        failures.append("gpuverify_info: %s, want one series, %s %s as published"
+                        % (info, host_label, hostname))
     mtime = prom.query('node_textfile_mtime_seconds{file=~"(.*/)?gpuverify\\\\.prom"}')
     if len(mtime) != 1:
         failures.append("node_textfile_mtime_seconds matching GPUVerifyStale's pattern: %s "
@@ -305,7 +307,7 @@ def live(args, tmp, d, timings, failures):
         timings["gpu-lost published -> alert firing"] = time.monotonic() - t + \
             timings["gpu-lost published -> queried"]
         want = {"alertname": "GPUVerifyNodeUnhealthy", "instance": instance, "job": "node",
-                "hostname": hostname, "severity": "critical"}
+                host_label: hostname, "severity": "critical"}
         if len(alerts) != 1 or alerts[0]["labels"] != want:
             failures.append("GPUVerifyNodeUnhealthy: %s, want one alert labelled %s"
                             % ([a["labels"] for a in alerts], want))
