@@ -194,10 +194,14 @@ GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **
 
 /* Renders the report in Prometheus' text exposition format, for node_exporter's textfile
  * collector (write it to a *.prom file atomically); flags must be 0. Free *out with gv_free.
- * Metrics (docs/checks.md): gpuverify_info, gpuverify_node_healthy, gpuverify_checks{verdict},
- * gpuverify_check_verdict{check,subject,verdict} (a state set: 1 for the verdict the check got,
- * 0 for the others), gpuverify_check_value{check,subject,unit}, gpuverify_run_duration_seconds,
- * gpuverify_run_timestamp_seconds. */
+ * Metrics (docs/outputs.md, which lists them all and the series budget): gpuverify_info,
+ * gpuverify_node_healthy, gpuverify_checks{verdict}, gpuverify_check_status{check,subject,
+ * verdict} = 1 for each WARN, FAIL or ERROR row (none for PASS or SKIP), one metric per
+ * measured quantity in base units (gpuverify_gpu_tlimit_margin_celsius,
+ * gpuverify_gpu_pcie_replays_total, gpuverify_gpu_matmul_flops_per_second, ...),
+ * gpuverify_run_duration_seconds and gpuverify_run_timestamp_seconds. A GPU's series carry
+ * dcgm-exporter's labels gpu, UUID, pci_bus_id and Hostname (they join its series on(UUID)),
+ * the node's Hostname. Names are stable: a rename keeps the old name for one release. */
 GV_API gv_status gv_report_prometheus(const gv_report *report, uint32_t flags, char **out);
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 """Runs gv-check over every fake scenario and fixture sysroot and checks its outputs with real
 validators: the JSON against docs/report.schema.json (python3-jsonschema), the Prometheus text
-with `promtool check metrics` (Debian's prometheus package), and the exit code of each mode
+with `promtool check metrics` (Debian's prometheus package) and against the series budget, and
+the exit code of each mode
 (default: 0 healthy, 1 FAIL, 3 ERROR, 4 ERRORs all from another gpuverify's hold; --npd: 0 OK,
 1 FAIL, 2 unknown, one line of at most 200 bytes), and that every
 FAIL and WARN says what to do and no row prints an unknown as a number.
@@ -8,6 +9,7 @@ FAIL and WARN says what to do and no row prints an unknown as a number.
 Usage (ctest runs it with Debian's /usr/bin/python3):
     validate_outputs.py GV_CHECK FIXTURES FAKELIB EMPTYLIB SCHEMA PROMTOOL
 Exit 77 when jsonschema or promtool is missing (scripts/setup-debian.sh installs both)."""
+import collections
 import json
 import os
 import re
@@ -71,6 +73,41 @@ def unhelpful_rows(report):
                                                              c[key][:120])
 
 
+# The series budget (docs/outputs.md, "Series budget"): at most 40 per GPU and 20 for the node.
+SERIES_PER_GPU, SERIES_PER_NODE = 40, 20
+GPU_LABEL = re.compile(r'[{,]gpu="(\d+)"')
+
+
+def prometheus_problems(text, gpus):
+    """A Prometheus text on its own terms (the JSON came from another run): one
+    gpuverify_check_status series per row its gpuverify_checks counts WARN, FAIL or ERROR (none
+    for PASS or SKIP), the state set and the unit-mixing gauge of earlier releases gone, and the
+    series within the budget for a node of `gpus` GPUs: in all, and on a healthy node per GPU
+    and for the node."""
+    series = [line for line in text.splitlines() if line and not line.startswith("#")]
+    status = [line for line in series if line.startswith("gpuverify_check_status{")]
+    counts = dict(re.findall(r'^gpuverify_checks\{verdict="(\w+)"\} (\d+)$', text, re.M))
+    judged = sum(int(counts.get(v, 0)) for v in ("WARN", "FAIL", "ERROR"))
+    if len(status) != judged:
+        yield "%d gpuverify_check_status series for %d WARN/FAIL/ERROR rows" % (
+            len(status), judged)
+    for old in ("gpuverify_check_verdict", "gpuverify_check_value"):
+        if old in text:
+            yield "the removed metric %s is still written" % old
+    if len(series) > SERIES_PER_GPU * gpus + SERIES_PER_NODE:
+        yield "%d series for %d GPU(s): over the budget of %d per GPU + %d" % (
+            len(series), gpus, SERIES_PER_GPU, SERIES_PER_NODE)
+    if "\ngpuverify_node_healthy 1\n" in text:
+        per = collections.Counter()
+        for line in series:
+            m = GPU_LABEL.search(line.split("}")[0])
+            per["gpu " + m.group(1) if m else "the node"] += 1
+        for who, n in sorted(per.items()):
+            limit = SERIES_PER_NODE if who == "the node" else SERIES_PER_GPU
+            if n > limit:
+                yield "%d series for %s: over its budget of %d" % (n, who, limit)
+
+
 def run(gv_check, sysroot, libdir, scenario, args, env, mode):
     e = dict(os.environ, **env)
     e.pop("GV_FAKE_SCENARIO", None)
@@ -122,6 +159,7 @@ def main():
         healthy = "gpuverify_node_healthy %d" % (0 if bad else 1)
         if healthy not in prom.stdout:
             failures.append("%s: Prometheus text lacks '%s'" % (name, healthy))
+        failures += ["%s: %s" % (name, p) for p in prometheus_problems(prom.stdout, len(report["gpus"]))]
 
         npd = run(gv_check, root, libdir, scenario, args, env, "--npd")
         verdicts = [c["verdict"] for c in report["checks"]]

@@ -45,6 +45,19 @@ static void json_round_trip(void **state)
     gv_report_free(r);
 }
 
+/* Series (lines not starting with '#') in a Prometheus text, and those starting with `name`. */
+static size_t series_count(const char *text, const char *name)
+{
+    size_t n = 0;
+    for (const char *line = text; *line; line = strchr(line, '\n') + 1) {
+        if (*line != '#' && strncmp(line, name, strlen(name)) == 0)
+            n++;
+        if (!strchr(line, '\n'))
+            break;
+    }
+    return n;
+}
+
 static void prometheus_text(void **state)
 {
     (void)state;
@@ -53,11 +66,40 @@ static void prometheus_text(void **state)
     assert_int_equal(gv_report_prometheus(r, 0, &text), GV_OK);
     assert_true(strncmp(text, "# HELP gpuverify_info ", 22) == 0);
     assert_non_null(strstr(text, "\ngpuverify_node_healthy 0\n"));
-    assert_non_null(strstr(text, "gpuverify_check_verdict{check=\"driver.gpu_count\","
-                                 "subject=\"node\",verdict=\"FAIL\"} 1\n"));
-    assert_non_null(strstr(text, "gpuverify_check_verdict{check=\"driver.gpu_count\","
-                                 "subject=\"node\",verdict=\"PASS\"} 0\n"));
-    char line[64];
+    char line[512];
+    snprintf(
+        line, sizeof line,
+        "gpuverify_info{version=\"%s\",Hostname=\"gpu-h100-017\",driver_version=\"580.95.05\",",
+        gv_version_string());
+    assert_non_null(strstr(text, line));
+    /* One series per WARN, FAIL or ERROR row, with dcgm-exporter's labels for a GPU. */
+    assert_non_null(strstr(text,
+                           "\ngpuverify_check_status{check=\"driver.gpu_count\","
+                           "subject=\"node\",verdict=\"FAIL\",Hostname=\"gpu-h100-017\"} 1\n"));
+    gv_gpu lost = gpu_of(r, 3);
+    snprintf(line, sizeof line,
+             "\ngpuverify_check_status{check=\"gpu.nvml\",subject=\"gpu3\",verdict=\"FAIL\","
+             "gpu=\"3\",UUID=\"%s\",pci_bus_id=\"00000000:5D:00.0\",Hostname=\"gpu-h100-017\"} 1\n",
+             lost.uuid);
+    assert_string_equal(lost.pci_bus_id, "0000:5d:00.0");
+    assert_non_null(strstr(text, line));
+    assert_int_equal(series_count(text, "gpuverify_check_status{"), count_verdict(r, GV_WARN) +
+                                                                        count_verdict(r, GV_FAIL) +
+                                                                        count_verdict(r, GV_ERROR));
+    assert_null(strstr(text, "verdict=\"PASS\","));
+    assert_null(strstr(text, "verdict=\"SKIP\","));
+    assert_null(strstr(text, "gpuverify_check_verdict"));
+    assert_null(strstr(text, "gpuverify_check_value"));
+    /* Quantities in base units, named by the metric; counters end in _total. */
+    gv_gpu g0 = gpu_of(r, 0);
+    snprintf(line, sizeof line,
+             "\ngpuverify_gpu_tlimit_margin_celsius{check=\"gpu.temperature\",gpu=\"0\","
+             "UUID=\"%s\",pci_bus_id=\"00000000:18:00.0\",Hostname=\"gpu-h100-017\"} %.17g\n",
+             g0.uuid, result_of(r, "gpu.temperature", "gpu0").value);
+    assert_non_null(strstr(text, line));
+    assert_non_null(
+        strstr(text, "\n# TYPE gpuverify_gpu_ecc_uncorrectable_errors_total counter\n"));
+    assert_non_null(strstr(text, "\n# TYPE gpuverify_gpu_xid_faults_total counter\n"));
     snprintf(line, sizeof line, "gpuverify_checks{verdict=\"FAIL\"} %d\n",
              count_verdict(r, GV_FAIL));
     assert_non_null(strstr(text, line));
@@ -68,13 +110,49 @@ static void prometheus_text(void **state)
     assert_int_equal(gv_report_prometheus(NULL, 0, &text), GV_ERR_INVALID_ARG);
     gv_report_free(r);
 
-    /* Label values escaped as the exposition format requires. */
+    /* The series budget (docs/outputs.md): a healthy 8-GPU node, at most 40 per GPU + 20. */
+    r = run_scenario("h100-open", "h100x8");
+    assert_int_equal(gv_report_prometheus(r, 0, &text), GV_OK);
+    assert_true(series_count(text, "") <= 40 * 8 + 20);
+    assert_int_equal(series_count(text, "gpuverify_check_status{"), 0); /* all PASS or SKIP */
+    gv_free(text);
+    gv_report_free(r);
+
+    /* Label values escaped as the exposition format requires; units scaled into base units;
+     * PCI bus IDs as NVML writes them; a row of no metric's unit, or of a GPU the inventory
+     * lacks, gets what can be known. */
     struct gv_report *odd = calloc(1, sizeof *odd);
-    gv_check_result *c = gv_report_add(odd, "x.y", "a\"b\\c\nd", GV_PASS, "m");
-    gv_result_measured(c, 2.5, "GB/s", "2.5");
+    odd->gpus = calloc(1, sizeof *odd->gpus);
+    odd->gpu_count = 1;
+    strcpy(odd->gpus[0].uuid, "GPU-x");
+    strcpy(odd->gpus[0].pci_bus_id, "10000:0a:00.0");
+    gv_report_add(odd, "x.y", "a\"b\\c\nd", GV_WARN, "m");
+    gv_check_result *c = gv_report_add(odd, "gpu.memory_unowned", "gpu0", GV_PASS, "m");
+    gv_result_measured(c, 3, "MiB", "3 MiB");
+    c = gv_report_add(odd, "gemm.fp8", "gpu0", GV_PASS, "m");
+    gv_result_measured(c, 1.5, "TFLOPS", "1.5 TFLOPS");
+    c = gv_report_add(odd, "gpu.temperature", "gpu0", GV_PASS, "m");
+    gv_result_measured(c, 40, "F", "40 F");
+    c = gv_report_add(odd, "nccl.allreduce", "node", GV_PASS, "m");
+    gv_result_measured(c, 2.5, "GB/s", "2.5 GB/s");
+    c = gv_report_add(odd, "gpu.xid", "gpu9", GV_FAIL, "m");
+    gv_result_measured(c, 2, "Xids", "2");
     assert_int_equal(gv_report_prometheus(odd, 0, &text), GV_OK);
-    assert_non_null(strstr(text, "gpuverify_check_value{check=\"x.y\",subject=\"a\\\"b\\\\c\\nd\","
-                                 "unit=\"GB/s\"} 2.5\n"));
+    assert_non_null(strstr(text, "\ngpuverify_check_status{check=\"x.y\","
+                                 "subject=\"a\\\"b\\\\c\\nd\",verdict=\"WARN\"} 1\n"));
+    assert_non_null(strstr(text,
+                           "\ngpuverify_gpu_memory_unowned_bytes{check=\"gpu.memory_unowned\","
+                           "gpu=\"0\",UUID=\"GPU-x\",pci_bus_id=\"00010000:0A:00.0\"} 3145728\n"));
+    assert_non_null(
+        strstr(text, "\ngpuverify_gpu_matmul_flops_per_second{check=\"gemm.fp8\","
+                     "gpu=\"0\",UUID=\"GPU-x\",pci_bus_id=\"00010000:0A:00.0\"} 1500000000000\n"));
+    assert_non_null(strstr(text, "\ngpuverify_node_nccl_bus_bandwidth_bytes_per_second{"
+                                 "check=\"nccl.allreduce\"} 2500000000\n"));
+    assert_non_null(strstr(text, "\ngpuverify_check_status{check=\"gpu.xid\",subject=\"gpu9\","
+                                 "verdict=\"FAIL\",gpu=\"9\"} 1\n"));
+    assert_non_null(
+        strstr(text, "\ngpuverify_gpu_xid_faults_total{check=\"gpu.xid\",gpu=\"9\"} 2\n"));
+    assert_null(strstr(text, "celsius")); /* "F" is no unit of the table */
     gv_free(text);
     gv_report_free(odd);
 }
