@@ -6,7 +6,7 @@ packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-de
           python3-jsonschema python3-pytest python3-yaml python3-pip python3-setuptools python3-venv
           prometheus prometheus-node-exporter clang libclang-rt-14-dev
           help2man groff-base man-db
-          munge slurmctld slurmd slurm-client libpmix-dev shellcheck"
+          munge slurmctld slurmd slurm-client libpmix-dev shellcheck buildah debootstrap"
 missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
           grep -q 'install ok installed' || echo "$p"; done)
 [ -z "$missing" ] && exit 0
