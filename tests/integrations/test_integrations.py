@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+import gpu_holder
+
 
 FAKE_SCONTROL = """#!%(python)s
 # scontrol for one node: show node, update nodename=N state=drain|resume [reason=...]
@@ -194,25 +196,12 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     locks = os.path.join(tmp, "locks")
     os.mkdir(locks)
     for held_s, want in ((5, 0), (400, 1)):
-        holder = subprocess.Popen(
-            [sys.executable, "-c",
-             "import fcntl, sys, time\n"
-             "f = open(sys.argv[1], 'w')\n"
-             "fcntl.flock(f, fcntl.LOCK_EX)\n"
-             "f.write('pid=4121\\nsince_ms=%d\\nprogram=gpuverify-worke\\n' %"
-             " (time.time() * 1000 - float(sys.argv[2]) * 1000))\n"
-             "f.flush()\n"
-             "print('held', flush=True)\n"
-             "time.sleep(60)\n",
-             os.path.join(locks, "gpuverify-gpu-0000:18:00.0.lock"), str(held_s)],
-            stdout=subprocess.PIPE, text=True)
-        holder.stdout.readline()
+        holder = gpu_holder.start(locks, held_s, 60)
         updates, _, _, _ = run("beside a gpuverify holding the GPU for %d s" % held_s, ("IDLE", ""),
                                want, scen="h100x1-compute", extra_env={
                                    "GPUVERIFY_LOCK_DIR": locks, "GPUVERIFY_TIMEOUT": "12",
                                    "GPUVERIFY_CHECKS": "cuda.init"})
-        holder.kill()
-        holder.wait()
+        gpu_holder.stop(holder)
         if want:
             drained_with("beside a stuck gpuverify", updates,
                          "gpuverify: another gpuverify stuck on the GPUs: HELD for 4")

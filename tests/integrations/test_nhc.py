@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+import gpu_holder
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_LINE = "check_gpuverify -c ^cuda,^mem,^gemm,^cudnn,^nccl"
 
@@ -109,24 +111,11 @@ def main():
         for held_s, line, rc, reason in ((5, held_line, 0, None),
                                          (400, held_line, 1, "stuck (held over 300 s):  HELD for"),
                                          (5, held_line + " -H 2", 1, "by PID 4121")):
-            holder = subprocess.Popen(
-                [sys.executable, "-c",
-                 "import fcntl, sys, time\n"
-                 "f = open(sys.argv[1], 'w')\n"
-                 "fcntl.flock(f, fcntl.LOCK_EX)\n"
-                 "f.write('pid=4121\\nsince_ms=%d\\nprogram=gpuverify-worke\\n' %"
-                 " (time.time() * 1000 - float(sys.argv[2]) * 1000))\n"
-                 "f.flush()\n"
-                 "print('held', flush=True)\n"
-                 "time.sleep(60)\n",
-                 os.path.join(locks, "gpuverify-gpu-0000:18:00.0.lock"), str(held_s)],
-                stdout=subprocess.PIPE, text=True)
-            holder.stdout.readline()
+            holder = gpu_holder.start(locks, held_s, 60)
             got = nhc(line, gv="%s --sysroot %s --library-dir %s --gemm-size 32" % (
                           gv_check, root, fakelib),
                       GV_FAKE_SCENARIO=scenario("h100x1-compute"), GPUVERIFY_LOCK_DIR=locks)
-            holder.kill()
-            holder.wait()
+            gpu_holder.stop(holder)
             expect("beside a gpuverify holding the GPU for %d s (%s)" % (held_s, line), got, rc,
                    reason=reason, within=10)
             if rc == 0 and "another gpuverify is testing these GPUs" not in got[3]:

@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+import gpu_holder
+
 SKIP = 77
 STEP_TIMEOUT = 90  # a health-check interval, then a run of at most the script's 45 s
 
@@ -339,24 +341,6 @@ exit $rc
         return open(p, errors="replace").read() if os.path.exists(p) else ""
 
 
-def hold_gpu(locks, held_s):
-    """Another gpuverify holding GPU 0000:18:00.0: its lock file as gpu_lock.c writes it."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import fcntl, sys, time\n"
-         "f = open(sys.argv[1], 'w')\n"
-         "fcntl.flock(f, fcntl.LOCK_EX)\n"
-         "f.write('pid=4121\\nsince_ms=%d\\nprogram=gpuverify-worke\\n' %"
-         " (time.time() * 1000 - float(sys.argv[2]) * 1000))\n"
-         "f.flush()\n"
-         "print('held', flush=True)\n"
-         "time.sleep(120)\n",
-         os.path.join(locks, "gpuverify-gpu-0000:18:00.0.lock"), str(held_s)],
-        stdout=subprocess.PIPE, text=True)
-    holder.stdout.readline()
-    return holder
-
-
 def scenarios(c, failures, timings):
     def expect(what, base=None, flags=None, reason=None, reason_has=None):
         got_base, got_flags, got_reason = c.node_state()
@@ -416,12 +400,11 @@ def scenarios(c, failures, timings):
     # the script's limit it is stuck. A 24 s limit: budget 16 s, half of it waited for the GPU.
     held_env = dict(GPUVERIFY_TIMEOUT="24", GPUVERIFY_CHECKS="cuda.init")
     for held_s, name in ((5, "held-5s"), (400, "held-400s")):
-        holder = hold_gpu(c.locks, held_s)
+        holder = gpu_holder.start(c.locks, held_s)
         try:
             dur, rc = c.step("healthcheck", name, "h100x1-compute", **held_env)
         finally:
-            holder.kill()
-            holder.wait()
+            gpu_holder.stop(holder)
         timings[name] = dur
         if held_s == 5:
             expect("GPUs held 5 s by another gpuverify", base="IDLE", flags=set(), reason="")
