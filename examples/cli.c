@@ -76,6 +76,21 @@ int gv_cli_unknown(const char *tool, const char *arg)
     return GV_CLI_USAGE;
 }
 
+const char *gv_cli_verdict_colour(int32_t verdict)
+{
+    switch (verdict) {
+    case GV_PASS:
+        return "\033[32m";
+    case GV_WARN:
+        return "\033[33m";
+    case GV_FAIL:
+    case GV_ERROR:
+        return "\033[31m";
+    default:
+        return "\033[90m";
+    }
+}
+
 int gv_cli_colour(FILE *to)
 {
     const char *no = getenv("NO_COLOR");

@@ -36,5 +36,8 @@ int gv_cli_unknown(const char *tool, const char *arg);
 
 /* Whether to colour what goes to `to`: a terminal, and NO_COLOR unset or empty. */
 int gv_cli_colour(FILE *to);
+/* The escape sequence that colours a verdict (enum gv_verdict): green PASS, yellow WARN, red
+ * FAIL and ERROR, grey SKIP; "\033[0m" ends it. */
+const char *gv_cli_verdict_colour(int32_t verdict);
 
 #endif

@@ -66,23 +66,6 @@ static void usage(FILE *to)
             "Environment: NO_COLOR turns colour and the progress line off.\n");
 }
 
-static const char *colour(int verdict, int use)
-{
-    if (!use)
-        return "";
-    switch (verdict) {
-    case GV_PASS:
-        return "\033[32m";
-    case GV_WARN:
-        return "\033[33m";
-    case GV_FAIL:
-    case GV_ERROR:
-        return "\033[31m";
-    default:
-        return "\033[90m";
-    }
-}
-
 static void print_inventory(const gv_report *r)
 {
     gv_driver_info d = GV_DRIVER_INFO_INIT;
@@ -143,8 +126,8 @@ static void print_table(const gv_report *r, int failures_only)
             count[c.verdict]++;
         if (failures_only && c.verdict != GV_WARN && c.verdict != GV_FAIL && c.verdict != GV_ERROR)
             continue;
-        printf("%s%-7s%s %-20s %-8s %s\n", colour(c.verdict, tty), gv_verdict_name(c.verdict),
-               tty ? "\033[0m" : "", c.id, c.subject, c.message);
+        printf("%s%-7s%s %-20s %-8s %s\n", tty ? gv_cli_verdict_colour(c.verdict) : "",
+               gv_verdict_name(c.verdict), tty ? "\033[0m" : "", c.id, c.subject, c.message);
         if (c.remediation[0] && c.verdict != GV_PASS && c.verdict != GV_SKIP)
             printf("%-7s %-20s %-8s -> %s\n", "", "", "", c.remediation);
     }

@@ -49,22 +49,6 @@ static const char *tag(int32_t verdict)
     }
 }
 
-/* The seed scripts' colours: green OK, yellow WARN, red FAIL and ERROR; SKIP plain. */
-static const char *tag_colour(int32_t verdict)
-{
-    switch (verdict) {
-    case GV_PASS:
-        return "\033[32m";
-    case GV_WARN:
-        return "\033[33m";
-    case GV_FAIL:
-    case GV_ERROR:
-        return "\033[31m";
-    default:
-        return "";
-    }
-}
-
 static int print_sections(gv_ctx *ctx, const gv_report *r, const seed_section *sections, size_t n,
                           seed_extra_fn extra)
 {
@@ -76,7 +60,7 @@ static int print_sections(gv_ctx *ctx, const gv_report *r, const seed_section *s
             gv_check_result c = GV_CHECK_RESULT_INIT;
             if (gv_report_result(r, i, &c) != GV_OK || !listed(sections[s].checks, c.id))
                 continue;
-            const char *on = colour ? tag_colour(c.verdict) : "";
+            const char *on = colour ? gv_cli_verdict_colour(c.verdict) : "";
             printf("%s%s%s %s\n", on, tag(c.verdict), *on ? "\033[0m" : "", c.message);
             if (c.remediation[0] && c.verdict != GV_PASS)
                 printf("       fix: %s\n", c.remediation);
