@@ -49,7 +49,8 @@ static void usage(FILE *to)
             "                     ^ID leaves one out\n"
             "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
             "  --budget S         wall-clock budget of the run (default: the level's)\n"
-            "  --deadline S       each check's deadline where the catalog sets none (30)\n"
+            "  --deadline S       each check's deadline (30), times the catalog's factor for\n"
+            "                     some (driver.nvml 2x, driver.cuda 4x)\n"
             "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
             "  --duration S       how long stress.* loads the GPUs (extended level; default\n"
             "                     120; hours for a burn-in)\n"
@@ -229,7 +230,7 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
     uint64_t u = 0;
     if (strcmp(a, "--sysroot") == 0 || strcmp(a, "--host-root") == 0) {
         if (opts->sysroot) {
-            fprintf(stderr, "gv-check: --sysroot and --host-root name one root: give one\n");
+            fprintf(stderr, "gv-check: one --sysroot or --host-root, not two\n");
             return GV_CLI_USAGE;
         }
         opts->sysroot = v;
@@ -337,8 +338,7 @@ int main(int argc, char **argv)
             if (rc)
                 return rc;
         } else {
-            fprintf(stderr, "gv-check: unknown option '%s' (--help lists the options)\n", a);
-            return GV_CLI_USAGE;
+            return gv_cli_unknown(TOOL, a);
         }
     }
     gv_ctx *ctx = NULL;
@@ -358,9 +358,11 @@ int main(int argc, char **argv)
     if (run.on_event)
         fprintf(stderr, "\r\033[K");
     if (s != GV_OK) {
-        /* Under --npd and --quiet the answer is one line on stdout. */
-        FILE *to = out == NPD || out == QUIET ? stdout : stderr;
-        fprintf(to, "gv-check: %s: %.150s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+        /* Under --npd and --quiet the answer is one line on stdout, its class first. */
+        if (out == NPD || out == QUIET)
+            printf("ERROR gv-check: %s: %.150s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+        else
+            fprintf(stderr, "gv-check: %s: %s\n", gv_strerror(s), gv_ctx_last_error(ctx));
         if (textfile)
             publish(textfile, NULL);
         gv_ctx_destroy(ctx);

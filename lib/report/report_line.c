@@ -19,6 +19,8 @@ static void fit(char *out, size_t cap, const char *head, const char *message, co
             *p = ' ';
     if (strlen(msg) > room) {
         size_t keep = room > 3 ? room - 3 : 0;
+        while (keep > 0 && ((unsigned char)msg[keep] & 0xC0) == 0x80) /* not inside a character */
+            keep--;
         msg[keep] = '\0';
         char *space = strrchr(msg, ' ');
         if (space && space > msg + keep / 2) /* a word boundary not far back */
@@ -33,8 +35,7 @@ int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
     if (!r || !out || cap <= GV_REPORT_LINE_MAX)
         return GV_ERR_INVALID_ARG;
     uint32_t n = 0, count[5] = {0}, held = 0;
-    const gv_check_result *first[5] = {NULL}, *first_unheld_error = NULL;
-    double held_s = -1;
+    const gv_check_result *first[5] = {NULL}, *first_unheld_error = NULL, *longest = NULL;
     for (size_t i = 0; i < r->count; i++) {
         const gv_check_result *c = &r->results[i];
         n++;
@@ -46,7 +47,8 @@ int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
             continue;
         if (c->held_by_other) {
             held++;
-            held_s = c->held_s > held_s ? c->held_s : held_s;
+            if (!longest || c->held_s > longest->held_s)
+                longest = c; /* the holder that has held a GPU longest: stuck, if any is */
         } else if (!first_unheld_error) {
             first_unheld_error = c;
         }
@@ -61,10 +63,10 @@ int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
         return GV_OUTCOME_FAIL;
     }
     if (count[GV_ERROR] && held == count[GV_ERROR]) {
-        const gv_check_result *c = first[GV_ERROR];
+        const gv_check_result *c = longest;
         char secs[32] = "?", pid[32] = "?";
-        if (held_s >= 0)
-            snprintf(secs, sizeof secs, "%.0f", floor(held_s));
+        if (c->held_s >= 0)
+            snprintf(secs, sizeof secs, "%.0f", floor(c->held_s));
         if (c->held_by_pid > 0)
             snprintf(pid, sizeof pid, "%d", (int)c->held_by_pid);
         snprintf(head, sizeof head, "HELD for %s s by PID %s: %s %s: ", secs, pid, c->id,

@@ -222,7 +222,7 @@ def main():
                                   ("h100x8", "False", None),  # and back
                                   ("fault-nvml-init-hang", "True", "FAIL driver.nvml node: "),
                                   # gv-check cannot start: unknown, with its message
-                                  ("no-sysroot", "Unknown", "gv-check: "))
+                                  ("no-sysroot", "Unknown", "ERROR gv-check: "))
         for name, want, names in cases:
             env = dict(os.environ, GV_FAKE_SCENARIO=scenario(name if name != "no-sysroot"
                                                              else "h100x8"))

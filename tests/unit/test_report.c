@@ -268,10 +268,17 @@ static void one_line(void **state)
     held->held_s = 403.7;
     assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HELD);
     assert_string_equal(line, "HELD for 403 s by PID 4121: cuda.init node: not run: held");
+    /* Two holders: the line names the one that has held its GPU longest, seconds and PID. */
+    gv_check_result *older = gv_report_add(r, "gemm.bf16", "node", GV_ERROR, "not run: held");
+    older->held_by_other = 1;
+    older->held_by_pid = 777;
+    older->held_s = 900.2;
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HELD);
+    assert_string_equal(line, "HELD for 900 s by PID 777: gemm.bf16 node: not run: held");
     gv_report_add(r, "gemm.fp16", "node", GV_ERROR, "not run: the budget was spent");
     assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_UNJUDGED);
     assert_string_equal(line, "ERROR gemm.fp16 node: not run: the budget was spent "
-                              "(2 ERROR, 1 WARN of 4)");
+                              "(3 ERROR, 1 WARN of 5)");
     char words[400] = "";
     for (int i = 0; i < 30; i++) /* 390 bytes */
         strcat(words, "counter\tnine ");
@@ -279,10 +286,21 @@ static void one_line(void **state)
     assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
     assert_true(strlen(line) <= GV_REPORT_LINE_MAX);
     assert_true(strncmp(line, "FAIL gpu.ecc_errors gpu0: counter nine", 38) == 0);
-    const char *cut = strstr(line, "... (1 FAIL, 1 WARN, 2 ERROR of 5)");
+    const char *cut = strstr(line, "... (1 FAIL, 1 WARN, 3 ERROR of 6)");
     assert_non_null(cut); /* the counts whole, after a word cut whole */
     assert_true(cut[-1] == 'e' || cut[-1] == 'r');
     assert_null(strchr(line, '\t'));
+    /* A message without spaces, of three-byte characters: cut between two of them. */
+    char dashes[3 * 100 + 1] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(dashes, "\xe2\x80\x93"); /* U+2013 */
+    gv_report_free(r);
+    r = calloc(1, sizeof *r);
+    gv_report_add(r, "x.y", "node", GV_FAIL, "%s", dashes);
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    const char *from = line + strlen("FAIL x.y node: "), *to = strstr(line, "...");
+    assert_non_null(to);
+    assert_int_equal((to - from) % 3, 0);
     strcpy(line, "unchanged");
     assert_int_equal(gv_report_line(r, line, GV_REPORT_LINE_MAX), GV_ERR_INVALID_ARG);
     assert_int_equal(gv_report_line(NULL, line, sizeof line), GV_ERR_INVALID_ARG);
