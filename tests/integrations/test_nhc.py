@@ -97,7 +97,7 @@ def main():
         if "WARN gpu.mig" not in got[3]:
             failures.append("h100x8-mig: the WARN line not in NHC's log: %r" % got[3])
         # nvmlInit never returns, and NHC has spent 12 of its 30 s on earlier checks: the check
-        # has 16 s, gv-check a budget of 14 s with 4 s deadlines; it dies at driver.nvml's.
+        # has 16 s, gv-check a budget of 14 s with 3 s deadlines; it dies at driver.nvml's.
         expect("fault-nvml-init-hang",
                nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("fault-nvml-init-hang"),
                    NHC_ELAPSED="12"), 1, reason="driver.nvml", within=30 - 12)
@@ -131,12 +131,12 @@ def main():
         os.chmod(mock, 0o755)
         got = expect("mock OK", nhc(DEFAULT_LINE, gv=mock, MOCK_LINE="OK 12 checks"), 0)
         argv = open(args_file).read().strip() if os.path.exists(args_file) else ""
-        want = "--quiet --budget 26 --deadline 8 --checks ^cuda,^mem,^gemm,^cudnn,^nccl"
+        want = "--quiet --budget 26 --deadline 6 --checks ^cuda,^mem,^gemm,^cudnn,^nccl"
         if argv != want:
             failures.append("NHC's TIMEOUT of 30 s: gv-check got %r, want %r" % (argv, want))
         nhc("check_gpuverify -l quick -t 11 -p /etc/gv.policy", gv=mock, MOCK_LINE="OK")
         argv = open(args_file).read().strip() if os.path.exists(args_file) else ""
-        want = "--quiet --budget 9 --deadline 3 --level quick --policy /etc/gv.policy"
+        want = "--quiet --budget 9 --deadline 2 --level quick --policy /etc/gv.policy"
         if argv != want:
             failures.append("-l quick -t 11 -p: gv-check got %r, want %r" % (argv, want))
         nhc("check_gpuverify -t 600", gv=mock, MOCK_LINE="OK", TIMEOUT="900")
