@@ -1,4 +1,4 @@
-# Copied unchanged (but for this line) from ../shared/reference/seed_checks.py: the peer for time to verdict.
+# The seed guide's own health-check script, kept unchanged but for this line: the peer for time to verdict.
 # The six GPU health checks of the seed guide 000_723c8f05378caf0e.txt (Task 1.4), in one process, as a user runs them.
 # Used as the peer for time-to-verdict: run it beside `gv-check` on the same GPU machine.
 import subprocess, time

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 3's time to verdict on a GPU machine: gv-check covering the seeds' six checks (driver,
-# runtime, VRAM, FP16 matmul, cuDNN, matmul benchmark) beside ../shared/reference/seed_checks.py
+# runtime, VRAM, FP16 matmul, cuDNN, matmul benchmark) beside the seed guide's script
 # (bench/peer_seed_checks.py), same machine, one run: wall time and peak RSS, median of 5, and
 # /usr/bin/time -v once each. Usage: bench/run_time_to_verdict.sh BINDIR OUTDIR
 set -u

@@ -15,7 +15,7 @@ static const gv_symbol cuda_symbols[] = {
 };
 
 /* Each entry by base name and the CUDA version whose ABI our declaration matches, the way
- * the CUDA runtime itself asks the driver (CONVENTIONS.md, rule 20). */
+ * the CUDA runtime itself asks the driver (cuGetProcAddress with a version). */
 static void *cuda_resolve(void *dl, const gv_symbol *symbol)
 {
     void *fn = NULL;

@@ -1,5 +1,5 @@
 /* gv_gemm_bench: a tensor-core GEMM through cuBLASLt, timed and verified the way
- * ../shared/design/MEASUREMENT.md says: random inputs, the fastest of the heuristic's
+ * a fair benchmark must be: random inputs, the fastest of the heuristic's
  * candidates, warm-up, CUDA-event-timed batches (median and best), NVML telemetry during the
  * batches, and sampled outputs against an FP64 host reference. */
 #include <math.h>

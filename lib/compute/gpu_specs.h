@@ -1,6 +1,6 @@
 /* What a GPU should reach: datasheet dense peaks and DRAM bandwidth by PCI device id, and the
  * per-SM tensor rate by compute capability for the formula used when the datasheet is not
- * known (../shared/design/MEASUREMENT.md, "Dense peak"). */
+ * known (docs/checks.md, the gemm.* rows). */
 #ifndef GV_COMPUTE_GPU_SPECS_H
 #define GV_COMPUTE_GPU_SPECS_H
 

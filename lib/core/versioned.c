@@ -1,5 +1,5 @@
 /* Copying versioned structs across the ABI: the caller's struct_size says how much of the
- * layout it knows; we read and write only that much (CONVENTIONS.md, rule 8). */
+ * layout it knows; we read and write only that much (docs/ABI.md, "Versioned structs"). */
 #include <stdint.h>
 #include <string.h>
 

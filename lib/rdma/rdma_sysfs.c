@@ -1,4 +1,4 @@
-/* The RDMA stack from files under the sysroot (formats: ../shared/design/SYSFS.md):
+/* The RDMA stack from files under the sysroot (formats as the kernel writes them):
  * /sys/class/infiniband/<dev>/{fw_ver,node_guid,hca_type,board_id,device,ports/<n>/...},
  * /sys/class/net/<if>/mtu, configfs rdma_cm, /proc/modules, peer memory. A file that is absent
  * or malformed is noted on its device or port; nothing here fails the whole report. */
