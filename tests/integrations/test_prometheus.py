@@ -27,8 +27,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,7 @@ import urllib.request
 
 import yaml
 
+import daemons
 import daemonset
 
 SKIP = 77
@@ -51,12 +50,6 @@ class Skip(Exception):
 
 class Failure(Exception):
     pass
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_get(url, timeout=5):
@@ -114,22 +107,13 @@ class Daemons:
                                                                self.tail(name)))
 
     def stop(self):
-        for name in ("prometheus", "node_exporter"):
-            p = self.procs.get(name)
-            if not p or p.poll() is not None:
-                continue
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(5)
+        daemons.stop(self.procs, ("prometheus", "node_exporter"))
 
 
 class Prom:
-    def __init__(self, port, daemons):
+    def __init__(self, port, started):
         self.base = "http://127.0.0.1:%d" % port
-        self.daemons = daemons
+        self.started = started
 
     def api(self, path, **params):
         url = self.base + path + ("?" + urllib.parse.urlencode(params) if params else "")
@@ -151,7 +135,7 @@ class Prom:
         end = time.monotonic() + SETTLE_TIMEOUT
         last = None
         while time.monotonic() < end:
-            self.daemons.check_running()
+            self.started.check_running()
             last = ok()
             if last:
                 return last
@@ -198,9 +182,9 @@ def live(args, tmp, d, timings, failures):
     os.mkdir(textfile)
     rules = os.path.join(tmp, "gpuverify-alerts.yml")
     names = test_copy(os.path.join(examples, "prometheus", "gpuverify-alerts.yml"), rules)
-    ne_port, prom_port = free_port(), free_port()
+    ne_port, prom_port = daemons.free_port(), daemons.free_port()
     while prom_port == ne_port:
-        prom_port = free_port()
+        prom_port = daemons.free_port()
     with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
         yaml.safe_dump({
             "global": {"scrape_interval": "1s", "scrape_timeout": "1s",

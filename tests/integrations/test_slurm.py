@@ -25,13 +25,13 @@ usage: test_slurm.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
 import os
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 
+import daemons
 import gpu_holder
 
 SKIP = 77
@@ -44,12 +44,6 @@ class Skip(Exception):
 
 class Failure(Exception):
     pass
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def find(tool):
@@ -130,8 +124,8 @@ class Cluster:
         conf = {
             "ClusterName": "gvtest%d" % os.getpid(),
             "SlurmctldHost": "%s(127.0.0.1)" % self.node,
-            "SlurmctldPort": free_port(),
-            "SlurmdPort": free_port(),
+            "SlurmctldPort": daemons.free_port(),
+            "SlurmdPort": daemons.free_port(),
             "SlurmUser": "root",
             "SlurmdUser": "root",
             "AuthType": "auth/munge",
@@ -253,16 +247,7 @@ exit $rc
                 self.run(["scancel", "--full", "-w", self.node], check=False, timeout=10)
             except (OSError, subprocess.SubprocessError):
                 pass
-        for name in ("slurmd", "slurmctld", "munged"):
-            p = self.procs.get(name)
-            if not p or p.poll() is not None:
-                continue
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(5)
+        daemons.stop(self.procs, ("slurmd", "slurmctld", "munged"))
 
     # --- clients -------------------------------------------------------------------------
     def run(self, argv, check=True, timeout=30, env=None):
