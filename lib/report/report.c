@@ -8,8 +8,19 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/parse.h"
 #include "core/sizes.h"
 #include "core/util.h"
+
+/* Every text a row gets is formatted here and cleaned on its way in: checks copy values read
+ * from outside (files, the environment) into their messages, and one control byte among them
+ * would give a one-line output (--npd, gv_report_line) a second line or a terminal escape. */
+static void put_clean(char *field, size_t cap, const char *fmt, va_list ap)
+{
+    char raw[1024];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    gv_text_clean(field, cap, raw);
+}
 
 static int by_index(const void *a, const void *b)
 {
@@ -105,10 +116,10 @@ gv_check_result *gv_report_add(gv_report *r, const char *id, const char *subject
     res->verdict = verdict;
     res->value = NAN;
     snprintf(res->id, sizeof res->id, "%s", id);
-    snprintf(res->subject, sizeof res->subject, "%s", subject);
+    gv_text_clean(res->subject, sizeof res->subject, subject);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->message, sizeof res->message, fmt, ap);
+    put_clean(res->message, sizeof res->message, fmt, ap);
     va_end(ap);
     return res;
 }
@@ -121,7 +132,7 @@ void gv_result_measured(gv_check_result *res, double value, const char *unit, co
     snprintf(res->unit, sizeof res->unit, "%s", unit ? unit : "");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->measured, sizeof res->measured, fmt, ap);
+    put_clean(res->measured, sizeof res->measured, fmt, ap);
     va_end(ap);
 }
 
@@ -132,7 +143,7 @@ void gv_result_expected(gv_check_result *res, const char *source, const char *fm
     snprintf(res->expected_source, sizeof res->expected_source, "%s", source);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->expected, sizeof res->expected, fmt, ap);
+    put_clean(res->expected, sizeof res->expected, fmt, ap);
     va_end(ap);
 }
 
@@ -142,7 +153,7 @@ void gv_result_remedy(gv_check_result *res, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->remediation, sizeof res->remediation, fmt, ap);
+    put_clean(res->remediation, sizeof res->remediation, fmt, ap);
     va_end(ap);
 }
 

@@ -126,8 +126,10 @@ static void prometheus_text(void **state)
     odd->gpu_count = 1;
     strcpy(odd->gpus[0].uuid, "GPU-x");
     strcpy(odd->gpus[0].pci_bus_id, "10000:0a:00.0");
-    gv_report_add(odd, "x.y", "a\"b\\c\nd", GV_WARN, "m");
-    gv_check_result *c = gv_report_add(odd, "gpu.memory_unowned", "gpu0", GV_PASS, "m");
+    /* gv_report_add cleans a subject's newline; a row read from elsewhere may still hold one. */
+    gv_check_result *c = gv_report_add(odd, "x.y", "node", GV_WARN, "m");
+    strcpy(c->subject, "a\"b\\c\nd");
+    c = gv_report_add(odd, "gpu.memory_unowned", "gpu0", GV_PASS, "m");
     gv_result_measured(c, 3, "MiB", "3 MiB");
     c = gv_report_add(odd, "gemm.fp8", "gpu0", GV_PASS, "m");
     gv_result_measured(c, 1.5, "TFLOPS", "1.5 TFLOPS");
@@ -309,6 +311,33 @@ static void one_line(void **state)
     gv_report_free(r);
 }
 
+/* Text from outside (NCCL_SOCKET_IFNAME=$'eth0\nFAIL injected', a file's escape sequence)
+ * reaches no row with its control bytes: the one line stays one line. */
+static void control_bytes_never_reach_a_row(void **state)
+{
+    (void)state;
+    struct gv_report *r = calloc(1, sizeof *r);
+    const char *hostile = "eth0\nFAIL injected \x1b[31mred\x1b[0m\r";
+    gv_check_result *c = gv_report_add(r, "rdma.nccl_env", "node\n\x1b[2J", GV_FAIL,
+                                       "NCCL_SOCKET_IFNAME=%s", hostile);
+    gv_result_measured(c, 0, "", "%s", hostile);
+    gv_result_expected(c, "policy", "%s", hostile);
+    gv_result_remedy(c, "fix %s", hostile);
+    const char *fields[] = {c->message, c->measured, c->expected, c->remediation, c->subject};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        assert_null(strchr(fields[i], '\n'));
+        assert_null(strchr(fields[i], '\r'));
+        assert_null(strchr(fields[i], '\x1b'));
+    }
+    assert_string_equal(c->message, "NCCL_SOCKET_IFNAME=eth0?FAIL injected ?[31mred?[0m?");
+    char line[GV_REPORT_LINE_MAX + 1];
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    assert_null(strchr(line, '\n'));
+    assert_null(strchr(line, '\x1b'));
+    assert_non_null(strstr(line, "FAIL rdma.nccl_env node??[2J: NCCL_SOCKET_IFNAME=eth0?FAIL"));
+    gv_report_free(r);
+}
+
 /* A caller built against a newer, larger layout gets our part and keeps its size. */
 static void versioned_copy_out(void **state)
 {
@@ -338,6 +367,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_round_trip), cmocka_unit_test(prometheus_text),
         cmocka_unit_test(json_read_back),  cmocka_unit_test(held_row),
-        cmocka_unit_test(one_line),        cmocka_unit_test(versioned_copy_out)};
+        cmocka_unit_test(one_line),        cmocka_unit_test(versioned_copy_out),
+        cmocka_unit_test(control_bytes_never_reach_a_row)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
