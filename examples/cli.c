@@ -1,13 +1,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include <errno.h>
 #include <gpuverify/gpuverify.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "core/parse.h"
 
 void gv_cli_version(const char *tool)
 {
@@ -18,10 +18,10 @@ void gv_cli_version(const char *tool)
 int gv_cli_double(const char *tool, const char *opt, const char *text, double min, double max,
                   double *out)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = text && *text ? strtod(text, &end) : NAN;
-    if (!end || *end || errno || !isfinite(v) || v < min || v > max) {
+    /* lib/core/parse.h: the whole text one finite decimal number within [min, max]; no "inf",
+     * "nan", hexadecimal float or trailing bytes ("5abc" is refused, never read as 5). */
+    double v = 0;
+    if (!text || gv_parse_double(text, min, max, &v) != GV_PARSE_OK) {
         fprintf(stderr, "%s: %s wants a number from %g to %g, not '%s'\n", tool, opt, min, max,
                 text ? text : "");
         return -1;
@@ -33,18 +33,23 @@ int gv_cli_double(const char *tool, const char *opt, const char *text, double mi
 int gv_cli_uint64(const char *tool, const char *opt, const char *text, uint64_t min, uint64_t max,
                   uint64_t *out)
 {
-    char *end = NULL;
-    errno = 0;
-    /* strtoull takes "-1" as its largest value: a sign is refused before it sees one. */
-    int digits = text && *text >= '0' && *text <= '9';
-    unsigned long long v = digits ? strtoull(text, &end, 10) : 0;
-    if (!digits || !end || *end || errno || v < min || v > max) {
+    /* Decimal digits only (lib/core/parse.h): no sign, so "-1" is never strtoull's largest
+     * value; no suffix, exponent or trailing bytes ("16Q", "1e30" are refused). */
+    uint64_t v = 0;
+    if (!text || gv_parse_u64(text, 10, min, max, &v) != GV_PARSE_OK) {
         fprintf(stderr, "%s: %s wants a whole number from %" PRIu64 " to %" PRIu64 ", not '%s'\n",
                 tool, opt, min, max, text ? text : "");
         return -1;
     }
     *out = v;
     return 0;
+}
+
+int gv_cli_uint64_at(const char **p, uint64_t max, uint64_t *out)
+{
+    if (!p || !*p || **p < '0' || **p > '9')
+        return -1;
+    return gv_parse_u64_at(p, 10, 0, max, out) == GV_PARSE_OK ? 0 : -1;
 }
 
 int gv_cli_choice(const char *tool, const char *opt, const char *text, const char *const *names,

@@ -20,6 +20,9 @@ int gv_cli_double(const char *tool, const char *opt, const char *text, double mi
                   double *out);
 int gv_cli_uint64(const char *tool, const char *opt, const char *text, uint64_t min, uint64_t max,
                   uint64_t *out);
+/* One entry of a list ("0,2"): the decimal digits at *p (no sign, no blank) as a number up to
+ * max; 0 with *p moved past them, or -1 (nothing said: the caller names the whole list). */
+int gv_cli_uint64_at(const char **p, uint64_t max, uint64_t *out);
 
 /* One of `names` (n of them) for option `opt`: its index, or -1 after "<tool>: <opt> is one of
  * a, b, c, not '<text>'" on stderr. */

@@ -219,6 +219,26 @@ static int publish(const char *path, const gv_report *report)
     return rc;
 }
 
+/* The CUDA devices gv_run_opts.gpus may name: 0 .. GV_RUN_MAX_GPUS - 1 of the library. */
+#define CHECK_MAX_GPU 63
+
+/* --gpus "0,2": CUDA devices 0..CHECK_MAX_GPU, comma-separated, each whole; 0, or -1 after
+ * saying what is allowed (an empty entry, a trailing comma or "5abc" is no device). */
+static int gpus_arg(const char *text)
+{
+    const char *p = text;
+    for (;;) {
+        uint64_t v;
+        if (gv_cli_uint64_at(&p, CHECK_MAX_GPU, &v) != 0 || (*p != ',' && *p != '\0'))
+            break;
+        if (*p++ == '\0')
+            return 0;
+    }
+    fprintf(stderr, "gv-check: --gpus wants CUDA devices from 0 to %d, comma-separated, not '%s'\n",
+            CHECK_MAX_GPU, text);
+    return -1;
+}
+
 /* Options that take a value; 0, or GV_CLI_USAGE after saying what is wrong. */
 static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *run,
                  const char **policy_path, const char **textfile)
@@ -243,9 +263,11 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         run->checks = v;
     else if (strcmp(a, "--topology-xml") == 0)
         run->topology_xml = v;
-    else if (strcmp(a, "--gpus") == 0)
+    else if (strcmp(a, "--gpus") == 0) {
+        if (gpus_arg(v))
+            return GV_CLI_USAGE;
         run->gpus = v;
-    else if (strcmp(a, "--policy") == 0)
+    } else if (strcmp(a, "--policy") == 0)
         *policy_path = v;
     else if (strcmp(a, "--textfile") == 0)
         *textfile = v;
@@ -263,9 +285,11 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         run->nccl_bytes = u << 10;
     } else if (strcmp(a, "--budget") == 0 || strcmp(a, "--duration") == 0 ||
                strcmp(a, "--deadline") == 0) {
-        /* Up to a week (a burn-in of days, not a typo of a million seconds); a check's
-         * deadline up to the library's day. */
-        if (gv_cli_double(TOOL, a, v, 0.001, a[3] == 'e' ? 86400.0 : 7 * 86400.0, &d))
+        /* A stress up to a week (a burn-in of days, not a typo of a million seconds); the
+         * run's budget and a check's deadline up to the library's day (gv_run_opts.budget_s,
+         * gv_ctx_opts.deadline_s). */
+        int stress = strcmp(a, "--duration") == 0;
+        if (gv_cli_double(TOOL, a, v, 0.001, stress ? 7 * 86400.0 : 86400.0, &d))
             return GV_CLI_USAGE;
         *(a[2] == 'b' ? &run->budget_s : a[3] == 'u' ? &run->duration_s : &opts->deadline_s) = d;
     } else if (strcmp(a, "--level") == 0) {

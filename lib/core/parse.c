@@ -73,7 +73,10 @@ enum gv_parse_result gv_parse_u64(const char *text, int base, uint64_t lo, uint6
         return GV_PARSE_EMPTY;
     const char *p = text;
     uint64_t v;
-    enum gv_parse_result r = whole(gv_parse_u64_at(&p, base, lo, hi, &v), p);
+    /* Two statements: C leaves the order of a call's arguments open, and p must be read
+     * after gv_parse_u64_at has moved it. */
+    enum gv_parse_result r = gv_parse_u64_at(&p, base, lo, hi, &v);
+    r = whole(r, p);
     if (r == GV_PARSE_OK)
         *out = v;
     return r;
@@ -115,7 +118,8 @@ enum gv_parse_result gv_parse_double_at(const char **p, double lo, double hi, do
         return GV_PARSE_EMPTY;
     /* Digits or a point and a digit: no "inf", "nan" or hexadecimal floats from outside. */
     if (!(isdigit((unsigned char)*digits) ||
-          (*digits == '.' && isdigit((unsigned char)digits[1]))))
+          (*digits == '.' && isdigit((unsigned char)digits[1]))) ||
+        (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')))
         return GV_PARSE_NOT_NUMBER;
     errno = 0;
     char *end;
@@ -133,7 +137,8 @@ enum gv_parse_result gv_parse_double(const char *text, double lo, double hi, dou
         return GV_PARSE_EMPTY;
     const char *p = text;
     double v;
-    enum gv_parse_result r = whole(gv_parse_double_at(&p, lo, hi, &v), p);
+    enum gv_parse_result r = gv_parse_double_at(&p, lo, hi, &v); /* then p: see gv_parse_u64 */
+    r = whole(r, p);
     if (r == GV_PARSE_OK)
         *out = v;
     return r;

@@ -6,7 +6,10 @@
   an unknown option   exit 2, nothing on stdout, one line naming it and a hint to --help on stderr
   a missing value     exit 2, a message naming the option
   a bad number        ('abc', '-1', an absurd value) exit 2, nothing on stdout, a message naming the
-                      option, the value and the allowed range ("from A to B")
+                      option, the value and the allowed range ("from A to B"); every numeric
+                      option refuses each of ONCE_MISREAD ("5abc", "16Q", "1e30", ...)
+  the edges           values at the edges of each range are taken (exit 0 before --list or
+                      --version, nothing on stderr)
   a bad name          (dtype, op, level, ...) exit 2, a message listing every allowed name
   incompatible modes  exit 2, a message naming both options
   NO_COLOR=1          under a pseudo-terminal: no escape sequence at all; without it, the tools
@@ -46,9 +49,14 @@ RDMA_ARGS = ["--sysroot", sysroot("h100-roce"), "--library-dir", fakelib]
 # over the fakes for the terminal test (args, environment, whether it colours on a terminal).
 TOOLS = {
     "gv-check": {
-        "numbers": [("--deadline", ["abc", "-1"]), ("--gemm-size", ["abc", "-1"]),
-                    ("--copy-mib", ["abc", "-1"]), ("--nccl-kib", ["abc", "-1"]),
-                    ("--budget", ["abc", "-1"]), ("--duration", ["abc", "-1"])],
+        "numbers": [("--deadline", ["abc", "-1", "0", "86401", "0x10", "inf"]),
+                    ("--gemm-size", ["abc", "-1", "0", "65537"]),
+                    ("--copy-mib", ["abc", "-1", "0"]), ("--nccl-kib", ["abc", "-1", "0"]),
+                    ("--budget", ["abc", "-1", "86401"]), ("--duration", ["abc", "-1", "nan"]),
+                    ("--gpus", ["abc", "-1", "64", "0,", "0,,1", " 1", "+1"])],
+        "accepted": [["--deadline", "86400", "--budget", "0.5", "--duration", "604800",
+                      "--gemm-size", "65536", "--copy-mib", "1", "--nccl-kib", "16777216",
+                      "--gpus", "0,2,63", "--list"]],
         "names": [("--level", "fast", ["quick", "standard", "extended"]),
                   ("--isolation", "sometimes", ["auto", "process", "none"])],
         "incompatible": [],
@@ -59,7 +67,9 @@ TOOLS = {
         "numbers": [("--gpu", ["abc", "-1", "100000"]), ("--size", ["abc", "-1", "0", "1e9"]),
                     ("--warmup", ["abc", "-1", "1e9", "nan"]), ("--batch", ["abc", "-1", "0"]),
                     ("--batches", ["abc", "-1", "0", "99999999999999999999"]),
-                    ("--mnk", ["abc", "8,8", "8,8,-1", "8,8,8,8"])],
+                    ("--mnk", ["abc", "8,8", "8,8,-1", "8,8,8,8", "8,8,65537"])],
+        "accepted": [["--gpu", "63", "--size", "65536", "--warmup", "600", "--batch", "0.001",
+                      "--batches", "1000", "--version"], ["--mnk", "1,65536,16", "--version"]],
         "names": [("--dtype", "fp64", ["fp32", "tf32", "fp16", "bf16", "fp8"]),
                   ("--dtype", "fp16,fp4", ["fp32", "tf32", "fp16", "bf16", "fp8"])],
         "incompatible": [(["--size", "64", "--mnk", "64,64,64"], ["--size", "--mnk"])],
@@ -73,7 +83,9 @@ TOOLS = {
     "gv-topo": {
         "numbers": [],
         "names": [("--gdr-level", "NVL", ["LOC", "PIX", "PXB", "PHB", "SYS"]),
-                  ("--gdr-level", "9", ["LOC", "PIX", "PXB", "PHB", "SYS"])],
+                  ("--gdr-level", "9", ["LOC", "PIX", "PXB", "PHB", "SYS"]),
+                  ("--gdr-level", "5abc", ["LOC", "PIX", "PXB", "PHB", "SYS"]),
+                  ("--gdr-level", "1e30", ["LOC", "PIX", "PXB", "PHB", "SYS"])],
         "incompatible": [(["--xml", XML, "--sysroot", sysroot("h100-open")],
                           ["--xml", "--sysroot"])],
         "run": (["--xml", XML], {}, False),
@@ -89,7 +101,9 @@ TOOLS = {
                     ("--deadline", ["abc", "-1", "0", "1e9", "inf"]),
                     ("--min-busbw", ["abc", "-1", "1e12"]),
                     ("--gpus", ["abc", "-1", "0,,1", "0,1000"]),
-                    ("--withhold", ["abc", "-1"])],
+                    ("--withhold", ["abc", "-1", "1048576"])],
+        "accepted": [["-b", "4", "-e", "64G", "-f", "1024", "-n", "100000", "-w", "0",
+                      "--deadline", "86400", "--min-busbw", "0", "--gpus", "0,63", "--version"]],
         "names": [("--op", "allreduce", ["all_reduce", "all_gather", "reduce_scatter",
                                          "broadcast", "reduce", "alltoall", "gather", "scatter",
                                          "sendrecv", "pairs"])],
@@ -99,6 +113,15 @@ TOOLS = {
                 {"GV_FAKE_SCENARIO": scenario("h100x8")}, False),
     },
 }
+
+
+# Inputs that were once taken for another number ("--deadline 5abc" as 30 s, "-e 16Q" as 16
+# bytes, "-e 1e30" as 1 byte): every numeric option of every tool must refuse each of them.
+ONCE_MISREAD = ["abc", "5abc", "16Q", "1e30"]
+for _spec in TOOLS.values():
+    _spec["numbers"] = [(opt, values + [v for v in ONCE_MISREAD if v not in values])
+                        for opt, values in _spec["numbers"]]
+    _spec.setdefault("accepted", [])
 
 
 def run(tool, args, env=None, timeout=60):
@@ -213,6 +236,13 @@ for tool, spec in TOOLS.items():
         refused(tool, [opt, value], [opt], names=names)
     for args, opts in spec["incompatible"]:
         refused(tool, args, opts)
+    # Values at the edges of each range are taken (the option before --list or --version is
+    # parsed, then the tool exits 0).
+    for args in spec["accepted"]:
+        rc, out, err = run(tool, args)
+        if rc != 0 or err:
+            fail(tool, args, "exit %s; want the values taken (exit 0, stderr empty)" % rc,
+                 out, err)
     # NO_COLOR under a terminal: no escape sequence; without it, colour where the tool has any.
     args, env, colours = spec["run"]
     rc, text = on_terminal(tool, args, dict(env, NO_COLOR="1"))
