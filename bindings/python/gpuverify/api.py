@@ -7,6 +7,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from . import _args as A
 from . import _native
 from . import _structs as S
 from ._native import lib, text
@@ -341,11 +342,17 @@ class Context:
 
     Raises LibraryNotFoundError when libgpuverify cannot be loaded, InvalidArgumentError for a
     relative sysroot, IOFailureError for one that does not exist. One context is used by one
-    thread at a time."""
+    thread at a time.
+
+    Every method checks its numbers against the C library's ranges before the call
+    (docs/inputs.md): one outside raises InvalidArgumentError, a ValueError, naming the range
+    (never wrapped to the C type: gpu=2**33 is not GPU 0); a value of the wrong type or a
+    keyword option the method does not take raises TypeError."""
 
     def __init__(self, sysroot: Optional[str] = None, library_dir: Optional[str] = None,
                  deadline_s: float = 0.0, worker_path: Optional[str] = None,
                  in_process: bool = False):
+        deadline_s = A.real("deadline_s", deadline_s, 0, A.DAY)  # gv_ctx_opts: 0 .. a day
         self._lib = lib()
         # alive as long as the context
         self._keep = [_b(sysroot), _b(library_dir), _b(worker_path)]
@@ -405,10 +412,12 @@ class Context:
         of docs/checks.md) from ``key = value`` text, a dict of the same keys, or a file
         (path=; source, when given too, overrides it). Pass the result, or the dict or text
         itself, as run(policy=...). ParseError names the line that does not parse;
-        IOFailureError a file that cannot be read."""
+        IOFailureError a file that cannot be read. A dict's key or value with a newline or
+        another control byte, or a '#', raises ValueError: it would be another line of the
+        policy, or a comment."""
         p = S.Policy()
         if isinstance(source, dict):
-            source = "\n".join("%s = %s" % kv for kv in source.items())
+            source = A.policy_text(source.items())
         if path is not None:
             self._check(self._lib.gv_policy_load(self._ctx, _b(path), C.byref(p)),
                         "Context.policy")
@@ -450,6 +459,13 @@ class Context:
             raise for_status(-1, "isolation %r: one of %s" % (isolation, ", ".join(ISOLATIONS)))
         if checks is not None and not isinstance(checks, str):
             checks = ",".join(checks)
+        # gv_run_plan_make's ranges: ctypes would wrap what does not fit without a word.
+        budget_s = A.real("budget_s", budget_s, 0, A.DAY)
+        duration_s = A.real("duration_s", duration_s, 0, 7 * A.DAY)
+        gemm_size = A.whole("gemm_size", gemm_size, 0, 65536)
+        copy_bytes = A.whole("copy_bytes", copy_bytes, 4 * A.KIB, A.TIB, zero=True)
+        nccl_bytes = A.whole("nccl_bytes", nccl_bytes, A.KIB, 64 * A.GIB, zero=True)
+        gpus = A.gpu_list("gpus", gpus, 64, hi=63)
         if policy is not None and not isinstance(policy, S.Policy):
             policy = self.policy(policy)
         keep = [_b(checks), _b(topology_xml),
@@ -524,6 +540,9 @@ class Context:
         warn_fraction, fail_fraction, seed. NotFoundError for a GPU CUDA does not have."""
         if dtype not in DTYPES:
             raise for_status(-1, "dtype %r: one of %s" % (dtype, ", ".join(DTYPES)))
+        gpu = A.whole("gpu", gpu, 0, A.U32)
+        size = A.whole("size", size, 1, 65536)
+        opts = A.options("gemm_bench", opts, A.GEMM_OPTS)
         o = S.GemmOpts(dtype=DTYPES[dtype], m=size, n=size, k=size, **opts)
         r = S.GemmResult()
         st = self._lib.gv_gemm_bench(self._ctx, gpu, C.byref(o), C.byref(r))
@@ -534,8 +553,10 @@ class Context:
     def cuda_check(self, gpu: int = 0, **opts) -> Outcome:
         """A CUDA context, an allocation test and the host/device copy bandwidths on one GPU
         (a CUDA index); opts: quick_alloc_bytes, alloc_fraction, alloc_bytes, copy_bytes,
-        copy_samples, copies_per_sample. raw holds every figure."""
-        o = S.CudaOpts(**opts)
+        copy_samples, copies_per_sample, flags (1: no allocation test, 2: no copy test). raw
+        holds every figure."""
+        gpu = A.whole("gpu", gpu, 0, A.U32)
+        o = S.CudaOpts(**A.options("cuda_check", opts, A.CUDA_OPTS))
         r = S.CudaResult()
         st = self._lib.gv_cuda_check(self._ctx, gpu, C.byref(o), C.byref(r))
         return self._finish(st, "Context.cuda_check",
@@ -546,7 +567,8 @@ class Context:
         opts: fraction (of the free memory, 0.92), chunk_bytes, rounds, duration_s, seed.
         raw["first_errors"] locates the words that read back wrong (address, offset,
         expected, read, step)."""
-        o = S.MemtestOpts(**opts)
+        gpu = A.whole("gpu", gpu, 0, A.U32)
+        o = S.MemtestOpts(**A.options("mem_test", opts, A.MEMTEST_OPTS))
         r = S.MemtestResult()
         st = self._lib.gv_mem_test(self._ctx, gpu, C.byref(o), C.byref(r))
         details = _struct_dict(r)
@@ -564,7 +586,11 @@ class Context:
         every interval_s (one dict per GPU and interval)."""
         if dtype not in DTYPES:
             raise for_status(-1, "dtype %r: one of %s" % (dtype, ", ".join(DTYPES)))
-        gpus = list(gpus or [])
+        gpus = A.gpu_list("gpus", gpus, 16) or []  # GV_STRESS_MAX_GPUS
+        size = A.whole("size", size, 16, 32768)
+        duration_s = A.real("duration_s", duration_s, 0, 30 * A.DAY, lo_open=True)
+        interval_s = A.real("interval_s", interval_s, 0.01, 60)
+        opts = A.options("stress_gemm", opts, A.STRESS_OPTS)
         capacity = int(duration_s / interval_s + 64) * max(1, len(gpus) or 16)
         series = (S.StressSample * capacity)()
         o = S.StressOpts(dtype=DTYPES[dtype], size=size, duration_s=duration_s,
@@ -583,6 +609,7 @@ class Context:
     def cudnn_check(self, gpu: int = 0) -> Outcome:
         """cuDNN on one GPU: a small FP32 and FP16 convolution checked against the host
         (raw: version, fp32_verdict, fp16_verdict, worst errors)."""
+        gpu = A.whole("gpu", gpu, 0, A.U32)
         r = S.CudnnResult()
         st = self._lib.gv_cudnn_check(self._ctx, gpu, C.byref(r))
         return self._finish(st, "Context.cudnn_check",
@@ -599,6 +626,10 @@ class Context:
         DeadlineError carrying the partial result in .result."""
         if collective not in COLLECTIVES:
             raise for_status(-1, "collective %r: one of %s" % (collective, ", ".join(COLLECTIVES)))
+        gpus = A.gpu_list("gpus", gpus, S.MAX_NCCL_GPUS)
+        min_bytes = A.whole("min_bytes", min_bytes, 4, 64 * A.GIB)
+        max_bytes = A.whole("max_bytes", max_bytes, 4, 64 * A.GIB)
+        opts = A.options("nccl_bench", opts, A.NCCL_OPTS)
         o = S.NcclOpts(collective=COLLECTIVES[collective], min_bytes=min_bytes,
                        max_bytes=max_bytes, **opts)
         if in_process:
