@@ -9,6 +9,7 @@
  * (NVML's GPU recovery action, logged as Xid 154), cleared by the reset or reboot it asks
  * for. Where the driver says none is pending, a logged fault is a WARN (the GPU's history,
  * not a reason to drain it); where it names one, or cannot say, a FAIL. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,14 +88,27 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
     }
     char scope[160];
     scope_of(&span, scope, sizeof scope);
+    /* What of the log could not be read: any GPU's Xid may be in it. */
+    char unread_log[448] = "";
+    if (span.unreadable)
+        snprintf(unread_log, sizeof unread_log, "%zu record(s) not read (first: %s)",
+                 span.unreadable, span.why);
+    if (span.cut_short[0])
+        snprintf(unread_log + strlen(unread_log), sizeof unread_log - strlen(unread_log), "%s%s",
+                 unread_log[0] ? "; " : "", span.cut_short);
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
-        char subject[48], seen[256] = "", last[160] = "";
+        char subject[48], seen[256] = "", last[160] = "", bad_text[160] = "";
         gv_gpu_subject(g, subject, sizeof subject);
-        size_t faults = 0, others = 0, remaps = 0;
+        size_t faults = 0, others = 0, remaps = 0, bad = 0;
         for (size_t k = 0; k < count; k++) {
             if (!on_gpu(&events[k], g->gpu.pci_bus_id))
                 continue;
+            if (events[k].unreadable) {
+                if (!bad++)
+                    snprintf(bad_text, sizeof bad_text, "%s", events[k].text);
+                continue;
+            }
             int fault = counts(list, events[k].xid);
             faults += fault;
             others += !fault;
@@ -107,37 +121,66 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
                 snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s",
                          seen[0] ? ", " : "", one);
         }
-        gv_check_result *c;
         int action = g->health.recovery_action;
-        char buf[32];
-        if (faults && action == GVNV_RECOVERY_ACTION_NONE)
-            c = gv_report_add(r, "gpu.xid", subject, GV_WARN,
-                              "%zu Xid fault(s) logged %s (codes %s); last: %s; the driver now "
-                              "reports no recovery action needed for this GPU (gpu.recovery): it "
-                              "was reset since, or the fault needed none",
-                              faults, scope, seen, last);
-        else if (faults && action > 0)
-            c = gv_report_add(r, "gpu.xid", subject, GV_FAIL,
-                              "%zu Xid fault(s) logged %s (codes %s); last: %s; the driver says "
-                              "the GPU needs %s (gpu.recovery)",
-                              faults, scope, seen, last,
-                              gv_recovery_action_name(action, buf, sizeof buf));
-        else if (faults)
-            c = gv_report_add(r, "gpu.xid", subject, GV_FAIL,
-                              "%zu Xid fault(s) logged %s (codes %s); last: %s", faults, scope,
-                              seen, last);
-        else if (others)
-            c = gv_report_add(r, "gpu.xid", subject, GV_PASS,
-                              "%zu Xid event(s) %s (codes %s), none a hardware fault: %s", others,
-                              scope, seen,
-                              remaps ? "a row marked for remapping (63, judged by gpu.row_remap)"
-                                       " or programs' errors"
-                                     : "caused by programs");
-        else
-            c = gv_report_add(r, "gpu.xid", subject, GV_PASS, "no Xid logged %s", scope);
-        gv_result_measured(c, (double)faults, "Xids", "%zu fault(s), %zu other", faults, others);
+        char buf[32], msg[512];
+        enum gv_verdict verdict;
+        if (faults && action == GVNV_RECOVERY_ACTION_NONE) {
+            verdict = GV_WARN;
+            snprintf(msg, sizeof msg,
+                     "%zu Xid fault(s) logged %s (codes %s); last: %s; the driver now reports no "
+                     "recovery action needed for this GPU (gpu.recovery): it was reset since, or "
+                     "the fault needed none",
+                     faults, scope, seen, last);
+        } else if (faults && action > 0) {
+            verdict = GV_FAIL;
+            snprintf(msg, sizeof msg,
+                     "%zu Xid fault(s) logged %s (codes %s); last: %s; the driver says the GPU "
+                     "needs %s (gpu.recovery)",
+                     faults, scope, seen, last, gv_recovery_action_name(action, buf, sizeof buf));
+        } else if (faults) {
+            verdict = GV_FAIL;
+            snprintf(msg, sizeof msg, "%zu Xid fault(s) logged %s (codes %s); last: %s", faults,
+                     scope, seen, last);
+        } else if (others) {
+            verdict = GV_PASS;
+            snprintf(msg, sizeof msg, "%zu Xid event(s) %s (codes %s), none a hardware fault: %s",
+                     others, scope, seen,
+                     remaps ? "a row marked for remapping (63, judged by gpu.row_remap) or "
+                              "programs' errors"
+                            : "caused by programs");
+        } else {
+            verdict = GV_PASS;
+            snprintf(msg, sizeof msg, "no Xid logged %s", scope);
+        }
+        /* An Xid that could not be read may be a fault: the GPU cannot pass on the rest, and a
+         * fault read beside it still FAILs. */
+        char unread[512] = "";
+        if (bad)
+            snprintf(unread, sizeof unread, "%zu Xid line(s) of this GPU unreadable (%s)", bad,
+                     bad_text);
+        if (unread_log[0])
+            snprintf(unread + strlen(unread), sizeof unread - strlen(unread), "%s%s",
+                     unread[0] ? "; " : "", unread_log);
+        gv_check_result *c;
+        if (unread[0] && verdict != GV_FAIL) {
+            verdict = GV_ERROR;
+            c = gv_report_add(r, "gpu.xid", subject, GV_ERROR,
+                              "kernel log %s not read whole: %s; of what was read: %s", span.path,
+                              unread, msg);
+        } else if (unread[0]) {
+            c = gv_report_add(r, "gpu.xid", subject, verdict, "%s; besides, in %s: %s", msg,
+                              span.path, unread);
+        } else {
+            c = gv_report_add(r, "gpu.xid", subject, verdict, "%s", msg);
+        }
+        gv_result_measured(c, verdict == GV_ERROR ? NAN : (double)faults, "Xids",
+                           "%zu fault(s), %zu other, %zu unreadable", faults, others,
+                           bad + span.unreadable);
         gv_result_expected(c, source, "no Xid in %s", list);
-        if (faults && action == GVNV_RECOVERY_ACTION_NONE)
+        if (verdict == GV_ERROR)
+            gv_result_remedy(c, "read the kernel log (dmesg) for NVRM Xid lines; check that "
+                                "/dev/kmsg is the kernel's log device");
+        else if (faults && action == GVNV_RECOVERY_ACTION_NONE)
             gv_result_remedy(c, "look the Xid codes up in NVIDIA's Xid catalog; replace the "
                                 "hardware if they return");
         else if (faults)

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/parse.h"
 #include "sys/sysroot.h"
 
 #define MAX_BYTES (16u << 20) /* the largest kernel ring buffers are a few MiB */
@@ -24,25 +26,58 @@ typedef struct collector {
     gv_kmsg_span *span;
 } collector;
 
-/* One log line: an Xid event when it is one. The first says where the log starts:
- * "6,1234,5678,-;text" is priority, sequence number, microseconds since boot, flags. */
-static void line(collector *c, const char *s)
+/* The first record not read, and how many: the rows then say the log was not read whole. */
+static void unreadable(collector *c, const char *why)
 {
-    long long seq, usec;
-    if (c->lines++ == 0 && sscanf(s, "%*d,%lld,%lld", &seq, &usec) == 2 && seq >= 0 && usec >= 0) {
-        c->span->first_seq = seq;
+    if (!c->span->unreadable++)
+        snprintf(c->span->why, sizeof c->span->why, "%s", why);
+}
+
+/* "6,1234,5678,-;text": priority, sequence number, microseconds since boot, flags. */
+static void first_record(collector *c, const char *s)
+{
+    uint64_t prio, seq, usec;
+    const char *p = s;
+    if (gv_parse_u64_at(&p, 10, 0, 1023, &prio) == GV_PARSE_OK && *p++ == ',' &&
+        gv_parse_u64_at(&p, 10, 0, INT64_MAX, &seq) == GV_PARSE_OK && *p++ == ',' &&
+        gv_parse_u64_at(&p, 10, 0, INT64_MAX, &usec) == GV_PARSE_OK && (*p == ',' || *p == ';')) {
+        c->span->first_seq = (long long)seq;
         c->span->first_s = (double)usec / 1e6;
     }
+}
+
+/* One log line: an Xid event when it is one. The first says where the log starts. */
+static void line(collector *c, const char *s)
+{
+    if (c->lines++ == 0)
+        first_record(c, s);
     const char *x = strstr(s, "NVRM: Xid (PCI:");
-    if (!x || c->count >= MAX_EVENTS)
+    if (!x)
         return;
+    if (c->count >= MAX_EVENTS) {
+        snprintf(c->span->cut_short, sizeof c->span->cut_short,
+                 "more than %d Xid lines: the rest not read", MAX_EVENTS);
+        return;
+    }
     x += strlen("NVRM: Xid (PCI:");
     const char *close = strchr(x, ')');
-    int xid;
-    int used = 0;
-    if (!close || (size_t)(close - x) >= sizeof c->events->bus ||
-        sscanf(close, "): %d%n", &xid, &used) != 1)
+    if (!close || close == x || (size_t)(close - x) >= sizeof c->events->bus) {
+        char shown[64];
+        gv_text_clean(shown, sizeof shown, x);
+        char why[160];
+        snprintf(why, sizeof why, "an Xid line naming no GPU: '%s'", shown);
+        unreadable(c, why);
         return;
+    }
+    /* A code that is not a number in range is that GPU's unknown Xid, never a value: a
+     * wrapped or truncated number must not read as some other code. */
+    const char *p = close + 1;
+    uint64_t code = 0;
+    enum gv_parse_result pr = GV_PARSE_NOT_NUMBER;
+    if (*p == ':') {
+        p++;
+        pr = gv_parse_u64_at(&p, 10, 1, 65535, &code);
+    }
     if (c->count == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 16;
         gv_xid_event *grown = realloc(c->events, cap * sizeof *grown);
@@ -53,11 +88,38 @@ static void line(collector *c, const char *s)
         c->events = grown, c->cap = cap;
     }
     gv_xid_event *e = &c->events[c->count++];
-    snprintf(e->bus, sizeof e->bus, "%.*s", (int)(close - x), x);
-    e->xid = xid;
-    const char *rest = close + used;
-    rest += strspn(rest, ", ");
-    snprintf(e->text, sizeof e->text, "%.*s", (int)strcspn(rest, "\n"), rest);
+    char bus[sizeof e->bus];
+    snprintf(bus, sizeof bus, "%.*s", (int)(close - x), x);
+    gv_text_clean(e->bus, sizeof e->bus, bus);
+    char rest[sizeof e->text];
+    if (pr == GV_PARSE_OK) {
+        e->xid = (int)code;
+        e->unreadable = 0;
+        p += strspn(p, ", ");
+        snprintf(rest, sizeof rest, "%.*s", (int)strcspn(p, "\n"), p);
+    } else {
+        e->xid = 0;
+        e->unreadable = 1;
+        const char *q = close + 1 + (close[1] == ':');
+        q += strspn(q, " ");
+        snprintf(rest, sizeof rest, "an Xid whose code is %s: '%.*s'", gv_parse_why(pr),
+                 (int)strcspn(q, ",\n"), q);
+    }
+    gv_text_clean(e->text, sizeof e->text, rest);
+}
+
+/* One record of n bytes at s (s[n] is writable): kmsg escapes every byte that is not
+ * printable ASCII, so a record that is not text is not the kernel log (/dev/zero, random
+ * bytes, a binary file in its place) and is counted, not read. */
+static void record(collector *c, char *s, size_t n)
+{
+    if (!gv_text_is_printable(s, n)) {
+        c->lines++; /* a binary first record says nothing of where the log starts */
+        unreadable(c, "not text (binary data)");
+        return;
+    }
+    s[n] = '\0';
+    line(c, s);
 }
 
 gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, gv_kmsg_span *span,
@@ -65,6 +127,7 @@ gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, g
 {
     *events = NULL;
     *count = 0;
+    memset(span, 0, sizeof *span);
     span->first_seq = -1;
     span->first_s = -1;
     char path[4096];
@@ -77,35 +140,52 @@ gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, g
                       errno == EACCES || errno == EPERM
                           ? " (the kernel log needs root or kernel.dmesg_restrict=0)"
                           : "");
+    gv_text_clean(span->path, sizeof span->path, path);
     collector c = {.span = span};
+    struct stat fs;
+    if (fstat(fd, &fs) == 0 && !S_ISREG(fs.st_mode) && !S_ISCHR(fs.st_mode)) {
+        /* The log is the kernel's character device or a captured file, never a FIFO. */
+        close(fd);
+        snprintf(span->cut_short, sizeof span->cut_short, "%s",
+                 S_ISFIFO(fs.st_mode) ? "a FIFO, not a kernel log" : "not a kernel log");
+        return GV_OK;
+    }
     char *buf = malloc(65536 + 1);
     size_t carry = 0, total = 0; /* bytes of an unfinished line kept from the last chunk */
+    int ended = 0;
     while (buf && total < MAX_BYTES) {
         ssize_t n = read(fd, buf + carry, 65536 - carry);
-        if (n < 0 && errno == EPIPE)
+        if (n < 0 && (errno == EPIPE || errno == EINTR))
             continue;
-        if (n <= 0)
-            break; /* EAGAIN: the newest record; 0: end of a captured file */
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            snprintf(span->cut_short, sizeof span->cut_short, "reading stopped: %s",
+                     strerror(errno));
+            ended = 1;
+            break;
+        }
+        if (n <= 0) {
+            ended = 1; /* EAGAIN: the newest record; 0: end of a captured file */
+            break;
+        }
         total += (size_t)n;
         size_t len = carry + (size_t)n, start = 0;
-        buf[len] = '\0';
         for (size_t i = 0; i < len; i++)
             if (buf[i] == '\n') {
-                buf[i] = '\0';
-                line(&c, buf + start);
+                record(&c, buf + start, i - start);
                 start = i + 1;
             }
         carry = len - start;
         if (carry == 65536) { /* a line longer than the buffer: judge what there is */
-            line(&c, buf);
+            record(&c, buf, carry);
             carry = 0;
         }
         memmove(buf, buf + start, carry);
     }
-    if (buf && carry) {
-        buf[carry] = '\0';
-        line(&c, buf);
-    }
+    if (buf && carry)
+        record(&c, buf, carry);
+    if (buf && !ended) /* /dev/zero, /dev/urandom: a log has an end; past the bound is unread */
+        snprintf(span->cut_short, sizeof span->cut_short, "no end after %u MiB: the rest not read",
+                 MAX_BYTES >> 20);
     close(fd);
     free(buf);
     if (!buf || c.out_of_memory) {

@@ -1,0 +1,195 @@
+/* Hostile node inputs: a kernel log that is binary or never ends, numbers too large to hold,
+ * one GPU's empty driver file, a driver that names a GPU by another PCI domain. Each costs the
+ * record it spoils, never its siblings, and never reads as a PASS. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+/* A copy of the 8-GPU fixture (an Xid 13 on GPU 0 in its kernel log) to spoil. */
+static char *copy_of_h100(void)
+{
+    char *root = temp_root();
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cp -a '%s/.' '%s/'", fixture("sysroots/h100-open"), root);
+    assert_int_equal(system(cmd), 0);
+    return root;
+}
+
+static void drop(char *root)
+{
+    remove_tree(root);
+    free(root);
+}
+
+/* n bytes at the end of <root><rel> (mode "ab") or in its place ("wb"). */
+static void write_bytes(const char *root, const char *rel, const char *mode, const void *data,
+                        size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s", root, rel);
+    FILE *f = fopen(path, mode);
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static void append_text(const char *root, const char *rel, const char *text)
+{
+    write_bytes(root, rel, "ab", text, strlen(text));
+}
+
+/* Bytes a seeded generator makes: the same "random" file on every run. */
+static void random_bytes(unsigned char *out, size_t n)
+{
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        out[i] = (unsigned char)(x >> 24);
+    }
+}
+
+/* A character device node in place of <root><rel>; 0 when this user may not make one. */
+static int replace_with_device(const char *root, const char *rel, unsigned minor)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s", root, rel);
+    unlink(path);
+    return mknod(path, S_IFCHR | 0644, makedev(1, minor)) == 0;
+}
+
+static gv_report *run_on(const char *root, const char *checks)
+{
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.sysroot = root;
+    co.library_dir = emptylib();
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = checks;
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    return r;
+}
+
+static void no_minus_one(const gv_report *r)
+{
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        gv_report_result(r, i, &c);
+        if (strstr(c.message, "-1") || strstr(c.measured, "-1"))
+            fail_msg("%s %s shows a made-up -1: %s", c.id, c.subject, c.message);
+    }
+}
+
+/* Every GPU's gpu.xid is an ERROR naming the log and the reason. */
+static void every_xid_row_errs(const gv_report *r, const char *why)
+{
+    for (unsigned i = 0; i < 8; i++) {
+        char subject[16];
+        snprintf(subject, sizeof subject, "gpu%u", i);
+        gv_check_result c = result_of(r, "gpu.xid", subject);
+        assert_int_equal(c.verdict, GV_ERROR);
+        assert_non_null(strstr(c.message, "/dev/kmsg"));
+        assert_non_null(strstr(c.message, why));
+    }
+}
+
+static void kmsg_of_random_bytes_is_an_error(void **state)
+{
+    (void)state;
+    char *root = copy_of_h100();
+    static unsigned char noise[100000];
+    random_bytes(noise, sizeof noise);
+    write_bytes(root, "/dev/kmsg", "wb", noise, sizeof noise);
+    gv_report *r = run_on(root, "gpu.xid");
+    every_xid_row_errs(r, "not text");
+    gv_report_free(r);
+    drop(root);
+}
+
+static void endless_kmsg_devices_are_errors(void **state)
+{
+    (void)state;
+    unsigned minors[] = {5 /* /dev/zero */, 9 /* /dev/urandom */};
+    for (size_t i = 0; i < 2; i++) {
+        char *root = copy_of_h100();
+        if (!replace_with_device(root, "/dev/kmsg", minors[i])) {
+            drop(root);
+            skip(); /* mknod needs root */
+        }
+        gv_report *r = run_on(root, "gpu.xid");
+        every_xid_row_errs(r, "no end after 16 MiB");
+        gv_report_free(r);
+        drop(root);
+    }
+}
+
+/* Binary records amid the log: the lines that are text still count. */
+static void readable_lines_beside_binary_ones_count(void **state)
+{
+    (void)state;
+    char *root = copy_of_h100();
+    unsigned char noise[4096];
+    random_bytes(noise, sizeof noise);
+    write_bytes(root, "/dev/kmsg", "ab", noise, sizeof noise);
+    append_text(root, "/dev/kmsg",
+                "\n4,950,7000000,-;NVRM: Xid (PCI:0000:2a:00): 79, pid='<unknown>', "
+                "name=<unknown>, GPU has fallen off the bus.\n");
+    gv_report *r = run_on(root, "gpu.xid");
+    gv_check_result g0 = result_of(r, "gpu.xid", "gpu0");
+    assert_int_equal(g0.verdict, GV_ERROR);
+    assert_non_null(strstr(g0.message, "codes 13")); /* the fixture's Xid 13, still read */
+    gv_check_result g1 = result_of(r, "gpu.xid", "gpu1");
+    assert_int_equal(g1.verdict, GV_FAIL); /* a fault read beside the binary stands */
+    assert_non_null(strstr(g1.message, "79"));
+    assert_non_null(strstr(g1.message, "not text"));
+    gv_report_free(r);
+    drop(root);
+}
+
+static void xid_code_too_large_is_unreadable(void **state)
+{
+    (void)state;
+    char *root = copy_of_h100();
+    append_text(root, "/dev/kmsg",
+                "4,950,7000000,-;NVRM: Xid (PCI:0000:2a:00): 99999999999999999999999, pid=1, "
+                "name=x\n"
+                "4,951,7000001,-;NVRM: Xid (PCI:0000:3a:00): 99999999999999999999999, pid=1\n"
+                "4,952,7000002,-;NVRM: Xid (PCI:0000:3a:00): 79, pid=1, GPU has fallen off the "
+                "bus.\n");
+    gv_report *r = run_on(root, "gpu.xid");
+    no_minus_one(r);
+    gv_check_result g0 = result_of(r, "gpu.xid", "gpu0");
+    assert_int_equal(g0.verdict, GV_PASS); /* its sibling's Xid 13 still counts */
+    assert_non_null(strstr(g0.message, "codes 13"));
+    gv_check_result g1 = result_of(r, "gpu.xid", "gpu1");
+    assert_int_equal(g1.verdict, GV_ERROR);
+    assert_non_null(strstr(g1.message, "out of range"));
+    assert_non_null(strstr(g1.message, "/dev/kmsg"));
+    gv_check_result g2 = result_of(r, "gpu.xid", "gpu2");
+    assert_int_equal(g2.verdict, GV_FAIL); /* a real fault beside it stands */
+    assert_non_null(strstr(g2.message, "codes 79"));
+    assert_non_null(strstr(g2.message, "out of range"));
+    assert_int_equal(verdict_of(r, "gpu.xid", "gpu3"), GV_PASS);
+    gv_report_free(r);
+    drop(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kmsg_of_random_bytes_is_an_error),
+        cmocka_unit_test(endless_kmsg_devices_are_errors),
+        cmocka_unit_test(readable_lines_beside_binary_ones_count),
+        cmocka_unit_test(xid_code_too_large_is_unreadable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
