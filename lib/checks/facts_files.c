@@ -52,7 +52,9 @@ static void pci_gpus(gv_facts *f)
         return;
     f->pci_count = (int)n;
     for (size_t i = 0; i < n; i++) {
-        gv_gpu_record *r = gv_facts_gpu_at(f, &fns[i].addr);
+        /* A GPU listed under no address is a GPU of its own, never matched by one. */
+        gv_gpu_record *r =
+            fns[i].addr_unknown ? gv_facts_gpu_add(f) : gv_facts_gpu_at(f, &fns[i].addr);
         if (!r)
             break;
         gv_gpu *g = &r->gpu;
@@ -69,9 +71,10 @@ static void pci_gpus(gv_facts *f)
         r->upstream_speed_max = fns[i].upstream_speed_max;
         r->upstream_width_max = fns[i].upstream_width_max;
         snprintf(r->pci_problem, sizeof r->pci_problem, "%s", fns[i].problem);
+        snprintf(r->link_problem, sizeof r->link_problem, "%s", fns[i].link_problem);
         snprintf(r->driver, sizeof r->driver, "%s", fns[i].driver);
         gv_errbuf err;
-        if ((f->optional & GV_FACTS_HEALTH) &&
+        if ((f->optional & GV_FACTS_HEALTH) && !fns[i].addr_unknown &&
             gv_aer_read(f->sysroot, &fns[i].addr, &r->health.aer, &err) != GV_OK)
             snprintf(r->health.aer_problem, sizeof r->health.aer_problem, "%s", err.text);
     }

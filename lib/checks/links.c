@@ -15,6 +15,13 @@ void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r)
         const gv_gpu *p = &g->gpu;
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
+        if (g->in_pci && g->link_problem[0]) {
+            gv_check_result *c = gv_report_add(r, "gpu.pcie_link", subject, GV_ERROR,
+                                               "link unknown: %s", g->link_problem);
+            gv_result_remedy(c, "read the GPU's link with `lspci -vv` (LnkSta, LnkCap); a value "
+                                "no PCIe link has is the kernel's or the sysroot's fault");
+            continue;
+        }
         if (!g->in_pci || p->link_width_current_sysfs < 0 || p->link_speed_current_gts < 0) {
             gv_report_add(r, "gpu.pcie_link", subject, GV_SKIP,
                           "%s: sysfs has no current link speed and width for this GPU",

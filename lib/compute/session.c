@@ -92,7 +92,7 @@ static int find_pci(const gv_session *s, gv_pci_function *out)
         return -1;
     int found = -1;
     for (size_t i = 0; i < n && found < 0; i++)
-        if (gv_pci_addr_compare(&all[i].addr, &want) == 0) {
+        if (!all[i].addr_unknown && gv_pci_addr_compare(&all[i].addr, &want) == 0) {
             *out = all[i];
             found = 0;
         }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "core/errbuf.h"
+#include "core/parse.h"
 
 #define GV_PCI_VENDOR_NVIDIA 0x10de
 #define GV_PCI_MAX_PARENTS 8
@@ -30,10 +31,24 @@ typedef struct gv_pci_function {
     size_t parent_count;
     char driver[32];   /* the kernel driver bound to it ("nvidia"), "" when none or unknown */
     char problem[256]; /* a file of this function that could not be read or parsed, "" */
+    char link_problem[256]; /* why its link is unknown (a link file out of range), "" */
+    int addr_unknown;  /* listed under a name that is no address (a domain over 32 bits) */
 } gv_pci_function;
+
+/* Ranges of the values read (docs/inputs.md): link speeds gen 1 to gen 7, widths up to x32,
+ * NUMA nodes up to the kernel's MAX_NUMNODES. */
+#define GV_PCI_SPEED_MIN 2.5
+#define GV_PCI_SPEED_MAX 128.0
+#define GV_PCI_WIDTH_MAX 32
+#define GV_PCI_NUMA_MAX 1023
 
 /* "0000:18:00.0" or "00000000:18:00.0" or wide Hyper-V domains ("03f8cfdd:00:00.0"). */
 int gv_pci_parse_addr(const char *text, gv_pci_addr *out);
+/* NULL when text is an address (into *out when out is not NULL), else why not: "its PCI
+ * domain is wider than 32 bits" or "not a PCI address". */
+const char *gv_pci_addr_why(const char *text, gv_pci_addr *out);
+/* A cpulist ("0-55,112-167"): GV_PARSE_OK or why not. */
+enum gv_parse_result gv_pci_parse_cpulist(const char *text);
 /* Canonical text: at least 4 hex digits of domain, all of them when wider. */
 void gv_pci_format_addr(const gv_pci_addr *a, char *out, size_t cap);
 /* Ordering by domain, bus, device, function. */
