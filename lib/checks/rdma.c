@@ -99,7 +99,7 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
     }
     for (size_t i = 0; i < r->device_count; i++) {
         const gv_rdma_device *d = &r->devices[i];
-        if (d->problem[0] && d->port_count == 0) {
+        if (d->problem[0]) {
             gv_report_add(run->report, "rdma.devices", d->name, GV_ERROR, "%s: %s", d->name,
                           d->problem);
             continue;
@@ -198,7 +198,14 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
             snprintf(layer, sizeof layer, "%s",
                      p->link_layer == GV_LINK_LAYER_ETHERNET ? "Ethernet" : "unknown link layer");
         gv_check_result *c;
-        if (p->state == GV_PORT_ACTIVE) {
+        if (p->state == GV_PORT_ACTIVE && p->rate_gbps < 0) {
+            /* An ACTIVE port whose rate is unknown cannot be said to carry traffic at speed. */
+            c = gv_report_add(run->report, "rdma.ports", subject, GV_ERROR,
+                              "%s port %u: PORT_ACTIVE, rate unknown: %s", p->device, p->port,
+                              p->problem[0] ? p->problem : "no rate file");
+            gv_result_remedy(c, "read the port's rate with `ibstat`; a rate no port has is the "
+                                "NIC driver's or the sysroot's fault");
+        } else if (p->state == GV_PORT_ACTIVE) {
             int no_v2 = p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid < 0;
             int verdict = no_v2 || p->problem[0] ? GV_WARN : GV_PASS;
             c = gv_report_add(run->report, "rdma.ports", subject, verdict,
@@ -439,19 +446,31 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
     int verdict = ib                        ? nccl_setting_problems(r, problems, sizeof problems)
                   : gv_rdma_has_hardware(r) ? GV_FAIL
                                             : GV_SKIP;
+    /* A file that may hold a setting but could not be read leaves NCCL's choice unknown; a
+     * FAIL from the settings known stands. */
+    char unknown[300] = "";
+    if (r->nccl_problem[0]) {
+        snprintf(unknown, sizeof unknown, "%s %.240s; ",
+                 verdict == GV_FAIL ? "NCCL's settings partly unknown:" : "NCCL's settings unknown:",
+                 r->nccl_problem);
+        verdict = verdict == GV_FAIL ? GV_FAIL : GV_ERROR;
+    }
     gv_check_result *c;
     if (ib)
         c = gv_report_add(run->report, "rdma.nccl_env", "node", verdict,
-                          "NCCL would use IB over %s (%s)%s%s; settings: %s", info->nccl_ports,
-                          info->nccl_reason, problems[0] ? "; " : "", problems,
+                          "%sNCCL would use IB over %s (%s)%s%s; settings: %s", unknown,
+                          info->nccl_ports, info->nccl_reason, problems[0] ? "; " : "", problems,
                           settings[0] ? settings : "none (NCCL's defaults)");
     else
         c = gv_report_add(run->report, "rdma.nccl_env", "node", verdict,
-                          "NCCL would fall back to sockets: %s; settings: %s", info->nccl_reason,
-                          settings[0] ? settings : "none (NCCL's defaults)");
+                          "%sNCCL would fall back to sockets: %s; settings: %s", unknown,
+                          info->nccl_reason, settings[0] ? settings : "none (NCCL's defaults)");
     gv_result_measured(c, NAN, "", "%s", ib ? "IB" : "Socket");
     gv_result_expected(c, "RDMA hardware", "%s", gv_rdma_has_hardware(r) ? "IB" : "Socket");
-    if (verdict == GV_FAIL)
+    if (verdict == GV_ERROR)
+        gv_result_remedy(c, "make each file named a regular text file of KEY=VALUE lines (at most "
+                            "1 MiB), or remove it");
+    else if (verdict == GV_FAIL)
         gv_result_remedy(c, "%s",
                          ib ? "fix NCCL_SOCKET_IFNAME to an interface that exists (ip -br link)"
                             : "remove NCCL_IB_DISABLE / NCCL_NET=Socket, make NCCL_IB_HCA name "

@@ -5,13 +5,18 @@
  * /etc/profile.d scripts come last: NCCL sees them only in login shells, which Slurm batch
  * steps and services are not, and the source says so. Sources name files as the node sees them
  * (without the sysroot). */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/parse.h"
 #include "core/util.h"
 #include "gpuverify/gv_driver.h"
 #include "rdma/rdma.h"
@@ -56,17 +61,74 @@ static void fill(gv_rdma_report *r, const char *name, const char *value, const c
     }
 }
 
+/* Why a configuration file could not be taken, named as the node sees it, like the sources. */
+static void unreadable(gv_rdma_report *r, const char *rel, const char *why)
+{
+    char line[PATH_MAX + 128];
+    snprintf(line, sizeof line, "%s: %s", rel, why);
+    gv_append(r->nccl_problem, sizeof r->nccl_problem, "; ", line);
+}
+
+/* The whole of a regular file up to GV_NCCL_CONF_MAX, NUL-terminated (free it); NULL when
+ * absent (nothing noted) or not taken (noted). Opened without blocking and judged by fstat
+ * before any read: a FIFO or a device in its place must neither hang nor feed us. */
+static char *whole_file(const char *root, const char *rel, gv_rdma_report *r)
+{
+    int fd = gv_sys_open(root, rel, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno != ENOENT && errno != ENOTDIR)
+            unreadable(r, rel, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        unreadable(r, rel,
+                   S_ISFIFO(st.st_mode)                          ? "a FIFO, not a file"
+                   : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device, not a file"
+                                                                 : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    char *text = NULL, why[96] = "";
+    size_t used = 0;
+    if (st.st_size > (off_t)GV_NCCL_CONF_MAX) {
+        snprintf(why, sizeof why, "%lld bytes, more than the %u read",
+                 (long long)st.st_size, GV_NCCL_CONF_MAX);
+    } else if (!(text = malloc(GV_NCCL_CONF_MAX + 2))) {
+        snprintf(why, sizeof why, "out of memory");
+    } else {
+        for (;;) { /* one byte past the bound tells a file that grew while read */
+            ssize_t n = read(fd, text + used, GV_NCCL_CONF_MAX + 1 - used);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                snprintf(why, sizeof why, "%s", strerror(errno));
+            if (n <= 0 || (used += (size_t)n) > GV_NCCL_CONF_MAX)
+                break;
+        }
+        if (!why[0] && used > GV_NCCL_CONF_MAX)
+            snprintf(why, sizeof why, "more than the %u bytes read", GV_NCCL_CONF_MAX);
+        else if (!why[0] && !gv_text_is_printable(text, used))
+            snprintf(why, sizeof why, "binary data, not a configuration");
+    }
+    close(fd);
+    if (why[0]) {
+        unreadable(r, rel, why);
+        free(text);
+        return NULL;
+    }
+    text[used] = '\0';
+    return text;
+}
+
 /* One KEY=VALUE file (NCCL's format; '#' comments). With profile = 1, shell lines
  * "export KEY=VALUE" with optional quotes. Absent files are simply skipped. */
 static void read_file(const char *root, const char *rel, int profile, const char *source,
                       gv_rdma_report *r)
 {
-    char *text = malloc(1 << 16);
-    gv_errbuf ignored;
-    if (!text || gv_sys_read(root, rel, text, 1 << 16, &ignored) != GV_OK) {
-        free(text);
+    char *text = whole_file(root, rel, r);
+    if (!text)
         return;
-    }
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         line = gv_trim(line);

@@ -22,7 +22,13 @@ struct gv_rdma_report {
     gv_status modules_status; /* /proc/modules: GV_OK or why it could not be read */
     gv_errbuf modules_err;
     double port_wait_s; /* how long the ports on their way to ACTIVE were waited for, 0 none */
+    char nccl_problem[512]; /* NCCL configuration files that exist but could not be taken, "" */
 };
+
+/* The largest port rate taken from sysfs (docs/inputs.md). */
+#define GV_RDMA_RATE_MAX_GBPS 3200.0
+/* The most of an NCCL configuration file read (a real one is a few lines). */
+#define GV_NCCL_CONF_MAX (1u << 20)
 
 /* Builds the report (gv_rdma_status after its argument checks; the checks call it directly).
  * flags: GV_RDMA_*. */

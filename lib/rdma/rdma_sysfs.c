@@ -328,13 +328,21 @@ static void read_port(const char *root, const char *ddir, const char *pci_dir, c
     if (gv_sys_read_line(root, rel, p->rate_text, sizeof p->rate_text, &err) != GV_OK) {
         note(p->problem, sizeof p->problem, "rate", err.text);
     } else {
+        /* 0 (no link) to 3200 Gb/s: past XDR x4 (800) and any port a kernel reports. */
         double gbps;
-        char unit[16];
-        if (sscanf(p->rate_text, "%lf %15s", &gbps, unit) == 2 && gbps >= 0 &&
-            strcmp(unit, "Gb/sec") == 0)
+        const char *q = p->rate_text;
+        enum gv_parse_result pr = gv_parse_double_at(&q, 0, GV_RDMA_RATE_MAX_GBPS, &gbps);
+        if (pr == GV_PARSE_OK && (strncmp(q, " Gb/sec", 7) != 0 || (q[7] && q[7] != ' ')))
+            pr = GV_PARSE_TRAILING;
+        if (pr == GV_PARSE_OK) {
             p->rate_gbps = gbps;
-        else
-            note(p->problem, sizeof p->problem, "rate", "not '<number> Gb/sec ...'");
+        } else {
+            char why[PATH_MAX + 160];
+            snprintf(why, sizeof why, "reading %s%s: '%.24s': %s (0-%d Gb/sec)",
+                     gv_sys_shown(root), rel, p->rate_text, gv_parse_why(pr),
+                     (int)GV_RDMA_RATE_MAX_GBPS);
+            note(p->problem, sizeof p->problem, "rate", why);
+        }
     }
     read_optional(root, pdir, "link_layer", text, sizeof text);
     p->link_layer = strcmp(text, "InfiniBand") == 0 ? GV_LINK_LAYER_INFINIBAND
@@ -428,6 +436,13 @@ static void read_device(const char *root, const char *name, gv_rdma_report *r)
                 d->numa_node = fn.numa_node;
             }
         } else {
+            const char *bad = base ? gv_pci_addr_why(base + 1, NULL) : NULL;
+            if (bad && strncmp(bad, "its PCI domain", 14) == 0) {
+                char line[PATH_MAX + 96];
+                snprintf(line, sizeof line, "%s%s: %s: the NIC's PCI address is unknown",
+                         gv_sys_shown(root), pci_dir, bad);
+                note(d->problem, sizeof d->problem, "device", line);
+            }
             pci_dir[0] = '\0'; /* not a PCI device (soft RoCE, SCIF) */
         }
     }

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "helpers.h"
@@ -359,7 +362,8 @@ static void test_malformed(void **state)
     expect(r, "rdma.devices", "mlx5_8", GV_ERROR, "too many levels of links");
     expect(r, "rdma.ports", "mlx5_1/1", GV_ERROR, "state unreadable: state: reading");
     expect(r, "rdma.ports", "mlx5_1/1", GV_ERROR, "empty file");
-    expect(r, "rdma.ports", "mlx5_2/1", GV_WARN, "rate: not '<number> Gb/sec ...'");
+    expect(r, "rdma.ports", "mlx5_2/1", GV_ERROR, "PORT_ACTIVE, rate unknown: rate: reading ");
+    expect(r, "rdma.ports", "mlx5_2/1", GV_ERROR, "/ports/1/rate: 'fast': not a number");
     expect(r, "rdma.ports", "mlx5_4/1", GV_WARN, "gid_attrs/types/3: reading");
     expect(r, "rdma.nccl_env", "node", GV_WARN, "mlx5_4 port 1 has a GID of type unknown");
     expect(r, "gpudirect.p2pdma", "node", GV_ERROR,
@@ -532,6 +536,103 @@ static void test_ports_on_their_way(void **state)
     free(root);
 }
 
+/* A copy of a fixture to spoil, and gv_run of rdma over it (hwloc replaying it). */
+static char *copy_of(const char *sysroot)
+{
+    char *root = temp_root(), cmd[8192];
+    snprintf(cmd, sizeof cmd, "cp -a '%s/%s/.' '%s/'", fixture("sysroots"), sysroot, root);
+    assert_int_equal(system(cmd), 0);
+    return root;
+}
+
+static gv_report *run_rdma_at(const char *root)
+{
+    setenv("HWLOC_FSROOT", root, 1);
+    use_scenario("h100x8-rdma");
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.sysroot = root;
+    co.library_dir = fakelib();
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "rdma";
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    unsetenv("HWLOC_FSROOT");
+    return r;
+}
+
+/* A port rate no port has (0 to 3200 Gb/s) is unknown: the ACTIVE port's row ERRORs, named. */
+static void test_rate_out_of_range(void **state)
+{
+    (void)state;
+    char *root = copy_of("h100-roce");
+    put_file(root, "/sys/class/infiniband/mlx5_0/ports/1/rate", "99999999999999 Gb/sec (4X NDR)\n");
+    put_file(root, "/sys/class/infiniband/mlx5_1/ports/1/rate", "-400 Gb/sec (4X NDR)\n");
+    put_file(root, "/sys/class/infiniband/mlx5_2/ports/1/rate", "400 Gb/s\n");
+    gv_report *r = run_rdma_at(root);
+    expect(r, "rdma.ports", "mlx5_0/1", GV_ERROR, "PORT_ACTIVE, rate unknown: rate: reading ");
+    expect(r, "rdma.ports", "mlx5_0/1", GV_ERROR,
+           "/ports/1/rate: '99999999999999 Gb/sec (4': out of range (0-3200 Gb/sec)");
+    expect(r, "rdma.ports", "mlx5_1/1", GV_ERROR, "'-400 Gb/sec (4X NDR)': out of range");
+    expect(r, "rdma.ports", "mlx5_2/1", GV_ERROR, "'400 Gb/s': a number followed by other bytes");
+    expect(r, "rdma.ports", "mlx5_3/1", GV_PASS, "400 Gb/sec (4X NDR)");
+    gv_report_free(r);
+    remove_tree(root);
+    free(root);
+}
+
+/* /etc/nccl.conf is read whole up to 1 MiB: 100 kB of comments still give their setting;
+ * bigger, binary, a FIFO or a device is an ERROR naming the file, and nothing blocks. */
+static void test_nccl_conf_hostile(void **state)
+{
+    (void)state;
+    char *root = copy_of("h100-roce");
+    size_t n = 100 * 1024;
+    char *text = malloc(2 * 1024 * 1024 + 64);
+    memset(text, 0, 2 * 1024 * 1024 + 64);
+    for (size_t i = 0; i + 32 <= n; i += 32)
+        memcpy(text + i, "# a comment line of 32 bytes ..\n", 32);
+    strcat(text, "NCCL_IB_DISABLE=1\n");
+    put_file(root, "/etc/nccl.conf", text);
+    gv_report *r = run_rdma_at(root);
+    expect(r, "rdma.nccl_env", "node", GV_FAIL, "NCCL would fall back to sockets");
+    expect(r, "rdma.nccl_env", "node", GV_FAIL, "NCCL_IB_DISABLE=1 (/etc/nccl.conf)");
+    gv_report_free(r);
+
+    for (size_t i = strlen(text); i < 2 * 1024 * 1024; i += 32) /* over the bound */
+        memcpy(text + i, "# a comment line of 32 bytes ..\n", 32);
+    put_file(root, "/etc/nccl.conf", text);
+    r = run_rdma_at(root);
+    expect(r, "rdma.nccl_env", "node", GV_ERROR,
+           "NCCL's settings unknown: /etc/nccl.conf: 2097170 bytes, more than the 1048576 read");
+    gv_report_free(r);
+
+    put_file(root, "/etc/nccl.conf", "NCCL_IB_HCA=mlx5\n\x01\x02\x7f binary\n");
+    r = run_rdma_at(root);
+    expect(r, "rdma.nccl_env", "node", GV_ERROR, "/etc/nccl.conf: binary data, not a configuration");
+    gv_report_free(r);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/etc/nccl.conf", root);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    r = run_rdma_at(root);
+    expect(r, "rdma.nccl_env", "node", GV_ERROR, "/etc/nccl.conf: a FIFO, not a file");
+    gv_report_free(r);
+
+    unlink(path);
+    if (mknod(path, S_IFCHR | 0644, makedev(1, 5)) == 0) { /* /dev/zero; needs root */
+        r = run_rdma_at(root);
+        expect(r, "rdma.nccl_env", "node", GV_ERROR, "/etc/nccl.conf: a device, not a file");
+        gv_report_free(r);
+    }
+    free(text);
+    remove_tree(root);
+    free(root);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -608,6 +709,8 @@ int main(void)
         cmocka_unit_test_setup(test_hwloc_capture, clean_env),
         cmocka_unit_test_setup(test_ports_on_their_way, clean_env),
         cmocka_unit_test_setup(test_bad_input, clean_env),
+        cmocka_unit_test_setup(test_rate_out_of_range, clean_env),
+        cmocka_unit_test_setup(test_nccl_conf_hostile, clean_env),
         cmocka_unit_test(test_nccl_lists_and_mtu_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
