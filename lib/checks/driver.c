@@ -46,6 +46,10 @@ void gv_check_driver_module(const gv_facts *f, gv_report *r)
         gv_report_add(r, id, "node", GV_ERROR, "%s", f->version_src.err.text);
         return;
     }
+    if (f->sysfs_module_src.status != GV_OK) {
+        gv_report_add(r, id, "node", GV_ERROR, "%s", f->sysfs_module_src.err.text);
+        return;
+    }
     const char *kind = f->module.kind == GV_MODULE_OPEN          ? "open kernel module"
                        : f->module.kind == GV_MODULE_PROPRIETARY ? "proprietary kernel module"
                                                                  : "kernel module";
@@ -150,6 +154,13 @@ void gv_check_driver_version(const gv_facts *f, gv_report *r)
     /* The user-space side: NVML's answer, else the library's file name (libnvidia-ml.so.X). */
     const char *user = f->driver_version[0] ? f->driver_version : f->nvml_lib.version;
     const char *user_src = f->driver_version[0] ? "NVML" : "libnvidia-ml file name";
+    /* A version file that is there but holds no version: the version is unknown, not absent. */
+    if (f->version_file_present && f->version_src.status != GV_OK) {
+        gv_check_result *c =
+            gv_report_add(r, id, "node", GV_ERROR, "%s", f->version_src.err.text);
+        gv_result_remedy(c, "reload the nvidia module; a sysroot's copy of the file is damaged");
+        return;
+    }
     if (!module[0] && !user[0]) {
         gv_report_add(r, id, "node", GV_SKIP,
                       "no driver version: no module version file and no NVML answer");

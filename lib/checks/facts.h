@@ -38,6 +38,7 @@ typedef struct gv_gpu_record {
     char driver[32];           /* the kernel driver sysfs says is bound to it, "" none */
     char not_ours[192];        /* why this process may not use it (gv_facts.others), "" */
     char pci_problem[256];     /* a sysfs file of this GPU that could not be read or parsed, "" */
+    char proc_problem[256];    /* its /proc/driver/nvidia/gpus information file's, "" */
     char link_problem[256];    /* why its PCIe link is unknown (a link file out of range), "" */
     char problem[256];         /* the first NVML query of this GPU that failed, "" */
     double upstream_speed_max; /* the PCIe port above the GPU (sysfs), -1 unknown */

@@ -94,6 +94,7 @@ static void proc_gpus(gv_facts *f)
         if (!r)
             break;
         r->in_proc = 1;
+        memcpy(r->proc_problem, info[i].problem, sizeof r->proc_problem);
         r->excluded = info[i].excluded;
         r->minor = info[i].minor;
         snprintf(r->gpu.name, sizeof r->gpu.name, "%s", info[i].model);

@@ -197,6 +197,14 @@ void gv_check_gpu_model(const gv_facts *f, gv_report *r)
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
         gv_check_result *c;
+        if (!name[0] && g->proc_problem[0]) {
+            /* The driver's file that names it is there but unreadable: not judged is not
+             * enough, the file is broken. */
+            c = gv_report_add(r, "gpu.model", subject, GV_ERROR, "the GPU's name is unknown: %s",
+                              g->proc_problem);
+            gv_result_remedy(c, "reload the nvidia module, or capture the sysroot again");
+            continue;
+        }
         if (!name[0]) {
             gv_report_add(r, "gpu.model", subject, GV_SKIP,
                           "the GPU's name is unknown (NVML and CUDA cannot name it)");

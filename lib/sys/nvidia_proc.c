@@ -5,21 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "gpuverify/gv_driver.h"
 #include "sys/sysroot.h"
 
-static int is_version(const char *t)
+/* "580.95.05", "550.120": two to four dot-separated numbers, each 0..99999 in base 10 (a
+ * leading zero is no octal): a version too large to be any driver's is no version. */
+int gv_nvidia_version_ok(const char *t)
 {
-    if (!isdigit((unsigned char)t[0]))
-        return 0;
-    int dots = 0;
-    for (; *t; t++) {
-        if (*t == '.')
-            dots++;
-        else if (!isdigit((unsigned char)*t))
+    const char *p = t;
+    int parts = 0;
+    for (;;) {
+        uint64_t v;
+        if (!isdigit((unsigned char)*p) || gv_parse_u64_at(&p, 10, 0, 99999, &v) != GV_PARSE_OK)
             return 0;
+        parts++;
+        if (*p != '.')
+            break;
+        p++;
     }
-    return dots >= 1;
+    return !*p && parts >= 2 && parts <= 4;
 }
 
 gv_status gv_parse_nvidia_version(const char *line, gv_nvidia_module *out)
@@ -47,7 +52,7 @@ gv_status gv_parse_nvidia_version(const char *line, gv_nvidia_module *out)
         if (u && u < m)
             sscanf(u + strlen("NVIDIA UNIX "), "%15s", out->arch);
     }
-    if (!tok || !is_version(tok) || strlen(tok) >= sizeof out->version)
+    if (!tok || !gv_nvidia_version_ok(tok) || strlen(tok) >= sizeof out->version)
         return GV_ERR_PARSE;
     snprintf(out->version, sizeof out->version, "%s", tok);
     return GV_OK;
@@ -60,19 +65,22 @@ gv_status gv_read_nvidia_version(const char *root, gv_nvidia_module *out, gv_err
     gv_status s = gv_sys_read_line(root, file, line, sizeof line, err);
     if (s != GV_OK)
         return s;
-    if (gv_parse_nvidia_version(line, out) != GV_OK)
+    if (gv_parse_nvidia_version(line, out) != GV_OK) {
+        char shown[101];
+        gv_text_clean(shown, sizeof shown, line);
         return gv_err(err, GV_ERR_PARSE,
-                      "reading %s%s: no module version after 'Kernel Module' in '%.100s'",
-                      gv_sys_shown(root), file, line);
+                      "reading %s%s: no driver version (numbers of 0..99999 joined by dots) after "
+                      "'Kernel Module' in '%s'",
+                      gv_sys_shown(root), file, shown);
+    }
     return GV_OK;
 }
 
 /* "3" -> 3; anything else (or beyond the 255 minors the driver hands out to GPUs) -> -1. */
 static int parse_minor(const char *text)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    return end != text && !*end && v >= 0 && v < 255 ? (int)v : -1;
+    uint64_t v;
+    return gv_parse_u64(text, 10, 0, 254, &v) == GV_PARSE_OK ? (int)v : -1;
 }
 
 static gv_status parse_information(const char *root, const char *rel, gv_nvidia_gpu_info *g,
@@ -89,17 +97,21 @@ static gv_status parse_information(const char *root, const char *rel, gv_nvidia_
         if (!gv_trim(line)[0])
             continue;
         char *colon = strchr(line, ':');
-        if (!colon)
-            return gv_err(err, GV_ERR_PARSE, "reading %s%s: line %d has no 'Key:': '%.80s'",
-                          gv_sys_shown(root), rel, lineno, line);
+        if (!colon) {
+            char shown[81];
+            gv_text_clean(shown, sizeof shown, line);
+            return gv_err(err, GV_ERR_PARSE, "reading %s%s: line %d has no 'Key:': '%s'",
+                          gv_sys_shown(root), rel, lineno, shown);
+        }
         *colon = '\0';
         char *key = gv_trim(line), *value = gv_trim(colon + 1);
+        /* Names reach messages: control bytes replaced, so none adds a line. */
         if (strcmp(key, "Model") == 0)
-            snprintf(g->model, sizeof g->model, "%s", value);
+            gv_text_clean(g->model, sizeof g->model, value);
         else if (strcmp(key, "GPU UUID") == 0)
-            snprintf(g->uuid, sizeof g->uuid, "%s", value);
+            gv_text_clean(g->uuid, sizeof g->uuid, value);
         else if (strcmp(key, "Video BIOS") == 0)
-            snprintf(g->vbios, sizeof g->vbios, "%s", value);
+            gv_text_clean(g->vbios, sizeof g->vbios, value);
         else if (strcmp(key, "GPU Excluded") == 0 || strcmp(key, "Blacklisted") == 0)
             g->excluded = strcmp(value, "Yes") == 0;
         else if (strcmp(key, "Device Minor") == 0)
@@ -129,18 +141,21 @@ gv_status gv_read_nvidia_gpus(const char *root, gv_nvidia_gpu_info **out, size_t
         free(names);
         return gv_err(err, GV_ERR_NO_MEMORY, "reading %s: out of memory", dir);
     }
-    for (size_t i = 0; i < n && s == GV_OK; i++) {
+    /* One GPU's bad file costs that GPU's record (its problem says why), not its siblings'. */
+    for (size_t i = 0; i < n; i++) {
         char rel[512];
         snprintf(rel, sizeof rel, "%s/%s/information", dir, names[i]);
         snprintf(gpus[i].bus_id, sizeof gpus[i].bus_id, "%s", names[i]);
         gpus[i].minor = -1;
-        s = parse_information(root, rel, &gpus[i], err);
+        gv_errbuf why;
+        if (parse_information(root, rel, &gpus[i], &why) != GV_OK) {
+            gv_nvidia_gpu_info blank = {.minor = -1};
+            memcpy(blank.bus_id, gpus[i].bus_id, sizeof blank.bus_id);
+            gv_text_clean(blank.problem, sizeof blank.problem, why.text);
+            gpus[i] = blank;
+        }
     }
     free(names);
-    if (s != GV_OK) {
-        free(gpus);
-        return s;
-    }
     *out = gpus;
     *count = n;
     return GV_OK;
@@ -150,20 +165,31 @@ gv_status gv_read_nvidia_sysfs_module(const char *root, char *version, size_t vc
                                       size_t tcap, gv_errbuf *err)
 {
     version[0] = taint[0] = '\0';
+    gv_status bad = GV_OK;
     if (gv_sys_exists(root, "/sys/module/nvidia/version")) {
         gv_status s = gv_sys_read_line(root, "/sys/module/nvidia/version", version, vcap, err);
         if (s != GV_OK)
             return s;
+        if (!gv_nvidia_version_ok(version)) {
+            char shown[64];
+            gv_text_clean(shown, sizeof shown, version);
+            version[0] = '\0';
+            bad = gv_err(err, GV_ERR_PARSE,
+                         "reading %s/sys/module/nvidia/version: '%s' is no driver version "
+                         "(numbers of 0..99999 joined by dots)",
+                         gv_sys_shown(root), shown);
+        }
     }
     if (gv_sys_exists(root, "/sys/module/nvidia/taint")) {
         /* An untainted module has an empty taint file: that is not an error. */
         char buf[64];
-        gv_status s = gv_sys_read(root, "/sys/module/nvidia/taint", buf, sizeof buf, err);
+        gv_errbuf why;
+        gv_status s = gv_sys_read(root, "/sys/module/nvidia/taint", buf, sizeof buf, &why);
         if (s == GV_ERR_PARSE && !buf[0])
             s = GV_OK;
         if (s != GV_OK)
-            return s;
-        snprintf(taint, tcap, "%s", gv_trim(buf));
+            return gv_err(err, s, "%s", why.text);
+        gv_text_clean(taint, tcap, gv_trim(buf));
     }
-    return GV_OK;
+    return bad;
 }

@@ -19,6 +19,8 @@ typedef struct gv_nvidia_module {
 gv_status gv_read_nvidia_version(const char *root, gv_nvidia_module *out, gv_errbuf *err);
 /* Parses that line alone (exposed for tests). */
 gv_status gv_parse_nvidia_version(const char *line, gv_nvidia_module *out);
+/* Whether text is a driver version: 2 to 4 numbers of 0..99999 joined by dots ("580.95.05"). */
+int gv_nvidia_version_ok(const char *text);
 
 typedef struct gv_nvidia_gpu_info {
     char bus_id[32]; /* directory name, "0000:18:00.0" */
@@ -27,15 +29,20 @@ typedef struct gv_nvidia_gpu_info {
     char vbios[32];
     int excluded; /* "GPU Excluded: Yes" (older drivers: "Blacklisted") */
     int minor;    /* "Device Minor": its node is /dev/nvidia<minor>; -1 unknown */
+    /* Why its information file could not be read ("" when it was): the fields above but
+     * bus_id are then unknown. */
+    char problem[256];
 } gv_nvidia_gpu_info;
 
 /* Every /proc/driver/nvidia/gpus/<bdf>/information; *out is one allocation (free it). An
- * absent directory is zero GPUs, not an error. */
+ * absent directory is zero GPUs, not an error; a GPU whose file is bad is listed with its
+ * problem, its siblings as they are. */
 gv_status gv_read_nvidia_gpus(const char *root, gv_nvidia_gpu_info **out, size_t *count,
                               gv_errbuf *err);
 
 /* /sys/module/nvidia/version and /sys/module/nvidia/taint ("P" proprietary, "O" out of tree).
- * Either may be absent: its buffer is then "". GV_OK unless a present file is unreadable. */
+ * Either may be absent: its buffer is then "". GV_OK unless a present file is unreadable or
+ * its version is no driver version (the buffer then ""). */
 gv_status gv_read_nvidia_sysfs_module(const char *root, char *version, size_t vcap, char *taint,
                                       size_t tcap, gv_errbuf *err);
 #endif

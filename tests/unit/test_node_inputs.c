@@ -183,6 +183,60 @@ static void xid_code_too_large_is_unreadable(void **state)
     drop(root);
 }
 
+/* One GPU's empty information file costs that GPU's name, not its siblings', and its row
+ * names the file. */
+static void one_empty_information_file_costs_one_gpu(void **state)
+{
+    (void)state;
+    char *root = copy_of_h100();
+    put_file(root, "/proc/driver/nvidia/gpus/0000:2a:00.0/information", "");
+    gv_report *r = run_on(root, "gpu.model");
+    assert_int_equal(gv_report_gpu_count(r), 8);
+    for (uint32_t i = 0; i < 8; i++)
+        if (i != 1)
+            assert_string_equal(gpu_of(r, i).name, "NVIDIA H100 80GB HBM3");
+    assert_string_equal(gpu_of(r, 1).name, "");
+    gv_check_result m = result_of(r, "gpu.model", "gpu1");
+    assert_int_equal(m.verdict, GV_ERROR);
+    assert_non_null(strstr(m.message, "/proc/driver/nvidia/gpus/0000:2a:00.0/information"));
+    assert_non_null(strstr(m.message, "empty"));
+    assert_int_equal(verdict_of(r, "gpu.model", "gpu0"), GV_PASS);
+    assert_int_equal(verdict_of(r, "gpu.model", "gpu7"), GV_PASS);
+    gv_report_free(r);
+    drop(root);
+}
+
+/* A driver version too large to be any driver's is no version. */
+static void driver_version_out_of_range_is_an_error(void **state)
+{
+    (void)state;
+    const char *versions[] = {"99999999999999999999", "99999999999999999999.95.05",
+                              "580.99999999999999999999.05"};
+    for (size_t i = 0; i < 3; i++) {
+        char *root = copy_of_h100();
+        char line[256];
+        snprintf(line, sizeof line,
+                 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  %s  Release Build\n",
+                 versions[i]);
+        put_file(root, "/proc/driver/nvidia/version", line);
+        gv_report *r = run_on(root, "driver.version,driver.module");
+        gv_check_result v = result_of(r, "driver.version", "node");
+        assert_int_equal(v.verdict, GV_ERROR);
+        assert_non_null(strstr(v.message, "/proc/driver/nvidia/version"));
+        assert_int_equal(verdict_of(r, "driver.module", "node"), GV_ERROR);
+        gv_report_free(r);
+        drop(root);
+    }
+    char *root = copy_of_h100();
+    put_file(root, "/sys/module/nvidia/version", "99999999999999999999\n");
+    gv_report *r = run_on(root, "driver.module");
+    gv_check_result m = result_of(r, "driver.module", "node");
+    assert_int_equal(m.verdict, GV_ERROR);
+    assert_non_null(strstr(m.message, "/sys/module/nvidia/version"));
+    gv_report_free(r);
+    drop(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +244,8 @@ int main(void)
         cmocka_unit_test(endless_kmsg_devices_are_errors),
         cmocka_unit_test(readable_lines_beside_binary_ones_count),
         cmocka_unit_test(xid_code_too_large_is_unreadable),
+        cmocka_unit_test(one_empty_information_file_costs_one_gpu),
+        cmocka_unit_test(driver_version_out_of_range_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
