@@ -25,10 +25,13 @@ static void extra(gv_ctx *ctx, const gv_report *report, size_t section)
             return;
         for (uint32_t i = 0; i < gv_report_gpu_count(report); i++) {
             gv_gpu g = GV_GPU_INIT;
-            if (gv_report_gpu(report, i, &g) == GV_OK)
-                printf("%s, %s, %lld MiB\n",
-                       d.driver_version[0] ? d.driver_version : d.module_version, g.name,
-                       g.memory_total > 0 ? (long long)(g.memory_total >> 20) : -1LL);
+            if (gv_report_gpu(report, i, &g) != GV_OK)
+                continue;
+            char mib[32] = "unknown";
+            if (g.memory_total > 0)
+                snprintf(mib, sizeof mib, "%lld MiB", (long long)(g.memory_total >> 20));
+            printf("%s, %s, %s\n", d.driver_version[0] ? d.driver_version : d.module_version,
+                   g.name[0] ? g.name : "unknown", mib);
         }
     }
 }

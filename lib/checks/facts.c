@@ -73,6 +73,36 @@ gv_gpu_record *gv_facts_gpu_at(gv_facts *f, const gv_pci_addr *addr)
     return r;
 }
 
+gv_gpu_record *gv_facts_gpu_find(gv_facts *f, const gv_pci_addr *addr)
+{
+    char bdf[32];
+    gv_pci_format_addr(addr, bdf, sizeof bdf);
+    for (size_t i = 0; i < f->gpu_count; i++)
+        if (strcmp(f->gpus[i].gpu.pci_bus_id, bdf) == 0)
+            return &f->gpus[i];
+    return NULL;
+}
+
+gv_gpu_record *gv_facts_gpu_join(gv_facts *f, const gv_pci_addr *addr,
+                                 int (*taken)(const gv_gpu_record *))
+{
+    gv_gpu_record *r = gv_facts_gpu_find(f, addr), *only = NULL;
+    if (r)
+        return r;
+    size_t candidates = 0;
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        gv_pci_addr a;
+        r = &f->gpus[i];
+        if (!r->in_pci || taken(r) || gv_pci_parse_addr(r->gpu.pci_bus_id, &a) != 0)
+            continue;
+        if (a.bus == addr->bus && a.device == addr->device && a.function == addr->function) {
+            only = r;
+            candidates++;
+        }
+    }
+    return candidates == 1 ? only : gv_facts_gpu_at(f, addr);
+}
+
 /* GPUs with an address in PCI order, then any without (lost before NVML told its address). */
 static int by_bus_id(const void *a, const void *b)
 {

@@ -43,6 +43,11 @@ static void device(const struct gv_cuda_api *cu, gvcu_device dev, gv_gpu_record 
         format_uuid(&uuid, g->uuid, sizeof g->uuid);
 }
 
+static int named_by_cuda(const gv_gpu_record *r)
+{
+    return r->gpu.cuda_index >= 0;
+}
+
 void gv_facts_cuda(gv_ctx *ctx, gv_facts *f)
 {
     gv_progress_begin(ctx, "driver.cuda", "node");
@@ -74,7 +79,7 @@ void gv_facts_cuda(gv_ctx *ctx, gv_facts *f)
             cu->cuDeviceGetPCIBusId(bus, (int)sizeof bus, dev) != GVCU_SUCCESS ||
             gv_pci_parse_addr(bus, &addr) != 0)
             continue;
-        gv_gpu_record *r = gv_facts_gpu_at(f, &addr);
+        gv_gpu_record *r = gv_facts_gpu_join(f, &addr, named_by_cuda);
         if (!r)
             return;
         r->gpu.cuda_index = j;

@@ -81,16 +81,24 @@ static void pci_gpus(gv_facts *f)
     free(fns);
 }
 
+static int in_proc(const gv_gpu_record *r)
+{
+    return r->in_proc;
+}
+
 static void proc_gpus(gv_facts *f)
 {
     gv_nvidia_gpu_info *info = NULL;
     size_t n = 0;
     f->proc_gpus_src.status = gv_read_nvidia_gpus(f->sysroot, &info, &n, &f->proc_gpus_src.err);
-    for (size_t i = 0; i < n; i++) {
+    /* Entries of a GPU's own address first, so that one whose domain the driver truncated
+     * joins a GPU no entry names exactly. */
+    for (size_t k = 0; k < 2 * n; k++) {
+        size_t i = k % n;
         gv_pci_addr a;
-        if (gv_pci_parse_addr(info[i].bus_id, &a) != 0)
+        if (gv_pci_parse_addr(info[i].bus_id, &a) != 0 || (k < n) != !!gv_facts_gpu_find(f, &a))
             continue;
-        gv_gpu_record *r = gv_facts_gpu_at(f, &a);
+        gv_gpu_record *r = k < n ? gv_facts_gpu_find(f, &a) : gv_facts_gpu_join(f, &a, in_proc);
         if (!r)
             break;
         r->in_proc = 1;

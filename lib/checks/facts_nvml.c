@@ -226,6 +226,11 @@ static void read_unowned(const struct gv_nvml_api *nv, gvnv_device dev, const gv
     gv_health_read_unowned(nv, dev, &r->health);
 }
 
+static int named_by_nvml(const gv_gpu_record *r)
+{
+    return r->gpu.nvml_index >= 0;
+}
+
 void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
 {
     gv_progress_begin(ctx, "driver.nvml", "node");
@@ -262,7 +267,7 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
         gv_pci_addr addr;
         gv_gpu_record *r;
         if (rc == GVNV_SUCCESS && gv_pci_parse_addr(pci.bus_id, &addr) == 0)
-            r = gv_facts_gpu_at(f, &addr);
+            r = gv_facts_gpu_join(f, &addr, named_by_nvml);
         else
             r = unaddressed(f, i);
         if (!r)

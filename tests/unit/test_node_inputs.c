@@ -1,6 +1,7 @@
 /* Hostile node inputs: a kernel log that is binary or never ends, numbers too large to hold,
  * one GPU's empty driver file, a driver that names a GPU by another PCI domain. Each costs the
  * record it spoils, never its siblings, and never reads as a PASS. */
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,12 +80,21 @@ static gv_report *run_on(const char *root, const char *checks)
     return r;
 }
 
+/* "-1" standing alone (not "6.5.0-1025" nor "-12"): an unknown printed as a value. */
+static int has_minus_one(const char *s)
+{
+    for (const char *p = strstr(s, "-1"); p; p = strstr(p + 1, "-1"))
+        if ((p == s || !isalnum((unsigned char)p[-1])) && !isdigit((unsigned char)p[2]))
+            return 1;
+    return 0;
+}
+
 static void no_minus_one(const gv_report *r)
 {
     for (uint32_t i = 0; i < gv_report_count(r); i++) {
         gv_check_result c = GV_CHECK_RESULT_INIT;
         gv_report_result(r, i, &c);
-        if (strstr(c.message, "-1") || strstr(c.measured, "-1"))
+        if (has_minus_one(c.message) || has_minus_one(c.measured))
             fail_msg("%s %s shows a made-up -1: %s", c.id, c.subject, c.message);
     }
 }
@@ -237,6 +247,22 @@ static void driver_version_out_of_range_is_an_error(void **state)
     drop(root);
 }
 
+/* A Hyper-V VM whose driver writes the GPU's 32-bit domain truncated: one GPU, named, whatever
+ * the domain in /proc/driver/nvidia/gpus says. */
+static void truncated_domain_is_one_gpu(void **state)
+{
+    (void)state;
+    gv_report *r = run_on(fixture("sysroots/vm-truncated-domain"), GV_TEST_PASSIVE_CHECKS);
+    assert_int_equal(gv_report_gpu_count(r), 1);
+    gv_gpu g = gpu_of(r, 0);
+    assert_string_equal(g.pci_bus_id, "47d9:00:00.0");
+    assert_string_equal(g.name, "NVIDIA H100 PCIe");
+    assert_string_equal(g.uuid, "GPU-2b7c4e1a-9d3f-4a6b-8c0e-1f2a3b4c5d6e");
+    assert_int_equal(verdict_of(r, "gpu.model", "gpu0"), GV_PASS);
+    no_minus_one(r);
+    gv_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +272,7 @@ int main(void)
         cmocka_unit_test(xid_code_too_large_is_unreadable),
         cmocka_unit_test(one_empty_information_file_costs_one_gpu),
         cmocka_unit_test(driver_version_out_of_range_is_an_error),
+        cmocka_unit_test(truncated_domain_is_one_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
