@@ -127,6 +127,27 @@ int gv_catalog_group(int index)
     return index;
 }
 
+static int active_is(size_t i, const gv_active_fn *fns, size_t n)
+{
+    for (size_t k = 0; i < gv_check_count && k < n; k++)
+        if (gv_checks[i].active == fns[k])
+            return 1;
+    return 0;
+}
+
+int gv_catalog_per_gpu(size_t i)
+{
+    static const gv_active_fn each[] = {gv_active_cuda, gv_active_memtest, gv_active_gemm};
+    return active_is(i, each, sizeof each / sizeof *each);
+}
+
+int gv_catalog_across_gpus(size_t i)
+{
+    static const gv_active_fn together[] = {gv_active_copy_all, gv_active_p2p, gv_active_nccl,
+                                            gv_active_stress};
+    return active_is(i, together, sizeof together / sizeof *together);
+}
+
 uint32_t gv_catalog_count(void)
 {
     return (uint32_t)gv_check_count;
@@ -504,6 +525,44 @@ static void finalize_row(void *user, gv_check_result *row)
     gv_busy_judge_refusal(run->ctx, run->facts, run->policy, row);
 }
 
+/* Rows are final once the next check begins: sent then, so that a hang in the next one
+ * (gemm.bf16 on gpu3) cannot take the rows before it (gpu2's) with it. */
+typedef struct flush_on_begin {
+    gv_report *report;
+    void (*progress)(void *user, int kind, const char *check, const char *text);
+    void *progress_user;
+} flush_on_begin;
+
+static void flush_then_progress(void *user, int kind, const char *check, const char *text)
+{
+    flush_on_begin *f = user;
+    if (kind == GV_PROGRESS_BEGIN || kind == GV_PROGRESS_GROUP)
+        gv_report_flush(f->report);
+    f->progress(f->progress_user, kind, check, text);
+}
+
+/* plan->lanes: this worker tests the first chosen GPU; the others are named to the caller,
+ * which tests each in a worker of its own. 0 when there are fewer than two GPUs to test:
+ * then this worker runs everything, as without lanes. */
+static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *own_only)
+{
+    gv_run_lane lanes[GV_RUN_MAX_GPUS];
+    size_t n = 0;
+    for (int o = 0; o < run->facts->cuda_count && o < GV_RUN_MAX_GPUS; o++)
+        if (gv_active_gpu_chosen(run, o)) {
+            lanes[n].ordinal = o;
+            gv_active_subject(run->facts, o, lanes[n].subject, sizeof lanes[n].subject);
+            n++;
+        }
+    if (n < 2 || !stream || !stream->lanes)
+        return 0;
+    memset(own_only, 0, GV_RUN_MAX_GPUS * sizeof *own_only);
+    own_only[lanes[0].ordinal] = 1;
+    run->gpu_chosen = own_only;
+    stream->lanes(stream->user, lanes, n);
+    return 1;
+}
+
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out)
 {
@@ -553,11 +612,27 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
      * passes. A CPU node checked on purpose says gpu_count = 0 in its policy. */
     if (no_gpu_to_test(f))
         gv_report_delegate(r, "driver.gpu_count");
+    flush_on_begin flushing = {r, ctx->progress, ctx->progress_user};
+    if (ctx->progress) {
+        ctx->progress = flush_then_progress;
+        ctx->progress_user = &flushing;
+    }
+    /* Lanes open before the first test on a GPU, so that the GPUs this worker holds are only
+     * its own lane's. */
+    int per_gpu = 0, lanes_open = 0, own_only[GV_RUN_MAX_GPUS];
+    for (size_t i = 0; plan->lanes && i < gv_check_count; i++)
+        per_gpu |= chosen[i] && gv_catalog_per_gpu(i);
     int ran[GV_CATALOG_MAX] = {0};
     gv_run_hold hold = {0};
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
             continue;
+        if (per_gpu && gv_run_hold_needed(i)) {
+            lanes_open = open_lanes(&active, stream, own_only);
+            per_gpu = 0;
+        }
+        if (lanes_open && gv_catalog_across_gpus(i))
+            continue; /* the caller runs these once every lane has finished */
         if (gv_now_s() > active.budget_end) {
             unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0);
             continue;
@@ -581,6 +656,8 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     run_delegated(f, r, ran);
     gv_report_flush(r);
     gv_run_hold_give(&hold);
+    ctx->progress = flushing.progress;
+    ctx->progress_user = flushing.progress_user;
     gv_rdma_free(active.rdma);
     gv_topo_free(active.topo);
     f->policy = NULL;
@@ -621,6 +698,14 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
         s = gv_fail(ctx, GV_ERR_LIBRARY,
                     "gv_run_opts.isolation is GV_ISOLATION_PROCESS but no gpuverify-worker was "
                     "found (tried: %s)",
+                    where.tried);
+    } else if (plan->opts.isolation == GV_ISOLATION_AUTO && ctx->worker_path[0]) {
+        /* A worker named on purpose that cannot run is a broken installation: running the
+         * checks here instead would drop every deadline without a word. */
+        s = gv_fail(ctx, GV_ERR_LIBRARY,
+                    "the gpuverify-worker named by gv_ctx_opts.worker_path or $GPUVERIFY_WORKER "
+                    "cannot run (%s); unset it to use the one beside the library, or ask for "
+                    "GV_ISOLATION_NONE to run in this process without deadlines",
                     where.tried);
     } else {
         /* The caller's callback sees this process's progress hooks and final rows. */

@@ -19,7 +19,17 @@ typedef struct gv_run_plan {
     double stress_s;            /* how long stress.* loads the GPUs */
     int chosen[GV_CATALOG_MAX]; /* per catalog entry */
     int gpu_chosen[GV_RUN_MAX_GPUS];
+    /* gpuverify-worker testing its GPUs in lanes (worker/client.c): of the tests of one GPU
+     * (gv_catalog_per_gpu) it runs the first chosen GPU's and names the others, each tested by
+     * a worker of its own at the same time; the tests across GPUs it leaves to a later worker. */
+    int lanes;
 } gv_run_plan;
+
+/* A GPU a run tests in a lane of its own: CUDA ordinal and the subject of its rows. */
+typedef struct gv_run_lane {
+    int ordinal;
+    char subject[48];
+} gv_run_lane;
 
 /* Checks the options and selects. GV_OK or an error recorded on the context. */
 gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *plan);
@@ -29,6 +39,8 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
 typedef struct gv_run_stream {
     void (*facts)(void *user, const gv_report *report);
     void (*row)(void *user, const gv_check_result *row);
+    /* plan->lanes: the GPUs in lanes, this worker's first, before the first test on a GPU. */
+    void (*lanes)(void *user, const gv_run_lane *lanes, size_t n);
     void *user;
 } gv_run_stream;
 
@@ -49,6 +61,11 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
 int gv_catalog_index(const char *id);
 double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index);
 int gv_catalog_group(int index);
+/* Whether entry i tests each GPU on its own (a figure inside one GPU: cuda.*, mem.test,
+ * gemm.*), and whether it measures the GPUs together (copies of all at once, pairs, NCCL,
+ * stress: its figures depend on what the others do). */
+int gv_catalog_per_gpu(size_t i);
+int gv_catalog_across_gpus(size_t i);
 
 /* A report with no facts yet (all unknown), for a run whose worker sends none. */
 gv_report *gv_report_blank(const gv_ctx *ctx);

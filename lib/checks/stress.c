@@ -141,6 +141,10 @@ void gv_active_stress(gv_active_run *run)
     o.duration_s = run->stress_s;
     if (o.duration_s / o.interval_s > SERIES_MAX)
         o.interval_s = o.duration_s / SERIES_MAX;
+    /* Each interval's batch ends in a heartbeat from the GPU (core/progress.h): a few of them
+     * within the deadline, whatever the series' length. */
+    if (o.interval_s > run->ctx->deadline_s / 4)
+        o.interval_s = run->ctx->deadline_s / 4 > 0.1 ? run->ctx->deadline_s / 4 : 0.1;
     if (run->gemm_size)
         o.size = (run->gemm_size + 15) / 16 * 16;
     gv_busy busy[GV_STRESS_MAX_GPUS] = {{0}};

@@ -8,6 +8,7 @@
 
 #include "compute/gpu_lock.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/util.h"
 #include "kernels/gv_random.h"
 
@@ -223,6 +224,8 @@ int gv_session_sync(gv_session *s, double timeout_s)
             nanosleep(&nap, NULL);
         }
     }
+    if (rc == GVCU_SUCCESS)
+        gv_progress_beat(s->ctx); /* the GPU finished what was queued: it is alive */
     return rc;
 }
 

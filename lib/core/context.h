@@ -57,6 +57,7 @@ struct gv_ctx {
     /* Set inside gpuverify-worker only: where the work is (core/progress.h). */
     void (*progress)(void *user, int kind, const char *check, const char *text);
     void *progress_user;
+    long long progress_beat_ms; /* gv_now_s() of the last heartbeat sent, in ms (atomic) */
 };
 
 /* Frees the cached inventory, facts or GPUs (checks/run.c). */

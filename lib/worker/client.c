@@ -1,8 +1,21 @@
-/* gv_run through gpuverify-worker: the caller's side. Rows arrive as the worker finishes
- * them; a check that outlives its deadline gets the worker's process group killed and FAILs
- * as timed out, the checks not started SKIP saying why, and a worker that dies makes its
- * check an ERROR and is replaced for the checks after it. */
+/* gv_run through gpuverify-worker: the caller's side.
+ *
+ * The node's worker gathers the facts and runs the checks in catalog order. When it has two or
+ * more GPUs to test it names them ("lanes") before its first test on a GPU: it keeps the first
+ * GPU's tests and each other GPU's tests (gv_catalog_per_gpu) run at the same time in a worker
+ * of its own, so one GPU's hang or crash costs only that GPU's rows and the time to a verdict
+ * does not grow with the GPU count. The tests across GPUs (copies of all at once, pairs, NCCL,
+ * stress) run after every lane has finished, in one more worker, on the GPUs that did not hang.
+ *
+ * Rows arrive as the workers finish them. Each lane's deadline is that of the check it is in,
+ * cut short when a check that has sent heartbeats (core/progress.h) stops sending them, and
+ * capped by the run's budget: past it the worker's process group is killed. Whatever happens,
+ * every check the plan chose ends with a row: a hang makes its check FAIL and the lane's other
+ * checks SKIP; a crash makes its check an ERROR and a fresh worker runs the checks after it
+ * (at most MAX_WORKERS per lane); the budget makes what is left an ERROR. */
 #include <jansson.h>
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,41 +26,89 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
-#include "core/util.h"
 #include "checks/run_events.h"
+#include "core/util.h"
 #include "report/report.h"
 #include "worker/lines.h"
 #include "worker/protocol.h"
 #include "worker/spawn.h"
 #include "worker/worker.h"
 
-#define MAX_WORKERS 4 /* one crash after another: give up after this many */
+#define MAX_WORKERS 4 /* per lane: the first and three fresh ones after crashes */
 
 /* How one worker's run ended. */
 enum outcome { ENDED, TIMED_OUT, DIED, GARBLED, FAILED };
 
-typedef struct client {
-    gv_ctx *ctx;
-    const gv_run_plan *plan;
-    gv_report *report;
-    int have_facts;
-    int pending[GV_CATALOG_MAX]; /* chosen entries whose group has not started */
-    double budget_end;
+struct client;
+
+/* A sequence of workers testing one GPU (or the node), one worker at a time. */
+typedef struct lane {
+    struct client *c;
+    int ordinal;               /* the CUDA ordinal this lane tests; the node's: its own GPU's */
+    char gpu_subject[48];      /* its rows' subject: "gpu3"; "node" for the node's lane */
+    char gpus[GV_RUN_MAX_GPUS * 4]; /* its workers' --gpus; "" the plan's */
+    int lanes_mode;            /* its workers may open lanes (gv_run_plan.lanes) */
+    int pending[GV_CATALOG_MAX];  /* chosen entries this lane has yet to finish */
+    int assigned[GV_CATALOG_MAX]; /* what the current worker was given */
+    int rows[GV_CATALOG_MAX];     /* rows received per entry */
+    int accept_any;            /* the node's first worker: its delegated judges count too */
+    int workers;               /* started so far */
+    int running, finished, timed_out, starting;
+    gv_worker_proc p;
+    gv_line_reader reader;
     /* Where the current worker is. */
     char check[48], subject[48], stage[256];
     double began;
     double waiting_s; /* > 0: what began is a wait of this long before `check` (GV_PROGRESS_WAIT) */
+    double last_beat; /* > 0: the check has sent heartbeats, the last at this time */
     char error[512];  /* an "error" event's message */
     gv_status error_status;
     char garbage[80];
-    int ended;                /* the worker said "end" or "error" */
-    int by_budget;            /* the deadline in force is the run's budget, not the check's */
+    int ended; /* the worker said "end" or "error" */
+    int by_budget, by_liveness;
+} lane;
+
+typedef struct client {
+    gv_ctx *ctx;
+    const gv_run_plan *plan;
+    const char *worker;
+    gv_report *report;
+    int have_facts;
+    double budget_end;
     gv_run_observer observer; /* the caller's progress callback, as the rows and begins come */
+    lane node;
+    lane *lanes; /* the other GPUs' lanes */
+    size_t lane_count;
+    int lanes_opened;
+    char own_subject[48]; /* the GPU the node's worker tests itself, once lanes are open */
+    int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
+    int across_started;
+    gv_status failed; /* the run could not be made: the caller gets this error */
 } client;
 
-static void skip_pending(client *c, int verdict, const char *fmt, ...)
+static int lane_index(const lane *l, const char *id)
+{
+    (void)l;
+    return id ? gv_catalog_index(id) : -1;
+}
+
+static int is_node(const lane *l)
+{
+    return l == &l->c->node;
+}
+
+/* The subject of a row made for entry i of the lane: its GPU's; for the node's lane, the
+ * GPU it tests itself when the entry is a test of one GPU and lanes are open. */
+static const char *subject_of(const lane *l, size_t i)
+{
+    return is_node(l) && l->c->lanes_opened && gv_catalog_per_gpu(i) ? l->c->own_subject
+                                                                      : l->gpu_subject;
+}
+
+/* One row per pending entry of the lane, all with this verdict and text. */
+static void close_pending(lane *l, int verdict, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void skip_pending(client *c, int verdict, const char *fmt, ...)
+static void close_pending(lane *l, int verdict, const char *fmt, ...)
 {
     char why[512];
     va_list ap;
@@ -55,18 +116,18 @@ static void skip_pending(client *c, int verdict, const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     for (size_t i = 0; i < gv_check_count; i++)
-        if (c->pending[i]) {
-            gv_report_add(c->report, gv_checks[i].id, "node", verdict, "%s", why);
-            c->pending[i] = 0;
+        if (l->pending[i]) {
+            gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i), verdict, "%s", why);
+            l->pending[i] = 0;
         }
 }
 
 /* Marks the entries of groups before `group` as done. */
-static void groups_done_before(client *c, int group)
+static void groups_done_before(lane *l, int group)
 {
     for (size_t i = 0; i < gv_check_count; i++)
-        if (c->pending[i] && gv_catalog_group((int)i) < group)
-            c->pending[i] = 0;
+        if (l->pending[i] && gv_catalog_group((int)i) < group)
+            l->pending[i] = 0;
 }
 
 static void take_facts(client *c, json_t *report_json)
@@ -85,13 +146,21 @@ static void take_facts(client *c, json_t *report_json)
     c->have_facts = r->facts_known = 1;
 }
 
-static void take_row(client *c, json_t *o)
+/* A row from the lane's worker; one for a check it was not given (a judge a later worker
+ * brought in again) is the node's first worker's to make, and dropped. */
+static void take_row(lane *l, json_t *o)
 {
+    client *c = l->c;
     gv_check_result row;
     if (gv_result_from_json(c->ctx, o, &row) != GV_OK)
         return;
-    gv_check_result *res =
-        gv_report_add(c->report, row.id, row.subject, row.verdict, "%s", row.message);
+    int index = lane_index(l, row.id);
+    if (!l->accept_any && (index < 0 || !l->assigned[index]))
+        return;
+    if (index >= 0)
+        l->rows[index]++;
+    gv_check_result *res = gv_report_add(c->report, row.id, row.subject, row.verdict, "%s",
+                                         row.message);
     if (res) {
         *res = row;
         /* A series that does not parse is left out; the row stands without it. */
@@ -100,197 +169,443 @@ static void take_row(client *c, json_t *o)
     }
 }
 
+/* The node's worker names the GPUs it tests in lanes: a lane for each but its own, and the
+ * tests across GPUs put aside until the lanes have finished. Once per run: a fresh worker
+ * of the node's names them again. */
+static void open_lanes(client *c, json_t *gpus)
+{
+    size_t n = json_array_size(gpus);
+    if (c->lanes_opened || n < 2 || n > GV_RUN_MAX_GPUS)
+        return;
+    c->lanes = calloc(n - 1, sizeof *c->lanes);
+    if (!c->lanes)
+        return; /* no lanes: the node's worker then runs out of rows for those GPUs */
+    c->lanes_opened = 1;
+    for (size_t k = 0; k < n; k++) {
+        json_t *g = json_array_get(gpus, k);
+        json_t *ord = json_object_get(g, "cuda");
+        int ordinal = json_is_integer(ord) ? (int)json_integer_value(ord) : -1;
+        if (ordinal < 0 || ordinal >= GV_RUN_MAX_GPUS)
+            continue;
+        if (k == 0) {
+            c->node.ordinal = ordinal;
+            gv_worker_event_text(g, "subject", c->own_subject, sizeof c->own_subject);
+            continue;
+        }
+        lane *l = &c->lanes[c->lane_count++];
+        l->c = c;
+        l->ordinal = ordinal;
+        gv_worker_event_text(g, "subject", l->gpu_subject, sizeof l->gpu_subject);
+        if (!l->gpu_subject[0])
+            snprintf(l->gpu_subject, sizeof l->gpu_subject, "cuda%d", ordinal);
+        snprintf(l->gpus, sizeof l->gpus, "%d", ordinal);
+        for (size_t i = 0; i < gv_check_count; i++)
+            l->pending[i] = c->plan->chosen[i] && gv_catalog_per_gpu(i);
+    }
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (c->node.pending[i] && gv_catalog_across_gpus(i)) {
+            c->across[i] = 1;
+            c->node.pending[i] = 0;
+        }
+}
+
 /* One event line; 0 when it is one, -1 when it is not the worker's. */
 static int take_line(void *user, char *line)
 {
-    client *c = user;
-    int *ended = &c->ended;
+    lane *l = user;
+    client *c = l->c;
     json_t *ev = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
     const char *kind = json_string_value(json_object_get(ev, "event"));
     int ok = kind != NULL;
     if (!ok) {
         ;
     } else if (!strcmp(kind, "row")) {
-        take_row(c, json_object_get(ev, "result"));
+        take_row(l, json_object_get(ev, "result"));
     } else if (!strcmp(kind, "begin")) {
-        gv_worker_event_text(ev, "check", c->check, sizeof c->check);
-        gv_worker_event_text(ev, "subject", c->subject, sizeof c->subject);
-        c->stage[0] = '\0';
-        c->began = gv_now_s();
-        c->waiting_s = 0;
-        gv_run_observer_started(&c->observer, c->check, c->subject);
+        gv_worker_event_text(ev, "check", l->check, sizeof l->check);
+        gv_worker_event_text(ev, "subject", l->subject, sizeof l->subject);
+        l->stage[0] = '\0';
+        l->began = gv_now_s();
+        l->waiting_s = l->last_beat = 0;
+        l->starting = 0;
+        gv_run_observer_started(&c->observer, l->check, l->subject);
+    } else if (!strcmp(kind, "beat")) {
+        l->last_beat = gv_now_s();
     } else if (!strcmp(kind, "wait")) {
-        gv_worker_event_text(ev, "check", c->check, sizeof c->check);
-        snprintf(c->subject, sizeof c->subject, "node");
+        gv_worker_event_text(ev, "check", l->check, sizeof l->check);
+        snprintf(l->subject, sizeof l->subject, "%s", l->gpu_subject);
         double s = json_number_value(json_object_get(ev, "seconds"));
-        snprintf(c->stage, sizeof c->stage,
-                 "waiting up to %.0f s for another gpuverify to "
-                 "finish with the GPUs",
-                 s);
-        c->began = gv_now_s();
-        c->waiting_s = s > 0 ? s : 0;
+        snprintf(l->stage, sizeof l->stage,
+                 "waiting up to %.0f s for another gpuverify to finish with the GPUs", s);
+        l->began = gv_now_s();
+        l->waiting_s = s > 0 ? s : 0;
+        l->last_beat = 0;
+        l->starting = 0;
     } else if (!strcmp(kind, "stage")) {
-        gv_worker_event_text(ev, "stage", c->stage, sizeof c->stage);
+        gv_worker_event_text(ev, "stage", l->stage, sizeof l->stage);
     } else if (!strcmp(kind, "group")) {
-        const char *id = json_string_value(json_object_get(ev, "check"));
-        int index = id ? gv_catalog_index(id) : -1;
+        int index = lane_index(l, json_string_value(json_object_get(ev, "check")));
         if (index >= 0)
-            groups_done_before(c, gv_catalog_group(index));
+            groups_done_before(l, gv_catalog_group(index));
     } else if (!strcmp(kind, "facts")) {
-        take_facts(c, json_object_get(ev, "report"));
+        take_facts(c, json_object_get(ev, "report")); /* the first worker's; the same node */
+        l->starting = 0;
+    } else if (!strcmp(kind, "lanes")) {
+        if (is_node(l) && l->lanes_mode)
+            open_lanes(c, json_object_get(ev, "gpus"));
     } else if (!strcmp(kind, "end")) {
-        *ended = 1;
+        l->ended = 1;
     } else if (!strcmp(kind, "error")) {
-        gv_worker_event_text(ev, "message", c->error, sizeof c->error);
-        c->error_status = gv_worker_event_status(ev);
-        *ended = 1;
+        gv_worker_event_text(ev, "message", l->error, sizeof l->error);
+        l->error_status = gv_worker_event_status(ev);
+        l->ended = 1;
     } else {
         ok = 0;
     }
     json_decref(ev);
     if (!ok)
-        snprintf(c->garbage, sizeof c->garbage, "%.60s", line);
+        snprintf(l->garbage, sizeof l->garbage, "%.60s", line);
     return ok ? 0 : -1;
 }
 
-/* The deadline of what the worker is doing now: its check's, capped by the run's budget.
- * The budget cap comes half a second late, so that a check that keeps the budget itself
- * (NCCL aborts its communicators) reports first; the kill is the backstop. */
-#define BUDGET_GRACE_S 0.5
-static double deadline_now(void *user)
+/* The deadline of what the lane's worker is doing now: its check's, or its last heartbeat's
+ * plus the context's deadline when that comes first, capped by the run's budget. The budget
+ * cap comes a moment late, so that a check that keeps the budget itself (NCCL aborts its
+ * communicators) reports first; the kill is the backstop. */
+#define BUDGET_GRACE_S 0.25
+static double deadline_now(lane *l)
 {
-    client *c = user;
-    /* A wait's deadline: the wait, then a unit for what follows it until the check begins. */
-    double own = c->began + (c->waiting_s > 0 ? c->waiting_s + c->ctx->deadline_s
-                                              : gv_catalog_deadline(c->ctx, c->plan,
-                                                                    gv_catalog_index(c->check)));
+    client *c = l->c;
+    double unit = c->ctx->deadline_s, own;
+    l->by_liveness = 0;
+    if (l->waiting_s > 0) {
+        own = l->began + l->waiting_s + unit; /* the wait, then a unit until the check begins */
+    } else if (l->starting) {
+        /* A lane's worker gathers the facts first: cuInit's deadline. */
+        own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index("driver.cuda"));
+    } else {
+        own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
+        if (l->last_beat > 0 && l->last_beat + unit < own) {
+            own = l->last_beat + unit;
+            l->by_liveness = 1;
+        }
+    }
     double budget = c->budget_end + BUDGET_GRACE_S;
-    c->by_budget = budget < own;
-    return c->by_budget ? budget : own;
+    l->by_budget = budget < own;
+    return l->by_budget ? budget : own;
 }
 
-/* Reads events until the worker ends, dies, garbles or outlives a deadline. */
-static enum outcome drive(client *c, gv_worker_proc *p)
+static const char *where_now(const lane *l, char *out, size_t cap)
 {
-    c->ended = 0;
-    enum gv_read_end end = gv_worker_read_lines(p->fd, deadline_now, take_line, c);
-    if (end == GV_READ_TOO_LONG)
-        snprintf(c->garbage, sizeof c->garbage, "a line longer than %u bytes", GV_READ_MAX_LINE);
-    if (c->error[0])
-        return FAILED;
-    return end == GV_READ_DEADLINE                             ? TIMED_OUT
-           : end == GV_READ_GARBLED || end == GV_READ_TOO_LONG ? GARBLED
-           : end == GV_READ_EOF && c->ended                    ? ENDED
-                                                               : DIED;
-}
-
-static const char *where_now(const client *c, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s%s%s%s%s", c->check, c->subject[0] ? " on " : "", c->subject,
-             c->stage[0] ? ", in " : "", c->stage);
+    snprintf(out, cap, "%s%s%s%s%s", l->check, l->subject[0] ? " on " : "", l->subject,
+             l->stage[0] ? ", in " : "", l->stage);
     return out;
 }
 
-/* After a worker that did not end well: the row for the check it was in, and the rest of
- * that check's group closed. */
-static void close_group(client *c, int verdict, const char *why, const char *remedy, double spent)
+/* The entry a stopped worker's row goes to: the check it was in, or, when that one has its
+ * row already (a worker that died twice where the facts are gathered), the lane's first
+ * pending entry. -1 when nothing is left to give it to. */
+static int stopped_entry(lane *l)
 {
-    gv_check_result *res =
-        gv_report_add(c->report, c->check, c->subject[0] ? c->subject : "node", verdict, "%s", why);
+    int index = lane_index(l, l->check);
+    if (index >= 0 && (l->pending[index] || (l->accept_any && !l->rows[index])))
+        return index;
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (l->pending[i])
+            return (int)i;
+    return index;
+}
+
+/* The row for the check a worker was stopped in. */
+static void stopped_row(lane *l, int verdict, const char *why, const char *remedy, double spent)
+{
+    int index = stopped_entry(l);
+    const char *id = index >= 0 ? gv_checks[index].id : l->check;
+    const char *subject = l->subject[0] ? l->subject : l->gpu_subject;
+    gv_check_result *res = gv_report_add(l->c->report, id, subject, verdict, "%s", why);
     if (res)
         res->duration_s = spent;
     if (remedy)
         gv_result_remedy(res, "%s", remedy);
-    int index = gv_catalog_index(c->check);
-    int group = gv_catalog_group(index);
     if (index >= 0)
-        c->pending[index] = 0;
-    for (size_t i = 0; i < gv_check_count; i++)
-        if (c->pending[i] && gv_catalog_group((int)i) == group) {
-            gv_report_add(c->report, gv_checks[i].id, "node", GV_SKIP,
-                          "not finished: the worker was stopped in %s", c->check);
-            c->pending[i] = 0;
-        }
+        l->pending[index] = 0;
 }
 
-static int any_pending(const client *c)
+static int any_pending(const int *pending)
 {
     for (size_t i = 0; i < gv_check_count; i++)
-        if (c->pending[i])
+        if (pending[i])
             return 1;
     return 0;
 }
 
-/* Starts a worker for what is pending; the first pending check is where it starts. */
-static gv_status start(client *c, const char *worker, gv_worker_proc *p)
+/* Starts a worker for what the lane has pending; the first pending check is where it starts. */
+static gv_status start(lane *l)
 {
+    client *c = l->c;
     for (size_t i = 0; i < gv_check_count; i++)
-        if (c->pending[i]) {
-            /* Until it says otherwise the worker is gathering facts, NVML first. */
-            snprintf(c->check, sizeof c->check, "%s",
-                     c->have_facts ? gv_checks[i].id : "driver.nvml");
+        if (l->pending[i]) {
+            /* Until it says otherwise the node's worker is gathering facts, NVML first. */
+            snprintf(l->check, sizeof l->check, "%s",
+                     is_node(l) && !c->have_facts ? "driver.nvml" : gv_checks[i].id);
             break;
         }
-    snprintf(c->subject, sizeof c->subject, "node");
-    snprintf(c->stage, sizeof c->stage, "starting gpuverify-worker");
-    c->began = gv_now_s();
+    snprintf(l->subject, sizeof l->subject, "%s", l->gpu_subject);
+    snprintf(l->stage, sizeof l->stage, "starting gpuverify-worker");
+    l->began = gv_now_s();
+    l->waiting_s = l->last_beat = 0;
+    l->starting = !is_node(l);
+    l->ended = 0;
+    l->error[0] = l->garbage[0] = '\0';
+    l->accept_any = is_node(l) && l->workers == 0 && !c->across_started;
+    memcpy(l->assigned, l->pending, sizeof l->assigned);
+    l->workers++;
+    gv_run_plan plan = *c->plan;
+    plan.lanes = l->lanes_mode;
+    if (l->gpus[0])
+        plan.opts.gpus = l->gpus;
     double left = c->budget_end - gv_now_s();
-    char **argv = gv_worker_argv(c->ctx, c->plan, c->pending, left > 0.001 ? left : 0.001, worker);
+    char **argv = gv_worker_argv(c->ctx, &plan, l->pending, left > 0.001 ? left : 0.001, c->worker);
     if (!argv)
         return gv_fail(c->ctx, GV_ERR_NO_MEMORY, "out of memory starting gpuverify-worker");
     char why[PATH_MAX + 128];
-    gv_status s = gv_worker_spawn(worker, argv, p, why, sizeof why);
+    gv_status s = gv_worker_spawn(c->worker, argv, &l->p, why, sizeof why);
     gv_worker_argv_free(argv);
-    return s == GV_OK ? GV_OK : gv_fail(c->ctx, s, "%s", why);
+    if (s != GV_OK)
+        return gv_fail(c->ctx, s, "%s", why);
+    l->running = 1;
+    return GV_OK;
 }
 
-/* Closes the run after one worker: rows for what stopped it, pending checks settled. */
-static gv_status conclude(client *c, enum outcome how, int by_budget, int reaped, int status,
-                          double spent, const char *worker)
+#define HANG_REMEDY                                                                                \
+    "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "  \
+    "then reset the GPU or reboot"
+
+/* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */
+static void conclude(lane *l, enum outcome how, int reaped, int status, double spent)
 {
-    char where[400], why[700], ended[96];
-    where_now(c, where, sizeof where);
-    gv_status s = GV_OK;
+    client *c = l->c;
+    char where[400], why[800], ended[96];
+    where_now(l, where, sizeof where);
+    const char *how_stopped = reaped ? "stopped" : "killed, stuck in the kernel";
     if (how == ENDED) {
-        groups_done_before(c, GV_CATALOG_MAX);
+        groups_done_before(l, GV_CATALOG_MAX);
     } else if (how == FAILED) {
-        s = gv_fail(c->ctx, c->error_status, "gpuverify-worker: %s", c->error);
-    } else if (how == TIMED_OUT && by_budget) {
+        /* The node's first worker could not make the run: the caller gets the error. Any
+         * later worker's refusal costs its lane's checks only. */
+        if (is_node(l) && l->workers == 1 && !c->across_started)
+            c->failed = gv_fail(c->ctx, l->error_status, "gpuverify-worker: %s", l->error);
+        else
+            close_pending(l, GV_ERROR, "not run: gpuverify-worker refused them: %s", l->error);
+    } else if (how == TIMED_OUT && l->by_budget) {
         /* Its own deadline had not passed: slow or hung, nobody can tell. Not a FAIL of the
          * hardware, and never a PASS. */
         snprintf(why, sizeof why,
                  "not finished within the run's budget of %.0f s: stopped after %.1f s in %s "
                  "(worker %s)",
-                 c->plan->budget_s, spent, where,
-                 reaped ? "stopped" : "killed, stuck in the kernel");
-        close_group(c, GV_ERROR, why,
+                 c->plan->budget_s, spent, where, how_stopped);
+        stopped_row(l, GV_ERROR, why,
                     "raise the run's budget (gv_run_opts.budget_s, --budget) or select fewer "
                     "checks",
                     spent);
-        skip_pending(c, GV_ERROR, "not run: the run's budget of %.0f s was spent",
-                     c->plan->budget_s);
+        close_pending(l, GV_ERROR, "not run: the run's budget of %.0f s was spent",
+                      c->plan->budget_s);
     } else if (how == TIMED_OUT) {
-        snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
-                 reaped ? "stopped" : "killed, stuck in the kernel");
-        close_group(c, GV_FAIL, why,
-                    "drain the node: a call into the NVIDIA driver did not return; check dmesg "
-                    "for Xid errors, then reset the GPU or reboot",
-                    spent);
-        skip_pending(c, GV_SKIP, "not run: the worker was stopped after %s timed out", c->check);
+        int index = gv_catalog_index(l->check);
+        if (l->by_liveness) {
+            double planned = index >= 0 && gv_checks[index].loads_for_duration
+                                 ? c->plan->stress_s
+                                 : gv_catalog_deadline(c->ctx, c->plan, index);
+            snprintf(why, sizeof why,
+                     "no progress for %.1f s in %s after %.1f s of its %.0f s (worker %s)",
+                     gv_now_s() - l->last_beat, where, spent, planned, how_stopped);
+        } else {
+            snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
+                     how_stopped);
+        }
+        stopped_row(l, GV_FAIL, why, HANG_REMEDY, spent);
+        close_pending(l, GV_SKIP, "not run: the worker was stopped after %s timed out%s%s",
+                      l->check, is_node(l) ? "" : " on ", is_node(l) ? "" : l->gpu_subject);
+        l->timed_out = 1;
     } else if (how == GARBLED) {
         snprintf(why, sizeof why,
                  "gpuverify-worker wrote something that is not its protocol during %s: \"%s\" "
                  "(a mismatched or broken worker at %s)",
-                 where, c->garbage, worker);
-        close_group(c, GV_ERROR, why, NULL, spent);
-        skip_pending(c, GV_SKIP, "not run: the worker's output could not be read");
+                 where, l->garbage, c->worker);
+        stopped_row(l, GV_ERROR, why, NULL, spent);
+        close_pending(l, GV_SKIP, "not run: the worker's output could not be read");
     } else {
         gv_worker_end_text(status, ended, sizeof ended);
         snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
-        close_group(c, GV_ERROR, why, NULL, spent);
+        /* The checks of its group that sent their rows are done; the rest, and every check
+         * after, go to a fresh worker. */
+        stopped_row(l, GV_ERROR, why, NULL, spent);
+        int group = gv_catalog_group(gv_catalog_index(l->check));
+        for (size_t i = 0; i < gv_check_count; i++)
+            if (l->pending[i] && l->rows[i] && gv_catalog_group((int)i) == group)
+                l->pending[i] = 0;
+        if (any_pending(l->pending) && l->workers >= MAX_WORKERS)
+            close_pending(l, GV_ERROR, "not run: %d workers in a row died", MAX_WORKERS);
     }
     gv_report_settle(c->report); /* rows made here carry their own durations */
-    return s;
+    if (how != DIED || !any_pending(l->pending))
+        l->finished = 1;
+}
+
+/* Ends the lane's current worker after `how`. */
+static void stop_worker(lane *l, enum outcome how)
+{
+    double spent = gv_now_s() - l->began;
+    int status = 0;
+    int reaped = gv_worker_stop(&l->p, how != ENDED, 1.0, &status);
+    gv_line_reader_free(&l->reader);
+    l->running = 0;
+    conclude(l, how, reaped, status, spent);
+}
+
+static enum outcome outcome_of(lane *l, enum gv_read_end end)
+{
+    if (end == GV_READ_TOO_LONG)
+        snprintf(l->garbage, sizeof l->garbage, "a line longer than %u bytes", GV_READ_MAX_LINE);
+    if (l->error[0])
+        return FAILED;
+    return end == GV_READ_DEADLINE                             ? TIMED_OUT
+           : end == GV_READ_GARBLED || end == GV_READ_TOO_LONG ? GARBLED
+           : end == GV_READ_EOF && l->ended                    ? ENDED
+                                                               : DIED;
+}
+
+static int lanes_done(const client *c)
+{
+    if (c->node.running || !c->node.finished)
+        return 0;
+    for (size_t k = 0; k < c->lane_count; k++)
+        if (c->lanes[k].running || !c->lanes[k].finished)
+            return 0;
+    return 1;
+}
+
+/* The tests across GPUs, once every lane has finished: in the node's lane again, on the GPUs
+ * whose lanes did not hang. */
+static void start_across(client *c)
+{
+    lane *n = &c->node;
+    c->across_started = 1;
+    char gpus[sizeof n->gpus] = "";
+    int left = 0;
+    for (size_t k = 0; k <= c->lane_count; k++) {
+        const lane *l = k == 0 ? n : &c->lanes[k - 1];
+        if (l->timed_out)
+            continue;
+        char text[8];
+        snprintf(text, sizeof text, "%s%d", gpus[0] ? "," : "", l->ordinal);
+        gv_append(gpus, sizeof gpus, "", text);
+        left++;
+    }
+    memcpy(n->pending, c->across, sizeof n->pending);
+    memset(c->across, 0, sizeof c->across);
+    if (gv_now_s() >= c->budget_end) {
+        close_pending(n, GV_ERROR, "not run: the run's budget of %.0f s was spent",
+                      c->plan->budget_s);
+        return;
+    }
+    if (n->timed_out) {
+        close_pending(n, GV_SKIP, "not run: the worker was stopped after %s timed out", n->check);
+        return;
+    }
+    if (!left) {
+        close_pending(n, GV_SKIP, "not run: every GPU's own tests timed out (see their rows)");
+        return;
+    }
+    snprintf(n->gpus, sizeof n->gpus, "%s", gpus);
+    n->lanes_mode = 0;
+    n->workers = 0;
+    n->finished = 0;
+}
+
+/* Starts a worker for every lane that has checks left and none running. */
+static void start_lanes(client *c)
+{
+    if (c->failed != GV_OK)
+        return;
+    if (any_pending(c->across) && lanes_done(c))
+        start_across(c);
+    for (size_t k = 0; k <= c->lane_count; k++) {
+        lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
+        if (l->running || l->finished)
+            continue;
+        if (!any_pending(l->pending)) {
+            l->finished = 1;
+            continue;
+        }
+        if (start(l) == GV_OK)
+            continue;
+        if (is_node(l) && l->workers == 1 && !c->across_started) {
+            c->failed = GV_ERR_LIBRARY; /* nothing ran: the caller gets the error */
+            return;
+        }
+        close_pending(l, GV_ERROR, "not run: %s", gv_ctx_last_error(c->ctx));
+        l->finished = 1;
+    }
+}
+
+/* Reads every running worker until each lane has finished. */
+static void drive(client *c)
+{
+    for (;;) {
+        start_lanes(c);
+        if (c->failed != GV_OK)
+            break;
+        struct pollfd fds[GV_RUN_MAX_GPUS + 1];
+        lane *of[GV_RUN_MAX_GPUS + 1];
+        size_t n = 0;
+        double now = gv_now_s(), next = INFINITY;
+        lane *expired[GV_RUN_MAX_GPUS + 1];
+        size_t n_expired = 0;
+        for (size_t k = 0; k <= c->lane_count; k++) {
+            lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
+            if (!l->running)
+                continue;
+            double limit = deadline_now(l);
+            if (now >= limit) {
+                expired[n_expired++] = l;
+                continue;
+            }
+            next = limit < next ? limit : next;
+            fds[n] = (struct pollfd){.fd = l->p.fd, .events = POLLIN};
+            of[n++] = l;
+        }
+        if (n_expired) {
+            /* All killed first, then reaped: hangs on several GPUs at once (the budget's end)
+             * cost the caller one wait, not one each. */
+            for (size_t k = 0; k < n_expired; k++)
+                kill(-expired[k]->p.pid, SIGKILL);
+            for (size_t k = 0; k < n_expired; k++)
+                stop_worker(expired[k], TIMED_OUT);
+            continue; /* a fresh look: what follows the stopped workers may start now */
+        }
+        if (!n)
+            break;
+        double wait_ms = ceil((next - now) * 1000.0);
+        if (poll(fds, (nfds_t)n, wait_ms > 60000 ? 60000 : (int)wait_ms) <= 0)
+            continue; /* EINTR or no data yet: the loop's head decides about the deadlines */
+        for (size_t i = 0; i < n; i++) {
+            if (!fds[i].revents)
+                continue;
+            enum gv_read_end end = gv_line_reader_feed(&of[i]->reader, fds[i].fd, take_line, of[i]);
+            if (end != GV_READ_MORE)
+                stop_worker(of[i], outcome_of(of[i], end));
+        }
+    }
+    /* An error that ends the run: no worker is left behind. */
+    for (size_t k = 0; k <= c->lane_count; k++) {
+        lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
+        if (l->running) {
+            gv_worker_stop(&l->p, 1, 0, NULL);
+            gv_line_reader_free(&l->reader);
+            l->running = 0;
+        }
+    }
 }
 
 static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *worker)
@@ -300,8 +615,13 @@ static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *work
         return NULL;
     c->ctx = ctx;
     c->plan = plan;
+    c->worker = worker;
     c->budget_end = gv_now_s() + plan->budget_s;
-    memcpy(c->pending, plan->chosen, sizeof c->pending);
+    c->node.c = c;
+    c->node.ordinal = -1;
+    c->node.lanes_mode = 1;
+    snprintf(c->node.gpu_subject, sizeof c->node.gpu_subject, "node");
+    memcpy(c->node.pending, plan->chosen, sizeof c->node.pending);
     c->report = gv_report_blank(ctx);
     if (!c->report) {
         free(c);
@@ -326,6 +646,7 @@ static gv_status client_finish(client *c, gv_status s, double t0, gv_report **ou
     gv_report_settle(r);
     r->sink = NULL; /* the observer goes with the client */
     r->duration_s = gv_now_s() - t0;
+    free(c->lanes);
     free(c);
     if (s != GV_OK || r->out_of_memory) {
         gv_report_free(r);
@@ -342,27 +663,8 @@ gv_status gv_worker_run(gv_ctx *ctx, const gv_run_plan *plan, const char *worker
     client *c = client_new(ctx, plan, worker);
     if (!c)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
-    gv_status s = GV_OK;
-    for (int workers = 0; any_pending(c) && s == GV_OK; workers++) {
-        if (workers == MAX_WORKERS) {
-            skip_pending(c, GV_ERROR, "not run: %d workers in a row died", MAX_WORKERS);
-            break;
-        }
-        gv_worker_proc p;
-        if ((s = start(c, worker, &p)) != GV_OK) {
-            if (workers == 0)
-                break; /* nothing ran: the caller gets the error */
-            skip_pending(c, GV_ERROR, "not run: %s", gv_ctx_last_error(ctx));
-            s = GV_OK;
-            break;
-        }
-        int status = 0;
-        enum outcome how = drive(c, &p);
-        double spent = gv_now_s() - c->began;
-        int reaped = gv_worker_stop(&p, how != ENDED, 1.0, &status);
-        s = conclude(c, how, c->by_budget, reaped, status, spent, worker);
-    }
-    return client_finish(c, s, t0, out);
+    drive(c);
+    return client_finish(c, c->failed, t0, out);
 }
 
 gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *data, size_t n,
@@ -381,11 +683,23 @@ gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *dat
     memcpy(buf, data, n);
     buf[n] = '\0';
     size_t len = n;
-    snprintf(c->check, sizeof c->check, "driver.nvml");
-    enum outcome how = gv_worker_take_lines(buf, &len, take_line, c) != 0 ? GARBLED
-                       : c->error[0]                                      ? FAILED
-                       : c->ended                                         ? ENDED
+    lane *l = &c->node;
+    snprintf(l->check, sizeof l->check, "driver.nvml");
+    l->accept_any = 1;
+    l->workers = 1;
+    memcpy(l->assigned, l->pending, sizeof l->assigned);
+    enum outcome how = gv_worker_take_lines(buf, &len, take_line, l) != 0 ? GARBLED
+                       : l->error[0]                                      ? FAILED
+                       : l->ended                                         ? ENDED
                                                                           : DIED;
     free(buf);
-    return client_finish(c, conclude(c, how, 0, 1, 0, 0, "(replay)"), t0, out);
+    /* A replay has no worker to start again: what a crash left pending is not run. */
+    conclude(l, how, 1, 0, 0);
+    if (how == DIED)
+        close_pending(l, GV_SKIP, "not run: the worker's output ends here");
+    for (size_t k = 0; k < c->lane_count; k++)
+        close_pending(&c->lanes[k], GV_SKIP, "not run: a replay runs no lane");
+    memcpy(l->pending, c->across, sizeof l->pending);
+    close_pending(l, GV_SKIP, "not run: a replay runs no lane");
+    return client_finish(c, c->failed, t0, out);
 }

@@ -10,7 +10,8 @@ enum gv_read_end {
     GV_READ_DEADLINE, /* the deadline passed first */
     GV_READ_GARBLED,  /* take() refused a line */
     GV_READ_TOO_LONG, /* a line longer than GV_READ_MAX_LINE */
-    GV_READ_NO_MEMORY
+    GV_READ_NO_MEMORY,
+    GV_READ_MORE /* gv_line_reader_feed: lines taken, the output goes on */
 };
 #define GV_READ_MAX_LINE (4u << 20) /* a line longer than this is not the worker's */
 
@@ -19,6 +20,17 @@ enum gv_read_end {
  * line, so that it may move as the worker reports its progress. */
 enum gv_read_end gv_worker_read_lines(int fd, double (*deadline)(void *user),
                                       int (*take)(void *user, char *line), void *user);
+
+/* One worker's output among several read at once (poll), a read at a time. */
+typedef struct gv_line_reader {
+    char *buf;
+    size_t len, cap;
+} gv_line_reader;
+/* One read(2) from fd (readable), every whole line handed to take(); GV_READ_MORE while the
+ * output goes on. Free the buffer with gv_line_reader_free. */
+enum gv_read_end gv_line_reader_feed(gv_line_reader *r, int fd, int (*take)(void *user, char *line),
+                                     void *user);
+void gv_line_reader_free(gv_line_reader *r);
 
 /* Hands over the complete lines at the front of buf[0..*len) and keeps the unfinished rest
  * there; -1 at the first line take() refuses. */

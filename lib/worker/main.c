@@ -79,10 +79,22 @@ static void on_progress(void *user, int kind, const char *check, const char *tex
         emit(json_pack("{s:s, s:s}", "event", "group", "check", check));
     else if (kind == GV_PROGRESS_BEGIN)
         emit(json_pack("{s:s, s:s, s:s}", "event", "begin", "check", check, "subject", text));
+    else if (kind == GV_PROGRESS_BEAT)
+        emit(json_pack("{s:s}", "event", "beat"));
     else if (kind == GV_PROGRESS_WAIT)
         emit(json_pack("{s:s, s:s, s:f}", "event", "wait", "check", check, "seconds", atof(text)));
     else
         emit(json_pack("{s:s, s:s%}", "event", "stage", "stage", text, strlen(text)));
+}
+
+static void on_lanes(void *user, const gv_run_lane *lanes, size_t n)
+{
+    (void)user;
+    json_t *list = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, json_pack("{s:i, s:s}", "cuda", lanes[i].ordinal, "subject",
+                                              lanes[i].subject));
+    emit(json_pack("{s:s, s:o}", "event", "lanes", "gpus", list));
 }
 
 /* Loads a topology XML the caller is about to load: a crash here spares the caller. Exits 0
@@ -139,6 +151,7 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     gv_run_plan plan;
     if (s == GV_OK)
         s = gv_run_plan_make(ctx, &a->run, &plan);
+    plan.lanes = a->lanes;
     if (s != GV_OK) {
         int rc = fail(s, gv_ctx_last_error(ctx));
         gv_ctx_destroy(ctx);
@@ -146,7 +159,7 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     }
     ctx->progress = on_progress;
     ctx->in_worker = 1;
-    gv_run_stream stream = {.facts = on_facts, .row = on_row, .user = NULL};
+    gv_run_stream stream = {.facts = on_facts, .row = on_row, .lanes = on_lanes, .user = NULL};
     gv_report *report = NULL;
     s = gv_run_in_process(ctx, &plan, &stream, &report);
     if (s != GV_OK) {

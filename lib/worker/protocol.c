@@ -100,6 +100,8 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
         add_number(&a, "--duration", "%.17g", o->duration_s);
     if (o->gpus)
         add(&a, "--gpus", o->gpus);
+    if (plan->lanes)
+        add(&a, "--lanes", "1");
     if (o->topology_xml)
         add(&a, "--topology-xml", o->topology_xml);
     if (o->policy) {
@@ -224,6 +226,7 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
     out->run.isolation = GV_ISOLATION_NONE; /* the worker is the isolation */
     out->policy = policy_defaults;
     out->has_policy = 0;
+    out->lanes = 0;
     out->policy_text = NULL;
     out->call = NULL;
     out->call_args = NULL;
@@ -261,6 +264,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             bad = number(value, 0, 7 * 86400.0, &out->run.duration_s);
         else if (!strcmp(flag, "--gpus"))
             out->run.gpus = value;
+        else if (!strcmp(flag, "--lanes"))
+            out->lanes = !strcmp(value, "1");
         else if (!strcmp(flag, "--topology-xml"))
             out->run.topology_xml = value;
         else if (!strcmp(flag, "--policy"))

@@ -47,6 +47,7 @@ typedef struct gv_worker_args {
     gv_run_opts run;
     gv_policy policy;
     int has_policy;
+    int lanes; /* --lanes 1: gv_run_plan.lanes */
     const char *policy_text;
     const gv_call_kind *call; /* --call: one call instead of checks */
     void *call_args;          /* its arguments, from --args */

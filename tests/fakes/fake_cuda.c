@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/nvabi/cuda_abi.h"
 #include "backends/nvabi/nvml_abi.h"
@@ -725,6 +726,10 @@ static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid
     const fake_gpu *g = fake_cuda_current_gpu();
     if (!g || !params)
         return GVCU_ERROR_INVALID_VALUE;
+    if (g->kernel_wall_ms > 0) {
+        struct timespec nap = {g->kernel_wall_ms / 1000, (g->kernel_wall_ms % 1000) * 1000000L};
+        nanosleep(&nap, NULL);
+    }
     switch ((uintptr_t)function) {
     case 1: { /* gv_fill_pattern(p, n, seed) */
         uint64_t *p = (uint64_t *)(uintptr_t) * (gvcu_deviceptr *)params[0];

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *trim(char *s)
@@ -174,6 +175,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->clock_events = strtoull(v, NULL, 0);
     else if (!strcmp(k, "slow_timings"))
         g->slow_timings = atoi(v);
+    else if (!strcmp(k, "kernel_wall_ms"))
+        g->kernel_wall_ms = atoi(v);
     else if (!strcmp(k, "gemm_drift_after"))
         g->gemm_drift_after = strtoll(v, NULL, 0);
     else if (!strcmp(k, "mem_stuck"))
@@ -219,20 +222,55 @@ static int fault_line(fake_scenario *s, char *v)
     fake_fault *f = &s->faults[s->fault_count++];
     memset(f, 0, sizeof *f);
     f->gpu = -1;
-    char action[32] = "", extra[32] = "";
-    if (sscanf(v, "%63s %31s %31s", f->point, action, extra) < 2)
+    char action[32] = "", extra[2][32] = {"", ""};
+    if (sscanf(v, "%63s %31s %31s %31s", f->point, action, extra[0], extra[1]) < 2)
         return -1;
     if (!strncmp(action, "error=", 6)) {
         f->code = atoi(action + 6);
         snprintf(f->action, sizeof f->action, "error");
-    } else if (!strcmp(action, "hang") || !strcmp(action, "crash")) {
+    } else if (!strcmp(action, "hang") || !strcmp(action, "crash") ||
+               !strcmp(action, "crash_once")) {
         snprintf(f->action, sizeof f->action, "%s", action);
+    } else if (!strcmp(action, "stall")) {
+        snprintf(f->action, sizeof f->action, "error");
+        f->code = 600; /* CUDA_ERROR_NOT_READY */
     } else {
         return -1;
     }
-    if (extra[0] && sscanf(extra, "gpu=%d", &f->gpu) != 1)
-        return -1;
+    for (int i = 0; i < 2; i++)
+        if (extra[i][0] && sscanf(extra[i], "gpu=%d", &f->gpu) != 1 &&
+            sscanf(extra[i], "after=%lf", &f->after_s) != 1)
+            return -1;
     return 0;
+}
+
+/* crash_once: whether this run's first crash at the point happened already (the mark is the
+ * caller's PID: the workers of one gv_run share their parent). */
+static int crashed_before(const fake_fault *f)
+{
+    const char *dir = getenv("GV_FAKE_ONCE_DIR");
+    if (!dir)
+        return 0;
+    char mark[4096];
+    snprintf(mark, sizeof mark, "%s/crashed-%s-%ld", dir, f->point, (long)getppid());
+    if (access(mark, F_OK) == 0)
+        return 1;
+    FILE *out = fopen(mark, "w");
+    if (out)
+        fclose(out);
+    return 0;
+}
+
+/* after=S: seconds since the process first reached a faulty point. */
+static int not_yet(const fake_fault *f)
+{
+    static double first;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double t = (double)now.tv_sec + now.tv_nsec * 1e-9;
+    if (first == 0)
+        first = t;
+    return t - first < f->after_s;
 }
 
 int fake_fault_at(const fake_scenario *s, const char *point, int gpu)
@@ -241,10 +279,12 @@ int fake_fault_at(const fake_scenario *s, const char *point, int gpu)
         const fake_fault *f = &s->faults[i];
         if (strcmp(f->point, point) != 0 || (f->gpu >= 0 && gpu >= 0 && f->gpu != gpu))
             continue;
+        if (f->after_s > 0 && not_yet(f))
+            return 0;
         if (!strcmp(f->action, "hang"))
             for (;;)
                 pause(); /* as a driver call that never returns: only a kill ends it */
-        if (!strcmp(f->action, "crash"))
+        if (!strcmp(f->action, "crash") || (!strcmp(f->action, "crash_once") && !crashed_before(f)))
             raise(SIGSEGV);
         return f->code;
     }

@@ -33,6 +33,8 @@
  *   gpu = ...; power_ramp_ms=300   (the reading is 30% of the limit for the first 300 ms after
  *         the process first read it: NVML's one-second average catching up with a load)
  *   gpu = ...; sm_clock=1400       (NVML's SM clock under load; default max_sm_clock)
+ *   gpu = ...; kernel_wall_ms=40   (each kernel launch takes 40 ms of wall time on the host,
+ *         asleep: the GPU's work, not the host's CPU, sets how long a test takes)
  *   gpu = ...; slow_timings=9   (the first 9 intervals timed with CUDA events on the GPU read
  *         twice as long: something else took the bus or the GPU for that moment)
  *   gpu = ...; clock_events=0x24   (NVML's current clock-event reasons under load: power cap
@@ -157,6 +159,7 @@ typedef struct fake_gpu {
     int proc_count;       /* other processes NVML lists on the GPU */
     unsigned long long hidden_mib; /* held by processes NVML does not list (another PID ns) */
     unsigned proc_pid[4];
+    int kernel_wall_ms;
     unsigned long long proc_mib[4];
     long long health[FH_COUNT];
 } fake_gpu;
@@ -164,12 +167,16 @@ typedef struct fake_gpu {
 #define FAKE_MAX_FAULTS 8
 
 /* A fault injected at an entry point: "hang" blocks forever, "crash" raises SIGSEGV,
- * "error" returns code. */
+ * "error" returns code, "stall" answers CUDA_ERROR_NOT_READY for ever (work queued on the GPU
+ * that never completes, the host thread free), "crash_once" crashes the first process of a
+ * run only (a fresh worker then gets past it; needs $GV_FAKE_ONCE_DIR, where it leaves its
+ * mark). after=S: only once S seconds have passed since the process first reached the point. */
 typedef struct fake_fault {
     char point[64];
     char action[16];
     int code;
-    int gpu; /* -1: every GPU */
+    int gpu;        /* -1: every GPU */
+    double after_s; /* 0: from the first call */
 } fake_fault;
 
 #define FAKE_MAX_IB 16

@@ -7,6 +7,7 @@ Each NAME is its own ctest (tests/CMakeLists.txt). A hang gets a deadline of 2 s
 must come back within that deadline + 1 s, with the rows finished before it kept."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -21,11 +22,16 @@ TIMED_OUT = "timed out after"
 # rows: (id, subject, verdict, text); text is looked for in the row's message, then after
 # "remedy: " in its remediation ("remedy: start nvidia-fabricmanager").
 # exit_code: gv-check's, 1 for a FAIL, 3 when no check FAILed but one ERRORed.
+# plan: {id: n}, the number of rows the report must have of that check (one per GPU of the
+# plan, whatever happened to the workers that held them).
 def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=None,
-         wall=None, worker=None, policy=None, deadline=DEADLINE):
+         wall=None, worker=None, policy=None, deadline=DEADLINE, plan=None):
     return dict(scenario=scenario, checks=checks, rows=rows, exit=exit_code, sysroot=sysroot,
                 args=list(args), env=env or {}, wall=wall or deadline + 1.0, worker=worker,
-                policy=policy, deadline=deadline)
+                policy=policy, deadline=deadline, plan=plan or {})
+
+
+EIGHT = ["gpu%d" % i for i in range(8)]
 
 
 CASES = {
@@ -109,9 +115,55 @@ CASES = {
                            args=["--isolation", "process"], wall=5),
     "worker_not_executable": case("h100x8", "driver", [], exit_code=2, worker="@plain-file",
                                   args=["--isolation", "process"], wall=5),
-    "worker_missing_auto": case("h100x8", "driver.module", [
-        ("driver.module", "node", "PASS", "")], exit_code=0, worker="/nonexistent/gpuverify-worker",
-        wall=5),
+    # A worker named on purpose that cannot run is an error, not a run without deadlines.
+    "worker_missing_auto": case("h100x8", "driver.module", [], exit_code=2,
+                                worker="/nonexistent/gpuverify-worker", wall=5),
+    # Each GPU in a lane of its own: a hang or crash on one GPU costs that GPU's row only, and
+    # every GPU of the plan has its row.
+    "lanes_hang_two": case("fault-ctx-hang-gpu3-gpu5", "cuda.init,cuda.alloc,cuda.matmul", [
+        ("cuda.init", "gpu3", "FAIL", TIMED_OUT + " 3.0 s in cuda.init on gpu3"),
+        ("cuda.init", "gpu5", "FAIL", TIMED_OUT + " 3.0 s in cuda.init on gpu5"),
+        ("cuda.alloc", "gpu3", "SKIP", "not run: the worker was stopped after cuda.init timed out on gpu3"),
+        ("cuda.init", "gpu0", "PASS", ""), ("cuda.matmul", "gpu4", "PASS", ""),
+        ("cuda.alloc", "gpu7", "PASS", "")],
+        args=["--copy-mib", "1", "--gemm-size", "32"], deadline=3, wall=7,
+        plan={"cuda.init": 8, "cuda.alloc": 8, "cuda.matmul": 8}),
+    # A GPU whose every kernel launch crashes: a fresh worker for each of its checks, the
+    # other GPUs untouched.
+    "lanes_crash_gpu3": case("fault-kernel-crash-gpu3", "cuda.init,cuda.alloc,cuda.matmul", [
+        ("cuda.init", "gpu3", "ERROR", "during cuda.init on gpu3"),
+        ("cuda.alloc", "gpu3", "ERROR", "during cuda."),
+        ("cuda.matmul", "gpu3", "ERROR", "during cuda."),
+        ("cuda.alloc", "gpu2", "PASS", ""), ("cuda.matmul", "gpu4", "PASS", "")],
+        exit_code=3, args=["--copy-mib", "1", "--gemm-size", "32"], deadline=SLOW_FAKE, wall=30,
+        plan={"cuda.init": 8, "cuda.alloc": 8, "cuda.matmul": 8}),
+    # The budget ends every lane at once, however many GPUs hang.
+    "lanes_budget": case("fault-ctx-hang-gpu3-gpu5", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu3", "ERROR", "not finished within the run's budget of 3 s"),
+        ("cuda.init", "gpu5", "ERROR", "not finished within the run's budget of 3 s"),
+        ("cuda.alloc", "gpu5", "ERROR", "not run: the run's budget of 3 s was spent"),
+        ("cuda.init", "gpu0", "PASS", "")],
+        exit_code=3, args=["--copy-mib", "1", "--budget", "3"], deadline=SLOW_FAKE, wall=4,
+        plan={"cuda.init": 8, "cuda.alloc": 8}),
+    # A crash costs its own check: a fresh worker runs the rest of its group.
+    "crash_fresh_worker_stress": case("fault-gemm-crash-once", "stress", [
+        ("stress.gemm", "node", "ERROR", "during stress.gemm"),
+        ("stress.power", "gpu0", "PASS", "")], exit_code=3, sysroot=None,
+        args=["--gemm-size", "32", "--duration", "1"], deadline=SLOW_FAKE, wall=30),
+    "crash_fresh_worker_cuda": case("fault-kernel-crash-once", "cuda.init,cuda.alloc,cuda.copy,cuda.matmul", [
+        ("cuda.init", "gpu0", "ERROR", "during cuda.init on gpu0"),
+        ("cuda.alloc", "gpu0", "PASS", ""), ("cuda.copy", "gpu0", "PASS", ""),
+        ("cuda.matmul", "gpu0", "PASS", "")], exit_code=3, sysroot=None,
+        args=["--copy-mib", "1", "--gemm-size", "32"], deadline=SLOW_FAKE, wall=30),
+    # Work that never completes on the GPU, 5 s into a 600 s stress: the heartbeats stop, and
+    # the worker is stopped one deadline later, not at the end of the 600 s.
+    "stress_stall": case("fault-kernel-stall", "stress.gemm", [
+        ("stress.gemm", "node", "FAIL", "no progress for 5.")], sysroot=None,
+        args=["--gemm-size", "32", "--duration", "600"], deadline=5, wall=11),
+    # One bound for the whole run: an NVML hang (twice the deadline) within --budget.
+    "nvml_hang_budget": case("fault-nvml-init-hang", "driver", [
+        ("driver.nvml", "node", "ERROR", "not finished within the run's budget of 10 s")],
+        exit_code=3, args=["--budget", "10"], deadline=30, wall=11),
     "worker_garbage": case("h100x8", "driver", [
         ("driver.nvml", "node", "ERROR", "not its protocol")], exit_code=3, worker="@garbage",
         wall=5),
@@ -507,7 +559,11 @@ def materialise(work, what):
 def main():
     gv_check, fixtures, fakelib, work, name = sys.argv[1:6]
     c = CASES[name]
-    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", c["scenario"] + ".conf"))
+    once = os.path.join(work, name + ".once")  # crash_once's marks: fresh for every run
+    shutil.rmtree(once, ignore_errors=True)
+    os.makedirs(once)
+    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", c["scenario"] + ".conf"),
+               GV_FAKE_ONCE_DIR=once)
     for k, v in c["env"].items():
         env[k] = materialise(work, v) if v.startswith("@") else v
     if c["worker"]:
@@ -546,8 +602,11 @@ def main():
             if r["verdict"] != verdict or text not in shown:
                 problems.append("%s %s: %s %r, wanted %s containing %r" % (
                     want_id, subject, r["verdict"], r["message"], verdict, text))
-        if name.startswith("worker_missing_auto") and report.get("isolation") != "none":
-            problems.append("isolation %r, expected none" % report.get("isolation"))
+        for want_id, n in c["plan"].items():
+            got = sorted(r["subject"] for r in rows if r["id"] == want_id)
+            if len(got) != n or len(set(got)) != n:
+                problems.append("%s: %d row(s) %s, the plan has %d, one per GPU" % (
+                    want_id, len(got), got, n))
     print("%s: exit %d in %.2f s" % (name, p.returncode, wall))
     for line in problems:
         print("PROBLEM: " + line)
