@@ -55,7 +55,17 @@ static const char *const files[] = {
 };
 #define NFILES (sizeof files / sizeof *files)
 
-static char root[64];
+/* A scratch sysroot, its context, and what its files hold now (rewritten only when they
+ * change: creating and truncating files is most of a run's time). */
+typedef struct scratch {
+    char root[64];
+    gv_ctx *ctx;
+    int known[NFILES];
+    char *held[NFILES]; /* NULL: no file */
+    size_t len[NFILES];
+} scratch;
+
+static scratch fuzzed, damaged; /* the input as it is; a clean seed damaged */
 
 static void mkdirs(char *path)
 {
@@ -66,16 +76,21 @@ static void mkdirs(char *path)
     }
 }
 
-static void scaffold(void)
+static void scaffold(scratch *s, const char *name)
 {
-    snprintf(root, sizeof root, "/tmp/gv-fuzz-root-%d", (int)getpid());
+    snprintf(s->root, sizeof s->root, "/tmp/gv-fuzz-%s-%d", name, (int)getpid());
     char path[512];
-    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/x", root);
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/x", s->root);
     mkdirs(path);
-    snprintf(path, sizeof path, "%s" GPU "/x", root);
+    snprintf(path, sizeof path, "%s" GPU "/x", s->root);
     mkdirs(path);
-    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:01:00.0", root);
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:01:00.0", s->root);
     symlink("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", path);
+    gv_ctx_opts o = GV_CTX_OPTS_INIT;
+    o.sysroot = s->root;
+    o.live_libraries = 0;
+    if (gv_ctx_create(&o, &s->ctx) != GV_OK)
+        abort();
 }
 
 /* The input's records (0x1e-separated, at most NFILES): record i in rec[i], len[i] bytes, or
@@ -96,12 +111,18 @@ static void split(const uint8_t *data, size_t size, char **rec, size_t *len)
     }
 }
 
-/* The files of the scratch sysroot: record i's bytes, or no file for a NULL one. */
-static void write_files(char **rec, const size_t *len)
+/* The files of a scratch sysroot: record i's bytes, or no file for a NULL one. */
+static void write_files(scratch *s, char **rec, const size_t *len)
 {
     for (size_t i = 0; i < NFILES; i++) {
+        if (s->known[i] && !rec[i] == !s->held[i] &&
+            (!rec[i] || (len[i] == s->len[i] && memcmp(rec[i], s->held[i], len[i]) == 0)))
+            continue;
         char path[512];
-        snprintf(path, sizeof path, "%s%s", root, files[i]);
+        snprintf(path, sizeof path, "%s%s", s->root, files[i]);
+        free(s->held[i]);
+        s->held[i] = NULL;
+        s->known[i] = 1;
         if (!rec[i]) {
             unlink(path);
             continue;
@@ -112,6 +133,8 @@ static void write_files(char **rec, const size_t *len)
             fwrite(rec[i], 1, len[i], f);
             fclose(f);
         }
+        s->held[i] = fuzz_text((const uint8_t *)rec[i], len[i]);
+        s->len[i] = len[i];
     }
 }
 
@@ -154,7 +177,7 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void load_clean(gv_ctx *ctx)
+static void load_clean(void)
 {
     DIR *d = opendir(GV_FUZZ_CORPUS "/fuzz_sysroot");
     char *names[MAX_CLEAN];
@@ -174,9 +197,9 @@ static void load_clean(gv_ctx *ctx)
         if (!data)
             continue;
         split((const uint8_t *)data, clean[nclean].size, rec, len);
-        write_files(rec, len);
+        write_files(&damaged, rec, len);
         free_records(rec);
-        gv_report *r = judge(ctx);
+        gv_report *r = judge(damaged.ctx);
         if (!r)
             abort(); /* a seed the checks cannot run over */
         fuzz_rows_not_pass(r, &clean[nclean].not_pass);
@@ -193,7 +216,7 @@ static void load_clean(gv_ctx *ctx)
 }
 
 /* A clean seed damaged as the input says: no row it did not PASS may PASS. */
-static void damage(gv_ctx *ctx, const uint8_t *data, size_t size)
+static void damage(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return;
@@ -208,9 +231,9 @@ static void damage(gv_ctx *ctx, const uint8_t *data, size_t size)
         if (rec[i]) /* a file the seed has: one it lacks stays missing */
             rec[i] = fuzz_insert(rec[i], &len[i], d[k].at, d[k].byte);
     }
-    write_files(rec, len);
+    write_files(&damaged, rec, len);
     free_records(rec);
-    gv_report *r = judge(ctx);
+    gv_report *r = judge(damaged.ctx);
     if (r)
         fuzz_assert_no_new_pass(&clean[which].not_pass, r, "fuzz_sysroot");
     gv_report_free(r);
@@ -218,20 +241,16 @@ static void damage(gv_ctx *ctx, const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static gv_ctx *ctx;
-    if (!ctx) {
-        scaffold();
-        gv_ctx_opts o = GV_CTX_OPTS_INIT;
-        o.sysroot = root;
-        o.live_libraries = 0;
-        if (gv_ctx_create(&o, &ctx) != GV_OK)
-            abort();
-        load_clean(ctx);
+    if (!fuzzed.ctx) {
+        scaffold(&fuzzed, "root");
+        scaffold(&damaged, "damaged");
+        load_clean();
     }
+    gv_ctx *ctx = fuzzed.ctx;
     char *rec[NFILES];
     size_t len[NFILES];
     split(data, size, rec, len);
-    write_files(rec, len);
+    write_files(&fuzzed, rec, len);
     free_records(rec);
     gv_report_free(judge(ctx));
     gv_rdma_opts rdma = GV_RDMA_OPTS_INIT;
@@ -239,6 +258,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gv_rdma_report *rr = NULL;
     if (gv_rdma_status(ctx, &rdma, &rr) == GV_OK)
         gv_rdma_free(rr);
-    damage(ctx, data, size);
+    damage(data, size);
     return 0;
 }
