@@ -156,6 +156,16 @@ GV_API gv_status gv_report_driver(const gv_report *report, gv_driver_info *out);
 GV_API uint32_t gv_report_gpu_count(const gv_report *report);
 GV_API gv_status gv_report_gpu(const gv_report *report, uint32_t index, gv_gpu *out);
 
+/* One GPU's verdict, so that a scheduler can take a bad GPU out of service alone (the JSON's
+ * gpus[i].verdict, docs/outputs.md "Per-GPU verdicts"): the GPU gv_report_gpu(report, index)
+ * gives, judged by the rows whose subject is "gpu<N>", N its gv_gpu.index. GV_FAIL when one of
+ * them FAILed (unusable), else GV_ERROR when one ERRORed (not judged), else GV_WARN or GV_PASS
+ * (usable), GV_SKIP when no row judged it (usable as far as the run knows; a GPU set apart,
+ * gv_gpu.inaccessible, has no rows). The checks that made it so are the rows of that subject
+ * and verdict (gv_report_result). A node's rows (subject "node") count for no GPU: the node's
+ * verdict (gv_report_verdict) says them. -1 for NULL or an index past the inventory. */
+GV_API int32_t gv_report_gpu_verdict(const gv_report *report, uint32_t index);
+
 /* What a caller is to do with a report: the class of its one line (gv_report_line), and
  * gv-check's exit status for it. */
 enum gv_outcome {
@@ -187,7 +197,7 @@ GV_API int32_t gv_report_line(const gv_report *report, char *out, uint32_t cap);
  * described by docs/report.schema.json (its version is the report's schema_version). */
 GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
 
-/* Reads a report back from its JSON (schema_version 1 to 5), as rendered here or by another process
+/* Reads a report back from its JSON (schema_version 1 to 6), as rendered here or by another process
  * or node: the same accessors and renderers then work on it. GV_ERR_PARSE names the key that
  * is missing or of the wrong type. Free with gv_report_free. */
 GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out);
@@ -196,7 +206,8 @@ GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **
  * collector (write it to a *.prom file atomically); flags must be 0. Free *out with gv_free.
  * Metrics (docs/outputs.md, which lists them all and the series budget): gpuverify_info,
  * gpuverify_node_healthy, gpuverify_checks{verdict}, gpuverify_check_status{check,subject,
- * verdict} = 1 for each WARN, FAIL or ERROR row (none for PASS or SKIP), one metric per
+ * verdict} = 1 for each WARN, FAIL or ERROR row (none for PASS or SKIP), gpuverify_gpu_usable
+ * (per GPU: 0 when gv_report_gpu_verdict is FAIL or ERROR, else 1), one metric per
  * measured quantity in base units (gpuverify_gpu_tlimit_margin_celsius,
  * gpuverify_gpu_pcie_replays_total, gpuverify_gpu_matmul_flops_per_second, ...),
  * gpuverify_run_duration_seconds and gpuverify_run_timestamp_seconds. A GPU's series carry

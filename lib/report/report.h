@@ -66,6 +66,13 @@ gv_report *gv_report_new(const gv_facts *facts);
  * anything tested). */
 int32_t gv_verdict_worse(int32_t a, int32_t b);
 
+/* Per-GPU verdicts (report_gpus.c). N of a subject "gpuN", -1 for any other ("node", "mlx5_0"). */
+long gv_subject_gpu(const char *subject);
+/* The verdict of the GPU whose gv_gpu.index is `gpu`, from the rows whose subject is "gpu<gpu>":
+ * FAIL when one FAILed, else ERROR when one ERRORed, else WARN, else PASS; SKIP when no row
+ * judged it. Node rows count for no GPU. */
+int32_t gv_gpu_verdict_of(const gv_report *r, uint32_t gpu);
+
 /* Starts a group of rows: earlier rows are flushed, the clock of the next ones starts now. */
 void gv_report_begin_rows(gv_report *r);
 /* Finalises the rows added since the last flush: each gets an equal share of the time since

@@ -9,8 +9,9 @@
 /* 2: isolation and isolation_detail added (docs/report.schema.v1.json is version 1);
  * 3: a check's optional series (docs/report.schema.v2.json is version 2);
  * 4: a GPU's inaccessible (docs/report.schema.v3.json is version 3).
- * 5: a check's optional held_by (docs/report.schema.v4.json is version 4). */
-#define GV_REPORT_SCHEMA_VERSION 5
+ * 5: a check's optional held_by (docs/report.schema.v4.json is version 4).
+ * 6: a GPU's verdict and failed_checks (docs/report.schema.v5.json is version 5). */
+#define GV_REPORT_SCHEMA_VERSION 6
 
 /* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
 static json_t *int_or_null(long long v)
@@ -127,6 +128,28 @@ static json_t *gpu_json(const gv_gpu *g)
     return o;
 }
 
+/* Version 6: the GPU's verdict from its rows (gv_report_gpu_verdict) and the IDs of the checks
+ * that gave it, each once, when it is FAIL or ERROR ([] otherwise). Derived from the rows, so
+ * the reader recomputes them rather than reading them. */
+static json_t *gpu_verdict_json(const gv_report *r, json_t *o, uint32_t gpu)
+{
+    int32_t verdict = gv_gpu_verdict_of(r, gpu);
+    json_t *ids = json_array();
+    for (size_t i = 0; (verdict == GV_FAIL || verdict == GV_ERROR) && i < r->count; i++) {
+        const gv_check_result *c = &r->results[i];
+        if (c->verdict != verdict || gv_subject_gpu(c->subject) != (long)gpu)
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < json_array_size(ids) && !seen; k++)
+            seen = strcmp(json_string_value(json_array_get(ids, k)), c->id) == 0;
+        if (!seen)
+            json_array_append_new(ids, str(c->id));
+    }
+    json_object_set_new(o, "verdict", json_string(gv_verdict_name(verdict)));
+    json_object_set_new(o, "failed_checks", ids);
+    return o;
+}
+
 json_t *gv_result_to_json(const gv_check_result *c)
 {
     json_t *o = json_object();
@@ -176,7 +199,7 @@ json_t *gv_report_to_json(const gv_report *r)
     json_object_set_new(root, "driver", driver_json(&r->driver));
     json_t *gpus = json_array();
     for (size_t i = 0; i < r->gpu_count; i++)
-        json_array_append_new(gpus, gpu_json(&r->gpus[i]));
+        json_array_append_new(gpus, gpu_verdict_json(r, gpu_json(&r->gpus[i]), r->gpus[i].index));
     json_object_set_new(root, "gpus", gpus);
     json_t *checks = json_array();
     for (size_t i = 0; i < r->count; i++)

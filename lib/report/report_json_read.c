@@ -1,4 +1,4 @@
-/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 5), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 6), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -161,6 +161,8 @@ static void gpu(reader *rd, json_t *o, size_t index, gv_gpu *g)
     /* Version 4: before it, every GPU of the inventory was the reporting process's. */
     g->inaccessible =
         json_object_get(o, "inaccessible") ? (int32_t)integer(rd, o, "inaccessible") : 0;
+    /* Version 6's verdict and failed_checks are not read: they follow from the rows, and are
+     * judged again from them (gv_report_gpu_verdict). */
     g->link_speed_current_gts = number(rd, o, "link_speed_current_gts", -1);
     g->link_speed_max_gts = number(rd, o, "link_speed_max_gts", -1);
 }
@@ -257,10 +259,10 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
     if (!r)
         rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
     else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
-             json_integer_value(version) > 5)
+             json_integer_value(version) > 6)
         rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads versions 1 to 5",
-                            json_is_integer(version) ? "is not 1 to 5" : "missing");
+                            "report JSON: schema_version %s: this library reads versions 1 to 6",
+                            json_is_integer(version) ? "is not 1 to 6" : "missing");
     else
         read_report(&rd, root, r);
     if (rd.status != GV_OK) {

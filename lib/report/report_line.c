@@ -30,6 +30,51 @@ static void fit(char *out, size_t cap, const char *head, const char *message, co
     snprintf(out, max + 1, "%s%s%s", head, msg, tail);
 }
 
+/* The smallest N above `after` of a FAIL row whose subject is "gpuN"; -1 for none. */
+static long next_failed_gpu(const gv_report *r, long after)
+{
+    long next = -1;
+    for (size_t i = 0; i < r->count; i++) {
+        long n = r->results[i].verdict == GV_FAIL ? gv_subject_gpu(r->results[i].subject) : -1;
+        if (n > after && (next < 0 || n < next))
+            next = n;
+    }
+    return next;
+}
+
+/* "gpus 3,5: ", "gpus 0-3,6: " (ranges as Slurm writes GRES indices) naming the GPUs with a
+ * FAIL row, "" when only the node's rows FAILed; a list longer than out holds ends after a
+ * whole GPU with "...". */
+static void failed_gpus(const gv_report *r, char *out, size_t cap)
+{
+    char list[64] = "";
+    size_t len = 0, room = cap - strlen("gpus : ") - 1;
+    if (room > sizeof list - 1)
+        room = sizeof list - 1;
+    out[0] = '\0';
+    long n = next_failed_gpu(r, -1);
+    if (n < 0)
+        return;
+    while (n >= 0) {
+        long last = n, next;
+        while ((next = next_failed_gpu(r, last)) == last + 1)
+            last = next;
+        char item[48];
+        int k = snprintf(item, sizeof item, "%s%ld", len ? "," : "", n);
+        if (last > n)
+            snprintf(item + k, sizeof item - (size_t)k, "%c%ld", last == n + 1 ? ',' : '-', last);
+        /* room for "..." after it unless it is the last */
+        if (len + strlen(item) + (next >= 0 ? 3 : 0) > room) {
+            memcpy(list + len, "...", 4);
+            break;
+        }
+        memcpy(list + len, item, strlen(item) + 1);
+        len += strlen(item);
+        n = next;
+    }
+    snprintf(out, cap, "gpus %s: ", list);
+}
+
 int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
 {
     if (!r || !out || cap <= GV_REPORT_LINE_MAX)
@@ -56,7 +101,9 @@ int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
     char head[160], tail[96];
     if (count[GV_FAIL]) {
         const gv_check_result *c = first[GV_FAIL];
-        snprintf(head, sizeof head, "FAIL %s %s: ", c->id, c->subject);
+        char gpus[48];
+        failed_gpus(r, gpus, sizeof gpus);
+        snprintf(head, sizeof head, "FAIL %s%s %s: ", gpus, c->id, c->subject);
         snprintf(tail, sizeof tail, " (%u FAIL, %u WARN, %u ERROR of %u)", count[GV_FAIL],
                  count[GV_WARN], count[GV_ERROR], n);
         fit(out, cap, head, c->message, tail);

@@ -123,11 +123,7 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 /* N of a "gpuN" subject, -1 for another subject. */
 static long subject_index(const char *subject)
 {
-    if (strncmp(subject, "gpu", 3) != 0 || !isdigit((unsigned char)subject[3]))
-        return -1;
-    char *end = NULL;
-    long n = strtol(subject + 3, &end, 10);
-    return *end || n > 99999 ? -1 : n;
+    return gv_subject_gpu(subject);
 }
 
 /* The inventory's GPU of index n; NULL when it lacks one. */
@@ -235,6 +231,25 @@ static void render(const gv_report *r, FILE *f)
         label(f, &first, "verdict", gv_verdict_name(c->verdict));
         subject_labels(f, &first, r, c->subject);
         fputs("} 1\n", f);
+    }
+    /* One series per GPU of the inventory that this process was given (a GPU set apart has no
+     * rows: nothing judged it); node rows count for no GPU (gpuverify_node_healthy says them). */
+    int usable_header = 0;
+    for (size_t i = 0; i < r->gpu_count; i++) {
+        const gv_gpu *g = &r->gpus[i];
+        if (g->inaccessible)
+            continue;
+        if (!usable_header++)
+            family(f, "gpuverify_gpu_usable", "gauge",
+                   "1 when no check of this GPU failed or errored (warnings and skips count as "
+                   "usable), else 0; node-wide checks count for no GPU.");
+        int32_t v = gv_gpu_verdict_of(r, g->index);
+        char subject[24];
+        snprintf(subject, sizeof subject, "gpu%u", g->index);
+        first = 1;
+        fputs("gpuverify_gpu_usable{", f);
+        subject_labels(f, &first, r, subject);
+        fprintf(f, "} %d\n", v != GV_FAIL && v != GV_ERROR);
     }
     for (size_t k = 0; k < sizeof metrics / sizeof *metrics; k++) {
         const metric_def *m = &metrics[k];

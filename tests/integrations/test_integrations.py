@@ -101,7 +101,8 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     updates, _, _, _ = run("healthy", ("IDLE", ""), 0)
     untouched("healthy", updates)
     updates, after, _, _ = run("FAIL", ("IDLE", ""), 1, scen="h100x8-gpu-lost")
-    drained_with("FAIL", updates, "gpuverify: FAIL driver.gpu_count node: PCI sees 8 GPU(s)")
+    drained_with("FAIL", updates,
+                 "gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)")
     if after["state"] != "IDLE+DRAIN":
         failures.append("healthcheck FAIL: node %r" % after)
     # Its own drain is resumed once healthy, and not re-drained with the same reason.

@@ -90,7 +90,7 @@ def main():
         # Over the fakes.
         expect("h100x8", nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("h100x8")), 0, within=10)
         expect("h100x8-gpu-lost", nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("h100x8-gpu-lost")),
-               1, reason="check_gpuverify:  FAIL driver.gpu_count node: PCI sees 8 GPU(s)",
+               1, reason="check_gpuverify:  FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)",
                within=10)
         got = expect("h100x8-mig (WARN)",
                      nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("h100x8-mig")), 0, within=10)

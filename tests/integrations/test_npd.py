@@ -217,8 +217,9 @@ def main():
         argv = [gv_check] + args + ["--sysroot", root, "--library-dir", fakelib]
         cases = (("h100x8", "False", None),
                                   ("h100x8-mig", "False", None),  # a WARN is healthy
-                                  ("h100x8-gpu-lost", "True", "FAIL driver.gpu_count node: "),
-                                  ("health-memory", "True", "FAIL gpu.ecc_errors gpu0: "),
+                                  ("h100x8-gpu-lost", "True",
+                                   "FAIL gpus 3: driver.gpu_count node: "),
+                                  ("health-memory", "True", "FAIL gpus 0,1,4,7: gpu.ecc_errors gpu0: "),
                                   ("h100x8", "False", None),  # and back
                                   ("fault-nvml-init-hang", "True", "FAIL driver.nvml node: "),
                                   # gv-check cannot start: unknown, with its message

@@ -349,7 +349,7 @@ def scenarios(c, failures, timings):
     dur, rc = c.step("healthcheck", "gpu-lost", "h100x8-gpu-lost")
     timings["gpu-lost"] = dur
     expect("FAIL (h100x8-gpu-lost)", flags={"DRAIN"},
-           reason_has=["gpuverify: FAIL driver.gpu_count node: PCI sees 8 GPU(s)"])
+           reason_has=["gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)"])
     if rc != 1:
         failures.append("FAIL run: exit %d, want 1" % rc)
 
@@ -412,7 +412,7 @@ def scenarios(c, failures, timings):
         failures.append("srun with a failing Prolog: exit %d, %r" % (res.returncode,
                                                                    res.stderr[-300:]))
     expect("Prolog FAIL (srun)", flags={"DRAIN"},
-           reason_has=["gpuverify: FAIL driver.gpu_count node: PCI sees 8 GPU(s)"])
+           reason_has=["gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)"])
     if "(prolog of job " not in c.out("prolog"):
         failures.append("Prolog: the script did not know it ran as a Prolog: %r"
                         % c.out("prolog")[-300:])
@@ -437,7 +437,7 @@ def scenarios(c, failures, timings):
         failures.append("sbatch with a failing Prolog: job %s is %r, want PENDING, requeued "
                         "held" % (job, state))
     expect("Prolog FAIL (sbatch)", flags={"DRAIN"},
-           reason_has=["gpuverify: FAIL driver.gpu_count node: PCI sees 8 GPU(s)"])
+           reason_has=["gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)"])
     c.run(["scancel", job], check=False)
     os.remove(c.path("prolog.step"))
     c.step("healthcheck", "healthy-after-sbatch", "h100x8")

@@ -108,6 +108,48 @@ def prometheus_problems(text, gpus):
                 yield "%d series for %s: over its budget of %d" % (n, who, limit)
 
 
+GPU_RANK = {"SKIP": 0, "PASS": 1, "WARN": 2, "ERROR": 3, "FAIL": 4}
+
+
+def gpu_verdict_problems(report):
+    """Each GPU's verdict and failed_checks (schema 6) against the rows whose subject is that
+    GPU: FAIL over ERROR over WARN over PASS, SKIP with no row; the checks of that verdict
+    when FAIL or ERROR. Node rows count for no GPU."""
+    for g in report["gpus"]:
+        rows = [c for c in report["checks"] if c["subject"] == "gpu%d" % g["index"]]
+        want = max((c["verdict"] for c in rows), key=GPU_RANK.get, default="SKIP")
+        ids = []
+        for c in rows:
+            if want in ("FAIL", "ERROR") and c["verdict"] == want and c["id"] not in ids:
+                ids.append(c["id"])
+        if g["verdict"] != want or g["failed_checks"] != ids:
+            yield "gpus[%d]: verdict %s %s, its rows say %s %s" % (
+                g["index"], g["verdict"], g["failed_checks"], want, ids)
+
+
+USABLE = re.compile(r'^gpuverify_gpu_usable\{([^}]*)\} (\S+)$', re.M)
+STATUS = re.compile(r'^gpuverify_check_status\{[^}]*subject="gpu(\d+)",verdict="(FAIL|ERROR)"',
+                    re.M)
+
+
+def gpu_usable_problems(text, given):
+    """gpuverify_gpu_usable on its own terms: one series for each of the `given` GPUs (those
+    not inaccessible), 0 exactly for a GPU with a FAIL or ERROR gpuverify_check_status."""
+    usable = {}
+    for labels, value in USABLE.findall(text):
+        m = GPU_LABEL.search("{" + labels)
+        if not m or m.group(1) in usable or value not in ("0", "1"):
+            yield "gpuverify_gpu_usable{%s} %s: no gpu label, twice or not 0/1" % (labels, value)
+            continue
+        usable[m.group(1)] = value
+    if len(usable) != given:
+        yield "%d gpuverify_gpu_usable series for %d GPUs given to the run" % (len(usable), given)
+    bad = {n for n, _ in STATUS.findall(text)}
+    for n, value in sorted(usable.items()):
+        if value != ("0" if n in bad else "1"):
+            yield "gpuverify_gpu_usable{gpu=\"%s\"} %s against its check_status rows" % (n, value)
+
+
 def run(gv_check, sysroot, libdir, scenario, args, env, mode):
     e = dict(os.environ, **env)
     e.pop("GV_FAKE_SCENARIO", None)
@@ -150,6 +192,7 @@ def main():
                 name, out.returncode, want_exit, report["verdict"]))
         seen_ids.update(c["id"] for c in report["checks"])
         failures += ["%s: %s" % (name, p) for p in unhelpful_rows(report)]
+        failures += ["%s: %s" % (name, p) for p in gpu_verdict_problems(report)]
 
         prom = run(gv_check, root, libdir, scenario, args, env, "--prometheus")
         check = subprocess.run([promtool, "check", "metrics"], input=prom.stdout,
@@ -160,6 +203,8 @@ def main():
         if healthy not in prom.stdout:
             failures.append("%s: Prometheus text lacks '%s'" % (name, healthy))
         failures += ["%s: %s" % (name, p) for p in prometheus_problems(prom.stdout, len(report["gpus"]))]
+        given = sum(1 for g in report["gpus"] if not g["inaccessible"])
+        failures += ["%s: %s" % (name, p) for p in gpu_usable_problems(prom.stdout, given)]
 
         npd = run(gv_check, root, libdir, scenario, args, env, "--npd")
         verdicts = [c["verdict"] for c in report["checks"]]

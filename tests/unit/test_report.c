@@ -16,7 +16,7 @@ static void json_round_trip(void **state)
     json_error_t err;
     json_t *root = json_loads(text, 0, &err);
     assert_non_null(root);
-    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 5);
+    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 6);
     assert_string_equal(json_string_value(json_object_get(root, "verdict")), "FAIL");
     assert_string_equal(json_string_value(json_object_get(root, "hostname")), "gpu-h100-017");
     json_t *gpus = json_object_get(root, "gpus");
@@ -24,6 +24,16 @@ static void json_round_trip(void **state)
     json_t *lost = json_array_get(gpus, 3);
     assert_true(json_is_null(json_object_get(lost, "cuda_index"))); /* unknown is null, not -1 */
     assert_int_equal(json_integer_value(json_object_get(lost, "nvml_result")), 15);
+    /* The lost GPU alone is unusable: driver.gpu_count's node FAIL counts for no GPU. */
+    assert_string_equal(json_string_value(json_object_get(lost, "verdict")), "FAIL");
+    json_t *failed = json_object_get(lost, "failed_checks");
+    assert_int_equal(json_array_size(failed), 1);
+    assert_string_equal(json_string_value(json_array_get(failed, 0)), "gpu.nvml");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "verdict")),
+                        "PASS");
+    assert_int_equal(json_array_size(json_object_get(json_array_get(gpus, 0), "failed_checks")), 0);
+    assert_int_equal(gv_report_gpu_verdict(r, 3), GV_FAIL);
+    assert_int_equal(gv_report_gpu_verdict(r, 0), GV_PASS);
     json_t *checks = json_object_get(root, "checks");
     assert_int_equal(json_array_size(checks), gv_report_count(r));
     size_t fails = 0;
@@ -83,6 +93,15 @@ static void prometheus_text(void **state)
              lost.uuid);
     assert_string_equal(lost.pci_bus_id, "0000:5d:00.0");
     assert_non_null(strstr(text, line));
+    snprintf(line, sizeof line,
+             "\ngpuverify_gpu_usable{gpu=\"3\",UUID=\"%s\",pci_bus_id=\"00000000:5D:00.0\","
+             "Hostname=\"gpu-h100-017\"} 0\n",
+             lost.uuid);
+    assert_non_null(strstr(text, line));
+    assert_int_equal(series_count(text, "gpuverify_gpu_usable{"), 8);
+    assert_int_equal(series_count(text, "gpuverify_gpu_usable{gpu=\"0\","), 1);
+    assert_true(strncmp(strchr(strstr(text, "gpuverify_gpu_usable{gpu=\"0\","), '}'), "} 1\n", 4) ==
+                0);
     assert_int_equal(series_count(text, "gpuverify_check_status{"), count_verdict(r, GV_WARN) +
                                                                         count_verdict(r, GV_FAIL) +
                                                                         count_verdict(r, GV_ERROR));
@@ -192,7 +211,7 @@ static void json_read_back(void **state)
         gv_report_free(r);
     }
     static const char *const bad[] = {
-        "not json", "{\"schema_version\": 6}", "[1, 2]",
+        "not json", "{\"schema_version\": 7}", "[1, 2]",
         "{\"schema_version\": 1, \"driver\": {}, \"gpus\": [], \"checks\": 3}",
         "{\"schema_version\": 1, \"hostname\": 5, \"driver\": {}, \"gpus\": [], "
         "\"checks\": []}"};
@@ -287,7 +306,7 @@ static void one_line(void **state)
     gv_report_add(r, "gpu.ecc_errors", "gpu0", GV_FAIL, "%s", words);
     assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
     assert_true(strlen(line) <= GV_REPORT_LINE_MAX);
-    assert_true(strncmp(line, "FAIL gpu.ecc_errors gpu0: counter nine", 38) == 0);
+    assert_true(strncmp(line, "FAIL gpus 0: gpu.ecc_errors gpu0: counter nine", 46) == 0);
     const char *cut = strstr(line, "... (1 FAIL, 1 WARN, 3 ERROR of 6)");
     assert_non_null(cut); /* the counts whole, after a word cut whole */
     assert_true(cut[-1] == 'e' || cut[-1] == 'r');
@@ -338,6 +357,145 @@ static void control_bytes_never_reach_a_row(void **state)
     gv_report_free(r);
 }
 
+/* A report of gpu0..gpu7 (and gpu8, set apart) whose gpu3 FAILs and gpu5 ERRORs, beside a node
+ * FAIL: what a scheduler reads to take gpu3 alone out of service. */
+static struct gv_report *eight_gpus(void)
+{
+    struct gv_report *r = calloc(1, sizeof *r);
+    snprintf(r->hostname, sizeof r->hostname, "n1");
+    r->gpu_count = 9;
+    r->gpus = calloc(r->gpu_count, sizeof *r->gpus);
+    for (uint32_t i = 0; i < r->gpu_count; i++) {
+        r->gpus[i].index = i;
+        snprintf(r->gpus[i].uuid, sizeof r->gpus[i].uuid, "GPU-%u", i);
+        snprintf(r->gpus[i].pci_bus_id, sizeof r->gpus[i].pci_bus_id, "0000:%u0:00.0", i + 1);
+    }
+    r->gpus[8].inaccessible = 1;
+    gv_report_add(r, "driver.gpu_count", "node", GV_FAIL, "PCI sees 9 GPU(s), NVML 8");
+    for (int i = 0; i < 7; i++) {
+        char subject[16];
+        snprintf(subject, sizeof subject, "gpu%d", i);
+        gv_report_add(r, "gpu.ecc_errors", subject, GV_PASS, "no error");
+    }
+    gv_report_add(r, "gpu.ecc_errors", "gpu7", GV_SKIP, "not tested");
+    gv_report_add(r, "gpu.temperature", "gpu1", GV_WARN, "T.Limit margin 4 C");
+    gv_report_add(r, "cuda.init", "gpu3", GV_ERROR, "worker crashed"); /* FAIL outranks it */
+    gv_report_add(r, "gemm.bf16", "gpu3", GV_FAIL, "120 TFLOPS, expected 700");
+    gv_report_add(r, "gemm.bf16", "gpu3", GV_FAIL, "again"); /* named once */
+    gv_report_add(r, "cuda.init", "gpu5", GV_ERROR, "not run: the budget was spent");
+    gv_report_add(r, "gemm.bf16", "gpu5", GV_SKIP, "cuda.init did not run");
+    gv_report_add(r, "topo.numa", "gpu2 (0000:30:00.0)", GV_FAIL, "not a GPU's subject");
+    return r;
+}
+
+static void per_gpu_verdicts(void **state)
+{
+    (void)state;
+    struct gv_report *r = eight_gpus();
+    static const int32_t want[] = {GV_PASS, GV_WARN,  GV_PASS, GV_FAIL, GV_PASS,
+                                   GV_ERROR, GV_PASS, GV_SKIP, GV_SKIP};
+    for (uint32_t i = 0; i < 9; i++)
+        assert_int_equal(gv_report_gpu_verdict(r, i), want[i]);
+    assert_int_equal(gv_report_gpu_verdict(r, 9), -1);
+    assert_int_equal(gv_report_gpu_verdict(NULL, 0), -1);
+    assert_int_equal(gv_report_verdict(r), GV_ERROR); /* the node's verdict is as before */
+
+    /* JSON: each GPU's verdict and the checks that gave it, and it reads back the same. */
+    char *text = NULL;
+    assert_int_equal(gv_report_json(r, GV_JSON_COMPACT, &text), GV_OK);
+    json_error_t err;
+    json_t *root = json_loads(text, 0, &err);
+    assert_non_null(root);
+    json_t *gpus = json_object_get(root, "gpus");
+    static const char *const names[] = {"PASS",  "WARN", "PASS", "FAIL", "PASS",
+                                        "ERROR", "PASS", "SKIP", "SKIP"};
+    for (size_t i = 0; i < 9; i++) {
+        json_t *g = json_array_get(gpus, i);
+        assert_string_equal(json_string_value(json_object_get(g, "verdict")), names[i]);
+        json_t *ids = json_object_get(g, "failed_checks");
+        assert_true(json_is_array(ids));
+        assert_int_equal(json_array_size(ids), i == 3 || i == 5);
+    }
+    json_t *ids3 = json_object_get(json_array_get(gpus, 3), "failed_checks");
+    json_t *ids5 = json_object_get(json_array_get(gpus, 5), "failed_checks");
+    assert_string_equal(json_string_value(json_array_get(ids3, 0)), "gemm.bf16");
+    assert_string_equal(json_string_value(json_array_get(ids5, 0)), "cuda.init");
+    json_decref(root);
+    gv_ctx *ctx = scenario_ctx("h100-open", NULL);
+    gv_report *back = NULL;
+    assert_int_equal(gv_report_from_json(ctx, text, &back), GV_OK);
+    for (uint32_t i = 0; i < 9; i++)
+        assert_int_equal(gv_report_gpu_verdict(back, i), want[i]);
+    char *again = NULL;
+    assert_int_equal(gv_report_json(back, GV_JSON_COMPACT, &again), GV_OK);
+    assert_string_equal(text, again);
+    gv_free(again);
+    gv_free(text);
+
+    /* Prometheus: one gpuverify_gpu_usable per GPU given to the run, with the GPU's labels;
+     * the node's FAIL makes no GPU unusable. */
+    assert_int_equal(gv_report_prometheus(r, 0, &text), GV_OK);
+    assert_int_equal(series_count(text, "gpuverify_gpu_usable{"), 8); /* not gpu8 */
+    assert_non_null(strstr(text, "\n# TYPE gpuverify_gpu_usable gauge\n"));
+    assert_non_null(strstr(text, "\ngpuverify_gpu_usable{gpu=\"3\",UUID=\"GPU-3\","
+                                 "pci_bus_id=\"00000000:40:00.0\",Hostname=\"n1\"} 0\n"));
+    assert_non_null(strstr(text, "\ngpuverify_gpu_usable{gpu=\"5\",UUID=\"GPU-5\","
+                                 "pci_bus_id=\"00000000:60:00.0\",Hostname=\"n1\"} 0\n"));
+    static const char *const usable[] = {"0", "1", "2", "4", "6", "7"};
+    for (size_t i = 0; i < sizeof usable / sizeof *usable; i++) {
+        char line[160];
+        snprintf(line, sizeof line, "\ngpuverify_gpu_usable{gpu=\"%s\",UUID=\"GPU-%s\",", usable[i],
+                 usable[i]);
+        const char *at = strstr(text, line);
+        assert_non_null(at);
+        assert_true(strncmp(strchr(at, '}'), "} 1\n", 4) == 0);
+    }
+    assert_null(strstr(text, "gpuverify_gpu_usable{gpu=\"8\""));
+    char *a = NULL, *b = NULL;
+    assert_int_equal(gv_report_prometheus(back, 0, &a), GV_OK);
+    assert_string_equal(text, a); /* the same from the report read back */
+    gv_free(text);
+    gv_report_free(back);
+
+    /* The one line names the GPUs that FAILed, before the first FAIL row, the class first. */
+    char line[GV_REPORT_LINE_MAX + 1];
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    assert_string_equal(line, "FAIL gpus 3: driver.gpu_count node: PCI sees 9 GPU(s), NVML 8 "
+                              "(4 FAIL, 1 WARN, 2 ERROR of 16)");
+    static const char *const more[] = {"gpu0", "gpu1", "gpu2", "gpu6", "gpu7"};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        gv_report_add(r, "gpu.xid", more[i], GV_FAIL, "Xid 79");
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    assert_true(strncmp(line, "FAIL gpus 0-3,6,7: driver.gpu_count node: ", 42) == 0);
+    assert_int_equal(gv_report_prometheus(r, 0, &b), GV_OK);
+    assert_string_not_equal(a, b); /* gpu0 is unusable now */
+    gv_free(a);
+    gv_free(b);
+    gv_report_free(r);
+
+    /* Only the node FAILed: the line is as before. Many GPUs: the list ends in "..." after a
+     * whole GPU, within 200 bytes, the counts kept. */
+    r = calloc(1, sizeof *r);
+    gv_report_add(r, "driver.gpu_count", "node", GV_FAIL, "no NVIDIA GPU found");
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    assert_string_equal(line, "FAIL driver.gpu_count node: no NVIDIA GPU found (1 FAIL, 0 WARN, "
+                              "0 ERROR of 1)");
+    for (int i = 0; i < 144; i += 2) {
+        char subject[16];
+        snprintf(subject, sizeof subject, "gpu%d", i);
+        gv_report_add(r, "gpu.xid", subject, GV_FAIL, "Xid 79");
+    }
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    assert_true(strlen(line) <= GV_REPORT_LINE_MAX);
+    assert_true(strncmp(line, "FAIL gpus 0,2,4,6,8,10,", 23) == 0);
+    const char *dots = strstr(line, "...: driver.gpu_count node: ");
+    assert_non_null(dots);
+    assert_true(dots[-1] >= '0' && dots[-1] <= '9' && strlen("FAIL ") + 48 > (size_t)(dots - line));
+    assert_non_null(strstr(line, " (73 FAIL, 0 WARN, 0 ERROR of 73)"));
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+}
+
 /* A caller built against a newer, larger layout gets our part and keeps its size. */
 static void versioned_copy_out(void **state)
 {
@@ -368,6 +526,7 @@ int main(void)
         cmocka_unit_test(json_round_trip), cmocka_unit_test(prometheus_text),
         cmocka_unit_test(json_read_back),  cmocka_unit_test(held_row),
         cmocka_unit_test(one_line),        cmocka_unit_test(versioned_copy_out),
+        cmocka_unit_test(per_gpu_verdicts),
         cmocka_unit_test(control_bytes_never_reach_a_row)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
