@@ -11,6 +11,7 @@
 
 #include "checks/policy.h"
 #include "core/context.h"
+#include "core/parse.h"
 #include "core/sizes.h"
 #include "gpuverify/gv_compute.h"
 #include "gpuverify/gv_policy.h"
@@ -19,13 +20,7 @@
 /* A number in [lo, hi], the whole value; 0 when it parses. */
 static int number(const char *v, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(d) || d < lo || d > hi)
-        return -1;
-    *out = d;
-    return 0;
+    return gv_parse_double(v, lo, hi, out) == GV_PARSE_OK ? 0 : -1;
 }
 
 /* "6.2", "5.15": major.minor, each under 1000. */

@@ -11,6 +11,7 @@
 #include "checks/run_events.h"
 #include "checks/run_hold.h"
 #include "core/context.h"
+#include "core/parse.h"
 #include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
@@ -204,17 +205,19 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, const int *base, i
 static gv_status select_gpus(gv_ctx *ctx, const char *list, int *chosen)
 {
     memset(chosen, 0, GV_RUN_MAX_GPUS * sizeof *chosen);
-    for (const char *p = list; *p;) {
-        char *end;
-        unsigned long v = strtoul(p, &end, 10);
-        if (end == p || v >= GV_RUN_MAX_GPUS || (*end && *end != ','))
+    for (const char *p = list;;) {
+        uint64_t v;
+        /* A digit first: no blank, sign or empty entry ("0,", " 1", "+1"). */
+        if (!(*p >= '0' && *p <= '9') ||
+            gv_parse_u64_at(&p, 10, 0, GV_RUN_MAX_GPUS - 1, &v) != GV_PARSE_OK ||
+            (*p && *p != ','))
             return gv_fail(ctx, GV_ERR_INVALID_ARG,
                            "gv_run_opts.gpus '%s': CUDA ordinals 0..%d, comma-separated", list,
                            GV_RUN_MAX_GPUS - 1);
         chosen[v] = 1;
-        p = *end ? end + 1 : end;
+        if (!*p++)
+            return GV_OK;
     }
-    return GV_OK;
 }
 
 /* A GPU the caller asked for that CUDA does not see FAILs: the GPU tests would only pass it
