@@ -417,7 +417,7 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
                                  ? c->plan->stress_s
                                  : gv_catalog_deadline(c->ctx, c->plan, index);
             snprintf(why, sizeof why,
-                     "no progress for %.1f s in %s after %.1f s of its %.0f s (worker %s)",
+                     "no progress for %.1f s in %s, after %.1f s of its %.0f s (worker %s)",
                      gv_now_s() - l->last_beat, where, spent, planned, how_stopped);
         } else {
             snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
