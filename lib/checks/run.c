@@ -16,6 +16,7 @@
 #include "core/sizes.h"
 #include "core/util.h"
 #include "rdma/rdma.h"
+#include "sys/pci.h"
 #include "worker/worker.h"
 
 /* GPUDirect RDMA is a GPU talking to an RDMA NIC: without a NIC there is nothing to judge. */
@@ -405,6 +406,13 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
         s = select_gpus(ctx, o->gpus, plan->gpu_chosen);
     if (s != GV_OK)
         return s;
+    int any = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        any |= plan->chosen[i];
+    if (!any) /* a run that checks nothing would pass: "PASS: 0" drained no broken node */
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_run_opts.checks \"%s\" leaves none of the %s level's checks to run",
+                       o->checks ? o->checks : "", plan->level->name);
     o->checks = NULL; /* chosen[] holds the selection; the caller's strings are not kept */
     plan->budget_s = o->budget_s > 0 ? o->budget_s : plan->level->budget_s;
     plan->stress_s = o->duration_s > 0 ? o->duration_s : GV_STRESS_DEFAULT_S;
@@ -566,6 +574,26 @@ static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *own_
     return 1;
 }
 
+/* A worker testing one GPU (a lane) runs on that GPU's CPUs, as a job placed next to it would:
+ * its host copies and launches do not cross the socket, and eight lanes of eight GPUs do not
+ * crowd one socket. Never the caller's process: its affinity is its own. */
+static void bind_to_the_gpu(const gv_ctx *ctx, const gv_run_plan *plan, const gv_facts *f)
+{
+    if (!ctx->in_worker || plan->lanes || !plan->opts.gpus)
+        return;
+    const gv_gpu_record *only = NULL;
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        int o = f->gpus[i].gpu.cuda_index;
+        if (o < 0 || o >= GV_RUN_MAX_GPUS || !plan->gpu_chosen[o])
+            continue;
+        if (only)
+            return; /* several GPUs: no one place */
+        only = &f->gpus[i];
+    }
+    if (only && only->gpu.local_cpus[0])
+        gv_pci_bind_to_cpus(only->gpu.local_cpus);
+}
+
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out)
 {
@@ -582,6 +610,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     gv_status s = gv_refresh_facts(ctx, optional, &f);
     if (s != GV_OK)
         return s;
+    bind_to_the_gpu(ctx, plan, f);
     gv_report *r = gv_report_new(f);
     if (!r)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");

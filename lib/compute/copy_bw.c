@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "sys/pci.h"
 #include "kernels/gv_random.h"
 
 enum direction { H2D, D2H, D2D };
@@ -62,27 +63,6 @@ static void pace_leave(struct pace *p)
     if (--p->members > 0 && p->arrived >= p->members)
         pace_release(p);
     pthread_mutex_unlock(&p->lock);
-}
-
-/* "0-55,112-167" into a CPU set; 0 when nothing could be parsed. */
-static int parse_cpus(const char *list, cpu_set_t *set)
-{
-    CPU_ZERO(set);
-    int any = 0;
-    for (const char *p = list; *p;) {
-        char *end;
-        long a = strtol(p, &end, 10), b = a;
-        if (end == p)
-            return 0;
-        if (*end == '-')
-            b = strtol(end + 1, &end, 10);
-        for (long c = a; c <= b && c < CPU_SETSIZE; c++, any = 1)
-            CPU_SET((int)c, set);
-        p = *end == ',' ? end + 1 : end;
-        if (*end != ',' && *end != '\0' && *end != '\n')
-            return 0;
-    }
-    return any;
 }
 
 static int copy_once(struct job *j, enum direction d)
@@ -257,9 +237,8 @@ static void release(struct job *j)
 static void *copy_thread(void *arg)
 {
     struct job *j = arg;
-    cpu_set_t set;
-    if (j->local_cpus[0] && parse_cpus(j->local_cpus, &set))
-        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (j->local_cpus[0])
+        gv_pci_bind_to_cpus(j->local_cpus);
     int rc = j->s->cu->cuCtxPushCurrent(j->s->context);
     if (rc != GVCU_SUCCESS) {
         j->status = gv_session_fail(j->s, j->err, "cuCtxPushCurrent (copy thread)", rc);

@@ -1,6 +1,8 @@
+#define _GNU_SOURCE /* cpu_set_t, sched_setaffinity */
 #include "sys/pci.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,30 @@ enum gv_parse_result gv_pci_parse_cpulist(const char *text)
         if (*p++ != ',')
             return GV_PARSE_TRAILING;
     }
+}
+
+int gv_pci_bind_to_cpus(const char *cpulist)
+{
+    if (gv_pci_parse_cpulist(cpulist) != GV_PARSE_OK)
+        return -1;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const char *p = cpulist;;) {
+        uint64_t a, b;
+        gv_parse_u64_at(&p, 10, 0, 65535, &a);
+        b = a;
+        if (*p == '-') {
+            p++;
+            gv_parse_u64_at(&p, 10, 0, 65535, &b);
+        }
+        for (uint64_t c = a; c <= b && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &set);
+        if (*p++ != ',')
+            break;
+    }
+    /* CPUs this process may not use (a job's cpuset) are the kernel's to refuse: then the
+     * thread keeps the affinity it had. */
+    return CPU_COUNT(&set) && sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -1;
 }
 
 void gv_pci_format_addr(const gv_pci_addr *a, char *out, size_t cap)

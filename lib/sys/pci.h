@@ -49,6 +49,9 @@ int gv_pci_parse_addr(const char *text, gv_pci_addr *out);
 const char *gv_pci_addr_why(const char *text, gv_pci_addr *out);
 /* A cpulist ("0-55,112-167"): GV_PARSE_OK or why not. */
 enum gv_parse_result gv_pci_parse_cpulist(const char *text);
+/* Binds the calling thread (and the threads it starts later) to a cpulist's CPUs: 0, or -1
+ * when the list is not one or the kernel refused every CPU of it. */
+int gv_pci_bind_to_cpus(const char *cpulist);
 /* Canonical text: at least 4 hex digits of domain, all of them when wider. */
 void gv_pci_format_addr(const gv_pci_addr *a, char *out, size_t cap);
 /* Ordering by domain, bus, device, function. */

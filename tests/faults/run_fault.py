@@ -25,10 +25,10 @@ TIMED_OUT = "timed out after"
 # plan: {id: n}, the number of rows the report must have of that check (one per GPU of the
 # plan, whatever happened to the workers that held them).
 def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=None,
-         wall=None, worker=None, policy=None, deadline=DEADLINE, plan=None):
+         wall=None, worker=None, policy=None, deadline=DEADLINE, plan=None, error=None):
     return dict(scenario=scenario, checks=checks, rows=rows, exit=exit_code, sysroot=sysroot,
                 args=list(args), env=env or {}, wall=wall or deadline + 1.0, worker=worker,
-                policy=policy, deadline=deadline, plan=plan or {})
+                policy=policy, deadline=deadline, plan=plan or {}, error=error)
 
 
 EIGHT = ["gpu%d" % i for i in range(8)]
@@ -118,6 +118,13 @@ CASES = {
     # A worker named on purpose that cannot run is an error, not a run without deadlines.
     "worker_missing_auto": case("h100x8", "driver.module", [], exit_code=2,
                                 worker="/nonexistent/gpuverify-worker", wall=5),
+    # A selection that leaves nothing to run is refused: a report of no rows would pass. On a
+    # node without GPUs any selection brings in driver.gpu_count to judge that.
+    "nothing_selected": case("h100x8", "^system,^driver,^gpu,^topo,^rdma,^gpudirect,^cuda,^mem,"
+                             "^gemm,^cudnn,^nccl", [], exit_code=2, sysroot="no-nvidia", wall=5,
+                             error="leaves none of the standard level's checks to run"),
+    "gpu_less_rdma_only": case("no-gpus", "rdma.modules", [
+        ("driver.gpu_count", "node", "FAIL", "no NVIDIA GPU found")], sysroot="no-nvidia", wall=5),
     # Each GPU in a lane of its own: a hang or crash on one GPU costs that GPU's row only, and
     # every GPU of the plan has its row.
     "lanes_hang_two": case("fault-ctx-hang-gpu3-gpu5", "cuda.init,cuda.alloc,cuda.matmul", [
@@ -586,7 +593,10 @@ def main():
         problems.append("exit %d, expected %d (stderr: %s)" % (p.returncode, c["exit"], p.stderr.strip()))
     if wall > c["wall"]:
         problems.append("took %.2f s, the bound is %.1f s" % (wall, c["wall"]))
-    if c["exit"] == 2:
+    if c["exit"] == 2 and c["error"]:
+        if c["error"] not in p.stderr:
+            problems.append("the error does not say %r: %s" % (c["error"], p.stderr))
+    elif c["exit"] == 2:
         if "tried" not in p.stderr and "gpuverify-worker" not in p.stderr:
             problems.append("the error does not say where the worker was looked for: " + p.stderr)
     else:
