@@ -55,6 +55,10 @@ void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const 
 void gv_active_compat(gv_active_run *run);    /* driver.compat */
 void gv_active_cuda(gv_active_run *run);      /* cuda.init, cuda.alloc, cuda.copy */
 void gv_active_gemm(gv_active_run *run);      /* gemm.fp32 .. gemm.fp8 */
+/* Whether a chosen GPU (gpu_chosen per CUDA ordinal, NULL all) is a part whose GEMM peak is an
+ * estimate: its gemm.* rows are judged against the node's other GPUs of the part, so those
+ * GPUs must be measured in one process. */
+int gv_gemm_needs_peers(const gv_facts *f, const int *gpu_chosen);
 void gv_active_cudnn(gv_active_run *run);     /* cudnn.version, cudnn.conv */
 void gv_active_copy_all(gv_active_run *run);  /* cuda.copy_all (copy_all.c) */
 void gv_active_p2p(gv_active_run *run);       /* cuda.p2p (p2p.c) */

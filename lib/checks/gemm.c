@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "checks/active.h"
+#include "compute/gpu_specs.h"
 #include "checks/busy.h"
 #include "core/progress.h"
 #include "core/util.h"
@@ -168,6 +169,24 @@ static void judge_by_peers(gv_active_run *run, gemm_figure *waiting, size_t n)
         peers p = peers_of(waiting, n, &waiting[i]);
         add_row(run, &waiting[i], 0, 0, &p);
     }
+}
+
+int gv_gemm_needs_peers(const gv_facts *f, const int *gpu_chosen)
+{
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu *g = &f->gpus[i].gpu;
+        if (g->cuda_index < 0 || (gpu_chosen && !gpu_chosen[g->cuda_index]))
+            continue;
+        for (int dtype = GV_DTYPE_FP32; dtype <= GV_DTYPE_FP8_E4M3; dtype++) {
+            char source[128];
+            int estimated = 0;
+            if (gv_peak_tflops(g->pci_device_id, g->cc_major, g->cc_minor, g->sm_count,
+                               g->max_sm_clock_mhz, dtype, source, sizeof source, &estimated) > 0 &&
+                estimated)
+                return 1;
+        }
+    }
+    return 0;
 }
 
 static gv_gemm_opts gemm_opts(const gv_active_run *run, int dtype)

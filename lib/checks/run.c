@@ -555,7 +555,8 @@ static void flush_then_progress(void *user, int kind, const char *check, const c
 /* plan->lanes: this worker tests the first chosen GPU; the others are named to the caller,
  * which tests each in a worker of its own. 0 when there are fewer than two GPUs to test:
  * then this worker runs everything, as without lanes. */
-static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *own_only)
+static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *own_only,
+                      int *together)
 {
     gv_run_lane lanes[GV_RUN_MAX_GPUS];
     size_t n = 0;
@@ -567,10 +568,13 @@ static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *own_
         }
     if (n < 2 || !stream || !stream->lanes)
         return 0;
+    int peers = gv_gemm_needs_peers(run->facts, run->gpu_chosen);
+    for (size_t i = 0; i < gv_check_count; i++)
+        together[i] = run->chosen[i] && peers && gv_checks[i].active == gv_active_gemm;
+    stream->lanes(stream->user, lanes, n, together);
     memset(own_only, 0, GV_RUN_MAX_GPUS * sizeof *own_only);
     own_only[lanes[0].ordinal] = 1;
     run->gpu_chosen = own_only;
-    stream->lanes(stream->user, lanes, n);
     return 1;
 }
 
@@ -651,7 +655,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     }
     /* Lanes open before the first test on a GPU, so that the GPUs this worker holds are only
      * its own lane's. */
-    int per_gpu = 0, lanes_open = 0, own_only[GV_RUN_MAX_GPUS];
+    int per_gpu = 0, lanes_open = 0, own_only[GV_RUN_MAX_GPUS], together[GV_CATALOG_MAX] = {0};
     for (size_t i = 0; plan->lanes && i < gv_check_count; i++)
         per_gpu |= chosen[i] && gv_catalog_per_gpu(i);
     int ran[GV_CATALOG_MAX] = {0};
@@ -660,10 +664,10 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
             continue;
         if (per_gpu && gv_run_hold_needed(i)) {
-            lanes_open = open_lanes(&active, stream, own_only);
+            lanes_open = open_lanes(&active, stream, own_only, together);
             per_gpu = 0;
         }
-        if (lanes_open && gv_catalog_across_gpus(i))
+        if (lanes_open && (gv_catalog_across_gpus(i) || together[i]))
             continue; /* the caller runs these once every lane has finished */
         if (gv_now_s() > active.budget_end) {
             unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0);

@@ -39,8 +39,10 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
 typedef struct gv_run_stream {
     void (*facts)(void *user, const gv_report *report);
     void (*row)(void *user, const gv_check_result *row);
-    /* plan->lanes: the GPUs in lanes, this worker's first, before the first test on a GPU. */
-    void (*lanes)(void *user, const gv_run_lane *lanes, size_t n);
+    /* plan->lanes: the GPUs in lanes, this worker's first, before the first test on a GPU,
+     * and the tests of one GPU that must run with the others all the same (together[] per
+     * catalog entry: gemm.* judged by the node's other GPUs of a part with no datasheet). */
+    void (*lanes)(void *user, const gv_run_lane *lanes, size_t n, const int *together);
     void *user;
 } gv_run_stream;
 

@@ -172,8 +172,9 @@ static void take_row(lane *l, json_t *o)
 /* The node's worker names the GPUs it tests in lanes: a lane for each but its own, and the
  * tests across GPUs put aside until the lanes have finished. Once per run: a fresh worker
  * of the node's names them again. */
-static void open_lanes(client *c, json_t *gpus)
+static void open_lanes(client *c, json_t *ev)
 {
+    json_t *gpus = json_object_get(ev, "gpus");
     size_t n = json_array_size(gpus);
     if (c->lanes_opened || n < 2 || n > GV_RUN_MAX_GPUS)
         return;
@@ -202,11 +203,24 @@ static void open_lanes(client *c, json_t *gpus)
         for (size_t i = 0; i < gv_check_count; i++)
             l->pending[i] = c->plan->chosen[i] && gv_catalog_per_gpu(i);
     }
-    for (size_t i = 0; i < gv_check_count; i++)
-        if (c->node.pending[i] && gv_catalog_across_gpus(i)) {
+    /* Tests across GPUs, and those of one GPU judged by the others' figures. */
+    int together[GV_CATALOG_MAX] = {0};
+    json_t *id;
+    size_t k;
+    json_array_foreach(json_object_get(ev, "together"), k, id)
+    {
+        int index = gv_catalog_index(json_string_value(id));
+        if (index >= 0)
+            together[index] = 1;
+    }
+    for (size_t i = 0; i < gv_check_count; i++) {
+        if (c->node.pending[i] && (gv_catalog_across_gpus(i) || together[i])) {
             c->across[i] = 1;
             c->node.pending[i] = 0;
         }
+        for (size_t l = 0; together[i] && l < c->lane_count; l++)
+            c->lanes[l].pending[i] = 0;
+    }
 }
 
 /* One event line; 0 when it is one, -1 when it is not the worker's. */
@@ -252,7 +266,7 @@ static int take_line(void *user, char *line)
         l->starting = 0;
     } else if (!strcmp(kind, "lanes")) {
         if (is_node(l) && l->lanes_mode)
-            open_lanes(c, json_object_get(ev, "gpus"));
+            open_lanes(c, ev);
     } else if (!strcmp(kind, "end")) {
         l->ended = 1;
     } else if (!strcmp(kind, "error")) {

@@ -87,14 +87,17 @@ static void on_progress(void *user, int kind, const char *check, const char *tex
         emit(json_pack("{s:s, s:s%}", "event", "stage", "stage", text, strlen(text)));
 }
 
-static void on_lanes(void *user, const gv_run_lane *lanes, size_t n)
+static void on_lanes(void *user, const gv_run_lane *lanes, size_t n, const int *together)
 {
     (void)user;
-    json_t *list = json_array();
+    json_t *list = json_array(), *ids = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(list, json_pack("{s:i, s:s}", "cuda", lanes[i].ordinal, "subject",
                                               lanes[i].subject));
-    emit(json_pack("{s:s, s:o}", "event", "lanes", "gpus", list));
+    for (uint32_t i = 0; i < gv_catalog_count(); i++)
+        if (together[i])
+            json_array_append_new(ids, json_string(gv_catalog_id(i)));
+    emit(json_pack("{s:s, s:o, s:o}", "event", "lanes", "gpus", list, "together", ids));
 }
 
 /* Loads a topology XML the caller is about to load: a crash here spares the caller. Exits 0
