@@ -555,8 +555,8 @@ static void flush_then_progress(void *user, int kind, const char *check, const c
 /* plan->lanes: this worker tests the first chosen GPU; the others are named to the caller,
  * which tests each in a worker of its own. 0 when there are fewer than two GPUs to test:
  * then this worker runs everything, as without lanes. */
-static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *own_only,
-                      int *together)
+static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *chosen,
+                      int *own_only, int *together)
 {
     gv_run_lane lanes[GV_RUN_MAX_GPUS];
     size_t n = 0;
@@ -568,9 +568,16 @@ static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *own_
         }
     if (n < 2 || !stream || !stream->lanes)
         return 0;
+    /* Host copies share the host's links (two GPUs under one switch split its uplink): each
+     * GPU's cuda.copy is measured with no other GPU copying, one after another. */
     int peers = gv_gemm_needs_peers(run->facts, run->gpu_chosen);
-    for (size_t i = 0; i < gv_check_count; i++)
-        together[i] = run->chosen[i] && peers && gv_checks[i].active == gv_active_gemm;
+    int copy = gv_catalog_index("cuda.copy");
+    for (size_t i = 0; i < gv_check_count; i++) {
+        together[i] = chosen[i] && ((peers && gv_checks[i].active == gv_active_gemm) ||
+                                    (int)i == copy);
+        if (together[i])
+            chosen[i] = 0; /* not this worker's: its group runs without it */
+    }
     stream->lanes(stream->user, lanes, n, together);
     memset(own_only, 0, GV_RUN_MAX_GPUS * sizeof *own_only);
     own_only[lanes[0].ordinal] = 1;
@@ -664,7 +671,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
             continue;
         if (per_gpu && gv_run_hold_needed(i)) {
-            lanes_open = open_lanes(&active, stream, own_only, together);
+            lanes_open = open_lanes(&active, stream, chosen, own_only, together);
             per_gpu = 0;
         }
         if (lanes_open && (gv_catalog_across_gpus(i) || together[i]))

@@ -62,6 +62,7 @@ typedef struct lane {
     double waiting_s; /* > 0: what began is a wait of this long before `check` (GV_PROGRESS_WAIT) */
     double last_beat; /* > 0: the check has sent heartbeats, the last at this time */
     char error[512];  /* an "error" event's message */
+    int errored;      /* the worker sent an "error" event */
     gv_status error_status;
     char garbage[80];
     int ended; /* the worker said "end" or "error" */
@@ -81,6 +82,7 @@ typedef struct client {
     size_t lane_count;
     int lanes_opened;
     char own_subject[48]; /* the GPU the node's worker tests itself, once lanes are open */
+    int own_gpu_hung;     /* the node's worker hung in a test of that GPU */
     int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
     int across_started;
     gv_status failed; /* the run could not be made: the caller gets this error */
@@ -117,7 +119,10 @@ static void close_pending(lane *l, int verdict, const char *fmt, ...)
     va_end(ap);
     for (size_t i = 0; i < gv_check_count; i++)
         if (l->pending[i]) {
-            gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i), verdict, "%s", why);
+            /* One that sent its rows before the worker stopped has its verdict already. */
+            if (!l->rows[i])
+                gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i), verdict, "%s",
+                              why);
             l->pending[i] = 0;
         }
 }
@@ -146,6 +151,14 @@ static void take_facts(client *c, json_t *report_json)
     c->have_facts = r->facts_known = 1;
 }
 
+static int report_has(const gv_report *r, const char *id, const char *subject)
+{
+    for (size_t k = 0; k < r->count; k++)
+        if (!strcmp(r->results[k].id, id) && !strcmp(r->results[k].subject, subject))
+            return 1;
+    return 0;
+}
+
 /* A row from the lane's worker; one for a check it was not given (a judge a later worker
  * brought in again) is the node's first worker's to make, and dropped. */
 static void take_row(lane *l, json_t *o)
@@ -155,7 +168,11 @@ static void take_row(lane *l, json_t *o)
     if (gv_result_from_json(c->ctx, o, &row) != GV_OK)
         return;
     int index = lane_index(l, row.id);
-    if (!l->accept_any && (index < 0 || !l->assigned[index]))
+    /* A judge a lane's worker brought in (driver.cuda when cuInit failed there) counts when it
+     * found something the node's worker did not: its SKIPs must not pass the node. */
+    if (!l->accept_any && (index < 0 || !l->assigned[index]) &&
+        ((row.verdict != GV_FAIL && row.verdict != GV_ERROR) ||
+         report_has(c->report, row.id, row.subject)))
         return;
     if (index >= 0)
         l->rows[index]++;
@@ -179,8 +196,10 @@ static void open_lanes(client *c, json_t *ev)
     if (c->lanes_opened || n < 2 || n > GV_RUN_MAX_GPUS)
         return;
     c->lanes = calloc(n - 1, sizeof *c->lanes);
-    if (!c->lanes)
-        return; /* no lanes: the node's worker then runs out of rows for those GPUs */
+    if (!c->lanes) {
+        c->failed = gv_fail(c->ctx, GV_ERR_NO_MEMORY, "out of memory opening the GPUs' lanes");
+        return;
+    }
     c->lanes_opened = 1;
     for (size_t k = 0; k < n; k++) {
         json_t *g = json_array_get(gpus, k);
@@ -189,7 +208,9 @@ static void open_lanes(client *c, json_t *ev)
         if (ordinal < 0 || ordinal >= GV_RUN_MAX_GPUS)
             continue;
         if (k == 0) {
+            /* A fresh worker of the node's tests its own GPU only: the others are the lanes'. */
             c->node.ordinal = ordinal;
+            snprintf(c->node.gpus, sizeof c->node.gpus, "%d", ordinal);
             gv_worker_event_text(g, "subject", c->own_subject, sizeof c->own_subject);
             continue;
         }
@@ -209,7 +230,7 @@ static void open_lanes(client *c, json_t *ev)
     size_t k;
     json_array_foreach(json_object_get(ev, "together"), k, id)
     {
-        int index = gv_catalog_index(json_string_value(id));
+        int index = lane_index(&c->node, json_string_value(id));
         if (index >= 0)
             together[index] = 1;
     }
@@ -272,7 +293,7 @@ static int take_line(void *user, char *line)
     } else if (!strcmp(kind, "error")) {
         gv_worker_event_text(ev, "message", l->error, sizeof l->error);
         l->error_status = gv_worker_event_status(ev);
-        l->ended = 1;
+        l->ended = l->errored = 1;
     } else {
         ok = 0;
     }
@@ -335,7 +356,8 @@ static void stopped_row(lane *l, int verdict, const char *why, const char *remed
 {
     int index = stopped_entry(l);
     const char *id = index >= 0 ? gv_checks[index].id : l->check;
-    const char *subject = l->subject[0] ? l->subject : l->gpu_subject;
+    /* A lane's rows are its GPU's, whatever the worker was at (the facts, on "node"). */
+    const char *subject = !is_node(l) || !l->subject[0] ? l->gpu_subject : l->subject;
     gv_check_result *res = gv_report_add(l->c->report, id, subject, verdict, "%s", why);
     if (res)
         res->duration_s = spent;
@@ -371,6 +393,7 @@ static gv_status start(lane *l)
     l->starting = !is_node(l);
     l->ended = 0;
     l->error[0] = l->garbage[0] = '\0';
+    l->errored = 0;
     l->accept_any = is_node(l) && l->workers == 0 && !c->across_started;
     memcpy(l->assigned, l->pending, sizeof l->assigned);
     l->workers++;
@@ -403,6 +426,15 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
     where_now(l, where, sizeof where);
     const char *how_stopped = reaped ? "stopped" : "killed, stuck in the kernel";
     if (how == ENDED) {
+        /* A GPU's check that ended without its row (the GPU gone between the node's facts and
+         * the lane's): never silently none. */
+        if (!is_node(l))
+            for (size_t i = 0; i < gv_check_count; i++)
+                if (l->pending[i] && !l->rows[i])
+                    gv_report_add(c->report, gv_checks[i].id, l->gpu_subject, GV_ERROR,
+                                  "not run: the worker testing %s ended without a row for it "
+                                  "(see driver.gpu_count and driver.cuda)",
+                                  l->gpu_subject);
         groups_done_before(l, GV_CATALOG_MAX);
     } else if (how == FAILED) {
         /* The node's first worker could not make the run: the caller gets the error. Any
@@ -438,6 +470,8 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
                      how_stopped);
         }
         stopped_row(l, GV_FAIL, why, HANG_REMEDY, spent);
+        if (is_node(l) && c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
+            c->own_gpu_hung = 1;
         close_pending(l, GV_SKIP, "not run: the worker was stopped after %s timed out%s%s",
                       l->check, is_node(l) ? "" : " on ", is_node(l) ? "" : l->gpu_subject);
         l->timed_out = 1;
@@ -471,7 +505,7 @@ static void stop_worker(lane *l, enum outcome how)
 {
     double spent = gv_now_s() - l->began;
     int status = 0;
-    int reaped = gv_worker_stop(&l->p, how != ENDED, 1.0, &status);
+    int reaped = gv_worker_stop_by(&l->p, how != ENDED, 1.0, l->c->budget_end + 0.75, &status);
     gv_line_reader_free(&l->reader);
     l->running = 0;
     conclude(l, how, reaped, status, spent);
@@ -481,7 +515,7 @@ static enum outcome outcome_of(lane *l, enum gv_read_end end)
 {
     if (end == GV_READ_TOO_LONG)
         snprintf(l->garbage, sizeof l->garbage, "a line longer than %u bytes", GV_READ_MAX_LINE);
-    if (l->error[0])
+    if (l->errored)
         return FAILED;
     return end == GV_READ_DEADLINE                             ? TIMED_OUT
            : end == GV_READ_GARBLED || end == GV_READ_TOO_LONG ? GARBLED
@@ -509,8 +543,18 @@ static void start_across(client *c)
     int left = 0;
     for (size_t k = 0; k <= c->lane_count; k++) {
         const lane *l = k == 0 ? n : &c->lanes[k - 1];
-        if (l->timed_out)
+        /* A GPU whose own tests hung is left out; the node's worker may have hung at a node
+         * check (a file, a NIC), which costs its GPU nothing. */
+        int hung = k == 0 ? c->own_gpu_hung : l->timed_out;
+        if (hung) {
+            /* The tests of one GPU among these (gemm.* judged by its peers) get their row. */
+            for (size_t i = 0; i < gv_check_count; i++)
+                if (c->across[i] && gv_catalog_per_gpu(i))
+                    gv_report_add(c->report, gv_checks[i].id,
+                                  k == 0 ? c->own_subject : l->gpu_subject, GV_SKIP,
+                                  "not run: the GPU's own tests timed out");
             continue;
+        }
         char text[8];
         snprintf(text, sizeof text, "%s%d", gpus[0] ? "," : "", l->ordinal);
         gv_append(gpus, sizeof gpus, "", text);
@@ -518,13 +562,10 @@ static void start_across(client *c)
     }
     memcpy(n->pending, c->across, sizeof n->pending);
     memset(c->across, 0, sizeof c->across);
+    memset(n->rows, 0, sizeof n->rows);
     if (gv_now_s() >= c->budget_end) {
         close_pending(n, GV_ERROR, "not run: the run's budget of %.0f s was spent",
                       c->plan->budget_s);
-        return;
-    }
-    if (n->timed_out) {
-        close_pending(n, GV_SKIP, "not run: the worker was stopped after %s timed out", n->check);
         return;
     }
     if (!left) {
@@ -535,6 +576,7 @@ static void start_across(client *c)
     n->lanes_mode = 0;
     n->workers = 0;
     n->finished = 0;
+    n->timed_out = 0;
 }
 
 /* Starts a worker for every lane that has checks left and none running. */
@@ -594,8 +636,11 @@ static void drive(client *c)
              * cost the caller one wait, not one each. */
             for (size_t k = 0; k < n_expired; k++)
                 kill(-expired[k]->p.pid, SIGKILL);
+            /* One that said "end" (or "error") and then would not exit ended all the same. */
             for (size_t k = 0; k < n_expired; k++)
-                stop_worker(expired[k], TIMED_OUT);
+                stop_worker(expired[k], expired[k]->errored ? FAILED
+                                        : expired[k]->ended ? ENDED
+                                                            : TIMED_OUT);
             continue; /* a fresh look: what follows the stopped workers may start now */
         }
         if (!n)
@@ -703,7 +748,7 @@ gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *dat
     l->workers = 1;
     memcpy(l->assigned, l->pending, sizeof l->assigned);
     enum outcome how = gv_worker_take_lines(buf, &len, take_line, l) != 0 ? GARBLED
-                       : l->error[0]                                      ? FAILED
+                       : l->errored                                       ? FAILED
                        : l->ended                                         ? ENDED
                                                                           : DIED;
     free(buf);

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -188,6 +189,12 @@ static void nap_ms(long ms)
 
 int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
 {
+    return gv_worker_stop_by(p, kill_now, grace_s, INFINITY, status);
+}
+
+int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double limit,
+                      int *status)
+{
     int st = 0, done = 0;
     if (p->fd >= 0) {
         close(p->fd);
@@ -195,14 +202,15 @@ int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
     }
     if (p->pid <= 0)
         return 1;
-    double until = gv_now_s() + (kill_now ? 0 : grace_s);
+    double until = fmin(gv_now_s() + (kill_now ? 0 : grace_s), limit);
     while (!(done = reaped(p->pid, &st)) && gv_now_s() < until)
         nap_ms(1);
     if (!done) {
         kill(-p->pid, SIGKILL);
         /* A process in uninterruptible sleep inside the driver survives SIGKILL until the
          * driver lets go: wait a little, then leave it rather than hang the caller. */
-        until = gv_now_s() + 0.5;
+        double now = gv_now_s();
+        until = now + fmax(0.05, fmin(0.5, limit - now)); /* a killed process is gone in ms */
         while (!(done = reaped(p->pid, &st)) && gv_now_s() < until)
             nap_ms(1);
     } else {

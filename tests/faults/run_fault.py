@@ -203,7 +203,8 @@ CASES = {
         ("cuda.copy", "gpu2", "PASS", "pinned H2D 50.0 GB/s"),
         ("cuda.copy_all", "node", "WARN",
          "below 75% of what their PCIe links leave them: H2D gpu2 25.0 of 50.0 GB/s (50%), H2D gpu3 25.0 of 50.0 GB/s (50%), D2H gpu2")],
-        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE),
+        exit_code=0, args=["--copy-mib", "1"], wall=30, deadline=SLOW_FAKE,
+        plan={"cuda.copy": 8, "cuda.copy_all": 1}),
     # Two GPUs under one switch (sysfs says so) split its uplink by design: half each passes.
     "copy_all_switch_pair": case("copy-shared-link", "cuda.copy_all", [
         ("cuda.copy_all", "node", "PASS", "every GPU kept at least 100% of what its PCIe links "
