@@ -1,7 +1,8 @@
 #!/bin/sh
 # Liveness on a GPU node, the way an outside fault meets a run: the worker stopped (SIGSTOP, as a
 # driver call that never returns) 8 s into a 30 s stress.gemm with --deadline 5; the worker
-# killed (SIGKILL, as the OOM killer) 6 s into stress.gemm,stress.power of 15 s; and the standard
+# killed (SIGKILL, as the OOM killer) 6 s into stress.gemm,stress.power of 15 s; a 30 s stress
+# under --budget 5; the per-GPU verdict in JSON, Prometheus and the one line; and the standard
 # level's wall time, median of 5, beside an older build's (alternating, same GPU).
 # Prints a summary; the JSON reports go to $OUT (or /tmp/gv-liveness).
 #
@@ -53,7 +54,24 @@ rc=$?
 say "SIGKILL 6 s in (15 s stress)" "exit $rc in $(($(now_ms) - t0)) ms"
 rows "$out/sigkill.json"
 
-# 3. The standard level on this GPU, new and old alternating, five each.
+# 3. The run's budget as a hard bound: a 30 s stress under --budget 5.
+t0=$(now_ms)
+"$new/bin/gv-check" --json --level extended --checks stress.gemm --duration 30 --budget 5 \
+    >"$out/budget.json" 2>"$out/budget.err"
+rc=$?
+say "--budget 5 on a 30 s stress" "exit $rc in $(($(now_ms) - t0)) ms"
+rows "$out/budget.json"
+
+# 4. What a scheduler reads per GPU: the JSON's verdict, the Prometheus series, the one line.
+"$new/bin/gv-check" --json >"$out/standard-gpus.json" 2>/dev/null
+python3 -c 'import json, sys
+for g in json.load(open(sys.argv[1]))["gpus"]:
+    print("  gpu %s %s verdict %s failed_checks %s" % (g.get("index"), g.get("uuid", "")[:12],
+          g.get("verdict"), g.get("failed_checks")))' "$out/standard-gpus.json" | tee -a "$summary"
+"$new/bin/gv-check" --prometheus 2>/dev/null | grep '^gpuverify_gpu_usable' | tee -a "$summary"
+say "--quiet" "$("$new/bin/gv-check" --quiet 2>&1; echo " (exit $?)")"
+
+# 5. The standard level on this GPU, new and old alternating, five each.
 for i in 1 2 3 4 5; do
     for build in new old; do
         prefix=$new
