@@ -52,9 +52,9 @@ int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n);
 void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
                     int verdict, const char *why);
 
-void gv_active_compat(gv_active_run *run);    /* driver.compat */
-void gv_active_cuda(gv_active_run *run);      /* cuda.init, cuda.alloc, cuda.copy */
-void gv_active_gemm(gv_active_run *run);      /* gemm.fp32 .. gemm.fp8 */
+void gv_active_compat(gv_active_run *run); /* driver.compat */
+void gv_active_cuda(gv_active_run *run);   /* cuda.init, cuda.alloc, cuda.copy */
+void gv_active_gemm(gv_active_run *run);   /* gemm.fp32 .. gemm.fp8 */
 /* Whether a chosen GPU (gpu_chosen per CUDA ordinal, NULL all) is a part whose GEMM peak is an
  * estimate: its gemm.* rows are judged against the node's other GPUs of the part, so those
  * GPUs must be measured in one process. */

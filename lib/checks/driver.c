@@ -156,8 +156,7 @@ void gv_check_driver_version(const gv_facts *f, gv_report *r)
     const char *user_src = f->driver_version[0] ? "NVML" : "libnvidia-ml file name";
     /* A version file that is there but holds no version: the version is unknown, not absent. */
     if (f->version_file_present && f->version_src.status != GV_OK) {
-        gv_check_result *c =
-            gv_report_add(r, id, "node", GV_ERROR, "%s", f->version_src.err.text);
+        gv_check_result *c = gv_report_add(r, id, "node", GV_ERROR, "%s", f->version_src.err.text);
         gv_result_remedy(c, "reload the nvidia module; a sysroot's copy of the file is damaged");
         return;
     }

@@ -451,7 +451,8 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
     char unknown[300] = "";
     if (r->nccl_problem[0]) {
         snprintf(unknown, sizeof unknown, "%s %.240s; ",
-                 verdict == GV_FAIL ? "NCCL's settings partly unknown:" : "NCCL's settings unknown:",
+                 verdict == GV_FAIL ? "NCCL's settings partly unknown:"
+                                    : "NCCL's settings unknown:",
                  r->nccl_problem);
         verdict = verdict == GV_FAIL ? GV_FAIL : GV_ERROR;
     }

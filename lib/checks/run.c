@@ -210,8 +210,7 @@ static gv_status select_gpus(gv_ctx *ctx, const char *list, int *chosen)
         uint64_t v;
         /* A digit first: no blank, sign or empty entry ("0,", " 1", "+1"). */
         if (!(*p >= '0' && *p <= '9') ||
-            gv_parse_u64_at(&p, 10, 0, GV_RUN_MAX_GPUS - 1, &v) != GV_PARSE_OK ||
-            (*p && *p != ','))
+            gv_parse_u64_at(&p, 10, 0, GV_RUN_MAX_GPUS - 1, &v) != GV_PARSE_OK || (*p && *p != ','))
             return gv_fail(ctx, GV_ERR_INVALID_ARG,
                            "gv_run_opts.gpus '%s': CUDA ordinals 0..%d, comma-separated", list,
                            GV_RUN_MAX_GPUS - 1);
@@ -555,8 +554,8 @@ static void flush_then_progress(void *user, int kind, const char *check, const c
 /* plan->lanes: this worker tests the first chosen GPU; the others are named to the caller,
  * which tests each in a worker of its own. 0 when there are fewer than two GPUs to test:
  * then this worker runs everything, as without lanes. */
-static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *chosen,
-                      int *own_only, int *together)
+static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *chosen, int *own_only,
+                      int *together)
 {
     gv_run_lane lanes[GV_RUN_MAX_GPUS];
     size_t n = 0;
@@ -573,8 +572,8 @@ static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *chos
     int peers = gv_gemm_needs_peers(run->facts, run->gpu_chosen);
     int copy = gv_catalog_index("cuda.copy");
     for (size_t i = 0; i < gv_check_count; i++) {
-        together[i] = chosen[i] && ((peers && gv_checks[i].active == gv_active_gemm) ||
-                                    (int)i == copy);
+        together[i] =
+            chosen[i] && ((peers && gv_checks[i].active == gv_active_gemm) || (int)i == copy);
         if (together[i])
             chosen[i] = 0; /* not this worker's: its group runs without it */
     }

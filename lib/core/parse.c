@@ -33,8 +33,8 @@ static enum gv_parse_result unsigned_at(const char **p, int base, uint64_t *out)
     const char *s = *p;
     if (base == 0)
         base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]) ? 16
-               : s[0] == '0' && s[1] >= '0' && s[1] <= '7'                                   ? 8
-                                                                                             : 10;
+               : s[0] == '0' && s[1] >= '0' && s[1] <= '7'                                  ? 8
+                                                                                            : 10;
     if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]))
         s += 2;
     if (!digit_of(base, *s))
@@ -82,8 +82,7 @@ enum gv_parse_result gv_parse_u64(const char *text, int base, uint64_t lo, uint6
     return r;
 }
 
-enum gv_parse_result gv_parse_i64(const char *text, int base, int64_t lo, int64_t hi,
-                                  int64_t *out)
+enum gv_parse_result gv_parse_i64(const char *text, int base, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!text || !out)
         return GV_PARSE_EMPTY;
@@ -166,9 +165,10 @@ static size_t utf8_length(const unsigned char *s)
 {
     if (s[0] < 0x80)
         return 1;
-    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-               : s[0] >= 0xf0 && s[0] <= 0xf4                                  ? 4
-                                                                               : 0;
+    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+                                              : 0;
     for (size_t i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80)
             return 0;

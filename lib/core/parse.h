@@ -21,8 +21,7 @@ enum gv_parse_result {
  * prefixes), within [lo, hi]. *out is written only on GV_PARSE_OK. */
 enum gv_parse_result gv_parse_u64(const char *text, int base, uint64_t lo, uint64_t hi,
                                   uint64_t *out);
-enum gv_parse_result gv_parse_i64(const char *text, int base, int64_t lo, int64_t hi,
-                                  int64_t *out);
+enum gv_parse_result gv_parse_i64(const char *text, int base, int64_t lo, int64_t hi, int64_t *out);
 /* The whole of text as a finite decimal number within [lo, hi]. */
 enum gv_parse_result gv_parse_double(const char *text, double lo, double hi, double *out);
 

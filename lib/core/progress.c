@@ -46,9 +46,8 @@ void gv_progress_beat(gv_ctx *ctx)
     /* Threads of one check (copies on every GPU at once) beat too: one of them sends. */
     long long now_ms = (long long)(gv_now_s() * 1e3);
     long long last = __atomic_load_n(&ctx->progress_beat_ms, __ATOMIC_RELAXED);
-    if (now_ms - last < 200 ||
-        !__atomic_compare_exchange_n(&ctx->progress_beat_ms, &last, now_ms, 0, __ATOMIC_RELAXED,
-                                     __ATOMIC_RELAXED))
+    if (now_ms - last < 200 || !__atomic_compare_exchange_n(&ctx->progress_beat_ms, &last, now_ms,
+                                                            0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return;
     ctx->progress(ctx->progress_user, GV_PROGRESS_BEAT, "", "");
 }

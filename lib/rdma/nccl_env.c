@@ -83,17 +83,17 @@ static char *whole_file(const char *root, const char *rel, gv_rdma_report *r)
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         unreadable(r, rel,
-                   S_ISFIFO(st.st_mode)                          ? "a FIFO, not a file"
+                   S_ISFIFO(st.st_mode)                         ? "a FIFO, not a file"
                    : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device, not a file"
-                                                                 : "not a regular file");
+                                                                : "not a regular file");
         close(fd);
         return NULL;
     }
     char *text = NULL, why[96] = "";
     size_t used = 0;
     if (st.st_size > (off_t)GV_NCCL_CONF_MAX) {
-        snprintf(why, sizeof why, "%lld bytes, more than the %u read",
-                 (long long)st.st_size, GV_NCCL_CONF_MAX);
+        snprintf(why, sizeof why, "%lld bytes, more than the %u read", (long long)st.st_size,
+                 GV_NCCL_CONF_MAX);
     } else if (!(text = malloc(GV_NCCL_CONF_MAX + 2))) {
         snprintf(why, sizeof why, "out of memory");
     } else {

@@ -21,7 +21,7 @@ struct gv_rdma_report {
     int out_of_memory;
     gv_status modules_status; /* /proc/modules: GV_OK or why it could not be read */
     gv_errbuf modules_err;
-    double port_wait_s; /* how long the ports on their way to ACTIVE were waited for, 0 none */
+    double port_wait_s;     /* how long the ports on their way to ACTIVE were waited for, 0 none */
     char nccl_problem[512]; /* NCCL configuration files that exist but could not be taken, "" */
 };
 

@@ -338,9 +338,8 @@ static void read_port(const char *root, const char *ddir, const char *pci_dir, c
             p->rate_gbps = gbps;
         } else {
             char why[PATH_MAX + 160];
-            snprintf(why, sizeof why, "reading %s%s: '%.24s': %s (0-%d Gb/sec)",
-                     gv_sys_shown(root), rel, p->rate_text, gv_parse_why(pr),
-                     (int)GV_RDMA_RATE_MAX_GBPS);
+            snprintf(why, sizeof why, "reading %s%s: '%.24s': %s (0-%d Gb/sec)", gv_sys_shown(root),
+                     rel, p->rate_text, gv_parse_why(pr), (int)GV_RDMA_RATE_MAX_GBPS);
             note(p->problem, sizeof p->problem, "rate", why);
         }
     }

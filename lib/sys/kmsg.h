@@ -24,10 +24,10 @@ typedef struct gv_xid_event {
 typedef struct gv_kmsg_span {
     long long first_seq;
     double first_s;
-    size_t unreadable; /* records not read: binary, or an Xid line whose GPU is unknown */
-    char why[160];     /* the first such record's reason, "" */
+    size_t unreadable;  /* records not read: binary, or an Xid line whose GPU is unknown */
+    char why[160];      /* the first such record's reason, "" */
     char cut_short[64]; /* why the read stopped before the log's end (a bound), "" */
-    char path[256];    /* the log read, as shown in messages */
+    char path[256];     /* the log read, as shown in messages */
 } gv_kmsg_span;
 
 /* Every Xid line the kernel still holds (since boot, as far as the ring buffer reaches: span

@@ -237,8 +237,8 @@ static void read_function(const char *root, const char *dir, gv_pci_function *f)
             char ignored[256] = ""; /* the port's own faults are not this function's */
             read_speed(root, parent, "max_link_speed", &f->upstream_speed_max, ignored,
                        sizeof ignored);
-            read_number(root, parent, "max_link_width", 1, GV_PCI_WIDTH_MAX,
-                        &f->upstream_width_max, ignored, sizeof ignored);
+            read_number(root, parent, "max_link_width", 1, GV_PCI_WIDTH_MAX, &f->upstream_width_max,
+                        ignored, sizeof ignored);
         }
         end = name;
     }

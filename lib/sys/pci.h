@@ -29,10 +29,10 @@ typedef struct gv_pci_function {
      * its link. */
     gv_pci_addr parents[GV_PCI_MAX_PARENTS];
     size_t parent_count;
-    char driver[32];   /* the kernel driver bound to it ("nvidia"), "" when none or unknown */
-    char problem[256]; /* a file of this function that could not be read or parsed, "" */
+    char driver[32];        /* the kernel driver bound to it ("nvidia"), "" when none or unknown */
+    char problem[256];      /* a file of this function that could not be read or parsed, "" */
     char link_problem[256]; /* why its link is unknown (a link file out of range), "" */
-    int addr_unknown;  /* listed under a name that is no address (a domain over 32 bits) */
+    int addr_unknown;       /* listed under a name that is no address (a domain over 32 bits) */
 } gv_pci_function;
 
 /* Ranges of the values read (docs/inputs.md): link speeds gen 1 to gen 7, widths up to x32,

@@ -44,15 +44,15 @@ struct client;
 /* A sequence of workers testing one GPU (or the node), one worker at a time. */
 typedef struct lane {
     struct client *c;
-    int ordinal;               /* the CUDA ordinal this lane tests; the node's: its own GPU's */
-    char gpu_subject[48];      /* its rows' subject: "gpu3"; "node" for the node's lane */
+    int ordinal;          /* the CUDA ordinal this lane tests; the node's: its own GPU's */
+    char gpu_subject[48]; /* its rows' subject: "gpu3"; "node" for the node's lane */
     char gpus[GV_RUN_MAX_GPUS * 4]; /* its workers' --gpus; "" the plan's */
-    int lanes_mode;            /* its workers may open lanes (gv_run_plan.lanes) */
-    int pending[GV_CATALOG_MAX];  /* chosen entries this lane has yet to finish */
-    int assigned[GV_CATALOG_MAX]; /* what the current worker was given */
-    int rows[GV_CATALOG_MAX];     /* rows received per entry */
-    int accept_any;            /* the node's first worker: its delegated judges count too */
-    int workers;               /* started so far */
+    int lanes_mode;                 /* its workers may open lanes (gv_run_plan.lanes) */
+    int pending[GV_CATALOG_MAX];    /* chosen entries this lane has yet to finish */
+    int assigned[GV_CATALOG_MAX];   /* what the current worker was given */
+    int rows[GV_CATALOG_MAX];       /* rows received per entry */
+    int accept_any;                 /* the node's first worker: its delegated judges count too */
+    int workers;                    /* started so far */
     int running, finished, timed_out, starting;
     gv_worker_proc p;
     gv_line_reader reader;
@@ -81,8 +81,8 @@ typedef struct client {
     lane *lanes; /* the other GPUs' lanes */
     size_t lane_count;
     int lanes_opened;
-    char own_subject[48]; /* the GPU the node's worker tests itself, once lanes are open */
-    int own_gpu_hung;     /* the node's worker hung in a test of that GPU */
+    char own_subject[48];       /* the GPU the node's worker tests itself, once lanes are open */
+    int own_gpu_hung;           /* the node's worker hung in a test of that GPU */
     int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
     int across_started;
     gv_status failed; /* the run could not be made: the caller gets this error */
@@ -104,7 +104,7 @@ static int is_node(const lane *l)
 static const char *subject_of(const lane *l, size_t i)
 {
     return is_node(l) && l->c->lanes_opened && gv_catalog_per_gpu(i) ? l->c->own_subject
-                                                                      : l->gpu_subject;
+                                                                     : l->gpu_subject;
 }
 
 /* One row per pending entry of the lane, all with this verdict and text. */
@@ -121,8 +121,7 @@ static void close_pending(lane *l, int verdict, const char *fmt, ...)
         if (l->pending[i]) {
             /* One that sent its rows before the worker stopped has its verdict already. */
             if (!l->rows[i])
-                gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i), verdict, "%s",
-                              why);
+                gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i), verdict, "%s", why);
             l->pending[i] = 0;
         }
 }
@@ -176,8 +175,8 @@ static void take_row(lane *l, json_t *o)
         return;
     if (index >= 0)
         l->rows[index]++;
-    gv_check_result *res = gv_report_add(c->report, row.id, row.subject, row.verdict, "%s",
-                                         row.message);
+    gv_check_result *res =
+        gv_report_add(c->report, row.id, row.subject, row.verdict, "%s", row.message);
     if (res) {
         *res = row;
         /* A series that does not parse is left out; the row stands without it. */
@@ -415,7 +414,7 @@ static gv_status start(lane *l)
 }
 
 #define HANG_REMEDY                                                                                \
-    "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "  \
+    "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "   \
     "then reset the GPU or reboot"
 
 /* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */

@@ -92,8 +92,8 @@ static void on_lanes(void *user, const gv_run_lane *lanes, size_t n, const int *
     (void)user;
     json_t *list = json_array(), *ids = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(list, json_pack("{s:i, s:s}", "cuda", lanes[i].ordinal, "subject",
-                                              lanes[i].subject));
+        json_array_append_new(
+            list, json_pack("{s:i, s:s}", "cuda", lanes[i].ordinal, "subject", lanes[i].subject));
     for (uint32_t i = 0; i < gv_catalog_count(); i++)
         if (together[i])
             json_array_append_new(ids, json_string(gv_catalog_id(i)));

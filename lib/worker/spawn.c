@@ -192,8 +192,7 @@ int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
     return gv_worker_stop_by(p, kill_now, grace_s, INFINITY, status);
 }
 
-int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double limit,
-                      int *status)
+int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double limit, int *status)
 {
     int st = 0, done = 0;
     if (p->fd >= 0) {

@@ -21,8 +21,7 @@ gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *
 int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status);
 /* The same, never waiting past `until` (gv_now_s()) for the worker to exit or, once killed,
  * to be reaped: the run's budget bounds the caller's wait however many workers are stopped. */
-int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double until,
-                      int *status);
+int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double until, int *status);
 
 /* How a reaped worker ended, from its wait status: "died with signal 11 (Segmentation fault)",
  * "exited with status 2". */

@@ -611,7 +611,8 @@ static void test_nccl_conf_hostile(void **state)
 
     put_file(root, "/etc/nccl.conf", "NCCL_IB_HCA=mlx5\n\x01\x02\x7f binary\n");
     r = run_rdma_at(root);
-    expect(r, "rdma.nccl_env", "node", GV_ERROR, "/etc/nccl.conf: binary data, not a configuration");
+    expect(r, "rdma.nccl_env", "node", GV_ERROR,
+           "/etc/nccl.conf: binary data, not a configuration");
     gv_report_free(r);
 
     char path[4096];

@@ -392,7 +392,7 @@ static void per_gpu_verdicts(void **state)
 {
     (void)state;
     struct gv_report *r = eight_gpus();
-    static const int32_t want[] = {GV_PASS, GV_WARN,  GV_PASS, GV_FAIL, GV_PASS,
+    static const int32_t want[] = {GV_PASS,  GV_WARN, GV_PASS, GV_FAIL, GV_PASS,
                                    GV_ERROR, GV_PASS, GV_SKIP, GV_SKIP};
     for (uint32_t i = 0; i < 9; i++)
         assert_int_equal(gv_report_gpu_verdict(r, i), want[i]);
@@ -523,10 +523,9 @@ static void versioned_copy_out(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(json_round_trip), cmocka_unit_test(prometheus_text),
-        cmocka_unit_test(json_read_back),  cmocka_unit_test(held_row),
-        cmocka_unit_test(one_line),        cmocka_unit_test(versioned_copy_out),
-        cmocka_unit_test(per_gpu_verdicts),
-        cmocka_unit_test(control_bytes_never_reach_a_row)};
+        cmocka_unit_test(json_round_trip),  cmocka_unit_test(prometheus_text),
+        cmocka_unit_test(json_read_back),   cmocka_unit_test(held_row),
+        cmocka_unit_test(one_line),         cmocka_unit_test(versioned_copy_out),
+        cmocka_unit_test(per_gpu_verdicts), cmocka_unit_test(control_bytes_never_reach_a_row)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
