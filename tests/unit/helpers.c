@@ -140,6 +140,15 @@ char *temp_root(void)
     return strdup(d);
 }
 
+char *copy_of_h100(void)
+{
+    char *root = temp_root();
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cp -a '%s/.' '%s/'", fixture("sysroots/h100-open"), root);
+    assert_int_equal(system(cmd), 0);
+    return root;
+}
+
 void put_file(const char *root, const char *rel, const char *text)
 {
     char path[PATH_MAX];

@@ -43,6 +43,8 @@ gv_gpu gpu_of(const gv_report *r, uint32_t index);
 
 /* A temporary directory for malformed sysroots, and a file written under it. */
 char *temp_root(void);
+/* A copy of the healthy 8-GPU fixture (sysroots/h100-open) in a temp_root, to spoil. */
+char *copy_of_h100(void);
 void put_file(const char *root, const char *rel, const char *text);
 void remove_tree(const char *root);
 

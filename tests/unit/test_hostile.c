@@ -14,16 +14,6 @@
 
 #define MARKER "PRETTY_NAME=\"OUTSIDE THE SYSROOT\"\n"
 
-/* A copy of the healthy 8-GPU fixture to spoil. */
-static char *copy_of_h100(void)
-{
-    char *root = temp_root();
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cp -a '%s/.' '%s/'", fixture("sysroots/h100-open"), root);
-    assert_int_equal(system(cmd), 0);
-    return root;
-}
-
 static void replace_with_link(const char *root, const char *rel, const char *target)
 {
     char path[4096];

@@ -13,16 +13,6 @@
 
 #include "helpers.h"
 
-/* A copy of the 8-GPU fixture (an Xid 13 on GPU 0 in its kernel log) to spoil. */
-static char *copy_of_h100(void)
-{
-    char *root = temp_root();
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cp -a '%s/.' '%s/'", fixture("sysroots/h100-open"), root);
-    assert_int_equal(system(cmd), 0);
-    return root;
-}
-
 static void drop(char *root)
 {
     remove_tree(root);
