@@ -275,9 +275,9 @@ def live(args, tmp, d, timings, failures):
     run = one_pass.run(scenario("h100x8-gpu-lost"), timeout=150)
     timings["pass h100x8-gpu-lost"] = time.monotonic() - t
     print("h100x8-gpu-lost:", run.stdout.strip())
-    if not run.stdout.startswith("FAIL driver.gpu_count "):
-        failures.append("h100x8-gpu-lost: the pass said %r %r, want FAIL driver.gpu_count"
-                        % (run.stdout, run.stderr))
+    if not run.stdout.startswith("FAIL gpus 3: driver.gpu_count "):
+        failures.append("h100x8-gpu-lost: the pass said %r %r, want FAIL gpus 3: "
+                        "driver.gpu_count" % (run.stdout, run.stderr))
     t = time.monotonic()
     prom.wait("gpuverify_node_healthy 0 after h100x8-gpu-lost",
               lambda: prom.value('gpuverify_node_healthy{instance="%s"}' % instance) == 0)
