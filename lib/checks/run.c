@@ -528,6 +528,31 @@ static void run_delegated(const gv_facts *f, gv_report *r, int *ran)
     }
 }
 
+/* Every chosen entry of group i has a row once the group ran: a GPU test with none of the
+ * chosen GPUs to run on (gpus "12" on a node of eight) says so rather than vanish from the
+ * report. */
+static void no_row_left(gv_report *r, const int *chosen, size_t i, const char *gpus)
+{
+    for (size_t k = i; k < gv_check_count; k++) {
+        if (k != i && !(gv_checks[i].active && gv_checks[k].active == gv_checks[i].active))
+            break;
+        if (!chosen[k])
+            continue;
+        int has = 0;
+        for (size_t n = 0; n < r->count && !has; n++)
+            has = !strcmp(r->results[n].id, gv_checks[k].id);
+        if (has)
+            continue;
+        if (gpus)
+            gv_report_add(r, gv_checks[k].id, "node", GV_SKIP,
+                          "not run: none of the GPUs asked for (gpus \"%s\") is one CUDA sees "
+                          "(driver.gpu_count judges that)",
+                          gpus);
+        else
+            gv_report_add(r, gv_checks[k].id, "node", GV_SKIP, "not run: nothing to test it on");
+    }
+}
+
 /* The run's last word on every row as it becomes final, whichever check made it. */
 static void finalize_row(void *user, gv_check_result *row)
 {
@@ -691,6 +716,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                 unrun_for_hold(r, chosen, i, &hold);
             else
                 gv_checks[i].active(&active);
+            no_row_left(r, chosen, i, o->gpus);
         }
         gv_report_flush(r);
         run_delegated(f, r, ran);

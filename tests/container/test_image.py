@@ -207,7 +207,7 @@ def main():
         bare = img.run(["sh", "-c", "ls /usr/lib/x86_64-linux-gnu/libjansson.so.4"], image=base)[0]
         if bare == 0:
             fail("the base %s has libjansson: not a stand-in for NPD's image" % base)
-        for scenario, want_status, want in (("h100x8", 0, "OK "), ("h100x8-gpu-lost", 1, "FAIL driver.gpu_count")):
+        for scenario, want_status, want in (("h100x8", 0, "OK "), ("h100x8-gpu-lost", 1, "FAIL gpus 3: driver.gpu_count")):
             st, out = img.run([rule["path"]] + rule["args"] + ["--host-root", "/fx/sysroots/h100-open"],
                               npd_mounts + [(fixtures, "/fx", "ro"), (fakelib, "/usr/local/nvidia/lib64", "ro")],
                               env={"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64",

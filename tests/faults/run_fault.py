@@ -563,6 +563,35 @@ def materialise(work, what):
     return path
 
 
+def selected(catalog, checks):
+    """The IDs a --checks list selects at the standard level (gv_run_plan_make's rule)."""
+    tokens = [t.strip() for t in checks.split(",") if t.strip()]
+    picks = lambda t, i: i == t or i.startswith(t + ".")
+    only_exclusions = all(t.startswith("^") for t in tokens)
+    chosen = {i for i in catalog if only_exclusions and not picks("stress", i)}
+    for t in tokens:
+        if t.startswith("^"):
+            chosen -= {i for i in catalog if picks(t[1:], i)}
+        else:
+            chosen |= {i for i in catalog if picks(t, i)}
+    return chosen
+
+
+def plan_problems(gv_check, c, rows):
+    """Rows = plan, whatever the fault: every check the selection chose has a row, and no
+    check has two rows for one subject."""
+    catalog = subprocess.run([gv_check, "--list"], capture_output=True, text=True).stdout.split()
+    problems = ["%s: no row at all" % i for i in sorted(selected(catalog, c["checks"]))
+                if not any(r["id"] == i for r in rows)]
+    seen = set()
+    for r in rows:
+        key = (r["id"], r["subject"])
+        if key in seen:
+            problems.append("%s %s: two rows" % key)
+        seen.add(key)
+    return problems
+
+
 def main():
     gv_check, fixtures, fakelib, work, name = sys.argv[1:6]
     c = CASES[name]
@@ -612,6 +641,7 @@ def main():
             if r["verdict"] != verdict or text not in shown:
                 problems.append("%s %s: %s %r, wanted %s containing %r" % (
                     want_id, subject, r["verdict"], r["message"], verdict, text))
+        problems += plan_problems(gv_check, c, rows)
         for want_id, n in c["plan"].items():
             got = sorted(r["subject"] for r in rows if r["id"] == want_id)
             if len(got) != n or len(set(got)) != n:
