@@ -161,6 +161,13 @@ CASES = {
         ("cuda.alloc", "gpu0", "PASS", ""), ("cuda.copy", "gpu0", "PASS", ""),
         ("cuda.matmul", "gpu0", "PASS", "")], exit_code=3, sysroot=None,
         args=["--copy-mib", "1", "--gemm-size", "32"], deadline=SLOW_FAKE, wall=30),
+    # NCCL's sweep crashes in a worker of its own: its rows ERROR and the checks after it run.
+    "crash_in_nccl_group": case("h100x8-nccl-crash", "nccl.allreduce,stress.power", [
+        ("nccl.allreduce", "node", "ERROR", "while running all_reduce at 65536 bytes"),
+        ("stress.power", "gpu0", "PASS", ""), ("stress.power", "gpu7", "PASS", "")],
+        exit_code=3, args=["--level", "extended", "--nccl-kib", "64", "--gemm-size", "32",
+                           "--duration", "0.2"], deadline=SLOW_FAKE, wall=30,
+        plan={"stress.power": 8}),
     # Work that never completes on the GPU, 5 s into a 600 s stress: the heartbeats stop, and
     # the worker is stopped one deadline later, not at the end of the 600 s.
     "stress_stall": case("fault-kernel-stall", "stress.gemm", [
