@@ -275,6 +275,17 @@ exit $rc
         base, *flags = state.split("+")
         return base.rstrip("*"), set(flags), reason
 
+    def wait_responding(self, seconds=30):
+        """Until slurmctld hears from slurmd again (no `*`, no NOT_RESPONDING): a job asked
+        for while it does not may wait for the next scheduling pass, past srun's --immediate."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            out = self.run(["scontrol", "show", "node", self.node]).stdout
+            state = next((w for w in out.split() if w.startswith("State=")), "")
+            if state and "*" not in state and "NOT_RESPONDING" not in state:
+                return
+            time.sleep(0.5)
+
     def sinfo_reason(self):
         """The node's reason as `sinfo -R` shows it ('' when it has none)."""
         out = self.run(["sinfo", "-R", "-h", "-n", self.node, "-o", "%E|%N"]).stdout
@@ -449,11 +460,12 @@ def scenarios(c, failures, timings):
         print("gv-nccl built without MPI: srun --mpi=pmix gv-nccl not run")
         return
     c.step("prolog", "prolog-nccl", "h100x8")
+    c.wait_responding()
     # srun hands the job its environment. Under ASan (.ci/run's second pass) Open MPI's own
     # allocations would fail LeakSanitizer, as in the mpirun tests.
     env = dict(c.env, GV_FAKE_SCENARIO=c.scenario("h100x8"), GPUVERIFY_LOCK_DIR=c.locks,
                OMPI_MCA_btl="self,vader", ASAN_OPTIONS="detect_leaks=0")
-    res = c.run(["srun", "--immediate=30", "-N", "1", "-n", "2", "--overcommit", "--mpi=pmix", "-t", "2",
+    res = c.run(["srun", "--immediate=60", "-N", "1", "-n", "2", "--overcommit", "--mpi=pmix", "-t", "2",
                  c.gv_nccl, "--library-dir", c.fakelib, "-b", "64", "-e", "1M", "-f", "4",
                  "-n", "5"], check=False, timeout=120, env=env)
     os.remove(c.path("prolog.step"))
