@@ -7,7 +7,7 @@
 # the deadline with a withheld rank. Tables: python3 bench/compare_nccl_tests.py OUTDIR
 # Usage: bench/run_nccl_tests.sh BINDIR NCCL_TESTS_SRC OUTDIR [MAX_BYTES]
 #   BINDIR: gv-nccl, bench_nccl_deadline; NCCL_TESTS_SRC: a checkout of NVIDIA/nccl-tests
-#   Environment: ITERS (20), WARMUP (5), ROUNDS (3), OPS ("all_reduce all_gather
+#   Environment: JOBS (16: make -j), ITERS (20), WARMUP (5), ROUNDS (3), OPS ("all_reduce all_gather
 #   reduce_scatter"), MIN_BYTES (8), INPLACE (set: gv-nccl --in-place too), IN_PROCESS (0: no
 #   gv-nccl --in-process runs), TORCH (0: no torch.distributed runs), SMALL_ROUNDS (0: no extra
 #   rounds to 1 MiB, below), MPI_HOME or MPI_INCLUDE
@@ -17,6 +17,8 @@ set -u
 bin=$1; src=$2; out=$3; max=${4:-4294967296}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
+bin=$(cd "$bin" && pwd)
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" GPUVERIFY_WORKER=$bin/gpuverify-worker
 n=$(nvidia-smi -L | wc -l)
 export OMPI_MCA_btl=self,vader OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # nccl-tests' Makefile wants MPI_HOME/include/mpi.h and MPI_HOME/lib/libmpi.so. Distributions put
@@ -40,9 +42,9 @@ if [ -z "$mpi_home" ]; then
 fi
 # sm_90 only: the lent GPUs are Hopper, and one architecture builds in a minute, not ten.
 gencode=${NVCC_GENCODE:--gencode=arch=compute_90,code=sm_90}
-( cd "$src" && make -j16 src.build NCCL_HOME=/usr NVCC_GENCODE="$gencode" >"$out/build_nccl_tests.log" 2>&1 &&
+( cd "$src" && make -j"${JOBS:-16}" src.build NCCL_HOME=/usr NVCC_GENCODE="$gencode" >"$out/build_nccl_tests.log" 2>&1 &&
   if [ "$n" -gt 1 ]; then
-      make -j16 src.build NCCL_HOME=/usr MPI=1 MPI_HOME="$mpi_home" NAME_SUFFIX=_mpi \
+      make -j"${JOBS:-16}" src.build NCCL_HOME=/usr MPI=1 MPI_HOME="$mpi_home" NAME_SUFFIX=_mpi \
           NVCC_GENCODE="$gencode" >>"$out/build_nccl_tests.log" 2>&1
   fi ) || { echo "nccl-tests did not build: $out/build_nccl_tests.log"; tail -20 "$out/build_nccl_tests.log"; }
 { nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; uname -r
