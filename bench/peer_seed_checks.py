@@ -1,6 +1,6 @@
-# The seed guide's own health-check script, kept unchanged but for this line: the peer for time to verdict.
-# The six GPU health checks of the seed guide 000_723c8f05378caf0e.txt (Task 1.4), in one process, as a user runs them.
-# Used as the peer for time-to-verdict: run it beside `gv-check` on the same GPU machine.
+# A typical PyTorch GPU health-check script, as node setup guides give it: six checks (driver,
+# runtime, VRAM allocation, FP16 matmul, cuDNN, a matmul benchmark) in one process, as a user runs
+# them. The peer for time to verdict: run it beside `gv-check` on the same GPU machine.
 import subprocess, time
 t0 = time.perf_counter()
 subprocess.run(["nvidia-smi"], check=True, capture_output=True)                       # 1 driver

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Issue 3's figures on a GPU machine, ours beside PyTorch in one run on the same GPU:
-# GEMM per data type at 8192^3, pinned copies, and time to verdict for the seeds' six checks.
+# GEMM per data type at 8192^3, pinned copies, and time to verdict for the six checks of
+# bench/peer_seed_checks.py.
 # Usage: bench/run_compute.sh BINDIR OUTDIR   (BINDIR holds gv-gemm, gv-check, bench_copy)
 set -u
 bin=$1; out=$2

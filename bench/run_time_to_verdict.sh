@@ -1,6 +1,6 @@
 #!/bin/sh
-# Issue 3's time to verdict on a GPU machine: gv-check covering the seeds' six checks (driver,
-# runtime, VRAM, FP16 matmul, cuDNN, matmul benchmark) beside the seed guide's script
+# Issue 3's time to verdict on a GPU machine: gv-check covering a health-check script's six checks
+# (driver, runtime, VRAM, FP16 matmul, cuDNN, matmul benchmark) beside that script
 # (bench/peer_seed_checks.py), same machine, one run: wall time and peak RSS, median of 5, and
 # /usr/bin/time -v once each. Usage: bench/run_time_to_verdict.sh BINDIR OUTDIR
 set -u
@@ -8,7 +8,7 @@ bin=$(cd "$1" && pwd); out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$bin
-# The seeds' six checks: nvidia-smi -> driver.*, torch.cuda.is_available -> driver.cuda and
+# The script's six checks: nvidia-smi -> driver.*, torch.cuda.is_available -> driver.cuda and
 # cuda.init, torch.rand on the GPU -> cuda.alloc, FP16 and FP32 x @ x -> cuda.matmul (our own
 # kernels, verified), cudnn.version() -> cudnn.version.
 SIX=driver.module,driver.nvml,driver.version,driver.cuda,driver.gpu_count,cuda.init,cuda.alloc,cuda.matmul,cudnn.version

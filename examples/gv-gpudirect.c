@@ -1,5 +1,6 @@
-/* gv-gpudirect: is GPUDirect RDMA over DMA-BUF ready? The seed's verify-gpudirect, from
- * gpuverify's gpudirect.* checks, each prerequisite on its own line and one verdict. */
+/* gv-gpudirect: is GPUDirect RDMA over DMA-BUF ready? A verify-gpudirect style readiness
+ * report built from gpuverify's gpudirect.* checks, each prerequisite on its own line and one
+ * verdict. */
 #include <gpuverify/gpuverify.h>
 #include <stdio.h>
 
@@ -15,7 +16,8 @@ static const seed_section sections[] = {
     {"GPUDirect RDMA", "gpudirect.ready"},
 };
 
-/* Under the driver: "580.95.05, NVIDIA H100 80GB HBM3, 81559 MiB" per GPU, as the seed shows. */
+/* Under the driver: "580.95.05, NVIDIA H100 80GB HBM3, 81559 MiB" per GPU, as nvidia-smi's
+ * --query-gpu=driver_version,name,memory.total --format=csv,noheader prints it. */
 static void extra(gv_ctx *ctx, const gv_report *report, size_t section)
 {
     (void)ctx;

@@ -1,6 +1,6 @@
-/* gv-rdma: is the RDMA stack ready for multi-node training? The seed's verify-rdma, from
- * gpuverify's rdma.* checks: kernel modules, devices and links, MTU, RoCE traffic class, and
- * what NCCL would do with the node's settings. */
+/* gv-rdma: is the RDMA stack ready for multi-node training? A verify-rdma style readiness
+ * report built from gpuverify's rdma.* checks: kernel modules, devices and links, MTU, RoCE
+ * traffic class, and what NCCL would do with the node's settings. */
 #include <gpuverify/gpuverify.h>
 #include <stdio.h>
 

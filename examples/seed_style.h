@@ -1,5 +1,6 @@
-/* The seed scripts' output style shared by gv-rdma and gv-gpudirect: sections under a banner,
- * one [OK]/[WARN]/[FAIL]/[SKIP]/[ERROR] line per check result, and the closing counts. */
+/* The output style gv-rdma and gv-gpudirect share, that of readiness shell scripts (verify-rdma,
+ * verify-gpudirect): sections under a banner, one [OK]/[WARN]/[FAIL]/[SKIP]/[ERROR] line per
+ * check result, and the closing counts. */
 #ifndef GV_EXAMPLES_SEED_STYLE_H
 #define GV_EXAMPLES_SEED_STYLE_H
 

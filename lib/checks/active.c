@@ -185,7 +185,7 @@ void gv_active_cuda(gv_active_run *run)
         gv_matmul_result m;
         gv_status ms = GV_OK;
         if (matmul) {
-            /* The seeds' sizes: 4096 (8192 at benchmark length), or the run's GEMM size. */
+            /* 4096, a health-check script's size (8192 at benchmark length), or the GEMM size. */
             uint32_t n = run->gemm_size   ? (run->gemm_size + 15) / 16 * 16
                          : run->benchmark ? 8192
                                           : 4096;

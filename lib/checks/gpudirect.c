@@ -14,7 +14,7 @@
 #include "topo/topology.h"
 #include "gpuverify/gv_policy.h"
 
-/* The seed guide's minimum for DMA-BUF GPUDirect: a policy value, not a kernel fact (DMA-BUF
+/* The default minimum kernel for DMA-BUF GPUDirect RDMA: a policy value, not a kernel fact (DMA-BUF
  * memory registration itself arrived in 5.12); gv_policy.kernel_min overrides it. */
 #define KERNEL_MIN_DEFAULT "6.2"
 

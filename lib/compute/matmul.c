@@ -1,8 +1,8 @@
 /* cuda.matmul: matrix products with gpuverify's own kernels (lib/kernels: WMMA on the tensor
  * cores for FP16, shared-memory tiles for FP32), checked against an FP64 host reference. A
- * functional check of the seeds' "FP16 matmul" and "matmul benchmark" that needs no toolkit
- * library: no cuBLASLt image (175 MiB) in the process. Its TFLOPS say that the GPU computes at
- * speed, not what it peaks at; gemm.* is the benchmark. */
+ * functional check like a health-check script's "FP16 matmul" and "matmul benchmark" that needs
+ * no toolkit library: no cuBLASLt image (175 MiB) in the process. Its TFLOPS say that the GPU
+ * computes at speed, not what it peaks at; gemm.* is the benchmark. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

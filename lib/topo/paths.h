@@ -1,5 +1,5 @@
 /* Path classes between devices of an hwloc tree, with nvidia-smi's `topo -m` semantics
- * (SYSFS.md, "Path classes"), and NCCL's GPUDirect RDMA level. */
+ * (docs/topology.md, "Path classes"), and NCCL's GPUDirect RDMA level. */
 #ifndef GV_TOPO_PATHS_H
 #define GV_TOPO_PATHS_H
 

@@ -75,7 +75,8 @@ static void expect_ports(const gv_report *r, const char *id, int want, const cha
     }
 }
 
-/* The seed's verify-rdma (10 OK) and verify-gpudirect (8 OK) lines, in meaning. */
+/* A healthy RoCE node: what a verify-rdma readiness script reports as 10 OK lines and
+ * verify-gpudirect as 8, in meaning. */
 static void test_healthy_roce(void **state)
 {
     (void)state;
