@@ -337,7 +337,7 @@ static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
             gv_result_remedy(c,
                              "mkdir /sys/kernel/config/rdma_cm/%s && echo 104 > "
                              "/sys/kernel/config/rdma_cm/%s/ports/%u/default_roce_tos (at boot, "
-                             "like the seed's rdma-cm-tos.service)",
+                             "from a oneshot unit such as rdma-cm-tos.service)",
                              p->device, p->device, p->port);
         } else if (p->roce_tos == 0) {
             c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_WARN,
