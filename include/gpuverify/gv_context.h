@@ -64,11 +64,18 @@ typedef struct gv_ctx_opts {
     const char *worker_path;
 } gv_ctx_opts;
 
+#ifdef __cplusplus
 #define GV_CTX_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_ctx_opts), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,        \
             GV_LOG_WARN, GV_AUTO, 0.0, NULL                                                        \
     }
+#else
+#define GV_CTX_OPTS_INIT                                                                           \
+    {                                                                                              \
+        .struct_size = sizeof(gv_ctx_opts), .log_level = GV_LOG_WARN, .live_libraries = GV_AUTO    \
+    }
+#endif
 
 /* Creates a context. opts may be NULL (all defaults). On error *out is NULL. */
 GV_API gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out);

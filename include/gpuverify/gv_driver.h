@@ -48,10 +48,7 @@ typedef struct gv_library_info {
     char detail[256]; /* why absent or broken */
 } gv_library_info;
 
-#define GV_LIBRARY_INFO_INIT                                                                       \
-    {                                                                                              \
-        sizeof(gv_library_info), 0, 0, 0, "", "", "", "", ""                                       \
-    }
+#define GV_LIBRARY_INFO_INIT GV_STRUCT_INIT(gv_library_info)
 
 /* Loads and describes a library, in gpuverify-worker when one is found (docs/ABI.md,
  * "Isolation": GV_ERR_TIMEOUT, out untouched, when the load did not return in time). GV_OK

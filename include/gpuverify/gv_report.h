@@ -111,11 +111,19 @@ typedef struct gv_run_opts {
     double duration_s;
 } gv_run_opts;
 
+#ifdef __cplusplus
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0, GV_LEVEL_STANDARD, 0, 0.0, NULL, NULL,     \
             GV_ISOLATION_AUTO, 0, NULL, NULL, 0.0                                                  \
     }
+#else
+#define GV_RUN_OPTS_INIT                                                                           \
+    {                                                                                              \
+        .struct_size = sizeof(gv_run_opts), .level = GV_LEVEL_STANDARD,                            \
+        .isolation = GV_ISOLATION_AUTO                                                             \
+    }
+#endif
 
 /* Where gv_run runs the checks. In a worker process, NVML, libcuda, cuBLASLt, cuDNN, NCCL and
  * libibverbs are loaded there, never in the caller; every check has a hard deadline; a crash
