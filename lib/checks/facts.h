@@ -107,6 +107,8 @@ enum gv_facts_optional {
  * of memory (a source's failure is recorded in it). */
 gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out, unsigned optional);
 void gv_facts_free(gv_facts *facts);
+/* Frees the facts or GPUs kept on the context for gv_gpu_info; its drop_facts hook. */
+void gv_ctx_drop_facts(gv_ctx *ctx);
 /* The public driver summary of the facts. */
 void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);
 /* Active NVLinks joining two GPUs: direct links, else through NVSwitch (each GPU's switch

@@ -25,6 +25,7 @@ void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report)
     ctx->inventory = gpus;
     ctx->inventory_count = report->gpu_count;
     ctx->has_inventory = 1;
+    ctx->drop_facts = gv_ctx_drop_facts;
 }
 
 /* The facts gv_run gathers first, in a worker of their own: the report of driver.nvml and

@@ -346,6 +346,7 @@ gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out)
     }
     gv_ctx_drop_facts(ctx);
     ctx->facts = f;
+    ctx->drop_facts = gv_ctx_drop_facts;
     *out = f;
     return GV_OK;
 }

@@ -14,7 +14,6 @@
 #include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
-#include "report/report.h"
 #include "worker/call.h"
 
 #define GV_MAX_BYTES (1ull << 46) /* 64 TiB: beyond any GPU, so a size past it is a mistake */

@@ -15,7 +15,6 @@
 #include "core/sizes.h"
 #include "core/util.h"
 #include "kernels/gv_random.h"
-#include "report/report.h"
 #include "worker/call.h"
 
 #define PAGE (2ull << 20) /* allocations in whole 2 MiB pages, as the driver maps them */

@@ -18,7 +18,6 @@
 #include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
-#include "report/report.h"
 #include "worker/call.h"
 
 #define MAX_BATCH 1024 /* GEMMs per interval: the hash slots each batch needs */

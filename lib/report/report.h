@@ -62,10 +62,6 @@ extern const char *const gv_library_state_names[GV_LIBRARY_STATE_NAMES];
 /* A report holding a copy of the facts' driver summary and GPUs; NULL when out of memory. */
 gv_report *gv_report_new(const gv_facts *facts);
 
-/* The more severe of two verdicts: ERROR > FAIL > WARN > PASS > SKIP (a SKIP gives way to
- * anything tested). */
-int32_t gv_verdict_worse(int32_t a, int32_t b);
-
 /* Per-GPU verdicts (report_gpus.c). N of a subject "gpuN", -1 for any other ("node", "mlx5_0"). */
 long gv_subject_gpu(const char *subject);
 /* The verdict of the GPU whose gv_gpu.index is `gpu`, from the rows whose subject is "gpu<gpu>":
