@@ -10,6 +10,7 @@
 #include "checks/run.h"
 #include "checks/run_events.h"
 #include "checks/run_hold.h"
+#include "compute/compute.h"
 #include "core/context.h"
 #include "core/parse.h"
 #include "core/progress.h"
@@ -17,6 +18,8 @@
 #include "core/util.h"
 #include "rdma/rdma.h"
 #include "sys/pci.h"
+#include "topo/topology.h"
+#include "worker/call.h"
 #include "worker/worker.h"
 
 /* GPUDirect RDMA is a GPU talking to an RDMA NIC: without a NIC there is nothing to judge. */
@@ -27,10 +30,12 @@ const gv_check_def gv_checks[] = {
     {"system.kernel", gv_check_system_kernel, NULL, 0, 0, 0, 0},
     {"driver.module", gv_check_driver_module, NULL, 0, 0, 0, 0},
     /* Facts are gathered under these two: NVML and cuInit take seconds per GPU on a node
-     * without persistence mode, so twice and four times the unit (60 s, 120 s by default). */
-    {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, 2, 0},
+     * without persistence mode, so twice and four times the unit (60 s, 120 s by default).
+     * Deadlines of checks whose work is one call in gpuverify-worker are that call's
+     * (worker/call.h). */
+    {"driver.nvml", gv_check_driver_nvml, NULL, 0, 0, GV_DEADLINE_NVML_START, 0},
     {"driver.version", gv_check_driver_version, NULL, 0, 0, 0, 0},
-    {"driver.cuda", gv_check_driver_cuda, NULL, GV_FACTS_CUDA, 0, 4, 0},
+    {"driver.cuda", gv_check_driver_cuda, NULL, GV_FACTS_CUDA, 0, GV_DEADLINE_CUDA_START, 0},
     {"driver.gpu_count", gv_check_driver_gpu_count, NULL, 0, 0, 0, 0},
     {"driver.persistence", gv_check_driver_persistence, NULL, 0, GV_NEEDS_GPU, 0, 0},
     {"gpu.pci", gv_check_gpu_pci, NULL, 0, GV_NEEDS_GPU, 0, 0},
@@ -54,14 +59,15 @@ const gv_check_def gv_checks[] = {
     {"gpu.temperature", gv_check_gpu_temperature, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.fabric", gv_check_gpu_fabric, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.memory_unowned", gv_check_gpu_memory_unowned, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
-    {"topo.numa", NULL, gv_active_topo, 0, 0, 0, 0}, /* may judge another node's XML */
-    {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, 0, 0},
-    {"rdma.modules", NULL, gv_active_rdma, 0, 0, 0, 0},
-    {"rdma.devices", NULL, gv_active_rdma, 0, 0, 0, 0},
-    {"rdma.ports", NULL, gv_active_rdma, 0, 0, 0, 0},
-    {"rdma.mtu", NULL, gv_active_rdma, 0, 0, 0, 0},
-    {"rdma.roce_tos", NULL, gv_active_rdma, 0, 0, 0, 0},
-    {"rdma.nccl_env", NULL, gv_active_rdma, 0, 0, 0, 0},
+    {"topo.numa", NULL, gv_active_topo, 0, 0, GV_DEADLINE_TOPOLOGY,
+     0}, /* may judge another node's XML */
+    {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, GV_DEADLINE_TOPOLOGY, 0},
+    {"rdma.modules", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
+    {"rdma.devices", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
+    {"rdma.ports", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
+    {"rdma.mtu", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
+    {"rdma.roce_tos", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
+    {"rdma.nccl_env", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
     {"gpudirect.open_module", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.p2pdma", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.kernel", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
@@ -71,24 +77,23 @@ const gv_check_def gv_checks[] = {
     {"gpudirect.nic_locality", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"gpudirect.ready", NULL, gv_active_gpudirect, 0, GPUDIRECT_NEEDS, 0, 0},
     {"driver.compat", NULL, gv_active_compat, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"cuda.init", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"cuda.alloc", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"cuda.copy", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"cuda.init", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_CUDA_CHECK, 0},
+    {"cuda.alloc", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_CUDA_CHECK, 0},
+    {"cuda.copy", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_CUDA_CHECK, 0},
     {"cuda.matmul", NULL, gv_active_cuda, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
     /* Each GPU alone, then all at once: about a second per GPU at benchmark length. */
     {"cuda.copy_all", NULL, gv_active_copy_all, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 0},
     /* Every ordered pair in one call: n (n - 1) pairs, 240 on 16 GPUs through the host. */
     {"cuda.p2p", NULL, gv_active_p2p, GV_FACTS_CUDA, GV_NEEDS_GPU, 10, 0},
-    /* Nearly all free memory walked 16 times: about a second on an H200, far longer on the
-     * slowest memory, hence four times the unit. */
-    {"mem.test", NULL, gv_active_memtest, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 0},
-    {"gemm.fp32", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"gemm.tf32", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"gemm.fp16", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"gemm.bf16", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"gemm.fp8", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"cudnn.version", NULL, gv_active_cudnn, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
-    {"cudnn.conv", NULL, gv_active_cudnn, GV_FACTS_CUDA, GV_NEEDS_GPU, 0, 0},
+    {"mem.test", NULL, gv_active_memtest, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_MEM_TEST, 0},
+    {"gemm.fp32", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_GEMM_BENCH, 0},
+    {"gemm.tf32", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_GEMM_BENCH, 0},
+    {"gemm.fp16", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_GEMM_BENCH, 0},
+    {"gemm.bf16", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_GEMM_BENCH, 0},
+    {"gemm.fp8", NULL, gv_active_gemm, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_GEMM_BENCH, 0},
+    {"cudnn.version", NULL, gv_active_cudnn, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_CUDNN_CHECK,
+     0},
+    {"cudnn.conv", NULL, gv_active_cudnn, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_CUDNN_CHECK, 0},
     /* The collective's own deadline is the run's remaining budget (nccl.c); this (600 s by
      * default) is the backstop for a hang outside it. */
     {"nccl.version", NULL, gv_active_nccl, GV_FACTS_CUDA, GV_NEEDS_GPU, 20, 0},
@@ -96,8 +101,8 @@ const gv_check_def gv_checks[] = {
     {"nccl.transport", NULL, gv_active_nccl, GV_FACTS_CUDA, GV_NEEDS_GPU, 20, 0},
     /* Extended level only: the GPUs loaded for the run's duration (120 s unless the caller
      * says), the setup within four times the unit. */
-    {"stress.gemm", NULL, gv_active_stress, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 1},
-    {"stress.power", NULL, gv_active_stress, GV_FACTS_CUDA, GV_NEEDS_GPU, 4, 1},
+    {"stress.gemm", NULL, gv_active_stress, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_STRESS, 1},
+    {"stress.power", NULL, gv_active_stress, GV_FACTS_CUDA, GV_NEEDS_GPU, GV_DEADLINE_STRESS, 1},
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 _Static_assert(sizeof gv_checks / sizeof gv_checks[0] <= GV_CATALOG_MAX,

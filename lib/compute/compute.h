@@ -18,6 +18,18 @@ typedef struct gv_compat {
     char message[256];
 } gv_compat;
 
+/* The deadlines of the calls these tests make in gpuverify-worker, in units of the context's
+ * deadline (worker/call.h), on top of starting CUDA (GV_DEADLINE_CUDA_START); the catalog gives
+ * the checks that run them the same. */
+#define GV_DEADLINE_CUDA_CHECK 1.0  /* gv_cuda_check: cuda.* */
+#define GV_DEADLINE_GEMM_BENCH 1.0  /* gv_gemm_bench, on top of its timed batches: gemm.* */
+#define GV_DEADLINE_CUDNN_CHECK 1.0 /* gv_cudnn_check: cudnn.* */
+/* gv_mem_test, per round: nearly all free memory walked 16 times, about a second on an H200,
+ * far longer on the slowest memory (mem.test). */
+#define GV_DEADLINE_MEM_TEST 4.0
+/* gv_stress_gemm's setup on every GPU, on top of the duration it loads them (stress.*). */
+#define GV_DEADLINE_STRESS 4.0
+
 /* Loads cuBLASLt, cuDNN or NCCL (library = GV_LIB_CUBLASLT / _CUDNN / _NCCL) and compares the CUDA
  * version it needs with the driver's. */
 void gv_compat_check(gv_ctx *ctx, int32_t library, gv_compat *out);

@@ -342,7 +342,7 @@ static gv_status cuda_here(gv_ctx *ctx, const void *args, const gv_call_watch *w
 static double cuda_deadline(const gv_ctx *ctx, const void *args)
 {
     (void)args;
-    return gv_call_deadline(ctx, "driver.cuda", "cuda.copy", 1, 0);
+    return gv_call_deadline(ctx, GV_DEADLINE_CUDA_START, GV_DEADLINE_CUDA_CHECK, 1, 0);
 }
 
 static void cuda_prefill(const void *args, void *result)

@@ -85,10 +85,19 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
                             const void *args, void (*sample)(void *user, const void *sample),
                             void *user, void *result);
 
-/* A call's deadline: gv_run's allowance for `start` (what the call needs first in the worker:
- * "driver.cuda" for cuInit and a context, "driver.nvml" for nvmlInit; NULL: nothing), `times`
- * its allowance for `check`, and extra_s (the time the options ask for). */
-double gv_call_deadline(const gv_ctx *ctx, const char *start, const char *check, double times,
+/* A call's deadline is counted in units of the context's deadline (gv_ctx_opts.deadline_s), so
+ * that a caller who shortens the unit shortens every call. Each kind names its own factors
+ * beside its definition; the catalog gives the checks that make these calls the same ones, so
+ * that gv_run's deadline for a check and its call's agree without the call knowing checks.
+ * What a call needs first in the worker: */
+#define GV_DEADLINE_NVML_START                                                                     \
+    2.0                            /* loading NVML and nvmlInit: seconds per GPU without           \
+                                      persistence mode */
+#define GV_DEADLINE_CUDA_START 4.0 /* cuInit and a context: longer still */
+
+/* A call's deadline in seconds: start_factor units for what it needs first (0: nothing),
+ * `times` times `factor` units for its work, and extra_s (the time the options ask for). */
+double gv_call_deadline(const gv_ctx *ctx, double start_factor, double factor, double times,
                         double extra_s);
 
 /* A public call's ending: its result r copied out to the caller's `out` when there is one to
