@@ -3,7 +3,7 @@
 #define GV_CHECKS_CHECKS_H
 
 #include "checks/active.h"
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "report/report.h"
 
 typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "checks/run.h"
 #include "core/context.h"
 #include "core/sizes.h"

@@ -326,36 +326,6 @@ static int first_of_group(const int *chosen, size_t i)
     return 1;
 }
 
-void gv_ctx_drop_facts(gv_ctx *ctx)
-{
-    if (ctx->facts) {
-        gv_facts_free(ctx->facts);
-        free(ctx->facts);
-        ctx->facts = NULL;
-    }
-    free(ctx->inventory);
-    ctx->inventory = NULL;
-    ctx->inventory_count = 0;
-    ctx->has_inventory = 0;
-}
-
-gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out)
-{
-    gv_facts *f = calloc(1, sizeof *f);
-    if (!f)
-        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory gathering facts");
-    gv_status s = gv_facts_collect(ctx, f, optional);
-    if (s != GV_OK) {
-        free(f);
-        return gv_fail(ctx, s, "gathering facts: %s", gv_strerror(s));
-    }
-    gv_ctx_drop_facts(ctx);
-    ctx->facts = f;
-    ctx->drop_facts = gv_ctx_drop_facts;
-    *out = f;
-    return GV_OK;
-}
-
 gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *plan)
 {
     static const gv_run_opts defaults = GV_RUN_OPTS_INIT;

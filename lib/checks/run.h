@@ -46,9 +46,6 @@ typedef struct gv_run_stream {
     void *user;
 } gv_run_stream;
 
-/* Gathers the facts in this process (enum gv_facts_optional) and keeps them on the context
- * for gv_gpu_info, in place of any older inventory. */
-gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, struct gv_facts **out);
 /* Keeps the GPUs of a report whose facts were gathered in gpuverify-worker for gv_gpu_info,
  * in place of any older facts (checks/inventory.c). */
 void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report);

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "gpuverify/gv_compute.h"
 #include "gpuverify/gv_report.h"
 

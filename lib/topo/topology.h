@@ -2,7 +2,7 @@
 #ifndef GV_TOPO_TOPOLOGY_H
 #define GV_TOPO_TOPOLOGY_H
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "gpuverify/gv_topology.h"
 
 /* gv_topology's deadline in gpuverify-worker, in units of the context's deadline
