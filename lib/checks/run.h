@@ -5,11 +5,10 @@
 #define GV_CHECKS_RUN_H
 
 #include "checks/active.h"
+#include "checks/checks.h"
 #include "checks/levels.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_report.h"
-
-#define GV_CATALOG_MAX 96 /* entries gv_checks may hold (checked in run.c) */
 
 typedef struct gv_run_plan {
     gv_run_opts opts; /* the caller's, at our size; policy points at `policy` or is NULL */
@@ -54,17 +53,10 @@ void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report);
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out);
 
-/* The catalog index of a check ID, -1 when it is not one; its deadline in seconds (the
- * catalog's, else the context's default; plus the plan's stress time for stress.*) and its group
- * (the index its catalog group starts at: the entries of one active group are adjacent). */
-int gv_catalog_index(const char *id);
+/* A check's deadline in seconds: the catalog's factor of the context's deadline (1 when it
+ * has none), plus the plan's stress time for stress.*; the context's for an index that is no
+ * check. */
 double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index);
-int gv_catalog_group(int index);
-/* Whether entry i tests each GPU on its own (a figure inside one GPU: cuda.*, mem.test,
- * gemm.*), and whether it measures the GPUs together (copies of all at once, pairs, NCCL,
- * stress: its figures depend on what the others do). */
-int gv_catalog_per_gpu(size_t i);
-int gv_catalog_across_gpus(size_t i);
 
 /* A report with no facts yet (all unknown), for a run whose worker sends none. */
 gv_report *gv_report_blank(const gv_ctx *ctx);
