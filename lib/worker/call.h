@@ -58,13 +58,6 @@ typedef struct gv_call_kind {
             prefill, describe                                                                      \
     }
 
-extern const gv_call_kind gv_call_cuda_check, gv_call_mem_test, gv_call_gemm_bench,
-    gv_call_stress_gemm, gv_call_cudnn_check, gv_call_nccl, gv_call_topology, gv_call_rdma_status,
-    gv_call_library_status;
-
-/* The kind named on the worker's command line; NULL when none is. */
-const gv_call_kind *gv_call_kind_named(const char *name);
-
 /* Whether calls run in gpuverify-worker (1, where found) rather than in this process: not
  * when this is the worker already, gv_run runs its checks in the caller (GV_ISOLATION_NONE),
  * the context asked for its own process (GV_CTX_IN_PROCESS) or no worker is found. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "gpuverify/gv_report.h"
 #include "worker/call.h"
 #include "worker/lines.h"
 #include "worker/protocol.h"

@@ -4,7 +4,7 @@
 #ifndef GV_CHECKS_RUN_EVENTS_H
 #define GV_CHECKS_RUN_EVENTS_H
 
-#include "checks/run.h"
+#include "run/run.h"
 
 typedef struct gv_run_observer {
     gv_run_event_fn fn; /* NULL: the caller asked for none, and every call is a no-op */

@@ -6,10 +6,10 @@
 
 #include "checks/busy.h"
 #include "checks/checks.h"
-#include "checks/levels.h"
-#include "checks/run.h"
-#include "checks/run_events.h"
-#include "checks/run_hold.h"
+#include "run/levels.h"
+#include "run/run.h"
+#include "run/run_events.h"
+#include "run/run_hold.h"
 #include "core/context.h"
 #include "core/parse.h"
 #include "core/progress.h"
@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "rdma/rdma.h"
 #include "sys/pci.h"
+#include "run/run_worker.h"
 #include "worker/worker.h"
 
 double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index)

@@ -6,7 +6,7 @@
 
 #include "checks/active.h"
 #include "checks/checks.h"
-#include "checks/levels.h"
+#include "run/levels.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_report.h"
 
@@ -18,7 +18,7 @@ typedef struct gv_run_plan {
     double stress_s;            /* how long stress.* loads the GPUs */
     int chosen[GV_CATALOG_MAX]; /* per catalog entry */
     int gpu_chosen[GV_RUN_MAX_GPUS];
-    /* gpuverify-worker testing its GPUs in lanes (worker/client.c): of the tests of one GPU
+    /* gpuverify-worker testing its GPUs in lanes (run_worker.c): of the tests of one GPU
      * (gv_catalog_per_gpu) it runs the first chosen GPU's and names the others, each tested by
      * a worker of its own at the same time; the tests across GPUs it leaves to a later worker. */
     int lanes;
@@ -46,7 +46,7 @@ typedef struct gv_run_stream {
 } gv_run_stream;
 
 /* Keeps the GPUs of a report whose facts were gathered in gpuverify-worker for gv_gpu_info,
- * in place of any older facts (checks/inventory.c). */
+ * in place of any older facts (inventory.c). */
 void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report);
 
 /* Gathers the facts and runs the planned checks in this process; stream may be NULL. */

@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "facts/facts.h"
-#include "checks/run.h"
+#include "run/run.h"
 #include "core/context.h"
 #include "core/sizes.h"
 #include "report/report.h"
 #include "worker/call.h"
+#include "run/run_worker.h"
 #include "worker/worker.h"
 
 void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report)
