@@ -1,8 +1,8 @@
 /* gv_run in two halves: the plan (options checked, checks and GPUs selected, the policy
  * copied to its full size) made in the caller's process, and the checks run in-process,
  * either in the caller (GV_ISOLATION_NONE) or in gpuverify-worker, which streams each row. */
-#ifndef GV_CHECKS_RUN_H
-#define GV_CHECKS_RUN_H
+#ifndef GV_RUN_RUN_H
+#define GV_RUN_RUN_H
 
 #include "checks/active.h"
 #include "checks/checks.h"

@@ -1,8 +1,8 @@
 /* gv_run_opts.on_event: the caller's progress callback, fed from wherever the checks run: the
  * progress hooks in the caller's process (GV_ISOLATION_NONE), or the worker's begin events and
  * rows as the client reads them. */
-#ifndef GV_CHECKS_RUN_EVENTS_H
-#define GV_CHECKS_RUN_EVENTS_H
+#ifndef GV_RUN_RUN_EVENTS_H
+#define GV_RUN_RUN_EVENTS_H
 
 #include "run/run.h"
 
