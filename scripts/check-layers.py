@@ -3,7 +3,7 @@
 circle between folders.
 
 Usage (Debian's /usr/bin/python3; ctest runs it as the test `layers`):
-    scripts/check-layers.py [SOURCE_DIR]
+    scripts/check-layers.py [SOURCE_DIR] [--objects BUILD_DIR]
 
 lib/LAYERS lists lib/'s folders one per line, lowest first ('#' starts a comment). A file
 under lib/<folder>/ may include its own folder and the folders listed before it, and the
@@ -12,9 +12,14 @@ resolves it: beside the including file first, then in the include paths CMake gi
 library (include/, lib/). One that resolves to nothing in the tree is an error too, so that
 no include escapes the check by a spelling the compiler would still find.
 
-Exit 0 when every include goes down or sideways within its folder, 1 otherwise."""
+With --objects, the built objects of lib/ (nm) are held to the same rule: a function or
+variable one folder uses must be defined in that folder or below it. That finds the calls up
+that no include shows, a function declared in a low header but defined above it.
+
+Exit 0 when every include and every symbol goes down or stays in its folder, 1 otherwise."""
 import os
 import re
+import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -85,8 +90,49 @@ def cycles(edges):
     return out
 
 
+def objects_of(source, build):
+    """(folder, source path) of each object built from lib/<folder>/<file>; objects of files
+    no longer in the tree (moved since that build) are passed over."""
+    for root, _, files in os.walk(build):
+        for name in files:
+            path = os.path.join(root, name)
+            m = re.search(r"/lib/([^/]+)/([^/]+)\.o$", path)
+            if m and os.path.isfile(os.path.join(source, "lib", m.group(1), m.group(2))):
+                yield m.group(1), "lib/%s/%s" % (m.group(1), m.group(2)), path
+
+
+def symbol_problems(source, build, rank):
+    """Each use of a symbol defined in a folder above the user's."""
+    defined, used = {}, []
+    for folder, src, obj in sorted(objects_of(source, build)):
+        out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True)
+        for line in out.stdout.splitlines():
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            name, kind = parts[0], parts[1]
+            if kind == "U":
+                used.append((folder, src, name))
+            elif kind.isupper() and kind not in "UVW":
+                defined.setdefault(name, (folder, src))
+    problems = []
+    for folder, src, name in used:
+        if name not in defined:
+            continue  # a library's or the C runtime's
+        theirs, where = defined[name]
+        if theirs != folder and rank.get(theirs, -1) > rank.get(folder, len(rank)):
+            problems.append("%s: uses %s, defined above it in %s" % (src, name, where))
+    return problems
+
+
 def main():
-    source = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+    args = sys.argv[1:]
+    build = None
+    if "--objects" in args:
+        i = args.index("--objects")
+        build = os.path.abspath(args[i + 1])
+        del args[i:i + 2]
+    source = os.path.abspath(args[0] if args else
                              os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     layers_file = os.path.join(source, "lib", "LAYERS")
     layers = read_layers(layers_file)
@@ -133,13 +179,16 @@ def main():
                                     (path, line, m.group(1), theirs, mine))
     for comp in cycles(edges):
         problems.append("folders in one include circle: " + " ".join(comp))
+    if build:
+        problems += symbol_problems(source, build, rank)
     for p in problems:
         print(p)
     if problems:
         print("%d problem(s), %d upward include(s); the order, lowest first: %s" %
               (len(problems), upward, " ".join(layers)))
         return 1
-    print("layers: %d folders, every include goes down (%s)" % (len(layers), " <- ".join(layers)))
+    print("layers: %d folders, every include%s goes down (%s)" % (
+        len(layers), " and symbol" if build else "", " <- ".join(layers)))
     return 0
 
 
