@@ -1,6 +1,6 @@
-/* What the active tests share inside the library: whether a toolkit library can run on this
- * driver, and the rows gv_run adds for the cuda.*, gemm.*, cudnn.*, nccl.* and driver.compat
- * checks. */
+/* What the active tests share inside the library: their calls' deadlines, whether a toolkit
+ * library can run on this driver, our own matmul, and the pieces of their results the cuda.*,
+ * mem.test and driver.compat checks (checks/active.c, checks/mem.c) turn into rows. */
 #ifndef GV_COMPUTE_COMPUTE_H
 #define GV_COMPUTE_COMPUTE_H
 

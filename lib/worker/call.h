@@ -82,11 +82,10 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
  * that a caller who shortens the unit shortens every call. Each kind names its own factors
  * beside its definition; the catalog gives the checks that make these calls the same ones, so
  * that gv_run's deadline for a check and its call's agree without the call knowing checks.
- * What a call needs first in the worker: */
-#define GV_DEADLINE_NVML_START                                                                     \
-    2.0                            /* loading NVML and nvmlInit: seconds per GPU without           \
-                                      persistence mode */
-#define GV_DEADLINE_CUDA_START 4.0 /* cuInit and a context: longer still */
+ * What a call needs first in the worker: loading NVML and nvmlInit (seconds per GPU without
+ * persistence mode), or cuInit and a context, longer still. */
+#define GV_DEADLINE_NVML_START 2.0
+#define GV_DEADLINE_CUDA_START 4.0
 
 /* A call's deadline in seconds: start_factor units for what it needs first (0: nothing),
  * `times` times `factor` units for its work, and extra_s (the time the options ask for). */

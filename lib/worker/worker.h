@@ -1,5 +1,5 @@
-/* gpuverify-worker: the process gv_run isolates the checks in, and the public calls their
- * driver work (docs/ABI.md, "Isolation").
+/* gpuverify-worker: the process gv_run isolates the checks in, and the public calls that drive
+ * an NVIDIA library their work (docs/ABI.md, "Isolation").
  *
  * The caller's side finds the executable, starts it with posix_spawn (a clean environment plus
  * what the NVIDIA libraries read, its own process group, stdin and stderr on /dev/null, only
