@@ -46,8 +46,8 @@ const gv_check_def gv_checks[] = {
     {"gpu.temperature", gv_check_gpu_temperature, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.fabric", gv_check_gpu_fabric, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
     {"gpu.memory_unowned", gv_check_gpu_memory_unowned, NULL, GV_FACTS_HEALTH, GV_NEEDS_GPU, 0, 0},
-    {"topo.numa", NULL, gv_active_topo, 0, 0, GV_DEADLINE_TOPOLOGY,
-     0}, /* may judge another node's XML */
+    /* topo.numa may judge another node's XML. */
+    {"topo.numa", NULL, gv_active_topo, 0, 0, GV_DEADLINE_TOPOLOGY, 0},
     {"topo.gpu_nic", NULL, gv_active_topo, 0, 0, GV_DEADLINE_TOPOLOGY, 0},
     {"rdma.modules", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
     {"rdma.devices", NULL, gv_active_rdma, 0, 0, GV_DEADLINE_RDMA_STATUS, 0},
