@@ -123,11 +123,11 @@ static gv_status status_here(gv_ctx *ctx, const void *args, const gv_call_watch 
     return GV_OK;
 }
 
-/* Loading a library and resolving it: driver.nvml's allowance (loading NVML and nvmlInit). */
+/* Loading a library and resolving it: as long as starting NVML (loading it and nvmlInit). */
 static double status_deadline(const gv_ctx *ctx, const void *args)
 {
     (void)args;
-    return gv_call_deadline(ctx, NULL, "driver.nvml", 1, 0);
+    return gv_call_deadline(ctx, 0, GV_DEADLINE_NVML_START, 1, 0);
 }
 
 static void status_describe(const void *args, const void *result, char *out, size_t cap)

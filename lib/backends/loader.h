@@ -6,16 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What one context knows about one library. */
-typedef struct gv_lib_slot {
-    int attempted;
-    int32_t state; /* enum gv_library_state */
-    void *dl;      /* dlopen handle when loaded; never dlclose'd */
-    char path[512];
-    char version[64];
-    char tried[1024];
-    char detail[256];
-} gv_lib_slot;
+#include "core/context.h"
 
 /* A library and its sonames, newest first. "%d" in a soname is replaced by each candidate CUDA
  * major: the driver's, then the one before (libcublasLt.so.13 before .12 on an r580 driver). */

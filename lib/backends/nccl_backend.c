@@ -106,3 +106,11 @@ int gv_nccl_build_cuda(gv_ctx *ctx)
         ctx->nccl_build_cuda = read_build_cuda(gv_library_slot(ctx, GV_LIB_NCCL)->path);
     return ctx->nccl_build_cuda;
 }
+
+void gv_nccl_version_text(int code, char *out, size_t cap)
+{
+    if (code >= 20900)
+        snprintf(out, cap, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+    else
+        snprintf(out, cap, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+}

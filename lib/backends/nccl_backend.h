@@ -19,4 +19,7 @@ const struct gv_nccl_api *gv_nccl(gv_ctx *ctx);
  * in its read-only data for this purpose ("NCCL version 2.28.9+cuda13.0"); 0 when unknown. */
 int gv_nccl_build_cuda(gv_ctx *ctx);
 
+/* NCCL_VERSION_CODE as text: 22809 -> "2.28.9", 2708 (before 2.9) -> "2.7.8". */
+void gv_nccl_version_text(int code, char *out, size_t cap);
+
 #endif

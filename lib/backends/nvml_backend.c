@@ -28,6 +28,8 @@ const struct gv_nvml_api *gv_nvml(gv_ctx *ctx)
         return NULL;
     if (ctx->nvml_init_result < 0) {
         ctx->nvml_init_result = nv->init();
+        if (ctx->nvml_init_result == GVNV_SUCCESS)
+            ctx->release_libraries = gv_nvml_release;
         gv_lib_slot *slot = &ctx->libs[GV_LIB_NVML];
         char v[GVNV_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
         if (ctx->nvml_init_result == GVNV_SUCCESS && !slot->version[0] &&

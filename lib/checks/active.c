@@ -324,3 +324,9 @@ void gv_active_cudnn(gv_active_run *run)
             gv_result_measured(c, worst, "x tolerance", "error %.2g x tolerance", worst);
     }
 }
+
+int gv_active_gpu_chosen(const gv_active_run *run, int ordinal)
+{
+    return !run->gpu_chosen ||
+           (ordinal >= 0 && ordinal < GV_RUN_MAX_GPUS && run->gpu_chosen[ordinal]);
+}

@@ -4,7 +4,7 @@
 #ifndef GV_CHECKS_ACTIVE_H
 #define GV_CHECKS_ACTIVE_H
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "gpuverify/gv_report.h"
 #include "report/report.h"
 

@@ -46,40 +46,6 @@ static void add(gv_busy *b, unsigned gpu, const gvnv_process_info *p)
     b->n++;
 }
 
-void gv_gpu_holders_read(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_holders *h)
-{
-    h->n = 0;
-    h->unlisted = -1;
-    gvnv_return (*const queries[])(gvnv_device, unsigned int *, gvnv_process_info *) = {
-        nv->device_get_compute_running_processes, nv->device_get_graphics_running_processes};
-    unsigned long long listed = 0; /* what the processes listed hold, the caller's too */
-    int all_listed = 1;            /* the compute processes' answered, every size known */
-    for (size_t q = 0; q < 2; q++) {
-        gvnv_process_info infos[GV_HOLDERS_PER_LIST];
-        unsigned count = GV_HOLDERS_PER_LIST;
-        if (!queries[q] || queries[q](dev, &count, infos) != GVNV_SUCCESS) {
-            all_listed &= q != 0;
-            continue;
-        }
-        for (unsigned i = 0; i < count && i < GV_HOLDERS_PER_LIST; i++) {
-            if (infos[i].used_gpu_memory == ~0ull)
-                all_listed = 0;
-            else
-                listed += infos[i].used_gpu_memory;
-            h->listed[h->n++] = infos[i];
-        }
-    }
-    /* NVML lists only the processes of this PID namespace: a job in another container used an
-     * H100 at 100% while gv-check in its own saw an empty list, and every GEMM FAILed at a third
-     * of its peak. The memory all processes hold (nvmlMemory_v2_t.used, the driver's reserve
-     * apart) less what the listed ones hold is what the unlisted hold; each context keeps some
-     * 8 MiB out of its process's figure, any other context hundreds. */
-    gvnv_memory_v2 mem = {.version = GVNV_STRUCT_VERSION(gvnv_memory_v2, 2)};
-    if (all_listed && nv->device_get_memory_info_v2 &&
-        nv->device_get_memory_info_v2(dev, &mem) == GVNV_SUCCESS)
-        h->unlisted = mem.used > listed ? (long long)(mem.used - listed) : 0;
-}
-
 void gv_busy_sample(gv_ctx *ctx, const gv_gpu_record *g, gv_busy *b)
 {
     const struct gv_nvml_api *nv = gv_nvml(ctx);

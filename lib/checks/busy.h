@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "backends/nvml_backend.h"
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_report.h"
 
@@ -22,20 +22,6 @@ typedef struct gv_busy {
         char name[32];   /* /proc/<pid>/comm, "" when not visible here */
     } seen[GV_BUSY_MAX];
 } gv_busy;
-
-#define GV_HOLDERS_PER_LIST 64 /* compute, then graphics processes */
-
-/* What NVML says holds a GPU's memory now: the compute and graphics processes it lists (up to
- * 64 of each) and the bytes used beyond what they hold, -1 when it cannot say (the compute list
- * unanswered or longer, a process's size unknown). In the host's PID namespace NVML lists every
- * process, so those bytes were left behind by processes that ended; elsewhere they may be a
- * container's. */
-typedef struct gv_gpu_holders {
-    gvnv_process_info listed[2 * GV_HOLDERS_PER_LIST];
-    unsigned n;
-    long long unlisted;
-} gv_gpu_holders;
-void gv_gpu_holders_read(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_holders *h);
 
 /* Adds the compute and graphics processes NVML lists on the GPU now, other than this one (the
  * worker, or the caller when not isolated), and as PID 0 the memory held beyond what the

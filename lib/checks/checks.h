@@ -3,7 +3,7 @@
 #define GV_CHECKS_CHECKS_H
 
 #include "checks/active.h"
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "report/report.h"
 
 typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
@@ -28,9 +28,20 @@ typedef struct gv_check_def {
     int loads_for_duration; /* stress.*: runs the plan's stress time, added to its deadline */
 } gv_check_def;
 
-/* The catalog in run order (docs/checks.md describes each). */
+/* The catalog in run order (catalog.c; docs/checks.md describes each). */
 extern const gv_check_def gv_checks[];
 extern const size_t gv_check_count;
+#define GV_CATALOG_MAX 96 /* entries gv_checks may hold (checked in catalog.c) */
+
+/* The catalog index of a check ID, -1 when it is not one; and its group (the index its catalog
+ * group starts at: the entries of one active group are adjacent). */
+int gv_catalog_index(const char *id);
+int gv_catalog_group(int index);
+/* Whether entry i tests each GPU on its own (a figure inside one GPU: cuda.*, mem.test,
+ * gemm.*), and whether it measures the GPUs together (copies of all at once, pairs, NCCL,
+ * stress: its figures depend on what the others do). */
+int gv_catalog_per_gpu(size_t i);
+int gv_catalog_across_gpus(size_t i);
 
 /* system.c */
 void gv_check_system_os(const gv_facts *f, gv_report *r);

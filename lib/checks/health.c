@@ -557,18 +557,6 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
     }
 }
 
-long long gv_unowned_allowance(const gv_health *h)
-{
-    /* Each context keeps some 8 MiB out of its process's figure (620 MiB used against 612
-     * listed for one context on an H100), twice that allowed, on 256 MiB. */
-    return (256LL << 20) + (16LL << 20) * (long long)h->listed_processes;
-}
-
-int gv_unowned_beyond_allowance(const gv_health *h)
-{
-    return h->unowned_bytes > gv_unowned_allowance(h);
-}
-
 void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r)
 {
     const char *id = "gpu.memory_unowned";

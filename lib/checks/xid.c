@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "checks/checks.h"
-#include "checks/health.h"
+#include "facts/health.h"
 #include "gpuverify/gv_policy.h"
 #include "sys/kmsg.h"
 

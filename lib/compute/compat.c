@@ -10,7 +10,6 @@
 #include "backends/nccl_backend.h"
 #include "compute/compute.h"
 #include "core/context.h"
-#include "nccl/nccl.h"
 
 /* cuBLAS 130100 = 13.1.0; cuDNN 9: 91400 = 9.14.0; cuDNN 8: 8907 = 8.9.7. */
 static void format_version(int32_t library, size_t v, char *out, size_t cap)

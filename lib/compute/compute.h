@@ -1,6 +1,6 @@
-/* What the active tests share inside the library: whether a toolkit library can run on this
- * driver, and the rows gv_run adds for the cuda.*, gemm.*, cudnn.*, nccl.* and driver.compat
- * checks. */
+/* What the active tests share inside the library: their calls' deadlines, whether a toolkit
+ * library can run on this driver, our own matmul, and the pieces of their results the cuda.*,
+ * mem.test and driver.compat checks (checks/active.c, checks/mem.c) turn into rows. */
 #ifndef GV_COMPUTE_COMPUTE_H
 #define GV_COMPUTE_COMPUTE_H
 
@@ -17,6 +17,18 @@ typedef struct gv_compat {
     int driver_cuda;  /* cuDriverGetVersion; 0 unknown */
     char message[256];
 } gv_compat;
+
+/* The deadlines of the calls these tests make in gpuverify-worker, in units of the context's
+ * deadline (worker/call.h), on top of starting CUDA (GV_DEADLINE_CUDA_START); the catalog gives
+ * the checks that run them the same. */
+#define GV_DEADLINE_CUDA_CHECK 1.0  /* gv_cuda_check: cuda.* */
+#define GV_DEADLINE_GEMM_BENCH 1.0  /* gv_gemm_bench, on top of its timed batches: gemm.* */
+#define GV_DEADLINE_CUDNN_CHECK 1.0 /* gv_cudnn_check: cudnn.* */
+/* gv_mem_test, per round: nearly all free memory walked 16 times, about a second on an H200,
+ * far longer on the slowest memory (mem.test). */
+#define GV_DEADLINE_MEM_TEST 4.0
+/* gv_stress_gemm's setup on every GPU, on top of the duration it loads them (stress.*). */
+#define GV_DEADLINE_STRESS 4.0
 
 /* Loads cuBLASLt, cuDNN or NCCL (library = GV_LIB_CUBLASLT / _CUDNN / _NCCL) and compares the CUDA
  * version it needs with the driver's. */

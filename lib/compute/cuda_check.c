@@ -14,7 +14,6 @@
 #include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
-#include "report/report.h"
 #include "worker/call.h"
 
 #define GV_MAX_BYTES (1ull << 46) /* 64 TiB: beyond any GPU, so a size past it is a mistake */
@@ -343,7 +342,7 @@ static gv_status cuda_here(gv_ctx *ctx, const void *args, const gv_call_watch *w
 static double cuda_deadline(const gv_ctx *ctx, const void *args)
 {
     (void)args;
-    return gv_call_deadline(ctx, "driver.cuda", "cuda.copy", 1, 0);
+    return gv_call_deadline(ctx, GV_DEADLINE_CUDA_START, GV_DEADLINE_CUDA_CHECK, 1, 0);
 }
 
 static void cuda_prefill(const void *args, void *result)

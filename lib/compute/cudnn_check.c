@@ -253,7 +253,7 @@ static gv_status cudnn_here(gv_ctx *ctx, const void *args, const gv_call_watch *
 static double cudnn_deadline(const gv_ctx *ctx, const void *args)
 {
     (void)args;
-    return gv_call_deadline(ctx, "driver.cuda", "cudnn.conv", 1, 0);
+    return gv_call_deadline(ctx, GV_DEADLINE_CUDA_START, GV_DEADLINE_CUDNN_CHECK, 1, 0);
 }
 
 static void cudnn_prefill(const void *args, void *result)

@@ -1,6 +1,6 @@
 /* One cuBLASLt GEMM set up on one GPU: the session, random inputs, the matmul descriptors and
- * the algorithm. Shared by the benchmark (gemm.c, gv_gemm_bench) and the sustained stress
- * (stress.c, gv_stress_gemm). */
+ * the algorithm. Shared by the benchmark (gemm_bench.c, gv_gemm_bench) and the sustained stress
+ * (stress_gemm.c, gv_stress_gemm). */
 #ifndef GV_COMPUTE_GEMM_RUN_H
 #define GV_COMPUTE_GEMM_RUN_H
 

@@ -15,7 +15,6 @@
 #include "core/sizes.h"
 #include "core/util.h"
 #include "kernels/gv_random.h"
-#include "report/report.h"
 #include "worker/call.h"
 
 #define PAGE (2ull << 20) /* allocations in whole 2 MiB pages, as the driver maps them */
@@ -343,12 +342,12 @@ static gv_status memtest_here(gv_ctx *ctx, const void *args, const gv_call_watch
     return GV_OK;
 }
 
-/* Each round within four units (gv_run's mem.test allowance), and the duration asked for. */
+/* Each round within its allowance (GV_DEADLINE_MEM_TEST), and the duration asked for. */
 static double memtest_deadline(const gv_ctx *ctx, const void *args)
 {
     const gv_memtest_opts *o = &((const memtest_call *)args)->o;
-    return gv_call_deadline(ctx, "driver.cuda", "mem.test", o->rounds + (o->duration_s > 0),
-                            o->duration_s);
+    return gv_call_deadline(ctx, GV_DEADLINE_CUDA_START, GV_DEADLINE_MEM_TEST,
+                            o->rounds + (o->duration_s > 0), o->duration_s);
 }
 
 static void memtest_prefill(const void *args, void *result)

@@ -8,7 +8,6 @@
 
 #include "core/context.h"
 #include "core/sizes.h"
-#include "backends/nvml_backend.h"
 
 #define GV_DEFAULT_DEADLINE_S 30.0
 
@@ -165,8 +164,10 @@ void gv_ctx_destroy(gv_ctx *ctx)
 {
     if (!ctx)
         return;
-    gv_ctx_drop_facts(ctx);
-    gv_nvml_release(ctx);
+    if (ctx->drop_facts)
+        ctx->drop_facts(ctx);
+    if (ctx->release_libraries)
+        ctx->release_libraries(ctx);
     free(ctx);
 }
 

@@ -7,9 +7,19 @@
 
 #include "gpuverify/gv_context.h"
 #include "gpuverify/gv_driver.h"
-#include "backends/loader.h"
 
 #define GV_LIBRARY_KINDS 6 /* GV_LIB_CUDA .. GV_LIB_IBVERBS */
+
+/* What one context knows about one library (backends/loader.h fills it). */
+typedef struct gv_lib_slot {
+    int attempted;
+    int32_t state; /* enum gv_library_state */
+    void *dl;      /* dlopen handle when loaded; never dlclose'd */
+    char path[512];
+    char version[64];
+    char tried[1024];
+    char detail[256];
+} gv_lib_slot;
 
 struct gv_cuda_api;
 struct gv_nvml_api;
@@ -46,6 +56,12 @@ struct gv_ctx {
     gv_gpu *inventory;
     size_t inventory_count;
     int has_inventory;
+    /* Frees facts and inventory, set by whoever keeps them here (facts/facts.h): the context
+     * sits below the layer that knows what facts are. NULL while there are none. */
+    void (*drop_facts)(gv_ctx *ctx);
+    /* Ends what a library keeps open for this context (nvmlShutdown), set by the backend that
+     * opened it; NULL when nothing is open. */
+    void (*release_libraries)(gv_ctx *ctx);
     char worker_path[PATH_MAX]; /* gv_ctx_opts.worker_path or $GPUVERIFY_WORKER; "" = search */
     uint32_t flags;             /* gv_ctx_opts.flags: GV_CTX_IN_PROCESS */
     int in_worker;  /* this process is gpuverify-worker: nothing is handed to another one */
@@ -59,9 +75,6 @@ struct gv_ctx {
     void *progress_user;
     long long progress_beat_ms; /* gv_now_s() of the last heartbeat sent, in ms (atomic) */
 };
-
-/* Frees the cached inventory, facts or GPUs (checks/run.c). */
-void gv_ctx_drop_facts(gv_ctx *ctx);
 
 /* Records the detail of an error on the context and returns status, for `return gv_fail(...)`. */
 gv_status gv_fail(gv_ctx *ctx, gv_status status, const char *fmt, ...)

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpuverify/gv_report.h"
+
 double gv_now_s(void)
 {
     struct timespec ts;
@@ -35,4 +37,15 @@ double gv_median(double *v, size_t n)
 double gv_min_known(double a, double b)
 {
     return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+int32_t gv_verdict_worse(int32_t a, int32_t b)
+{
+    static const int rank[] = {
+        [GV_SKIP] = 0, [GV_PASS] = 1, [GV_WARN] = 2, [GV_FAIL] = 3, [GV_ERROR] = 4};
+    if (b < GV_PASS || b > GV_ERROR)
+        return a;
+    if (a < GV_PASS || a > GV_ERROR)
+        return b;
+    return rank[b] > rank[a] ? b : a;
 }

@@ -1,8 +1,10 @@
-/* Small helpers every module uses: a monotonic clock, growing a separated text list, units. */
+/* Small helpers every module uses: a monotonic clock, growing a separated text list, units,
+ * the order of verdicts. */
 #ifndef GV_CORE_UTIL_H
 #define GV_CORE_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Bytes in a MiB and a GiB, as doubles for the figures reports print. */
 #define GV_MIB (1024.0 * 1024.0)
@@ -16,5 +18,9 @@ void gv_append(char *dst, size_t cap, const char *sep, const char *text);
 double gv_median(double *v, size_t n);
 /* The smaller of two measurements where negative means unknown: min(a, b), or the known one. */
 double gv_min_known(double a, double b);
+
+/* The more severe of two verdicts: ERROR > FAIL > WARN > PASS > SKIP (a SKIP gives way to
+ * anything tested). The active tests combine their parts' verdicts with it too. */
+int32_t gv_verdict_worse(int32_t a, int32_t b);
 
 #endif

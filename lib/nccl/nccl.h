@@ -1,4 +1,4 @@
-/* What the NCCL benchmark shares with the nccl.* checks and the compatibility row. */
+/* What the NCCL benchmark shares with the nccl.* checks. */
 #ifndef GV_NCCL_NCCL_H
 #define GV_NCCL_NCCL_H
 
@@ -12,9 +12,6 @@
 /* nccl-tests' bus bandwidth factor for a collective over nranks: with one rank 0, but 1 for
  * broadcast, reduce and sendrecv, as nccl-tests prints them. */
 double gv_nccl_bus_factor(int32_t collective, int nranks);
-
-/* NCCL_VERSION_CODE as text: 22809 -> "2.28.9", 2708 (before 2.9) -> "2.7.8". */
-void gv_nccl_version_text(int code, char *out, size_t cap);
 
 /* The NCCL settings that choose algorithms, protocols and transports, as NCCL would see them
  * ("NCCL_ALGO=Ring (environment); NCCL_P2P_LEVEL=NVL (/etc/nccl.conf)"), or a line saying none

@@ -7,14 +7,6 @@
 #include "nccl/nccl.h"
 #include "rdma/rdma.h"
 
-void gv_nccl_version_text(int code, char *out, size_t cap)
-{
-    if (code >= 20900)
-        snprintf(out, cap, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
-    else
-        snprintf(out, cap, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
-}
-
 void gv_nccl_settings_text(gv_ctx *ctx, char *out, size_t cap)
 {
     /* NCCL's settings reader (lib/rdma/nccl_env.c) knows the files and their precedence. */

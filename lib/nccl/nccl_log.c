@@ -8,17 +8,10 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "worker/spawn.h"
 
 #define MAX_LOG (16u << 20) /* a sweep's INIT lines are kilobytes; more is not read */
 #define MAX_LINKS 256
-
-int gv_nccl_log_path(long pid, char *path, size_t cap)
-{
-    const char *tmp = getenv("TMPDIR");
-    int w = snprintf(path, cap, "%s/gpuverify-nccl-%ld.log", tmp && *tmp ? tmp : "/tmp", pid);
-    /* A '%' would be NCCL's to expand. */
-    return w < 0 || (size_t)w >= cap || strchr(path, '%') ? -1 : 0;
-}
 
 int gv_nccl_log_capture(char *path, size_t cap)
 {

@@ -9,10 +9,6 @@
 
 #include "gpuverify/gv_nccl.h"
 
-/* Where gpuverify-worker `pid` keeps NCCL's log: $TMPDIR (else /tmp)/gpuverify-nccl-<pid>.log,
- * so that its caller can remove it after a kill. 0, or -1 when it does not fit. */
-int gv_nccl_log_path(long pid, char *path, size_t cap);
-
 /* In gpuverify-worker, before anything loads NCCL: that file made anew and the environment
  * that makes NCCL write its INIT log there. 0, the path in path[cap]; -1 when no file could be
  * made (NCCL's log then stays off). */

@@ -25,6 +25,10 @@ struct gv_rdma_report {
     char nccl_problem[512]; /* NCCL configuration files that exist but could not be taken, "" */
 };
 
+/* gv_rdma_status's deadline in gpuverify-worker, in units of the context's deadline
+ * (worker/call.h); rdma.* get the same. */
+#define GV_DEADLINE_RDMA_STATUS 1.0
+
 /* The largest port rate taken from sysfs (docs/inputs.md). */
 #define GV_RDMA_RATE_MAX_GBPS 3200.0
 /* The most of an NCCL configuration file read (a real one is a few lines). */

@@ -88,7 +88,7 @@ static gv_status rdma_here(gv_ctx *ctx, const void *args, const gv_call_watch *w
 static double rdma_deadline(const gv_ctx *ctx, const void *args)
 {
     (void)args;
-    return gv_call_deadline(ctx, NULL, "rdma.devices", 1, 0);
+    return gv_call_deadline(ctx, 0, GV_DEADLINE_RDMA_STATUS, 1, 0);
 }
 
 static void rdma_describe(const void *args, const void *result, char *out, size_t cap)

@@ -183,17 +183,6 @@ gv_status gv_report_result(const gv_report *r, uint32_t index, gv_check_result *
     return gv_copy_out(out, &r->results[index], sizeof *out, GV_CHECK_RESULT_SIZE_V1);
 }
 
-int32_t gv_verdict_worse(int32_t a, int32_t b)
-{
-    static const int rank[] = {
-        [GV_SKIP] = 0, [GV_PASS] = 1, [GV_WARN] = 2, [GV_FAIL] = 3, [GV_ERROR] = 4};
-    if (b < GV_PASS || b > GV_ERROR)
-        return a;
-    if (a < GV_PASS || a > GV_ERROR)
-        return b;
-    return rank[b] > rank[a] ? b : a;
-}
-
 int32_t gv_report_verdict(const gv_report *r)
 {
     int32_t worst = GV_PASS; /* SKIPs count as PASS */

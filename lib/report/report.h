@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "gpuverify/gv_compute.h"
 #include "gpuverify/gv_report.h"
 
@@ -61,10 +61,6 @@ extern const char *const gv_library_state_names[GV_LIBRARY_STATE_NAMES];
 
 /* A report holding a copy of the facts' driver summary and GPUs; NULL when out of memory. */
 gv_report *gv_report_new(const gv_facts *facts);
-
-/* The more severe of two verdicts: ERROR > FAIL > WARN > PASS > SKIP (a SKIP gives way to
- * anything tested). */
-int32_t gv_verdict_worse(int32_t a, int32_t b);
 
 /* Per-GPU verdicts (report_gpus.c). N of a subject "gpuN", -1 for any other ("node", "mlx5_0"). */
 long gv_subject_gpu(const char *subject);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/sizes.h"

@@ -2,8 +2,12 @@
 #ifndef GV_TOPO_TOPOLOGY_H
 #define GV_TOPO_TOPOLOGY_H
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "gpuverify/gv_topology.h"
+
+/* gv_topology's deadline in gpuverify-worker, in units of the context's deadline
+ * (worker/call.h), after starting NVML for a live topology; topo.* get the same. */
+#define GV_DEADLINE_TOPOLOGY 1.0
 
 struct gv_topo {
     gv_topo_info info;

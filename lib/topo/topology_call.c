@@ -77,7 +77,8 @@ static gv_status topo_here(gv_ctx *ctx, const void *args, const gv_call_watch *w
 static double topo_deadline(const gv_ctx *ctx, const void *args)
 {
     const topo_args *a = args;
-    return gv_call_deadline(ctx, a->xml[0] ? NULL : "driver.nvml", "topo.numa", 1, 0);
+    return gv_call_deadline(ctx, a->xml[0] ? 0 : GV_DEADLINE_NVML_START, GV_DEADLINE_TOPOLOGY, 1,
+                            0);
 }
 
 static void topo_describe(const void *args, const void *result, char *out, size_t cap)

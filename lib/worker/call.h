@@ -58,13 +58,6 @@ typedef struct gv_call_kind {
             prefill, describe                                                                      \
     }
 
-extern const gv_call_kind gv_call_cuda_check, gv_call_mem_test, gv_call_gemm_bench,
-    gv_call_stress_gemm, gv_call_cudnn_check, gv_call_nccl, gv_call_topology, gv_call_rdma_status,
-    gv_call_library_status;
-
-/* The kind named on the worker's command line; NULL when none is. */
-const gv_call_kind *gv_call_kind_named(const char *name);
-
 /* Whether calls run in gpuverify-worker (1, where found) rather than in this process: not
  * when this is the worker already, gv_run runs its checks in the caller (GV_ISOLATION_NONE),
  * the context asked for its own process (GV_CTX_IN_PROCESS) or no worker is found. */
@@ -85,10 +78,18 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
                             const void *args, void (*sample)(void *user, const void *sample),
                             void *user, void *result);
 
-/* A call's deadline: gv_run's allowance for `start` (what the call needs first in the worker:
- * "driver.cuda" for cuInit and a context, "driver.nvml" for nvmlInit; NULL: nothing), `times`
- * its allowance for `check`, and extra_s (the time the options ask for). */
-double gv_call_deadline(const gv_ctx *ctx, const char *start, const char *check, double times,
+/* A call's deadline is counted in units of the context's deadline (gv_ctx_opts.deadline_s), so
+ * that a caller who shortens the unit shortens every call. Each kind names its own factors
+ * beside its definition; the catalog gives the checks that make these calls the same ones, so
+ * that gv_run's deadline for a check and its call's agree without the call knowing checks.
+ * What a call needs first in the worker: loading NVML and nvmlInit (seconds per GPU without
+ * persistence mode), or cuInit and a context, longer still. */
+#define GV_DEADLINE_NVML_START 2.0
+#define GV_DEADLINE_CUDA_START 4.0
+
+/* A call's deadline in seconds: start_factor units for what it needs first (0: nothing),
+ * `times` times `factor` units for its work, and extra_s (the time the options ask for). */
+double gv_call_deadline(const gv_ctx *ctx, double start_factor, double factor, double times,
                         double extra_s);
 
 /* A public call's ending: its result r copied out to the caller's `out` when there is one to

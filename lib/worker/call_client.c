@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "gpuverify/gv_report.h"
 #include "worker/call.h"
 #include "worker/lines.h"
 #include "worker/protocol.h"
@@ -150,11 +151,11 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
     return gv_fail(ctx, GV_ERR_DRIVER, "%s", text);
 }
 
-double gv_call_deadline(const gv_ctx *ctx, const char *start, const char *check, double times,
+double gv_call_deadline(const gv_ctx *ctx, double start_factor, double factor, double times,
                         double extra_s)
 {
-    return (start ? gv_catalog_deadline(ctx, NULL, gv_catalog_index(start)) : 0) +
-           times * gv_catalog_deadline(ctx, NULL, gv_catalog_index(check)) + extra_s;
+    return (start_factor > 0 ? ctx->deadline_s * start_factor : 0) +
+           times * (ctx->deadline_s * factor) + extra_s;
 }
 
 gv_status gv_call_out(gv_status st, void *out, const void *r, size_t size, size_t min_size)

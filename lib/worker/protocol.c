@@ -1,24 +1,16 @@
-/* The worker's command line, written by gv_run and read by gpuverify-worker. */
+/* The worker's command line and the fields of its events, as every client of
+ * gpuverify-worker writes and reads them. */
 #include "worker/protocol.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/checks.h"
-#include "checks/policy.h"
-
-static const char *const library_flags[GV_LIBRARY_KINDS] = {
+const char *const gv_worker_library_flags[GV_LIBRARY_KINDS] = {
     "--cuda-library",  "--nvml-library", "--cublaslt-library",
     "--cudnn-library", "--nccl-library", "--ibverbs-library"};
 
-typedef struct args {
-    char **v;
-    size_t n, cap;
-    int failed;
-} args;
-
-static void add(args *a, const char *flag, const char *value)
+void gv_argv_add(gv_argv *a, const char *flag, const char *value)
 {
     if (a->failed)
         return;
@@ -40,29 +32,27 @@ static void add(args *a, const char *flag, const char *value)
         a->failed = 1;
 }
 
-static void add_number(args *a, const char *flag, const char *fmt, double v)
+void gv_argv_add_number(gv_argv *a, const char *flag, const char *fmt, double v)
 {
     char text[64];
     snprintf(text, sizeof text, fmt, v);
-    add(a, flag, text);
+    gv_argv_add(a, flag, text);
 }
 
-/* The executable and what recreates the caller's context in the worker. */
-static void add_context(args *a, const gv_ctx *ctx, const char *path)
+void gv_argv_add_context(gv_argv *a, const gv_ctx *ctx, const char *path)
 {
-    add(a, path, NULL);
-    add(a, "--sysroot", ctx->sysroot);
+    gv_argv_add(a, path, NULL);
+    gv_argv_add(a, "--sysroot", ctx->sysroot);
     if (ctx->library_dir[0])
-        add(a, "--library-dir", ctx->library_dir);
+        gv_argv_add(a, "--library-dir", ctx->library_dir);
     for (int i = 0; i < GV_LIBRARY_KINDS; i++)
         if (ctx->library_path[i][0])
-            add(a, library_flags[i], ctx->library_path[i]);
-    add(a, "--live", ctx->live ? "1" : "0");
-    add_number(a, "--deadline", "%.17g", ctx->deadline_s);
+            gv_argv_add(a, gv_worker_library_flags[i], ctx->library_path[i]);
+    gv_argv_add(a, "--live", ctx->live ? "1" : "0");
+    gv_argv_add_number(a, "--deadline", "%.17g", ctx->deadline_s);
 }
 
-/* NULL, freeing what was built, when anything ran out of memory. */
-static char **finish(args *a)
+char **gv_argv_finish(gv_argv *a)
 {
     if (!a->failed)
         return a->v;
@@ -70,47 +60,27 @@ static char **finish(args *a)
     return NULL;
 }
 
-char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pending,
-                      double budget_s, const char *path)
+void gv_worker_argv_free(char **argv)
 {
-    args a = {0};
-    add_context(&a, ctx, path);
-    const gv_run_opts *o = &plan->opts;
-    add_number(&a, "--level", "%.0f", o->level);
-    add_number(&a, "--budget", "%.17g", budget_s);
-    char *checks = calloc(gv_check_count, 48);
-    if (!checks)
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+char **gv_worker_call_argv(const gv_ctx *ctx, const gv_call_kind *kind, const void *call_args,
+                           const char *path)
+{
+    gv_argv a = {0};
+    gv_argv_add_context(&a, ctx, path);
+    char *hex = malloc(2 * kind->args_size + 1);
+    if (hex)
+        gv_worker_hex_put(call_args, kind->args_size, hex);
+    else
         a.failed = 1;
-    for (size_t i = 0; checks && i < gv_check_count; i++)
-        if (pending[i]) {
-            if (checks[0])
-                strcat(checks, ",");
-            strcat(checks, gv_checks[i].id);
-        }
-    /* An empty list would mean "the level's checks": the caller never asks for none. */
-    add(&a, "--checks", checks && checks[0] ? checks : "none");
-    free(checks);
-    if (o->gemm_size)
-        add_number(&a, "--gemm-size", "%.0f", o->gemm_size);
-    if (o->copy_bytes)
-        add_number(&a, "--copy-bytes", "%.0f", (double)o->copy_bytes);
-    if (o->nccl_bytes)
-        add_number(&a, "--nccl-bytes", "%.0f", (double)o->nccl_bytes);
-    if (o->duration_s > 0)
-        add_number(&a, "--duration", "%.17g", o->duration_s);
-    if (o->gpus)
-        add(&a, "--gpus", o->gpus);
-    if (plan->lanes)
-        add(&a, "--lanes", "1");
-    if (o->topology_xml)
-        add(&a, "--topology-xml", o->topology_xml);
-    if (o->policy) {
-        char text[2048];
-        if (gv_policy_format(o->policy, text, sizeof text) != 0)
-            a.failed = 1;
-        add(&a, "--policy", text);
-    }
-    return finish(&a);
+    gv_argv_add(&a, "--call", kind->name);
+    gv_argv_add(&a, "--args", hex);
+    free(hex);
+    return gv_argv_finish(&a);
 }
 
 void gv_worker_event_text(json_t *ev, const char *key, char *dst, size_t cap)
@@ -149,141 +119,4 @@ int gv_worker_hex_get(const char *text, void *data, size_t n)
         p[i / 2] = (unsigned char)(i % 2 ? (p[i / 2] << 4) | v : v);
     }
     return 0;
-}
-
-char **gv_worker_call_argv(const gv_ctx *ctx, const gv_call_kind *kind, const void *call_args,
-                           const char *path)
-{
-    args a = {0};
-    add_context(&a, ctx, path);
-    char *hex = malloc(2 * kind->args_size + 1);
-    if (hex)
-        gv_worker_hex_put(call_args, kind->args_size, hex);
-    else
-        a.failed = 1;
-    add(&a, "--call", kind->name);
-    add(&a, "--args", hex);
-    free(hex);
-    return finish(&a);
-}
-
-const gv_call_kind *gv_call_kind_named(const char *name)
-{
-    static const gv_call_kind *const kinds[] = {
-        &gv_call_cuda_check,  &gv_call_mem_test,    &gv_call_gemm_bench,
-        &gv_call_stress_gemm, &gv_call_cudnn_check, &gv_call_nccl,
-        &gv_call_topology,    &gv_call_rdma_status, &gv_call_library_status};
-    for (size_t i = 0; name && i < sizeof kinds / sizeof *kinds; i++)
-        if (!strcmp(kinds[i]->name, name))
-            return kinds[i];
-    return NULL;
-}
-
-/* The call named by --call, its arguments from --args' hex. */
-static gv_status take_call(gv_worker_args *out, const char *name, const char *hex, char *why,
-                           size_t cap)
-{
-    out->call = gv_call_kind_named(name);
-    if (!out->call || !hex) {
-        snprintf(why, cap, "gpuverify-worker: %s",
-                 !out->call ? "--call names no call" : "--call without --args");
-        return GV_ERR_INVALID_ARG;
-    }
-    out->call_args = malloc(out->call->args_size);
-    if (!out->call_args || gv_worker_hex_get(hex, out->call_args, out->call->args_size) != 0) {
-        free(out->call_args);
-        out->call_args = NULL;
-        snprintf(why, cap, "gpuverify-worker: --args is not %s's arguments", name);
-        return GV_ERR_INVALID_ARG;
-    }
-    return GV_OK;
-}
-
-void gv_worker_argv_free(char **argv)
-{
-    for (size_t i = 0; argv && argv[i]; i++)
-        free(argv[i]);
-    free(argv);
-}
-
-static int number(const char *text, double lo, double hi, double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !(v >= lo && v <= hi))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char *why, size_t cap)
-{
-    static const gv_ctx_opts ctx_defaults = GV_CTX_OPTS_INIT;
-    static const gv_run_opts run_defaults = GV_RUN_OPTS_INIT;
-    static const gv_policy policy_defaults = GV_POLICY_INIT;
-    out->ctx = ctx_defaults;
-    out->run = run_defaults;
-    out->run.isolation = GV_ISOLATION_NONE; /* the worker is the isolation */
-    out->policy = policy_defaults;
-    out->has_policy = 0;
-    out->lanes = 0;
-    out->policy_text = NULL;
-    out->call = NULL;
-    out->call_args = NULL;
-    const char *call = NULL, *call_hex = NULL;
-    const char **library[GV_LIBRARY_KINDS] = {
-        &out->ctx.cuda_library,  &out->ctx.nvml_library, &out->ctx.cublaslt_library,
-        &out->ctx.cudnn_library, &out->ctx.nccl_library, &out->ctx.ibverbs_library};
-    for (int i = 1; i < argc; i += 2) {
-        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-        double d = 0;
-        int bad = !value;
-        if (bad)
-            ;
-        else if (!strcmp(flag, "--sysroot"))
-            out->ctx.sysroot = value;
-        else if (!strcmp(flag, "--library-dir"))
-            out->ctx.library_dir = value;
-        else if (!strcmp(flag, "--live"))
-            out->ctx.live_libraries = !strcmp(value, "1");
-        else if (!strcmp(flag, "--deadline"))
-            bad = number(value, 0, 86400, &out->ctx.deadline_s);
-        else if (!strcmp(flag, "--level"))
-            bad = number(value, 0, 16, &d), out->run.level = (int32_t)d;
-        else if (!strcmp(flag, "--budget"))
-            bad = number(value, 0, 86400, &out->run.budget_s);
-        else if (!strcmp(flag, "--checks"))
-            out->run.checks = value;
-        else if (!strcmp(flag, "--gemm-size"))
-            bad = number(value, 0, 65536, &d), out->run.gemm_size = (uint32_t)d;
-        else if (!strcmp(flag, "--copy-bytes"))
-            bad = number(value, 0, 1e13, &d), out->run.copy_bytes = (uint64_t)d;
-        else if (!strcmp(flag, "--nccl-bytes"))
-            bad = number(value, 0, 1e12, &d), out->run.nccl_bytes = (uint64_t)d;
-        else if (!strcmp(flag, "--duration"))
-            bad = number(value, 0, 7 * 86400.0, &out->run.duration_s);
-        else if (!strcmp(flag, "--gpus"))
-            out->run.gpus = value;
-        else if (!strcmp(flag, "--lanes"))
-            out->lanes = !strcmp(value, "1");
-        else if (!strcmp(flag, "--topology-xml"))
-            out->run.topology_xml = value;
-        else if (!strcmp(flag, "--policy"))
-            out->policy_text = value, out->has_policy = 1;
-        else if (!strcmp(flag, "--call"))
-            call = value;
-        else if (!strcmp(flag, "--args"))
-            call_hex = value;
-        else {
-            bad = 1;
-            for (int k = 0; k < GV_LIBRARY_KINDS; k++)
-                if (!strcmp(flag, library_flags[k]))
-                    *library[k] = value, bad = 0;
-        }
-        if (bad) {
-            snprintf(why, cap, "gpuverify-worker: bad argument %s %s", flag, value ? value : "");
-            return GV_ERR_INVALID_ARG;
-        }
-    }
-    return call || call_hex ? take_call(out, call, call_hex, why, cap) : GV_OK;
 }

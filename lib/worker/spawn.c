@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "nccl/nccl_log.h"
 #include "worker/worker.h"
 
 #ifndef GV_WORKER_RELPATH
@@ -234,4 +233,12 @@ void gv_worker_end_text(int status, char *out, size_t cap)
         snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
     else
         snprintf(out, cap, "ended");
+}
+
+int gv_nccl_log_path(long pid, char *path, size_t cap)
+{
+    const char *tmp = getenv("TMPDIR");
+    int w = snprintf(path, cap, "%s/gpuverify-nccl-%ld.log", tmp && *tmp ? tmp : "/tmp", pid);
+    /* A '%' would be NCCL's to expand. */
+    return w < 0 || (size_t)w >= cap || strchr(path, '%') ? -1 : 0;
 }

@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/run.h"
+#include "run/run.h"
 #include "core/context.h"
 #include "fuzz_text.h"
+#include "run/run_worker.h"
 #include "worker/worker.h"
 
 /* The report of a stream; NULL when the replay refused it. It must render. */

@@ -1,5 +1,5 @@
 /* One gpuverify at a time on a GPU (compute/gpu_lock.h) and gv_run's hold on its GPUs
- * (checks/run_hold.h): processes exclude each other, threads of one share, a child works under
+ * (run/run_hold.h): processes exclude each other, threads of one share, a child works under
  * its parent's hold, a killed holder leaves nothing behind, and a run waits for another's GPUs
  * or says who kept them. The other gpuverify is a forked child holding the lock. */
 #include <pthread.h>

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/run.h"
+#include "run/run.h"
 #include "core/context.h"
 #include "helpers.h"
+#include "run/run_worker.h"
+#include "run/worker_args.h"
 #include "worker/protocol.h"
 #include "worker/worker.h"
 

@@ -48,7 +48,7 @@ typedef struct gvnv_memory_v2 { /* nvmlMemory_v2_t: used is what the processes h
     unsigned long long used;
 } gvnv_memory_v2;
 
-/* Health counters (checks/health.c). Versioned structs carry sizeof | version << 24. */
+/* Health counters (facts/facts_health.c). Versioned structs carry sizeof | version << 24. */
 #define GVNV_STRUCT_VERSION(type, ver) ((unsigned int)(sizeof(type) | ((unsigned)(ver) << 24)))
 
 typedef struct gvnv_sram_ecc_status { /* nvmlEccSramErrorStatus_v1_t */

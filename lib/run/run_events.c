@@ -1,4 +1,4 @@
-#include "checks/run_events.h"
+#include "run/run_events.h"
 
 #include "checks/checks.h"
 #include "core/progress.h"

@@ -3,8 +3,8 @@
  * waits for), and keeps them to its end, so that another gpuverify neither measures them
  * meanwhile nor finds this run's contexts on them between two checks, where its busy rule
  * would take them for a job's. */
-#ifndef GV_CHECKS_RUN_HOLD_H
-#define GV_CHECKS_RUN_HOLD_H
+#ifndef GV_RUN_RUN_HOLD_H
+#define GV_RUN_RUN_HOLD_H
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
 /* Helpers shared by the fact gatherers (facts*.c) only. */
-#ifndef GV_CHECKS_FACTS_INTERNAL_H
-#define GV_CHECKS_FACTS_INTERNAL_H
+#ifndef GV_FACTS_FACTS_INTERNAL_H
+#define GV_FACTS_FACTS_INTERNAL_H
 
-#include "checks/facts.h"
+#include "facts/facts.h"
 #include "sys/pci.h"
 
 /* The record of the GPU at addr, added (all fields unknown) when new; NULL when out of memory. */

@@ -1,8 +1,8 @@
 /* A GPU's health counters: ECC, row remapping, retired pages, repair flags, PCIe replays and
  * AER, NVLink errors, clock-event time, temperature margin, fabric state. Read from NVML and
  * sysfs with the inventory (no CUDA context), judged by the gpu.* health checks. */
-#ifndef GV_CHECKS_HEALTH_H
-#define GV_CHECKS_HEALTH_H
+#ifndef GV_FACTS_HEALTH_H
+#define GV_FACTS_HEALTH_H
 
 #include "backends/nvml_backend.h"
 #include "sys/aer.h"
@@ -48,11 +48,25 @@ typedef struct gv_health {
     /* What the driver says the GPU needs to be used again (GVNV_RECOVERY_ACTION_*, -1 unknown:
      * a driver before R550, or not supported on this GPU). */
     int recovery_action;
-    /* GPU memory used beyond what the processes NVML lists hold (checks/busy.h), and how many
+    /* GPU memory used beyond what the processes NVML lists hold (gv_gpu_holders), and how many
      * it listed; GV_UNKNOWN when NVML cannot say. */
     long long unowned_bytes;
     unsigned listed_processes;
 } gv_health;
+
+#define GV_HOLDERS_PER_LIST 64 /* compute, then graphics processes */
+
+/* What NVML says holds a GPU's memory now: the compute and graphics processes it lists (up to
+ * 64 of each) and the bytes used beyond what they hold, -1 when it cannot say (the compute list
+ * unanswered or longer, a process's size unknown). In the host's PID namespace NVML lists every
+ * process, so those bytes were left behind by processes that ended; elsewhere they may be a
+ * container's. */
+typedef struct gv_gpu_holders {
+    gvnv_process_info listed[2 * GV_HOLDERS_PER_LIST];
+    unsigned n;
+    long long unlisted;
+} gv_gpu_holders;
+void gv_gpu_holders_read(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_holders *h);
 
 /* Every counter NVML gives for dev into h (unknowns left as such). */
 void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvlink_count,

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/compute.h"
 #include "compute/gemm_run.h"
 #include "compute/telemetry.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
-#include "report/report.h"
 #include "worker/call.h"
 
 #define MAX_BATCH 1024 /* GEMMs per interval: the hash slots each batch needs */
@@ -486,10 +486,10 @@ static gv_status stress_here(gv_ctx *ctx, const void *args, const gv_call_watch 
     return s;
 }
 
-/* The setup within gv_run's stress allowance, then the duration. */
+/* The setup within its allowance (GV_DEADLINE_STRESS), then the duration. */
 static double stress_deadline(const gv_ctx *ctx, const void *args)
 {
-    return gv_call_deadline(ctx, "driver.cuda", "stress.gemm", 1,
+    return gv_call_deadline(ctx, GV_DEADLINE_CUDA_START, GV_DEADLINE_STRESS, 1,
                             ((const gv_stress_opts *)args)->duration_s);
 }
 

@@ -282,11 +282,11 @@ static gv_status gemm_here(gv_ctx *ctx, const void *args, const gv_call_watch *w
     return st;
 }
 
-/* The warm-up and the timed batches on top of the start and the catalog's gemm allowance. */
+/* The warm-up and the timed batches on top of starting CUDA and the bench's own allowance. */
 static double gemm_deadline(const gv_ctx *ctx, const void *args)
 {
     const gv_gemm_opts *o = &((const gemm_call *)args)->o;
-    return gv_call_deadline(ctx, "driver.cuda", "gemm.fp16", 1,
+    return gv_call_deadline(ctx, GV_DEADLINE_CUDA_START, GV_DEADLINE_GEMM_BENCH, 1,
                             o->warmup_s + o->batches * o->batch_s);
 }
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "backends/nvabi/nvml_abi.h"
-#include "checks/facts_internal.h"
+#include "facts/facts_internal.h"
 #include "sys/mounts.h"
 #include "sys/sysroot.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/facts_internal.h"
+#include "facts/facts_internal.h"
 #include "sys/modules.h"
 #include "sys/sysroot.h"
 

@@ -1,15 +1,14 @@
 /* gv_run in two halves: the plan (options checked, checks and GPUs selected, the policy
  * copied to its full size) made in the caller's process, and the checks run in-process,
  * either in the caller (GV_ISOLATION_NONE) or in gpuverify-worker, which streams each row. */
-#ifndef GV_CHECKS_RUN_H
-#define GV_CHECKS_RUN_H
+#ifndef GV_RUN_RUN_H
+#define GV_RUN_RUN_H
 
 #include "checks/active.h"
-#include "checks/levels.h"
+#include "checks/checks.h"
+#include "run/levels.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_report.h"
-
-#define GV_CATALOG_MAX 96 /* entries gv_checks may hold (checked in run.c) */
 
 typedef struct gv_run_plan {
     gv_run_opts opts; /* the caller's, at our size; policy points at `policy` or is NULL */
@@ -19,7 +18,7 @@ typedef struct gv_run_plan {
     double stress_s;            /* how long stress.* loads the GPUs */
     int chosen[GV_CATALOG_MAX]; /* per catalog entry */
     int gpu_chosen[GV_RUN_MAX_GPUS];
-    /* gpuverify-worker testing its GPUs in lanes (worker/client.c): of the tests of one GPU
+    /* gpuverify-worker testing its GPUs in lanes (run_worker.c): of the tests of one GPU
      * (gv_catalog_per_gpu) it runs the first chosen GPU's and names the others, each tested by
      * a worker of its own at the same time; the tests across GPUs it leaves to a later worker. */
     int lanes;
@@ -46,28 +45,18 @@ typedef struct gv_run_stream {
     void *user;
 } gv_run_stream;
 
-/* Gathers the facts in this process (enum gv_facts_optional) and keeps them on the context
- * for gv_gpu_info, in place of any older inventory. */
-gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, struct gv_facts **out);
 /* Keeps the GPUs of a report whose facts were gathered in gpuverify-worker for gv_gpu_info,
- * in place of any older facts (checks/inventory.c). */
+ * in place of any older facts (inventory.c). */
 void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report);
 
 /* Gathers the facts and runs the planned checks in this process; stream may be NULL. */
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out);
 
-/* The catalog index of a check ID, -1 when it is not one; its deadline in seconds (the
- * catalog's, else the context's default; plus the plan's stress time for stress.*) and its group
- * (the index its catalog group starts at: the entries of one active group are adjacent). */
-int gv_catalog_index(const char *id);
+/* A check's deadline in seconds: the catalog's factor of the context's deadline (1 when it
+ * has none), plus the plan's stress time for stress.*; the context's for an index that is no
+ * check. */
 double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index);
-int gv_catalog_group(int index);
-/* Whether entry i tests each GPU on its own (a figure inside one GPU: cuda.*, mem.test,
- * gemm.*), and whether it measures the GPUs together (copies of all at once, pairs, NCCL,
- * stress: its figures depend on what the others do). */
-int gv_catalog_per_gpu(size_t i);
-int gv_catalog_across_gpus(size_t i);
 
 /* A report with no facts yet (all unknown), for a run whose worker sends none. */
 gv_report *gv_report_blank(const gv_ctx *ctx);

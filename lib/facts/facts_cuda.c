@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backends/cuda_backend.h"
-#include "checks/facts_internal.h"
+#include "facts/facts_internal.h"
 #include "core/context.h"
 #include "core/progress.h"
 

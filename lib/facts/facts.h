@@ -1,12 +1,12 @@
 /* Facts gathered from the node (files, NVML, CUDA) before any verdict: checks judge these, and
  * a fixture sysroot plus a fake scenario make them deterministic. */
-#ifndef GV_CHECKS_FACTS_H
-#define GV_CHECKS_FACTS_H
+#ifndef GV_FACTS_FACTS_H
+#define GV_FACTS_FACTS_H
 
 #include <stddef.h>
 
 #include "backends/loader.h"
-#include "checks/health.h"
+#include "facts/health.h"
 #include "core/errbuf.h"
 #include "gpuverify/gpuverify.h"
 #include "sys/nvidia_proc.h"
@@ -47,7 +47,7 @@ typedef struct gv_gpu_record {
     int dmabuf;       /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: 1, 0, -1 unknown */
     int nvlink_count; /* links NVML reports (supported), 0 none or no NVLink query */
     gv_nvlink nvlinks[GV_NVLINK_MAX];
-    gv_health health; /* error counters and health flags (checks/health.c) */
+    gv_health health; /* error counters and health flags (health.h) */
 } gv_gpu_record;
 
 struct gv_policy;
@@ -107,6 +107,11 @@ enum gv_facts_optional {
  * of memory (a source's failure is recorded in it). */
 gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out, unsigned optional);
 void gv_facts_free(gv_facts *facts);
+/* Frees the facts or GPUs kept on the context for gv_gpu_info; its drop_facts hook. */
+void gv_ctx_drop_facts(gv_ctx *ctx);
+/* Gathers the facts in this process (enum gv_facts_optional) and keeps them on the context
+ * for gv_gpu_info, in place of any older inventory. */
+gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out);
 /* The public driver summary of the facts. */
 void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);
 /* Active NVLinks joining two GPUs: direct links, else through NVSwitch (each GPU's switch

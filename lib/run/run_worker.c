@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
-#include "checks/run_events.h"
+#include "run/run_events.h"
+#include "run/run_worker.h"
+#include "run/worker_args.h"
 #include "core/util.h"
 #include "report/report.h"
 #include "worker/lines.h"

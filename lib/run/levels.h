@@ -1,6 +1,6 @@
 /* What each run level selects and how long it may take (docs/checks.md, "Levels"). */
-#ifndef GV_CHECKS_LEVELS_H
-#define GV_CHECKS_LEVELS_H
+#ifndef GV_RUN_LEVELS_H
+#define GV_RUN_LEVELS_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* Gathering the facts and merging each source's GPUs into one inventory keyed by PCI address. */
-#include "checks/facts_internal.h"
+#include "facts/facts_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,4 +177,34 @@ void gv_facts_driver_info(const gv_facts *f, gv_driver_info *d)
     d->gpu_count_nvml = f->nvml_count;
     d->gpu_count_cuda = f->cuda_count;
     d->gpu_count = (int32_t)(f->gpu_count + f->other_count);
+}
+
+void gv_ctx_drop_facts(gv_ctx *ctx)
+{
+    if (ctx->facts) {
+        gv_facts_free(ctx->facts);
+        free(ctx->facts);
+        ctx->facts = NULL;
+    }
+    free(ctx->inventory);
+    ctx->inventory = NULL;
+    ctx->inventory_count = 0;
+    ctx->has_inventory = 0;
+}
+
+gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out)
+{
+    gv_facts *f = calloc(1, sizeof *f);
+    if (!f)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory gathering facts");
+    gv_status s = gv_facts_collect(ctx, f, optional);
+    if (s != GV_OK) {
+        free(f);
+        return gv_fail(ctx, s, "gathering facts: %s", gv_strerror(s));
+    }
+    gv_ctx_drop_facts(ctx);
+    ctx->facts = f;
+    ctx->drop_facts = gv_ctx_drop_facts;
+    *out = f;
+    return GV_OK;
 }

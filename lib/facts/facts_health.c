@@ -2,14 +2,13 @@
  * nvmlDeviceGetFieldValues for the values NVML only gives as fields (retired pages,
  * clock-event time, T.Limit thresholds, memory temperature, the GPU's recovery action). An entry
  * the driver lacks, or NOT_SUPPORTED on this GPU, leaves the counter unknown: the check then says
- * so. */
+ * so. Also what holds a GPU's memory, and whether more is held than contexts keep out of their
+ * processes' figures: the facts wait for such memory to be freed. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "checks/health.h"
-
-#include "checks/busy.h"
+#include "facts/health.h"
 
 void gv_health_init(gv_health *h)
 {
@@ -299,4 +298,50 @@ const char *gv_recovery_action_remedy(int action)
     return RECOVERY_KNOWN(action) ? recovery_actions[action].remedy
                                   : "drain the node; look the action up in NVIDIA's NVML reference "
                                     "(nvmlDeviceGpuRecoveryAction_t) and do what it asks";
+}
+
+void gv_gpu_holders_read(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_holders *h)
+{
+    h->n = 0;
+    h->unlisted = -1;
+    gvnv_return (*const queries[])(gvnv_device, unsigned int *, gvnv_process_info *) = {
+        nv->device_get_compute_running_processes, nv->device_get_graphics_running_processes};
+    unsigned long long listed = 0; /* what the processes listed hold, the caller's too */
+    int all_listed = 1;            /* the compute processes' answered, every size known */
+    for (size_t q = 0; q < 2; q++) {
+        gvnv_process_info infos[GV_HOLDERS_PER_LIST];
+        unsigned count = GV_HOLDERS_PER_LIST;
+        if (!queries[q] || queries[q](dev, &count, infos) != GVNV_SUCCESS) {
+            all_listed &= q != 0;
+            continue;
+        }
+        for (unsigned i = 0; i < count && i < GV_HOLDERS_PER_LIST; i++) {
+            if (infos[i].used_gpu_memory == ~0ull)
+                all_listed = 0;
+            else
+                listed += infos[i].used_gpu_memory;
+            h->listed[h->n++] = infos[i];
+        }
+    }
+    /* NVML lists only the processes of this PID namespace: a job in another container used an
+     * H100 at 100% while gv-check in its own saw an empty list, and every GEMM FAILed at a third
+     * of its peak. The memory all processes hold (nvmlMemory_v2_t.used, the driver's reserve
+     * apart) less what the listed ones hold is what the unlisted hold; each context keeps some
+     * 8 MiB out of its process's figure, any other context hundreds. */
+    gvnv_memory_v2 mem = {.version = GVNV_STRUCT_VERSION(gvnv_memory_v2, 2)};
+    if (all_listed && nv->device_get_memory_info_v2 &&
+        nv->device_get_memory_info_v2(dev, &mem) == GVNV_SUCCESS)
+        h->unlisted = mem.used > listed ? (long long)(mem.used - listed) : 0;
+}
+
+long long gv_unowned_allowance(const gv_health *h)
+{
+    /* Each context keeps some 8 MiB out of its process's figure (620 MiB used against 612
+     * listed for one context on an H100), twice that allowed, on 256 MiB. */
+    return (256LL << 20) + (16LL << 20) * (long long)h->listed_processes;
+}
+
+int gv_unowned_beyond_allowance(const gv_health *h)
+{
+    return h->unowned_bytes > gv_unowned_allowance(h);
 }

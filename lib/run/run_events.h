@@ -1,10 +1,10 @@
 /* gv_run_opts.on_event: the caller's progress callback, fed from wherever the checks run: the
  * progress hooks in the caller's process (GV_ISOLATION_NONE), or the worker's begin events and
  * rows as the client reads them. */
-#ifndef GV_CHECKS_RUN_EVENTS_H
-#define GV_CHECKS_RUN_EVENTS_H
+#ifndef GV_RUN_RUN_EVENTS_H
+#define GV_RUN_RUN_EVENTS_H
 
-#include "checks/run.h"
+#include "run/run.h"
 
 typedef struct gv_run_observer {
     gv_run_event_fn fn; /* NULL: the caller asked for none, and every call is a no-op */

@@ -1,5 +1,5 @@
 /* gpuverify-worker: runs the checks gv_run hands it in this process and writes each event
- * as one JSON line on stdout (protocol.h). Started by the library only; it closes every
+ * as one JSON line on stdout (worker_args.h). Started by the library only; it closes every
  * descriptor but its three, prints nothing else, and exits 0 after "end". */
 #define _GNU_SOURCE /* close_range */
 #include <errno.h>
@@ -12,13 +12,14 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "checks/run.h"
+#include "run/run.h"
 #include "compute/gpu_lock.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "report/report.h"
 #include "nccl/nccl_log.h"
 #include "worker/call.h"
+#include "run/worker_args.h"
 #include "worker/protocol.h"
 #include "worker/worker.h"
 

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks/facts.h"
-#include "checks/run.h"
+#include "facts/facts.h"
+#include "run/run.h"
 #include "core/context.h"
 #include "core/sizes.h"
 #include "report/report.h"
 #include "worker/call.h"
+#include "run/run_worker.h"
 #include "worker/worker.h"
 
 void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report)
@@ -25,6 +26,7 @@ void gv_ctx_keep_inventory(gv_ctx *ctx, const gv_report *report)
     ctx->inventory = gpus;
     ctx->inventory_count = report->gpu_count;
     ctx->has_inventory = 1;
+    ctx->drop_facts = gv_ctx_drop_facts;
 }
 
 /* The facts gv_run gathers first, in a worker of their own: the report of driver.nvml and

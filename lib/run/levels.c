@@ -3,7 +3,7 @@
  * bandwidth sweep, no collective, no GPUDirect RDMA readiness (a multi-node matter, not every
  * job's); standard is the whole catalog with short GPU tests; extended runs the GPU tests at
  * benchmark length. */
-#include "checks/levels.h"
+#include "run/levels.h"
 
 #include "gpuverify/gv_report.h"
 

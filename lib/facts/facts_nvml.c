@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "backends/nvml_backend.h"
-#include "checks/facts_internal.h"
+#include "facts/facts_internal.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/settle.h"
@@ -212,7 +212,7 @@ static void read_fabric(const struct gv_nvml_api *nv, gvnv_device dev, const gv_
 }
 
 /* Memory no listed process holds, beyond what contexts keep out of their processes' figures
- * (checks/health.h: gv_unowned_allowance): a process that ended still giving it back. */
+ * (facts/health.h: gv_unowned_allowance): a process that ended still giving it back. */
 static int gpu_unowned_on_its_way(const gv_facts *f, const gv_gpu_record *r)
 {
     (void)f;

@@ -1,4 +1,4 @@
-#include "checks/run_hold.h"
+#include "run/run_hold.h"
 
 #include <stdio.h>
 #include <stdlib.h>
