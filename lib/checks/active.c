@@ -65,7 +65,7 @@ int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
                      "cuInit failed (CUresult %d): no GPU to test (driver.cuda judges that)",
                      f->cuda_init);
         gv_active_rows(run, ids, n, "node", GV_SKIP, why);
-        gv_report_delegate(run->report, "driver.cuda");
+        gv_report_delegate(run->report, gv_id_driver_cuda);
         return 1;
     }
     snprintf(why, sizeof why, "CUDA sees no GPU to test");
@@ -82,7 +82,7 @@ void gv_active_compat(gv_active_run *run)
     for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
         gv_compat c;
         gv_compat_check(run->ctx, libs[i].library, &c);
-        gv_check_result *res = gv_report_add(run->report, "driver.compat", libs[i].subject,
+        gv_check_result *res = gv_report_add(run->report, gv_id_driver_compat, libs[i].subject,
                                              c.verdict, "%s", c.message);
         if (c.library_cuda > 0) {
             gv_result_measured(res, c.library_cuda, "", "CUDA %d.%d", c.library_cuda / 1000,
@@ -117,7 +117,7 @@ static void copies_again(gv_active_run *run, uint32_t gpu, const char *subject, 
     o.flags = GV_CUDA_SKIP_ALLOC;
     o.copy_bytes = copy_bytes;
     gv_cuda_result again = GV_CUDA_RESULT_INIT;
-    gv_progress_begin(run->ctx, "cuda.copy", subject);
+    gv_progress_begin(run->ctx, gv_id_cuda_copy, subject);
     if (gv_cuda_check(run->ctx, gpu, &o, &again) != GV_OK || again.h2d_gbps <= 0 ||
         again.d2h_gbps <= 0)
         return; /* no figures the second time: the first measurement stands */
@@ -137,7 +137,8 @@ static void copies_again(gv_active_run *run, uint32_t gpu, const char *subject, 
 
 void gv_active_cuda(gv_active_run *run)
 {
-    static const char *const ids[] = {"cuda.init", "cuda.alloc", "cuda.copy", "cuda.matmul"};
+    static const char *const ids[] = {gv_id_cuda_init, gv_id_cuda_alloc, gv_id_cuda_copy,
+                                      gv_id_cuda_matmul};
     if (gv_active_no_devices(run, ids, 4))
         return;
     gv_cuda_opts o = GV_CUDA_OPTS_INIT; /* benchmark length: 256 MiB, 5 samples of 16 */
@@ -149,16 +150,16 @@ void gv_active_cuda(gv_active_run *run)
     if (run->copy_bytes)
         o.copy_bytes = run->copy_bytes;
     double copy_min = run->policy ? run->policy->copy_min_gbps : 0;
-    if (!gv_active_selected(run, "cuda.alloc"))
+    if (!gv_active_selected(run, gv_id_cuda_alloc))
         o.flags |= GV_CUDA_SKIP_ALLOC;
-    if (!gv_active_selected(run, "cuda.copy"))
+    if (!gv_active_selected(run, gv_id_cuda_copy))
         o.flags |= GV_CUDA_SKIP_COPY;
     for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
         if (!gv_active_gpu_chosen(run, gpu))
             continue;
         char subject[48];
         gv_active_subject(run->facts, gpu, subject, sizeof subject);
-        gv_progress_begin(run->ctx, "cuda.init", subject);
+        gv_progress_begin(run->ctx, gv_id_cuda_init, subject);
         gv_busy busy = {0};
         gv_active_sample_busy(run, gpu, &busy);
         /* The second VRAM test holds half the free memory: on a GPU others use, the quick
@@ -181,7 +182,7 @@ void gv_active_cuda(gv_active_run *run)
             continue;
         }
         /* While the context lives: the matmul (its row comes after the others). */
-        int matmul = gv_active_selected(run, "cuda.matmul");
+        int matmul = gv_active_selected(run, gv_id_cuda_matmul);
         gv_matmul_result m;
         gv_status ms = GV_OK;
         if (matmul) {
@@ -189,11 +190,11 @@ void gv_active_cuda(gv_active_run *run)
             uint32_t n = run->gemm_size   ? (run->gemm_size + 15) / 16 * 16
                          : run->benchmark ? 8192
                                           : 4096;
-            gv_progress_begin(run->ctx, "cuda.matmul", subject);
+            gv_progress_begin(run->ctx, gv_id_cuda_matmul, subject);
             ms = gv_matmul_check(run->ctx, (uint32_t)gpu, n, &m);
         }
         gv_active_sample_busy(run, gpu, &busy);
-        if (gv_active_selected(run, "cuda.copy") && r.context_s > 0 && busy.n == 0) {
+        if (gv_active_selected(run, gv_id_cuda_copy) && r.context_s > 0 && busy.n == 0) {
             copies_again(run, (uint32_t)gpu, subject, o.copy_bytes, &r);
             gv_active_sample_busy(run, gpu, &busy);
         }
@@ -203,14 +204,14 @@ void gv_active_cuda(gv_active_run *run)
             r.context_s += made;
             gv_cuda_context_message(&r, r.message, sizeof r.message);
         }
-        if (gv_active_selected(run, "cuda.init")) {
-            gv_check_result *c = gv_report_add(run->report, "cuda.init", subject,
+        if (gv_active_selected(run, gv_id_cuda_init)) {
+            gv_check_result *c = gv_report_add(run->report, gv_id_cuda_init, subject,
                                                context_ok ? GV_PASS : GV_FAIL, "%s", r.message);
             if (context_ok)
                 gv_result_measured(c, r.context_s, "s", "%.3f s", r.context_s);
         }
-        if (gv_active_selected(run, "cuda.alloc")) {
-            gv_check_result *c = gv_report_add(run->report, "cuda.alloc", subject,
+        if (gv_active_selected(run, gv_id_cuda_alloc)) {
+            gv_check_result *c = gv_report_add(run->report, gv_id_cuda_alloc, subject,
                                                context_ok ? r.alloc_verdict : GV_SKIP, "%s",
                                                context_ok ? r.alloc_message : "no CUDA context");
             gv_result_measured(c, (double)r.alloc_errors, "words", "%llu bad words",
@@ -234,7 +235,7 @@ void gv_active_cuda(gv_active_run *run)
             if (context_ok && r.alloc_verdict == GV_FAIL)
                 gv_busy_apply(&busy, run->policy, c, r.alloc_errors != 0);
         }
-        if (gv_active_selected(run, "cuda.copy")) {
+        if (gv_active_selected(run, gv_id_cuda_copy)) {
             double slow = r.h2d_gbps < r.d2h_gbps ? r.h2d_gbps : r.d2h_gbps;
             int verdict = context_ok ? r.copy_verdict : GV_SKIP;
             /* A policy floor replaces the link-based judgement, except for wrong data. */
@@ -242,7 +243,7 @@ void gv_active_cuda(gv_active_run *run)
                             !strstr(r.copy_message, "wrong");
             if (by_policy)
                 verdict = slow >= copy_min ? GV_PASS : GV_FAIL;
-            gv_check_result *c = gv_report_add(run->report, "cuda.copy", subject, verdict, "%s",
+            gv_check_result *c = gv_report_add(run->report, gv_id_cuda_copy, subject, verdict, "%s",
                                                context_ok ? r.copy_message : "no CUDA context");
             gv_result_measured(c, slow, "GB/s", "H2D %.1f, D2H %.1f GB/s", r.h2d_gbps, r.d2h_gbps);
             if (by_policy)
@@ -256,7 +257,7 @@ void gv_active_cuda(gv_active_run *run)
             gv_busy_apply(&busy, run->policy, c, strstr(r.copy_message, "wrong") != NULL);
         }
         if (matmul) {
-            gv_check_result *c = gv_report_add(run->report, "cuda.matmul", subject,
+            gv_check_result *c = gv_report_add(run->report, gv_id_cuda_matmul, subject,
                                                ms == GV_OK ? m.verdict : GV_ERROR, "%s", m.message);
             if (ms == GV_OK && !m.errors)
                 gv_result_measured(c, m.f16_tflops, "TFLOPS", "FP16 %.1f, FP32 %.1f TFLOPS",
@@ -275,13 +276,13 @@ void gv_active_cuda(gv_active_run *run)
 
 void gv_active_cudnn(gv_active_run *run)
 {
-    static const char *const ids[] = {"cudnn.version", "cudnn.conv"};
-    if (!gv_active_selected(run, "cudnn.conv")) {
+    static const char *const ids[] = {gv_id_cudnn_version, gv_id_cudnn_conv};
+    if (!gv_active_selected(run, gv_id_cudnn_conv)) {
         /* The version alone needs no GPU: load the library and ask it. */
         gv_compat c;
         gv_compat_check(run->ctx, GV_LIB_CUDNN, &c);
         gv_check_result *res =
-            gv_report_add(run->report, "cudnn.version", "node", c.verdict, "%s", c.message);
+            gv_report_add(run->report, gv_id_cudnn_version, "node", c.verdict, "%s", c.message);
         if (c.version[0])
             gv_result_measured(res, NAN, "", "%s", c.version);
         if (c.verdict == GV_FAIL)
@@ -297,28 +298,29 @@ void gv_active_cudnn(gv_active_run *run)
     gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
     char subject[48];
     gv_active_subject(run->facts, gpu, subject, sizeof subject);
-    gv_progress_begin(run->ctx, "cudnn.conv", subject);
+    gv_progress_begin(run->ctx, gv_id_cudnn_conv, subject);
     if (gv_cudnn_check(run->ctx, (uint32_t)gpu, &r) != GV_OK) {
         gv_active_rows(run, ids, 2, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
         return;
     }
     int loaded = r.version[0] != '\0';
-    if (gv_active_selected(run, "cudnn.version")) {
+    if (gv_active_selected(run, gv_id_cudnn_version)) {
         int v = !loaded ? r.verdict
                 : r.verdict == GV_FAIL && r.fp32_verdict != GV_SKIP
                     ? GV_PASS /* the conv row carries its failure */
                     : r.verdict;
         gv_check_result *c =
-            gv_report_add(run->report, "cudnn.version", "node", v, "%s",
+            gv_report_add(run->report, gv_id_cudnn_version, "node", v, "%s",
                           loaded && v == GV_PASS ? "cuDNN loads and makes a handle" : r.message);
         if (loaded)
             gv_result_measured(c, NAN, "", "%s", r.version);
         if (v == GV_FAIL)
             gv_result_remedy(c, CUDNN_REMEDY);
     }
-    if (gv_active_selected(run, "cudnn.conv")) {
+    if (gv_active_selected(run, gv_id_cudnn_conv)) {
         int v = r.fp32_verdict == GV_SKIP && r.fp16_verdict == GV_SKIP ? GV_SKIP : r.verdict;
-        gv_check_result *c = gv_report_add(run->report, "cudnn.conv", subject, v, "%s", r.message);
+        gv_check_result *c =
+            gv_report_add(run->report, gv_id_cudnn_conv, subject, v, "%s", r.message);
         double worst = r.fp32_worst > r.fp16_worst ? r.fp32_worst : r.fp16_worst;
         if (r.fp32_verdict != GV_SKIP)
             gv_result_measured(c, worst, "x tolerance", "error %.2g x tolerance", worst);

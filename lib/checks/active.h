@@ -52,22 +52,24 @@ int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n);
 void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
                     int verdict, const char *why);
 
-void gv_active_compat(gv_active_run *run); /* driver.compat */
-void gv_active_cuda(gv_active_run *run);   /* cuda.init, cuda.alloc, cuda.copy */
-void gv_active_gemm(gv_active_run *run);   /* gemm.fp32 .. gemm.fp8 */
+/* The active tests, one per group of checks.def (which checks each runs is written there
+ * alone), each in the checks/ file of its name: active.c holds compat, cuda and cudnn. */
+void gv_active_compat(gv_active_run *run);
+void gv_active_cuda(gv_active_run *run);
+void gv_active_gemm(gv_active_run *run);
+void gv_active_cudnn(gv_active_run *run);
+void gv_active_copy_all(gv_active_run *run);
+void gv_active_p2p(gv_active_run *run);
+void gv_active_memtest(gv_active_run *run); /* mem.c */
+void gv_active_stress(gv_active_run *run);
+void gv_active_nccl(gv_active_run *run);
+void gv_active_topo(gv_active_run *run);
+void gv_active_rdma(gv_active_run *run);
+void gv_active_gpudirect(gv_active_run *run);
 /* Whether a chosen GPU (gpu_chosen per CUDA ordinal, NULL all) is a part whose GEMM peak is an
  * estimate: its gemm.* rows are judged against the node's other GPUs of the part, so those
  * GPUs must be measured in one process. */
 int gv_gemm_needs_peers(const gv_facts *f, const int *gpu_chosen);
-void gv_active_cudnn(gv_active_run *run);     /* cudnn.version, cudnn.conv */
-void gv_active_copy_all(gv_active_run *run);  /* cuda.copy_all (copy_all.c) */
-void gv_active_p2p(gv_active_run *run);       /* cuda.p2p (p2p.c) */
-void gv_active_memtest(gv_active_run *run);   /* mem.test (mem.c) */
-void gv_active_stress(gv_active_run *run);    /* stress.gemm, stress.power (stress.c) */
-void gv_active_nccl(gv_active_run *run);      /* nccl.version, nccl.allreduce (nccl.c) */
-void gv_active_topo(gv_active_run *run);      /* topo.numa, topo.gpu_nic (topo.c) */
-void gv_active_rdma(gv_active_run *run);      /* rdma.* (rdma.c) */
-void gv_active_gpudirect(gv_active_run *run); /* gpudirect.* (gpudirect.c) */
 
 /* The run's RDMA report, read on first use; NULL when it could not be built (then
  * run->rdma_status and the context's last error say why). */

@@ -3,6 +3,7 @@
 #define GV_CHECKS_CHECKS_H
 
 #include "checks/active.h"
+#include "checks/check_ids.h"
 #include "facts/facts.h"
 #include "report/report.h"
 
@@ -14,10 +15,16 @@ typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
 enum gv_check_needs {
     GV_NEEDS_GPU = 1,      /* an NVIDIA GPU (PCI, /proc or NVML); driver.gpu_count judges none */
     GV_NEEDS_RDMA_NIC = 2, /* an RDMA device or Mellanox NIC, unless the policy's require_rdma */
+    GV_NEEDS_GPUDIRECT = GV_NEEDS_GPU | GV_NEEDS_RDMA_NIC, /* a GPU talking to an RDMA NIC */
 };
 
+/* The lowest level that runs a check: each level runs the checks from its own and below. */
+enum gv_check_level { GV_FROM_QUICK = 0, GV_FROM_STANDARD = 1, GV_FROM_EXTENDED = 2 };
+
+/* One catalog entry, made from a line of checks.def. */
 typedef struct gv_check_def {
     const char *id;
+    int level;           /* enum gv_check_level */
     gv_check_fn run;     /* judges the facts; NULL for an active check */
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
     int facts;           /* the optional facts it needs (enum gv_facts_optional) */
@@ -28,7 +35,7 @@ typedef struct gv_check_def {
     int loads_for_duration; /* stress.*: runs the plan's stress time, added to its deadline */
 } gv_check_def;
 
-/* The catalog in run order (catalog.c; docs/checks.md describes each). */
+/* The catalog in run order (checks.def, through catalog.c; docs/checks.md describes each). */
 extern const gv_check_def gv_checks[];
 extern const size_t gv_check_count;
 #define GV_CATALOG_MAX 96 /* entries gv_checks may hold (checked in catalog.c) */
@@ -43,41 +50,13 @@ int gv_catalog_group(int index);
 int gv_catalog_per_gpu(size_t i);
 int gv_catalog_across_gpus(size_t i);
 
-/* system.c */
-void gv_check_system_os(const gv_facts *f, gv_report *r);
-void gv_check_system_kernel(const gv_facts *f, gv_report *r);
-/* driver.c */
-void gv_check_driver_module(const gv_facts *f, gv_report *r);
-void gv_check_driver_nvml(const gv_facts *f, gv_report *r);
-void gv_check_driver_version(const gv_facts *f, gv_report *r);
-void gv_check_driver_cuda(const gv_facts *f, gv_report *r);
-/* gpu_count.c */
-void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r);
-/* gpu.c */
-void gv_check_driver_persistence(const gv_facts *f, gv_report *r);
-void gv_check_gpu_pci(const gv_facts *f, gv_report *r);
-void gv_check_gpu_nvml(const gv_facts *f, gv_report *r);
-void gv_check_gpu_ecc(const gv_facts *f, gv_report *r);
-void gv_check_gpu_mig(const gv_facts *f, gv_report *r);
-void gv_check_gpu_model(const gv_facts *f, gv_report *r); /* against the policy's gpu_model */
-/* xid.c */
-void gv_check_gpu_xid(const gv_facts *f, gv_report *r);
-/* links.c */
-void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r);
-void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r);
-
-/* health.c: error counters and health flags */
-void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r);
-void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r);
-void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r);
-void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r);
-void gv_check_gpu_recovery(const gv_facts *f, gv_report *r);
-void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r);
-void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r);
-void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r);
-void gv_check_gpu_temperature(const gv_facts *f, gv_report *r);
-void gv_check_gpu_fabric(const gv_facts *f, gv_report *r);
-void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r);
+/* Each passive check's judge, gv_check_<name>, defined in the checks/ file of its family. */
+#define GV_PASSIVE(nm, i, lv, f, nd, dl)                                                           \
+    void gv_check_##nm(const gv_facts *facts, gv_report *report);
+#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du)
+#include "checks/checks.def"
+#undef GV_PASSIVE
+#undef GV_ACTIVE
 
 /* NVML answered for this GPU: the per-GPU NVML checks have something to judge. */
 int gv_gpu_nvml_ok(const gv_gpu_record *g);

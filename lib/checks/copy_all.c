@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checks/active.h"
+#include "checks/check_ids.h"
 #include "checks/busy.h"
 #include "compute/copy_bw.h"
 #include "core/context.h"
@@ -94,7 +95,7 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, const gv_busy *busy
 {
     for (size_t i = 0; i < n; i++)
         if (g[i].at_once.status != GV_OK) {
-            gv_report_add(run->report, "cuda.copy_all", g[i].subject, GV_FAIL,
+            gv_report_add(run->report, gv_id_cuda_copy_all, g[i].subject, GV_FAIL,
                           "copying with the other GPUs failed: %s", g[i].at_once.err.text);
             return;
         }
@@ -106,14 +107,14 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, const gv_busy *busy
     double h2d = total(g, n, 1), d2h = total(g, n, 0);
     gv_check_result *c;
     if (low[0])
-        c = gv_report_add(run->report, "cuda.copy_all", "node", GV_WARN,
+        c = gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_WARN,
                           "%zu GPUs copying at once fall below %.0f%% of what their PCIe links "
                           "leave them: %s (H2D %.1f, D2H %.1f GB/s in all): a PCIe switch, root "
                           "port or host memory they share%s%s",
                           n, 100 * SHARED_WARN, low, h2d, d2h,
                           design[0] ? "; links shared by design: " : "", design);
     else
-        c = gv_report_add(run->report, "cuda.copy_all", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_PASS,
                           "%zu GPUs copying at once: H2D %.1f, D2H %.1f GB/s in all; every GPU "
                           "kept at least %.0f%% of %s%s",
                           n, h2d, d2h, 100 * worst,
@@ -133,7 +134,7 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, const gv_busy *busy
 
 void gv_active_copy_all(gv_active_run *run)
 {
-    static const char *const ids[] = {"cuda.copy_all"};
+    static const char *const ids[] = {gv_id_cuda_copy_all};
     if (gv_active_no_devices(run, ids, 1))
         return;
     copy_gpu *g = calloc(GV_RUN_MAX_GPUS, sizeof *g);
@@ -144,7 +145,7 @@ void gv_active_copy_all(gv_active_run *run)
         gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
         return;
     }
-    gv_progress_begin(run->ctx, "cuda.copy_all", "node");
+    gv_progress_begin(run->ctx, gv_id_cuda_copy_all, "node");
     /* The sizes of cuda.copy at this level: the figures alone are comparable with its row. */
     uint64_t bytes = run->copy_bytes  ? run->copy_bytes
                      : run->benchmark ? 256ull << 20
@@ -162,7 +163,7 @@ void gv_active_copy_all(gv_active_run *run)
         gv_status st = gv_session_open(run->ctx, (uint32_t)ordinal, &c->s, &err);
         if (st != GV_OK) {
             gv_session_close(&c->s);
-            gv_report_add(run->report, "cuda.copy_all", c->subject,
+            gv_report_add(run->report, gv_id_cuda_copy_all, c->subject,
                           st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text);
             continue;
         }
@@ -174,7 +175,7 @@ void gv_active_copy_all(gv_active_run *run)
     }
     if (n < 2) {
         if (n == 1)
-            gv_report_add(run->report, "cuda.copy_all", "node", GV_SKIP,
+            gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_SKIP,
                           "one GPU: no link for GPUs to share (cuda.copy measures it)");
     } else {
         link_shares(run, g, n);
@@ -188,11 +189,11 @@ void gv_active_copy_all(gv_active_run *run)
         }
         gv_progress_stage(run->ctx, "%zu GPUs' copies at once", n);
         if (failed < n) {
-            gv_report_add(run->report, "cuda.copy_all", g[failed].subject, GV_FAIL,
+            gv_report_add(run->report, gv_id_cuda_copy_all, g[failed].subject, GV_FAIL,
                           "copying alone failed: %s",
                           at_once[failed].err.text[0] ? at_once[failed].err.text : "out of memory");
         } else if (gv_copy_together(at_once, n, bytes, samples, copies) != GV_OK) {
-            gv_report_add(run->report, "cuda.copy_all", "node", GV_ERROR, "out of memory");
+            gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_ERROR, "out of memory");
         } else {
             for (size_t i = 0; i < n; i++) {
                 g[i].at_once = at_once[i];

@@ -16,7 +16,7 @@ int gv_facts_has_gpus(const gv_facts *f)
 
 void gv_check_driver_module(const gv_facts *f, gv_report *r)
 {
-    const char *id = "driver.module";
+    const char *id = gv_id_driver_module;
     if (f->nvidia_loaded < 0) {
         gv_report_add(r, id, "node", GV_ERROR, "%s", f->modules_src.err.text);
         return;
@@ -110,7 +110,7 @@ static gv_check_result *library_unusable(const gv_facts *f, gv_report *r, const 
 
 void gv_check_driver_nvml(const gv_facts *f, gv_report *r)
 {
-    const char *id = "driver.nvml";
+    const char *id = gv_id_driver_nvml;
     if (f->nvml_lib.state != GV_LIBSTATE_LOADED) {
         library_unusable(f, r, id, &f->nvml_lib, "NVML");
         return;
@@ -149,7 +149,7 @@ void gv_check_driver_nvml(const gv_facts *f, gv_report *r)
 
 void gv_check_driver_version(const gv_facts *f, gv_report *r)
 {
-    const char *id = "driver.version";
+    const char *id = gv_id_driver_version;
     const char *module = f->module.version;
     /* The user-space side: NVML's answer, else the library's file name (libnvidia-ml.so.X). */
     const char *user = f->driver_version[0] ? f->driver_version : f->nvml_lib.version;
@@ -198,7 +198,7 @@ static const char *cuinit_remedy(int result, const char **judged_by)
         return "CUDA waits for a system daemon: on an NVSwitch node start nvidia-fabricmanager "
                "(systemctl status nvidia-fabricmanager) and read its log (gpu.fabric)";
     case GVCU_ERROR_SYSTEM_DRIVER_MISMATCH:
-        *judged_by = "driver.version";
+        *judged_by = gv_id_driver_version;
         return "libcuda and the kernel module are of different drivers: reboot after the driver "
                "upgrade, or reinstall one driver (driver.version names both)";
     case GVCU_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
@@ -215,7 +215,7 @@ static const char *cuinit_remedy(int result, const char **judged_by)
 
 void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
 {
-    const char *id = "driver.cuda";
+    const char *id = gv_id_driver_cuda;
     if (f->cuda_lib.state != GV_LIBSTATE_LOADED) {
         library_unusable(f, r, id, &f->cuda_lib, "libcuda");
         return;
@@ -230,7 +230,7 @@ void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
                           "cuInit: %s: none of the node's GPUs is this process's "
                           "(driver.gpu_count judges that)",
                           name);
-            gv_report_delegate(r, "driver.gpu_count");
+            gv_report_delegate(r, gv_id_driver_gpu_count);
             return;
         }
         /* Hidden by CUDA_VISIBLE_DEVICES: no GPU is broken, but no CUDA test could run, and

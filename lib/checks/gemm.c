@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "checks/active.h"
+#include "checks/check_ids.h"
 #include "compute/gpu_specs.h"
 #include "checks/busy.h"
 #include "core/progress.h"
@@ -27,7 +28,8 @@
 #define PEER_WARN 0.75
 #define PEER_FAIL 0.50
 
-static const char *const ids[] = {"gemm.fp32", "gemm.tf32", "gemm.fp16", "gemm.bf16", "gemm.fp8"};
+static const char *const ids[] = {gv_id_gemm_fp32, gv_id_gemm_tf32, gv_id_gemm_fp16,
+                                  gv_id_gemm_bf16, gv_id_gemm_fp8};
 
 /* One GPU's figure for one data type. */
 typedef struct gemm_figure {

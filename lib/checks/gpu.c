@@ -21,7 +21,7 @@ int gv_gpu_nvml_ok(const gv_gpu_record *g)
 void gv_check_gpu_pci(const gv_facts *f, gv_report *r)
 {
     if (f->pci_src.status != GV_OK) {
-        gv_report_add(r, "gpu.pci", "node", GV_ERROR, "%s", f->pci_src.err.text);
+        gv_report_add(r, gv_id_gpu_pci, "node", GV_ERROR, "%s", f->pci_src.err.text);
         return;
     }
     for (size_t i = 0; i < f->gpu_count; i++) {
@@ -31,7 +31,7 @@ void gv_check_gpu_pci(const gv_facts *f, gv_report *r)
         gv_gpu_subject(g, subject, sizeof subject);
         if (!g->in_pci) {
             gv_check_result *c =
-                gv_report_add(r, "gpu.pci", subject, GV_WARN,
+                gv_report_add(r, gv_id_gpu_pci, subject, GV_WARN,
                               "%s is not in /sys/bus/pci/devices (seen by %s only)",
                               p->pci_bus_id[0] ? p->pci_bus_id : "this GPU",
                               p->nvml_index >= 0 ? "NVML" : "the driver");
@@ -41,13 +41,13 @@ void gv_check_gpu_pci(const gv_facts *f, gv_report *r)
             continue;
         }
         if (g->pci_problem[0]) {
-            gv_report_add(r, "gpu.pci", subject, GV_ERROR, "%s", g->pci_problem);
+            gv_report_add(r, gv_id_gpu_pci, subject, GV_ERROR, "%s", g->pci_problem);
             continue;
         }
         char numa[16];
         snprintf(numa, sizeof numa, "%d", (int)p->numa_node);
         gv_check_result *c = gv_report_add(
-            r, "gpu.pci", subject, GV_PASS,
+            r, gv_id_gpu_pci, subject, GV_PASS,
             "%s %04x:%04x class %06x, NUMA node %s, CPUs %s, link %.1f GT/s x%d (max %.1f GT/s "
             "x%d)",
             p->pci_bus_id, (unsigned)p->pci_vendor_id, (unsigned)p->pci_device_id,
@@ -65,13 +65,13 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
         if (f->nvml_init != 0) {
-            gv_report_add(r, "gpu.nvml", subject, GV_SKIP, "NVML is not usable (driver.nvml)");
-            gv_report_delegate(r, "driver.nvml");
+            gv_report_add(r, gv_id_gpu_nvml, subject, GV_SKIP, "NVML is not usable (driver.nvml)");
+            gv_report_delegate(r, gv_id_driver_nvml);
             continue;
         }
         if (g->gpu.nvml_index < 0) {
             gv_check_result *c = gv_report_add(
-                r, "gpu.nvml", subject, g->excluded ? GV_WARN : GV_FAIL, "%s: %s",
+                r, gv_id_gpu_nvml, subject, g->excluded ? GV_WARN : GV_FAIL, "%s: %s",
                 g->gpu.pci_bus_id,
                 g->excluded ? "excluded by the driver (NVreg_ExcludedGpus or an inforom fault)"
                             : "on the PCI bus but not visible to NVML");
@@ -80,7 +80,7 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
         }
         if (g->gpu.nvml_result != 0) {
             gv_check_result *c =
-                gv_report_add(r, "gpu.nvml", subject, GV_FAIL, "%s (NVML index %d)", g->problem,
+                gv_report_add(r, gv_id_gpu_nvml, subject, GV_FAIL, "%s (NVML index %d)", g->problem,
                               (int)g->gpu.nvml_index);
             gv_result_remedy(c, g->gpu.nvml_result == GVNV_ERROR_GPU_IS_LOST
                                     ? "the GPU fell off the bus: drain the node, look for Xid 79 "
@@ -88,8 +88,8 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
                                     : "check `dmesg` for NVRM/Xid errors on this GPU");
             continue;
         }
-        gv_report_add(r, "gpu.nvml", subject, GV_PASS, "%s %s answers NVML queries", g->gpu.name,
-                      g->gpu.pci_bus_id);
+        gv_report_add(r, gv_id_gpu_nvml, subject, GV_PASS, "%s %s answers NVML queries",
+                      g->gpu.name, g->gpu.pci_bus_id);
     }
 }
 
@@ -100,13 +100,14 @@ void gv_check_driver_persistence(const gv_facts *f, gv_report *r)
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
         if (!gv_gpu_nvml_ok(g) || g->gpu.persistence_mode < 0) {
-            gv_report_add(r, "driver.persistence", subject, GV_SKIP,
+            gv_report_add(r, gv_id_driver_persistence, subject, GV_SKIP,
                           "persistence mode unknown: NVML has no answer for this GPU");
             continue;
         }
         int on = g->gpu.persistence_mode == 1;
-        gv_check_result *c = gv_report_add(r, "driver.persistence", subject, on ? GV_PASS : GV_WARN,
-                                           "persistence mode %s", on ? "enabled" : "disabled");
+        gv_check_result *c =
+            gv_report_add(r, gv_id_driver_persistence, subject, on ? GV_PASS : GV_WARN,
+                          "persistence mode %s", on ? "enabled" : "disabled");
         gv_result_measured(c, on, "", "%s", on ? "Enabled" : "Disabled");
         if (!on) {
             gv_result_expected(c, "NVIDIA datacenter guidance", "Enabled");
@@ -128,7 +129,7 @@ static int mode_judged(gv_report *r, const char *id, const char *subject, const 
                       gv_gpu_nvml_ok(g) ? "not supported on this GPU"
                                         : "has no answer for this GPU (gpu.nvml)");
         if (!gv_gpu_nvml_ok(g))
-            gv_report_delegate(r, "gpu.nvml");
+            gv_report_delegate(r, gv_id_gpu_nvml);
         return 1;
     }
     if (pending >= 0 && pending != current) {
@@ -149,17 +150,17 @@ void gv_check_gpu_ecc(const gv_facts *f, gv_report *r)
         const gv_gpu *p = &g->gpu;
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
-        if (mode_judged(r, "gpu.ecc", subject, g, "ECC", p->ecc_current, p->ecc_pending))
+        if (mode_judged(r, gv_id_gpu_ecc, subject, g, "ECC", p->ecc_current, p->ecc_pending))
             continue;
         gv_check_result *c;
         if (!p->ecc_current) {
-            c = gv_report_add(r, "gpu.ecc", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_ecc, subject, GV_WARN,
                               "ECC disabled: memory errors go undetected");
             gv_result_expected(c, "GPU supports ECC", "Enabled");
             gv_result_remedy(c, "enable ECC (`nvidia-smi -i %u -e 1`) and reset the GPU",
                              (unsigned)(p->nvml_index < 0 ? 0 : p->nvml_index));
         } else {
-            c = gv_report_add(r, "gpu.ecc", subject, GV_PASS, "ECC enabled");
+            c = gv_report_add(r, gv_id_gpu_ecc, subject, GV_PASS, "ECC enabled");
         }
         gv_result_measured(c, p->ecc_current, "", "%s", p->ecc_current ? "Enabled" : "Disabled");
     }
@@ -172,10 +173,10 @@ void gv_check_gpu_mig(const gv_facts *f, gv_report *r)
         const gv_gpu *p = &g->gpu;
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
-        if (mode_judged(r, "gpu.mig", subject, g, "MIG", p->mig_current, p->mig_pending))
+        if (mode_judged(r, gv_id_gpu_mig, subject, g, "MIG", p->mig_current, p->mig_pending))
             continue;
         gv_check_result *c = gv_report_add(
-            r, "gpu.mig", subject, GV_PASS, "%s",
+            r, gv_id_gpu_mig, subject, GV_PASS, "%s",
             p->mig_current ? "MIG enabled: checks needing the whole GPU run on its MIG instances"
                            : "MIG disabled");
         gv_result_measured(c, p->mig_current, "", "%s", p->mig_current ? "Enabled" : "Disabled");
@@ -200,27 +201,27 @@ void gv_check_gpu_model(const gv_facts *f, gv_report *r)
         if (!name[0] && g->proc_problem[0]) {
             /* The driver's file that names it is there but unreadable: not judged is not
              * enough, the file is broken. */
-            c = gv_report_add(r, "gpu.model", subject, GV_ERROR, "the GPU's name is unknown: %s",
-                              g->proc_problem);
+            c = gv_report_add(r, gv_id_gpu_model, subject, GV_ERROR,
+                              "the GPU's name is unknown: %s", g->proc_problem);
             gv_result_remedy(c, "reload the nvidia module, or capture the sysroot again");
             continue;
         }
         if (!name[0]) {
-            gv_report_add(r, "gpu.model", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_model, subject, GV_SKIP,
                           "the GPU's name is unknown (NVML and CUDA cannot name it)");
             continue;
         }
         if (want[0] && !strcasestr(name, want)) {
-            c = gv_report_add(r, "gpu.model", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_model, subject, GV_FAIL,
                               "%s is not the model the policy expects ('%s')", name, want);
             gv_result_remedy(c, "a node of another type, or a policy for another pool");
         } else if (!want[0] && strcmp(name, first) != 0) {
-            c = gv_report_add(r, "gpu.model", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_model, subject, GV_WARN,
                               "%s differs from the node's first GPU (%s)", name, first);
             gv_result_remedy(c, "mixed GPUs in one node: check the inventory, or set gpu_model "
                                 "in the policy");
         } else {
-            c = gv_report_add(r, "gpu.model", subject, GV_PASS, "%s", name);
+            c = gv_report_add(r, gv_id_gpu_model, subject, GV_PASS, "%s", name);
         }
         gv_result_measured(c, NAN, "", "%s", name);
         if (want[0])

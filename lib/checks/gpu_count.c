@@ -50,7 +50,7 @@ static const char *count_text(int n, char *buf, size_t cap)
  * this, so it is a finding unless the policy says the node has none (gpu_count = 0). */
 static void no_gpu(const gv_facts *f, int want, gv_report *r)
 {
-    const char *id = "driver.gpu_count";
+    const char *id = gv_id_driver_gpu_count;
     char pci[16], nvml[16], cuda[16], measured[64];
     snprintf(measured, sizeof measured, "PCI %s, NVML %s, CUDA %s",
              count_text(f->pci_count < 0 ? 0 : f->pci_count, pci, sizeof pci),
@@ -97,7 +97,7 @@ static int baseboard_gpus(const gv_facts *f, const char **switch_name)
 
 void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
 {
-    const char *id = "driver.gpu_count";
+    const char *id = gv_id_driver_gpu_count;
     int want = f->policy ? f->policy->gpu_count : -1;
     if (!gv_facts_has_gpus(f) && f->cuda_count <= 0) {
         no_gpu(f, want, r);

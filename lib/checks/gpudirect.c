@@ -23,11 +23,11 @@ static void open_module(gv_active_run *run)
     const gv_facts *f = run->facts;
     gv_check_result *c;
     if (f->module.kind == GV_MODULE_OPEN) {
-        c = gv_report_add(run->report, "gpudirect.open_module", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_open_module, "node", GV_PASS,
                           "Using nvidia-open driver %s (taint %s): DMA-BUF supported",
                           f->module.version, f->sysfs_taint[0] ? f->sysfs_taint : "?");
     } else if (f->module.kind == GV_MODULE_PROPRIETARY) {
-        c = gv_report_add(run->report, "gpudirect.open_module", "node", GV_FAIL,
+        c = gv_report_add(run->report, gv_id_gpudirect_open_module, "node", GV_FAIL,
                           "proprietary NVIDIA module %s (taint %s): it cannot export GPU memory "
                           "as DMA-BUF",
                           f->module.version, f->sysfs_taint[0] ? f->sysfs_taint : "?");
@@ -36,7 +36,7 @@ static void open_module(gv_active_run *run)
                          "nvidia-driver-%.3s-open, or the .run installer's -m=kernel-open)",
                          f->module.version);
     } else {
-        c = gv_report_add(run->report, "gpudirect.open_module", "node", GV_ERROR,
+        c = gv_report_add(run->report, gv_id_gpudirect_open_module, "node", GV_ERROR,
                           "cannot tell which NVIDIA module is loaded: %s",
                           f->version_src.status != GV_OK ? f->version_src.err.text
                                                          : "no /proc/driver/nvidia/version");
@@ -57,21 +57,21 @@ static void p2pdma(gv_active_run *run)
                                     tried, sizeof tried, &err);
     gv_check_result *c;
     if (s == GV_ERR_NOT_FOUND) {
-        gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_SKIP,
                       "cannot tell whether the kernel has CONFIG_PCI_P2PDMA: no configuration "
                       "found (tried %s)",
                       tried);
         return;
     }
     if (s != GV_OK) {
-        gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_ERROR, "%s", err.text);
+        gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_ERROR, "%s", err.text);
         return;
     }
     if (strcmp(v.value, "y") == 0) {
-        c = gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_PASS,
                           "Kernel has CONFIG_PCI_P2PDMA=y (P2P DMA enabled; %s)", v.source);
     } else {
-        c = gv_report_add(run->report, "gpudirect.p2pdma", "node", GV_FAIL,
+        c = gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_FAIL,
                           "Kernel %s: CONFIG_PCI_P2PDMA %s (%s): no PCI peer-to-peer DMA, so "
                           "no DMA-BUF GPUDirect RDMA",
                           run->facts->kernel[0] ? run->facts->kernel : "?",
@@ -91,7 +91,7 @@ static void kernel(gv_active_run *run)
     int major, minor;
     if (!release[0] || gv_kernel_version(release, &major, &minor) != 0) {
         gv_report_add(
-            run->report, "gpudirect.kernel", "node", GV_ERROR, "kernel version unknown: %s",
+            run->report, gv_id_gpudirect_kernel, "node", GV_ERROR, "kernel version unknown: %s",
             run->facts->kernel_src.status != GV_OK ? run->facts->kernel_src.err.text : release);
         return;
     }
@@ -101,7 +101,7 @@ static void kernel(gv_active_run *run)
     sscanf(min, "%d.%d", &min_major, &min_minor); /* gv_policy_parse validated it */
     int ok = major > min_major || (major == min_major && minor >= min_minor);
     gv_check_result *c = gv_report_add(
-        run->report, "gpudirect.kernel", "node", ok ? GV_PASS : GV_FAIL,
+        run->report, gv_id_gpudirect_kernel, "node", ok ? GV_PASS : GV_FAIL,
         ok ? "Kernel %d.%d supports DMA-BUF (%d.%d+ required)"
            : "Kernel %d.%d is older than %d.%d, the minimum for DMA-BUF GPUDirect RDMA",
         major, minor, min_major, min_minor);
@@ -117,10 +117,10 @@ static void peermem(gv_active_run *run, const gv_rdma_report *r)
     gv_check_result *c;
     int open = run->facts->module.kind == GV_MODULE_OPEN;
     if (!r->info.peer_memory) {
-        c = gv_report_add(run->report, "gpudirect.peermem", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_peermem, "node", GV_PASS,
                           "nvidia-peermem NOT loaded (using DMA-BUF instead)");
     } else if (open) {
-        c = gv_report_add(run->report, "gpudirect.peermem", "node", GV_WARN,
+        c = gv_report_add(run->report, gv_id_gpudirect_peermem, "node", GV_WARN,
                           "legacy peer memory is loaded (%s) beside the DMA-BUF path: NCCL "
                           "prefers DMA-BUF and the module is unused, or masks a broken DMA-BUF "
                           "setup",
@@ -128,7 +128,7 @@ static void peermem(gv_active_run *run, const gv_rdma_report *r)
         gv_result_remedy(c, "rmmod nvidia_peermem and stop loading it at boot "
                             "(/etc/modules-load.d)");
     } else {
-        c = gv_report_add(run->report, "gpudirect.peermem", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_peermem, "node", GV_PASS,
                           "legacy peer memory is loaded (%s): the proprietary module's only "
                           "GPUDirect RDMA path",
                           r->info.peer_memory_source);
@@ -140,7 +140,7 @@ static void gpu_dmabuf(gv_active_run *run, const gv_rdma_report *r)
 {
     const gv_facts *f = run->facts;
     if (f->cuda_lib.state != GV_LIBSTATE_LOADED || f->cuda_count <= 0) {
-        gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_gpudirect_dmabuf, "node", GV_SKIP,
                       "CUDA cannot be asked (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED): %s",
                       f->cuda_lib.state != GV_LIBSTATE_LOADED
                           ? (f->cuda_lib.detail[0] ? f->cuda_lib.detail : f->cuda_lib.tried)
@@ -163,22 +163,22 @@ static void gpu_dmabuf(gv_active_run *run, const gv_rdma_report *r)
     int disabled = off && strtol(off->value, NULL, 10) == 0;
     gv_check_result *c;
     if (asked == 0) {
-        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_SKIP,
+        c = gv_report_add(run->report, gv_id_gpudirect_dmabuf, "node", GV_SKIP,
                           "no GPU answered CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED");
     } else if (yes < asked) {
-        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_FAIL,
+        c = gv_report_add(run->report, gv_id_gpudirect_dmabuf, "node", GV_FAIL,
                           "%zu of %zu GPUs cannot export memory as DMA-BUF (%s): driver or "
                           "kernel support is missing",
                           asked - yes, asked, without);
         gv_result_remedy(c, "use the open NVIDIA module on a kernel with CONFIG_PCI_P2PDMA=y");
     } else if (disabled) {
-        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_WARN,
+        c = gv_report_add(run->report, gv_id_gpudirect_dmabuf, "node", GV_WARN,
                           "%zu/%zu GPUs support DMA-BUF, but NCCL_DMABUF_ENABLE=%s (%s) keeps "
                           "NCCL from using it",
                           yes, asked, off->value, off->source);
         gv_result_remedy(c, "remove NCCL_DMABUF_ENABLE=0 (%s)", off->source);
     } else {
-        c = gv_report_add(run->report, "gpudirect.dmabuf", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_dmabuf, "node", GV_PASS,
                           "%zu/%zu GPUs support DMA-BUF (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)",
                           yes, asked);
     }
@@ -188,12 +188,12 @@ static void gpu_dmabuf(gv_active_run *run, const gv_rdma_report *r)
 static void nic_dmabuf(gv_active_run *run, const gv_rdma_report *r)
 {
     if (r->device_count == 0) {
-        gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_gpudirect_nic_dmabuf, "node", GV_SKIP,
                       "no RDMA NIC on this node");
         return;
     }
     if (r->info.verbs_state != GV_LIBSTATE_LOADED) {
-        gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_gpudirect_nic_dmabuf, "node", GV_SKIP,
                       "libibverbs is needed to probe ibv_reg_dmabuf_mr: %s", r->info.verbs_detail);
         return;
     }
@@ -214,16 +214,16 @@ static void nic_dmabuf(gv_active_run *run, const gv_rdma_report *r)
     }
     gv_check_result *c;
     if (asked == 0) {
-        c = gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_SKIP,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_dmabuf, "node", GV_SKIP,
                           "libibverbs could open none of the %zu RDMA devices", r->device_count);
     } else if (yes < asked) {
-        c = gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_FAIL,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_dmabuf, "node", GV_FAIL,
                           "%zu of %zu RDMA devices cannot register DMA-BUF memory: %s", asked - yes,
                           asked, without);
         gv_result_remedy(c, "use rdma-core 34 or newer and the inbox mlx5 driver of a kernel "
                             ">= 5.12");
     } else {
-        c = gv_report_add(run->report, "gpudirect.nic_dmabuf", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_dmabuf, "node", GV_PASS,
                           "%zu/%zu RDMA devices register DMA-BUF memory (ibv_reg_dmabuf_mr)", yes,
                           asked);
     }
@@ -234,18 +234,18 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
 {
     char why[256];
     if (r->device_count == 0) {
-        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_SKIP,
                       "no RDMA NIC on this node");
         return;
     }
     if (!gv_active_topology_usable(run, why, sizeof why)) {
-        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP, "%s", why);
+        gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_SKIP, "%s", why);
         return;
     }
     const gv_rdma_setting *level = gv_rdma_setting_find(r, "NCCL_NET_GDR_LEVEL");
     const gv_rdma_setting *file = gv_rdma_setting_find(r, "NCCL_TOPO_FILE");
     if (file && file->set) { /* a VM's hidden PCI tree, described to NCCL (Azure ND) */
-        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_SKIP,
                       "NCCL takes the node's topology from NCCL_TOPO_FILE=%s (%s), not from the "
                       "PCI tree this process sees: not judged",
                       file->value, file->source);
@@ -253,7 +253,7 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
     }
     const gv_topo *t = gv_active_topology(run);
     if (!t) {
-        gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_ERROR, "%s",
+        gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_ERROR, "%s",
                       run->topo_error);
         return;
     }
@@ -290,11 +290,11 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
     const char *lvl = gv_path_name(info.gdr_level);
     gv_check_result *c;
     if (gpus == 0 || info.nic_count == 0) {
-        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_SKIP,
                           "the topology has %u GPU(s) and %u RDMA NIC(s)", info.gpu_count,
                           info.nic_count);
     } else if (unknown == gpus) {
-        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_SKIP,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_SKIP,
                           "the distance from every GPU to the RDMA NICs is unknown: hwloc does "
                           "not place %s",
                           unplaced);
@@ -302,7 +302,7 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
         /* Every GPU alike far from every NIC is how the node was built (a PCIe server whose
          * NICs hang off the CPU), not a NIC lost beside some GPUs: no GPUDirect RDMA here, and
          * NCCL's network traffic goes through host memory, a figure nccl.* and the fleet see. */
-        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_WARN,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_WARN,
                           "none of the %zu GPUs has an RDMA NIC within NCCL_NET_GDR_LEVEL=%s: %s; "
                           "the node is built without GPUDirect RDMA locality, NCCL stages network "
                           "traffic through host memory%s%s",
@@ -312,7 +312,7 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
                             "switch of each GPU; a site that requires it says require_rdma = 1 "
                             "(then this FAILs)");
     } else if (near + unknown < gpus) {
-        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_FAIL,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_FAIL,
                           "%zu of %zu GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=%s: %s; "
                           "NCCL stages their traffic through host memory%s%s",
                           gpus - near - unknown, gpus, lvl, far,
@@ -320,7 +320,7 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
         gv_result_remedy(c, "put a NIC under the same PCIe switch as each GPU, or raise "
                             "NCCL_NET_GDR_LEVEL if the platform's P2P is fast across the CPU");
     } else {
-        c = gv_report_add(run->report, "gpudirect.nic_locality", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_PASS,
                           "%zu/%zu GPUs have an RDMA NIC within NCCL_NET_GDR_LEVEL=%s "
                           "(farthest nearest NIC: %s)%s%s",
                           near, gpus, lvl, gv_path_name(worst),
@@ -351,14 +351,14 @@ static void ready(gv_active_run *run, size_t first)
     }
     gv_check_result *c;
     if (!considered)
-        c = gv_report_add(run->report, "gpudirect.ready", "node", GV_SKIP,
+        c = gv_report_add(run->report, gv_id_gpudirect_ready, "node", GV_SKIP,
                           "no prerequisite could be checked (%s)", skipped);
     else if (worst == GV_PASS)
-        c = gv_report_add(run->report, "gpudirect.ready", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_gpudirect_ready, "node", GV_PASS,
                           "GPUDirect RDMA over DMA-BUF is ready%s%s%s",
                           skipped[0] ? " (not checked: " : "", skipped, skipped[0] ? ")" : "");
     else
-        c = gv_report_add(run->report, "gpudirect.ready", "node", worst,
+        c = gv_report_add(run->report, gv_id_gpudirect_ready, "node", worst,
                           "GPUDirect RDMA %s: %s%s%s%s",
                           worst == GV_FAIL ? "is NOT ready" : "works with warnings", failing,
                           skipped[0] ? " (not checked: " : "", skipped, skipped[0] ? ")" : "");
@@ -372,10 +372,10 @@ static void ready(gv_active_run *run, size_t first)
 
 void gv_active_gpudirect(gv_active_run *run)
 {
-    static const char *const ids[] = {"gpudirect.open_module",  "gpudirect.p2pdma",
-                                      "gpudirect.kernel",       "gpudirect.peermem",
-                                      "gpudirect.dmabuf",       "gpudirect.nic_dmabuf",
-                                      "gpudirect.nic_locality", "gpudirect.ready"};
+    static const char *const ids[] = {gv_id_gpudirect_open_module,  gv_id_gpudirect_p2pdma,
+                                      gv_id_gpudirect_kernel,       gv_id_gpudirect_peermem,
+                                      gv_id_gpudirect_dmabuf,       gv_id_gpudirect_nic_dmabuf,
+                                      gv_id_gpudirect_nic_locality, gv_id_gpudirect_ready};
     const size_t n = sizeof ids / sizeof *ids;
     if (!gv_facts_has_gpus(run->facts)) {
         gv_active_rows(run, ids, n, "node", GV_SKIP, "no NVIDIA GPU on this node");
@@ -387,20 +387,20 @@ void gv_active_gpudirect(gv_active_run *run)
         return;
     }
     size_t first = run->report->count;
-    if (gv_active_selected(run, "gpudirect.open_module"))
+    if (gv_active_selected(run, gv_id_gpudirect_open_module))
         open_module(run);
-    if (gv_active_selected(run, "gpudirect.p2pdma"))
+    if (gv_active_selected(run, gv_id_gpudirect_p2pdma))
         p2pdma(run);
-    if (gv_active_selected(run, "gpudirect.kernel"))
+    if (gv_active_selected(run, gv_id_gpudirect_kernel))
         kernel(run);
-    if (gv_active_selected(run, "gpudirect.peermem"))
+    if (gv_active_selected(run, gv_id_gpudirect_peermem))
         peermem(run, r);
-    if (gv_active_selected(run, "gpudirect.dmabuf"))
+    if (gv_active_selected(run, gv_id_gpudirect_dmabuf))
         gpu_dmabuf(run, r);
-    if (gv_active_selected(run, "gpudirect.nic_dmabuf"))
+    if (gv_active_selected(run, gv_id_gpudirect_nic_dmabuf))
         nic_dmabuf(run, r);
-    if (gv_active_selected(run, "gpudirect.nic_locality"))
+    if (gv_active_selected(run, gv_id_gpudirect_nic_locality))
         nic_locality(run, r);
-    if (gv_active_selected(run, "gpudirect.ready"))
+    if (gv_active_selected(run, gv_id_gpudirect_ready))
         ready(run, first);
 }

@@ -43,7 +43,7 @@ static int judged(const gv_gpu_record *g, gv_report *r, const char *id, char *su
     if (gv_gpu_nvml_ok(g))
         return 1;
     gv_report_add(r, id, subject, GV_SKIP, "NVML has no answer for this GPU (gpu.nvml)");
-    gv_report_delegate(r, "gpu.nvml");
+    gv_report_delegate(r, gv_id_gpu_nvml);
     return 0;
 }
 
@@ -52,7 +52,7 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.ecc_errors", subject))
+        if (!judged(g, r, gv_id_gpu_ecc_errors, subject))
             continue;
         const gv_health *h = &g->health;
         char b[10][24];
@@ -61,13 +61,13 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
             any |= h->sram_cor[k] != GV_UNKNOWN || h->dram_cor[k] != GV_UNKNOWN ||
                    h->dram_unc[k] != GV_UNKNOWN;
         if (g->gpu.ecc_current == 0) {
-            gv_report_add(r, "gpu.ecc_errors", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_SKIP,
                           "ECC is disabled (gpu.ecc): memory errors are not counted");
-            gv_report_delegate(r, "gpu.ecc");
+            gv_report_delegate(r, gv_id_gpu_ecc);
             continue;
         }
         if (!any) {
-            gv_report_add(r, "gpu.ecc_errors", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_SKIP,
                           "NVML gives no ECC error counters for this GPU");
             continue;
         }
@@ -99,23 +99,23 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
         double cor_warn = POLICY(f, ecc_correctable_warn, 0);
         gv_check_result *c;
         if (h->sram_threshold_exceeded == 1) {
-            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_FAIL,
                               "SRAM uncorrectable errors exceeded NVIDIA's threshold; %s", counts);
             gv_result_remedy(c, "drain the node and replace the GPU (SRAM threshold exceeded)");
         } else if (unc_volatile > 0) {
-            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_FAIL,
                               "%lld uncorrectable ECC error(s) since the last reset; %s",
                               unc_volatile, counts);
             gv_result_remedy(c, "drain the node and reset the GPU (rows are remapped at the "
                                 "reset); if errors return, run `dcgmi diag -r 3` and replace it");
         } else if (cor_warn > 0 && cor_volatile >= cor_warn) {
-            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_WARN,
                               "%lld correctable ECC errors since the last reset (policy: %g); %s",
                               cor_volatile, cor_warn, counts);
             gv_result_expected(c, "policy", "< %g correctable", cor_warn);
             gv_result_remedy(c, "watch the counters; look at row remapping (gpu.row_remap)");
         } else {
-            c = gv_report_add(r, "gpu.ecc_errors", subject, GV_PASS, "%s%s", counts,
+            c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_PASS, "%s%s", counts,
                               unc_aggregate > 0 ? "; uncorrectable errors in the GPU's life, "
                                                   "none since the last reset"
                                                 : "");
@@ -130,11 +130,11 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.row_remap", subject))
+        if (!judged(g, r, gv_id_gpu_row_remap, subject))
             continue;
         const gv_health *h = &g->health;
         if (h->remap_pending < 0 && h->banks_max == GV_UNKNOWN) {
-            gv_report_add(r, "gpu.row_remap", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_row_remap, subject, GV_SKIP,
                           "not applicable: %s does not remap rows (NVML: not supported)",
                           g->gpu.name[0] ? g->gpu.name : "this GPU");
             continue;
@@ -150,25 +150,25 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
                  n(h->banks_none, b[8], 24));
         gv_check_result *c;
         if (h->remap_failure == 1) {
-            c = gv_report_add(r, "gpu.row_remap", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_row_remap, subject, GV_FAIL,
                               "a row remapping failed: memory errors can no longer be "
                               "repaired; %s",
                               counts);
             gv_result_remedy(c, "drain the node and replace the GPU (row remapping failure)");
         } else if (h->remap_pending == 1) {
-            c = gv_report_add(r, "gpu.row_remap", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_row_remap, subject, GV_WARN,
                               "a row remapping is pending: reset needed; %s", counts);
             gv_result_remedy(c, "drain the node and reset the GPU (nvidia-smi -r) or reboot to "
                                 "apply the remapping");
         } else if (h->banks_none > 0 || h->banks_low > 0) {
-            c = gv_report_add(r, "gpu.row_remap", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_row_remap, subject, GV_WARN,
                               "%lld bank(s) with no spare row and %lld with few left: the next "
                               "errors there cannot be remapped; %s",
                               h->banks_none > 0 ? h->banks_none : 0,
                               h->banks_low > 0 ? h->banks_low : 0, counts);
             gv_result_remedy(c, "plan the GPU's replacement; watch gpu.ecc_errors");
         } else {
-            c = gv_report_add(r, "gpu.row_remap", subject, GV_PASS,
+            c = gv_report_add(r, gv_id_gpu_row_remap, subject, GV_PASS,
                               "no remapping pending or "
                               "failed; %s",
                               counts);
@@ -184,12 +184,12 @@ void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.retired_pages", subject))
+        if (!judged(g, r, gv_id_gpu_retired_pages, subject))
             continue;
         const gv_health *h = &g->health;
         if (h->retired_sbe == GV_UNKNOWN && h->retired_dbe == GV_UNKNOWN &&
             h->retired_pending < 0) {
-            gv_report_add(r, "gpu.retired_pages", subject, GV_SKIP, "not applicable: %s",
+            gv_report_add(r, gv_id_gpu_retired_pages, subject, GV_SKIP, "not applicable: %s",
                           h->banks_max != GV_UNKNOWN
                               ? "this GPU remaps rows instead (gpu.row_remap)"
                               : "NVML gives no page-retirement counts");
@@ -205,15 +205,15 @@ void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
                  h->retired_pending == 1 ? "pending" : "not pending");
         gv_check_result *c;
         if (total >= fail_at) {
-            c = gv_report_add(r, "gpu.retired_pages", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_retired_pages, subject, GV_FAIL,
                               "%lld pages retired, at or past %d; %s", total, fail_at, counts);
             gv_result_remedy(c, "drain the node and replace the GPU");
         } else if (h->retired_pending == 1) {
-            c = gv_report_add(r, "gpu.retired_pages", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_retired_pages, subject, GV_WARN,
                               "a page retirement is pending: reset needed; %s", counts);
             gv_result_remedy(c, "drain the node and reset the GPU or reboot");
         } else {
-            c = gv_report_add(r, "gpu.retired_pages", subject, GV_PASS, "%s", counts);
+            c = gv_report_add(r, gv_id_gpu_retired_pages, subject, GV_PASS, "%s", counts);
         }
         gv_result_measured(c, (double)(total < 0 ? 0 : total), "pages", "%lld retired",
                            total < 0 ? 0 : total);
@@ -226,11 +226,11 @@ void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.memory_repair", subject))
+        if (!judged(g, r, gv_id_gpu_memory_repair, subject))
             continue;
         const gv_health *h = &g->health;
         if (h->channel_repair_pending < 0 && h->unrepairable_memory < 0) {
-            gv_report_add(r, "gpu.memory_repair", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_memory_repair, subject, GV_SKIP,
                           "not applicable: NVML gives no memory repair status for this GPU");
             continue;
         }
@@ -242,15 +242,15 @@ void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r)
                  yn[h->unrepairable_memory + 1]);
         gv_check_result *c;
         if (h->unrepairable_memory == 1) {
-            c = gv_report_add(r, "gpu.memory_repair", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_memory_repair, subject, GV_FAIL,
                               "the GPU reports unrepairable memory; %s", text);
             gv_result_remedy(c, "drain the node and replace the GPU");
         } else if (h->channel_repair_pending == 1 || h->tpc_repair_pending == 1) {
-            c = gv_report_add(r, "gpu.memory_repair", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_memory_repair, subject, GV_WARN,
                               "a repair is pending: reset needed; %s", text);
             gv_result_remedy(c, "drain the node and reset the GPU or reboot to apply the repair");
         } else {
-            c = gv_report_add(r, "gpu.memory_repair", subject, GV_PASS, "%s", text);
+            c = gv_report_add(r, gv_id_gpu_memory_repair, subject, GV_PASS, "%s", text);
         }
         gv_result_measured(c, NAN, "", "%s",
                            h->unrepairable_memory == 1 ? "unrepairable"
@@ -268,11 +268,11 @@ void gv_check_gpu_recovery(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.recovery", subject))
+        if (!judged(g, r, gv_id_gpu_recovery, subject))
             continue;
         int action = g->health.recovery_action;
         if (action < 0) {
-            gv_report_add(r, "gpu.recovery", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_recovery, subject, GV_SKIP,
                           "NVML gives no recovery action for this GPU (a driver before R550, "
                           "or not supported on it)");
             continue;
@@ -281,10 +281,10 @@ void gv_check_gpu_recovery(const gv_facts *f, gv_report *r)
         const char *name = gv_recovery_action_name(action, buf, sizeof buf);
         gv_check_result *c;
         if (action == GVNV_RECOVERY_ACTION_NONE) {
-            c = gv_report_add(r, "gpu.recovery", subject, GV_PASS,
+            c = gv_report_add(r, gv_id_gpu_recovery, subject, GV_PASS,
                               "the driver reports no recovery action needed");
         } else {
-            c = gv_report_add(r, "gpu.recovery", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_recovery, subject, GV_FAIL,
                               "the driver says this GPU needs %s before it is used again "
                               "(NVML recovery action %d; the driver logs each change as Xid 154)",
                               name, action);
@@ -302,7 +302,7 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.pcie_errors", subject))
+        if (!judged(g, r, gv_id_gpu_pcie_errors, subject))
             continue;
         const gv_health *h = &g->health;
         const gv_aer_chain *aer = &h->aer;
@@ -324,7 +324,7 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
         }
         if (h->pcie_replays == GV_UNKNOWN && cor == GV_UNKNOWN && nonfatal == GV_UNKNOWN &&
             fatal == GV_UNKNOWN) {
-            gv_report_add(r, "gpu.pcie_errors", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_SKIP,
                           "no PCIe error counters: NVML has no replay counter and sysfs no AER "
                           "statistics for %s%s%s",
                           g->gpu.pci_bus_id, problem[0] ? "; " : "", problem);
@@ -352,7 +352,7 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
             /* The kernel keeps AER counts until the next boot, past the recovery that brought
              * the link back: with the driver asking nothing of a GPU that answers NVML, the
              * error is the path's history (as gpu.xid's Xids), not its present. */
-            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "fatal PCIe errors on the GPU's path since boot; %s; the driver now "
                               "reports no recovery action needed for this GPU (gpu.recovery) and "
                               "it answers: the link recovered",
@@ -360,7 +360,7 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
             gv_result_remedy(c, "read the AER reports in `dmesg` (when, which function); reseat "
                                 "or replace the GPU, riser or switch named if they return");
         } else if (fatal > 0) {
-            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_FAIL,
                               "fatal PCIe errors on the GPU's path; %s%s%s%s", text,
                               action > 0 ? "; the driver says the GPU needs " : "",
                               action > 0 ? gv_recovery_action_name(action, buf, sizeof buf) : "",
@@ -368,26 +368,26 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
             gv_result_remedy(c, "drain the node; reseat or replace the GPU, riser or switch "
                                 "named, and check `dmesg` for AER reports");
         } else if (nonfatal > 0) {
-            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "non-fatal PCIe errors on the GPU's path; %s", text);
             gv_result_remedy(c, "check `dmesg` for AER reports; reseat the GPU or riser");
         } else if (rate_per_min > per_min) {
-            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "PCIe replays above %g per minute; %s", per_min, text);
-            gv_result_remedy(c, "a marginal link: check the slot, riser and cable; compare "
-                                "gpu.pcie_link");
+            gv_result_remedy(
+                c, "a marginal link: check the slot, riser and cable; compare gpu.pcie_link");
         } else if (aer_warn > 0 && cor >= aer_warn) {
-            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "%lld correctable PCIe errors (policy: %g); %s", cor, aer_warn, text);
             gv_result_remedy(c, "a marginal link: check the slot, riser and cable");
         } else if (problem[0]) {
             /* A counter that cannot be read is not a zero: the totals above lack it. */
-            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "an AER statistics file is unreadable (%s); %s", problem, text);
             gv_result_remedy(c, "read the file by hand; the kernel's AER statistics may be "
                                 "broken on this function");
         } else {
-            c = gv_report_add(r, "gpu.pcie_errors", subject, GV_PASS, "%s", text);
+            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_PASS, "%s", text);
         }
         gv_result_measured(c, (double)(h->pcie_replays < 0 ? 0 : h->pcie_replays), "replays",
                            "%s replays", n(h->pcie_replays, b[0], 24));
@@ -402,10 +402,10 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.nvlink_errors", subject))
+        if (!judged(g, r, gv_id_gpu_nvlink_errors, subject))
             continue;
         if (g->nvlink_count == 0) {
-            gv_report_add(r, "gpu.nvlink_errors", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_SKIP,
                           "not applicable: no NVLink (NVML reports none)");
             continue;
         }
@@ -435,19 +435,20 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
                  n(t.crc_flit, b[2], 24), n(t.crc_data, b[3], 24), n(t.ecc_data, b[4], 24));
         gv_check_result *c;
         if (t.replay == GV_UNKNOWN && t.recovery == GV_UNKNOWN && t.crc_flit == GV_UNKNOWN) {
-            gv_report_add(r, "gpu.nvlink_errors", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_SKIP,
                           "NVML gives no NVLink error counters for this GPU");
             continue;
         }
         if (recovery_link >= 0 || crc_link >= 0) {
-            c = gv_report_add(r, "gpu.nvlink_errors", subject, GV_WARN, "NVLink %d: %lld %s; %s",
+            c = gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_WARN,
+                              "NVLink %d: %lld %s; %s",
                               recovery_link >= 0 ? recovery_link : crc_link,
                               recovery_link >= 0 ? recoveries : crcs,
                               recovery_link >= 0 ? "recoveries" : "CRC errors", text);
             gv_result_remedy(c, "a link that retrains or corrupts flits: run the NCCL test "
                                 "(nccl.allreduce) and check the NVLink/NVSwitch board");
         } else {
-            c = gv_report_add(r, "gpu.nvlink_errors", subject, GV_PASS, "%s", text);
+            c = gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_PASS, "%s", text);
         }
         gv_result_measured(c, (double)(t.recovery < 0 ? 0 : t.recovery), "recoveries",
                            "%s recoveries", n(t.recovery, b[1], 24));
@@ -460,7 +461,7 @@ void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.clock_events", subject))
+        if (!judged(g, r, gv_id_gpu_clock_events, subject))
             continue;
         const gv_health *h = &g->health;
         const struct {
@@ -487,19 +488,19 @@ void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r)
                 worst = (int)k;
         }
         if (!known) {
-            gv_report_add(r, "gpu.clock_events", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_clock_events, subject, GV_SKIP,
                           "NVML gives no clock-event counters for this GPU");
             continue;
         }
         gv_check_result *c;
         if (worst >= 0) {
-            c = gv_report_add(r, "gpu.clock_events", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_clock_events, subject, GV_WARN,
                               "%s held the clocks for %.1f s (over %g s);%s", ev[worst].name,
                               ev[worst].s, warn_s, list);
             gv_result_remedy(c, "check cooling (fans, inlet temperature, airflow) and the "
                                 "power supply; a board that brakes needs service");
         } else {
-            c = gv_report_add(r, "gpu.clock_events", subject, GV_PASS,
+            c = gv_report_add(r, gv_id_gpu_clock_events, subject, GV_PASS,
                               "time with clocks held back since the driver loaded:%s", list);
         }
         gv_result_measured(c, worst >= 0 ? ev[worst].s : 0, "s", "%.1f s",
@@ -515,7 +516,7 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.temperature", subject))
+        if (!judged(g, r, gv_id_gpu_temperature, subject))
             continue;
         const gv_health *h = &g->health;
         int temp = g->gpu.temperature_c;
@@ -523,7 +524,7 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
         if (h->memory_temp_c != INT_MIN)
             snprintf(mem, sizeof mem, "; memory %d C", h->memory_temp_c);
         if (!h->has_margin) {
-            gv_report_add(r, "gpu.temperature", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_temperature, subject, GV_SKIP,
                           "GPU %d C%s; NVML gives no margin to T.Limit to judge it against", temp,
                           mem);
             continue;
@@ -541,15 +542,15 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
         }
         gv_check_result *c;
         if (h->has_thresholds && h->margin_c <= h->tlimit_slowdown) {
-            c = gv_report_add(r, "gpu.temperature", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_temperature, subject, GV_FAIL,
                               "at the hardware slowdown point; %s", text);
             gv_result_remedy(c, "drain the node: check fans, airflow and inlet temperature");
         } else if (h->margin_c < warn_c) {
-            c = gv_report_add(r, "gpu.temperature", subject, GV_WARN, "within %g C of T.Limit; %s",
-                              warn_c, text);
+            c = gv_report_add(r, gv_id_gpu_temperature, subject, GV_WARN,
+                              "within %g C of T.Limit; %s", warn_c, text);
             gv_result_remedy(c, "check fans, airflow and inlet temperature");
         } else {
-            c = gv_report_add(r, "gpu.temperature", subject, GV_PASS, "%s", text);
+            c = gv_report_add(r, gv_id_gpu_temperature, subject, GV_PASS, "%s", text);
         }
         gv_result_measured(c, h->margin_c, "C", "%d C below T.Limit", h->margin_c);
         gv_result_expected(c, SOURCE(f, temp_margin_warn_c, "default"), ">= %g C below T.Limit",
@@ -559,7 +560,7 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
 
 void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r)
 {
-    const char *id = "gpu.memory_unowned";
+    const char *id = gv_id_gpu_memory_unowned;
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
@@ -631,12 +632,12 @@ void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
     for (size_t i = 0; i < f->gpu_count; i++) {
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, "gpu.fabric", subject))
+        if (!judged(g, r, gv_id_gpu_fabric, subject))
             continue;
         const gv_health *h = &g->health;
         if (h->fabric_state < GVNV_FABRIC_STATE_NOT_STARTED ||
             h->fabric_state > GVNV_FABRIC_STATE_COMPLETED) {
-            gv_report_add(r, "gpu.fabric", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_fabric, subject, GV_SKIP,
                           "not applicable: no NVSwitch fabric (NVML: %s)",
                           h->fabric_state == GVNV_FABRIC_STATE_NOT_SUPPORTED ? "not supported"
                                                                              : "no fabric query");
@@ -648,7 +649,7 @@ void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
         if (f->fabric_wait_s > 0)
             snprintf(waited, sizeof waited, " after waiting %.1f s for it", f->fabric_wait_s);
         if (h->fabric_state != GVNV_FABRIC_STATE_COMPLETED) {
-            c = gv_report_add(r, "gpu.fabric", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_FAIL,
                               "not registered with the NVSwitch fabric (probe %s%s): CUDA cannot "
                               "use the GPU until it is",
                               state, waited);
@@ -656,16 +657,16 @@ void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
                                 "nvidia-fabricmanager) and check its log");
         } else if (h->fabric_status != GVNV_SUCCESS) {
             char name[32];
-            c = gv_report_add(r, "gpu.fabric", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_FAIL,
                               "the fabric probe completed with an error: %s",
                               gv_nvml_error_name(h->fabric_status, name, sizeof name));
             gv_result_remedy(c, "check nvidia-fabricmanager's log and the NVSwitch trays");
         } else if ((h->fabric_health_mask & 3u) == GVNV_FABRIC_HEALTH_DEGRADED_BW_TRUE) {
-            c = gv_report_add(r, "gpu.fabric", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_WARN,
                               "registered with the fabric, bandwidth degraded");
             gv_result_remedy(c, "check the NVSwitch trays and NVLink errors (gpu.nvlink_errors)");
         } else {
-            c = gv_report_add(r, "gpu.fabric", subject, GV_PASS,
+            c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_PASS,
                               "registered with the NVSwitch fabric (probe completed%s)", waited);
         }
         gv_result_measured(c, h->fabric_state, "", "%s", state);

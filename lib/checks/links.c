@@ -16,14 +16,14 @@ void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r)
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
         if (g->in_pci && g->link_problem[0]) {
-            gv_check_result *c = gv_report_add(r, "gpu.pcie_link", subject, GV_ERROR,
+            gv_check_result *c = gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_ERROR,
                                                "link unknown: %s", g->link_problem);
             gv_result_remedy(c, "read the GPU's link with `lspci -vv` (LnkSta, LnkCap); a value "
                                 "no PCIe link has is the kernel's or the sysroot's fault");
             continue;
         }
         if (!g->in_pci || p->link_width_current_sysfs < 0 || p->link_speed_current_gts < 0) {
-            gv_report_add(r, "gpu.pcie_link", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_SKIP,
                           "%s: sysfs has no current link speed and width for this GPU",
                           p->pci_bus_id[0] ? p->pci_bus_id : "this GPU");
             continue;
@@ -35,7 +35,7 @@ void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r)
         double speed = p->link_speed_current_gts;
         gv_check_result *c;
         if (width < width_best) {
-            c = gv_report_add(r, "gpu.pcie_link", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_FAIL,
                               "%s link is x%d, GPU and slot allow x%d: %s of the bandwidth lost",
                               p->pci_bus_id, width, width_best, width == 0 ? "all" : "part");
             gv_result_remedy(c,
@@ -43,18 +43,18 @@ void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r)
                              "shows LnkSta against LnkCap",
                              p->pci_bus_id);
         } else if (speed_best > 0 && speed < speed_best && g->utilization > 0) {
-            c = gv_report_add(r, "gpu.pcie_link", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_WARN,
                               "%s link at %.1f GT/s while the GPU is %d%% busy (up to %.1f GT/s)",
                               p->pci_bus_id, speed, g->utilization, speed_best);
             gv_result_remedy(c, "check the slot's PCIe generation setting in the BIOS and the "
                                 "riser; a retrained link needs a reboot");
         } else if (speed_best > 0 && speed < speed_best) {
-            c = gv_report_add(r, "gpu.pcie_link", subject, GV_PASS,
+            c = gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_PASS,
                               "%s x%d at %.1f GT/s while idle (up to %.1f GT/s): GPUs lower the "
                               "link speed to save power and raise it under load",
                               p->pci_bus_id, width, speed, speed_best);
         } else {
-            c = gv_report_add(r, "gpu.pcie_link", subject, GV_PASS,
+            c = gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_PASS,
                               "%s x%d at %.1f GT/s, the most GPU and slot allow", p->pci_bus_id,
                               width, speed);
         }
@@ -71,13 +71,13 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
         if (f->nvml_init != 0 || g->gpu.nvml_index < 0) {
-            gv_report_add(r, "gpu.nvlink", subject, GV_SKIP,
+            gv_report_add(r, gv_id_gpu_nvlink, subject, GV_SKIP,
                           "NVML does not answer for this GPU (driver.nvml, gpu.nvml)");
-            gv_report_delegate(r, "gpu.nvml");
+            gv_report_delegate(r, gv_id_gpu_nvml);
             continue;
         }
         if (g->nvlink_count == 0) {
-            gv_report_add(r, "gpu.nvlink", subject, GV_SKIP, "no NVLink: NVML reports none");
+            gv_report_add(r, gv_id_gpu_nvlink, subject, GV_SKIP, "no NVLink: NVML reports none");
             continue;
         }
         int active = 0;
@@ -90,10 +90,10 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
         }
         gv_check_result *c;
         if (active == g->nvlink_count) {
-            c = gv_report_add(r, "gpu.nvlink", subject, GV_PASS, "%d of %d NVLinks active", active,
-                              g->nvlink_count);
+            c = gv_report_add(r, gv_id_gpu_nvlink, subject, GV_PASS, "%d of %d NVLinks active",
+                              active, g->nvlink_count);
         } else if (active > 0) {
-            c = gv_report_add(r, "gpu.nvlink", subject, GV_FAIL,
+            c = gv_report_add(r, gv_id_gpu_nvlink, subject, GV_FAIL,
                               "%d of %d NVLinks down (links %s): peer bandwidth is cut",
                               g->nvlink_count - active, g->nvlink_count, down);
             gv_result_remedy(c,
@@ -105,19 +105,19 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
             /* From Hopper on NVML says whether a GPU is on an NVSwitch fabric: one that is not,
              * with no link up, is a card without NVLink bridges, as PCIe nodes are built. A
              * fabric that is down says so (gpu.fabric) and keeps the WARN below. */
-            c = gv_report_add(r, "gpu.nvlink", subject, GV_SKIP,
+            c = gv_report_add(r, gv_id_gpu_nvlink, subject, GV_SKIP,
                               "none of %d NVLinks connected and no NVSwitch fabric (NVML: not "
                               "supported): a card without NVLink bridges, its peers over PCIe",
                               g->nvlink_count);
         } else if (f->gpu_count > 1) {
-            c = gv_report_add(r, "gpu.nvlink", subject, GV_WARN,
+            c = gv_report_add(r, gv_id_gpu_nvlink, subject, GV_WARN,
                               "none of %d NVLinks active on a node with %zu GPUs: peers talk "
                               "over PCIe (no bridge, or the fabric is down)",
                               g->nvlink_count, f->gpu_count);
             gv_result_remedy(c, "check the NVLink bridges or the fabric manager "
                                 "(systemctl status nvidia-fabricmanager)");
         } else {
-            c = gv_report_add(r, "gpu.nvlink", subject, GV_SKIP,
+            c = gv_report_add(r, gv_id_gpu_nvlink, subject, GV_SKIP,
                               "%d NVLinks, none active: a single GPU has no peer", g->nvlink_count);
         }
         gv_result_measured(c, active, "links", "%d active", active);

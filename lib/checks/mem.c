@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "checks/active.h"
+#include "checks/check_ids.h"
 #include "checks/busy.h"
 #include "compute/compute.h"
 #include "core/context.h"
@@ -13,7 +14,7 @@
 
 void gv_active_memtest(gv_active_run *run)
 {
-    static const char *const ids[] = {"mem.test"};
+    static const char *const ids[] = {gv_id_mem_test};
     if (gv_active_no_devices(run, ids, 1))
         return;
     for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
@@ -21,13 +22,13 @@ void gv_active_memtest(gv_active_run *run)
             continue;
         char subject[48];
         gv_active_subject(run->facts, gpu, subject, sizeof subject);
-        gv_progress_begin(run->ctx, "mem.test", subject);
+        gv_progress_begin(run->ctx, gv_id_mem_test, subject);
         gv_busy busy = {0};
         gv_active_sample_busy(run, gpu, &busy);
         char spared[512];
         if (gv_busy_spares(&busy, run->policy, "holding 92% of its free memory", spared,
                            sizeof spared)) {
-            gv_report_add(run->report, "mem.test", subject, GV_SKIP, "%s", spared);
+            gv_report_add(run->report, gv_id_mem_test, subject, GV_SKIP, "%s", spared);
             continue;
         }
         gv_memtest_opts o = GV_MEMTEST_OPTS_INIT;
@@ -35,12 +36,12 @@ void gv_active_memtest(gv_active_run *run)
         gv_status st = gv_mem_test(run->ctx, (uint32_t)gpu, &o, &r);
         gv_active_sample_busy(run, gpu, &busy);
         if (st != GV_OK) {
-            gv_report_add(run->report, "mem.test", subject, GV_ERROR, "%s",
+            gv_report_add(run->report, gv_id_mem_test, subject, GV_ERROR, "%s",
                           gv_ctx_last_error(run->ctx));
             continue;
         }
         gv_check_result *c =
-            gv_report_add(run->report, "mem.test", subject, r.verdict, "%s", r.message);
+            gv_report_add(run->report, gv_id_mem_test, subject, r.verdict, "%s", r.message);
         gv_result_measured(c, (double)r.errors, "words", "%" PRIu64 " bad words in %.2f GiB",
                            r.errors, r.bytes_tested / (1024.0 * 1024.0 * 1024.0));
         int ecc_rose = gv_memtest_ecc_rose(&r, 0) || gv_memtest_ecc_rose(&r, 1);

@@ -27,7 +27,7 @@ static void version_row(gv_active_run *run)
     if (c.verdict == GV_SKIP && c.version[0])
         c.verdict = GV_PASS; /* it loads; only its CUDA version is unknown */
     gv_check_result *res =
-        gv_report_add(run->report, "nccl.version", "node", c.verdict, "%s", c.message);
+        gv_report_add(run->report, gv_id_nccl_version, "node", c.verdict, "%s", c.message);
     if (c.version[0])
         gv_result_measured(res, NAN, "", "%s", c.version);
     if (c.verdict == GV_FAIL)
@@ -38,7 +38,7 @@ static void version_row(gv_active_run *run)
                          c.driver_cuda % 1000 / 10);
 }
 
-static const char *const sweep_ids[] = {"nccl.allreduce", "nccl.transport"};
+static const char *const sweep_ids[] = {gv_id_nccl_allreduce, gv_id_nccl_transport};
 
 /* Adds a row for each selected ID of the sweep with the same verdict and text. */
 static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
@@ -128,14 +128,14 @@ static void active_rdma_port(gv_active_run *run, char *out, size_t cap)
 static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nccl_result *r)
 {
     if (!r->transport_known) {
-        gv_report_add(run->report, "nccl.transport", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_nccl_transport, "node", GV_SKIP,
                       "NCCL's connections are read from its log, which only gpuverify-worker "
                       "captures; this run is in the caller's process");
         return;
     }
     unsigned total = r->via_p2p + r->via_shm + r->via_net + r->via_collnet;
     if (total == 0) {
-        gv_report_add(run->report, "nccl.transport", "node", GV_SKIP,
+        gv_report_add(run->report, gv_id_nccl_transport, "node", GV_SKIP,
                       "NCCL's log names no connection between the %d ranks (NCCL %s writes "
                       "lines this library does not know)",
                       (int)r->nranks, r->version);
@@ -149,7 +149,7 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
     active_rdma_port(run, port, sizeof port);
     gv_check_result *c;
     if (off) {
-        c = gv_report_add(run->report, "nccl.transport", "node", GV_FAIL,
+        c = gv_report_add(run->report, gv_id_nccl_transport, "node", GV_FAIL,
                           "%u of %u connections between GPUs joined by NVLink go through %s, not "
                           "P2P (%s); NCCL settings: %s",
                           off, total, strstr(first, " SHM") ? "host memory (SHM)" : "the network",
@@ -159,14 +159,14 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
                             "ACS/IOMMU and the container's IPC namespace");
     } else if (r->via_socket && port[0]) {
         first_through(r->transports, "NET/Socket", first, sizeof first);
-        c = gv_report_add(run->report, "nccl.transport", "node", GV_FAIL,
+        c = gv_report_add(run->report, gv_id_nccl_transport, "node", GV_FAIL,
                           "NCCL connects through sockets (%s) while %s is ACTIVE; NCCL settings: "
                           "%s",
                           first, port, r->settings);
         gv_result_remedy(c, "remove NCCL_IB_DISABLE / NCCL_NET=Socket, or make NCCL_IB_HCA "
                             "match the ACTIVE port (rdma.nccl_env)");
     } else {
-        c = gv_report_add(run->report, "nccl.transport", "node", GV_PASS,
+        c = gv_report_add(run->report, gv_id_nccl_transport, "node", GV_PASS,
                           "%u connections: %u P2P, %u SHM, %u NET (%u sockets), %u CollNet; "
                           "network %s%s; %s",
                           total, r->via_p2p, r->via_shm, r->via_net, r->via_socket, r->via_collnet,
@@ -238,7 +238,7 @@ static void sweep_rows(gv_active_run *run)
              (unsigned)o.gpu_count, f->cuda_count);
         return;
     }
-    int timed = gv_active_selected(run, "nccl.allreduce");
+    int timed = gv_active_selected(run, gv_id_nccl_allreduce);
     /* Short: 1 to 256 MiB by four-fold steps; extended: to 4 GiB doubling, where peaks are;
      * for the transport alone, 1 MiB (a connection for every ring and tree is made there). */
     o.max_bytes = run->nccl_bytes ? run->nccl_bytes : run->benchmark ? 4ull << 30 : 256ull << 20;
@@ -261,7 +261,7 @@ static void sweep_rows(gv_active_run *run)
         o.min_busbw_gbps = p->nccl_min_busbw_gbps;
     gv_nccl_result r = GV_NCCL_RESULT_INIT;
     gv_status st = GV_OK;
-    gv_progress_begin(run->ctx, timed ? "nccl.allreduce" : "nccl.transport", "node");
+    gv_progress_begin(run->ctx, timed ? gv_id_nccl_allreduce : gv_id_nccl_transport, "node");
     gv_busy busy = {0};
     uint64_t asked_bytes = o.max_bytes;
     for (int pass = 0; pass < 2; pass++) {
@@ -293,12 +293,12 @@ static void sweep_rows(gv_active_run *run)
                                  "at driver.cuda, gpu.nvml and gpu.xid for the GPU named");
         return;
     }
-    if (gv_active_selected(run, "nccl.transport"))
+    if (gv_active_selected(run, gv_id_nccl_transport))
         transport_row(run, &o, &r);
     if (!timed)
         return;
     gv_check_result *c =
-        gv_report_add(run->report, "nccl.allreduce", "node", r.verdict, "%s", r.message);
+        gv_report_add(run->report, gv_id_nccl_allreduce, "node", r.verdict, "%s", r.message);
     if (c && r.verdict == GV_PASS && o.min_busbw_gbps <= 0)
         below_nvlink_design(run, &o, &r, c);
     if (r.size_count)
@@ -326,8 +326,9 @@ static void sweep_rows(gv_active_run *run)
 
 void gv_active_nccl(gv_active_run *run)
 {
-    if (gv_active_selected(run, "nccl.version"))
+    if (gv_active_selected(run, gv_id_nccl_version))
         version_row(run);
-    if (gv_active_selected(run, "nccl.allreduce") || gv_active_selected(run, "nccl.transport"))
+    if (gv_active_selected(run, gv_id_nccl_allreduce) ||
+        gv_active_selected(run, gv_id_nccl_transport))
         sweep_rows(run);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checks/active.h"
+#include "checks/check_ids.h"
 #include "checks/busy.h"
 #include "compute/p2p_bw.h"
 #include "compute/telemetry.h"
@@ -145,13 +146,13 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
     }
     gv_check_result *c;
     if (slow[0] || host[0]) {
-        c = gv_report_add(run->report, "cuda.p2p", p->subject[i], GV_WARN, "%s%s%s%s%s",
+        c = gv_report_add(run->report, gv_id_cuda_p2p, p->subject[i], GV_WARN, "%s%s%s%s%s",
                           slow[0] ? "slow copies to " : "", slow, slow[0] && host[0] ? "; " : "",
                           host[0] ? "no peer access (through the host) to " : "", host);
         gv_result_remedy(c, "check the NVLinks and NVSwitches of these GPUs (nvidia-smi nvlink "
                             "-s, -e), the fabric manager, and ACS/IOMMU settings for PCIe peers");
     } else {
-        c = gv_report_add(run->report, "cuda.p2p", p->subject[i], GV_PASS,
+        c = gv_report_add(run->report, gv_id_cuda_p2p, p->subject[i], GV_PASS,
                           "copies to %s GB/s (%s), %.1f us per small copy", all,
                           direct ? "peer access on" : "through the host", latency);
     }
@@ -177,7 +178,7 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
 
 void gv_active_p2p(gv_active_run *run)
 {
-    static const char *const ids[] = {"cuda.p2p"};
+    static const char *const ids[] = {gv_id_cuda_p2p};
     if (gv_active_no_devices(run, ids, 1))
         return;
     gv_session *s = calloc(GV_RUN_MAX_GPUS, sizeof *s);
@@ -190,7 +191,7 @@ void gv_active_p2p(gv_active_run *run)
         gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
         goto done;
     }
-    gv_progress_begin(run->ctx, "cuda.p2p", "node");
+    gv_progress_begin(run->ctx, gv_id_cuda_p2p, "node");
     gv_busy busy = {0};
     for (int o = 0; o < run->facts->cuda_count && p.n < GV_RUN_MAX_GPUS; o++) {
         if (!gv_active_gpu_chosen(run, o))
@@ -200,7 +201,7 @@ void gv_active_p2p(gv_active_run *run)
         gv_status st = gv_session_open(run->ctx, (uint32_t)o, &s[p.n], &err);
         if (st != GV_OK) {
             gv_session_close(&s[p.n]);
-            gv_report_add(run->report, "cuda.p2p", p.subject[p.n],
+            gv_report_add(run->report, gv_id_cuda_p2p, p.subject[p.n],
                           st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text);
             continue;
         }
@@ -212,7 +213,8 @@ void gv_active_p2p(gv_active_run *run)
         p.n++;
     }
     if (p.n == 1)
-        gv_report_add(run->report, "cuda.p2p", "node", GV_SKIP, "one GPU: no pair to copy between");
+        gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_SKIP,
+                      "one GPU: no pair to copy between");
     if (p.n >= 2 && (p.m = calloc(p.n * p.n, sizeof *p.m)) != NULL) {
         /* Three samples of four copies: 256 MiB each at benchmark length, 64 MiB otherwise
          * (56 pairs of PCIe GPUs through the host: about 17 s and 4 s). */
@@ -221,12 +223,12 @@ void gv_active_p2p(gv_active_run *run)
                                           : 64ull << 20;
         gv_errbuf err;
         if (gv_p2p_matrix(open, p.n, bytes, 3, 4, p.m, &err) != GV_OK) {
-            gv_report_add(run->report, "cuda.p2p", "node", GV_FAIL, "%s", err.text);
+            gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_FAIL, "%s", err.text);
         } else {
             for (size_t i = 0; i < p.n; i++)
                 gv_active_sample_busy(run, ordinal[i], &busy);
             if (medians(&p) != 0)
-                gv_report_add(run->report, "cuda.p2p", "node", GV_ERROR, "out of memory");
+                gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_ERROR, "out of memory");
             else
                 for (size_t i = 0; i < p.n; i++)
                     gpu_row(run, &p, i, &busy);

@@ -45,21 +45,21 @@ static void judge_modules(gv_active_run *run, const gv_rdma_report *r)
         int mlx5 = strncmp(m->name, "mlx5_", 5) == 0;
         gv_check_result *c;
         if (m->state == GV_MODULE_LOADED || m->state == GV_MODULE_BUILTIN) {
-            c = gv_report_add(run->report, "rdma.modules", m->name, GV_PASS, "%s %s", m->name,
+            c = gv_report_add(run->report, gv_id_rdma_modules, m->name, GV_PASS, "%s %s", m->name,
                               m->state == GV_MODULE_LOADED ? "loaded" : "built into the kernel");
         } else if (!gv_rdma_has_hardware(r)) {
-            c = gv_report_add(run->report, "rdma.modules", m->name, GV_SKIP,
+            c = gv_report_add(run->report, gv_id_rdma_modules, m->name, GV_SKIP,
                               "%s not loaded; no RDMA hardware on this node (no RDMA device, "
                               "no Mellanox NIC)",
                               m->name);
         } else if (mlx5 && !needs_mlx5(r)) {
-            c = gv_report_add(run->report, "rdma.modules", m->name, GV_SKIP,
+            c = gv_report_add(run->report, gv_id_rdma_modules, m->name, GV_SKIP,
                               "%s not loaded; not needed: no mlx5 device", m->name);
         } else if (m->state == GV_MODULE_STATE_UNKNOWN) {
-            c = gv_report_add(run->report, "rdma.modules", m->name, GV_ERROR,
+            c = gv_report_add(run->report, gv_id_rdma_modules, m->name, GV_ERROR,
                               "cannot tell whether %s is loaded: %s", m->name, r->modules_err.text);
         } else {
-            c = gv_report_add(run->report, "rdma.modules", m->name, GV_FAIL,
+            c = gv_report_add(run->report, gv_id_rdma_modules, m->name, GV_FAIL,
                               "%s not loaded (not in /proc/modules nor built in)", m->name);
             gv_result_remedy(c, "modprobe %s, and list it in /etc/modules-load.d/ for boot",
                              m->name);
@@ -77,7 +77,7 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
     const gv_rdma_info *info = &r->info;
     if (info->functions_without_rdma[0]) {
         gv_check_result *c = gv_report_add(
-            run->report, "rdma.devices", "node", GV_FAIL,
+            run->report, gv_id_rdma_devices, "node", GV_FAIL,
             "Mellanox NIC function(s) %s have no RDMA device: mlx5_ib is not bound to them",
             info->functions_without_rdma);
         gv_result_remedy(c, "modprobe mlx5_ib; check dmesg | grep mlx5 for firmware or "
@@ -85,7 +85,7 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
     } else if (r->device_count == 0) {
         int required = run->policy && run->policy->require_rdma;
         gv_check_result *c = gv_report_add(
-            run->report, "rdma.devices", "node", required ? GV_FAIL : GV_SKIP,
+            run->report, gv_id_rdma_devices, "node", required ? GV_FAIL : GV_SKIP,
             "no RDMA device (/sys/class/infiniband is empty or absent) and no Mellanox NIC: this "
             "node cannot do multi-node RDMA%s%s%s",
             info->vm_frontend[0] ? "; left out: " : "", info->vm_frontend,
@@ -100,7 +100,7 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
     for (size_t i = 0; i < r->device_count; i++) {
         const gv_rdma_device *d = &r->devices[i];
         if (d->problem[0]) {
-            gv_report_add(run->report, "rdma.devices", d->name, GV_ERROR, "%s: %s", d->name,
+            gv_report_add(run->report, gv_id_rdma_devices, d->name, GV_ERROR, "%s: %s", d->name,
                           d->problem);
             continue;
         }
@@ -111,7 +111,7 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
             snprintf(where, sizeof where, "PCI %s, NUMA unknown", d->pci_bus_id);
         int hidden = info->verbs_state == GV_LIBSTATE_LOADED && d->verbs_visible == 0;
         gv_check_result *c = gv_report_add(
-            run->report, "rdma.devices", d->name, hidden ? GV_WARN : GV_PASS,
+            run->report, gv_id_rdma_devices, d->name, hidden ? GV_WARN : GV_PASS,
             "%s: %s, firmware %s, %s, %u port(s)%s", d->name, d->hca_type[0] ? d->hca_type : "?",
             d->fw_ver[0] ? d->fw_ver : "unknown", where, d->port_count,
             hidden ? "; libibverbs does not list it (ib_uverbs not loaded, or no user-space "
@@ -185,7 +185,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
         char subject[96], layer[160] = "", far[256] = "";
         port_subject(p, subject, sizeof subject);
         if (p->state == GV_PORT_STATE_UNKNOWN) {
-            gv_report_add(run->report, "rdma.ports", subject, GV_ERROR,
+            gv_report_add(run->report, gv_id_rdma_ports, subject, GV_ERROR,
                           "%s port %u: state unreadable: %s", p->device, p->port, p->problem);
             continue;
         }
@@ -200,7 +200,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
         gv_check_result *c;
         if (p->state == GV_PORT_ACTIVE && p->rate_gbps < 0) {
             /* An ACTIVE port whose rate is unknown cannot be said to carry traffic at speed. */
-            c = gv_report_add(run->report, "rdma.ports", subject, GV_ERROR,
+            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_ERROR,
                               "%s port %u: PORT_ACTIVE, rate unknown: %s", p->device, p->port,
                               p->problem[0] ? p->problem : "no rate file");
             gv_result_remedy(c, "read the port's rate with `ibstat`; a rate no port has is the "
@@ -208,7 +208,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
         } else if (p->state == GV_PORT_ACTIVE) {
             int no_v2 = p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid < 0;
             int verdict = no_v2 || p->problem[0] ? GV_WARN : GV_PASS;
-            c = gv_report_add(run->report, "rdma.ports", subject, verdict,
+            c = gv_report_add(run->report, gv_id_rdma_ports, subject, verdict,
                               "%s port %u: PORT_ACTIVE, %s, %s, %s%s%s%s", p->device, p->port,
                               p->phys_state_text[0] ? p->phys_state_text : "?",
                               p->rate_text[0] ? p->rate_text : "rate unknown", layer,
@@ -223,7 +223,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                 gv_result_remedy(c, "read the port's sysfs files named by hand; a malformed "
                                     "attribute is the NIC driver's or the kernel's");
         } else if (p->state == GV_PORT_DOWN && p->phys_state == 3) {
-            c = gv_report_add(run->report, "rdma.ports", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_WARN,
                               "%s port %u: DOWN, physical state Disabled (administratively off)",
                               p->device, p->port);
             gv_result_remedy(c,
@@ -234,7 +234,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                    leaves_gpus_far(run, r, p->device, far, sizeof far) == 0) {
             /* No GPU's traffic leaves through it: a NIC beside none of them (storage,
              * management), or the unused port of one whose other ports serve them. */
-            c = gv_report_add(run->report, "rdma.ports", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_WARN,
                               "%s port %u: %s, physical state %s: no link; every GPU keeps an "
                               "ACTIVE RDMA NIC as near as this one (NCCL uses only ACTIVE "
                               "ports): not a fault of the GPUs' fabric",
@@ -247,7 +247,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                                   ? "the link is up but no subnet manager has configured it"
                               : p->state == GV_PORT_ARMED ? "waiting for the subnet manager"
                                                           : "no link";
-            c = gv_report_add(run->report, "rdma.ports", subject, GV_FAIL,
+            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_FAIL,
                               "%s port %u: %s, physical state %s: %s%s%s%s", p->device, p->port,
                               p->state_text, p->phys_state_text[0] ? p->phys_state_text : "?", why,
                               far[0] ? "; the nearest RDMA NIC of " : "", far,
@@ -276,13 +276,13 @@ static void judge_mtu(gv_active_run *run, const gv_rdma_report *r)
         if (p->netdev_mtu > 0)
             snprintf(netdev, sizeof netdev, " (netdev %s MTU %d)", p->netdev, p->netdev_mtu);
         if (p->state != GV_PORT_ACTIVE) {
-            gv_report_add(run->report, "rdma.mtu", subject, GV_SKIP,
+            gv_report_add(run->report, gv_id_rdma_mtu, subject, GV_SKIP,
                           "%s port %u is not ACTIVE: no MTU is negotiated", p->device, p->port);
             continue;
         }
         if (p->mtu_source == GV_MTU_UNKNOWN) {
             int ib = p->link_layer == GV_LINK_LAYER_INFINIBAND;
-            gv_report_add(run->report, "rdma.mtu", subject, ib ? GV_SKIP : GV_ERROR,
+            gv_report_add(run->report, gv_id_rdma_mtu, subject, ib ? GV_SKIP : GV_ERROR,
                           ib ? "%s port %u: InfiniBand has no MTU file; ibv_query_port is "
                                "needed and libibverbs is not usable: %s"
                              : "%s port %u: RoCE MTU follows the netdev, which is unknown%s",
@@ -291,7 +291,7 @@ static void judge_mtu(gv_active_run *run, const gv_rdma_report *r)
         }
         gv_check_result *c;
         if (p->active_mtu < p->max_mtu) {
-            c = gv_report_add(run->report, "rdma.mtu", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_rdma_mtu, subject, GV_WARN,
                               "%s port %u: active_mtu=%d < max %d%s", p->device, p->port,
                               p->active_mtu, p->max_mtu, netdev);
             if (p->link_layer == GV_LINK_LAYER_ETHERNET)
@@ -303,7 +303,7 @@ static void judge_mtu(gv_active_run *run, const gv_rdma_report *r)
                 gv_result_remedy(c, "raise the partition MTU on the subnet manager (opensm "
                                     "partitions.conf mtu=5)");
         } else {
-            c = gv_report_add(run->report, "rdma.mtu", subject, GV_PASS,
+            c = gv_report_add(run->report, gv_id_rdma_mtu, subject, GV_PASS,
                               "%s port %u: active_mtu=%d (max supported)%s", p->device, p->port,
                               p->active_mtu, netdev);
         }
@@ -321,7 +321,7 @@ static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
         char subject[96];
         port_subject(p, subject, sizeof subject);
         if (p->link_layer != GV_LINK_LAYER_ETHERNET) {
-            gv_report_add(run->report, "rdma.roce_tos", subject, GV_SKIP,
+            gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_SKIP,
                           "%s port %u is not RoCE: InfiniBand traffic classes come from the "
                           "subnet manager's service levels",
                           p->device, p->port);
@@ -329,7 +329,7 @@ static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
         }
         gv_check_result *c;
         if (p->roce_tos < 0) {
-            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_WARN,
                               "%s port %u: RDMA-CM ToS not configured (no "
                               "/sys/kernel/config/rdma_cm/%s): RDMA-CM traffic goes out with "
                               "ToS 0, outside the lossless class",
@@ -340,7 +340,7 @@ static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
                              "from a oneshot unit such as rdma-cm-tos.service)",
                              p->device, p->device, p->port);
         } else if (p->roce_tos == 0) {
-            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_WARN,
                               "%s port %u: RDMA-CM ToS=0 (best effort), not a lossless class",
                               p->device, p->port);
             gv_result_remedy(c,
@@ -348,13 +348,13 @@ static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
                              "default_roce_tos (DSCP 26, the fabric's lossless class)",
                              p->device, p->port);
         } else if (tc && strtol(tc->value, NULL, 0) != p->roce_tos) {
-            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_WARN,
                               "%s: RDMA-CM ToS=%d (DSCP %d) but NCCL_IB_TC=%s (%s): NCCL's "
                               "traffic goes in another class than RDMA-CM's",
                               p->device, p->roce_tos, p->roce_tos >> 2, tc->value, tc->source);
             gv_result_remedy(c, "set NCCL_IB_TC=%d, or the ToS to NCCL's class", p->roce_tos);
         } else {
-            c = gv_report_add(run->report, "rdma.roce_tos", subject, GV_PASS,
+            c = gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_PASS,
                               "%s: RDMA-CM ToS=%d (DSCP %d)%s%s", p->device, p->roce_tos,
                               p->roce_tos >> 2, p->roce_mode[0] ? ", mode " : "", p->roce_mode);
         }
@@ -458,12 +458,12 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
     }
     gv_check_result *c;
     if (ib)
-        c = gv_report_add(run->report, "rdma.nccl_env", "node", verdict,
+        c = gv_report_add(run->report, gv_id_rdma_nccl_env, "node", verdict,
                           "%sNCCL would use IB over %s (%s)%s%s; settings: %s", unknown,
                           info->nccl_ports, info->nccl_reason, problems[0] ? "; " : "", problems,
                           settings[0] ? settings : "none (NCCL's defaults)");
     else
-        c = gv_report_add(run->report, "rdma.nccl_env", "node", verdict,
+        c = gv_report_add(run->report, gv_id_rdma_nccl_env, "node", verdict,
                           "%sNCCL would fall back to sockets: %s; settings: %s", unknown,
                           info->nccl_reason, settings[0] ? settings : "none (NCCL's defaults)");
     gv_result_measured(c, NAN, "", "%s", ib ? "IB" : "Socket");
@@ -483,32 +483,34 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
 
 void gv_active_rdma(gv_active_run *run)
 {
-    static const char *const ids[] = {"rdma.modules", "rdma.devices",  "rdma.ports",
-                                      "rdma.mtu",     "rdma.roce_tos", "rdma.nccl_env"};
+    static const char *const ids[] = {gv_id_rdma_modules, gv_id_rdma_devices,  gv_id_rdma_ports,
+                                      gv_id_rdma_mtu,     gv_id_rdma_roce_tos, gv_id_rdma_nccl_env};
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
         gv_active_rows(run, ids, 6, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
         return;
     }
-    if (gv_active_selected(run, "rdma.modules"))
+    if (gv_active_selected(run, gv_id_rdma_modules))
         judge_modules(run, r);
-    if (gv_active_selected(run, "rdma.devices"))
+    if (gv_active_selected(run, gv_id_rdma_devices))
         judge_devices(run, r);
     if (r->port_count == 0 && gv_rdma_has_hardware(r)) {
-        static const char *const per_port[] = {"rdma.ports", "rdma.mtu", "rdma.roce_tos"};
+        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_mtu,
+                                               gv_id_rdma_roce_tos};
         gv_active_rows(run, per_port, 3, "node", GV_FAIL,
                        "the RDMA hardware has no port to check (no RDMA device is bound)");
     } else if (r->port_count == 0) {
-        static const char *const per_port[] = {"rdma.ports", "rdma.mtu", "rdma.roce_tos"};
+        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_mtu,
+                                               gv_id_rdma_roce_tos};
         gv_active_rows(run, per_port, 3, "node", GV_SKIP, "no RDMA port on this node");
     } else {
-        if (gv_active_selected(run, "rdma.ports"))
+        if (gv_active_selected(run, gv_id_rdma_ports))
             judge_ports(run, r);
-        if (gv_active_selected(run, "rdma.mtu"))
+        if (gv_active_selected(run, gv_id_rdma_mtu))
             judge_mtu(run, r);
-        if (gv_active_selected(run, "rdma.roce_tos"))
+        if (gv_active_selected(run, gv_id_rdma_roce_tos))
             judge_tos(run, r);
     }
-    if (gv_active_selected(run, "rdma.nccl_env"))
+    if (gv_active_selected(run, gv_id_rdma_nccl_env))
         judge_nccl(run, r);
 }

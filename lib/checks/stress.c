@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "checks/active.h"
+#include "checks/check_ids.h"
 #include "checks/busy.h"
 #include "compute/telemetry.h"
 #include "core/context.h"
@@ -42,12 +43,12 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
 {
     gv_check_result *c;
     if (g->iterations == 0) {
-        gv_report_add(run->report, "stress.power", subject,
+        gv_report_add(run->report, gv_id_stress_power, subject,
                       g->verdict == GV_SKIP ? GV_SKIP : GV_FAIL, "no load ran: %s", g->message);
         return;
     }
     if (g->power_limit_w <= 0 || g->power_mean_w <= 0) {
-        gv_report_add(run->report, "stress.power", subject, GV_SKIP,
+        gv_report_add(run->report, gv_id_stress_power, subject, GV_SKIP,
                       "NVML gives no power reading or limit for this GPU: not judged");
         return;
     }
@@ -77,7 +78,7 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
                  board);
         gv_append(tail, sizeof tail, "", why);
     }
-    c = gv_report_add(run->report, "stress.power", subject,
+    c = gv_report_add(run->report, gv_id_stress_power, subject,
                       (held || at_top) && !lowered ? GV_PASS : GV_WARN,
                       "%s %.0f W median (%.0f%% of the %.0f W limit), %.0f W mean, %.0f W "
                       "peak, at %.0f MHz mean (min %.0f) and up to %.0f C%s",
@@ -118,7 +119,7 @@ static void gemm_row(gv_active_run *run, const char *subject, const gv_stress_gp
                      const gv_busy *busy, const gv_stress_opts *o, const gv_stress_result *r)
 {
     gv_check_result *c =
-        gv_report_add(run->report, "stress.gemm", subject, g->verdict, "%s", g->message);
+        gv_report_add(run->report, gv_id_stress_gemm, subject, g->verdict, "%s", g->message);
     attach_series(run, c, o, r, g->cuda_index);
     if (g->iterations)
         gv_result_measured(c, g->tflops_median, "TFLOPS", "%.1f TFLOPS", g->tflops_median);
@@ -134,7 +135,7 @@ static void gemm_row(gv_active_run *run, const char *subject, const gv_stress_gp
 
 void gv_active_stress(gv_active_run *run)
 {
-    static const char *const ids[] = {"stress.gemm", "stress.power"};
+    static const char *const ids[] = {gv_id_stress_gemm, gv_id_stress_power};
     if (gv_active_no_devices(run, ids, 2))
         return;
     gv_stress_opts o = GV_STRESS_OPTS_INIT;
@@ -165,7 +166,7 @@ void gv_active_stress(gv_active_run *run)
     }
     if (o.gpu_count == 0)
         return; /* every chosen GPU spared, each with its rows */
-    gv_progress_begin(run->ctx, "stress.gemm", "node");
+    gv_progress_begin(run->ctx, gv_id_stress_gemm, "node");
     gv_stress_result *r = malloc(sizeof *r);
     o.series_capacity =
         (uint32_t)(o.duration_s / o.interval_s + 64) * (o.gpu_count ? o.gpu_count : 1);
@@ -188,9 +189,9 @@ void gv_active_stress(gv_active_run *run)
         gv_active_sample_busy(run, (int)o.gpus[i], &busy[i]);
         char subject[48];
         gv_active_subject(run->facts, r->gpus[i].cuda_index, subject, sizeof subject);
-        if (gv_active_selected(run, "stress.gemm"))
+        if (gv_active_selected(run, gv_id_stress_gemm))
             gemm_row(run, subject, &r->gpus[i], &busy[i], &o, r);
-        if (gv_active_selected(run, "stress.power"))
+        if (gv_active_selected(run, gv_id_stress_power))
             power_row(run, subject, &r->gpus[i], held_power_w(&o, r, r->gpus[i].cuda_index));
     }
     free(o.series);

@@ -7,21 +7,22 @@ void gv_check_system_os(const gv_facts *f, gv_report *r)
 {
     if (f->os_src.status != GV_OK) {
         gv_check_result *c =
-            gv_report_add(r, "system.os", "node", GV_ERROR, "%s", f->os_src.err.text);
+            gv_report_add(r, gv_id_system_os, "node", GV_ERROR, "%s", f->os_src.err.text);
         gv_result_remedy(c, "restore /etc/os-release (os-release(5)) from the distribution");
         return;
     }
-    gv_check_result *c = gv_report_add(r, "system.os", "node", GV_PASS, "%s", f->os.pretty_name);
+    gv_check_result *c =
+        gv_report_add(r, gv_id_system_os, "node", GV_PASS, "%s", f->os.pretty_name);
     gv_result_measured(c, NAN, "", "%s %s", f->os.id, f->os.version_id);
 }
 
 void gv_check_system_kernel(const gv_facts *f, gv_report *r)
 {
     if (f->kernel_src.status != GV_OK) {
-        gv_report_add(r, "system.kernel", "node", GV_ERROR, "%s", f->kernel_src.err.text);
+        gv_report_add(r, gv_id_system_kernel, "node", GV_ERROR, "%s", f->kernel_src.err.text);
         return;
     }
     gv_check_result *c =
-        gv_report_add(r, "system.kernel", "node", GV_PASS, "Linux kernel %s", f->kernel);
+        gv_report_add(r, gv_id_system_kernel, "node", GV_PASS, "Linux kernel %s", f->kernel);
     gv_result_measured(c, NAN, "", "%s", f->kernel);
 }

@@ -14,7 +14,7 @@
 
 static void rows_for_all(gv_active_run *run, int verdict, const char *why)
 {
-    static const char *const ids[] = {"topo.numa", "topo.gpu_nic"};
+    static const char *const ids[] = {gv_id_topo_numa, gv_id_topo_gpu_nic};
     gv_active_rows(run, ids, 2, "node", verdict, why);
 }
 
@@ -29,11 +29,11 @@ static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info 
         snprintf(subject, sizeof subject, "gpu%s", d.label + 3);
         gv_check_result *c;
         if (info->numa_nodes <= 1) {
-            c = gv_report_add(run->report, "topo.numa", subject, GV_PASS,
+            c = gv_report_add(run->report, gv_id_topo_numa, subject, GV_PASS,
                               "%s: one NUMA node on this host, every CPU is local (CPUs %s)",
                               d.pci_bus_id, d.cpus[0] ? d.cpus : "unknown");
         } else if (d.numa_node < 0) {
-            c = gv_report_add(run->report, "topo.numa", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_topo_numa, subject, GV_WARN,
                               "%s has no NUMA node on a host with %u (CPU affinity %s, NUMA "
                               "affinity %s): jobs cannot be bound next to it",
                               d.pci_bus_id, info->numa_nodes, d.cpus[0] ? d.cpus : "unknown",
@@ -43,7 +43,7 @@ static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info 
                              "vNUMA/PCI locality), then check /sys/bus/pci/devices/%s/numa_node",
                              d.pci_bus_id);
         } else {
-            c = gv_report_add(run->report, "topo.numa", subject, GV_PASS,
+            c = gv_report_add(run->report, gv_id_topo_numa, subject, GV_PASS,
                               "%s on NUMA node %d of %u, CPUs %s", d.pci_bus_id, (int)d.numa_node,
                               info->numa_nodes, d.cpus);
         }
@@ -76,12 +76,12 @@ static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_in
         char subject[48];
         snprintf(subject, sizeof subject, "gpu%s", d.label + 3);
         if (info->nic_count == 0) {
-            gv_report_add(run->report, "topo.gpu_nic", subject, GV_SKIP,
+            gv_report_add(run->report, gv_id_topo_gpu_nic, subject, GV_SKIP,
                           "no RDMA NIC on this node (no OpenFabrics device)");
             continue;
         }
         if (d.nearest_nic < 0) {
-            gv_report_add(run->report, "topo.gpu_nic", subject, GV_SKIP,
+            gv_report_add(run->report, gv_id_topo_gpu_nic, subject, GV_SKIP,
                           "%s is not in hwloc's topology: its distance to the NICs is unknown",
                           d.pci_bus_id);
             continue;
@@ -90,23 +90,23 @@ static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_in
         const char *cls = gv_path_name(d.nearest_path);
         gv_check_result *c;
         if (d.nearest_path <= GV_PATH_PXB) {
-            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_PASS,
+            c = gv_report_add(run->report, gv_id_topo_gpu_nic, subject, GV_PASS,
                               "%s: nearest NIC %s (%s) at %s%s", d.pci_bus_id, nic.name,
                               nic.pci_bus_id, cls,
                               d.gdr_capable ? ", within NCCL's GPUDirect RDMA level"
                                             : ", beyond NCCL_NET_GDR_LEVEL");
         } else if (built_far) {
-            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_PASS,
+            c = gv_report_add(run->report, gv_id_topo_gpu_nic, subject, GV_PASS,
                               "%s: nearest NIC %s (%s) at %s, as built: no GPU of this node has a "
                               "NIC beside it (gpudirect.nic_locality)",
                               d.pci_bus_id, nic.name, nic.pci_bus_id, cls);
         } else if (file) {
-            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_SKIP,
+            c = gv_report_add(run->report, gv_id_topo_gpu_nic, subject, GV_SKIP,
                               "%s: nearest NIC %s (%s) at %s in the PCI tree this process sees; "
                               "not judged: NCCL takes the node's topology from NCCL_TOPO_FILE=%s",
                               d.pci_bus_id, nic.name, nic.pci_bus_id, cls, file->value);
         } else {
-            c = gv_report_add(run->report, "topo.gpu_nic", subject, GV_WARN,
+            c = gv_report_add(run->report, gv_id_topo_gpu_nic, subject, GV_WARN,
                               "%s: nearest NIC %s (%s) is at %s%s: RDMA traffic of this GPU "
                               "crosses %s",
                               d.pci_bus_id, nic.name, nic.pci_bus_id, cls,
@@ -171,9 +171,9 @@ void gv_active_topo(gv_active_run *run)
     if (info.gpu_count == 0)
         rows_for_all(run, GV_SKIP, "no NVIDIA GPU in the topology");
     else {
-        if (gv_active_selected(run, "topo.numa"))
+        if (gv_active_selected(run, gv_id_topo_numa))
             judge_numa(run, t, &info);
-        if (gv_active_selected(run, "topo.gpu_nic"))
+        if (gv_active_selected(run, gv_id_topo_gpu_nic))
             judge_gpu_nic(run, t, &info);
     }
 }

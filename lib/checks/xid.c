@@ -83,7 +83,7 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
     gv_errbuf err;
     gv_kmsg_span span;
     if (gv_kmsg_xids(f->sysroot, &events, &count, &span, &err) != GV_OK) {
-        gv_report_add(r, "gpu.xid", "node", GV_SKIP, "kernel log not read: %s", err.text);
+        gv_report_add(r, gv_id_gpu_xid, "node", GV_SKIP, "kernel log not read: %s", err.text);
         return;
     }
     char scope[160];
@@ -164,14 +164,14 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
         gv_check_result *c;
         if (unread[0] && verdict != GV_FAIL) {
             verdict = GV_ERROR;
-            c = gv_report_add(r, "gpu.xid", subject, GV_ERROR,
+            c = gv_report_add(r, gv_id_gpu_xid, subject, GV_ERROR,
                               "kernel log %s not read whole: %s; of what was read: %s", span.path,
                               unread, msg);
         } else if (unread[0]) {
-            c = gv_report_add(r, "gpu.xid", subject, verdict, "%s; besides, in %s: %s", msg,
+            c = gv_report_add(r, gv_id_gpu_xid, subject, verdict, "%s; besides, in %s: %s", msg,
                               span.path, unread);
         } else {
-            c = gv_report_add(r, "gpu.xid", subject, verdict, "%s", msg);
+            c = gv_report_add(r, gv_id_gpu_xid, subject, verdict, "%s", msg);
         }
         gv_result_measured(c, verdict == GV_ERROR ? NAN : (double)faults, "Xids",
                            "%zu fault(s), %zu other, %zu unreadable", faults, others,

@@ -5,16 +5,16 @@
  * benchmark length. */
 #include "run/levels.h"
 
+#include "checks/checks.h"
 #include "gpuverify/gv_report.h"
 
 static const gv_level_def levels[] = {
-    [GV_LEVEL_STANDARD] = {"standard", 180.0, "^stress", 0},
-    [GV_LEVEL_QUICK] =
-        {"quick", 30.0,
-         "system,driver,^driver.compat,gpu,topo,rdma,cuda.init,cuda.alloc,cuda.matmul,"
-         "cudnn.version,nccl.version",
-         0},
-    [GV_LEVEL_EXTENDED] = {"extended", 900.0, NULL, 1},
+    [GV_LEVEL_STANDARD] = {.name = "standard", .budget_s = 180.0, .runs_from = GV_FROM_STANDARD},
+    [GV_LEVEL_QUICK] = {.name = "quick", .budget_s = 30.0, .runs_from = GV_FROM_QUICK},
+    [GV_LEVEL_EXTENDED] = {.name = "extended",
+                           .budget_s = 900.0,
+                           .runs_from = GV_FROM_EXTENDED,
+                           .benchmark = 1},
 };
 
 const gv_level_def *gv_level_def_of(int32_t level)

@@ -8,9 +8,10 @@
 
 typedef struct gv_level_def {
     const char *name;
-    double budget_s;    /* default wall-clock budget */
-    const char *checks; /* the selection when the caller names no check; NULL = every check */
-    int benchmark;      /* GPU tests at benchmark length (extended) rather than short */
+    double budget_s; /* default wall-clock budget */
+    int runs_from;   /* the checks it runs when the caller names none: those whose catalog
+                      * level (checks.def) is at most this, enum gv_check_level */
+    int benchmark;   /* GPU tests at benchmark length (extended) rather than short */
 } gv_level_def;
 
 /* NULL for a value outside enum gv_level. */

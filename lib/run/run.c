@@ -107,7 +107,7 @@ static void judge_asked_gpus(const gv_facts *f, const char *list, const int *ask
         else if (f->cuda_count > 1)
             snprintf(seen, sizeof seen, "0-%d", f->cuda_count - 1);
         gv_check_result *c =
-            gv_report_add(r, "driver.gpu_count", subject, GV_FAIL,
+            gv_report_add(r, gv_id_driver_gpu_count, subject, GV_FAIL,
                           "GPU %d was asked for (gpus \"%s\") but CUDA sees %d GPU(s) (%s): "
                           "nothing tested it",
                           v, list, f->cuda_count, seen);
@@ -224,9 +224,9 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
         o->policy = &plan->policy;
     }
     int base[GV_CATALOG_MAX];
-    gv_status s = select_checks(ctx, plan->level->checks, NULL, base);
-    if (s == GV_OK)
-        s = select_checks(ctx, o->checks, base, plan->chosen);
+    for (size_t i = 0; i < gv_check_count; i++)
+        base[i] = gv_checks[i].level <= plan->level->runs_from;
+    gv_status s = select_checks(ctx, o->checks, base, plan->chosen);
     if (s == GV_OK && o->gpus)
         s = select_gpus(ctx, o->gpus, plan->gpu_chosen);
     if (s != GV_OK)
@@ -322,7 +322,7 @@ static int drop_inapplicable(gv_active_run *run, int *chosen, size_t i)
             continue;
         const char *why = not_applicable(run, gv_checks[k].needs);
         if (why && (gv_checks[k].needs & GV_NEEDS_GPU) && no_gpu_to_test(run->facts))
-            gv_report_delegate(run->report, "driver.gpu_count");
+            gv_report_delegate(run->report, gv_id_driver_gpu_count);
         if (why) {
             gv_report_add(run->report, gv_checks[k].id, "node", GV_SKIP, "%s", why);
             chosen[k] = 0;
@@ -421,7 +421,7 @@ static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *chos
     /* Host copies share the host's links (two GPUs under one switch split its uplink): each
      * GPU's cuda.copy is measured with no other GPU copying, one after another. */
     int peers = gv_gemm_needs_peers(run->facts, run->gpu_chosen);
-    int copy = gv_catalog_index("cuda.copy");
+    int copy = gv_catalog_index(gv_id_cuda_copy);
     for (size_t i = 0; i < gv_check_count; i++) {
         together[i] =
             chosen[i] && ((peers && gv_checks[i].active == gv_active_gemm) || (int)i == copy);
@@ -504,7 +504,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
      * selection: no choice of checks (system, rdma or topo alone) makes it a report that
      * passes. A CPU node checked on purpose says gpu_count = 0 in its policy. */
     if (no_gpu_to_test(f))
-        gv_report_delegate(r, "driver.gpu_count");
+        gv_report_delegate(r, gv_id_driver_gpu_count);
     flush_on_begin flushing = {r, ctx->progress, ctx->progress_user};
     if (ctx->progress) {
         ctx->progress = flush_then_progress;

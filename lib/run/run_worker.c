@@ -318,7 +318,7 @@ static double deadline_now(lane *l)
         own = l->began + l->waiting_s + unit; /* the wait, then a unit until the check begins */
     } else if (l->starting) {
         /* A lane's worker gathers the facts first: cuInit's deadline. */
-        own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index("driver.cuda"));
+        own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(gv_id_driver_cuda));
     } else {
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
         if (l->last_beat > 0 && l->last_beat + unit < own) {
@@ -384,7 +384,7 @@ static gv_status start(lane *l)
         if (l->pending[i]) {
             /* Until it says otherwise the node's worker is gathering facts, NVML first. */
             snprintf(l->check, sizeof l->check, "%s",
-                     is_node(l) && !c->have_facts ? "driver.nvml" : gv_checks[i].id);
+                     is_node(l) && !c->have_facts ? gv_id_driver_nvml : gv_checks[i].id);
             break;
         }
     snprintf(l->subject, sizeof l->subject, "%s", l->gpu_subject);
@@ -744,7 +744,7 @@ gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *dat
     buf[n] = '\0';
     size_t len = n;
     lane *l = &c->node;
-    snprintf(l->check, sizeof l->check, "driver.nvml");
+    snprintf(l->check, sizeof l->check, "%s", gv_id_driver_nvml);
     l->accept_any = 1;
     l->workers = 1;
     memcpy(l->assigned, l->pending, sizeof l->assigned);
