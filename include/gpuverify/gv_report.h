@@ -5,6 +5,7 @@
 #ifndef GPUVERIFY_GV_REPORT_H
 #define GPUVERIFY_GV_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gv_common.h"
@@ -150,6 +151,9 @@ GV_API const char *gv_level_name(int32_t level);
 GV_API uint32_t gv_catalog_count(void);
 GV_API const char *gv_catalog_id(uint32_t index);
 
+/* Fills opts with GV_RUN_OPTS_INIT's defaults for callers that cannot use the macro; size as for
+ * gv_ctx_opts_init, with the same statuses. */
+GV_API gv_status gv_run_opts_init(gv_run_opts *opts, size_t size);
 /* Runs the selected checks and returns a report (free with gv_report_free). opts may be NULL.
  * GV_OK whenever the checks ran, whatever their verdicts. */
 GV_API gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out);

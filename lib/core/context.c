@@ -124,6 +124,12 @@ static gv_status create_failed(gv_status s, const char *fmt, ...)
     return s;
 }
 
+gv_status gv_ctx_opts_init(gv_ctx_opts *opts, size_t size)
+{
+    static const gv_ctx_opts defaults = GV_CTX_OPTS_INIT;
+    return gv_opts_fill(opts, size, &defaults, sizeof defaults, GV_CTX_OPTS_SIZE_V1);
+}
+
 gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out)
 {
     if (!out)

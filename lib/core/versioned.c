@@ -22,6 +22,19 @@ gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_siz
     return GV_OK;
 }
 
+gv_status gv_opts_fill(void *opts, size_t size, const void *defaults, size_t ours, size_t min_size)
+{
+    if (!opts || size > GV_STRUCT_SIZE_LIMIT)
+        return GV_ERR_INVALID_ARG;
+    if (size < min_size)
+        return GV_ERR_VERSION;
+    memset(opts, 0, size);
+    memcpy(opts, defaults, size < ours ? size : ours);
+    uint32_t struct_size = (uint32_t)size;
+    memcpy(opts, &struct_size, sizeof struct_size);
+    return GV_OK;
+}
+
 gv_status gv_opts_in(gv_ctx *ctx, const char *type, void *dst, size_t dst_size, const void *src,
                      size_t min_size, const void *defaults)
 {

@@ -566,6 +566,12 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     return GV_OK;
 }
 
+gv_status gv_run_opts_init(gv_run_opts *opts, size_t size)
+{
+    static const gv_run_opts defaults = GV_RUN_OPTS_INIT;
+    return gv_opts_fill(opts, size, &defaults, sizeof defaults, GV_RUN_OPTS_SIZE_V1);
+}
+
 gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
 {
     if (!ctx)

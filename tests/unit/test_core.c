@@ -1,5 +1,6 @@
 /* Status texts, versions and contexts: every bad input refused cleanly. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -145,12 +146,50 @@ static void api_calls_refuse_null(void **state)
     assert_null(json);
 }
 
+/* The _init functions give a binding the macros' defaults: the whole struct at our size, an
+ * older layout's prefix with nothing written past it, and a status for what no layout is. */
+static void opts_init_fills_the_defaults(void **state)
+{
+    (void)state;
+    const gv_ctx_opts ctx_macro = GV_CTX_OPTS_INIT;
+    gv_ctx_opts c;
+    memset(&c, 0xab, sizeof c);
+    assert_int_equal(gv_ctx_opts_init(&c, sizeof c), GV_OK);
+    assert_memory_equal(&c, &ctx_macro, sizeof c);
+
+    const gv_run_opts run_macro = GV_RUN_OPTS_INIT;
+    gv_run_opts r;
+    memset(&r, 0xab, sizeof r);
+    assert_int_equal(gv_run_opts_init(&r, sizeof r), GV_OK);
+    assert_int_equal(r.struct_size, sizeof r);
+    assert_int_equal(r.level, run_macro.level);
+    assert_int_equal(r.isolation, run_macro.isolation);
+    assert_null(r.checks);
+    assert_true(r.duration_s == 0.0);
+
+    /* An older layout, without worker_path: that much is written, the rest left alone. */
+    size_t older = offsetof(gv_ctx_opts, worker_path);
+    memset(&c, 0xab, sizeof c);
+    assert_int_equal(gv_ctx_opts_init(&c, older), GV_OK);
+    assert_int_equal(c.struct_size, older);
+    assert_int_equal(c.log_level, GV_LOG_WARN);
+    const unsigned char *tail = (const unsigned char *)&c + older;
+    for (size_t i = older; i < sizeof c; i++, tail++)
+        assert_int_equal(*tail, 0xab);
+
+    assert_int_equal(gv_ctx_opts_init(NULL, sizeof c), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_run_opts_init(NULL, sizeof r), GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_ctx_opts_init(&c, 4), GV_ERR_VERSION);
+    assert_int_equal(gv_run_opts_init(&r, 8), GV_ERR_VERSION);
+    assert_int_equal(gv_run_opts_init(&r, (size_t)1 << 20), GV_ERR_INVALID_ARG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_status_has_text), cmocka_unit_test(versions_agree),
         cmocka_unit_test(default_context),       cmocka_unit_test(bad_options_are_refused),
-        cmocka_unit_test(api_calls_refuse_null),
+        cmocka_unit_test(api_calls_refuse_null), cmocka_unit_test(opts_init_fills_the_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
