@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A provisioning agent's view of gv_run: one context, gv_run at the quick level N times
  * through gpuverify-worker (GV_ISOLATION_PROCESS), as an agent that links the library would.
  * After each run: the verdict, the wall time and this process's resident memory; at the end

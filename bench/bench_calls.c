@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The single-purpose calls in gpuverify-worker beside the same calls in this process
  * (GV_CTX_IN_PROCESS), alternating, on one GPU: each call's wall time and its own figure, so
  * that isolation is seen to cost a process start and nothing of what is measured. Then a call

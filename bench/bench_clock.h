@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bench programs' clock: seconds on the monotonic clock. */
 #ifndef GV_BENCH_CLOCK_H
 #define GV_BENCH_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Copy bandwidth of gv_cuda_check the nvbandwidth way (256 MiB pinned buffers on the GPU's NUMA
  * node, 4 warm-up copies, gated batches of 16, median of samples), printed as one JSON object
  * for bench/run_compute.sh to set beside PyTorch's pinned copy_. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* Times gv_ctx_create + gv_ctx_destroy with no NVIDIA library present (library_dir pointing
  * at an empty directory), and the driver-and-inventory gv_check_driver on this machine.

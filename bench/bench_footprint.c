@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where time and memory go in a run: gv_run once per stage in one context (stages are check
  * selections separated by ';'), printing after each the wall time and the process's resident
  * memory (VmRSS, its high-water mark VmHWM, anonymous and file-backed parts), then the largest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_mem_test on one GPU at its defaults (92% of free memory, 1 GiB chunks), printed as one
  * JSON object for bench/run_memtest.sh to set beside the D2D copy rate of the same run.
  * usage: bench_memtest [GPU [ROUNDS]] */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* The deadline on a real machine: rank 0 of a two-rank communicator whose rank 1 never
  * arrives must return GV_ERR_TIMEOUT within deadline + 1 s, and the process must then run a

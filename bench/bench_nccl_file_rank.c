@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* One rank of an NCCL job whose bootstrap id travels through a file, as a cluster without MPI
  * hands it over (a shared filesystem, a key-value store): rank 0 writes the id to ID_FILE

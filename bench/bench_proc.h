@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bench programs' view of their own process: fields of /proc/self/status. */
 #ifndef GV_BENCH_PROC_H
 #define GV_BENCH_PROC_H

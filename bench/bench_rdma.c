@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How long gv_rdma_status takes: median and worst of N reads of the RDMA stack (sysfs, configfs,
  * modules, NCCL settings, libibverbs when it loads) on this machine or a fixture sysroot.
  * usage: bench_rdma [--sysroot DIR] [--library-dir DIR] [--runs N] */

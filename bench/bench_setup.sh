@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the bench/run_*.sh scripts that run gv-check from a build: bench_setup BINDIR OUTDIR
 # sets bin (BINDIR, absolute), out and here (bench/), runs the library and gpuverify-worker from
 # BINDIR, and writes OUTDIR/env.txt: when, which GPUs and driver, which kernel.

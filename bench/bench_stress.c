@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stress.gemm's bar (issue 15): gv_gemm_bench's BF16 figure on each GPU alone, then
  * gv_stress_gemm on all of them at once for the duration; prints one JSON object with both
  * and their ratio per GPU, and writes the time series as CSV.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Time of gv_topology (build, classify, free), median of N: on an XML file when one is given
  * (the bar is the largest hwloc fixture, 96em64t-4n4d3ca2co-pci.xml, under 50 ms), and live
  * on this machine. Usage: bench_topology [FILE.xml] [N]; prints one JSON object. */

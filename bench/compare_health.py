@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every health counter gv-check reports against `nvidia-smi -q -d ECC,ROW_REMAPPER,
 PAGE_RETIREMENT,PERFORMANCE,TEMPERATURE` on the same GPU (issue 15's bar: 0 mismatches).
 

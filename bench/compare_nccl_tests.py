@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tables for a bench/run_nccl_tests.sh output directory: per collective and size, the median
 over rounds of the time per operation of nccl-tests (out of place), gv-nccl in gpuverify-worker,
 gv-nccl --in-process, torch.distributed (all_reduce) and, where run, both under mpirun; each

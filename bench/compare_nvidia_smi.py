@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares every inventory field gv-check prints with nvidia-smi on the same GPUs, and times
 gv-check's driver-and-inventory run against `nvidia-smi --query-gpu` for the same fields.
 

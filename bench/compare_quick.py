@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Compares gv-check's and the Python binding's reports of the same level on one machine:
 the same checks with the same verdicts, and each run's wall time against the level's budget.
 Usage: python3 bench/compare_quick.py GV_CHECK_JSON PYTHON_JSON [TIMES_FILE]"""

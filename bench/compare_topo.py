@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares `gv-topo` with `nvidia-smi topo -m` cell for cell: every GPU row's GPU columns
 (classes or NV#), CPU Affinity and NUMA Affinity (NIC columns when both print them).
 Usage: compare_topo.py NVIDIA_SMI_OUTPUT GV_TOPO_OUTPUT; exit 1 on any mismatch."""

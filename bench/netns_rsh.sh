@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Open MPI's launch agent for run_two_nodes.sh: where mpirun would ssh to 10.77.0.2, start the
 # command in the network namespace gvb instead, under its own host name and GPU, as a second
 # node would. Usage (by mpirun): netns_rsh.sh [ssh options] HOST COMMAND...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A tenant whose memory grows and shrinks, as a training job's does (PyTorch's caching
 allocator asking the driver for more on a new batch shape, giving it back on empty_cache): it
 holds BASE of the GPU's total memory, then grows 1 GiB every 50 ms up to TOP of it, gives the

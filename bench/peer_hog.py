@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Another tenant holding nearly all of a GPU's memory, as TensorFlow does by default (and JAX
 75%): PyTorch allocates until refused, then gives back LEAVE MiB, and idles for SECONDS.
 Prints what it holds and what cudaMemGetInfo says is free. Usage: peer_hog.py SECONDS LEAVE"""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Another tenant on the GPU: a PyTorch BF16 matmul loop on cuda:0 for SECONDS, holding
 GIB GiB of memory, as a job sharing the node would. Usage: peer_load.py SECONDS [GIB]"""
 import sys, time

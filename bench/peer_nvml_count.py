@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What NVML and CUDA enumerate in this process, by their own calls (ctypes): the peer for
 # bench/run_reach.sh. Prints one dict: nvmlInit_v2, nvmlDeviceGetCount(_v2), each handle's result,
 # cuInit and cuDeviceGetCount.

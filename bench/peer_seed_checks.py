@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A typical PyTorch GPU health-check script, as node setup guides give it: six checks (driver,
 # runtime, VRAM allocation, FP16 matmul, cuDNN, a matmul benchmark) in one process, as a user runs
 # them. The peer for time to verdict: run it beside `gv-check` on the same GPU machine.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch beside gpuverify on the same GPU, measured the same way as gv-gemm and bench_copy:
 GEMM: random inputs, >= 1 s warm-up, 5 batches of >= 0.3 s timed with CUDA events, median and
 best TFLOPS; torch.matmul for FP32 (TF32 off and on), FP16, BF16; torch._scaled_mm for FP8 E4M3

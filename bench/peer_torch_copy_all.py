@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """cuda.copy_all's peer: every GPU copying to and from pinned host memory at the same time, one
 process per GPU (no interpreter lock between them) through PyTorch. Each process pins its own
 buffer of MiB, waits for the others at a barrier, then takes 5 samples of 16 copies between CUDA

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The peer for gv-nccl: torch.distributed.all_reduce (NCCL backend) timed the way nccl-tests and
 gv_nccl_bench time it. Run under torchrun, one process per GPU:
 

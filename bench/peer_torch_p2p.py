@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's GPU-to-GPU copy beside cuda.p2p (issue 15's P2P bar): for every ordered pair,
 tensor.to("cuda:j") of the same size as gv-check's extended level (256 MiB), 2 warm-up copies,
 samples of 8 copies between CUDA events on the source GPU, median of 5. Prints one JSON object.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The caller's environment and the verdict: gv-check (GEMMs, copies, memtest, cuDNN) with
 # variables a job or a debugging session sets that change what CUDA and cuBLAS do, each alone.
 # Usage: bench/run_caller_env.sh BINDIR OUTDIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The single-purpose calls in gpuverify-worker beside the same calls in the caller's process
 # (bench_calls, alternating, three rounds), PyTorch's GEMM in the same run for reference, a
 # call killed at its deadline inside its kernels and the same GPU tested again after it, and

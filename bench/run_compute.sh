@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 3's figures on a GPU machine, ours beside PyTorch in one run on the same GPU:
 # GEMM per data type at 8192^3, pinned copies, and time to verdict for the six checks of
 # bench/peer_seed_checks.py.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gv-check under a CPU limit, as a pod's resources.limits.cpu sets it: a cgroup v2 child with
 # cpu.max of 0.25 and 0.1 CPU, the quick and the standard level under each. Needs root and a
 # cgroup v2 hierarchy it may write. Usage: bench/run_cpu_limit.sh BINDIR OUTDIR

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # A healthy GPU on a host under strain: its verdicts must stay PASS (or say why they could not
 # judge), never FAIL. gv-check at the quick and standard levels with: every CPU busy (2 busy
 # loops per CPU), most of the host's memory taken (a process holding all but 6 GiB), /tmp full

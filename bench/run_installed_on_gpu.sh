@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpuverify installed like a system tool, on a GPU node: the installed tools with no
 # LD_LIBRARY_PATH, the one-line verdict and its exit status, a run beside another gpuverify
 # (HELD, exit 4, the holder's seconds), --host-root / against a plain run, --textfile, the Slurm

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 14 on a GPU machine: the verdicts a scheduler acts on, through gpuverify-worker.
 #  1. gv-check with no options: exit status and every row;
 #  2. two `gv-check --checks cuda,gemm` started together: both exit statuses and rows;

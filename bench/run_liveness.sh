@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Liveness on a GPU node, the way an outside fault meets a run: the worker stopped (SIGSTOP, as a
 # driver call that never returns) 8 s into a 30 s stress.gemm with --deadline 5; the worker
 # killed (SIGKILL, as the OOM killer) 6 s into stress.gemm,stress.power of 15 s; a 30 s stress

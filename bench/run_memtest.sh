@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # mem.test's bar on a GPU machine (issue 15): coverage of free memory and speed against the
 # D2D copy rate measured in the same run, ours (bench_copy) and PyTorch's (d2.copy_(d1)),
 # three alternating rounds; then gv-check's mem.test row.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gv-check with the CUDA MPS control daemon running (a user-space daemon: the card's settings
 # are untouched; stopped at the end): alone, then beside an MPS client (peer_load.py) using
 # the GPU. Usage: bench/run_mps.sh BINDIR OUTDIR

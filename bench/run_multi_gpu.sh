@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A machine of several GPUs end to end: gv-check standard and extended on every GPU with their
 # wall times, the cuda.p2p matrix beside PyTorch's copies (run_p2p.sh), gv-nccl's pairs matrix,
 # and gv-topo beside `nvidia-smi topo -m` (run_topo.sh). NVLink multicast stays off.

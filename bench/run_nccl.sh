@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 6's figures on a multi-GPU machine, in one session on the same GPUs: gv-nccl in one
 # process and under mpirun (one rank per GPU) beside torch.distributed.all_reduce under
 # torchrun, same sizes, warm-up and timing, three rounds alternating; then the deadline with a

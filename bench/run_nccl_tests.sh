@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 16: gv-nccl's time per operation at every size beside nccl-tests' (built here from its
 # source against the node's libnccl) and torch.distributed's, three rounds alternating, for
 # all_reduce, all_gather and reduce_scatter: gv-nccl in gpuverify-worker (blocking

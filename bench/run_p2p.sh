@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 15's bandwidth bars on a machine with two GPUs or more (written for nvidia-h200-x2):
 # cuda.p2p and cuda.copy_all at benchmark length beside PyTorch's GPU-to-GPU copy of the same
 # size, three alternating rounds; each round also every GPU copying to and from the host at

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gv-check in a PID namespace of its own (as in a container) while a job outside it
 # (peer_load.py: a PyTorch BF16 matmul loop holding 8 GiB) uses the GPU, and alone: NVML
 # lists only this namespace's processes, so the job must show through the memory all

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 7 on a GPU machine: gv-check --level quick and the Python binding's run("quick") give
 # the same verdicts, and the quick level stays within its budget (the run's own duration_s and
 # /usr/bin/time's wall clock, three runs each).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The verdict on a node whose GPU this process was not given, emulated on the real GPU machine
 # in a mount namespace (nothing on the host changes): B, a /dev without /dev/nvidia0 (CDI, a
 # device plugin); A, also a /proc/driver/nvidia without gpus/ (libnvidia-container's tmpfs);

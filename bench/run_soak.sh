@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A healthy node's verdicts, run after run: gv-check N times at the quick and standard levels;
 # the standard level while another tenant (peer_load.py: a PyTorch matmul loop holding 8 GiB)
 # uses the GPU; two gv-check at once. soak_summary.py counts every verdict other than PASS.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # stress.gemm's and stress.power's bars on a GPU machine (issue 15): the single-GPU gemm.bf16
 # figure beside gv_stress_gemm on every GPU at once for 120 s (bench_stress, with the 100 ms
 # time series as CSV), then gv-check's extended level through the worker.

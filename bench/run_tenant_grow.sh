@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gv-check beside a job whose memory grows and shrinks (peer_grow.py): ROUNDS standard runs
 # under the default policy (busy = skip: the GPU the job uses is spared mem.test, stress.* and
 # cuda.alloc's large test) and under busy = ignore (they run there, as before the rule), each

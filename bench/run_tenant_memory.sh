@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gv-check while another process (peer_hog.py: PyTorch allocating until refused, as TensorFlow
 # takes a GPU's memory by default) holds all but LEAVE MiB of the GPU's memory, for each LEAVE
 # given (2048 256 0 by default): the quick and the standard level under each; every row other

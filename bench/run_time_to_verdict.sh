@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 3's time to verdict on a GPU machine: gv-check covering a health-check script's six checks
 # (driver, runtime, VRAM, FP16 matmul, cuDNN, matmul benchmark) beside that script
 # (bench/peer_seed_checks.py), same machine, one run: wall time and peak RSS, median of 5, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Issue 5's figures on a GPU machine: gv-topo beside `nvidia-smi topo -m` (compared cell for
 # cell by compare_topo.py), gv_topology's time on the largest hwloc fixture and live, and the
 # topo.*/link rows of gv-check. Usage: bench/run_topo.sh BINDIR OUTDIR

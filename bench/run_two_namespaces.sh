@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Two gv-check at the standard level at once, each in a PID namespace of its own (two
 # containers, or a container and the host's agent): neither is listed to the other by NVML,
 # so each sees the other only through the memory all processes hold. Three rounds.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Two simulated nodes on one host, the closest to multi-node that one machine gives: network
 # namespaces gva and gvb joined by a veth pair (10.77.0.1 and .2), one rank in each on a GPU of
 # its own. NCCL is told the ranks are on two hosts (NCCL_HOSTID) and kept off every path

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """How often a healthy node got a verdict other than PASS: every gv-check JSON report under
 DIR (one per run, named <mode>_<n>.json), per mode the overall verdicts, the wall times and
 every row that was not PASS or SKIP (a SKIP's reason is counted too). Usage: soak_summary.py DIR"""

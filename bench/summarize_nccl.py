@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Summarises a bench/run_nccl.sh output directory: peak busbw per run (median of the rounds)
 for gv-nccl in one process, under mpirun, with PyTorch's own libnccl, and for
 torch.distributed.all_reduce; ratios to the peer; and busbw per size at the large sizes.

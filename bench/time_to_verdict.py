@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Wall time and peak RSS of a command, median of N runs, like `/usr/bin/time -v` reports them
 (Maximum resident set size = the child's ru_maxrss). Usage: time_to_verdict.py N -- cmd...
 Prints one JSON object."""

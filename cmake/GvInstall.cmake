@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installing gpuverify like a system tool (included by the top-level CMakeLists.txt once the
 # examples are defined):
 #  - the tools and gpuverify-worker find libgpuverify through a RUNPATH relative to their own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DINPUT=file -DOUTPUT=file.c -DSYMBOL=name -P embed.cmake
 # Writes `const char name[]` holding the input's bytes and a terminating NUL, as C source, so
 # the library carries its PTX without a compiler or assembler tricks.

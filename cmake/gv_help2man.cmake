@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # One tool's manual page from its own --help and --version (help2man) and the sections they do
 # not carry (man/<tool>.h2m), at build time. A tool without --help or --version skips its page
 # with a message; the build goes on.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds gpuverify's image from container/Containerfile and runs it: `gv-check --version`, and
 # with --check BUILDDIR gv-check over the fakes of a build tree (BUILDDIR/tests/fakelib and
 # fixtures, bind-mounted read-only), its exit status compared with the same run outside.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every gpuverify command-line tool does the same way: --version, --help on stdout with
  * exit 0, values refused with exit 2 and a message saying what is allowed, and colour only on
  * a terminal and never under NO_COLOR (https://no-color.org). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv-check: runs the checks gpuverify has and prints a health summary (or JSON, Prometheus
  * text, or one line). Exit status (docs/outputs.md): 0 healthy (PASS/WARN/SKIP only), 1 a check
  * FAILed, 2 usage error or the run could not start, 3 could not judge (no FAIL, a check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* gv-gemm: the cuBLASLt tensor-core GEMM benchmark of libgpuverify, per data type: TFLOPS,
  * % of the dense datasheet peak, SM clock and power during the timed batches, whether the

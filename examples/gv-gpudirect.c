@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv-gpudirect: is GPUDirect RDMA over DMA-BUF ready? A verify-gpudirect style readiness
  * report built from gpuverify's gpudirect.* checks, each prerequisite on its own line and one
  * verdict. */

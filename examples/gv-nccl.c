@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* gv-nccl: NCCL collectives through libgpuverify, with nccl-tests' table and a verdict.
  *

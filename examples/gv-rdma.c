@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv-rdma: is the RDMA stack ready for multi-node training? A verify-rdma style readiness
  * report built from gpuverify's rdma.* checks: kernel modules, devices and links, MTU, RoCE
  * traffic class, and what NCCL would do with the node's settings. */

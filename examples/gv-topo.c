@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv-topo: the GPU/NIC matrix like `nvidia-smi topo -m` (path classes or NV#, CPU and NUMA
  * affinity, legends), then each device's link and nearest NIC. --json for programs, --xml FILE
  * for a topology saved elsewhere with `lstopo --of xml`. */

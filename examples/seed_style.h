@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The output style gv-rdma and gv-gpudirect share, that of readiness shell scripts (verify-rdma,
  * verify-gpudirect): sections under a banner, one [OK]/[WARN]/[FAIL]/[SKIP]/[ERROR] line per
  * check result, and the closing counts. */

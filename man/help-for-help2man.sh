@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs a gpuverify tool the way help2man reads it, so that each manual page comes from the
 # tool's own --help: the synopsis as help2man parses one ("Usage:", its wrapped lines joined,
 # another form of the command as "or:"), "Exit status: ..." as an EXIT STATUS section and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Fails on an #include that goes up the library's layers (lib/LAYERS), and names every
 circle between folders.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets (tests/fuzz, clang, ASan+UBSan) and runs each from its seed
 # corpus in tests/fuzz/corpus: `--runs N` executions each (CI: 10 000), or `--seconds S` each
 # (a long run; new inputs are kept under build/fuzz/corpus). A crash stops with its input

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates lib/kernels/gv_kernels.ptx from gv_kernels.cu (or, with --check, compares a fresh
 # build against the committed file). The PTX targets sm_75 and declares ISA 7.0 so that drivers
 # from r450 on (and so every driver from r525, CUDA 12.0) JIT-compile it; ptxas proves the text

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """gv-check --json over every fake scenario and fixture sysroot the tests use, each report
 saved with what depends on time or on the machine taken out, so that two builds can be
 compared file by file: a change meant to keep behaviour (moving code between layers) must

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs what gpuverify needs to build and test on Debian 12 (as root, or through sudo).
 set -eu
 packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libcmocka-dev python3

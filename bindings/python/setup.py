@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """setuptools hook (the metadata is in pyproject.toml): records where libgpuverify was
 installed, when GPUVERIFY_INSTALL_LIBDIR is set at build time, in the installed package's
 gpuverify/_config.py, searched before the system's dynamic loader (gpuverify/_native.py).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Check this rank's GPU before training, under torchrun (or any launcher that sets LOCAL_RANK).
 
     torchrun --nproc-per-node 8 examples/python/torchrun_check.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: is this GPU node fit for work, and if not, what exactly is wrong?
  * Umbrella header: include this one. */
 #ifndef GPUVERIFY_GPUVERIFY_H

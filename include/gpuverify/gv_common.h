@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: export macro, versions, status codes, memory release.
  *
  * Every public symbol starts with gv_ / GV_. Status codes are append-only and keep their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: active GPU tests. A CUDA context with VRAM and copy bandwidth tests, a
  * tensor-core GEMM benchmark through cuBLASLt, and a cuDNN convolution checked on the host.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: the context, its options, logging and per-context error text. */
 #ifndef GPUVERIFY_GV_CONTEXT_H
 #define GPUVERIFY_GV_CONTEXT_H

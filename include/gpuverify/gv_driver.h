@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: NVIDIA libraries, driver facts and the per-GPU inventory.
  *
  * Unknown values: -1 for signed integers, "" for text. A fact that could not be read is

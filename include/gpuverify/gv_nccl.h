@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: NCCL collectives with nccl-tests' figures and a hard deadline.
  *
  * gv_nccl_bench drives the local GPUs from one process. Across processes and nodes the caller

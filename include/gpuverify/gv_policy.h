@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: a site's policy, what it expects of its nodes beyond the datasheet.
  *
  * Every expectation a check takes from the policy is reported with expected_source "policy";

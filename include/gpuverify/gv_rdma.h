@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: the RDMA/RoCE stack as the node's files describe it, and what NCCL would do with it.
  *
  * gv_rdma_status reads, under the context's sysroot: the kernel modules (ib_core, rdma_cm,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: check results, the report that holds them, and running the checks.
  *
  * Check IDs ("driver.nvml", "gpu.ecc", ...) and JSON keys are stable: never renamed once

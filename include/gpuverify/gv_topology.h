@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify: GPU/NIC/NUMA topology through hwloc. Which NIC is closest to which GPU, on which
  * NUMA node and CPUs, and the path class of every pair with nvidia-smi's `topo -m` semantics.
  *

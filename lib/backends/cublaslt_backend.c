@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "backends/cublaslt_backend.h"
 
 #include "backends/libraries.h"

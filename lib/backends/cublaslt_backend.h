@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cuBLASLt vtable (from cublaslt_api.def), resolved with dlsym. */
 #ifndef GV_BACKENDS_CUBLASLT_BACKEND_H
 #define GV_BACKENDS_CUBLASLT_BACKEND_H

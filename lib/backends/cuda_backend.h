@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA driver API vtable (from cuda_api.def), resolved through cuGetProcAddress_v2. */
 #ifndef GV_BACKENDS_CUDA_BACKEND_H
 #define GV_BACKENDS_CUDA_BACKEND_H

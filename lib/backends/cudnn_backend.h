@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cuDNN vtable (from cudnn_api.def), resolved with dlsym. */
 #ifndef GV_BACKENDS_CUDNN_BACKEND_H
 #define GV_BACKENDS_CUDNN_BACKEND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our own minimal declarations of the libibverbs ABI (rdma-core), so no libibverbs-dev is needed
  * to build: opaque handles, and the legacy prefix of struct ibv_port_attr that the exported
  * ibv_query_port (IBVERBS_1.1) fills. Callers pass a zeroed buffer larger than any version of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "backends/ibverbs_backend.h"
 
 #include "backends/libraries.h"

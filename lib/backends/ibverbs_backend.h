@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The libibverbs vtable (from ibverbs_api.def), resolved with dlsym. */
 #ifndef GV_BACKENDS_IBVERBS_BACKEND_H
 #define GV_BACKENDS_IBVERBS_BACKEND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-context library slots and the public gv_library_status. */
 #ifndef GV_BACKENDS_LIBRARIES_H
 #define GV_BACKENDS_LIBRARIES_H

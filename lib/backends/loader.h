@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Run-time loading of NVIDIA (and RDMA) libraries: the search order, the record of what was
  * tried, and symbol tables resolved into vtables once per process and file. */
 #ifndef GV_BACKENDS_LOADER_H

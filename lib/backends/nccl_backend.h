@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NCCL vtable (from nccl_api.def), resolved with dlsym, and what NCCL says about itself. */
 #ifndef GV_BACKENDS_NCCL_BACKEND_H
 #define GV_BACKENDS_NCCL_BACKEND_H

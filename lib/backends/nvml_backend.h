@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML vtable (from nvml_api.def), resolved with dlsym, newest names first. */
 #ifndef GV_BACKENDS_NVML_BACKEND_H
 #define GV_BACKENDS_NVML_BACKEND_H

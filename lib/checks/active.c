@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rows of the active checks, from gv_cuda_check, gv_gemm_bench, gv_cudnn_check and the
  * library compatibility test. gv_run uses short settings: a verdict in seconds per GPU (the
  * public functions take full control). */

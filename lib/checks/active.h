@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks that run work on the GPUs (cuda.*, gemm.*, cudnn.*, nccl.*, driver.compat) or need more
  * than the facts (topo.*): each catalog group runs once per gv_run and adds a row for every
  * selected ID of the group. */

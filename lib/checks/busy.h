@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whether another process used a GPU while a performance test ran on it. A figure measured
  * on a shared GPU says nothing about the hardware, so the policy's busy rule decides what its
  * verdict becomes (gv_policy.busy); results that are wrong stay FAIL whatever the load. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The catalog table made from checks.def, and the lookups gv_run and the checks make in it
  * (docs/checks.md describes each check). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each check's ID as a constant made from checks.def: gv_id_<name> ("gpu.ecc" is
  * gv_id_gpu_ecc), so that a misspelt ID is a compile error, not a row no one asked for. */
 #ifndef GV_CHECKS_CHECK_IDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The checks: each judges the facts and appends results with its own stable ID. */
 #ifndef GV_CHECKS_CHECKS_H
 #define GV_CHECKS_CHECKS_H

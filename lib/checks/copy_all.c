@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda.copy_all: pinned host<->device copies on every chosen GPU alone, then on all of them at
  * once (gv_copy_together). GPUs behind one PCIe switch or root port, or a host whose memory
  * cannot feed them all, each reach their link's rate alone and fall short together: only the

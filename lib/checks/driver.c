@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* driver.module, driver.nvml, driver.version, driver.cuda: is the NVIDIA driver stack there,
  * consistent, and usable from user space? */
 #include <math.h>

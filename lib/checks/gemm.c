@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm.fp32 .. gemm.fp8: gv_gemm_bench on each chosen GPU (gv_run's short settings, or the
  * benchmark's at the extended level), judged against the part's datasheet peak; a figure
  * below its floor is measured again before it is judged.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-GPU checks: gpu.pci, gpu.nvml, driver.persistence, gpu.ecc, gpu.mig, gpu.model. */
 #define _GNU_SOURCE /* strcasestr */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* driver.gpu_count: PCI, NVML and CUDA must agree on the GPUs, or the difference must have an
  * explanation (CUDA_VISIBLE_DEVICES, MIG, GPUs the driver excludes, GPUs not given to this
  * process). "PCI sees 8, NVML 7" is a GPU that fell off the bus. */

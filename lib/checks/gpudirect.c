@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPUDirect RDMA readiness: every prerequisite as its own row, then gpudirect.ready, the one
  * verdict. The path judged is DMA-BUF (open NVIDIA module + kernel P2PDMA + a GPU and a NIC
  * that support it, the NIC near the GPU); legacy peer memory beside it is flagged. */

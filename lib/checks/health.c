@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health checks of each GPU: error counters and flags NVML and sysfs keep, judged with
  * NVIDIA's documented guidance (docs/checks.md, "Health counters") and the policy's
  * thresholds. Every counter read is in the row's message; an unknown one is "–". */

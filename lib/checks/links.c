@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A GPU's links: gpu.pcie_link (sysfs width and speed against the most the GPU and its slot
  * allow) and gpu.nvlink (NVML link states). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mem.test: gv_mem_test on every chosen GPU, over most of its free memory. Not in the quick
  * level: it takes nearly all the memory for a second or more, which a prolog must not; nor on
  * a GPU another process uses, unless the policy asks for figures there (gv_busy_spares). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nccl.version, nccl.allreduce and nccl.transport: NCCL loads and says its version, an
  * all-reduce over the run's GPUs from one process returns exact sums, and the connections NCCL
  * made for it go where the hardware says they should (its log, read in gpuverify-worker).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda.p2p: copy bandwidth and latency between every ordered pair of the chosen GPUs
  * (gv_p2p_matrix), one row per source GPU. Judged against the node itself, each pair against
  * the others of its route (NVLink, one PCIe switch, through the CPU, across NUMA nodes): a pair

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_policy_parse and gv_policy_load: a site's expectations from key = value text. The whole
  * text is parsed into a copy first, so a bad line leaves the caller's policy as it was. */
 #include <errno.h>

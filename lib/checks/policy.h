@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy inside the library: its text form, which the worker receives on its command
  * line (gv_policy_parse reads it back), and the names of its enums. */
 #ifndef GV_CHECKS_POLICY_H

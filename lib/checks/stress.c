@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stress.gemm and stress.power: gv_stress_gemm on every chosen GPU at once for the run's
  * duration (extended level). stress.gemm judges what the GPUs computed and how throughput
  * held; stress.power whether each GPU drew its power limit under that load, and at what clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* system.os and system.kernel: what the node runs, read from the sysroot. */
 #include <math.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* topo.numa and topo.gpu_nic: judged on gv_topology, built once per run (live hwloc, or the
  * run's topology XML). */
 #include <limits.h>

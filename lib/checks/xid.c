@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu.xid: the Xid events the NVIDIA driver logged for each GPU since boot, or since the oldest
  * record the kernel's log still holds, which the message then says. Xids that mean a
  * hardware or driver fault FAIL the GPU; those a program causes (13 graphics exception, 31 MMU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A toolkit library built for a newer CUDA than the driver supports fails at its first call
  * with an error that names neither; this says so before anything runs. */
 #include <stdio.h>

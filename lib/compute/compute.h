@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the active tests share inside the library: their calls' deadlines, whether a toolkit
  * library can run on this driver, our own matmul, and the pieces of their results the cuda.*,
  * mem.test and driver.compat checks (checks/active.c, checks/mem.c) turn into rows. */

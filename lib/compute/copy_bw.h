@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pinned host<->device and device<->device copy bandwidth, measured the nvbandwidth way:
  * host buffers pinned from a thread bound to the GPU's NUMA node, warm-up copies, copies
  * queued behind a gate kernel and timed with CUDA events, the median of the samples, and the

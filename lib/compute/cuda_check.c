@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_cuda_check: a CUDA context on one GPU, VRAM written and read back on the device, and the
  * copy bandwidths judged against the PCIe link and the datasheet DRAM bandwidth. */
 #include <math.h>

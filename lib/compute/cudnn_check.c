@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_cudnn_check: cuDNN loads, makes a handle, and computes a small convolution (FP32, then
  * FP16 with FP32 accumulation) that matches an FP64 host reference. */
 #include <math.h>

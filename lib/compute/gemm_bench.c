@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_gemm_bench: a tensor-core GEMM through cuBLASLt, timed and verified the way
  * a fair benchmark must be: random inputs, the fastest of the heuristic's
  * candidates, warm-up, CUDA-event-timed batches (median and best), NVML telemetry during the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One cuBLASLt GEMM on one GPU, set up for gv_gemm_bench and gv_stress_gemm (gemm_run.h). */
 #include "compute/gemm_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One cuBLASLt GEMM set up on one GPU: the session, random inputs, the matmul descriptors and
  * the algorithm. Shared by the benchmark (gemm_bench.c, gv_gemm_bench) and the sustained stress
  * (stress_gemm.c, gv_stress_gemm). */

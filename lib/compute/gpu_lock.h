@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One gpuverify at a time on a GPU. Two runs that measure one GPU at once halve each other's
  * figures and each sees the other as a job on the GPU: two standard runs started together on an
  * H100 (two Slurm prologs of jobs starting together) read their gemm.* at 28-49% of the peak,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a GPU should reach: datasheet dense peaks and DRAM bandwidth by PCI device id, and the
  * per-SM tensor rate by compute capability for the formula used when the datasheet is not
  * known (docs/checks.md, the gemm.* rows). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda.matmul: matrix products with gpuverify's own kernels (lib/kernels: WMMA on the tensor
  * cores for FP16, shared-memory tiles for FP32), checked against an FP64 host reference. A
  * functional check like a health-check script's "FP16 matmul" and "matmul benchmark" that needs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_mem_test: most of the free VRAM, allocated in chunks and walked by our own kernel
  * (gv_mem_step): own address and complement, moving inversions of a walking bit and of random
  * words, each word compared on the device. Wrong words are located in the tested memory, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Copies between every ordered pair of a node's GPUs, nvbandwidth's way: peer access turned on
  * where cuDeviceCanAccessPeer allows it, gated batches of copies queued on the source GPU's
  * stream and timed by its events, the median of the samples; and the time of one small copy. */

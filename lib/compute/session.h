@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A GPU session for the active tests: the device's primary context made current on the calling
  * thread (push/pop, so the caller's thread is left as it was), a stream of our own, and our
  * kernels loaded from the embedded PTX. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_stress_gemm: the same cuBLASLt GEMM on every chosen GPU at once for a duration, each
  * result hashed on the GPU (gv_hash_words) and compared with the first iteration's and across
  * GPUs, throughput and NVML telemetry sampled per interval.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVML telemetry of a GPU under test: its PCIe link state, and clocks, power, temperature and
  * clock-event reasons sampled on a thread while a benchmark runs. Everything is optional: with
  * no NVML the figures stay 0 (unknown). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Creating and destroying contexts from versioned options. */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The context's private layout and the helpers every module uses on it. */
 #ifndef GV_CORE_CONTEXT_H
 #define GV_CORE_CONTEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An error text carried up from a reader to the check that reports it ("reading
  * /proc/driver/nvidia/version: no version after 'Kernel Module'"). */
 #ifndef GV_CORE_ERRBUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-context error text and the log callback. The library never prints: both go to the
  * caller, through gv_ctx_last_error() and gv_ctx_opts.log_fn. */
 #include <stdarg.h>

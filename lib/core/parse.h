@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Values from outside the library (files under the sysroot, the kernel log, the environment,
  * the command line, a policy) read through one family of checked parsers. A value is taken
  * only when the whole field is a number of the quantity's documented range (docs/inputs.md);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the work is, for the deadlines gv_run enforces from outside the worker: a check that
  * begins on a subject (its deadline clock restarts) and the step inside it that a hang would
  * be in ("cuStreamSynchronize"). No-ops outside gpuverify-worker. */

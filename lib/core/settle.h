@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A state on its way is read again until it settles, not judged mid-way: the NVSwitch fabric
  * registering the GPUs after the driver loads, an InfiniBand port the subnet manager has not
  * swept yet, a link still training after boot. A node checked as it comes up (slurmd's health

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The size of each public struct in its first released layout (ABI 1.0). A caller's
  * struct_size below these is GV_ERR_VERSION; these numbers never change once released. */
 #ifndef GV_CORE_SIZES_H

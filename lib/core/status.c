@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status texts, versions and memory release: the context-free part of the API. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_struct_size: this library's size of each public struct, so that bindings that mirror the
  * structs (the ctypes package) can check their layouts against the library they loaded. */
 #include <string.h>

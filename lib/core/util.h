@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small helpers every module uses: a monotonic clock, growing a separated text list, units,
  * the order of verdicts. */
 #ifndef GV_CORE_UTIL_H

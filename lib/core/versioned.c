@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Copying versioned structs across the ABI: the caller's struct_size says how much of the
  * layout it knows; we read and write only that much (docs/ABI.md, "Versioned structs"). */
 #include <stdint.h>

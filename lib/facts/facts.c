@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gathering the facts and merging each source's GPUs into one inventory keyed by PCI address. */
 #include "facts/facts_internal.h"
 

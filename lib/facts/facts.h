@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Facts gathered from the node (files, NVML, CUDA) before any verdict: checks judge these, and
  * a fixture sysroot plus a fake scenario make them deterministic. */
 #ifndef GV_FACTS_FACTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Facts from the CUDA driver API: its version, cuInit, and the devices it enumerates (after
  * CUDA_VISIBLE_DEVICES and MIG), matched to the inventory by PCI address. No context is
  * created here. */

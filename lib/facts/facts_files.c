@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Facts from files under the sysroot: OS, kernel, modules, the NVIDIA module's own files and
  * the GPUs' PCI functions. */
 #include <stdio.h>

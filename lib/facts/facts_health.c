@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a GPU's health counters from NVML: one call per counter family, and one
  * nvmlDeviceGetFieldValues for the values NVML only gives as fields (retired pages,
  * clock-event time, T.Limit thresholds, memory temperature, the GPU's recovery action). An entry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the fact gatherers (facts*.c) only. */
 #ifndef GV_FACTS_FACTS_INTERNAL_H
 #define GV_FACTS_FACTS_INTERNAL_H

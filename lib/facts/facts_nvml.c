@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Facts from NVML: driver and CUDA versions, and each GPU's inventory. */
 #include <stdio.h>
 #include <string.h>

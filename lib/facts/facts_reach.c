@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which of the node's GPUs this process may use. A container or a batch job is given some of
  * the node's GPUs: the others stay on the PCI bus, bound to the nvidia driver, but this process
  * may not open their device nodes, so NVML leaves them out of its count (or answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A GPU's health counters: ECC, row remapping, retired pages, repair flags, PCIe replays and
  * AER, NVLink errors, clock-event time, temperature margin, fabric state. Read from NVML and
  * sysfs with the inventory (no CUDA context), judged by the gpu.* health checks. */

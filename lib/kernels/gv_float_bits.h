@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host conversions between the GEMM data encodings and double: decoding what the GPU wrote,
  * and (for the fakes) encoding with round-to-nearest-even as the tensor cores' epilogue does. */
 #ifndef GV_KERNELS_GV_FLOAT_BITS_H

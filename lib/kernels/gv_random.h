@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test data defined element by element from a seed: the GPU fills buffers with it, and the
  * host (or the fake libcuda) recomputes any element without copying the buffer back. Shared by
  * the CUDA C kernels (gv_kernels.cu), the library and the fakes; plain C99 otherwise. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the NCCL benchmark shares with the nccl.* checks. */
 #ifndef GV_NCCL_NCCL_H
 #define GV_NCCL_NCCL_H

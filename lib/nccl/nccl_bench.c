@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_nccl_bench, gv_nccl_unique_id and gv_nccl_bench_rank: a size sweep of one NCCL collective
  * with exact data checked on the GPU and nccl-tests' timing and figures.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text about the NCCL in use: its version and the settings that steer it. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "nccl/nccl_log.h"
 
 #include <fcntl.h>

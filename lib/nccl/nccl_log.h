@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's INFO log as gpuverify-worker captures it, and what it says NCCL chose: the transport of
  * every connection between ranks ("Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"), the
  * network, NVLS. The formats are NCCL's (src/transport/{p2p,shm,net}.cc, src/init.cc, 2.18 to

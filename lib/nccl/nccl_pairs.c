@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GV_NCCL_PAIRS: every ordered pair of ranks in turn, the one slow or broken link among many. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One NCCL sweep's state, shared by the sweep itself (nccl_bench.c), the collectives' shapes
  * (nccl_shapes.c: sizes, buffers, calls, exact results) and the pairs (nccl_pairs.c). */
 #ifndef GV_NCCL_NCCL_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The collectives' shapes, as nccl-tests gives them: names, bus factors, element counts per
  * size, buffers, the in-place layout, what each rank's output must be checked over, and the
  * NCCL calls of one GPU (NCCL's own all-to-all, gather and scatter from 2.28, sends and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NCCL's settings as NCCL itself would see them, and the network it would choose.
  *
  * Precedence follows NCCL's initEnv: the environment, then $NCCL_CONF_FILE (else

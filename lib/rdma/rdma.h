@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The RDMA report behind gv_rdma_status: what the sysfs reader, libibverbs and the NCCL
  * settings fill in, and what the rdma.* and gpudirect.* checks judge. */
 #ifndef GV_RDMA_RDMA_H

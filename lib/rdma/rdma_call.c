@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_rdma_status as a call in gpuverify-worker (worker/call.h): libibverbs opens every RDMA
  * device and asks its firmware about the ports, and a NIC whose firmware stopped answering
  * keeps that call waiting for as long as the kernel's command timeout, or for ever; in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The RDMA report and its accessors: the sysfs reader, libibverbs when it loads, the NCCL
  * settings and NCCL's choice, copied out through versioned structs (gv_rdma_status, in
  * rdma_call.c, builds it in gpuverify-worker). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The RDMA stack from files under the sysroot (formats as the kernel writes them):
  * /sys/class/infiniband/<dev>/{fw_ver,node_guid,hca_type,board_id,device,ports/<n>/...},
  * /sys/class/net/<if>/mtu, configfs rdma_cm, /proc/modules, peer memory. A file that is absent

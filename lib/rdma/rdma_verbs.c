@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What libibverbs adds to the files: which devices it can open, the ports' MTUs (InfiniBand has
  * no MTU file), and whether the provider registers DMA-BUF memory (GPUDirect RDMA without
  * peer memory), probed the way NCCL does: ibv_reg_dmabuf_mr with fd -1 fails with EOPNOTSUPP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Building reports and the public accessors on them. */
 #include "report/report.h"
 

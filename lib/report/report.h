@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report model inside the library: results appended by the checks, facts kept beside. */
 #ifndef GV_REPORT_REPORT_H
 #define GV_REPORT_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-GPU verdicts: each GPU of the report's inventory judged by the rows whose subject is
  * that GPU ("gpu3"), so that a scheduler can take one bad GPU of eight out of service alone
  * (docs/outputs.md, "Per-GPU verdicts"). Derived from the rows on every call: a report read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report as JSON, through jansson. Keys are stable: never renamed once released. */
 #include <jansson.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_report_from_json: a report read back from its JSON (schema_version 1 to 6), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */

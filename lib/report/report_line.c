@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_report_line: the run's verdict in one line, for programs that read one line (gv-check
  * --quiet and --npd, the Slurm and NHC scripts' drain reasons, the Python binding). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report in Prometheus' text exposition format (version 0.0.4), for node_exporter's
  * textfile collector (docs/outputs.md, "Prometheus").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Time series attached to report rows (stress.gemm): kept beside the results, written as the
  * row's "series" array in JSON and read back from it, so that they travel from the worker to
  * the caller and survive gv_report_from_json. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_check_driver and gv_gpu_info: the node's inventory (driver, NVML, CUDA, the GPUs). Where
  * the calls run in gpuverify-worker (worker/call.h), the facts are gathered there as gv_run's
  * are, within driver.nvml's and driver.cuda's deadlines, and only the summary comes back: a

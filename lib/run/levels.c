@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run levels. quick fits a Slurm prolog: files, libraries, a CUDA context with a VRAM test
  * and our own FP16/FP32 matmul per GPU (no cuBLASLt in the process, so no driver.compat), no
  * bandwidth sweep, no collective, no GPUDirect RDMA readiness (a multi-node matter, not every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What each run level selects and how long it may take (docs/checks.md, "Levels"). */
 #ifndef GV_RUN_LEVELS_H
 #define GV_RUN_LEVELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_run (the suite): facts gathered once per call, judged by the selected checks. */
 #include <stdio.h>
 #include <stdlib.h>

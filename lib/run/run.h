@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_run in two halves: the plan (options checked, checks and GPUs selected, the policy
  * copied to its full size) made in the caller's process, and the checks run in-process,
  * either in the caller (GV_ISOLATION_NONE) or in gpuverify-worker, which streams each row. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_run_opts.on_event: the caller's progress callback, fed from wherever the checks run: the
  * progress hooks in the caller's process (GV_ISOLATION_NONE), or the worker's begin events and
  * rows as the client reads them. */

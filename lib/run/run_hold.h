@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run's hold on its GPUs: gv_run takes every GPU it will run work on (compute/gpu_lock.h)
  * before the first check that does, in one order (no two runs each holding a GPU the other
  * waits for), and keeps them to its end, so that another gpuverify neither measures them

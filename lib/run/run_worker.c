@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_run through gpuverify-worker: the caller's side.
  *
  * The node's worker gathers the facts and runs the checks in catalog order. When it has two or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_run through gpuverify-worker: the caller's side (run_worker.c), and the same over a
  * stream already read. */
 #ifndef GV_RUN_RUN_WORKER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The worker's command line for a run, written by gv_run and read by gpuverify-worker, and the
  * calls the worker knows by name. */
 #include "run/worker_args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What passes between gv_run and gpuverify-worker: the worker's command line (a context, as
  * worker/protocol.h writes it, and a plan) and its output, one compact JSON object per line:
  *   {"event":"facts","report":<the report JSON without rows>}

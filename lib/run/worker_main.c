@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify-worker: runs the checks gv_run hands it in this process and writes each event
  * as one JSON line on stdout (worker_args.h). Started by the library only; it closes every
  * descriptor but its three, prints nothing else, and exits 0 after "end". */

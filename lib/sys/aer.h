@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe Advanced Error Reporting counters from sysfs (aer_dev_correctable, aer_dev_nonfatal,
  * aer_dev_fatal) of a device and every bridge above it up to the root port. */
 #ifndef GV_SYS_AER_H

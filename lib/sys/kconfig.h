@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The running kernel's build configuration: /boot/config-<release>, else /proc/config.gz
  * (gzip, through zlib), else /lib/modules/<release>/build/.config, all under the sysroot. */
 #ifndef GV_SYS_KCONFIG_H

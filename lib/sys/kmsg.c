@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading /dev/kmsg: each read() returns one record ("6,1234,5678,-;text"); O_NONBLOCK ends
  * the loop with EAGAIN at the newest record instead of waiting for the next, and EPIPE means
  * records were overwritten while reading (skip on). A captured log in a sysroot is a regular

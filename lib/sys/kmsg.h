@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA Xid events from the kernel log (<root>/dev/kmsg), the driver's own record of GPU
  * faults: "NVRM: Xid (PCI:0000:18:00): 79, pid=..., GPU has fallen off the bus." */
 #ifndef GV_SYS_KMSG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loaded kernel modules: /proc/modules, plus /sys/module/<name> for built-in drivers. */
 #ifndef GV_SYS_MODULES_H
 #define GV_SYS_MODULES_H

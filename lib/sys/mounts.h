@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* This process's mounts, from /proc/self/mountinfo. */
 #ifndef GV_SYS_MOUNTS_H
 #define GV_SYS_MOUNTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SR-IOV VFs that accelerate a Hyper-V VM's synthetic network interface (Azure Accelerated
  * Networking). Such a VF is a ConnectX function with an RDMA device of its own (mlx5_0 beside
  * an ND VM's InfiniBand mlx5_1), but it carries the VM's frontend Ethernet: no RDMA fabric. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the NVIDIA kernel module says about itself: /proc/driver/nvidia/version,
  * /proc/driver/nvidia/gpus/<bdf>/information and /sys/module/nvidia/{version,taint}. */
 #ifndef GV_SYS_NVIDIA_PROC_H

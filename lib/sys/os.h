@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The operating system and kernel: /etc/os-release, /proc/sys/kernel/osrelease, /proc/uptime. */
 #ifndef GV_SYS_OS_H
 #define GV_SYS_OS_H

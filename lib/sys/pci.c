@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE /* cpu_set_t, sched_setaffinity */
 #include "sys/pci.h"
 

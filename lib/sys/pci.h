@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCI functions from sysfs: /sys/bus/pci/devices/<bdf> and the link it points along. */
 #ifndef GV_SYS_PCI_H
 #define GV_SYS_PCI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the PCIe links GPUs share leave each of them when all move data at once. A root port's
  * or switch port's link carries every function under it: GPUs under one switch split its
  * uplink by design, and only a share below what that split leaves is a fault. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading files relative to the context's sysroot. Links are resolved inside the root, never
  * with an absolute realpath() that would escape it. */
 #ifndef GV_SYS_SYSROOT_H

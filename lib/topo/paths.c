@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Path classes on the hwloc tree. hwloc_get_common_ancestor_obj() crashes on I/O objects in
  * hwloc 2.9, so the common ancestor is found by walking parent pointers here. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Path classes between devices of an hwloc tree, with nvidia-smi's `topo -m` semantics
  * (docs/topology.md, "Path classes"), and NCCL's GPUDirect RDMA level. */
 #ifndef GV_TOPO_PATHS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_topology: GPUs and RDMA NICs from hwloc (live or XML), merged with NVML and sysfs facts
  * when live, every pair classified, and the result copied out so no hwloc state outlives the
  * call. hwloc is used through PCI bus ids only: its cuda/nvml/opencl components stay off. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_topology's builder for the library's own callers, and the object it builds. */
 #ifndef GV_TOPO_TOPOLOGY_H
 #define GV_TOPO_TOPOLOGY_H

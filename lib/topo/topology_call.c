@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_topology as a call in gpuverify-worker (worker/call.h): live discovery runs hwloc over
  * sysfs and nvmlInit, either of which a wedged driver can stall, and hwloc 2.9 crashes on some
  * malformed XML files; in the worker a stall ends at the call's deadline and a crash is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One public call in gpuverify-worker: the single-purpose calls that drive an NVIDIA library
  * (gv_cuda_check, gv_mem_test, gv_gemm_bench, gv_stress_gemm, gv_cudnn_check, the NCCL
  * sweeps) and those that read the machine through a library (gv_topology: hwloc and NVML;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One call in gpuverify-worker: the caller's side (call.h). The caller waits for the worker's
  * last word until the call's deadline (plus a moment for a worker that noticed the deadline
  * itself to say so), then kills the worker's process group, which ends any state however

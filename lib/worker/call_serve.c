@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One call in gpuverify-worker: the worker's side (call.h). The call runs in this process with
  * nothing to guard against (its caller kills this process at the deadline); what it reports on
  * the way goes out as events. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a worker's output: each whole line handed over as it arrives, until the output ends,
  * a line is not the worker's, or a deadline passes. */
 #ifndef GV_WORKER_LINES_H

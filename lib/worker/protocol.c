@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The worker's command line and the fields of its events, as every client of
  * gpuverify-worker writes and reads them. */
 #include "worker/protocol.h"

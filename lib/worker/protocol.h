@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every client of gpuverify-worker writes and reads alike: the worker's command line, whose
  * first flags recreate the caller's context there, and the fields of its events (one compact
  * JSON object per line; call.h lists a call's, run/worker_args.h a run's). */

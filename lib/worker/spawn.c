@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding gpuverify-worker and starting it: posix_spawn in its own process group, stdin and
  * stderr on /dev/null, stdout the pipe back, no other descriptor, and an environment cut down
  * to what the NVIDIA libraries and the loader read. */

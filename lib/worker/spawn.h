@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Starting and stopping one gpuverify-worker process. */
 #ifndef GV_WORKER_SPAWN_H
 #define GV_WORKER_SPAWN_H

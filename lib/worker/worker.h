@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuverify-worker: the process gv_run isolates the checks in, and the public calls that drive
  * an NVIDIA library their work (docs/ABI.md, "Isolation").
  *

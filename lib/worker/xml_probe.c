@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A topology XML read by hwloc in gpuverify-worker first, so that a file hwloc crashes on
  * crashes the worker, not the caller (hwloc 2.9 dereferences NULL on some malformed files). */
 #include <signal.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The built library against the committed ABI baseline (libabigail). An incompatible change
 # fails; a compatible one (an added symbol, a struct grown at the end) is printed and passes,
 # and needs a CHANGELOG line. Regenerate the baseline only at a release (docs/ABI.md):

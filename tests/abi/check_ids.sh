@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The check catalog against the frozen list of released IDs (tests/abi/check_ids.txt).
 # Usage: check_ids.sh GV_CHECK IDS_FILE
 set -u

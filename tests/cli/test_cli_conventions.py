@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The command-line conventions every gpuverify tool keeps (examples/cli.h), asserted tool by tool:
 
   --version           exit 0, "<tool> X.Y.Z ..." on stdout, nothing on stderr, one version for all

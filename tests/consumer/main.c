@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Links against the installed libgpuverify and runs the driver checks on a fixture node. */
 #include <gpuverify/gpuverify.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build into a scratch prefix, moves it (the .pc file and CMake package must be
 # relocatable), then builds and runs the consumer with find_package and with pkg-config.
 # usage: run.sh BUILD_DIR CONSUMER_SOURCE WORK_DIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gpuverify's image, built and run: container/build-image.sh builds container/Containerfile (a
 Debian 12 base bootstrapped from the Debian mirror where no registry answers) and checks
 `gv-check --version` and the fakes' exit status inside as outside; then, in the image:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libcublasLt.so.13 for CI, built from lib/backends/cublaslt_api.def. It computes every
  * GEMM for real on the host (tests use small shapes), charges the fake GPU clock at the
  * scenario's TFLOPS, and can corrupt its outputs (silent data corruption). Test code only. */

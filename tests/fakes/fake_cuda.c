@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libcuda.so.1 for CI, built from lib/backends/cuda_api.def. Like the real driver it
  * exports cuGetProcAddress_v2, which hands out the entries of the symbol list by base name
  * and ABI version. Devices come from the scenario file, minus lost GPUs and GPUs in MIG mode,

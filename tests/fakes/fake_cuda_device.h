@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the fake libcuda shares with the other fakes (cuBLASLt, cuDNN): its virtual GPU clock
  * and the scenario GPU of the current context. Test code only. */
 #ifndef GV_FAKES_FAKE_CUDA_DEVICE_H

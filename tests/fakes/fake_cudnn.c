@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libcudnn.so.9 for CI, built from lib/backends/cudnn_api.def: descriptors are kept,
  * and the forward convolution (NCHW, cross-correlation) is computed on the host. Test code. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libibverbs.so.1 from lib/backends/ibverbs_api.def: the scenario's ib_device lines are
  * the devices it lists, with their port MTUs and whether ibv_reg_dmabuf_mr is supported, and
  * its fault line can stop ibv_open_device (hang, crash, error=errno). Test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libnccl.so.2 for CI, built from lib/backends/nccl_api.def. Ranks meet in a shared
  * file that the unique id names, so ranks of one process (one communicator per GPU) and ranks
  * of several processes (mpirun) reduce their real host buffers (the fake libcuda's "device"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libnvidia-ml.so.1 for CI, built from lib/backends/nvml_api.def: every entry the
  * library resolves exists here under its newest exported name with the same signature,
  * answering from the scenario file. Test code only: never shipped. */

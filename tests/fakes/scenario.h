@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario files for the fake NVIDIA libraries: the node a test pretends to be.
  *
  *   driver_version = 580.95.05     cuda_version = 13000     nvml_version = 13.580.95.05

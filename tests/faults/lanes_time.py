@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Time to a verdict flat in the GPU count: the per-GPU tests of 8 GPUs take at most 1.3x
 their time on one GPU, each GPU in a worker of its own.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One fault scenario of the isolated worker, end to end through gv-check --json: the
 verdicts and messages it must give, the exit status, and the wall time it must keep.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer: NCCL's setting values as a user writes them: NCCL_IB_HCA / NCCL_SOCKET_IFNAME
  * lists ("^=mlx5_0:1,mlx5_1") matched against device names and ports, and
  * NCCL_NET_GDR_LEVEL ("PHB", "3"). One value per line: "list<TAB>name<TAB>port". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer: gv_policy_parse over any text. What parses must survive gv_policy_format and
  * parse back to the same policy (the worker receives its policy that way): the same text
  * again. (Not memcmp: a text field set twice keeps the longer value's bytes past its NUL.) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer: gv_report_from_json over any text (a report from another node or process).
  * What reads must render to JSON and Prometheus, and read back again.
  *

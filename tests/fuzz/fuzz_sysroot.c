@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer: every reader of a node's files at once. The input is up to N records separated
  * by 0x1e, written to the files below in a scratch sysroot (a missing record removes the
  * file); then the checks that judge files, and gv_rdma_status, run over it offline. Covers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the text-parsing fuzz targets share: the input as a NUL-terminated string, and one
  * context for the whole run. */
 #ifndef GV_FUZZ_TEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer: an `lstopo --of xml` file through gv_topology (hwloc's XML reader, then our
  * GPU/NIC locality over whatever it built), with the accessors walked. */
 #include <stdint.h>

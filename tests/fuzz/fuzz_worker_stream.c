@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer: the caller's reader of gpuverify-worker's output (gv_worker_replay), as if a
  * worker had written these bytes and exited. Whatever it wrote, the report must render and
  * every planned check must have a row or a reason.

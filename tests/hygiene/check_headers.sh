@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every public header compiles on its own, as C99 and as C++11, warnings as errors.
 # usage: check_headers.sh CC CXX INCLUDE_ROOT
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Exported symbols == the version script == GV_API declarations in the public headers, all gv_.
 # usage: check_symbols.sh LIBRARY MAPFILE INCLUDE_DIR
 set -eu

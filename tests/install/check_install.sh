@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gpuverify installed like a system tool: `cmake --install` into a scratch prefix, moved (the
 # tree must be relocatable), then, with no LD_LIBRARY_PATH and no GPUVERIFY_* variable:
 #  - every installed tool and gpuverify-worker carries RUNPATH $ORIGIN/<its way to the library>

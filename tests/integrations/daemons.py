@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the tests that start real daemons (Slurm's, Prometheus') share: a free loopback port,
 and stopping what they started whatever state the test left it in."""
 import signal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Kubernetes DaemonSet (examples/integrations/kubernetes/gpuverify-daemonset.yaml) as the
 tests run it: its pod spec, and one pass of its loop over the fakes: the NVIDIA libraries on the
 loader's path (as the NVIDIA container toolkit injects them), a fixture sysroot at the hostPath

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Another gpuverify holding a GPU, as the integration tests stage it: a process holding the
 GPU's lock file (flock) with what gpu_lock.c writes there (PID 4121, since when, the program's
 name), as if it had held the GPU for `held_s` seconds. Shared by the Slurm, NHC and fake-scontrol

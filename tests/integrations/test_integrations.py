@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The integration examples end to end over the fakes: the Slurm health check's decisions
 (scontrol replaced by a fake keeping one node's state: drains a failing node with the failing
 check's line, resumes only its own drains, keeps an admin's reason, cuts long reasons at a word,

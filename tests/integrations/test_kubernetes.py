@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Kubernetes DaemonSet's own command line, run as the pod would run it, over the fakes: the
 NVIDIA libraries on the loader's path (as the NVIDIA container toolkit injects them), the node's
 root at the hostPath mount, one pass of its loop. A healthy node publishes

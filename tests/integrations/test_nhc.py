@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """examples/integrations/nhc/gpuverify.nhc under LBNL NHC's driver (test_nhc_driver.sh: NHC's
 helpers, variables, watchdog and offline/online calls), over the fakes: a healthy node passes and
 is marked online; a lost GPU dies with the FAIL line naming driver.gpu_count, which reaches

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # NHC's code as it is, unquoted expansions and all:
 # shellcheck disable=SC2086,SC2128,SC2145,SC2317,SC2034,SC1090
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """examples/integrations/node-problem-detector/gpuverify-monitor.json as node-problem-detector
 reads and applies it, without NPD: the config against NPD's schema of custom plugin configs
 (pkg/custompluginmonitor/types: the fields NPD reads, their types, Go durations, NPD's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """examples/integrations/prometheus/gpuverify-alerts.yml in a real Prometheus.
 
 `promtool check rules` and `promtool test rules` on the shipped files; then Debian's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """examples/integrations/slurm/gpuverify-healthcheck.sh on a real Slurm: Debian 12's munged,
 slurmctld and slurmd started here as a one-node cluster on loopback (config, keys, sockets,
 state and logs in a temporary directory; nothing in /etc), the script as slurmd's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runs gv-check over every fake scenario and fixture sysroot and checks its outputs with real
 validators: the JSON against docs/report.schema.json (python3-jsonschema), the Prometheus text
 with `promtool check metrics` (Debian's prometheus package) and against the series budget, and

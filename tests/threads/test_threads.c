@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_run from 8 threads at once, each on its own context, against the fake libraries: through
  * gpuverify-worker (the caller's side: spawning, reading, killing) and in-process (loading,
  * NVML, the checks). Built under ThreadSanitizer (-DGPUVERIFY_TSAN=ON, .ci/run), which fails

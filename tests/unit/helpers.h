@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the unit tests: where the fixtures and fakes are, contexts over them, and finding
  * results in a report. */
 #ifndef GV_TESTS_HELPERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The single-purpose calls in gpuverify-worker (lib/worker/call.h): a call stuck inside the
  * driver comes back at its deadline as a FAIL naming where it stopped, a crash is an ERROR
  * naming the signal, a broken worker is an ERROR, and the caller's process goes on either way.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The active tests over the fake libcuda, cuBLASLt and cuDNN: verdicts and figures per
  * scenario, and refusals of bad input. */
 #define _GNU_SOURCE /* usleep */

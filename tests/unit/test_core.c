@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status texts, versions and contexts: every bad input refused cleanly. */
 #include <math.h>
 #include <stddef.h>

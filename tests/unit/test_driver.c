@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver and inventory verdicts over every fixture sysroot and fake scenario. */
 #include <stdio.h>
 #include <stdlib.h>

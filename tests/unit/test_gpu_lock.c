@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One gpuverify at a time on a GPU (compute/gpu_lock.h) and gv_run's hold on its GPUs
  * (run/run_hold.h): processes exclude each other, threads of one share, a child works under
  * its parent's hold, a killed holder leaves nothing behind, and a run waits for another's GPUs

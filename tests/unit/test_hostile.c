@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hostile sysroots: files that block (a FIFO), never end (/dev/zero), loop (symlinks), lead
  * out of the root (absolute and ../ links), or hold garbage. Every read must stay inside the
  * root, return, and never turn garbage into a PASS. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run-time loader: search order, what was tried, broken files, the vtable cache, and the
  * fakes exporting every entry of the symbol lists. */
 #include <dlfcn.h>

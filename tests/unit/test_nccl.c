@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_nccl_* over the fake libnccl and libcuda: exact data for every collective, figures by
  * nccl-tests' formulas, the fault scenarios (wrong sum, hang, crash, absent), the deadline with
  * a rank that never arrives (in gpuverify-worker, the default, and in the caller), the nccl.*

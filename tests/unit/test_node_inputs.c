@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hostile node inputs: a kernel log that is binary or never ends, numbers too large to hold,
  * one GPU's empty driver file, a driver that names a GPU by another PCI domain. Each costs the
  * record it spoils, never its siblings, and never reads as a PASS. */

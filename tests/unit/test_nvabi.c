@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our minimal ABI declarations (lib/backends/nvabi) against NVIDIA's own headers: every value
  * and layout we rely on must match. Built only where the CUDA toolkit is installed. */
 #include <cuda.h>

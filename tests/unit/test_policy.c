@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Policies (parse, load, the expectations the checks take from them), run levels, budgets and
  * GPU selection, over the fixtures and fakes. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_rdma_status and the rdma.* / gpudirect.* checks over the RDMA fixture sysroots
  * (make_fixtures.py), the fake libibverbs, hwloc replaying each fixture (HWLOC_FSROOT) and
  * hwloc's captured 32em64t-2n8c+1mic tree with its real ConnectX-3 port. */

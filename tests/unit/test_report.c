@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report: JSON through jansson read back, Prometheus text, and versioned copies out. */
 #include <jansson.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sysroot readers on good, malformed and hostile files. */
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gv_topology over hwloc's own test topologies (tests/fixtures/hwloc, README there says why
  * each expected class is right) and its captured sysfs trees replayed with HWLOC_FSROOT. */
 #include <stdio.h>

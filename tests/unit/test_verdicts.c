@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The verdicts a scheduler acts on, as invariants over the fixtures rather than case by case:
  * a node healthy as it was built never FAILs, and a node with no GPU to test never passes,
  * whatever checks the caller selects (docs/checks.md, "Verdicts a scheduler can trust"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The worker's protocol without a worker: its command line both ways, and gv_run's reading of
  * a stream (gv_worker_replay) that ends well, stops short, garbles or reports an error. The
  * real worker, its deadlines and crashes are tests/faults. */

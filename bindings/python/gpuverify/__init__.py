@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gpuverify: is this GPU node fit for work, and if not, what exactly is wrong?
 
 A ctypes binding of libgpuverify (no compiled extension). Importing never loads the library:

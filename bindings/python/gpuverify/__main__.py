@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m gpuverify: gv-check in Python, with the same options, output modes and exit codes.
 
 Exit status: 0 healthy (PASS, WARN, SKIP only); 1 a check FAILed; 2 usage error, or the run

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The caller's arguments checked before they reach ctypes, which would otherwise wrap an int to
 its C type without a word (gpu=2**33 is GPU 0, -1 is 4294967295) and keep an unknown keyword as
 a Python attribute the library never sees. The ranges are the C library's (include/gpuverify/*.h,

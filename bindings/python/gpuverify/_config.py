@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where this copy of the package looks for libgpuverify before the system's search.
 
 setup.py rewrites LIBRARY_DIRS in the installed copy when GPUVERIFY_INSTALL_LIBDIR is set at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Finding and loading libgpuverify, lazily, with argtypes and restype on every function.
 
 Where the library is looked for, in this order (the first that loads is used):

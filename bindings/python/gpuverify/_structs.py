@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes mirrors of the public structs (include/gpuverify/*.h), field for field. Each carries
 its C name; _native checks every mirror against gv_struct_size() of the loaded library."""
 import ctypes as C

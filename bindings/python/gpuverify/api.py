@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Pythonic surface: a Context, verdicts as an enum, results as dataclasses with
 to_dict()."""
 import ctypes as C

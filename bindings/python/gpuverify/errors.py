@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exceptions: one class per library status, all under GpuverifyError. A verdict (FAIL) is never an
 exception; an exception means the call could not do its job."""
 from typing import Dict, Type

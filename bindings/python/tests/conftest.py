@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The C build's fixtures and fake NVIDIA libraries, as ctest passes them:
 GPUVERIFY_LIBRARY (the built libgpuverify.so.1), GV_TEST_FIXTURES, GV_TEST_FAKELIB, GV_CHECK."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gpuverify over the fakes: loading, struct layouts, the run, the benchmarks, policies and
 errors, and python -m gpuverify against gv-check."""
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The caller's arguments (docs/inputs.md): an unknown keyword option raises TypeError, a number
 outside the C library's range ValueError before ctypes could wrap it (gpu=2**33 was GPU 0), a
 policy dict whose key or value holds a newline, another control byte or '#' ValueError (it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pip install --no-build-isolation into a fresh virtual environment (offline, Debian's
 setuptools), and where the installed package finds libgpuverify: $GPUVERIFY_LIBRARY, the
 directory recorded at install (GPUVERIFY_INSTALL_LIBDIR), the environment's prefix, then the

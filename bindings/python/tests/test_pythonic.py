@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a Python user expects: Verdict as an enum, Report.failures and a lean to_dict(), the
 held_by rows of a GPU another gpuverify holds, exit codes, and python -m gpuverify's
 --version, --duration and --help."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """examples/python/torchrun_check.py over the fakes, as torchrun would start one rank of it:
 LOCAL_RANK set, only that GPU checked, exit 0 (trained), 1 (a FAIL), 4 (held by another
 gpuverify past the wait; 3 with a library that does not say so), retried while held."""

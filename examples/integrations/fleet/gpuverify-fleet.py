@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Reads many nodes' gpuverify JSON reports and flags the outliers against the fleet median.
 
     srun -N 64 --ntasks-per-node=1 gv-check --json --checks gemm,cuda.copy,nccl > reports.json

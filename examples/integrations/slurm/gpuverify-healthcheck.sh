@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Slurm HealthCheckProgram or Prolog: runs `gv-check --quiet` and keeps the node's state in step
 # with its verdict, so `sinfo -R` says what is wrong:
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our own minimal declarations of the cuBLASLt ABI (see cuda_abi.h for why); checked against
  * cublasLt.h by tests/unit/test_nvabi.c where the toolkit is installed. */
 #ifndef GV_NVABI_CUBLASLT_ABI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our own minimal declarations of the CUDA driver API ABI: just the types, values and layouts
  * gpuverify uses, so no NVIDIA header is needed to build. tests/unit/test_nvabi.c checks each
  * against the real cuda.h when the toolkit is present. Prefix gvcu_ / GVCU_ avoids clashes. */

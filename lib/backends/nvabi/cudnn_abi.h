@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our own minimal declarations of the cuDNN ABI (see cuda_abi.h for why): the legacy
  * convolution API, present in cuDNN 8 and 9. Checked against cudnn.h by test_nvabi. */
 #ifndef GV_NVABI_CUDNN_ABI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our own minimal declarations of the NCCL ABI (see cuda_abi.h for why). Checked against
  * nccl.h by test_nvabi where the toolkit ships it. */
 #ifndef GV_NVABI_NCCL_ABI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Our own minimal declarations of the NVML ABI (see cuda_abi.h for why). tests/unit/test_nvabi.c
  * checks them against nvml.h when the toolkit ships it. */
 #ifndef GV_NVABI_NVML_ABI_H
