@@ -248,13 +248,19 @@ static __thread struct {
     double *sums;
 } last;
 
+static int same_layout(const struct gvbl_layout_st *x, const struct gvbl_layout_st *y)
+{
+    return x->type == y->type && x->rows == y->rows && x->cols == y->cols && x->ld == y->ld;
+}
+
+/* Field by field: a layout's padding is never written. */
 static int same_as_last(gvbl_matmul_desc desc, float scale, const void *a, gvbl_layout la,
                         const void *b, gvbl_layout lb, uint64_t m, uint64_t n)
 {
-    return last.sums && !memcmp(&last.desc, desc, sizeof *desc) &&
-           !memcmp(&last.la, la, sizeof *la) && !memcmp(&last.lb, lb, sizeof *lb) &&
-           last.scale == scale && last.m == m && last.n == n && !memcmp(last.a, a, extent(la)) &&
-           !memcmp(last.b, b, extent(lb));
+    return last.sums && last.desc.compute == desc->compute && last.desc.trans_a == desc->trans_a &&
+           last.desc.trans_b == desc->trans_b && same_layout(&last.la, la) &&
+           same_layout(&last.lb, lb) && last.scale == scale && last.m == m && last.n == n &&
+           !memcmp(last.a, a, extent(la)) && !memcmp(last.b, b, extent(lb));
 }
 
 /* Keeps this GEMM's inputs and sums as the last (nothing when they are too big). */
