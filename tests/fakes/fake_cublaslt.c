@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libcublasLt.so.13 for CI, built from lib/backends/cublaslt_api.def. It computes every
- * GEMM for real on the host (tests use small shapes), charges the fake GPU clock at the
- * scenario's TFLOPS, and can corrupt its outputs (silent data corruption). Test code only. */
+ * GEMM for real on the host (tests use small shapes; the same inputs again reuse the last
+ * sums), charges the fake GPU clock at the scenario's TFLOPS, and can corrupt its outputs
+ * (silent data corruption). Test code only. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -184,6 +185,105 @@ static unsigned long long count_run(const fake_gpu *g)
     return 0;
 }
 
+/* Operands decoded to doubles up to this many elements each (128 MiB); larger ones are read
+ * element by element. */
+#define FAKE_DECODED_MAX (16ull << 20)
+
+/* sums[j * m + i] = scale * (op(A) op(B))(i, j), computed in double. */
+static void products(gvbl_matmul_desc desc, float scale, const void *a, gvbl_layout a_layout,
+                     const void *b, gvbl_layout b_layout, uint64_t m, uint64_t n, uint64_t k,
+                     double *sums)
+{
+    /* op(A) row by row and op(B) column by column, each element decoded once rather than at
+     * each of its uses: the decoding is most of the host's work, many times more under the
+     * sanitizers and valgrind. The same sums, in the same order. */
+    double *ad = m * k <= FAKE_DECODED_MAX ? malloc(m * k * sizeof *ad) : NULL;
+    double *bd = ad && k * n <= FAKE_DECODED_MAX ? malloc(k * n * sizeof *bd) : NULL;
+    if (ad && bd) {
+        for (uint64_t i = 0; i < m; i++)
+            for (uint64_t p = 0; p < k; p++)
+                ad[i * k + p] =
+                    desc->trans_a ? element(a_layout, a, p, i) : element(a_layout, a, i, p);
+        for (uint64_t j = 0; j < n; j++)
+            for (uint64_t p = 0; p < k; p++)
+                bd[j * k + p] =
+                    desc->trans_b ? element(b_layout, b, j, p) : element(b_layout, b, p, j);
+    }
+    for (uint64_t j = 0; j < n; j++)
+        for (uint64_t i = 0; i < m; i++) {
+            double sum = 0;
+            if (ad && bd) {
+                const double *ar = ad + i * k, *bc = bd + j * k;
+                for (uint64_t p = 0; p < k; p++)
+                    sum += ar[p] * bc[p];
+            } else {
+                for (uint64_t p = 0; p < k; p++) {
+                    double av =
+                        desc->trans_a ? element(a_layout, a, p, i) : element(a_layout, a, i, p);
+                    double bv =
+                        desc->trans_b ? element(b_layout, b, j, p) : element(b_layout, b, p, j);
+                    sum += av * bv;
+                }
+            }
+            sums[j * m + i] = sum * scale;
+        }
+    free(ad);
+    free(bd);
+}
+
+/* The bytes a layout spans from its base. */
+static size_t extent(const gvbl_layout l)
+{
+    return l->rows && l->cols ? ((l->cols - 1) * (uint64_t)l->ld + l->rows) * size_of(l->type) : 0;
+}
+
+/* The last GEMM's inputs and sums, per thread: a timed batch repeats one GEMM on the same
+ * inputs thousands of times, and its sums are those of the first. Small GEMMs only. */
+#define FAKE_CACHED_MAX (1u << 20)
+static __thread struct {
+    struct gvbl_matmul_desc_st desc;
+    struct gvbl_layout_st la, lb;
+    float scale;
+    uint64_t m, n;
+    unsigned char *a, *b;
+    double *sums;
+} last;
+
+static int same_layout(const struct gvbl_layout_st *x, const struct gvbl_layout_st *y)
+{
+    return x->type == y->type && x->rows == y->rows && x->cols == y->cols && x->ld == y->ld;
+}
+
+/* Field by field: a layout's padding is never written. */
+static int same_as_last(gvbl_matmul_desc desc, float scale, const void *a, gvbl_layout la,
+                        const void *b, gvbl_layout lb, uint64_t m, uint64_t n)
+{
+    return last.sums && last.desc.compute == desc->compute && last.desc.trans_a == desc->trans_a &&
+           last.desc.trans_b == desc->trans_b && same_layout(&last.la, la) &&
+           same_layout(&last.lb, lb) && last.scale == scale && last.m == m && last.n == n &&
+           !memcmp(last.a, a, extent(la)) && !memcmp(last.b, b, extent(lb));
+}
+
+/* Keeps this GEMM's inputs and sums as the last (nothing when they are too big). */
+static void remember(gvbl_matmul_desc desc, float scale, const void *a, gvbl_layout la,
+                     const void *b, gvbl_layout lb, uint64_t m, uint64_t n, const double *sums)
+{
+    free(last.a), free(last.b), free(last.sums);
+    last.a = last.b = NULL, last.sums = NULL;
+    size_t ea = extent(la), eb = extent(lb);
+    if (ea > FAKE_CACHED_MAX || eb > FAKE_CACHED_MAX || m * n * sizeof *sums > FAKE_CACHED_MAX)
+        return;
+    last.a = malloc(ea ? ea : 1), last.b = malloc(eb ? eb : 1);
+    last.sums = malloc(m * n * sizeof *sums);
+    if (!last.a || !last.b || !last.sums) {
+        free(last.a), free(last.b), free(last.sums);
+        last.a = last.b = NULL, last.sums = NULL;
+        return;
+    }
+    memcpy(last.a, a, ea), memcpy(last.b, b, eb), memcpy(last.sums, sums, m * n * sizeof *sums);
+    last.desc = *desc, last.la = *la, last.lb = *lb, last.scale = scale, last.m = m, last.n = n;
+}
+
 /* D = alpha * op(A) * op(B) + beta * C, column-major, computed in double. */
 gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void *alpha,
                            const void *a, gvbl_layout a_layout, const void *b, gvbl_layout b_layout,
@@ -210,19 +310,27 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
     /* A GPU that starts computing wrong after so many GEMMs: element (0, 0) off by one. */
     unsigned long long nth = count_run(g);
     double drift = g->gemm_drift_after && nth > (unsigned long long)g->gemm_drift_after ? 1.0 : 0.0;
+    double *sums = NULL;
+    if (same_as_last(desc, scale, a, a_layout, b, b_layout, m, n))
+        sums = last.sums;
+    else {
+        sums = malloc((m * n + 1) * sizeof *sums);
+        if (!sums)
+            return GVBL_STATUS_ALLOC_FAILED;
+        products(desc, scale, a, a_layout, b, b_layout, m, n, k, sums);
+    }
     for (uint64_t j = 0; j < n; j++)
         for (uint64_t i = 0; i < m; i++) {
-            double sum = 0;
-            for (uint64_t p = 0; p < k; p++) {
-                double av = desc->trans_a ? element(a_layout, a, p, i) : element(a_layout, a, i, p);
-                double bv = desc->trans_b ? element(b_layout, b, j, p) : element(b_layout, b, p, j);
-                sum += av * bv;
-            }
-            sum = sum * scale + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
+            double sum =
+                sums[j * m + i] + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
             uint32_t bits = gv_float_to_bits(bits_of(d_layout->type), sum);
             memcpy((unsigned char *)d + (j * (uint64_t)d_layout->ld + i) * out_size, &bits,
                    out_size);
         }
+    if (sums != last.sums) {
+        remember(desc, scale, a, a_layout, b, b_layout, m, n, sums);
+        free(sums);
+    }
     /* gemm_tflops is the 16-bit rate; the others in Hopper's proportions. TF32 runs at the FP32
      * rate under NVIDIA_TF32_OVERRIDE=0, as the real library does. */
     const char *tf32 = getenv("NVIDIA_TF32_OVERRIDE");

@@ -547,11 +547,18 @@ static gvcu_result fake_cuMemcpyDtoDAsync(gvcu_deviceptr dst, gvcu_deviceptr src
     return GVCU_SUCCESS;
 }
 
+/* A stream is the count of streams made on its GPU when it was made (1 for the first). */
 static gvcu_result fake_cuStreamCreate(gvcu_stream *stream, unsigned int flags)
 {
     (void)flags;
-    *stream = (gvcu_stream)malloc(1);
-    return *stream ? GVCU_SUCCESS : GVCU_ERROR_OUT_OF_MEMORY;
+    static int made[FAKE_MAX_GPUS];
+    int *serial = malloc(sizeof *serial);
+    if (!serial)
+        return GVCU_ERROR_OUT_OF_MEMORY;
+    *serial = __atomic_add_fetch(&made[current >= 0 && current < FAKE_MAX_GPUS ? current : 0], 1,
+                                 __ATOMIC_RELAXED);
+    *stream = (gvcu_stream)serial;
+    return GVCU_SUCCESS;
 }
 
 static gvcu_result fake_cuStreamDestroy(gvcu_stream stream)
@@ -623,12 +630,16 @@ static gvcu_result fake_cuEventQuery(gvcu_event event)
 
 static gvcu_result fake_cuEventElapsedTime(float *ms, gvcu_event start, gvcu_event end)
 {
-    /* slow_timings: a moment when something else had the bus, for the first intervals. */
+    /* slow_timings, slow_streams: a moment when something else had the bus, for the first
+     * intervals or the first streams' (the default stream, NULL, is none of those). */
     static int timed[FAKE_MAX_GPUS];
     const fake_gpu *g = fake_cuda_current_gpu();
     int slot = current >= 0 && current < FAKE_MAX_GPUS ? current : 0;
-    double factor =
-        g && __atomic_fetch_add(&timed[slot], 1, __ATOMIC_RELAXED) < g->slow_timings ? 2 : 1;
+    const int *stream = (const int *)((fake_event *)end)->stream;
+    double factor = g && (__atomic_fetch_add(&timed[slot], 1, __ATOMIC_RELAXED) < g->slow_timings ||
+                          (stream && *stream <= g->slow_streams))
+                        ? 2
+                        : 1;
     *ms = (float)((((fake_event *)end)->when - ((fake_event *)start)->when) * 1e3 * factor);
     return GVCU_SUCCESS;
 }

@@ -352,14 +352,16 @@ static gvnc_result run_p2p(const queued_op *ops, int n)
         memcpy((char *)slot(o->comm, me) + (size_t)o->peer * MAILBOX_BYTES, o->send,
                o->count * sizeof(float));
         __atomic_add_fetch(&sh->sent[me][o->peer], 1, __ATOMIC_ACQ_REL);
-        /* A link takes its time: 20 us + 2 GB/s, the scenario's slow one 50 us + 0.1 GB/s,
-         * long enough that the host's own hiccups on a busy CI machine do not decide. */
+        /* A link takes its time: 1 ms + 2 GB/s, the scenario's slow one 2.5 ms + 0.1 GB/s.
+         * A pair is timed over its loop of operations (50 in test_nccl's pairs): at 1 ms each,
+         * a stall of the host's of tens of milliseconds on a busy machine does not make one
+         * pair look twice as slow as the others, which a loop of microseconds did. */
         const int *slow = sc.nccl_slow_link;
         double bytes = (double)o->count * sizeof(float);
         double seconds =
             (me == slow[0] && o->peer == slow[1]) || (me == slow[1] && o->peer == slow[0])
-                ? 50e-6 + bytes / 1e8
-                : 20e-6 + bytes / 2e9;
+                ? 2.5e-3 + bytes / 1e8
+                : 1e-3 + bytes / 2e9;
         struct timespec t = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
         nanosleep(&t, NULL);
     }

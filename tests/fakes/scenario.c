@@ -176,6 +176,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->clock_events = strtoull(v, NULL, 0);
     else if (!strcmp(k, "slow_timings"))
         g->slow_timings = atoi(v);
+    else if (!strcmp(k, "slow_streams"))
+        g->slow_streams = atoi(v);
     else if (!strcmp(k, "kernel_wall_ms"))
         g->kernel_wall_ms = atoi(v);
     else if (!strcmp(k, "gemm_drift_after"))

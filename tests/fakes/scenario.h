@@ -38,6 +38,9 @@
  *         asleep: the GPU's work, not the host's CPU, sets how long a test takes)
  *   gpu = ...; slow_timings=9   (the first 9 intervals timed with CUDA events on the GPU read
  *         twice as long: something else took the bus or the GPU for that moment)
+ *   gpu = ...; slow_streams=1   (every interval timed on the first stream made on the GPU reads
+ *         twice as long: the whole first measurement, however many intervals its wall-clock
+ *         warm-up takes)
  *   gpu = ...; clock_events=0x24   (NVML's current clock-event reasons under load: power cap
  *         and SW thermal slowdown; default 0)
  *   gpu = ...; gemm_drift_after=50   (the 51st and later GEMMs on the GPU come out wrong)
@@ -147,8 +150,9 @@ typedef struct fake_gpu {
     int sm_clock;       /* the SM clock NVML reports under load, MHz; 0: max_sm_clock */
     unsigned long long clock_events; /* nvmlClocksEventReason* bits NVML reports; default 0 */
     int slow_timings;                /* the first this many event intervals read twice as long */
-    long long gemm_drift_after;      /* > 0: GEMMs after this many on the GPU come out wrong */
-    long long mem_stuck; /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
+    int slow_streams; /* intervals on the first this many streams made read twice as long */
+    long long gemm_drift_after; /* > 0: GEMMs after this many on the GPU come out wrong */
+    long long mem_stuck;        /* byte offset of a stuck-at-1 bit in memory-test buffers; -1 */
     int mem_stuck_bit;
     long long mem_ecc_cor, mem_ecc_unc; /* ECC errors counted while the memory test runs */
     int nvlinks, nvlinks_down;          /* NVLinks the GPU has, how many of them are inactive */

@@ -11,12 +11,14 @@ Usage (ctest runs it with Debian's /usr/bin/python3):
     validate_outputs.py GV_CHECK FIXTURES FAKELIB EMPTYLIB SCHEMA PROMTOOL
 Exit 77 when jsonschema or promtool is missing (scripts/setup-debian.sh installs both)."""
 import collections
+import concurrent.futures
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 try:
     import jsonschema
@@ -160,6 +162,57 @@ def run(gv_check, sysroot, libdir, scenario, args, env, mode):
     return subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=300)
 
 
+MODES = ("--json", "--prometheus", "--npd")
+
+
+def check_case(name, report_run, prom, npd, promtool, validator):
+    """One case's three runs and what each must be: (problems, the check IDs its report has).
+    The Prometheus text and the --npd line are judged against the --json run's report."""
+    failures = []
+    try:
+        report = json.loads(report_run.stdout)
+    except json.JSONDecodeError as e:
+        return ["%s: not JSON (%s), exit %d: %s" % (name, e, report_run.returncode,
+                                                    report_run.stderr.strip())], set()
+    errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
+    for e in errors[:5]:
+        failures.append("%s: %s at %s" % (name, e.message, "/".join(map(str, e.path))))
+    bad = report["verdict"] in ("FAIL", "ERROR")
+    errors_rows = [c for c in report["checks"] if c["verdict"] == "ERROR"]
+    held = bool(errors_rows) and all("held_by" in c for c in errors_rows)
+    fail = any(c["verdict"] == "FAIL" for c in report["checks"])
+    want_exit = 1 if fail else (4 if held else 3) if errors_rows else 0
+    if report_run.returncode != want_exit:
+        failures.append("%s: --json exit %d (want %d) with verdict %s" % (
+            name, report_run.returncode, want_exit, report["verdict"]))
+    failures += ["%s: %s" % (name, p) for p in unhelpful_rows(report)]
+    failures += ["%s: %s" % (name, p) for p in gpu_verdict_problems(report)]
+
+    check = subprocess.run([promtool, "check", "metrics"], input=prom.stdout,
+                           capture_output=True, text=True)
+    if check.returncode != 0 or not prom.stdout.startswith("# HELP gpuverify_info"):
+        failures.append("%s: promtool: %s%s" % (name, check.stdout, check.stderr))
+    healthy = "gpuverify_node_healthy %d" % (0 if bad else 1)
+    if healthy not in prom.stdout:
+        failures.append("%s: Prometheus text lacks '%s'" % (name, healthy))
+    failures += ["%s: %s" % (name, p) for p in prometheus_problems(prom.stdout, len(report["gpus"]))]
+    given = sum(1 for g in report["gpus"] if not g["inaccessible"])
+    failures += ["%s: %s" % (name, p) for p in gpu_usable_problems(prom.stdout, given)]
+
+    verdicts = [c["verdict"] for c in report["checks"]]
+    want = 1 if "FAIL" in verdicts else 2 if "ERROR" in verdicts else 0
+    lines = npd.stdout.splitlines()
+    if npd.returncode != want or len(lines) != 1 or len(npd.stdout.encode()) > 201:
+        failures.append("%s: --npd exit %d (want %d), %d line(s): %r" % (
+            name, npd.returncode, want, len(lines), npd.stdout[:200]))
+    return failures, {c["id"] for c in report["checks"]}
+
+
+# gv-check runs at once: most of a run's time is waiting (hangs cut at their deadline, the
+# fabric's probe, the worker's start), not the CPU, so more runs than cores go side by side.
+PARALLEL = 4 * (os.cpu_count() or 1)
+
+
 def main():
     gv_check, fixtures, fakelib, emptylib, schema_path = map(os.path.abspath, sys.argv[1:6])
     promtool = sys.argv[6]
@@ -170,53 +223,28 @@ def main():
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema,
                                                 format_checker=jsonschema.FormatChecker())
-    failures, seen_ids, count = [], set(), 0
-    for name, root, libdir, scenario, args, env in cases(fixtures, fakelib, emptylib):
-        count += 1
-        out = run(gv_check, root, libdir, scenario, args, env, "--json")
-        try:
-            report = json.loads(out.stdout)
-        except json.JSONDecodeError as e:
-            failures.append("%s: not JSON (%s), exit %d: %s" % (name, e, out.returncode,
-                                                                out.stderr.strip()))
-            continue
-        errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
-        for e in errors[:5]:
-            failures.append("%s: %s at %s" % (name, e.message, "/".join(map(str, e.path))))
-        bad = report["verdict"] in ("FAIL", "ERROR")
-        errors_rows = [c for c in report["checks"] if c["verdict"] == "ERROR"]
-        held = bool(errors_rows) and all("held_by" in c for c in errors_rows)
-        fail = any(c["verdict"] == "FAIL" for c in report["checks"])
-        want_exit = 1 if fail else (4 if held else 3) if errors_rows else 0
-        if out.returncode != want_exit:
-            failures.append("%s: --json exit %d (want %d) with verdict %s" % (
-                name, out.returncode, want_exit, report["verdict"]))
-        seen_ids.update(c["id"] for c in report["checks"])
-        failures += ["%s: %s" % (name, p) for p in unhelpful_rows(report)]
-        failures += ["%s: %s" % (name, p) for p in gpu_verdict_problems(report)]
-
-        prom = run(gv_check, root, libdir, scenario, args, env, "--prometheus")
-        check = subprocess.run([promtool, "check", "metrics"], input=prom.stdout,
-                               capture_output=True, text=True)
-        if check.returncode != 0 or not prom.stdout.startswith("# HELP gpuverify_info"):
-            failures.append("%s: promtool: %s%s" % (name, check.stdout, check.stderr))
-        healthy = "gpuverify_node_healthy %d" % (0 if bad else 1)
-        if healthy not in prom.stdout:
-            failures.append("%s: Prometheus text lacks '%s'" % (name, healthy))
-        failures += ["%s: %s" % (name, p) for p in prometheus_problems(prom.stdout, len(report["gpus"]))]
-        given = sum(1 for g in report["gpus"] if not g["inaccessible"])
-        failures += ["%s: %s" % (name, p) for p in gpu_usable_problems(prom.stdout, given)]
-
-        npd = run(gv_check, root, libdir, scenario, args, env, "--npd")
-        verdicts = [c["verdict"] for c in report["checks"]]
-        want = 1 if "FAIL" in verdicts else 2 if "ERROR" in verdicts else 0
-        lines = npd.stdout.splitlines()
-        if npd.returncode != want or len(lines) != 1 or len(npd.stdout.encode()) > 201:
-            failures.append("%s: --npd exit %d (want %d), %d line(s): %r" % (
-                name, npd.returncode, want, len(lines), npd.stdout[:200]))
+    # Runs side by side would wait for one another's hold on the same fake GPUs (the GPU
+    # locks, as two gpuverify runs on one node do): each run its own lock folder.
+    locks = os.environ.get("GPUVERIFY_LOCK_DIR") or tempfile.mkdtemp(prefix="gv-locks-")
+    all_cases = list(cases(fixtures, fakelib, emptylib))
+    runs = []
+    for i, (name, root, libdir, scenario, args, env) in enumerate(all_cases):
+        for mode in MODES:
+            lock_dir = os.path.join(locks, "case-%d%s" % (i, mode))
+            os.makedirs(lock_dir, exist_ok=True)
+            runs.append((root, libdir, scenario, args, dict(env, GPUVERIFY_LOCK_DIR=lock_dir),
+                         mode))
+    with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
+        done = list(pool.map(lambda r: run(gv_check, *r), runs))
+    failures, seen_ids = [], set()
+    for i, case in enumerate(all_cases):
+        problems, ids = check_case(case[0], *done[3 * i:3 * i + 3], promtool, validator)
+        failures += problems
+        seen_ids |= ids
     for f in failures:
         print("FAIL", f)
-    print("%d cases, %d check IDs seen, %d problems" % (count, len(seen_ids), len(failures)))
+    print("%d cases, %d check IDs seen, %d problems" % (len(all_cases), len(seen_ids),
+                                                         len(failures)))
     return 1 if failures else 0
 
 

@@ -262,7 +262,7 @@ static void a_fifo_is_no_lock_file(void **state)
     assert_int_equal(mkfifo(path, 0444), 0);
     double t0 = gv_now_s();
     assert_int_equal(gv_gpu_lock_take(owner, GPU, 5, NULL), 0);
-    assert_true(gv_now_s() - t0 < 1);
+    assert_true(gv_now_s() - t0 < 2.5); /* half the 5 s it would wait for a holder */
     gv_gpu_lock_give(GPU);
     unlink(path);
 }
@@ -362,12 +362,16 @@ static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
     (void)state;
     for (int isolation = GV_ISOLATION_PROCESS; isolation <= GV_ISOLATION_NONE; isolation++) {
         lock_dir(isolation == GV_ISOLATION_NONE ? "run-kept-none" : "run-kept-worker");
-        pid_t pid = holder_child(GPU, 60);
+        /* The same run with the GPU free: what the host takes for it now. */
         double t0 = gv_now_s();
+        gv_report_free(run_cuda(isolation, 4));
+        double alone = gv_now_s() - t0;
+        pid_t pid = holder_child(GPU, 60);
+        t0 = gv_now_s();
         gv_report *r = run_cuda(isolation, 4); /* waits 2 s, half its budget */
         double took = gv_now_s() - t0;
         assert_true(took > 1.5);
-        assert_true(took < 4.5);
+        assert_true(took < 4.5 + alone); /* within its budget, the host's slowness apart */
         char want[64];
         snprintf(want, sizeof want, "another gpuverify (PID %ld", (long)pid);
         static const char *const ids[] = {"cuda.init", "cuda.alloc", "gemm.fp16"};
@@ -391,7 +395,9 @@ static void the_nccl_sweep_works_under_the_runs_hold(void **state)
 {
     (void)state;
     lock_dir("nccl");
-    gv_ctx *ctx = fake_ctx("h100x8", 4);
+    /* A deadline long enough that waiting for the hold (half of it, 10 s) cannot be mistaken
+     * for a slow host's sweep. */
+    gv_ctx *ctx = fake_ctx("h100x8", 20);
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = "nccl.allreduce";
     o.gpus = "0,1";
@@ -400,7 +406,7 @@ static void the_nccl_sweep_works_under_the_runs_hold(void **state)
     gv_report *r = NULL;
     double t0 = gv_now_s();
     assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
-    assert_true(gv_now_s() - t0 < 2);
+    assert_true(gv_now_s() - t0 < 10);
     assert_int_equal(verdict_of(r, "nccl.allreduce", "node"), GV_PASS);
     gv_report_free(r);
     gv_ctx_destroy(ctx);

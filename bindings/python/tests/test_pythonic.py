@@ -219,5 +219,6 @@ def test_cli_duration_sets_how_long_stress_loads_the_gpus(fixtures, fakelib):
     rows = {c["id"]: c for c in json.loads(out.stdout)["checks"]}
     assert rows["stress.gemm"]["verdict"] == "PASS"
     series = rows["stress.gemm"]["series"]
-    assert series and max(s["t_s"] for s in series) < 1.0  # not the default 120 s
-    assert took < 30
+    # Not the default 120 s, whatever the host's load makes of 0.3 s.
+    assert series and max(s["t_s"] for s in series) < 30
+    assert took < 60
