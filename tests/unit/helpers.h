@@ -42,6 +42,10 @@ int verdict_of(const gv_report *r, const char *id, const char *subject);
 int count_verdict(const gv_report *r, int verdict);
 gv_gpu gpu_of(const gv_report *r, uint32_t index);
 
+/* Runs the tests whose index is I modulo N when GV_TEST_SHARD is "I/N" (I from 1), else all:
+ * ctest runs a long suite as several tests side by side (gv_unit_test_sharded). */
+int run_shard(const char *name, const struct CMUnitTest *tests, size_t count);
+
 /* A temporary directory for malformed sysroots, and a file written under it. */
 char *temp_root(void);
 /* A copy of the healthy 8-GPU fixture (sysroots/h100-open) in a temp_root, to spoil. */

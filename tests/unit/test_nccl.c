@@ -715,5 +715,5 @@ int main(void)
             the_transport_check_fails_nvlink_gpus_on_shm_and_sockets_beside_active_rdma),
         cmocka_unit_test(bad_input_is_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_shard("test_nccl", tests, sizeof tests / sizeof *tests);
 }
