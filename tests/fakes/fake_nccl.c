@@ -355,7 +355,7 @@ static gvnc_result run_p2p(const queued_op *ops, int n)
         /* A link takes its time: 1 ms + 2 GB/s, the scenario's slow one 2.5 ms + 0.1 GB/s.
          * A pair is timed over its loop of operations (50 in test_nccl's pairs): at 1 ms each,
          * a stall of the host's of tens of milliseconds on a busy machine does not make one
-         * pair look twice as slow as the others, which a loop of microseconds did. */
+         * pair look twice as slow as the others, as it would over a loop of microseconds. */
         const int *slow = sc.nccl_slow_link;
         double bytes = (double)o->count * sizeof(float);
         double seconds =
