@@ -31,10 +31,15 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SOURCE, "tests", "faults"))
+sys.path.insert(0, os.path.join(SOURCE, "tests", "schema"))
 import run_fault  # noqa: E402  (the fault cases, as ctest runs them)
+import validate_outputs  # noqa: E402  (the scenario and sysroot cases, as ctest runs them)
 
-SMALL = ["--gemm-size", "32", "--copy-mib", "1", "--nccl-kib", "64"]
-EIGHT_GPU_CHECKS = "^cuda,^mem,^gemm,^cudnn"
+SMALL = validate_outputs.SMALL
+EIGHT_GPU_CHECKS = validate_outputs.EIGHT_GPU_CHECKS
+# The scenarios validate_outputs leaves out (an all-reduce that waits for the rest of the
+# budget), here with NCCL left out so that the rest of their report is compared.
+NCCL_HANGS = ("h100x8-nccl-hang", "h100x8-nccl-host-hang")
 
 # Rows of the tests that run work on the fake GPUs: their figures are timed with the host's
 # clock, and the memory test's addresses are the allocator's.
@@ -46,30 +51,17 @@ SECONDS = re.compile(r"\d+(\.\d+)? ?(s|ms|us|seconds?)\b")
 
 
 def output_cases(fixtures, fakelib, emptylib):
-    """validate_outputs.py's: (name, argv tail, environment)."""
+    """validate_outputs.py's cases: (name, argv tail, environment)."""
+    for name, root, lib, scenario, args, env in validate_outputs.cases(fixtures, fakelib, emptylib):
+        env = dict(env, GV_FAKE_SCENARIO=scenario) if scenario else env
+        argv = ["--sysroot", root, "--library-dir", lib] + args
+        yield ("sysroot-" + name[len("no libraries: "):] if not scenario else "outputs-" + name,
+               argv, env)
     roots = os.path.join(fixtures, "sysroots")
-    for conf in sorted(os.listdir(os.path.join(fixtures, "scenarios"))):
-        name = conf[:-len(".conf")]
-        env = {"GV_FAKE_SCENARIO": os.path.join(fixtures, "scenarios", conf)}
-        if name in ("t4", "nvml-mismatch"):
-            root = "debian12-proprietary"
-        elif "rdma" in name:
-            root = "h100-roce-mtu1500" if "mtu1500" in name else "h100-roce"
-            env["HWLOC_FSROOT"] = os.path.join(roots, root)
-        else:
-            root = "h100-open"
-        args = SMALL + ([] if name.startswith("h100x1") else ["--checks", EIGHT_GPU_CHECKS])
-        if name.startswith("fault-"):
-            args = SMALL + ["--deadline", "1", "--checks", EIGHT_GPU_CHECKS]
-        if name in ("h100x8-nccl-hang", "h100x8-nccl-host-hang"):
-            # The all-reduce would wait for what is left of the budget: the rest of the run.
-            args = SMALL + ["--checks", EIGHT_GPU_CHECKS + ",^nccl"]
-        yield ("outputs-" + name, ["--sysroot", os.path.join(roots, root), "--library-dir",
-                                   fakelib] + args, env)
-    for root in sorted(os.listdir(roots)):
-        env = {"HWLOC_FSROOT": os.path.join(roots, root)} if root.startswith("h100-roce") else {}
-        yield ("sysroot-" + root, ["--sysroot", os.path.join(roots, root), "--library-dir",
-                                   emptylib], env)
+    for name in NCCL_HANGS:
+        env = {"GV_FAKE_SCENARIO": os.path.join(fixtures, "scenarios", name + ".conf")}
+        yield ("outputs-" + name, ["--sysroot", os.path.join(roots, "h100-open"), "--library-dir",
+                                   fakelib] + SMALL + ["--checks", EIGHT_GPU_CHECKS + ",^nccl"], env)
 
 
 def fault_cases(fixtures, fakelib, work):
