@@ -52,7 +52,8 @@ SECONDS = re.compile(r"\d+(\.\d+)? ?(s|ms|us|seconds?)\b")
 
 def output_cases(fixtures, fakelib, emptylib):
     """validate_outputs.py's cases: (name, argv tail, environment)."""
-    for name, root, lib, scenario, args, env in validate_outputs.cases(fixtures, fakelib, emptylib):
+    cases = validate_outputs.cases(fixtures, fakelib, emptylib)
+    for name, root, lib, scenario, args, env in cases:
         env = dict(env, GV_FAKE_SCENARIO=scenario) if scenario else env
         argv = ["--sysroot", root, "--library-dir", lib] + args
         yield ("sysroot-" + name[len("no libraries: "):] if not scenario else "outputs-" + name,
@@ -60,8 +61,9 @@ def output_cases(fixtures, fakelib, emptylib):
     roots = os.path.join(fixtures, "sysroots")
     for name in NCCL_HANGS:
         env = {"GV_FAKE_SCENARIO": os.path.join(fixtures, "scenarios", name + ".conf")}
-        yield ("outputs-" + name, ["--sysroot", os.path.join(roots, "h100-open"), "--library-dir",
-                                   fakelib] + SMALL + ["--checks", EIGHT_GPU_CHECKS + ",^nccl"], env)
+        args = SMALL + ["--checks", EIGHT_GPU_CHECKS + ",^nccl"]
+        root = os.path.join(roots, "h100-open")
+        yield "outputs-" + name, ["--sysroot", root, "--library-dir", fakelib] + args, env
 
 
 def fault_cases(fixtures, fakelib, work):
