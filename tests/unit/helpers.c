@@ -180,6 +180,12 @@ void remove_tree(const char *root)
 
 int run_shard(const char *name, const struct CMUnitTest *tests, size_t count)
 {
+    /* GV_TEST_ONLY / GV_TEST_SKIP: one test of a suite in a ctest test of its own (one that
+     * must run alone), the rest without it. */
+    if (getenv("GV_TEST_ONLY"))
+        cmocka_set_test_filter(getenv("GV_TEST_ONLY"));
+    if (getenv("GV_TEST_SKIP"))
+        cmocka_set_skip_filter(getenv("GV_TEST_SKIP"));
     const char *shard = getenv("GV_TEST_SHARD");
     unsigned i = 0, n = 0;
     if (!shard || sscanf(shard, "%u/%u", &i, &n) != 2 || n == 0 || i < 1 || i > n)
