@@ -63,13 +63,17 @@ typedef struct gv_ctx_opts {
     /* The gpuverify-worker executable; NULL = $GPUVERIFY_WORKER, else the one installed
      * with the library (gv_library_status(ctx, GV_LIB_WORKER, ...) says where it looked). */
     const char *worker_path;
+    /* Since ABI 1.1. The history database (SQLite) gv_run keeps each GPU's and the node's
+     * record in and judges the history.* checks from (docs/history.md); NULL = none: no file
+     * is read or written and history.* are not run. */
+    const char *state_path;
 } gv_ctx_opts;
 
 #ifdef __cplusplus
 #define GV_CTX_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_ctx_opts), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,        \
-            GV_LOG_WARN, GV_AUTO, 0.0, NULL                                                        \
+            GV_LOG_WARN, GV_AUTO, 0.0, NULL, NULL                                                  \
     }
 #else
 #define GV_CTX_OPTS_INIT                                                                           \

@@ -24,6 +24,24 @@ enum gv_verdict { GV_PASS = 0, GV_WARN = 1, GV_FAIL = 2, GV_SKIP = 3, GV_ERROR =
 /* "PASS", "WARN", ...; "UNKNOWN" for values outside the enum. Static, never NULL. */
 GV_API const char *gv_verdict_name(int32_t verdict);
 
+/* What a scheduler is to do about a row, in rising order of strength: a node's action is the
+ * strongest of its rows' (gv_report_action). Every WARN, FAIL and ERROR row names one; PASS and
+ * SKIP rows say GV_ACTION_NONE. docs/checks.md ("Actions") maps them to DCGM's failure classes
+ * and gpud's repair actions. */
+enum gv_action {
+    GV_ACTION_NONE = 0,        /* nothing to do */
+    GV_ACTION_RERUN = 1,       /* not judged or a transient result: run the check again */
+    GV_ACTION_WAIT = 2,        /* the GPU is in use or being tested: run again once it is free */
+    GV_ACTION_FIX_CONFIG = 3,  /* software or configuration: driver, module, settings, policy */
+    GV_ACTION_RESET_GPU = 4,   /* the GPU needs a reset (nvidia-smi -r) before it is used */
+    GV_ACTION_REBOOT_NODE = 5, /* the node needs a reboot */
+    GV_ACTION_HW_INSPECT = 6   /* drain the node for hardware inspection or replacement */
+};
+
+/* "none", "rerun", "wait", "fix_config", "reset_gpu", "reboot_node", "hw_inspect"; "unknown"
+ * for values outside the enum. Static, never NULL. */
+GV_API const char *gv_action_name(int32_t action);
+
 typedef struct gv_check_result {
     uint32_t struct_size;
     int32_t verdict;          /* enum gv_verdict */
@@ -44,6 +62,17 @@ typedef struct gv_check_result {
     int32_t held_by_other;
     int32_t held_by_pid;
     double held_s;
+    /* Since ABI 1.1. What to do about this row (enum gv_action); GV_ACTION_NONE for PASS and
+     * SKIP. */
+    int32_t action;
+    int32_t reserved3;
+    /* gemm.* and stress.gemm: a hash of the result matrix of a product of fixed, seeded
+     * inputs ("crc64:<16 hex digits>"), and what makes two hashes comparable: GPU model,
+     * driver, cuBLASLt version, data type, size and the algorithm named. Equal keys must give
+     * equal hashes on healthy GPUs; a fleet compares them across nodes (docs/checks.md,
+     * "Result fingerprints"). "" for other checks. */
+    char fingerprint[32];
+    char fingerprint_key[224];
 } gv_check_result;
 
 #define GV_CHECK_RESULT_INIT GV_STRUCT_INIT(gv_check_result)
@@ -164,6 +193,9 @@ GV_API uint32_t gv_report_count(const gv_report *report); /* 0 for NULL */
 GV_API gv_status gv_report_result(const gv_report *report, uint32_t index, gv_check_result *out);
 /* Worst verdict among PASS/WARN/FAIL/ERROR (SKIP counts as PASS); GV_PASS for an empty report. */
 GV_API int32_t gv_report_verdict(const gv_report *report);
+/* The node's action: the strongest of its rows' (enum gv_action); GV_ACTION_NONE for an empty
+ * or NULL report. */
+GV_API int32_t gv_report_action(const gv_report *report);
 /* The facts the checks were judged from. */
 GV_API gv_status gv_report_driver(const gv_report *report, gv_driver_info *out);
 GV_API uint32_t gv_report_gpu_count(const gv_report *report);
@@ -210,7 +242,7 @@ GV_API int32_t gv_report_line(const gv_report *report, char *out, uint32_t cap);
  * described by docs/report.schema.json (its version is the report's schema_version). */
 GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
 
-/* Reads a report back from its JSON (schema_version 1 to 6), as rendered here or by another process
+/* Reads a report back from its JSON (schema_version 1 to 7), as rendered here or by another process
  * or node: the same accessors and renderers then work on it. GV_ERR_PARSE names the key that
  * is missing or of the wrong type. Free with gv_report_free. */
 GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out);

@@ -56,6 +56,27 @@ const char *gv_verdict_name(int32_t verdict)
     return "UNKNOWN";
 }
 
+const char *gv_action_name(int32_t action)
+{
+    switch ((enum gv_action)action) {
+    case GV_ACTION_NONE:
+        return "none";
+    case GV_ACTION_RERUN:
+        return "rerun";
+    case GV_ACTION_WAIT:
+        return "wait";
+    case GV_ACTION_FIX_CONFIG:
+        return "fix_config";
+    case GV_ACTION_RESET_GPU:
+        return "reset_gpu";
+    case GV_ACTION_REBOOT_NODE:
+        return "reboot_node";
+    case GV_ACTION_HW_INSPECT:
+        return "hw_inspect";
+    }
+    return "unknown";
+}
+
 #define GV_STR2(x) #x
 #define GV_STR(x) GV_STR2(x)
 

@@ -158,6 +158,20 @@ void gv_result_remedy(gv_check_result *res, const char *fmt, ...)
     va_end(ap);
 }
 
+void gv_result_action(gv_check_result *res, int32_t action)
+{
+    if (res)
+        res->action = action;
+}
+
+void gv_result_fingerprint(gv_check_result *res, const char *hash, const char *key)
+{
+    if (!res)
+        return;
+    snprintf(res->fingerprint, sizeof res->fingerprint, "%s", hash);
+    snprintf(res->fingerprint_key, sizeof res->fingerprint_key, "%s", key);
+}
+
 void gv_report_free(gv_report *r)
 {
     if (!r)
@@ -190,6 +204,15 @@ int32_t gv_report_verdict(const gv_report *r)
     for (size_t i = 0; r && i < r->count; i++)
         worst = gv_verdict_worse(worst, r->results[i].verdict);
     return worst;
+}
+
+int32_t gv_report_action(const gv_report *r)
+{
+    int32_t strongest = GV_ACTION_NONE;
+    for (size_t i = 0; r && i < r->count; i++)
+        if (r->results[i].action > strongest && r->results[i].action <= GV_ACTION_HW_INSPECT)
+            strongest = r->results[i].action;
+    return strongest;
 }
 
 gv_status gv_report_driver(const gv_report *r, gv_driver_info *out)

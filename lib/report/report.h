@@ -105,6 +105,10 @@ void gv_result_expected(gv_check_result *res, const char *source, const char *fm
     __attribute__((format(printf, 3, 4)));
 void gv_result_remedy(gv_check_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* What a scheduler is to do about the row (enum gv_action). */
+void gv_result_action(gv_check_result *res, int32_t action);
+/* The result fingerprint of a GEMM row: its hash and comparability key. */
+void gv_result_fingerprint(gv_check_result *res, const char *hash, const char *key);
 
 /* The JSON of one row and of a report (report_json.c), and their readers (report_json_read.c):
  * the worker streams rows and facts in the report's own format. */

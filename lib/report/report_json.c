@@ -11,8 +11,10 @@
  * 3: a check's optional series (docs/report.schema.v2.json is version 2);
  * 4: a GPU's inaccessible (docs/report.schema.v3.json is version 3).
  * 5: a check's optional held_by (docs/report.schema.v4.json is version 4).
- * 6: a GPU's verdict and failed_checks (docs/report.schema.v5.json is version 5). */
-#define GV_REPORT_SCHEMA_VERSION 6
+ * 6: a GPU's verdict and failed_checks (docs/report.schema.v5.json is version 5).
+ * 7: the node's and each check's action, a check's optional fingerprint (docs/report.schema.v6.json
+ *    is version 6). */
+#define GV_REPORT_SCHEMA_VERSION 7
 
 /* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
 static json_t *int_or_null(long long v)
@@ -165,6 +167,13 @@ json_t *gv_result_to_json(const gv_check_result *c)
     json_object_set_new(o, "expected_source", text_or_null(c->expected_source));
     json_object_set_new(o, "remediation", text_or_null(c->remediation));
     json_object_set_new(o, "duration_s", json_real(c->duration_s));
+    json_object_set_new(o, "action", json_string(gv_action_name(c->action)));
+    if (c->fingerprint[0]) {
+        json_t *fp = json_object();
+        json_object_set_new(fp, "hash", str(c->fingerprint));
+        json_object_set_new(fp, "key", str(c->fingerprint_key));
+        json_object_set_new(o, "fingerprint", fp);
+    }
     if (c->held_by_other) {
         json_t *held = json_object();
         json_object_set_new(held, "pid",
@@ -189,6 +198,7 @@ json_t *gv_report_to_json(const gv_report *r)
     json_object_set_new(root, "isolation", text_or_null(r->isolation));
     json_object_set_new(root, "isolation_detail", text_or_null(r->isolation_detail));
     json_object_set_new(root, "verdict", json_string(gv_verdict_name(gv_report_verdict(r))));
+    json_object_set_new(root, "action", json_string(gv_action_name(gv_report_action(r))));
     json_t *summary = json_object();
     for (int v = GV_PASS; v <= GV_ERROR; v++) {
         size_t n = 0;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 6), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 7), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -199,6 +199,18 @@ static void check(reader *rd, json_t *o, size_t index, gv_check_result *c)
         json_t *s = json_object_get(held, "held_s");
         c->held_s = json_is_number(s) ? json_number_value(s) : -1;
     }
+    /* Version 7: the row's action (absent before: none) and its fingerprint. */
+    const char *action = json_string_value(json_object_get(o, "action"));
+    for (int32_t a = GV_ACTION_NONE; action && a <= GV_ACTION_HW_INSPECT; a++)
+        if (strcmp(action, gv_action_name(a)) == 0)
+            c->action = a;
+    if (json_object_get(o, "action") && !action)
+        bad(rd, "action", "a string");
+    json_t *fp = json_object_get(o, "fingerprint");
+    if (json_is_object(fp)) {
+        text(rd, fp, "hash", c->fingerprint, sizeof c->fingerprint);
+        text(rd, fp, "key", c->fingerprint_key, sizeof c->fingerprint_key);
+    }
 }
 
 static void read_report(reader *rd, json_t *root, gv_report *r)
@@ -260,10 +272,10 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
     if (!r)
         rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
     else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
-             json_integer_value(version) > 6)
+             json_integer_value(version) > 7)
         rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads versions 1 to 6",
-                            json_is_integer(version) ? "is not 1 to 6" : "missing");
+                            "report JSON: schema_version %s: this library reads versions 1 to 7",
+                            json_is_integer(version) ? "is not 1 to 7" : "missing");
     else
         read_report(&rd, root, r);
     if (rd.status != GV_OK) {

@@ -17,7 +17,7 @@ static void json_round_trip(void **state)
     json_error_t err;
     json_t *root = json_loads(text, 0, &err);
     assert_non_null(root);
-    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 6);
+    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 7);
     assert_string_equal(json_string_value(json_object_get(root, "verdict")), "FAIL");
     assert_string_equal(json_string_value(json_object_get(root, "hostname")), "gpu-h100-017");
     json_t *gpus = json_object_get(root, "gpus");

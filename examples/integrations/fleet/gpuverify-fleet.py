@@ -38,8 +38,8 @@ def reports(paths):
             obj, pos = decoder.raw_decode(text, pos)
             nccl = isinstance(obj, dict) and "collective" in obj and "hosts" in obj
             if not nccl and (not isinstance(obj, dict) or
-                             obj.get("schema_version") not in (1, 2, 3, 4, 5, 6)):
-                raise ValueError("%s: neither a gpuverify report (schema_version 1 to 6) nor "
+                             obj.get("schema_version") not in (1, 2, 3, 4, 5, 6, 7)):
+                raise ValueError("%s: neither a gpuverify report (schema_version 1 to 7) nor "
                                  "gv-nccl --json output" % path)
             yield obj
 
