@@ -67,9 +67,9 @@ typedef struct gv_check_result {
     int32_t action;
     int32_t reserved3;
     /* gemm.* and stress.gemm: a hash of the result matrix of a product of fixed, seeded
-     * inputs ("crc64:<16 hex digits>"), and what makes two hashes comparable: GPU model,
-     * driver, cuBLASLt version, data type, size and the algorithm named. Equal keys must give
-     * equal hashes on healthy GPUs; a fleet compares them across nodes (docs/checks.md,
+     * inputs ("crc32:<8 hex digits>", zlib's CRC-32), and what makes two hashes comparable: GPU
+     * model, driver, cuBLASLt version, data type, size and the algorithm named. Equal keys must
+     * give equal hashes on healthy GPUs; a fleet compares them across nodes (docs/checks.md,
      * "Result fingerprints"). "" for other checks. */
     char fingerprint[32];
     char fingerprint_key[224];
