@@ -19,6 +19,7 @@
 #include "cli.h"
 
 #define TOOL "gv-check"
+#define GV_STATE_ROOT "/var/lib/gpuverify/history.db"
 
 static void usage(FILE *to)
 {
@@ -29,6 +30,7 @@ static void usage(FILE *to)
             "                [--checks LIST] [--level L] [--budget S] [--deadline S]\n"
             "                [--gpus LIST] [--duration S] [--policy FILE] [--isolation I]\n"
             "                [--gemm-size N] [--copy-mib N] [--nccl-kib N] [--topology-xml FILE]\n"
+            "                [--state FILE|default]\n"
             "       gv-check --list | --version | --help\n"
             "Output (one of):\n"
             "  (default)          an inventory and one row per check, then the counts\n"
@@ -63,6 +65,9 @@ static void usage(FILE *to)
             "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
             "  --nccl-kib N       largest all-reduce of nccl.allreduce (default 262144)\n"
             "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n"
+            "  --state FILE       keep each GPU's history in this SQLite file and judge the run\n"
+            "                     against it (history.*); default: " GV_STATE_ROOT " for root,\n"
+            "                     else $XDG_STATE_HOME/gpuverify/history.db (docs/history.md)\n"
             "Exit status: 0 healthy (PASS, WARN, SKIP), 1 a check FAILed, 2 usage error or the\n"
             "run could not start, 3 could not judge (no FAIL, a check ERRORed), 4 not judged:\n"
             "another gpuverify held the GPUs (no FAIL; every ERROR such a hold).\n"
@@ -241,6 +246,31 @@ static int gpus_arg(const char *text)
     return -1;
 }
 
+/* `--state default`: root's history under /var/lib, a user's under $XDG_STATE_HOME (else
+ * ~/.local/state), the directory made if missing. NULL after saying why there is none. */
+static const char *default_state(void)
+{
+    static char path[4096];
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    if (geteuid() == 0)
+        snprintf(path, sizeof path, "%s", GV_STATE_ROOT);
+    else if (xdg && xdg[0] == '/')
+        snprintf(path, sizeof path, "%s/gpuverify/history.db", xdg);
+    else if (home && home[0] == '/')
+        snprintf(path, sizeof path, "%s/.local/state/gpuverify/history.db", home);
+    else {
+        fprintf(stderr, "gv-check: --state default: neither root nor a $HOME; name a file\n");
+        return NULL;
+    }
+    /* mkdir -p of the file's directory; an error shows as the history's ERROR row. */
+    for (char *p = path + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    return path;
+}
+
 /* Options that take a value; 0, or GV_CLI_USAGE after saying what is wrong. */
 static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *run,
                  const char **policy_path, const char **textfile)
@@ -271,7 +301,11 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         run->gpus = v;
     } else if (strcmp(a, "--policy") == 0)
         *policy_path = v;
-    else if (strcmp(a, "--textfile") == 0)
+    else if (strcmp(a, "--state") == 0) {
+        if (strcmp(v, "default") == 0 && !(v = default_state()))
+            return GV_CLI_USAGE;
+        opts->state_path = v;
+    } else if (strcmp(a, "--textfile") == 0)
         *textfile = v;
     else if (strcmp(a, "--gemm-size") == 0) {
         if (gv_cli_uint64(TOOL, a, v, 1, 65536, &u))
@@ -319,9 +353,9 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
 static int takes_value(const char *a)
 {
     static const char *const with_value[] = {
-        "--sysroot",  "--host-root", "--library-dir", "--checks",   "--topology-xml", "--gpus",
-        "--policy",   "--textfile",  "--gemm-size",   "--copy-mib", "--nccl-kib",     "--budget",
-        "--duration", "--deadline",  "--level",       "--isolation"};
+        "--sysroot",  "--host-root", "--library-dir", "--checks",    "--topology-xml", "--gpus",
+        "--policy",   "--textfile",  "--gemm-size",   "--copy-mib",  "--nccl-kib",     "--budget",
+        "--duration", "--deadline",  "--level",       "--isolation", "--state"};
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
         if (strcmp(a, with_value[k]) == 0)
             return 1;

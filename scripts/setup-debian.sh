@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs what gpuverify needs to build and test on Debian 12 (as root, or through sudo).
 set -eu
-packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libcmocka-dev python3
+packages="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libsqlite3-dev libcmocka-dev python3
           abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin
           python3-jsonschema python3-pytest python3-yaml python3-pip python3-setuptools python3-venv
           prometheus prometheus-node-exporter clang libclang-rt-14-dev

@@ -8,6 +8,7 @@
 #include "gv_compute.h"
 #include "gv_context.h"
 #include "gv_driver.h"
+#include "gv_history.h"
 #include "gv_nccl.h"
 #include "gv_policy.h"
 #include "gv_rdma.h"

@@ -63,6 +63,28 @@ typedef struct gv_policy {
     int32_t retired_pages_fail; /* FAIL at this many retired pages (before Ampere); 0 = 60,
                                    NVIDIA's replacement criterion */
     int32_t reserved1;
+    /* Since ABI 1.1. Each GPU against its own history (gv_ctx_opts.state_path; docs/history.md).
+     * 0 = the default named on each field. */
+    double history_min_runs;             /* earlier comparable runs before history.* judge; 0 = 5 */
+    double history_runs;                 /* history.performance: the median of this many last
+                                            comparable runs; 0 = 20 */
+    double history_perf_warn_fraction;   /* WARN below this fraction of the GPU's own median;
+                                            0 = 0.95 */
+    double history_window_days;          /* history.memory_errors, .links, .record: how far back;
+                                            0 = 30 */
+    double history_ecc_per_day_warn;     /* WARN when correctable ECC errors grow faster than this
+                                            per day over the window; 0 = 100 */
+    double history_remap_warn;           /* WARN when this many rows were remapped in the window;
+                                            0 = 1 */
+    double history_exhaustion_days_warn; /* WARN when the GPU's banks would run out of spare
+                                            rows within this many days at the window's
+                                            rate; 0 = 180 */
+    double history_record_warn;          /* history.record: WARN at this many FAIL/ERROR runs in the
+                                            window (a GPU's or the node's); 0 = 3 */
+    double history_keep_days;            /* retention: runs older are deleted; 0 = 365 */
+    double history_keep_runs;            /* retention: at most this many runs; 0 = 10000 */
+    double history_keep_mb;              /* retention: the file's size; 0 = 256 */
+    double history_wait_s;               /* a run waits this long for another's write; 0 = 10 */
 } gv_policy;
 
 /* What a performance verdict becomes when the GPU was shared during its test. */

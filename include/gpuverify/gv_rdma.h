@@ -152,6 +152,11 @@ typedef struct gv_rdma_port {
     char netdev[64];          /* "ens1f0np0", "" unknown */
     char roce_mode[32];       /* configfs default_roce_mode, "" not configured */
     char problem[256];        /* files that could not be read or parsed, "" */
+    /* Since ABI 1.1. The port's counters/link_downed and counters/link_error_recovery: times
+     * the link went down, or recovered from errors, since the driver loaded (-1 unknown). Two
+     * runs' difference is a flap no snapshot shows (history.links). */
+    int64_t link_downed;
+    int64_t link_error_recovery;
 } gv_rdma_port;
 
 #define GV_RDMA_PORT_INIT GV_STRUCT_INIT(gv_rdma_port)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "checks/history.h"
 #include "compute/compute.h"
 #include "gpuverify/gv_report.h"
 #include "rdma/rdma.h"
@@ -14,9 +15,11 @@
  * name of gv_check_def: (name, id, level, group, facts, needs, deadline, duration). */
 #define GV_PASSIVE(nm, i, lv, f, nd, dl) const char gv_id_##nm[] = i;
 #define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du) const char gv_id_##nm[] = i;
+#define GV_HISTORY(nm, i, lv) const char gv_id_##nm[] = i;
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE
+#undef GV_HISTORY
 
 const gv_check_def gv_checks[] = {
 #define GV_PASSIVE(nm, i, lv, f, nd, dl)                                                           \
@@ -34,9 +37,11 @@ const gv_check_def gv_checks[] = {
      .needs = nd,                                                                                  \
      .deadline_factor = dl,                                                                        \
      .loads_for_duration = du},
+#define GV_HISTORY(nm, i, lv) {.id = gv_id_##nm, .level = GV_FROM_##lv, .history = gv_history_##nm},
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE
+#undef GV_HISTORY
 };
 const size_t gv_check_count = sizeof gv_checks / sizeof gv_checks[0];
 _Static_assert(sizeof gv_checks / sizeof gv_checks[0] <= GV_CATALOG_MAX,

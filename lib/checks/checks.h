@@ -9,6 +9,7 @@
 #include "report/report.h"
 
 typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
+struct gv_history_judge; /* checks/history.h */
 
 /* What a check judges that a node may not have: where the node lacks it, the check SKIPs as
  * "not applicable" before it runs, so no check can FAIL a node for hardware it does not have
@@ -28,8 +29,10 @@ typedef struct gv_check_def {
     int level;           /* enum gv_check_level */
     gv_check_fn run;     /* judges the facts; NULL for an active check */
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
-    int facts;           /* the optional facts it needs (enum gv_facts_optional) */
-    int needs;           /* enum gv_check_needs */
+    /* judges the run against the history database, in the caller (checks/history.h) */
+    void (*history)(struct gv_history_judge *judge);
+    int facts; /* the optional facts it needs (enum gv_facts_optional) */
+    int needs; /* enum gv_check_needs */
     /* Its deadline per subject, in a worker, as a multiple of gv_ctx_opts.deadline_s (0 = 1):
      * the context's deadline is the unit, so a caller who shortens it shortens all. */
     double deadline_factor;
@@ -55,9 +58,11 @@ int gv_catalog_across_gpus(size_t i);
 #define GV_PASSIVE(nm, i, lv, f, nd, dl)                                                           \
     void gv_check_##nm(const gv_facts *facts, gv_report *report);
 #define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du)
+#define GV_HISTORY(nm, i, lv)
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE
+#undef GV_HISTORY
 
 /* NVML answered for this GPU: the per-GPU NVML checks have something to judge. */
 int gv_gpu_nvml_ok(const gv_gpu_record *g);

@@ -123,6 +123,17 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
         }
         gv_result_measured(c, (double)(unc_volatile < 0 ? 0 : unc_volatile), "errors",
                            "%lld uncorrectable since reset", unc_volatile < 0 ? 0 : unc_volatile);
+        /* The history's rates (history.memory_errors) come from the aggregate counts, which a
+         * reset does not clear. */
+        gv_counter k[GV_ROW_COUNTERS_MAX];
+        uint32_t nk = 0;
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "correctable_volatile", (double)cor_volatile);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "correctable_aggregate",
+                       (double)sum(h->sram_cor[1], h->dram_cor[1]));
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "uncorrectable_volatile", (double)unc_volatile);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "uncorrectable_aggregate",
+                       (double)unc_aggregate);
+        gv_report_attach_counters(r, c, k, nk);
     }
 }
 
@@ -176,6 +187,23 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
         }
         gv_result_measured(c, (double)sum(h->remap_cor, h->remap_unc), "rows", "%s remapped",
                            n(sum(h->remap_cor, h->remap_unc), b[0], 24));
+        gv_counter k[GV_ROW_COUNTERS_MAX];
+        uint32_t nk = 0;
+        const struct {
+            const char *name;
+            long long v;
+        } all[] = {{"remapped_correctable", h->remap_cor},
+                   {"remapped_uncorrectable", h->remap_unc},
+                   {"pending", h->remap_pending},
+                   {"failure", h->remap_failure},
+                   {"banks_max", h->banks_max},
+                   {"banks_high", h->banks_high},
+                   {"banks_partial", h->banks_partial},
+                   {"banks_low", h->banks_low},
+                   {"banks_none", h->banks_none}};
+        for (size_t a = 0; a < sizeof all / sizeof *all; a++)
+            gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, all[a].name, (double)all[a].v);
+        gv_report_attach_counters(r, c, k, nk);
     }
 }
 
@@ -453,6 +481,13 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
         }
         gv_result_measured(c, (double)(t.recovery < 0 ? 0 : t.recovery), "recoveries",
                            "%s recoveries", n(t.recovery, b[1], 24));
+        gv_counter k[GV_ROW_COUNTERS_MAX];
+        uint32_t nk = 0;
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "replay", (double)t.replay);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "recovery", (double)t.recovery);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "crc", (double)sum(t.crc_flit, t.crc_data));
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "ecc", (double)t.ecc_data);
+        gv_report_attach_counters(r, c, k, nk);
     }
 }
 

@@ -123,5 +123,10 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
         }
         gv_result_measured(c, active, "links", "%d active", active);
         gv_result_expected(c, "NVML", "%d active", g->nvlink_count);
+        gv_counter k[2];
+        uint32_t nk = 0;
+        gv_counter_set(k, &nk, 2, "active", active);
+        gv_counter_set(k, &nk, 2, "links", g->nvlink_count);
+        gv_report_attach_counters(r, c, k, nk);
     }
 }

@@ -50,7 +50,7 @@ static int xid_list(const char *v)
     return any ? 0 : -1;
 }
 
-/* The health thresholds: keys named as their fields, all numbers >= 0. */
+/* The health and history thresholds: keys named as their fields, all numbers >= 0. */
 static const struct {
     const char *key;
     size_t offset;
@@ -61,6 +61,18 @@ static const struct {
     {"nvlink_crc_warn", offsetof(gv_policy, nvlink_crc_warn)},
     {"clock_event_warn_s", offsetof(gv_policy, clock_event_warn_s)},
     {"temp_margin_warn_c", offsetof(gv_policy, temp_margin_warn_c)},
+    {"history_min_runs", offsetof(gv_policy, history_min_runs)},
+    {"history_runs", offsetof(gv_policy, history_runs)},
+    {"history_perf_warn_fraction", offsetof(gv_policy, history_perf_warn_fraction)},
+    {"history_window_days", offsetof(gv_policy, history_window_days)},
+    {"history_ecc_per_day_warn", offsetof(gv_policy, history_ecc_per_day_warn)},
+    {"history_remap_warn", offsetof(gv_policy, history_remap_warn)},
+    {"history_exhaustion_days_warn", offsetof(gv_policy, history_exhaustion_days_warn)},
+    {"history_record_warn", offsetof(gv_policy, history_record_warn)},
+    {"history_keep_days", offsetof(gv_policy, history_keep_days)},
+    {"history_keep_runs", offsetof(gv_policy, history_keep_runs)},
+    {"history_keep_mb", offsetof(gv_policy, history_keep_mb)},
+    {"history_wait_s", offsetof(gv_policy, history_wait_s)},
 };
 
 static double *health_threshold(gv_policy *p, const char *key)
@@ -125,6 +137,10 @@ static int apply(gv_policy *p, const char *key, const char *value, char *why, si
         if (rule < 0)
             return snprintf(why, cap, "busy wants skip, warn, fail or ignore"), -1;
         p->busy = rule;
+    } else if (!strcmp(key, "history_perf_warn_fraction")) {
+        if (number(value, 0, 1, &d))
+            return snprintf(why, cap, "%s wants a fraction 0..1", key), -1;
+        p->history_perf_warn_fraction = d;
     } else if ((threshold = health_threshold(p, key))) {
         if (number(value, 0, 1e12, &d))
             return snprintf(why, cap, "%s wants a number >= 0", key), -1;

@@ -265,6 +265,16 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
         gv_result_measured(c, p->rate_gbps >= 0 ? p->rate_gbps : NAN, "Gb/s", "%s",
                            p->state_text[0] ? p->state_text : "?");
         gv_result_expected(c, "kernel", "ACTIVE, LinkUp");
+        /* What history.links compares between runs: a port that went down and came back
+         * between two runs is ACTIVE in both, but its link_downed grew. */
+        gv_counter k[GV_ROW_COUNTERS_MAX];
+        uint32_t nk = 0;
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "state", p->state);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "phys_state", p->phys_state);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "link_downed", (double)p->link_downed);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "link_error_recovery",
+                       (double)p->link_error_recovery);
+        gv_report_attach_counters(run->report, c, k, nk);
     }
 }
 

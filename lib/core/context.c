@@ -96,6 +96,10 @@ static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t 
     if (s == GV_OK)
         s = take_path(ctx->worker_path, sizeof ctx->worker_path, o->worker_path, "GPUVERIFY_WORKER",
                       "worker_path", err, errcap);
+    /* No environment variable: a caller who did not ask for a history never gets one. */
+    if (s == GV_OK)
+        s = take_path(ctx->state_path, sizeof ctx->state_path, o->state_path, NULL, "state_path",
+                      err, errcap);
     if (s != GV_OK)
         return s;
     ctx->flags = o->flags;

@@ -41,5 +41,7 @@
 #define GV_NCCL_RESULT_SIZE_V1                                                                     \
     (offsetof(gv_nccl_result, sizes) + GV_NCCL_MAX_SIZES * sizeof(gv_nccl_size))
 #define GV_POLICY_SIZE_V1 (offsetof(gv_policy, xids) + 128)
+/* ABI 1.1 */
+#define GV_HISTORY_OPTS_SIZE_V1 (offsetof(gv_history_opts, reserved) + sizeof(uint32_t))
 
 #endif

@@ -18,6 +18,7 @@ static const struct {
     {"gv_gemm_opts", sizeof(gv_gemm_opts)},
     {"gv_gemm_result", sizeof(gv_gemm_result)},
     {"gv_gpu", sizeof(gv_gpu)},
+    {"gv_history_opts", sizeof(gv_history_opts)},
     {"gv_library_info", sizeof(gv_library_info)},
     {"gv_memtest_opts", sizeof(gv_memtest_opts)},
     {"gv_memtest_result", sizeof(gv_memtest_result)},

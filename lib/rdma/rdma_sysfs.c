@@ -355,6 +355,13 @@ static void read_port(const char *root, const char *ddir, const char *pci_dir, c
     snprintf(rel, sizeof rel, "%s/lid", pdir);
     if (gv_sys_read_long(root, rel, &lid, &err) == GV_OK)
         p->lid = (int32_t)lid;
+    /* Optional: a NIC driver without the counters files leaves them unknown, no problem. */
+    long count;
+    snprintf(rel, sizeof rel, "%s/counters/link_downed", pdir);
+    p->link_downed = gv_sys_read_long(root, rel, &count, &err) == GV_OK && count >= 0 ? count : -1;
+    snprintf(rel, sizeof rel, "%s/counters/link_error_recovery", pdir);
+    p->link_error_recovery =
+        gv_sys_read_long(root, rel, &count, &err) == GV_OK && count >= 0 ? count : -1;
 
     read_gids(root, pdir, r, index);
     p = &r->ports[index];

@@ -179,6 +179,9 @@ void gv_report_free(gv_report *r)
     for (size_t i = 0; i < r->series_count; i++)
         free(r->series[i].samples);
     free(r->series);
+    for (size_t i = 0; i < r->counters_count; i++)
+        free(r->counters[i].items);
+    free(r->counters);
     free(r->results);
     free(r->gpus);
     free(r);

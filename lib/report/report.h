@@ -16,6 +16,18 @@ typedef struct gv_row_series {
     uint32_t count;
 } gv_row_series;
 
+/* A row's counters (report_counters.c): named raw numbers beside its one value. */
+#define GV_ROW_COUNTERS_MAX 32
+typedef struct gv_counter {
+    char name[32];
+    double value;
+} gv_counter;
+typedef struct gv_row_counters {
+    size_t row; /* index into results */
+    gv_counter *items;
+    uint32_t count;
+} gv_row_counters;
+
 struct gv_report {
     int facts_known; /* this run gathered driver, hostname and gpus (its worker may not have) */
     gv_driver_info driver;
@@ -47,6 +59,8 @@ struct gv_report {
     void *finalize_user;
     gv_row_series *series; /* the rows that have one */
     size_t series_count;
+    gv_row_counters *counters; /* the rows that have some */
+    size_t counters_count;
     /* Checks whose judgment other rows left to them (gv_report_delegate), for gv_run to run
      * when the selection did not. */
     char delegated[8][32];
@@ -88,6 +102,15 @@ int gv_report_attach_series(gv_report *r, const gv_check_result *row,
 /* The series of row `index`; NULL when it has none. */
 const gv_row_series *gv_report_series_of(const gv_report *r, size_t index);
 
+/* Adds a counter to a list being built (at most cap); an unknown (negative or not finite) value
+ * is left out. */
+void gv_counter_set(gv_counter *list, uint32_t *n, uint32_t cap, const char *name, double value);
+/* Attaches a copy of the counters to row `row`; 0, or -1 out of memory. */
+int gv_report_attach_counters(gv_report *r, const gv_check_result *row, const gv_counter *items,
+                              uint32_t count);
+/* The counters of row `index`; NULL when it has none. */
+const gv_row_counters *gv_report_counters_of(const gv_report *r, size_t index);
+
 /* A row that could not judge its subject because something another check judges is broken
  * ("NVML is not usable") leaves that judgment to `judge` (a catalog ID): gv_run then makes
  * sure the report has it, so that no selection of checks turns a broken prerequisite into a
@@ -121,6 +144,9 @@ struct json_t *gv_report_to_json(const gv_report *r);
 gv_status gv_result_from_json(gv_ctx *ctx, struct json_t *o, gv_check_result *out);
 /* Attaches a row object's "series" (absent: nothing) to row `index` of the report. */
 gv_status gv_series_from_json(gv_ctx *ctx, struct json_t *o, gv_report *r, size_t index);
+/* The row's "counters" object into the row's JSON (none: nothing), and back. */
+void gv_counters_to_json(const gv_report *r, size_t index, struct json_t *row);
+gv_status gv_counters_from_json(gv_ctx *ctx, struct json_t *o, gv_report *r, size_t index);
 /* A report (facts and rows) from its parsed JSON; *out NULL on error (the context says why). */
 gv_status gv_report_from_jansson(gv_ctx *ctx, struct json_t *root, gv_report **out);
 

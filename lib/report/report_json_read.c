@@ -252,6 +252,8 @@ static void read_report(reader *rd, json_t *root, gv_report *r)
     r->count = r->cap = m;
     for (size_t i = 0; i < m && rd->status == GV_OK; i++)
         rd->status = gv_series_from_json(rd->ctx, json_array_get(checks, i), r, i);
+    for (size_t i = 0; i < m && rd->status == GV_OK; i++)
+        rd->status = gv_counters_from_json(rd->ctx, json_array_get(checks, i), r, i);
 }
 
 gv_status gv_result_from_json(gv_ctx *ctx, json_t *o, gv_check_result *out)

@@ -45,6 +45,8 @@ static json_t *real_or_null(double v)
 json_t *gv_report_row_to_json(const gv_report *r, size_t index)
 {
     json_t *o = gv_result_to_json(&r->results[index]);
+    if (o)
+        gv_counters_to_json(r, index, o);
     const gv_row_series *s = gv_report_series_of(r, index);
     if (!o || !s)
         return o;

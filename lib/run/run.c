@@ -10,6 +10,7 @@
 #include "run/levels.h"
 #include "run/run.h"
 #include "run/run_events.h"
+#include "run/run_history.h"
 #include "run/run_hold.h"
 #include "core/context.h"
 #include "core/parse.h"
@@ -232,7 +233,7 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
         s = select_gpus(ctx, o->gpus, plan->gpu_chosen);
     if (s != GV_OK)
         return s;
-    int any = 0;
+    int any = gv_run_history_select(ctx, o->checks, plan);
     for (size_t i = 0; i < gv_check_count; i++)
         any |= plan->chosen[i];
     if (!any) /* a run that checks nothing would pass: "PASS: 0" drained no broken node */
@@ -633,6 +634,8 @@ gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
                      : where.tried[0] ? where.tried
                                       : "no gpuverify-worker");
     }
+    if (s == GV_OK)
+        gv_run_history(ctx, plan, *out);
     free(plan);
     return s;
 }

@@ -18,6 +18,9 @@ typedef struct gv_run_plan {
     double budget_s;            /* the level's or the caller's, grown to hold the stress */
     double stress_s;            /* how long stress.* loads the GPUs */
     int chosen[GV_CATALOG_MAX]; /* per catalog entry */
+    /* The history checks selected, run by gv_run after the rest (run_history.h), never in a
+     * worker: chosen[] never holds them. */
+    int history[GV_CATALOG_MAX];
     int gpu_chosen[GV_RUN_MAX_GPUS];
     /* gpuverify-worker testing its GPUs in lanes (run_worker.c): of the tests of one GPU
      * (gv_catalog_per_gpu) it runs the first chosen GPU's and names the others, each tested by

@@ -184,6 +184,7 @@ static void take_row(lane *l, json_t *o)
         *res = row;
         /* A series that does not parse is left out; the row stands without it. */
         (void)gv_series_from_json(c->ctx, o, c->report, (size_t)(res - c->report->results));
+        (void)gv_counters_from_json(c->ctx, o, c->report, (size_t)(res - c->report->results));
         gv_report_settle(c->report); /* its duration came with it */
     }
 }

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The history.* checks (docs/history.md): each GPU's figures against its own median, its memory
+ * errors' growth, its links' changes between runs and its record of bad runs, by UUID so that a
+ * GPU moved to another slot keeps its record; the node's the same by host name. Each row says
+ * what it compared with; before enough history it SKIPs saying how many runs there are. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checks/checks.h"
+#include "checks/history.h"
+#include "core/util.h"
+
+#define GV_HISTORY_MAX_POINTS 512
+
+void gv_history_policy_of(const gv_policy *p, gv_history_policy *out)
+{
+    static const gv_policy none = GV_POLICY_INIT;
+    if (!p)
+        p = &none;
+#define OR(v, d) ((v) > 0 ? (v) : (d))
+    out->min_runs = (long)OR(p->history_min_runs, 5);
+    out->runs = (long)OR(p->history_runs, 20);
+    out->perf_warn_fraction = OR(p->history_perf_warn_fraction, 0.95);
+    out->window_days = OR(p->history_window_days, 30);
+    out->ecc_per_day_warn = OR(p->history_ecc_per_day_warn, 100);
+    out->remap_warn = OR(p->history_remap_warn, 1);
+    out->exhaustion_days_warn = OR(p->history_exhaustion_days_warn, 180);
+    out->record_warn = OR(p->history_record_warn, 3);
+    out->limits.keep_days = OR(p->history_keep_days, 365);
+    out->limits.keep_runs = OR(p->history_keep_runs, 10000);
+    out->limits.keep_mb = OR(p->history_keep_mb, 256);
+    out->limits.wait_s = OR(p->history_wait_s, 10);
+#undef OR
+}
+
+static void day(long long unix_s, char *out, size_t cap)
+{
+    time_t t = (time_t)unix_s;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || !strftime(out, cap, "%Y-%m-%d", &tm))
+        snprintf(out, cap, "?");
+}
+
+/* A query that failed: the subject's row is an ERROR naming the database, to be run again. */
+static void query_failed(gv_history_judge *j, const char *id, const char *subject, const char *why)
+{
+    gv_check_result *c =
+        gv_report_add(j->report, id, subject, GV_ERROR, "%s; judged without history", why);
+    gv_result_action(c, GV_ACTION_RERUN);
+}
+
+/* The subjects judged: "gpuN" for each GPU of the run with a UUID, then "node". */
+static size_t subjects(const gv_report *r, char (*out)[48], size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->gpu_count && n + 1 < cap; i++)
+        if (r->gpus[i].uuid[0] && !r->gpus[i].inaccessible)
+            snprintf(out[n++], 48, "gpu%u", (unsigned)r->gpus[i].index);
+    snprintf(out[n++], 48, "node");
+    return n;
+}
+
+/* This run's row of `check` on `subject`; NULL when it has none. */
+static const gv_check_result *row_of(const gv_history_judge *j, const char *check,
+                                     const char *subject, size_t *index)
+{
+    for (size_t i = 0; i < j->judged; i++)
+        if (!strcmp(j->report->results[i].id, check) &&
+            !strcmp(j->report->results[i].subject, subject)) {
+            if (index)
+                *index = i;
+            return &j->report->results[i];
+        }
+    return NULL;
+}
+
+/* A counter of this run's row (report_counters.c); NAN when absent. */
+static double counter_now(const gv_history_judge *j, const char *check, const char *subject,
+                          const char *name)
+{
+    size_t index;
+    if (!row_of(j, check, subject, &index))
+        return NAN;
+    const gv_row_counters *c = gv_report_counters_of(j->report, index);
+    for (uint32_t k = 0; c && k < c->count; k++)
+        if (!strcmp(c->items[k].name, name))
+            return c->items[k].value;
+    return NAN;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(const gv_history_point *p, long n)
+{
+    double v[GV_HISTORY_MAX_POINTS];
+    for (long i = 0; i < n; i++)
+        v[i] = p[i].value;
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A performance figure: more is better, in one of these units. */
+static int is_performance(const gv_check_result *c)
+{
+    return (c->verdict == GV_PASS || c->verdict == GV_WARN) && isfinite(c->value) && c->value > 0 &&
+           strncmp(c->id, "history.", 8) != 0 &&
+           (!strcmp(c->unit, "TFLOPS") || !strcmp(c->unit, "GB/s"));
+}
+
+void gv_history_history_performance(gv_history_judge *j)
+{
+    const char *id = gv_id_history_performance;
+    gv_history_policy pol;
+    gv_history_policy_of(j->policy, &pol);
+    char subs[GV_RUN_MAX_GPUS + 1][48];
+    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    for (size_t s = 0; s < ns; s++) {
+        char hs[160], worst_text[400] = "", all[512] = "", short_of[256] = "", why[512];
+        gv_history_subject(j->report, subs[s], hs, sizeof hs);
+        double worst = INFINITY;
+        int figures = 0, compared = 0, failed = 0;
+        long fewest = -1;
+        for (size_t i = 0; i < j->judged && !failed; i++) {
+            const gv_check_result *c = &j->report->results[i];
+            if (strcmp(c->subject, subs[s]) || !is_performance(c))
+                continue;
+            figures++;
+            gv_history_point p[GV_HISTORY_MAX_POINTS];
+            long n = gv_history_figures(
+                j->db, hs, c->id, c->unit, j->run->comparable, p,
+                (size_t)(pol.runs < GV_HISTORY_MAX_POINTS ? pol.runs : GV_HISTORY_MAX_POINTS), why,
+                sizeof why);
+            if (n < 0) {
+                query_failed(j, id, subs[s], why);
+                failed = 1;
+                break;
+            }
+            if (n < pol.min_runs) {
+                if (fewest < 0 || n < fewest)
+                    fewest = n;
+                char one[64];
+                snprintf(one, sizeof one, "%s %ld", c->id, n);
+                gv_append(short_of, sizeof short_of, ", ", one);
+                continue;
+            }
+            compared++;
+            double m = median(p, n), ratio = c->value / m;
+            char since[16], text[200];
+            day(p[n - 1].started_unix, since, sizeof since);
+            snprintf(text, sizeof text,
+                     "%s %.4g %s vs this GPU's median %.4g over %ld runs since %s", c->id, c->value,
+                     c->unit, m, n, since);
+            if (!strcmp(subs[s], "node"))
+                memcpy(strstr(text, "this GPU's"), "the node's", 10);
+            gv_append(all, sizeof all, "; ", text);
+            if (ratio < worst) {
+                worst = ratio;
+                snprintf(worst_text, sizeof worst_text, "%s (%.3fx)", text, ratio);
+            }
+        }
+        if (failed || (!figures && strcmp(subs[s], "node")))
+            continue; /* a GPU with no figure in this run (quick without its GPU tests) */
+        if (!figures)
+            continue;
+        gv_check_result *c;
+        if (!compared) {
+            c = gv_report_add(j->report, id, subs[s], GV_SKIP,
+                              "not enough history: %ld comparable earlier run(s) of %ld needed "
+                              "(same driver, level and sizes; %s)",
+                              fewest < 0 ? 0 : fewest, pol.min_runs, short_of);
+            continue;
+        }
+        if (worst < pol.perf_warn_fraction) {
+            c = gv_report_add(j->report, id, subs[s], GV_WARN, "%s: below %.2fx of its own median",
+                              worst_text, pol.perf_warn_fraction);
+            gv_result_remedy(c, "run it again on an idle GPU; a GPU that stays slower than its "
+                                "own record has a cooling, power or hardware fault");
+            gv_result_action(c, GV_ACTION_RERUN);
+        } else {
+            c = gv_report_add(j->report, id, subs[s], GV_PASS, "%s", all);
+        }
+        gv_result_measured(c, worst, "x median", "%.3fx", worst);
+        gv_result_expected(c, "policy", ">= %.2fx of its median", pol.perf_warn_fraction);
+    }
+}
+
+/* A counter's series over the window, this run's value last; its count, 0 when this run has
+ * none, -1 on a query's failure (an ERROR row made). */
+static long series(gv_history_judge *j, const char *id, const char *subject, const char *hs,
+                   const char *check, const char *name, long long since, gv_history_point *p)
+{
+    double now = counter_now(j, check, subject, name);
+    if (!isfinite(now))
+        return 0;
+    char why[512];
+    long n = gv_history_counter(j->db, hs, check, name, since, p, GV_HISTORY_MAX_POINTS - 1, why,
+                                sizeof why);
+    if (n < 0) {
+        query_failed(j, id, subject, why);
+        return -1;
+    }
+    p[n++] = (gv_history_point){j->run->started_unix, now};
+    return n;
+}
+
+/* The spare rows a GPU's banks have left, as one number: NVML's histogram weighted by the
+ * availability each bin stands for (max 4, high 3, partial 2, low 1, none 0). */
+static const char *const bank_bins[] = {"banks_max", "banks_high", "banks_partial", "banks_low",
+                                        "banks_none"};
+
+void gv_history_history_memory_errors(gv_history_judge *j)
+{
+    const char *id = gv_id_history_memory_errors;
+    gv_history_policy pol;
+    gv_history_policy_of(j->policy, &pol);
+    long long since = j->run->started_unix - (long long)(pol.window_days * 86400);
+    char subs[GV_RUN_MAX_GPUS + 1][48];
+    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    for (size_t s = 0; s + 1 < ns; s++) { /* GPUs only */
+        char hs[160];
+        gv_history_subject(j->report, subs[s], hs, sizeof hs);
+        static gv_history_point ecc[GV_HISTORY_MAX_POINTS], cor[GV_HISTORY_MAX_POINTS],
+            unc[GV_HISTORY_MAX_POINTS], bins[5][GV_HISTORY_MAX_POINTS];
+        long ne = series(j, id, subs[s], hs, "gpu.ecc_errors", "correctable_aggregate", since, ecc);
+        long nc = ne < 0 ? -1
+                         : series(j, id, subs[s], hs, "gpu.row_remap", "remapped_correctable",
+                                  since, cor);
+        long nu = nc < 0 ? -1
+                         : series(j, id, subs[s], hs, "gpu.row_remap", "remapped_uncorrectable",
+                                  since, unc);
+        long nb[5] = {0};
+        for (int b = 0; b < 5 && nu >= 0; b++)
+            if ((nb[b] =
+                     series(j, id, subs[s], hs, "gpu.row_remap", bank_bins[b], since, bins[b])) < 0)
+                nu = -1;
+        if (ne < 0 || nu < 0)
+            continue;
+        long runs = ne > nc ? ne : nc;
+        if (runs == 0) {
+            gv_report_add(j->report, id, subs[s], GV_SKIP,
+                          "no ECC or row-remapping counters in this run (gpu.ecc_errors, "
+                          "gpu.row_remap)");
+            continue;
+        }
+        if (runs - 1 < pol.min_runs) {
+            gv_report_add(j->report, id, subs[s], GV_SKIP,
+                          "not enough history: %ld earlier run(s) with memory counters in the "
+                          "last %g days, %ld needed",
+                          runs - 1, pol.window_days, pol.min_runs);
+            continue;
+        }
+        char text[480] = "", part[200], since_day[16];
+        int warn = 0;
+        double worst_days = INFINITY;
+        if (ne > 1) {
+            double days = (ecc[ne - 1].started_unix - ecc[0].started_unix) / 86400.0;
+            double growth = ecc[ne - 1].value - ecc[0].value;
+            double rate = growth / (days > 1.0 / 24 ? days : 1.0 / 24);
+            day(ecc[0].started_unix, since_day, sizeof since_day);
+            snprintf(part, sizeof part, "correctable ECC %+.0f since %s (%.1f/day, policy %g)",
+                     growth, since_day, growth > 0 ? rate : 0, pol.ecc_per_day_warn);
+            gv_append(text, sizeof text, "; ", part);
+            warn |= growth > 0 && rate > pol.ecc_per_day_warn;
+        }
+        if (nc > 1 || nu > 1) {
+            double grown = (nc > 1 ? cor[nc - 1].value - cor[0].value : 0) +
+                           (nu > 1 ? unc[nu - 1].value - unc[0].value : 0);
+            snprintf(part, sizeof part, "%+.0f row(s) remapped in the window (policy %g)", grown,
+                     pol.remap_warn);
+            gv_append(text, sizeof text, "; ", part);
+            warn |= grown >= pol.remap_warn;
+        }
+        if (nb[0] > 1 && nb[0] == nb[1] && nb[0] == nb[2] && nb[0] == nb[3] && nb[0] == nb[4]) {
+            long last = nb[0] - 1;
+            double first_avail = 0, now_avail = 0;
+            for (int b = 0; b < 5; b++) {
+                first_avail += (4 - b) * bins[b][0].value;
+                now_avail += (4 - b) * bins[b][last].value;
+            }
+            double days = (bins[0][last].started_unix - bins[0][0].started_unix) / 86400.0;
+            double lost = first_avail - now_avail;
+            if (lost > 0 && days > 0) {
+                worst_days = now_avail / (lost / days);
+                snprintf(part, sizeof part,
+                         "spare rows falling: banks out of spares in about %.0f days at this "
+                         "rate (policy %g)",
+                         worst_days, pol.exhaustion_days_warn);
+                warn |= worst_days < pol.exhaustion_days_warn;
+            } else {
+                snprintf(part, sizeof part, "spare-row banks unchanged");
+            }
+            gv_append(text, sizeof text, "; ", part);
+        }
+        gv_check_result *c = gv_report_add(j->report, id, subs[s], warn ? GV_WARN : GV_PASS,
+                                           "%s; %ld runs", text, runs);
+        if (warn) {
+            gv_result_remedy(c, "memory errors growing on this GPU: plan its replacement before "
+                                "the spare rows run out; `dcgmi diag -r 3` meanwhile");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
+        }
+        if (isfinite(worst_days))
+            gv_result_measured(c, worst_days, "days", "%.0f days of spare rows", worst_days);
+    }
+}
+
+/* The last earlier value of a counter and this run's; 1 when both are known. */
+static int last_and_now(gv_history_judge *j, const char *subject, const char *hs, const char *check,
+                        const char *name, double *last, double *now, long long *when, int *failed)
+{
+    gv_history_point p[1];
+    char why[512];
+    *now = counter_now(j, check, subject, name);
+    if (!isfinite(*now))
+        return 0;
+    long n = gv_history_counter(j->db, hs, check, name, 0, p, 1, why, sizeof why);
+    if (n < 0) {
+        query_failed(j, gv_id_history_links, subject, why);
+        *failed = 1;
+        return 0;
+    }
+    if (n == 1) {
+        *last = p[0].value;
+        *when = p[0].started_unix;
+    }
+    return n == 1;
+}
+
+/* What history.links compares: a counter of a row, and whether it only grows (a count of
+ * events) or is a state (links active, the port's state). */
+typedef struct link_counter {
+    const char *check, *name, *words;
+    int grows;
+} link_counter;
+
+/* One subject's links between the last run and this one. */
+static void links_of(gv_history_judge *j, const char *subject, const link_counter *list,
+                     size_t count)
+{
+    char hs[160], text[480] = "", part[160], when_day[16] = "";
+    gv_history_subject(j->report, subject, hs, sizeof hs);
+    int known = 0, in_run = 0, changed = 0, failed = 0;
+    for (size_t k = 0; k < count && !failed; k++) {
+        double last, now;
+        long long when = 0;
+        size_t index;
+        in_run |=
+            row_of(j, list[k].check, subject, &index) && gv_report_counters_of(j->report, index);
+        if (!last_and_now(j, subject, hs, list[k].check, list[k].name, &last, &now, &when, &failed))
+            continue;
+        known = 1;
+        day(when, when_day, sizeof when_day);
+        /* A count lower than before was reset (driver reload, GPU reset): no growth known. */
+        if (now == last || (list[k].grows && now < last))
+            continue;
+        changed = 1;
+        if (list[k].grows)
+            snprintf(part, sizeof part, "%s %+.0f (%.0f -> %.0f)", list[k].words, now - last, last,
+                     now);
+        else
+            snprintf(part, sizeof part, "%s %.0f -> %.0f", list[k].words, last, now);
+        gv_append(text, sizeof text, "; ", part);
+    }
+    if (failed || !in_run)
+        return;
+    gv_check_result *c;
+    if (!known) {
+        gv_report_add(j->report, gv_id_history_links, subject, GV_SKIP,
+                      "not enough history: no earlier run with this subject's link counters");
+    } else if (changed) {
+        c = gv_report_add(j->report, gv_id_history_links, subject, GV_WARN,
+                          "changed since the last run (%s): %s", when_day, text);
+        gv_result_remedy(c, "a link that went down or retrained between runs: check its cable, "
+                            "transceiver or NVLink board before it fails a job");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
+    } else {
+        gv_report_add(j->report, gv_id_history_links, subject, GV_PASS,
+                      "no change since the last run (%s)", when_day);
+    }
+}
+
+void gv_history_history_links(gv_history_judge *j)
+{
+    static const link_counter gpu[] = {
+        {gv_id_gpu_nvlink, "active", "NVLinks active", 0},
+        {gv_id_gpu_nvlink_errors, "recovery", "NVLink recoveries", 1},
+        {gv_id_gpu_nvlink_errors, "replay", "NVLink replays", 1},
+        {gv_id_gpu_nvlink_errors, "crc", "NVLink CRC errors", 1},
+    };
+    static const link_counter port[] = {
+        {gv_id_rdma_ports, "state", "port state", 0},
+        {gv_id_rdma_ports, "phys_state", "physical state", 0},
+        {gv_id_rdma_ports, "link_downed", "link went down", 1},
+        {gv_id_rdma_ports, "link_error_recovery", "link error recoveries", 1},
+    };
+    size_t before = j->report->count;
+    char subs[GV_RUN_MAX_GPUS + 1][48];
+    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    for (size_t s = 0; s + 1 < ns; s++)
+        links_of(j, subs[s], gpu, sizeof gpu / sizeof *gpu);
+    for (size_t i = 0; i < j->judged; i++)
+        if (!strcmp(j->report->results[i].id, gv_id_rdma_ports))
+            links_of(j, j->report->results[i].subject, port, sizeof port / sizeof *port);
+    if (j->report->count == before)
+        gv_report_add(j->report, gv_id_history_links, "node", GV_SKIP,
+                      "no NVLink or RDMA port counters in this run (gpu.nvlink, rdma.ports)");
+}
+
+/* This run's FAIL, or ERROR not another gpuverify's hold, on the subject ("node": any). */
+static int bad_now(const gv_history_judge *j, const char *subject)
+{
+    for (size_t i = 0; i < j->judged; i++) {
+        const gv_check_result *c = &j->report->results[i];
+        if (strcmp(subject, "node") && strcmp(c->subject, subject))
+            continue;
+        if (c->verdict == GV_FAIL || (c->verdict == GV_ERROR && !c->held_by_other))
+            return 1;
+    }
+    return 0;
+}
+
+void gv_history_history_record(gv_history_judge *j)
+{
+    const char *id = gv_id_history_record;
+    gv_history_policy pol;
+    gv_history_policy_of(j->policy, &pol);
+    long long since = j->run->started_unix - (long long)(pol.window_days * 86400);
+    char subs[GV_RUN_MAX_GPUS + 1][48];
+    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    for (size_t s = 0; s < ns; s++) {
+        char hs[160], why[512], first[16];
+        gv_history_subject(j->report, subs[s], hs, sizeof hs);
+        gv_history_record rec = {0, 0, 0};
+        if (gv_history_record_of(j->db, hs, since, &rec, why, sizeof why)) {
+            query_failed(j, id, subs[s], why);
+            continue;
+        }
+        int now = bad_now(j, subs[s]);
+        long runs = rec.runs + 1, bad = rec.bad + now;
+        long long first_unix = rec.bad ? rec.first_unix : j->run->started_unix;
+        day(first_unix, first, sizeof first);
+        const char *whose = strcmp(subs[s], "node") ? "this GPU" : "the node";
+        gv_check_result *c;
+        if (bad >= pol.record_warn) {
+            c = gv_report_add(j->report, id, subs[s], GV_WARN,
+                              "%ld of %ld runs in the last %g days had a FAIL or ERROR on %s, "
+                              "the first on %s (policy: %g)",
+                              bad, runs, pol.window_days, whose, first, pol.record_warn);
+            gv_result_remedy(c, "a part that keeps failing: drain it for inspection rather than "
+                                "returning it to service after each reset");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
+        } else if (rec.runs < pol.min_runs) {
+            c = gv_report_add(j->report, id, subs[s], GV_SKIP,
+                              "not enough history: %ld earlier run(s) of %s in the last %g days, "
+                              "%ld needed (%ld with a FAIL or ERROR)",
+                              rec.runs, whose, pol.window_days, pol.min_runs, bad);
+        } else {
+            c = gv_report_add(j->report, id, subs[s], GV_PASS,
+                              "%ld of %ld runs in the last %g days had a FAIL or ERROR on %s", bad,
+                              runs, pol.window_days, whose);
+        }
+        gv_result_measured(c, (double)bad, "runs", "%ld of %ld runs", bad, runs);
+        gv_result_expected(c, "policy", "< %g", pol.record_warn);
+    }
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The history.* checks: this run's rows against each GPU's and the node's own record in the
+ * history database (docs/history.md). gv_run calls them in the caller's process once every
+ * other row is in, before it appends the run. */
+#ifndef GV_CHECKS_HISTORY_H
+#define GV_CHECKS_HISTORY_H
+
+#include "gpuverify/gv_policy.h"
+#include "history/history.h"
+#include "report/report.h"
+
+typedef struct gv_history_judge {
+    gv_history *db;
+    gv_report *report;         /* this run's; the history rows are appended to it */
+    size_t judged;             /* rows before the history rows: the run being judged */
+    const gv_policy *policy;   /* at the library's size; NULL = the defaults */
+    const gv_history_run *run; /* this run's time and what its figures compare with */
+} gv_history_judge;
+
+/* The policy's history settings, each defaulted (gv_policy.h names the defaults). */
+typedef struct gv_history_policy {
+    long min_runs, runs;
+    double perf_warn_fraction, window_days, ecc_per_day_warn, remap_warn;
+    double exhaustion_days_warn, record_warn;
+    gv_history_limits limits;
+} gv_history_policy;
+void gv_history_policy_of(const gv_policy *p, gv_history_policy *out);
+
+#define GV_HISTORY(nm, i, lv) void gv_history_##nm(gv_history_judge *judge);
+#define GV_PASSIVE(nm, i, lv, f, nd, dl)
+#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du)
+#include "checks/checks.def"
+#undef GV_PASSIVE
+#undef GV_ACTIVE
+#undef GV_HISTORY
+
+#endif

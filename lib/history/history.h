@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The history database (gv_ctx_opts.state_path; docs/history.md): every run's rows, their
+ * figures and counters, per GPU by UUID and per node, in SQLite. gv_run appends each run and
+ * the history.* checks read it back. Every function returns 0, or -1 with the reason in `why`
+ * (the database's path and SQLite's words): the run then goes on without history. */
+#ifndef GV_HISTORY_HISTORY_H
+#define GV_HISTORY_HISTORY_H
+
+#include <stddef.h>
+
+#include "report/report.h"
+
+typedef struct gv_history gv_history;
+
+/* How long a write waits for another process's, and what is kept (the policy's). */
+typedef struct gv_history_limits {
+    double wait_s;    /* a lock held by another run is waited for this long */
+    double keep_days; /* runs older than this are deleted */
+    double keep_runs; /* at most this many runs are kept, the oldest deleted first */
+    double keep_mb;   /* the file is kept under this size, the oldest runs deleted first */
+} gv_history_limits;
+
+/* Opens the database, creating it and its tables, migrating an older schema. */
+int gv_history_open(const char *path, const gv_history_limits *limits, gv_history **out, char *why,
+                    size_t cap);
+/* Opens an existing database to read only (gv_history_json): nothing is created or migrated. */
+int gv_history_open_read(const char *path, gv_history **out, char *why, size_t cap);
+void gv_history_close(gv_history *h); /* NULL-safe */
+
+/* What a figure is comparable with: the run's parameters that change it (driver, level, GEMM
+ * size, copy size, stress time). */
+typedef struct gv_history_run {
+    long long started_unix;
+    char comparable[160];
+} gv_history_run;
+
+/* The subject a row's history belongs to: the GPU's UUID for a "gpuN" row whose GPU has one, else
+ * "<hostname>/<subject>" ("node1/node", "node1/mlx5_0/1"), so that a GPU moved to another slot
+ * or node keeps its record. */
+void gv_history_subject(const gv_report *r, const char *subject, char *out, size_t cap);
+
+/* Appends the report as one run, in one transaction, then deletes what the limits no longer
+ * keep. */
+int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *run, char *why,
+                      size_t cap);
+
+/* One earlier value of a figure or counter. */
+typedef struct gv_history_point {
+    long long started_unix;
+    double value;
+} gv_history_point;
+
+/* A figure's earlier values: rows of `check` on `subject` (gv_history_subject) with this unit,
+ * judged PASS or WARN, in runs of the same comparable key; newest first, at most `max`. The
+ * count, or -1. */
+long gv_history_figures(gv_history *h, const char *subject, const char *check, const char *unit,
+                        const char *comparable, gv_history_point *out, size_t max, char *why,
+                        size_t cap);
+
+/* A counter's earlier values (a row's counters, report_counters.c) since `since_unix`, oldest
+ * first, at most `max`. The count, or -1. */
+long gv_history_counter(gv_history *h, const char *subject, const char *check, const char *name,
+                        long long since_unix, gv_history_point *out, size_t max, char *why,
+                        size_t cap);
+
+/* Runs since `since_unix` in which `subject` had a row, and how many of them had a FAIL, or an
+ * ERROR not caused by another gpuverify's hold, among its rows; the first such run's time. */
+typedef struct gv_history_record {
+    long runs, bad;
+    long long first_unix;
+} gv_history_record;
+int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
+                         gv_history_record *out, char *why, size_t cap);
+
+/* The database as JSON (gv_history_json): runs newest first, each with its rows, filtered. */
+struct json_t;
+int gv_history_export(gv_history *h, const char *subject, const char *check, long long since_unix,
+                      long max_runs, struct json_t **out, char *why, size_t cap);
+
+#endif

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reading the history back: a figure's earlier values, a counter's, a subject's record of bad
+ * runs, and the whole filtered as JSON for gv_history_json. */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "history/history_db.h"
+
+long gv_history_figures(gv_history *h, const char *subject, const char *check, const char *unit,
+                        const char *comparable, gv_history_point *out, size_t max, char *why,
+                        size_t cap)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h->db,
+                           "SELECT runs.started_unix, results.value FROM results"
+                           " JOIN runs ON runs.id = results.run_id"
+                           " WHERE results.subject = ? AND results.check_id = ?"
+                           " AND results.unit = ? AND runs.comparable = ?"
+                           " AND results.verdict IN ('PASS', 'WARN') AND results.value IS NOT NULL"
+                           " ORDER BY runs.id DESC LIMIT ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return gv_history_fail(h, why, cap, "reading a figure's history");
+    sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, check, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, unit, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, comparable, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, (long long)max);
+    long n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max)
+        out[n++] = (gv_history_point){sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW
+               ? n
+               : gv_history_fail(h, why, cap, "reading a figure's history");
+}
+
+long gv_history_counter(gv_history *h, const char *subject, const char *check, const char *name,
+                        long long since_unix, gv_history_point *out, size_t max, char *why,
+                        size_t cap)
+{
+    sqlite3_stmt *st;
+    /* The newest `max` since then, handed back oldest first. */
+    if (sqlite3_prepare_v2(h->db,
+                           "SELECT t, v FROM (SELECT runs.id AS id, runs.started_unix AS t,"
+                           " counters.value AS v FROM counters"
+                           " JOIN results ON results.run_id = counters.run_id"
+                           "  AND results.seq = counters.seq"
+                           " JOIN runs ON runs.id = counters.run_id"
+                           " WHERE results.subject = ? AND results.check_id = ?"
+                           " AND counters.name = ? AND runs.started_unix >= ?"
+                           " ORDER BY runs.id DESC LIMIT ?) ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return gv_history_fail(h, why, cap, "reading a counter's history");
+    sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, check, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, since_unix);
+    sqlite3_bind_int64(st, 5, (long long)max);
+    long n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max)
+        out[n++] = (gv_history_point){sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW
+               ? n
+               : gv_history_fail(h, why, cap, "reading a counter's history");
+}
+
+int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
+                         gv_history_record *out, char *why, size_t cap)
+{
+    /* A node's subject ("host/node") counts its runs' verdicts; a GPU's or a port's, its rows'.
+     * The history.* rows themselves are not counted: they judge the record, not the GPU. */
+    const char *slash = strrchr(subject, '/');
+    int node = slash && !strcmp(slash, "/node");
+    sqlite3_stmt *st;
+    const char *sql =
+        node ? "SELECT count(*), coalesce(sum(bad), 0), min(CASE WHEN bad THEN started_unix END)"
+               " FROM runs WHERE hostname = ?1 AND started_unix >= ?2"
+             : "SELECT count(*), coalesce(sum(b), 0), min(CASE WHEN b THEN t END) FROM"
+               " (SELECT runs.started_unix AS t, max(results.verdict = 'FAIL' OR"
+               "  (results.verdict = 'ERROR' AND results.held = 0)) AS b"
+               "  FROM results JOIN runs ON runs.id = results.run_id"
+               "  WHERE results.subject = ?1 AND runs.started_unix >= ?2"
+               "  AND results.check_id NOT LIKE 'history.%' GROUP BY runs.id)";
+    if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return gv_history_fail(h, why, cap, "reading the record");
+    if (node)
+        sqlite3_bind_text(st, 1, subject, (int)(slash - subject), SQLITE_STATIC);
+    else
+        sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, since_unix);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->runs = (long)sqlite3_column_int64(st, 0);
+        out->bad = (long)sqlite3_column_int64(st, 1);
+        out->first_unix =
+            sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : gv_history_fail(h, why, cap, "reading the record");
+}
+
+/* A column as a JSON value: text, number or null. */
+static json_t *column(sqlite3_stmt *st, int col)
+{
+    switch (sqlite3_column_type(st, col)) {
+    case SQLITE_INTEGER:
+        return json_integer(sqlite3_column_int64(st, col));
+    case SQLITE_FLOAT:
+        return json_real(sqlite3_column_double(st, col));
+    case SQLITE_TEXT:
+        return json_string((const char *)sqlite3_column_text(st, col));
+    default:
+        return json_null();
+    }
+}
+
+/* Each result row of the statement as an object keyed by its column names. */
+static json_t *objects(sqlite3_stmt *st, int *rc)
+{
+    json_t *a = json_array();
+    while ((*rc = sqlite3_step(st)) == SQLITE_ROW) {
+        json_t *o = json_object();
+        for (int c = 0; c < sqlite3_column_count(st); c++)
+            json_object_set_new(o, sqlite3_column_name(st, c), column(st, c));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static void iso_time(long long unix_s, char *out, size_t cap)
+{
+    time_t t = (time_t)unix_s;
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(out, cap, "%lld", unix_s);
+}
+
+/* A run's GPUs and its rows (with their counters) matching the filter. */
+static int run_details(gv_history *h, json_t *run, long long id, const char *subject,
+                       const char *check)
+{
+    sqlite3_stmt *st;
+    int rc = SQLITE_ERROR;
+    if (sqlite3_prepare_v2(h->db,
+                           "SELECT subject, uuid, name, pci_bus_id, serial, verdict FROM gpus"
+                           " WHERE run_id = ? AND (?2 IS NULL OR uuid = ?2) ORDER BY subject",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
+    json_object_set_new(run, "gpus", objects(st, &rc));
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return -1;
+    if (sqlite3_prepare_v2(
+            h->db,
+            "SELECT seq, check_id AS id, row_subject AS subject, subject AS history_subject,"
+            " verdict, action, value, unit, measured, message, held, fingerprint FROM results"
+            " WHERE run_id = ?1 AND (?2 IS NULL OR subject = ?2 OR subject LIKE ?2 || '/%')"
+            " AND (?3 IS NULL OR check_id = ?3 OR check_id LIKE ?3 || '.%') ORDER BY seq",
+            -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, check, -1, SQLITE_STATIC);
+    json_t *rows = objects(st, &rc);
+    sqlite3_finalize(st);
+    json_object_set_new(run, "checks", rows);
+    if (rc != SQLITE_DONE ||
+        sqlite3_prepare_v2(h->db, "SELECT name, value FROM counters WHERE run_id = ? AND seq = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *row = json_array_get(rows, i), *counters = json_object();
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, json_integer_value(json_object_get(row, "seq")));
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            json_object_set_new(counters, (const char *)sqlite3_column_text(st, 0),
+                                json_real(sqlite3_column_double(st, 1)));
+        json_object_del(row, "seq");
+        json_object_set_new(row, "held",
+                            json_boolean(json_integer_value(json_object_get(row, "held"))));
+        if (json_object_size(counters))
+            json_object_set_new(row, "counters", counters);
+        else
+            json_decref(counters);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int gv_history_export(gv_history *h, const char *subject, const char *check, long long since_unix,
+                      long max_runs, json_t **out, char *why, size_t cap)
+{
+    *out = NULL;
+    sqlite3_stmt *st;
+    /* A subject filter matches a GPU's UUID, a node's host name or "host/subject". */
+    if (sqlite3_prepare_v2(
+            h->db,
+            "SELECT id, started_unix, hostname, level, gpuverify_version, driver_version,"
+            " nvml_version, cuda_driver_version, verdict, action, duration_s FROM runs"
+            " WHERE started_unix >= ?1 AND (?2 IS NULL OR hostname = ?2 OR EXISTS"
+            " (SELECT 1 FROM results WHERE results.run_id = runs.id AND"
+            "  (results.subject = ?2 OR results.subject LIKE ?2 || '/%')))"
+            " ORDER BY id DESC LIMIT ?3",
+            -1, &st, NULL) != SQLITE_OK)
+        return gv_history_fail(h, why, cap, "reading its runs");
+    sqlite3_bind_int64(st, 1, since_unix);
+    sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, max_runs > 0 ? max_runs : -1);
+    int rc;
+    json_t *runs = objects(st, &rc);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        json_decref(runs);
+        return gv_history_fail(h, why, cap, "reading its runs");
+    }
+    for (size_t i = 0; i < json_array_size(runs); i++) {
+        json_t *run = json_array_get(runs, i);
+        long long id = json_integer_value(json_object_get(run, "id"));
+        char when[32];
+        iso_time(json_integer_value(json_object_get(run, "started_unix")), when, sizeof when);
+        json_object_set_new(run, "started_at", json_string(when));
+        /* A host name as the filter is the node: all its rows. */
+        const char *host = json_string_value(json_object_get(run, "hostname"));
+        const char *rows_of = subject && host && !strcmp(subject, host) ? NULL : subject;
+        if (run_details(h, run, id, rows_of, check)) {
+            json_decref(runs);
+            return gv_history_fail(h, why, cap, "reading a run's rows");
+        }
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "database", json_string(h->path));
+    json_object_set_new(root, "runs", runs);
+    *out = root;
+    return 0;
+}

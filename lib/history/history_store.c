@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The history database's file: opened with a bounded wait for other writers, its schema
+ * created and migrated, runs appended in one transaction each and pruned to the policy's
+ * limits. SQLite (WAL journal) makes two runs writing at once safe; nothing here can block
+ * longer than the wait the policy gives. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/history_db.h"
+
+/* 'GPUV': a SQLite file of another program is refused rather than written into. */
+#define GV_HISTORY_APPLICATION_ID 0x47505556
+
+/* Schema versions, one statement list each: migration N takes a database of version N to N+1.
+ * A released step is never edited; a change of schema is a step added at the end. */
+static const char *const migrations[] = {
+    /* 0 -> 1 */
+    "CREATE TABLE runs("
+    " id INTEGER PRIMARY KEY, started_unix INTEGER NOT NULL, hostname TEXT NOT NULL,"
+    " level TEXT NOT NULL, gpuverify_version TEXT NOT NULL, driver_version TEXT NOT NULL,"
+    " nvml_version TEXT NOT NULL, cuda_driver_version INTEGER, comparable TEXT NOT NULL,"
+    " verdict TEXT NOT NULL, action TEXT NOT NULL, bad INTEGER NOT NULL, duration_s REAL);"
+    "CREATE INDEX runs_by_time ON runs(started_unix);"
+    "CREATE TABLE gpus("
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, subject TEXT NOT NULL,"
+    " uuid TEXT NOT NULL, name TEXT NOT NULL, pci_bus_id TEXT NOT NULL, serial TEXT NOT NULL,"
+    " verdict TEXT NOT NULL, PRIMARY KEY(run_id, subject));"
+    "CREATE TABLE results("
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL,"
+    " check_id TEXT NOT NULL, subject TEXT NOT NULL, row_subject TEXT NOT NULL,"
+    " verdict TEXT NOT NULL, action TEXT NOT NULL, held INTEGER NOT NULL, value REAL,"
+    " unit TEXT NOT NULL, measured TEXT NOT NULL, message TEXT NOT NULL,"
+    " fingerprint TEXT NOT NULL, PRIMARY KEY(run_id, seq));"
+    "CREATE INDEX results_by_subject ON results(subject, check_id, run_id);"
+    "CREATE TABLE counters("
+    " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,"
+    " PRIMARY KEY(run_id, seq, name),"
+    " FOREIGN KEY(run_id, seq) REFERENCES results(run_id, seq) ON DELETE CASCADE);",
+};
+#define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
+
+int gv_history_fail(gv_history *h, char *why, size_t cap, const char *doing)
+{
+    snprintf(why, cap, "history database %s: %s: %s", h->path, doing,
+             h->db ? sqlite3_errmsg(h->db) : "out of memory");
+    return -1;
+}
+
+static int exec(gv_history *h, const char *sql, char *why, size_t cap, const char *doing)
+{
+    return sqlite3_exec(h->db, sql, NULL, NULL, NULL) == SQLITE_OK
+               ? 0
+               : gv_history_fail(h, why, cap, doing);
+}
+
+/* A PRAGMA's integer answer; -1 when it gives none. */
+static long long pragma(gv_history *h, const char *sql)
+{
+    sqlite3_stmt *st;
+    long long v = -1;
+    if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Creates the tables of a new file or brings an older one up to date, under the write lock so
+ * that two runs opening a new file at once do it once. */
+static int migrate(gv_history *h, char *why, size_t cap)
+{
+    if (exec(h, "BEGIN IMMEDIATE", why, cap, "waiting for another run's write"))
+        return -1;
+    long long version = pragma(h, "PRAGMA user_version");
+    long long app = pragma(h, "PRAGMA application_id");
+    long long tables = pragma(h, "SELECT count(*) FROM sqlite_master");
+    const char *problem = NULL;
+    char text[160];
+    if (version < 0 || app < 0 || tables < 0)
+        problem = "reading its schema";
+    else if (tables > 0 && app != GV_HISTORY_APPLICATION_ID)
+        problem = "not a gpuverify history database (another program's SQLite file)";
+    else if (version > GV_HISTORY_SCHEMA) {
+        snprintf(text, sizeof text,
+                 "schema version %lld is newer than this gpuverify's (%d): written by a newer "
+                 "release",
+                 version, GV_HISTORY_SCHEMA);
+        problem = text;
+    }
+    if (problem) {
+        if (version < 0 || app < 0 || tables < 0)
+            gv_history_fail(h, why, cap, problem);
+        else
+            snprintf(why, cap, "history database %s: %s", h->path, problem);
+        sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    for (long long v = version; v < GV_HISTORY_SCHEMA; v++)
+        if (exec(h, migrations[v], why, cap, "creating its tables")) {
+            sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+            return -1;
+        }
+    char set[96];
+    snprintf(set, sizeof set, "PRAGMA user_version = %d; PRAGMA application_id = %d",
+             GV_HISTORY_SCHEMA, GV_HISTORY_APPLICATION_ID);
+    if (version < GV_HISTORY_SCHEMA && exec(h, set, why, cap, "recording its schema version")) {
+        sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return exec(h, "COMMIT", why, cap, "creating its tables");
+}
+
+int gv_history_open(const char *path, const gv_history_limits *limits, gv_history **out, char *why,
+                    size_t cap)
+{
+    *out = NULL;
+    gv_history *h = calloc(1, sizeof *h);
+    if (!h)
+        return snprintf(why, cap, "history database %s: out of memory", path), -1;
+    snprintf(h->path, sizeof h->path, "%s", path);
+    h->limits = *limits;
+    int rc = sqlite3_open_v2(
+        path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        gv_history_fail(h, why, cap, "cannot open it");
+        gv_history_close(h);
+        return -1;
+    }
+    sqlite3_busy_timeout(h->db, (int)(limits->wait_s * 1000));
+    /* auto_vacuum takes effect only on a file without tables: set before they are made, so
+     * that pruning can give space back (keep_mb). */
+    if (exec(h, "PRAGMA auto_vacuum = INCREMENTAL", why, cap, "reading it") ||
+        exec(h, "PRAGMA foreign_keys = ON", why, cap, "reading it") || migrate(h, why, cap)) {
+        gv_history_close(h);
+        return -1;
+    }
+    /* WAL: readers never wait for a writer; synchronous NORMAL, no fsync per run (a crash
+     * loses at most the last runs, never the file). */
+    sqlite3_stmt *st;
+    const char *mode = NULL;
+    if (sqlite3_prepare_v2(h->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            mode = (const char *)sqlite3_column_text(st, 0);
+        int wal = mode && !strcmp(mode, "wal");
+        sqlite3_finalize(st);
+        if (!wal) {
+            gv_history_fail(h, why, cap, "switching to its WAL journal");
+            gv_history_close(h);
+            return -1;
+        }
+    }
+    if (exec(h, "PRAGMA synchronous = NORMAL", why, cap, "reading it")) {
+        gv_history_close(h);
+        return -1;
+    }
+    *out = h;
+    return 0;
+}
+
+int gv_history_open_read(const char *path, gv_history **out, char *why, size_t cap)
+{
+    *out = NULL;
+    gv_history *h = calloc(1, sizeof *h);
+    if (!h)
+        return snprintf(why, cap, "history database %s: out of memory", path), -1;
+    snprintf(h->path, sizeof h->path, "%s", path);
+    if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        gv_history_fail(h, why, cap, "cannot open it");
+        gv_history_close(h);
+        return -1;
+    }
+    sqlite3_busy_timeout(h->db, 10000);
+    long long version = pragma(h, "PRAGMA user_version");
+    long long app = pragma(h, "PRAGMA application_id");
+    if (version < 0 || app < 0) {
+        gv_history_fail(h, why, cap, "reading it");
+    } else if (app != GV_HISTORY_APPLICATION_ID || version != GV_HISTORY_SCHEMA) {
+        snprintf(why, cap, "history database %s: %s (schema version %lld; this gpuverify reads %d)",
+                 path,
+                 app != GV_HISTORY_APPLICATION_ID ? "not a gpuverify history database"
+                                                  : "another schema version",
+                 version, GV_HISTORY_SCHEMA);
+    } else {
+        *out = h;
+        return 0;
+    }
+    gv_history_close(h);
+    return -1;
+}
+
+void gv_history_close(gv_history *h)
+{
+    if (!h)
+        return;
+    sqlite3_close(h->db);
+    free(h);
+}
+
+void gv_history_subject(const gv_report *r, const char *subject, char *out, size_t cap)
+{
+    long gpu = gv_subject_gpu(subject);
+    for (size_t i = 0; gpu >= 0 && i < r->gpu_count; i++)
+        if ((long)r->gpus[i].index == gpu && r->gpus[i].uuid[0]) {
+            snprintf(out, cap, "%s", r->gpus[i].uuid);
+            return;
+        }
+    snprintf(out, cap, "%s/%s", r->hostname[0] ? r->hostname : "unknown", subject);
+}
+
+/* A FAIL, or an ERROR that is not another gpuverify's hold: what the record counts. */
+static int is_bad(const gv_check_result *c)
+{
+    return c->verdict == GV_FAIL || (c->verdict == GV_ERROR && !c->held_by_other);
+}
+
+static void bind_text(sqlite3_stmt *st, int col, const char *s)
+{
+    sqlite3_bind_text(st, col, s ? s : "", -1, SQLITE_TRANSIENT);
+}
+
+static int insert_run(gv_history *h, const gv_report *r, const gv_history_run *run)
+{
+    int bad = 0;
+    for (size_t i = 0; i < r->count; i++)
+        bad |= is_bad(&r->results[i]);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h->db,
+                           "INSERT INTO runs(started_unix, hostname, level, gpuverify_version,"
+                           " driver_version, nvml_version, cuda_driver_version, comparable,"
+                           " verdict, action, bad, duration_s)"
+                           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run->started_unix);
+    bind_text(st, 2, r->hostname[0] ? r->hostname : "unknown");
+    bind_text(st, 3, r->level);
+    bind_text(st, 4, gv_version_string());
+    bind_text(st, 5, r->driver.driver_version);
+    bind_text(st, 6, r->driver.nvml_version);
+    if (r->driver.cuda_driver_version >= 0)
+        sqlite3_bind_int(st, 7, r->driver.cuda_driver_version);
+    bind_text(st, 8, run->comparable);
+    bind_text(st, 9, gv_verdict_name(gv_report_verdict(r)));
+    bind_text(st, 10, gv_action_name(gv_report_action(r)));
+    sqlite3_bind_int(st, 11, bad);
+    sqlite3_bind_double(st, 12, r->duration_s);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int insert_gpus(gv_history *h, const gv_report *r, long long run_id)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h->db,
+                           "INSERT INTO gpus(run_id, subject, uuid, name, pci_bus_id, serial,"
+                           " verdict) VALUES(?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < r->gpu_count && rc == SQLITE_DONE; i++) {
+        const gv_gpu *g = &r->gpus[i];
+        char subject[32];
+        snprintf(subject, sizeof subject, "gpu%u", (unsigned)g->index);
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_text(st, 2, subject);
+        bind_text(st, 3, g->uuid);
+        bind_text(st, 4, g->name);
+        bind_text(st, 5, g->pci_bus_id);
+        bind_text(st, 6, g->serial);
+        bind_text(st, 7, gv_verdict_name(gv_gpu_verdict_of(r, g->index)));
+        rc = sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int insert_rows(gv_history *h, const gv_report *r, long long run_id)
+{
+    sqlite3_stmt *row, *counter;
+    if (sqlite3_prepare_v2(h->db,
+                           "INSERT INTO results(run_id, seq, check_id, subject, row_subject,"
+                           " verdict, action, held, value, unit, measured, message, fingerprint)"
+                           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &row, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_prepare_v2(h->db, "INSERT INTO counters(run_id, seq, name, value) VALUES(?,?,?,?)",
+                           -1, &counter, NULL) != SQLITE_OK) {
+        sqlite3_finalize(row);
+        return -1;
+    }
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < r->count && rc == SQLITE_DONE; i++) {
+        const gv_check_result *c = &r->results[i];
+        char subject[160];
+        gv_history_subject(r, c->subject, subject, sizeof subject);
+        sqlite3_reset(row);
+        sqlite3_bind_int64(row, 1, run_id);
+        sqlite3_bind_int64(row, 2, (long long)i);
+        bind_text(row, 3, c->id);
+        bind_text(row, 4, subject);
+        bind_text(row, 5, c->subject);
+        bind_text(row, 6, gv_verdict_name(c->verdict));
+        bind_text(row, 7, gv_action_name(c->action));
+        sqlite3_bind_int(row, 8, c->held_by_other);
+        if (isfinite(c->value))
+            sqlite3_bind_double(row, 9, c->value);
+        else
+            sqlite3_bind_null(row, 9);
+        bind_text(row, 10, c->unit);
+        bind_text(row, 11, c->measured);
+        bind_text(row, 12, c->message);
+        bind_text(row, 13, c->fingerprint);
+        rc = sqlite3_step(row);
+        const gv_row_counters *rc_list = gv_report_counters_of(r, i);
+        for (uint32_t k = 0; rc_list && k < rc_list->count && rc == SQLITE_DONE; k++) {
+            sqlite3_reset(counter);
+            sqlite3_bind_int64(counter, 1, run_id);
+            sqlite3_bind_int64(counter, 2, (long long)i);
+            bind_text(counter, 3, rc_list->items[k].name);
+            sqlite3_bind_double(counter, 4, rc_list->items[k].value);
+            rc = sqlite3_step(counter);
+        }
+    }
+    sqlite3_finalize(row);
+    sqlite3_finalize(counter);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Deletes runs past the limits: older than keep_days, beyond keep_runs, then the oldest tenth
+ * at a time while the file is larger than keep_mb. */
+static int prune(gv_history *h, long long now)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "DELETE FROM runs WHERE started_unix < %lld",
+             now - (long long)(h->limits.keep_days * 86400));
+    if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    snprintf(sql, sizeof sql,
+             "DELETE FROM runs WHERE id NOT IN (SELECT id FROM runs ORDER BY id DESC LIMIT %lld)",
+             (long long)h->limits.keep_runs);
+    if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    double limit = h->limits.keep_mb * 1048576.0;
+    for (int round = 0; round < 10; round++) {
+        long long pages = pragma(h, "PRAGMA page_count"), size = pragma(h, "PRAGMA page_size");
+        long long free_pages = pragma(h, "PRAGMA freelist_count");
+        if (pages < 0 || size < 0 ||
+            (double)(pages - (free_pages > 0 ? free_pages : 0)) * size <= limit)
+            return 0;
+        long long runs = pragma(h, "SELECT count(*) FROM runs");
+        if (runs <= 1)
+            return 0;
+        snprintf(sql, sizeof sql,
+                 "DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY id LIMIT %lld)",
+                 runs / 10 > 0 ? runs / 10 : 1);
+        if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+            return -1;
+    }
+    return 0;
+}
+
+int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *run, char *why,
+                      size_t cap)
+{
+    if (exec(h, "BEGIN IMMEDIATE", why, cap, "waiting for another run's write"))
+        return -1;
+    const char *doing = "recording the run";
+    int failed = insert_run(h, r, run);
+    long long run_id = sqlite3_last_insert_rowid(h->db);
+    failed = failed || insert_gpus(h, r, run_id) || insert_rows(h, r, run_id);
+    if (!failed) {
+        doing = "deleting runs past the policy's limits";
+        failed = prune(h, run->started_unix);
+    }
+    if (failed) {
+        gv_history_fail(h, why, cap, doing);
+        sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    if (exec(h, "COMMIT", why, cap, "recording the run"))
+        return sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL), -1;
+    /* Gives the pages of deleted runs back to the file system; an error costs only space. */
+    sqlite3_exec(h->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
+    return 0;
+}

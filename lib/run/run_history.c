@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "run/run_history.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "checks/history.h"
+#include "core/context.h"
+#include "core/util.h"
+#include "history/history.h"
+#include "run/run_events.h"
+
+/* A token of the caller's list that is no exclusion and selects `id` ("history" or the ID). */
+static int named(const char *list, const char *id)
+{
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, ", ");
+        size_t len = strcspn(p, ",");
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (len && *p != '^' && !strncmp(id, p, len) && (id[len] == '\0' || id[len] == '.'))
+            return 1;
+        p += strcspn(p, ",");
+    }
+    return 0;
+}
+
+int gv_run_history_select(const gv_ctx *ctx, const char *checks, gv_run_plan *plan)
+{
+    int n = 0;
+    for (size_t i = 0; i < gv_check_count; i++) {
+        if (!gv_checks[i].history)
+            continue;
+        plan->history[i] =
+            plan->chosen[i] && (ctx->state_path[0] || named(checks, gv_checks[i].id));
+        plan->chosen[i] = 0;
+        n += plan->history[i];
+    }
+    return n;
+}
+
+/* The comparable key of this run's figures: what changes them besides the GPU. */
+static void comparable(const gv_run_plan *plan, const gv_report *r, char *out, size_t cap)
+{
+    snprintf(out, cap, "driver %s|%s|gemm %u|copy %llu|nccl %llu|stress %g",
+             r->driver.driver_version[0] ? r->driver.driver_version : "?", plan->level->name,
+             plan->opts.gemm_size, (unsigned long long)plan->opts.copy_bytes,
+             (unsigned long long)plan->opts.nccl_bytes, plan->stress_s);
+}
+
+/* Every history check selected gets a row saying why there is no history. */
+static void without_history(const gv_run_plan *plan, gv_report *r, int verdict, int action,
+                            const char *why)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (plan->history[i]) {
+            gv_check_result *c = gv_report_add(r, gv_checks[i].id, "node", verdict, "%s", why);
+            gv_result_action(c, action);
+            if (verdict == GV_ERROR)
+                gv_result_remedy(c, "move the damaged database aside, or name a writable path "
+                                    "(gv-check --state); the run itself is complete");
+        }
+}
+
+void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
+{
+    int any = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        any |= plan->history[i];
+    if (!any)
+        return;
+    double t0 = gv_now_s();
+    size_t first = r->count;
+    gv_report_begin_rows(r);
+    gv_history_policy pol;
+    gv_history_policy_of(plan->opts.policy, &pol);
+    char why[1024];
+    gv_history *db = NULL;
+    if (!ctx->state_path[0]) {
+        without_history(plan, r, GV_SKIP, GV_ACTION_NONE,
+                        "no history database: gv_ctx_opts.state_path (gv-check --state) is not "
+                        "set");
+    } else if (gv_history_open(ctx->state_path, &pol.limits, &db, why, sizeof why)) {
+        gv_append(why, sizeof why, "", "; this run is judged without history and not recorded");
+        without_history(plan, r, GV_ERROR, GV_ACTION_FIX_CONFIG, why);
+    } else {
+        gv_history_run run = {.started_unix = r->started_unix};
+        comparable(plan, r, run.comparable, sizeof run.comparable);
+        gv_history_judge judge = {
+            .db = db, .report = r, .judged = first, .policy = plan->opts.policy, .run = &run};
+        for (size_t i = 0; i < gv_check_count; i++)
+            if (plan->history[i])
+                gv_checks[i].history(&judge);
+        gv_report_flush(r);
+        if (gv_history_append(db, r, &run, why, sizeof why)) {
+            /* The rows above stand; one row says the run was not kept: the first history
+             * check's. */
+            size_t i = 0;
+            while (!plan->history[i])
+                i++;
+            gv_append(why, sizeof why, "", "; this run is not recorded");
+            gv_check_result *c = gv_report_add(r, gv_checks[i].id, "node", GV_ERROR, "%s", why);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
+            gv_result_remedy(c, "free space or a writable path for the database (gv-check "
+                                "--state); the run itself is complete");
+        }
+        gv_history_close(db);
+    }
+    gv_report_flush(r);
+    r->duration_s += gv_now_s() - t0;
+    gv_run_observer o;
+    gv_run_observer_init(&o, plan, t0);
+    for (size_t i = first; o.fn && i < r->count; i++)
+        gv_run_observer_row(&o, &r->results[i]);
+}
