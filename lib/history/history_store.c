@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "history/history_db.h"
 
@@ -44,8 +45,19 @@ static const char *const migrations[] = {
 
 int gv_history_fail(gv_history *h, char *why, size_t cap, const char *doing)
 {
-    snprintf(why, cap, "history database %s: %s: %s", h->path, doing,
-             h->db ? sqlite3_errmsg(h->db) : "out of memory");
+    /* SQLite says "unable to open database file" for a file or directory it may not write (a
+     * WAL database needs its -wal and -shm files beside it): say which. */
+    const char *read_only = "";
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", h->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    if (access(h->path, F_OK) == 0 &&
+        (access(h->path, W_OK) != 0 || access(slash ? dir : ".", W_OK) != 0))
+        read_only = " (the file or its directory is read-only)";
+    snprintf(why, cap, "history database %s: %s: %s%s", h->path, doing,
+             h->db ? sqlite3_errmsg(h->db) : "out of memory", read_only);
     return -1;
 }
 
@@ -315,7 +327,8 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id)
             sqlite3_bind_null(row, 9);
         bind_text(row, 10, c->unit);
         bind_text(row, 11, c->measured);
-        bind_text(row, 12, c->message);
+        /* A PASS row's message repeats its figures: kept for the rows worth reading back. */
+        bind_text(row, 12, c->verdict == GV_PASS || c->verdict == GV_SKIP ? "" : c->message);
         bind_text(row, 13, c->fingerprint);
         rc = sqlite3_step(row);
         const gv_row_counters *rc_list = gv_report_counters_of(r, i);

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The history database end to end through gv-check --state over the fakes: a database that
+cannot be used (corrupt, another program's SQLite file, locked by another writer for longer
+than the policy's wait, read-only, full) gives an ERROR row naming it and a report otherwise
+complete; without --state the report is the same as before history existed; 100 runs from 4
+processes at once lose no row.
+
+usage: test_history_db.py GV_CHECK FIXTURES FAKELIB WORK_DIR"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+GV_CHECK, FIXTURES, FAKELIB, WORK = sys.argv[1:5]
+CHECKS = "system,driver,gpu"
+failures = []
+
+
+def gv_check(state=None, policy=None, extra=()):
+    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(FIXTURES, "scenarios", "h100x8.conf"))
+    checks = CHECKS + (",history" if state else "")
+    cmd = [GV_CHECK, "--json", "--library-dir", FAKELIB, "--checks", checks,
+           "--sysroot", os.path.join(FIXTURES, "sysroots", "h100-open")] + list(extra)
+    if state:
+        cmd += ["--state", state]
+    if policy:
+        path = os.path.join(WORK, "policy.conf")
+        open(path, "w").write(policy)
+        cmd += ["--policy", path]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    return json.loads(p.stdout), p.returncode, time.monotonic() - t0
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+    else:
+        print("ok:", what)
+
+
+def others(report):
+    return [(c["id"], c["subject"], c["verdict"]) for c in report["checks"]
+            if not c["id"].startswith("history.")]
+
+
+def history_rows(report):
+    return [c for c in report["checks"] if c["id"].startswith("history.")]
+
+
+def unusable(name, path, words, policy=None, wait_bound=None):
+    """The run with an unusable database: one ERROR row per history check naming the file and
+    SQLite's words, the other rows as a stateless run's."""
+    report, code, wall = gv_check(state=path, policy=policy)
+    rows = history_rows(report)
+    expect(rows and all(r["verdict"] == "ERROR" and path in r["message"] and words in r["message"]
+                        and r["action"] == "fix_config" for r in rows),
+           "%s: every history row an ERROR naming %s and '%s' (%s)" %
+           (name, path, words, [r["message"] for r in rows]))
+    expect(others(report) == others(STATELESS), "%s: the other rows as a stateless run's" % name)
+    expect(code == 3, "%s: gv-check exits 3 (not judged), got %d" % (name, code))
+    if wait_bound:
+        expect(wall < wait_bound, "%s: returned in %.1f s (bound %.1f s)" % (name, wall,
+                                                                              wait_bound))
+
+
+def count_runs(path):
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT count(*) FROM runs").fetchone()[0], \
+            db.execute("SELECT count(DISTINCT run_id) FROM results").fetchone()[0]
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+STATELESS, code, _ = gv_check()
+expect(not history_rows(STATELESS) and code == 0,
+       "without --state: no history row, exit 0 (stateless as before)")
+
+# A named history check without a database says why it did not run.
+report, _, _ = gv_check(extra=["--checks", "history.record"])
+rows = history_rows(report)
+expect(len(rows) == 1 and rows[0]["verdict"] == "SKIP" and "state_path" in rows[0]["message"],
+       "history.record named without --state: SKIP naming state_path")
+
+good = os.path.join(WORK, "good.db")
+for i in range(6):
+    report, code, _ = gv_check(state=good)
+expect(code == 0 and others(report) == others(STATELESS), "with --state: the other rows unchanged")
+record = [r for r in history_rows(report) if r["id"] == "history.record"]
+expect(record and all(r["verdict"] == "PASS" and "0 of 6 runs" in r["message"] for r in record),
+       "six healthy runs: history.record PASS, 0 of 6 runs")
+expect(count_runs(good) == (6, 6), "six runs recorded, each with its rows")
+
+corrupt = os.path.join(WORK, "corrupt.db")
+shutil.copy(good, corrupt)
+with open(corrupt, "r+b") as f:
+    f.seek(0)
+    f.write(b"this is no database header" * 8)
+unusable("corrupt", corrupt, "file is not a database")
+
+foreign = os.path.join(WORK, "foreign.db")
+with sqlite3.connect(foreign) as db:
+    db.execute("CREATE TABLE notes(text)")
+unusable("another program's SQLite file", foreign, "not a gpuverify history database")
+
+# Locked: another writer holds the database for longer than the policy's wait (1 s).
+locked = os.path.join(WORK, "locked.db")
+shutil.copy(good, locked)
+holder = sqlite3.connect(locked, isolation_level=None)
+holder.execute("BEGIN EXCLUSIVE")
+unusable("locked by another writer", locked, "database is locked", policy="history_wait_s = 1\n",
+         wait_bound=10)
+holder.execute("ROLLBACK")
+holder.close()
+
+# Read-only and full need a file system of their own: a tmpfs, as root.
+if os.geteuid() == 0 and shutil.which("mount"):
+    mnt = os.path.join(WORK, "mnt")
+    os.makedirs(mnt)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt]).returncode == 0:
+        try:
+            ro = os.path.join(mnt, "ro.db")
+            gv_check(state=ro)
+            subprocess.run(["mount", "-o", "remount,ro", mnt], check=True)
+            unusable("read-only", ro, "read-only")
+            subprocess.run(["mount", "-o", "remount,rw,size=256k", mnt], check=True)
+            full = os.path.join(mnt, "full.db")
+            filler = os.path.join(mnt, "filler")
+            gv_check(state=full)
+            try:  # the rest of the file system
+                with open(filler, "wb") as f:
+                    while True:
+                        f.write(b"\0" * 4096)
+                        f.flush()
+            except OSError:
+                pass
+            report, code, _ = gv_check(state=full)
+            rows = [r for r in history_rows(report) if r["verdict"] == "ERROR"]
+            expect(rows and any(full in r["message"] and "full" in r["message"] for r in rows),
+                   "full: an ERROR row naming the file and 'full' (%s)" %
+                   [r["message"] for r in history_rows(report)])
+            expect(others(report) == others(STATELESS), "full: the other rows as a stateless run's")
+        finally:
+            subprocess.run(["umount", mnt])
+    else:
+        print("skip: read-only and full (no tmpfs mount here)")
+else:
+    print("skip: read-only and full (not root)")
+
+# 100 runs from 4 processes at once: none lost, none waiting past the policy's bound.
+together = os.path.join(WORK, "together.db")
+codes = []
+
+
+def writer():
+    for _ in range(25):
+        report, code, _ = gv_check(state=together)
+        codes.append((code, [r["message"] for r in history_rows(report)
+                             if r["verdict"] == "ERROR"]))
+
+
+threads = [threading.Thread(target=writer) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+bad = [c for c in codes if c[0] != 0]
+expect(not bad, "4 writers x 25 runs: every run exit 0 (%s)" % bad[:3])
+expect(count_runs(together) == (100, 100), "4 writers x 25 runs: 100 runs recorded, each with "
+       "its rows (%s)" % (count_runs(together),))
+with sqlite3.connect(together) as db:
+    expect(db.execute("PRAGMA journal_mode").fetchone()[0] == "wal", "the database is in WAL mode")
+    expect(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity_check ok")
+
+sys.exit(1 if failures else 0)

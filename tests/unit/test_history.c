@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The history.* checks on fixture histories: a GPU slowing over 20 runs, correctable errors
+ * climbing, a port that flapped between runs, a lemon GPU; each judged on a database built
+ * from an 8-GPU report whose figures and counters are set run by run, days apart. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks/checks.h"
+#include "checks/history.h"
+#include "helpers.h"
+#include "history/history.h"
+#include "report/report.h"
+
+#define DAY 86400LL
+#define T0 1792900000LL /* 2026-10-25 */
+
+typedef struct history_fixture {
+    char *dir;
+    char path[512];
+    gv_history *db;
+    gv_report *r;
+} history_fixture;
+
+static int setup(void **state)
+{
+    history_fixture *f = calloc(1, sizeof *f);
+    f->dir = temp_root();
+    snprintf(f->path, sizeof f->path, "%s/history.db", f->dir);
+    gv_history_limits limits = {.wait_s = 5, .keep_days = 3650, .keep_runs = 10000, .keep_mb = 256};
+    char why[1024];
+    if (gv_history_open(f->path, &limits, &f->db, why, sizeof why))
+        fail_msg("%s", why);
+    f->r = run_scenario("h100-open", "h100x8");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    history_fixture *f = *state;
+    gv_history_close(f->db);
+    gv_report_free(f->r);
+    remove_tree(f->dir);
+    free(f->dir);
+    free(f);
+    return 0;
+}
+
+/* The row of id on subject, made when the report has none. */
+static gv_check_result *row(gv_report *r, const char *id, const char *subject)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (!strcmp(r->results[i].id, id) && !strcmp(r->results[i].subject, subject))
+            return &r->results[i];
+    gv_check_result *c = gv_report_add(r, id, subject, GV_PASS, "made by the test");
+    assert_non_null(c);
+    return c;
+}
+
+static void set_value(gv_report *r, const char *id, const char *subject, double value,
+                      const char *unit)
+{
+    gv_result_measured(row(r, id, subject), value, unit, "%g %s", value, unit);
+}
+
+static void set_counter(gv_report *r, const char *id, const char *subject, const char *name,
+                        double value)
+{
+    gv_check_result *c = row(r, id, subject);
+    size_t index = (size_t)(c - r->results);
+    for (size_t i = 0; i < r->counters_count; i++) {
+        gv_row_counters *rc = &r->counters[i];
+        if (rc->row != index)
+            continue;
+        for (uint32_t k = 0; k < rc->count; k++)
+            if (!strcmp(rc->items[k].name, name)) {
+                rc->items[k].value = value;
+                return;
+            }
+        rc->items = realloc(rc->items, (rc->count + 1) * sizeof *rc->items);
+        assert_non_null(rc->items);
+        gv_counter_set(rc->items, &rc->count, rc->count + 1, name, value);
+        return;
+    }
+    gv_counter one;
+    uint32_t n = 0;
+    gv_counter_set(&one, &n, 1, name, value);
+    assert_int_equal(gv_report_attach_counters(r, c, &one, n), 0);
+}
+
+static void append(history_fixture *f, long long when)
+{
+    gv_history_run run = {.started_unix = when, .comparable = "driver 580|standard|gemm 0"};
+    char why[1024];
+    if (gv_history_append(f->db, f->r, &run, why, sizeof why))
+        fail_msg("%s", why);
+}
+
+/* Judges the report as the run at `when` with one history check; returns its row on subject. */
+static gv_check_result judge(history_fixture *f, void (*check)(gv_history_judge *), long long when,
+                             const char *id, const char *subject, const gv_policy *policy)
+{
+    gv_history_run run = {.started_unix = when, .comparable = "driver 580|standard|gemm 0"};
+    size_t before = f->r->count;
+    gv_history_judge j = {
+        .db = f->db, .report = f->r, .judged = before, .policy = policy, .run = &run};
+    check(&j);
+    gv_check_result found = GV_CHECK_RESULT_INIT;
+    int seen = 0;
+    for (size_t i = before; i < f->r->count; i++) {
+        if (!strcmp(f->r->results[i].id, id) && !strcmp(f->r->results[i].subject, subject)) {
+            found = f->r->results[i];
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 1);
+    f->r->count = before; /* the judged rows are not part of the next run */
+    return found;
+}
+
+static void slowing_gpu_warns_against_its_own_median(void **state)
+{
+    history_fixture *f = *state;
+    /* gpu0 holds 740 for 14 runs, then slows 6 TFLOPS a run; gpu1 holds 700 throughout. */
+    for (int i = 0; i < 20; i++) {
+        set_value(f->r, "gemm.fp16", "gpu0", i < 14 ? 740 : 740 - 6 * (i - 13), "TFLOPS");
+        set_value(f->r, "gemm.fp16", "gpu1", 700, "TFLOPS");
+        append(f, T0 + i * DAY);
+    }
+    set_value(f->r, "gemm.fp16", "gpu0", 690, "TFLOPS");
+    set_value(f->r, "gemm.fp16", "gpu1", 701, "TFLOPS");
+    gv_check_result c = judge(f, gv_history_history_performance, T0 + 20 * DAY,
+                              "history.performance", "gpu0", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_int_equal(c.action, GV_ACTION_RERUN);
+    /* Its last 20 runs: 14 at 740 and 6 slower, median 740. */
+    assert_non_null(strstr(c.message, "gemm.fp16 690 TFLOPS vs this GPU's median 740 over 20 runs "
+                                      "since 2026-10-25"));
+    assert_true(fabs(c.value - 690.0 / 740.0) < 1e-6);
+    c = judge(f, gv_history_history_performance, T0 + 20 * DAY, "history.performance", "gpu1",
+              NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "median 700 over 20 runs"));
+    /* A tighter window of the policy: the median of the last 5 runs is the slow ones'. */
+    gv_policy p = GV_POLICY_INIT;
+    p.history_runs = 5;
+    c = judge(f, gv_history_history_performance, T0 + 20 * DAY, "history.performance", "gpu0", &p);
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "median 716 over 5 runs"));
+}
+
+static void too_few_runs_skip_saying_how_many(void **state)
+{
+    history_fixture *f = *state;
+    set_value(f->r, "gemm.fp16", "gpu0", 740, "TFLOPS");
+    for (int i = 0; i < 3; i++)
+        append(f, T0 + i * DAY);
+    gv_check_result c =
+        judge(f, gv_history_history_performance, T0 + 3 * DAY, "history.performance", "gpu0", NULL);
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "3 comparable earlier run(s) of 5 needed"));
+    c = judge(f, gv_history_history_record, T0 + 3 * DAY, "history.record", "gpu0", NULL);
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "3 earlier run(s)"));
+}
+
+static void climbing_correctable_errors_warn(void **state)
+{
+    history_fixture *f = *state;
+    /* gpu2: 300 more correctable errors a day, two rows remapped on the way; gpu3 steady. */
+    for (int i = 0; i < 10; i++) {
+        set_counter(f->r, "gpu.ecc_errors", "gpu2", "correctable_aggregate", 1000 + 300 * i);
+        set_counter(f->r, "gpu.row_remap", "gpu2", "remapped_correctable", i < 5 ? 0 : 2);
+        set_counter(f->r, "gpu.ecc_errors", "gpu3", "correctable_aggregate", 12);
+        append(f, T0 + i * DAY);
+    }
+    set_counter(f->r, "gpu.ecc_errors", "gpu2", "correctable_aggregate", 4000);
+    set_counter(f->r, "gpu.row_remap", "gpu2", "remapped_correctable", 2);
+    set_counter(f->r, "gpu.ecc_errors", "gpu3", "correctable_aggregate", 12);
+    gv_check_result c = judge(f, gv_history_history_memory_errors, T0 + 10 * DAY,
+                              "history.memory_errors", "gpu2", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_int_equal(c.action, GV_ACTION_HW_INSPECT);
+    assert_non_null(strstr(c.message, "correctable ECC +3000 since 2026-10-25 (300.0/day"));
+    assert_non_null(strstr(c.message, "+2 row(s) remapped"));
+    c = judge(f, gv_history_history_memory_errors, T0 + 10 * DAY, "history.memory_errors", "gpu3",
+              NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "correctable ECC +0"));
+}
+
+static void spare_banks_running_out_are_projected(void **state)
+{
+    history_fixture *f = *state;
+    /* 3072 banks at full availability, 40 a day falling to none: out in about 66 days. */
+    for (int i = 0; i <= 10; i++) {
+        set_counter(f->r, "gpu.row_remap", "gpu4", "banks_max", 3072 - 40 * i);
+        set_counter(f->r, "gpu.row_remap", "gpu4", "banks_none", 40 * i);
+        if (i < 10)
+            append(f, T0 + i * DAY);
+    }
+    gv_check_result c = judge(f, gv_history_history_memory_errors, T0 + 10 * DAY,
+                              "history.memory_errors", "gpu4", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "banks out of spares in about 67 days"));
+    assert_true(fabs(c.value - (3072 - 400) * 4.0 / 160.0) < 0.5);
+}
+
+static void a_port_that_flapped_between_runs_warns(void **state)
+{
+    history_fixture *f = *state;
+    gv_check_result *port = gv_report_add(f->r, "rdma.ports", "mlx5_0/1", GV_PASS, "ACTIVE");
+    (void)port;
+    set_counter(f->r, "rdma.ports", "mlx5_0/1", "state", 4);
+    set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 3);
+    set_counter(f->r, "gpu.nvlink", "gpu5", "active", 18);
+    append(f, T0);
+    /* ACTIVE again at this run, but it went down twice in between; gpu5 lost a link. */
+    set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 5);
+    set_counter(f->r, "gpu.nvlink", "gpu5", "active", 17);
+    gv_check_result c =
+        judge(f, gv_history_history_links, T0 + DAY, "history.links", "mlx5_0/1", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_int_equal(c.action, GV_ACTION_HW_INSPECT);
+    assert_non_null(strstr(c.message, "link went down +2 (3 -> 5)"));
+    c = judge(f, gv_history_history_links, T0 + DAY, "history.links", "gpu5", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "NVLinks active 18 -> 17"));
+    c = judge(f, gv_history_history_links, T0 + DAY, "history.links", "gpu6", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    /* A counter lower than before was reset with the driver: no flap is made of it. */
+    set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 0);
+    c = judge(f, gv_history_history_links, T0 + DAY, "history.links", "mlx5_0/1", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+}
+
+static void a_lemon_gpu_and_node_are_named(void **state)
+{
+    history_fixture *f = *state;
+    gv_check_result *ecc = row(f->r, "gpu.ecc_errors", "gpu7");
+    /* gpu7 FAILs in 3 of 8 runs; a hold by another gpuverify is no mark against it. */
+    for (int i = 0; i < 8; i++) {
+        ecc->verdict = i == 1 || i == 4 ? GV_FAIL : GV_PASS;
+        ecc->held_by_other = 0;
+        if (i == 6) {
+            ecc->verdict = GV_ERROR;
+            ecc->held_by_other = 1;
+        }
+        append(f, T0 + i * DAY);
+    }
+    ecc->verdict = GV_FAIL;
+    ecc->held_by_other = 0;
+    gv_check_result c =
+        judge(f, gv_history_history_record, T0 + 8 * DAY, "history.record", "gpu7", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_int_equal(c.action, GV_ACTION_HW_INSPECT);
+    assert_non_null(strstr(c.message, "3 of 9 runs in the last 30 days had a FAIL or ERROR on "
+                                      "this GPU, the first on 2026-10-26"));
+    assert_true(c.value == 3);
+    c = judge(f, gv_history_history_record, T0 + 8 * DAY, "history.record", "node", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    c = judge(f, gv_history_history_record, T0 + 8 * DAY, "history.record", "gpu0", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "0 of 9 runs"));
+    /* Out of the window, the record is clean again. */
+    ecc->verdict = GV_PASS;
+    c = judge(f, gv_history_history_record, T0 + 60 * DAY, "history.record", "gpu7", NULL);
+    assert_int_equal(c.verdict, GV_SKIP);
+}
+
+static void a_gpu_moved_to_another_slot_keeps_its_record(void **state)
+{
+    history_fixture *f = *state;
+    char uuid[96];
+    snprintf(uuid, sizeof uuid, "%s", f->r->gpus[0].uuid);
+    set_value(f->r, "gemm.fp16", "gpu0", 740, "TFLOPS");
+    for (int i = 0; i < 6; i++)
+        append(f, T0 + i * DAY);
+    /* Now the same GPU sits at index 1 and reads slow there; gpu0 is another GPU. */
+    snprintf(f->r->gpus[0].uuid, sizeof f->r->gpus[0].uuid, "%s", f->r->gpus[1].uuid);
+    snprintf(f->r->gpus[1].uuid, sizeof f->r->gpus[1].uuid, "%s", uuid);
+    set_value(f->r, "gemm.fp16", "gpu1", 650, "TFLOPS");
+    gv_check_result c =
+        judge(f, gv_history_history_performance, T0 + 6 * DAY, "history.performance", "gpu1", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "median 740 over 6 runs"));
+}
+
+static void retention_keeps_the_newest_runs(void **state)
+{
+    history_fixture *f = *state;
+    gv_history_close(f->db);
+    gv_history_limits limits = {.wait_s = 5, .keep_days = 30, .keep_runs = 4, .keep_mb = 256};
+    char why[1024];
+    if (gv_history_open(f->path, &limits, &f->db, why, sizeof why))
+        fail_msg("%s", why);
+    for (int i = 0; i < 10; i++)
+        append(f, T0 + i * DAY);
+    gv_history_record rec;
+    assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
+    assert_int_equal(rec.runs, 4);
+    append(f, T0 + 100 * DAY); /* the others are now older than 30 days */
+    assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
+    assert_int_equal(rec.runs, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(slowing_gpu_warns_against_its_own_median, setup, teardown),
+        cmocka_unit_test_setup_teardown(too_few_runs_skip_saying_how_many, setup, teardown),
+        cmocka_unit_test_setup_teardown(climbing_correctable_errors_warn, setup, teardown),
+        cmocka_unit_test_setup_teardown(spare_banks_running_out_are_projected, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_port_that_flapped_between_runs_warns, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_lemon_gpu_and_node_are_named, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_gpu_moved_to_another_slot_keeps_its_record, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(retention_keeps_the_newest_runs, setup, teardown),
+    };
+    return run_shard("test_history", tests, sizeof tests / sizeof *tests);
+}
