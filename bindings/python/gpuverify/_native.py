@@ -72,6 +72,7 @@ PROTOTYPES = {
     "gv_report_gpu_count": (C.c_uint32, [report_p]),
     "gv_report_gpu": (status, [report_p, C.c_uint32, P(S.Gpu)]),
     "gv_report_json": (status, [report_p, C.c_uint32, P(C.c_void_p)]),
+    "gv_history_json": (status, [ctx_p, C.c_char_p, P(S.HistoryOpts), P(C.c_void_p)]),
     "gv_report_prometheus": (status, [report_p, C.c_uint32, P(C.c_void_p)]),
     "gv_report_from_json": (status, [ctx_p, C.c_char_p, P(report_p)]),
     "gv_cuda_check": (status, [ctx_p, C.c_uint32, P(S.CudaOpts), P(S.CudaResult)]),

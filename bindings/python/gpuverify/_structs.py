@@ -24,7 +24,8 @@ class CtxOpts(Versioned):
                 ("cudnn_library", C.c_char_p), ("nccl_library", C.c_char_p),
                 ("ibverbs_library", C.c_char_p), ("log_fn", LOG_FN), ("log_user", C.c_void_p),
                 ("log_level", C.c_int32), ("live_libraries", C.c_int32),
-                ("deadline_s", C.c_double), ("worker_path", C.c_char_p)]
+                ("deadline_s", C.c_double), ("worker_path", C.c_char_p),
+                ("state_path", C.c_char_p)]
 
 
 class Policy(Versioned):
@@ -38,7 +39,14 @@ class Policy(Versioned):
                 ("ecc_correctable_warn", C.c_double), ("pcie_replay_warn_per_min", C.c_double),
                 ("aer_correctable_warn", C.c_double), ("nvlink_crc_warn", C.c_double),
                 ("clock_event_warn_s", C.c_double), ("temp_margin_warn_c", C.c_double),
-                ("retired_pages_fail", C.c_int32), ("reserved1", C.c_int32)]
+                ("retired_pages_fail", C.c_int32), ("reserved1", C.c_int32),
+                ("history_min_runs", C.c_double), ("history_runs", C.c_double),
+                ("history_perf_warn_fraction", C.c_double), ("history_window_days", C.c_double),
+                ("history_ecc_per_day_warn", C.c_double), ("history_remap_warn", C.c_double),
+                ("history_exhaustion_days_warn", C.c_double),
+                ("history_record_warn", C.c_double), ("history_keep_days", C.c_double),
+                ("history_keep_runs", C.c_double), ("history_keep_mb", C.c_double),
+                ("history_wait_s", C.c_double)]
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -81,7 +89,11 @@ class CheckResult(Versioned):
                 # held a GPU it needed; that process's PID (0 unknown) and how long it had
                 # held it (seconds, negative unknown). An older library leaves them as set.
                 ("held_by_other", C.c_int32), ("held_by_pid", C.c_int32),
-                ("held_s", C.c_double)]
+                ("held_s", C.c_double),
+                # ABI 1.1: what to do about the row (enum gv_action) and a GEMM row's result
+                # fingerprint.
+                ("action", C.c_int32), ("reserved3", C.c_int32),
+                ("fingerprint", C.c_char * 32), ("fingerprint_key", C.c_char * 224)]
 
     def __init__(self, **kw):
         super().__init__(**dict(dict(held_s=-1.0), **kw))
@@ -342,5 +354,12 @@ class NcclId(C.Structure):
     _fields_ = [("internal", C.c_char * 128)]
 
 
-MIRRORS = [CtxOpts, Policy, RunOpts, RunEvent, StressSample, StressOpts, StressGpu, StressResult, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
+class HistoryOpts(Versioned):
+    c_name = "gv_history_opts"
+    _fields_ = [("struct_size", C.c_uint32), ("flags", C.c_uint32), ("subject", C.c_char_p),
+                ("checks", C.c_char_p), ("since_unix", C.c_int64), ("max_runs", C.c_uint32),
+                ("reserved", C.c_uint32)]
+
+
+MIRRORS = [CtxOpts, HistoryOpts, Policy, RunOpts, RunEvent, StressSample, StressOpts, StressGpu, StressResult, CheckResult, LibraryInfo, DriverInfo, Gpu, CudaOpts,
            CudaResult, MemtestOpts, MemtestResult, GemmOpts, GemmResult, CudnnResult, NcclOpts, NcclSize, NcclPair, NcclResult, NcclId]

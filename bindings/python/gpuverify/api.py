@@ -339,7 +339,9 @@ class Context:
     deadline_s: each check's deadline where the catalog sets none (30 s when 0), enforced when
     the checks and calls run in gpuverify-worker; worker_path: that executable (found beside
     the library by default); in_process: run gemm_bench, mem_test, ... in this process rather
-    than in gpuverify-worker (no process start, but no deadline on a call stuck in the driver).
+    than in gpuverify-worker (no process start, but no deadline on a call stuck in the driver);
+    state_path: the history database run() keeps each GPU's record in and judges history.*
+    from (docs/history.md), None for none.
 
     Raises LibraryNotFoundError when libgpuverify cannot be loaded, InvalidArgumentError for a
     relative sysroot, IOFailureError for one that does not exist. One context is used by one
@@ -352,14 +354,14 @@ class Context:
 
     def __init__(self, sysroot: Optional[str] = None, library_dir: Optional[str] = None,
                  deadline_s: float = 0.0, worker_path: Optional[str] = None,
-                 in_process: bool = False):
+                 in_process: bool = False, state_path: Optional[str] = None):
         deadline_s = A.real("deadline_s", deadline_s, 0, A.DAY)  # gv_ctx_opts: 0 .. a day
         self._lib = lib()
         # alive as long as the context
-        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path)]
+        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path), _b(state_path)]
         opts = S.CtxOpts(sysroot=self._keep[0], library_dir=self._keep[1], log_level=1,
                          live_libraries=-1, deadline_s=deadline_s, worker_path=self._keep[2],
-                         flags=CTX_IN_PROCESS if in_process else 0)
+                         flags=CTX_IN_PROCESS if in_process else 0, state_path=self._keep[3])
         handle = C.c_void_p()
         st = self._lib.gv_ctx_create(C.byref(opts), C.byref(handle))
         if st != 0:
@@ -499,6 +501,26 @@ class Context:
             return self._report(rep)
         finally:
             self._lib.gv_report_free(rep)
+
+    def history(self, path: str, subject: Optional[str] = None, checks: Optional[str] = None,
+                since_unix: int = 0, last: int = 0) -> Dict[str, Any]:
+        """The history database at path (docs/history.md) as a dict: {"database", "runs": [...]},
+        runs newest first with their GPUs and rows, filtered by subject (a GPU's UUID, a host
+        name, "host/subject"), checks (an ID or prefix), since_unix and the last N runs. The file
+        is only read. NotFoundError when there is none; IOFailureError when it is not a
+        gpuverify history or cannot be read."""
+        since_unix = A.whole("since_unix", since_unix, 0, 2**63 - 1, zero=True)
+        last = A.whole("last", last, 0, 2**32 - 1, zero=True)
+        keep = [_b(subject), _b(checks)]
+        opts = S.HistoryOpts(subject=keep[0], checks=keep[1], since_unix=since_unix,
+                             max_runs=last)
+        out = C.c_void_p()
+        self._check(self._lib.gv_history_json(self._ctx, _b(path), C.byref(opts), C.byref(out)),
+                    "Context.history")
+        try:
+            return json.loads(C.string_at(out.value).decode("utf-8", "replace"))
+        finally:
+            self._lib.gv_free(out)
 
     def _render(self, fn, rep) -> str:
         """One of the library's renderings of a report (JSON, Prometheus) as str."""

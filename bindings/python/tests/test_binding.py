@@ -308,3 +308,27 @@ def test_a_gpu_another_gpuverify_holds_raises_gpu_busy(node, tmp_path, monkeypat
     r = node("h100-open", "h100x1-compute").gemm_bench(size=32, warmup_s=0, batch_s=1e-9,
                                                        batches=1, algo_candidates=1)
     assert r.verdict == "PASS"
+
+
+def test_history_is_kept_and_read_back(node, tmp_path):
+    db = str(tmp_path / "history.db")
+    ctx = node("h100-open", "h100x8", state_path=db)
+    for _ in range(3):
+        report = ctx.run(checks="driver.gpu_count,gpu.row_remap,history.record")
+    record = [c for c in report.checks if c.id == "history.record"]
+    assert record and all(c.verdict == "SKIP" and "2 earlier run(s)" in c.message for c in record)
+    doc = ctx.history(db, checks="gpu.row_remap", last=2)
+    assert len(doc["runs"]) == 2
+    rows = doc["runs"][0]["checks"]
+    assert len(rows) == 8 and all(r["id"] == "gpu.row_remap" for r in rows)
+    assert rows[0]["counters"]["banks_max"] > 0
+    uuid = doc["runs"][0]["gpus"][0]["uuid"]
+    one = ctx.history(db, subject=uuid)
+    assert len(one["runs"]) == 3 and all(len(r["gpus"]) == 1 for r in one["runs"])
+    with pytest.raises(gpuverify.NotFoundError):
+        ctx.history(str(tmp_path / "none.db"))
+    (tmp_path / "text.db").write_text("not a database at all, not even close" * 40)
+    with pytest.raises(gpuverify.IOFailureError):
+        ctx.history(str(tmp_path / "text.db"))
+    with pytest.raises(gpuverify.InvalidArgumentError):
+        ctx.history(db, last=-1)
