@@ -139,9 +139,12 @@ static void print_table(const gv_report *r, int failures_only)
         if (c.remediation[0] && c.verdict != GV_PASS && c.verdict != GV_SKIP)
             printf("%-7s %-20s %-8s -> %s\n", "", "", "", c.remediation);
     }
-    printf("\nPASS: %d  WARN: %d  FAIL: %d  SKIP: %d  ERROR: %d  => %s\n", count[GV_PASS],
+    /* The node's action after the verdict, as the one line ends: "=> FAIL [reset_gpu]". */
+    int32_t action = gv_report_action(r);
+    printf("\nPASS: %d  WARN: %d  FAIL: %d  SKIP: %d  ERROR: %d  => %s%s%s%s\n", count[GV_PASS],
            count[GV_WARN], count[GV_FAIL], count[GV_SKIP], count[GV_ERROR],
-           gv_verdict_name(gv_report_verdict(r)));
+           gv_verdict_name(gv_report_verdict(r)), action ? " [" : "",
+           action ? gv_action_name(action) : "", action ? "]" : "");
 }
 
 enum output { TABLE, FAILURES, QUIET, JSON, PROMETHEUS, NPD };

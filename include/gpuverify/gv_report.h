@@ -226,12 +226,12 @@ enum gv_outcome {
 /* The report's verdict in one line of at most GV_REPORT_LINE_MAX bytes, no newline, into out
  * (cap > GV_REPORT_LINE_MAX): node-problem-detector's max_output_length, a Slurm drain reason.
  * The first word is the class and the grammar is stable (docs/outputs.md); the message is cut
- * at a word, never the counts:
+ * at a word, never the counts nor the node's action (gv_report_action, when not none):
  *   OK <n> checks, <p> PASS, <s> SKIP
- *   WARN <check> <subject>: <message> (<w> WARN of <n>)
- *   FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>)
- *   ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>)
- *   HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message>
+ *   WARN <check> <subject>: <message> (<w> WARN of <n>) [<action>]
+ *   FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>) [<action>]
+ *   ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>) [<action>]
+ *   HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message> [<action>]
  * Returns the outcome (enum gv_outcome), or GV_ERR_INVALID_ARG for NULL or a small cap. */
 GV_API int32_t gv_report_line(const gv_report *report, char *out, uint32_t cap);
 

@@ -40,12 +40,19 @@ void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap)
         snprintf(out, cap, "cuda%d", ordinal);
 }
 
-void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
-                    int verdict, const char *why)
+void gv_active_rows_action(gv_active_run *run, const char *const *ids, size_t n,
+                           const char *subject, int verdict, int32_t action, const char *why)
 {
     for (size_t i = 0; i < n; i++)
         if (gv_active_selected(run, ids[i]))
-            gv_report_add(run->report, ids[i], subject, verdict, "%s", why);
+            gv_result_action(gv_report_add(run->report, ids[i], subject, verdict, "%s", why),
+                             action);
+}
+
+void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
+                    int verdict, const char *why)
+{
+    gv_active_rows_action(run, ids, n, subject, verdict, GV_ACTION_NONE, why);
 }
 
 int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
@@ -70,7 +77,10 @@ int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
         return 1;
     }
     snprintf(why, sizeof why, "CUDA sees no GPU to test");
-    gv_active_rows(run, ids, n, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP, why);
+    /* GPUs on the node, cuInit fine, and none enumerated: as driver.gpu_count's NVML-against-
+     * CUDA count, not a GPU to name for a reset. */
+    gv_active_rows_action(run, ids, n, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP,
+                          GV_ACTION_REBOOT_NODE, why);
     return 1;
 }
 
@@ -97,6 +107,7 @@ void gv_active_compat(gv_active_run *run)
                              "CUDA %d.%d",
                              c.library_cuda / 1000, c.library_cuda % 1000 / 10, libs[i].subject,
                              c.driver_cuda / 1000, c.driver_cuda % 1000 / 10);
+        gv_result_action(res, GV_ACTION_FIX_CONFIG); /* libraries against the driver */
     }
 }
 
@@ -178,7 +189,8 @@ void gv_active_cuda(gv_active_run *run)
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 1);
         made = gv_now_s() - made;
         if (gv_cuda_check(run->ctx, (uint32_t)gpu, &here, &r) != GV_OK) {
-            gv_active_rows(run, ids, 4, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
+            gv_active_rows_action(run, ids, 4, subject, GV_ERROR, GV_ACTION_RERUN,
+                                  gv_ctx_last_error(run->ctx));
             gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
             continue;
         }
@@ -210,6 +222,9 @@ void gv_active_cuda(gv_active_run *run)
                                                context_ok ? GV_PASS : GV_FAIL, "%s", r.message);
             if (context_ok)
                 gv_result_measured(c, r.context_s, "s", "%.3f s", r.context_s);
+            /* No context on a GPU NVML answers for: reset it first (a refusal for want of
+             * memory others hold is the busy rule's, as the row becomes final). */
+            gv_result_action(c, GV_ACTION_RESET_GPU);
         }
         if (gv_active_selected(run, gv_id_cuda_alloc)) {
             gv_check_result *c = gv_report_add(run->report, gv_id_cuda_alloc, subject,
@@ -220,6 +235,9 @@ void gv_active_cuda(gv_active_run *run)
             if (r.alloc_verdict == GV_FAIL && r.alloc_errors)
                 gv_result_remedy(c, "check ECC error counters (nvidia-smi -q -d ECC) and row "
                                     "remapping; drain the node and reset or replace the GPU");
+            /* Words read back wrong: the memory. Refused or failed otherwise: the context or
+             * memory left behind, which a reset clears. */
+            gv_result_action(c, r.alloc_errors ? GV_ACTION_HW_INSPECT : GV_ACTION_RESET_GPU);
             const gv_gpu_record *g = gv_active_gpu_record(run->facts, gpu);
             long long held = g ? gv_busy_bytes(&busy, g->gpu.index) : 0;
             if (c && held > 0) {
@@ -255,6 +273,11 @@ void gv_active_cuda(gv_active_run *run)
             if (r.copy_verdict == GV_WARN || r.copy_verdict == GV_FAIL)
                 gv_result_remedy(c, "check the link (lspci -vv: LnkSta), the slot and riser, "
                                     "IOMMU settings and the NUMA placement of the job");
+            /* Figures below the link's (measured twice), or data wrong: the path's hardware.
+             * No figures at all: a CUDA call failed, and the GPU is reset first. */
+            gv_result_action(c, r.h2d_gbps > 0 || strstr(r.copy_message, "wrong")
+                                    ? GV_ACTION_HW_INSPECT
+                                    : GV_ACTION_RESET_GPU);
             gv_busy_apply(&busy, run->policy, c, strstr(r.copy_message, "wrong") != NULL);
         }
         if (matmul) {
@@ -266,6 +289,11 @@ void gv_active_cuda(gv_active_run *run)
             if (m.errors)
                 gv_result_remedy(c, "drain the node: the GPU computes wrong results; run the "
                                     "vendor diagnostics (dcgmi diag -r 3) and replace it");
+            /* Wrong products or slow ones: the GPU. The call failing: run it again; a kernel
+             * that failed on the GPU without a figure: reset it. */
+            gv_result_action(c, ms != GV_OK                    ? GV_ACTION_RERUN
+                                : m.errors || m.f16_tflops > 0 ? GV_ACTION_HW_INSPECT
+                                                               : GV_ACTION_RESET_GPU);
             gv_busy_apply(&busy, run->policy, c, m.errors != 0);
         }
     }
@@ -288,6 +316,7 @@ void gv_active_cudnn(gv_active_run *run)
             gv_result_measured(res, NAN, "", "%s", c.version);
         if (c.verdict == GV_FAIL)
             gv_result_remedy(res, CUDNN_REMEDY);
+        gv_result_action(res, GV_ACTION_FIX_CONFIG);
         return;
     }
     if (gv_active_no_devices(run, ids, 2))
@@ -301,7 +330,8 @@ void gv_active_cudnn(gv_active_run *run)
     gv_active_subject(run->facts, gpu, subject, sizeof subject);
     gv_progress_begin(run->ctx, gv_id_cudnn_conv, subject);
     if (gv_cudnn_check(run->ctx, (uint32_t)gpu, &r) != GV_OK) {
-        gv_active_rows(run, ids, 2, subject, GV_ERROR, gv_ctx_last_error(run->ctx));
+        gv_active_rows_action(run, ids, 2, subject, GV_ERROR, GV_ACTION_RERUN,
+                              gv_ctx_last_error(run->ctx));
         return;
     }
     int loaded = r.version[0] != '\0';
@@ -317,6 +347,9 @@ void gv_active_cudnn(gv_active_run *run)
             gv_result_measured(c, NAN, "", "%s", r.version);
         if (v == GV_FAIL)
             gv_result_remedy(c, CUDNN_REMEDY);
+        /* Not loaded, or loaded and no handle: the installation; a context refused: the GPU. */
+        gv_result_action(c, loaded || !strstr(r.message, "CUDA_ERROR") ? GV_ACTION_FIX_CONFIG
+                                                                       : GV_ACTION_RESET_GPU);
     }
     if (gv_active_selected(run, gv_id_cudnn_conv)) {
         int v = r.fp32_verdict == GV_SKIP && r.fp16_verdict == GV_SKIP ? GV_SKIP : r.verdict;
@@ -325,6 +358,12 @@ void gv_active_cudnn(gv_active_run *run)
         double worst = r.fp32_worst > r.fp16_worst ? r.fp32_worst : r.fp16_worst;
         if (r.fp32_verdict != GV_SKIP)
             gv_result_measured(c, worst, "x tolerance", "error %.2g x tolerance", worst);
+        /* A convolution that ran and came out wrong is the GPU's arithmetic; one that did not
+         * run (cuDNN not loaded, no handle, an execution error) leaves a context a reset
+         * clears, or an installation: a rerun after the reset tells. */
+        gv_result_action(c, strstr(r.message, "convolution wrong") ? GV_ACTION_HW_INSPECT
+                            : !loaded                              ? GV_ACTION_FIX_CONFIG
+                                                                   : GV_ACTION_RESET_GPU);
     }
 }
 

@@ -49,9 +49,12 @@ void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap);
 void gv_active_sample_busy(gv_active_run *run, int ordinal, struct gv_busy *b);
 /* When CUDA has no device, each selected ID gets one row saying why; 1 then. */
 int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n);
-/* One row per selected ID of a group that could not run, all with the same verdict and text. */
+/* One row per selected ID of a group that could not run, all with the same verdict and text;
+ * with an action (enum gv_action) for WARN, FAIL and ERROR rows. */
 void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
                     int verdict, const char *why);
+void gv_active_rows_action(gv_active_run *run, const char *const *ids, size_t n,
+                           const char *subject, int verdict, int32_t action, const char *why);
 
 /* The active tests, one per group of checks.def (which checks each runs is written there
  * alone), each in the checks/ file of its name: active.c holds compat, cuda and cudnn. */

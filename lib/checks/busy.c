@@ -114,6 +114,8 @@ static void judge(const gv_busy *b, const gv_policy *p, gv_check_result *res)
                        gv_busy_rule_name(rule));
     gv_result_remedy(res, "run the check while no job uses the GPU (drain it first), or set "
                           "busy = ignore in the policy to judge figures on a shared GPU");
+    /* The load, not the GPU: judged again once the other process is gone (a SKIP says none). */
+    gv_result_action(res, GV_ACTION_WAIT);
 }
 
 void gv_busy_apply(const gv_busy *b, const gv_policy *p, gv_check_result *res, int wrong)

@@ -3,6 +3,7 @@
 #ifndef GV_CHECKS_CHECKS_H
 #define GV_CHECKS_CHECKS_H
 
+#include "checks/actions.h"
 #include "checks/active.h"
 #include "checks/check_ids.h"
 #include "facts/facts.h"

@@ -96,8 +96,11 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, const gv_busy *busy
 {
     for (size_t i = 0; i < n; i++)
         if (g[i].at_once.status != GV_OK) {
-            gv_report_add(run->report, gv_id_cuda_copy_all, g[i].subject, GV_FAIL,
-                          "copying with the other GPUs failed: %s", g[i].at_once.err.text);
+            /* A CUDA call failed mid-copy: the GPU's context is gone, a reset first. */
+            gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, g[i].subject, GV_FAIL,
+                                           "copying with the other GPUs failed: %s",
+                                           g[i].at_once.err.text),
+                             GV_ACTION_RESET_GPU);
             return;
         }
     char low[400] = "", design[400] = "";
@@ -130,6 +133,9 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, const gv_busy *busy
     if (low[0])
         gv_result_remedy(c, "see which GPUs share a switch or root port (nvidia-smi topo -m, "
                             "lspci -tv) and the host's memory channels; place jobs accordingly");
+    /* Each GPU alone was fine: what they share (a switch, a root port, host memory) is the
+     * node's layout, and jobs are placed around it. */
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
     gv_busy_apply(busy, run->policy, c, 0);
 }
 
@@ -143,7 +149,7 @@ void gv_active_copy_all(gv_active_run *run)
     if (!g || !at_once) {
         free(g);
         free(at_once);
-        gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
+        gv_active_rows_action(run, ids, 1, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
         return;
     }
     gv_progress_begin(run->ctx, gv_id_cuda_copy_all, "node");
@@ -164,8 +170,10 @@ void gv_active_copy_all(gv_active_run *run)
         gv_status st = gv_session_open(run->ctx, (uint32_t)ordinal, &c->s, &err);
         if (st != GV_OK) {
             gv_session_close(&c->s);
-            gv_report_add(run->report, gv_id_cuda_copy_all, c->subject,
-                          st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text);
+            /* Held by another gpuverify: wait for it; no context: reset the GPU. */
+            gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, c->subject,
+                                           st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text),
+                             st == GV_ERR_BUSY ? GV_ACTION_WAIT : GV_ACTION_RESET_GPU);
             continue;
         }
         gv_active_sample_busy(run, ordinal, &busy);
@@ -190,11 +198,15 @@ void gv_active_copy_all(gv_active_run *run)
         }
         gv_progress_stage(run->ctx, "%zu GPUs' copies at once", n);
         if (failed < n) {
-            gv_report_add(run->report, gv_id_cuda_copy_all, g[failed].subject, GV_FAIL,
-                          "copying alone failed: %s",
-                          at_once[failed].err.text[0] ? at_once[failed].err.text : "out of memory");
+            gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, g[failed].subject,
+                                           GV_FAIL, "copying alone failed: %s",
+                                           at_once[failed].err.text[0] ? at_once[failed].err.text
+                                                                       : "out of memory"),
+                             GV_ACTION_RESET_GPU);
         } else if (gv_copy_together(at_once, n, bytes, samples, copies) != GV_OK) {
-            gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_ERROR, "out of memory");
+            gv_result_action(
+                gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_ERROR, "out of memory"),
+                GV_ACTION_RERUN);
         } else {
             for (size_t i = 0; i < n; i++) {
                 g[i].at_once = at_once[i];

@@ -18,8 +18,11 @@ int gv_facts_has_gpus(const gv_facts *f)
 void gv_check_driver_module(const gv_facts *f, gv_report *r)
 {
     const char *id = gv_id_driver_module;
+    /* What the node's files say and the driver's settings: configuration, whatever the fix
+     * takes (a reboot to load one module). */
     if (f->nvidia_loaded < 0) {
-        gv_report_add(r, id, "node", GV_ERROR, "%s", f->modules_src.err.text);
+        gv_result_action(gv_report_add(r, id, "node", GV_ERROR, "%s", f->modules_src.err.text),
+                         GV_ACTION_FIX_CONFIG);
         return;
     }
     if (f->nouveau_loaded == 1) {
@@ -27,6 +30,7 @@ void gv_check_driver_module(const gv_facts *f, gv_report *r)
             gv_report_add(r, id, "node", GV_FAIL,
                           "the nouveau module is loaded: it claims NVIDIA GPUs before nvidia");
         gv_result_remedy(c, "blacklist nouveau (/etc/modprobe.d), rebuild the initramfs, reboot");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
         return;
     }
     if (!f->nvidia_loaded) {
@@ -41,14 +45,17 @@ void gv_check_driver_module(const gv_facts *f, gv_report *r)
                                            f->pci_count);
         gv_result_remedy(c, "install the NVIDIA driver for kernel %s, then `modprobe nvidia`",
                          f->kernel[0] ? f->kernel : "(unknown)");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
         return;
     }
     if (f->version_file_present && f->version_src.status != GV_OK) {
-        gv_report_add(r, id, "node", GV_ERROR, "%s", f->version_src.err.text);
+        gv_result_action(gv_report_add(r, id, "node", GV_ERROR, "%s", f->version_src.err.text),
+                         GV_ACTION_FIX_CONFIG);
         return;
     }
     if (f->sysfs_module_src.status != GV_OK) {
-        gv_report_add(r, id, "node", GV_ERROR, "%s", f->sysfs_module_src.err.text);
+        gv_result_action(gv_report_add(r, id, "node", GV_ERROR, "%s", f->sysfs_module_src.err.text),
+                         GV_ACTION_FIX_CONFIG);
         return;
     }
     const char *kind = f->module.kind == GV_MODULE_OPEN          ? "open kernel module"
@@ -68,6 +75,7 @@ void gv_check_driver_module(const gv_facts *f, gv_report *r)
         gv_result_measured(c, NAN, "", "%s", f->sysfs_version);
         gv_result_expected(c, "/proc/driver/nvidia/version", "%s", f->module.version);
         gv_result_remedy(c, "reboot so one nvidia module version is loaded");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
         return;
     }
     gv_check_result *c =
@@ -98,12 +106,14 @@ static gv_check_result *library_unusable(const gv_facts *f, gv_report *r, const 
                          "module, check ld.so.conf/LD_LIBRARY_PATH, or name the file with "
                          "GPUVERIFY_%s_LIBRARY",
                          strcmp(what, "NVML") == 0 ? "NVML" : "CUDA");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG); /* an installation to complete */
         return c;
     }
     if (lib->state == GV_LIBSTATE_BROKEN) {
         gv_check_result *c = gv_report_add(r, id, "node", GV_FAIL, "%s unusable: %s (%s)", what,
                                            lib->detail, lib->path[0] ? lib->path : lib->tried);
         gv_result_remedy(c, "reinstall the NVIDIA driver's user-space libraries");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
         return c;
     }
     return NULL;
@@ -140,6 +150,13 @@ void gv_check_driver_nvml(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, id, "node", GV_FAIL, "nvmlInit: %s", name);
             gv_result_remedy(c, "check `dmesg` for NVRM errors; reinstall the driver if needed");
         }
+        /* A mismatch, a module not loaded, permissions: the installation. Any other error is
+         * a loaded driver that will not start: a reboot loads it afresh. */
+        gv_result_action(c, f->nvml_init == GVNV_ERROR_LIB_RM_VERSION_MISMATCH ||
+                                    f->nvml_init == GVNV_ERROR_DRIVER_NOT_LOADED ||
+                                    f->nvml_init == GVNV_ERROR_NO_PERMISSION
+                                ? GV_ACTION_FIX_CONFIG
+                                : GV_ACTION_REBOOT_NODE);
         return;
     }
     gv_check_result *c =
@@ -159,6 +176,7 @@ void gv_check_driver_version(const gv_facts *f, gv_report *r)
     if (f->version_file_present && f->version_src.status != GV_OK) {
         gv_check_result *c = gv_report_add(r, id, "node", GV_ERROR, "%s", f->version_src.err.text);
         gv_result_remedy(c, "reload the nvidia module; a sysroot's copy of the file is damaged");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
         return;
     }
     if (!module[0] && !user[0]) {
@@ -175,6 +193,7 @@ void gv_check_driver_version(const gv_facts *f, gv_report *r)
         gv_result_expected(c, "kernel module", "%s", module);
         gv_result_remedy(c, "reboot, or reload the nvidia modules, after a driver upgrade; make "
                             "sure one driver version is installed");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
         return;
     }
     gv_check_result *c =
@@ -187,11 +206,12 @@ void gv_check_driver_version(const gv_facts *f, gv_report *r)
         gv_result_expected(c, "kernel module", "%s", module);
 }
 
-/* What cuInit's error says to do, and the check that judges its cause and needs no facts
- * beyond the basic ones (NULL: none), for gv_run to bring into the run. */
-static const char *cuinit_remedy(int result, const char **judged_by)
+/* What cuInit's error says to do, the action it asks for, and the check that judges its cause
+ * and needs no facts beyond the basic ones (NULL: none), for gv_run to bring into the run. */
+static const char *cuinit_remedy(int result, int32_t *action, const char **judged_by)
 {
     *judged_by = NULL;
+    *action = GV_ACTION_FIX_CONFIG;
     switch (result) {
     case GVCU_ERROR_SYSTEM_NOT_READY:
         /* NVSwitch systems: CUDA waits for the fabric manager to set the fabric up. Named,
@@ -209,6 +229,9 @@ static const char *cuinit_remedy(int result, const char **judged_by)
         return "the libcuda loaded is the toolkit's stub (lib64/stubs): take it out of the "
                "library path so the driver's libcuda.so.1 loads";
     default:
+        /* No device beside GPUs on the bus: the device files or the container's share of
+         * them. Anything else is a driver that loaded and will not start: a reboot. */
+        *action = result == GVCU_ERROR_NO_DEVICE ? GV_ACTION_FIX_CONFIG : GV_ACTION_REBOOT_NODE;
         return "check `dmesg` for NVRM/Xid errors and that /dev/nvidia* exist; the driver may "
                "need a reload or the node a reboot";
     }
@@ -242,11 +265,13 @@ void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
                           name, f->cuda_lib.path, hidden ? "; CUDA_VISIBLE_DEVICES=" : "",
                           hidden ? f->cuda_visible : "");
         const char *judged_by = NULL;
-        const char *remedy = cuinit_remedy(f->cuda_init, &judged_by);
+        int32_t action;
+        const char *remedy = cuinit_remedy(f->cuda_init, &action, &judged_by);
         gv_result_remedy(c, "%s",
                          hidden ? "CUDA_VISIBLE_DEVICES hides every GPU from this process: unset "
                                   "it, or name the GPUs to test"
                                 : remedy);
+        gv_result_action(c, hidden ? GV_ACTION_FIX_CONFIG : action);
         if (judged_by && !hidden)
             gv_report_delegate(r, judged_by);
         return;

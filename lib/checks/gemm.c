@@ -154,6 +154,10 @@ static void add_row(gv_active_run *run, const gemm_figure *f, double min_tflops,
     else if (verdict == GV_WARN || verdict == GV_FAIL)
         gv_result_remedy(c, "check clocks, power and thermals (nvidia-smi -q -d "
                             "PERFORMANCE) and other processes on the GPU");
+    /* Wrong results, or a figure still low when measured again at benchmark length: the GPU.
+     * No figure at all: a cuBLASLt or CUDA call failed on it, and a reset comes first. */
+    gv_result_action(c, r->verified == 0 || r->tflops_median > 0 ? GV_ACTION_HW_INSPECT
+                                                                 : GV_ACTION_RESET_GPU);
     gv_busy_apply(&f->busy, run->policy, c, r->verified == 0 && r->verdict == GV_FAIL);
 }
 
@@ -241,8 +245,9 @@ void gv_active_gemm(gv_active_run *run)
             gv_status bench = gv_gemm_bench(run->ctx, (uint32_t)gpu, &f.o, &f.r);
             gv_active_sample_busy(run, gpu, &f.busy);
             if (bench != GV_OK) {
-                gv_report_add(run->report, ids[dtype], f.subject, GV_ERROR, "%s",
-                              gv_ctx_last_error(run->ctx));
+                gv_result_action(gv_report_add(run->report, ids[dtype], f.subject, GV_ERROR, "%s",
+                                               gv_ctx_last_error(run->ctx)),
+                                 GV_ACTION_RERUN);
                 continue;
             }
             /* Below a floor but right: measured again, and judged on that. */

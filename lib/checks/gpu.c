@@ -21,8 +21,12 @@ int gv_gpu_nvml_ok(const gv_gpu_record *g)
 
 void gv_check_gpu_pci(const gv_facts *f, gv_report *r)
 {
+    /* sysfs that cannot be read, or a node judged from files that lack its GPUs: where the
+     * check runs, not the GPU. */
     if (f->pci_src.status != GV_OK) {
-        gv_report_add(r, gv_id_gpu_pci, "node", GV_ERROR, "%s", f->pci_src.err.text);
+        gv_result_action(
+            gv_report_add(r, gv_id_gpu_pci, "node", GV_ERROR, "%s", f->pci_src.err.text),
+            GV_ACTION_FIX_CONFIG);
         return;
     }
     for (size_t i = 0; i < f->gpu_count; i++) {
@@ -39,10 +43,13 @@ void gv_check_gpu_pci(const gv_facts *f, gv_report *r)
             gv_result_remedy(c, "judge the node from its own /sys: a sysroot of another machine, "
                                 "or a container without the host's sysfs, lacks the GPU's PCI "
                                 "function");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
             continue;
         }
         if (g->pci_problem[0]) {
-            gv_report_add(r, gv_id_gpu_pci, subject, GV_ERROR, "%s", g->pci_problem);
+            gv_result_action(
+                gv_report_add(r, gv_id_gpu_pci, subject, GV_ERROR, "%s", g->pci_problem),
+                GV_ACTION_FIX_CONFIG);
             continue;
         }
         char numa[16];
@@ -77,6 +84,8 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
                 g->excluded ? "excluded by the driver (NVreg_ExcludedGpus or an inforom fault)"
                             : "on the PCI bus but not visible to NVML");
             gv_result_remedy(c, "check `dmesg` for NVRM errors on this bus id; reset or reboot");
+            /* Excluded: mostly NVreg_ExcludedGpus, a setting. Unseen by NVML: a GPU missing. */
+            gv_result_action(c, g->excluded ? GV_ACTION_FIX_CONFIG : GV_ACTION_HW_INSPECT);
             continue;
         }
         if (g->gpu.nvml_result != 0) {
@@ -87,6 +96,10 @@ void gv_check_gpu_nvml(const gv_facts *f, gv_report *r)
                                     ? "the GPU fell off the bus: drain the node, look for Xid 79 "
                                       "in `dmesg`, reset the GPU or reboot"
                                     : "check `dmesg` for NVRM/Xid errors on this GPU");
+            /* Fallen off the bus: as driver.gpu_count's. A GPU that answers NVML's handle but
+             * not its queries is reset first. */
+            gv_result_action(c, g->gpu.nvml_result == GVNV_ERROR_GPU_IS_LOST ? GV_ACTION_HW_INSPECT
+                                                                             : GV_ACTION_RESET_GPU);
             continue;
         }
         gv_report_add(r, gv_id_gpu_nvml, subject, GV_PASS, "%s %s answers NVML queries",
@@ -115,6 +128,7 @@ void gv_check_driver_persistence(const gv_facts *f, gv_report *r)
             gv_result_remedy(c,
                              "run nvidia-persistenced (systemctl enable --now "
                              "nvidia-persistenced) so the driver stays initialised between jobs");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         }
     }
 }
@@ -139,6 +153,7 @@ static int mode_judged(gv_report *r, const char *id, const char *subject, const 
             current ? "enabled" : "disabled", pending ? "enabled" : "disabled");
         gv_result_measured(c, current, "", "%s", current ? "Enabled" : "Disabled");
         gv_result_remedy(c, "reset the GPU or reboot to apply the pending %s mode", feature);
+        gv_result_action(c, GV_ACTION_RESET_GPU);
         return 1;
     }
     return 0;
@@ -160,6 +175,7 @@ void gv_check_gpu_ecc(const gv_facts *f, gv_report *r)
             gv_result_expected(c, "GPU supports ECC", "Enabled");
             gv_result_remedy(c, "enable ECC (`nvidia-smi -i %u -e 1`) and reset the GPU",
                              (unsigned)(p->nvml_index < 0 ? 0 : p->nvml_index));
+            gv_result_action(c, GV_ACTION_FIX_CONFIG); /* a setting, applied by the reset */
         } else {
             c = gv_report_add(r, gv_id_gpu_ecc, subject, GV_PASS, "ECC enabled");
         }
@@ -205,6 +221,7 @@ void gv_check_gpu_model(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, gv_id_gpu_model, subject, GV_ERROR,
                               "the GPU's name is unknown: %s", g->proc_problem);
             gv_result_remedy(c, "reload the nvidia module, or capture the sysroot again");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
             continue;
         }
         if (!name[0]) {
@@ -216,11 +233,13 @@ void gv_check_gpu_model(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, gv_id_gpu_model, subject, GV_FAIL,
                               "%s is not the model the policy expects ('%s')", name, want);
             gv_result_remedy(c, "a node of another type, or a policy for another pool");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else if (!want[0] && strcmp(name, first) != 0) {
             c = gv_report_add(r, gv_id_gpu_model, subject, GV_WARN,
                               "%s differs from the node's first GPU (%s)", name, first);
             gv_result_remedy(c, "mixed GPUs in one node: check the inventory, or set gpu_model "
                                 "in the policy");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else {
             c = gv_report_add(r, gv_id_gpu_model, subject, GV_PASS, "%s", name);
         }

@@ -71,6 +71,7 @@ static void no_gpu(const gv_facts *f, int want, gv_report *r)
         gv_result_remedy(c, "check `lspci -d 10de:` and dmesg: GPUs that fell off the bus "
                             "(Xid 79), power or seating; on a node without GPUs on purpose, "
                             "set gpu_count = 0 in the policy");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
     }
     gv_result_measured(c, 0, "GPUs", "%s", measured);
 }
@@ -128,6 +129,10 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
                           k.broken[0] ? "; NVML cannot query: " : "", k.broken);
         gv_result_remedy(c, "drain the node; check `dmesg` for Xid 79/NVRM errors, then reset the "
                             "GPU or reboot; reseat or replace hardware if it recurs");
+        /* A GPU off the bus: NVIDIA lists hardware, bus and thermal causes for Xid 79 before
+         * the driver's, and a reboot that brings it back hides a part that will fall off
+         * again; the reboot is the inspection's first step (the remedy says so). */
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
         gv_result_expected(c, "PCI", "%d", f->pci_count);
         gv_result_measured(c, k.usable, "GPUs", "%s", measured);
         return;
@@ -139,6 +144,9 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
                           "NVML sees %d usable GPU(s) but CUDA enumerates %d", k.usable,
                           f->cuda_count);
         gv_result_remedy(c, "check `dmesg` for errors on the missing GPUs; reset or reboot");
+        /* NVML has them, CUDA does not: which GPU CUDA dropped is not known here, so not a
+         * GPU reset but the node's. */
+        gv_result_action(c, GV_ACTION_REBOOT_NODE);
         gv_result_expected(c, "NVML", "%d", expected_cuda);
         gv_result_measured(c, f->cuda_count, "GPUs", "%s", measured);
         return;
@@ -160,6 +168,7 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
                           f->other_count, apart);
         gv_result_remedy(c, "run gpuverify where the GPUs are given to it: as root on the host, "
                             "or in a container or job given all of them");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
         gv_result_measured(c, 0, "GPUs", "%s", measured);
         return;
     }
@@ -172,6 +181,7 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
         gv_result_measured(c, n, "GPUs", "%s", measured);
         gv_result_remedy(c, "look for GPUs missing from `lspci -d 10de:` (seating, power, "
                             "BIOS/PCIe settings) or a policy written for another node type");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
         return;
     }
     /* Without a policy, the baseboard says how many GPUs the node has: a GPU gone from the
@@ -190,6 +200,7 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
         gv_result_remedy(c, "drain the node; ask the BMC which baseboard GPU is absent or "
                             "unpowered, check `dmesg` for PCIe link training errors at boot, "
                             "reseat or replace it");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
         return;
     }
     c = gv_report_add(r, id, "node", GV_PASS, "%d GPU(s): %s", n, measured);

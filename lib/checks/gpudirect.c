@@ -47,6 +47,9 @@ static void open_module(gv_active_run *run)
                        : f->module.kind == GV_MODULE_PROPRIETARY ? "proprietary"
                                                                  : "unknown");
     gv_result_expected(c, "DMA-BUF", "open");
+    /* The prerequisites of GPUDirect RDMA are the node's software and settings: the module,
+     * the kernel's configuration and version, NCCL's settings, rdma-core. */
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
 }
 
 static void p2pdma(gv_active_run *run)
@@ -65,7 +68,9 @@ static void p2pdma(gv_active_run *run)
         return;
     }
     if (s != GV_OK) {
-        gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_ERROR, "%s", err.text);
+        gv_result_action(
+            gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_ERROR, "%s", err.text),
+            GV_ACTION_FIX_CONFIG);
         return;
     }
     if (strcmp(v.value, "y") == 0) {
@@ -84,6 +89,7 @@ static void p2pdma(gv_active_run *run)
     }
     gv_result_measured(c, NAN, "", "%s", v.value);
     gv_result_expected(c, "DMA-BUF", "y");
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
 }
 
 static void kernel(gv_active_run *run)
@@ -91,9 +97,11 @@ static void kernel(gv_active_run *run)
     const char *release = run->facts->kernel;
     int major, minor;
     if (!release[0] || gv_kernel_version(release, &major, &minor) != 0) {
-        gv_report_add(
-            run->report, gv_id_gpudirect_kernel, "node", GV_ERROR, "kernel version unknown: %s",
-            run->facts->kernel_src.status != GV_OK ? run->facts->kernel_src.err.text : release);
+        gv_result_action(
+            gv_report_add(
+                run->report, gv_id_gpudirect_kernel, "node", GV_ERROR, "kernel version unknown: %s",
+                run->facts->kernel_src.status != GV_OK ? run->facts->kernel_src.err.text : release),
+            GV_ACTION_FIX_CONFIG);
         return;
     }
     const char *min =
@@ -111,6 +119,7 @@ static void kernel(gv_active_run *run)
                        ">= %d.%d", min_major, min_minor);
     if (!ok)
         gv_result_remedy(c, "upgrade the kernel to %d.%d or later", min_major, min_minor);
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
 }
 
 static void peermem(gv_active_run *run, const gv_rdma_report *r)
@@ -128,6 +137,7 @@ static void peermem(gv_active_run *run, const gv_rdma_report *r)
                           r->info.peer_memory_source);
         gv_result_remedy(c, "rmmod nvidia_peermem and stop loading it at boot "
                             "(/etc/modules-load.d)");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else {
         c = gv_report_add(run->report, gv_id_gpudirect_peermem, "node", GV_PASS,
                           "legacy peer memory is loaded (%s): the proprietary module's only "
@@ -172,12 +182,14 @@ static void gpu_dmabuf(gv_active_run *run, const gv_rdma_report *r)
                           "kernel support is missing",
                           asked - yes, asked, without);
         gv_result_remedy(c, "use the open NVIDIA module on a kernel with CONFIG_PCI_P2PDMA=y");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else if (disabled) {
         c = gv_report_add(run->report, gv_id_gpudirect_dmabuf, "node", GV_WARN,
                           "%zu/%zu GPUs support DMA-BUF, but NCCL_DMABUF_ENABLE=%s (%s) keeps "
                           "NCCL from using it",
                           yes, asked, off->value, off->source);
         gv_result_remedy(c, "remove NCCL_DMABUF_ENABLE=0 (%s)", off->source);
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else {
         c = gv_report_add(run->report, gv_id_gpudirect_dmabuf, "node", GV_PASS,
                           "%zu/%zu GPUs support DMA-BUF (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)",
@@ -223,6 +235,7 @@ static void nic_dmabuf(gv_active_run *run, const gv_rdma_report *r)
                           asked, without);
         gv_result_remedy(c, "use rdma-core 34 or newer and the inbox mlx5 driver of a kernel "
                             ">= 5.12");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else {
         c = gv_report_add(run->report, gv_id_gpudirect_nic_dmabuf, "node", GV_PASS,
                           "%zu/%zu RDMA devices register DMA-BUF memory (ibv_reg_dmabuf_mr)", yes,
@@ -254,8 +267,9 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
     }
     const gv_topo *t = gv_active_topology(run);
     if (!t) {
-        gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_ERROR, "%s",
-                      run->topo_error);
+        gv_result_action(gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_ERROR,
+                                       "%s", run->topo_error),
+                         GV_ACTION_RERUN);
         return;
     }
     gv_topo_info info = GV_TOPO_INFO_INIT;
@@ -312,6 +326,8 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
         gv_result_remedy(c, "if multi-node jobs need GPUDirect RDMA, put a NIC under the PCIe "
                             "switch of each GPU; a site that requires it says require_rdma = 1 "
                             "(then this FAILs)");
+        /* How the node was built: the site's choice of node type, not a part to inspect. */
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else if (near + unknown < gpus) {
         c = gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_FAIL,
                           "%zu of %zu GPUs have no RDMA NIC within NCCL_NET_GDR_LEVEL=%s: %s; "
@@ -320,6 +336,8 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
                           unknown ? "; distance unknown, not judged: " : "", unplaced);
         gv_result_remedy(c, "put a NIC under the same PCIe switch as each GPU, or raise "
                             "NCCL_NET_GDR_LEVEL if the platform's P2P is fast across the CPU");
+        /* Some GPUs have a NIC beside them and others not: a NIC missing from the layout. */
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
     } else {
         c = gv_report_add(run->report, gv_id_gpudirect_nic_locality, "node", GV_PASS,
                           "%zu/%zu GPUs have an RDMA NIC within NCCL_NET_GDR_LEVEL=%s "
@@ -336,6 +354,7 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
 static void ready(gv_active_run *run, size_t first)
 {
     int worst = GV_PASS, considered = 0;
+    int32_t action = GV_ACTION_NONE; /* the strongest of the prerequisites' */
     char failing[384] = "", skipped[256] = "";
     for (size_t i = first; i < run->report->count; i++) {
         const gv_check_result *res = &run->report->results[i];
@@ -349,6 +368,8 @@ static void ready(gv_active_run *run, size_t first)
             gv_append(failing, sizeof failing, ", ", name);
         int rank = res->verdict == GV_ERROR ? GV_FAIL : res->verdict;
         worst = rank > worst ? rank : worst;
+        if (res->verdict != GV_PASS && res->action > action)
+            action = res->action;
     }
     gv_check_result *c;
     if (!considered)
@@ -365,6 +386,7 @@ static void ready(gv_active_run *run, size_t first)
                           skipped[0] ? " (not checked: " : "", skipped, skipped[0] ? ")" : "");
     if (considered && worst != GV_PASS)
         gv_result_remedy(c, "the gpudirect.* rows named say what each needs");
+    gv_result_action(c, action);
     gv_result_measured(c, NAN, "", "%s",
                        worst == GV_PASS && considered ? "ready"
                        : worst == GV_FAIL             ? "not ready"
@@ -384,7 +406,8 @@ void gv_active_gpudirect(gv_active_run *run)
     }
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
-        gv_active_rows(run, ids, n, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
+        gv_active_rows_action(run, ids, n, "node", GV_ERROR, GV_ACTION_RERUN,
+                              gv_ctx_last_error(run->ctx));
         return;
     }
     size_t first = run->report->count;

@@ -103,18 +103,23 @@ void gv_check_gpu_ecc_errors(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_FAIL,
                               "SRAM uncorrectable errors exceeded NVIDIA's threshold; %s", counts);
             gv_result_remedy(c, "drain the node and replace the GPU (SRAM threshold exceeded)");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (unc_volatile > 0) {
             c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_FAIL,
                               "%lld uncorrectable ECC error(s) since the last reset; %s",
                               unc_volatile, counts);
             gv_result_remedy(c, "drain the node and reset the GPU (rows are remapped at the "
                                 "reset); if errors return, run `dcgmi diag -r 3` and replace it");
+            /* NVIDIA's memory error management: the reset applies the remap; replacement is
+             * for remapping failure and the SRAM threshold, judged on their own. */
+            gv_result_action(c, GV_ACTION_RESET_GPU);
         } else if (cor_warn > 0 && cor_volatile >= cor_warn) {
             c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_WARN,
                               "%lld correctable ECC errors since the last reset (policy: %g); %s",
                               cor_volatile, cor_warn, counts);
             gv_result_expected(c, "policy", "< %g correctable", cor_warn);
             gv_result_remedy(c, "watch the counters; look at row remapping (gpu.row_remap)");
+            gv_result_action(c, GV_ACTION_RERUN); /* a trend: the next run sees where it goes */
         } else {
             c = gv_report_add(r, gv_id_gpu_ecc_errors, subject, GV_PASS, "%s%s", counts,
                               unc_aggregate > 0 ? "; uncorrectable errors in the GPU's life, "
@@ -167,11 +172,13 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
                               "repaired; %s",
                               counts);
             gv_result_remedy(c, "drain the node and replace the GPU (row remapping failure)");
+            gv_result_action(c, GV_ACTION_HW_INSPECT); /* NVIDIA's RMA criterion */
         } else if (h->remap_pending == 1) {
             c = gv_report_add(r, gv_id_gpu_row_remap, subject, GV_WARN,
                               "a row remapping is pending: reset needed; %s", counts);
             gv_result_remedy(c, "drain the node and reset the GPU (nvidia-smi -r) or reboot to "
                                 "apply the remapping");
+            gv_result_action(c, GV_ACTION_RESET_GPU);
         } else if (h->banks_none > 0 || h->banks_low > 0) {
             c = gv_report_add(r, gv_id_gpu_row_remap, subject, GV_WARN,
                               "%lld bank(s) with no spare row and %lld with few left: the next "
@@ -179,6 +186,7 @@ void gv_check_gpu_row_remap(const gv_facts *f, gv_report *r)
                               h->banks_none > 0 ? h->banks_none : 0,
                               h->banks_low > 0 ? h->banks_low : 0, counts);
             gv_result_remedy(c, "plan the GPU's replacement; watch gpu.ecc_errors");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else {
             c = gv_report_add(r, gv_id_gpu_row_remap, subject, GV_PASS,
                               "no remapping pending or "
@@ -237,10 +245,12 @@ void gv_check_gpu_retired_pages(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, gv_id_gpu_retired_pages, subject, GV_FAIL,
                               "%lld pages retired, at or past %d; %s", total, fail_at, counts);
             gv_result_remedy(c, "drain the node and replace the GPU");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (h->retired_pending == 1) {
             c = gv_report_add(r, gv_id_gpu_retired_pages, subject, GV_WARN,
                               "a page retirement is pending: reset needed; %s", counts);
             gv_result_remedy(c, "drain the node and reset the GPU or reboot");
+            gv_result_action(c, GV_ACTION_RESET_GPU);
         } else {
             c = gv_report_add(r, gv_id_gpu_retired_pages, subject, GV_PASS, "%s", counts);
         }
@@ -274,10 +284,12 @@ void gv_check_gpu_memory_repair(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, gv_id_gpu_memory_repair, subject, GV_FAIL,
                               "the GPU reports unrepairable memory; %s", text);
             gv_result_remedy(c, "drain the node and replace the GPU");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (h->channel_repair_pending == 1 || h->tpc_repair_pending == 1) {
             c = gv_report_add(r, gv_id_gpu_memory_repair, subject, GV_WARN,
                               "a repair is pending: reset needed; %s", text);
             gv_result_remedy(c, "drain the node and reset the GPU or reboot to apply the repair");
+            gv_result_action(c, GV_ACTION_RESET_GPU);
         } else {
             c = gv_report_add(r, gv_id_gpu_memory_repair, subject, GV_PASS, "%s", text);
         }
@@ -318,6 +330,7 @@ void gv_check_gpu_recovery(const gv_facts *f, gv_report *r)
                               "(NVML recovery action %d; the driver logs each change as Xid 154)",
                               name, action);
             gv_result_remedy(c, "%s", gv_recovery_action_remedy(action));
+            gv_result_action(c, gv_action_of_recovery(action));
         }
         gv_result_measured(c, (double)action, "", "%s", name);
         gv_result_expected(c, "NVIDIA driver", "none");
@@ -388,6 +401,7 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
                               text);
             gv_result_remedy(c, "read the AER reports in `dmesg` (when, which function); reseat "
                                 "or replace the GPU, riser or switch named if they return");
+            gv_result_action(c, GV_ACTION_RERUN); /* history, as gpu.xid's: if they return */
         } else if (fatal > 0) {
             c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_FAIL,
                               "fatal PCIe errors on the GPU's path; %s%s%s%s", text,
@@ -396,25 +410,30 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
                               action > 0 ? " (gpu.recovery)" : "");
             gv_result_remedy(c, "drain the node; reseat or replace the GPU, riser or switch "
                                 "named, and check `dmesg` for AER reports");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (nonfatal > 0) {
             c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "non-fatal PCIe errors on the GPU's path; %s", text);
             gv_result_remedy(c, "check `dmesg` for AER reports; reseat the GPU or riser");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (rate_per_min > per_min) {
             c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "PCIe replays above %g per minute; %s", per_min, text);
             gv_result_remedy(
                 c, "a marginal link: check the slot, riser and cable; compare gpu.pcie_link");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (aer_warn > 0 && cor >= aer_warn) {
             c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "%lld correctable PCIe errors (policy: %g); %s", cor, aer_warn, text);
             gv_result_remedy(c, "a marginal link: check the slot, riser and cable");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (problem[0]) {
             /* A counter that cannot be read is not a zero: the totals above lack it. */
             c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
                               "an AER statistics file is unreadable (%s); %s", problem, text);
             gv_result_remedy(c, "read the file by hand; the kernel's AER statistics may be "
                                 "broken on this function");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else {
             c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_PASS, "%s", text);
         }
@@ -476,6 +495,7 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
                               recovery_link >= 0 ? "recoveries" : "CRC errors", text);
             gv_result_remedy(c, "a link that retrains or corrupts flits: run the NCCL test "
                                 "(nccl.allreduce) and check the NVLink/NVSwitch board");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else {
             c = gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_PASS, "%s", text);
         }
@@ -535,6 +555,7 @@ void gv_check_gpu_clock_events(const gv_facts *f, gv_report *r)
                               ev[worst].s, warn_s, list);
             gv_result_remedy(c, "check cooling (fans, inlet temperature, airflow) and the "
                                 "power supply; a board that brakes needs service");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else {
             c = gv_report_add(r, gv_id_gpu_clock_events, subject, GV_PASS,
                               "time with clocks held back since the driver loaded:%s", list);
@@ -581,10 +602,12 @@ void gv_check_gpu_temperature(const gv_facts *f, gv_report *r)
             c = gv_report_add(r, gv_id_gpu_temperature, subject, GV_FAIL,
                               "at the hardware slowdown point; %s", text);
             gv_result_remedy(c, "drain the node: check fans, airflow and inlet temperature");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (h->margin_c < warn_c) {
             c = gv_report_add(r, gv_id_gpu_temperature, subject, GV_WARN,
                               "within %g C of T.Limit; %s", warn_c, text);
             gv_result_remedy(c, "check fans, airflow and inlet temperature");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else {
             c = gv_report_add(r, gv_id_gpu_temperature, subject, GV_PASS, "%s", text);
         }
@@ -658,6 +681,7 @@ void gv_check_gpu_memory_unowned(const gv_facts *f, gv_report *r)
                          "reset the GPU while no job runs (nvidia-smi -r -i %u), or reboot "
                          "the node; check dmesg for the Xid of the job that ended",
                          (unsigned)(g->gpu.nvml_index >= 0 ? g->gpu.nvml_index : 0));
+        gv_result_action(c, GV_ACTION_RESET_GPU);
     }
 }
 
@@ -691,16 +715,19 @@ void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
                               state, waited);
             gv_result_remedy(c, "start nvidia-fabricmanager (systemctl status "
                                 "nvidia-fabricmanager) and check its log");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG); /* a service of the node */
         } else if (h->fabric_status != GVNV_SUCCESS) {
             char name[32];
             c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_FAIL,
                               "the fabric probe completed with an error: %s",
                               gv_nvml_error_name(h->fabric_status, name, sizeof name));
             gv_result_remedy(c, "check nvidia-fabricmanager's log and the NVSwitch trays");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if ((h->fabric_health_mask & 3u) == GVNV_FABRIC_HEALTH_DEGRADED_BW_TRUE) {
             c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_WARN,
                               "registered with the fabric, bandwidth degraded");
             gv_result_remedy(c, "check the NVSwitch trays and NVLink errors (gpu.nvlink_errors)");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else {
             c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_PASS,
                               "registered with the NVSwitch fabric (probe completed%s)", waited);

@@ -21,6 +21,7 @@ void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r)
                                                "link unknown: %s", g->link_problem);
             gv_result_remedy(c, "read the GPU's link with `lspci -vv` (LnkSta, LnkCap); a value "
                                 "no PCIe link has is the kernel's or the sysroot's fault");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
             continue;
         }
         if (!g->in_pci || p->link_width_current_sysfs < 0 || p->link_speed_current_gts < 0) {
@@ -43,12 +44,14 @@ void gv_check_gpu_pcie_link(const gv_facts *f, gv_report *r)
                              "reseat the GPU and check its riser or cable; `lspci -vv -s %s` "
                              "shows LnkSta against LnkCap",
                              p->pci_bus_id);
+            gv_result_action(c, GV_ACTION_HW_INSPECT); /* lanes lost: seating, riser, cable */
         } else if (speed_best > 0 && speed < speed_best && g->utilization > 0) {
             c = gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_WARN,
                               "%s link at %.1f GT/s while the GPU is %d%% busy (up to %.1f GT/s)",
                               p->pci_bus_id, speed, g->utilization, speed_best);
             gv_result_remedy(c, "check the slot's PCIe generation setting in the BIOS and the "
                                 "riser; a retrained link needs a reboot");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else if (speed_best > 0 && speed < speed_best) {
             c = gv_report_add(r, gv_id_gpu_pcie_link, subject, GV_PASS,
                               "%s x%d at %.1f GT/s while idle (up to %.1f GT/s): GPUs lower the "
@@ -101,6 +104,9 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
                              "`nvidia-smi nvlink -s -i %d` and `-e` for errors; drain the "
                              "node, reset the GPU or the NVSwitch fabric",
                              (int)g->gpu.nvml_index);
+            /* A link that trained once comes back with the reset; one that stays down after
+             * it is hardware (gpu.nvlink_errors, the next run). */
+            gv_result_action(c, GV_ACTION_RESET_GPU);
         } else if (g->gpu.cc_major >= 9 &&
                    g->health.fabric_state == GVNV_FABRIC_STATE_NOT_SUPPORTED) {
             /* From Hopper on NVML says whether a GPU is on an NVSwitch fabric: one that is not,
@@ -117,6 +123,7 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
                               g->nvlink_count, f->gpu_count);
             gv_result_remedy(c, "check the NVLink bridges or the fabric manager "
                                 "(systemctl status nvidia-fabricmanager)");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG); /* mostly the fabric manager not up */
         } else {
             c = gv_report_add(r, gv_id_gpu_nvlink, subject, GV_SKIP,
                               "%d NVLinks, none active: a single GPU has no peer", g->nvlink_count);

@@ -37,8 +37,9 @@ void gv_active_memtest(gv_active_run *run)
         gv_status st = gv_mem_test(run->ctx, (uint32_t)gpu, &o, &r);
         gv_active_sample_busy(run, gpu, &busy);
         if (st != GV_OK) {
-            gv_report_add(run->report, gv_id_mem_test, subject, GV_ERROR, "%s",
-                          gv_ctx_last_error(run->ctx));
+            gv_result_action(gv_report_add(run->report, gv_id_mem_test, subject, GV_ERROR, "%s",
+                                           gv_ctx_last_error(run->ctx)),
+                             GV_ACTION_RERUN);
             continue;
         }
         gv_check_result *c =
@@ -46,6 +47,14 @@ void gv_active_memtest(gv_active_run *run)
         gv_result_measured(c, (double)r.errors, "words", "%" PRIu64 " bad words in %.2f GiB",
                            r.errors, r.bytes_tested / (1024.0 * 1024.0 * 1024.0));
         int ecc_rose = gv_memtest_ecc_rose(&r, 0) || gv_memtest_ecc_rose(&r, 1);
+        /* Words read back wrong: the memory, whatever a reset remaps. Uncorrected ECC errors
+         * during the test with every word right: the rows are remapped at the next reset
+         * (NVIDIA's memory error management), as gpu.ecc_errors asks; corrected ones: a trend
+         * for the next run to follow. No memory to test or a CUDA call that failed: reset. */
+        gv_result_action(c, r.errors                     ? GV_ACTION_HW_INSPECT
+                            : gv_memtest_ecc_rose(&r, 1) ? GV_ACTION_RESET_GPU
+                            : gv_memtest_ecc_rose(&r, 0) ? GV_ACTION_RERUN
+                                                         : GV_ACTION_RESET_GPU);
         if (r.errors || ecc_rose)
             gv_result_remedy(c, "drain the node; read row remapping and ECC (nvidia-smi -q -d "
                                 "ROW_REMAPPER,ECC), reset the GPU to apply pending remaps and "

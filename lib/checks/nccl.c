@@ -37,6 +37,7 @@ static void version_row(gv_active_run *run)
                          "CUDA %d.%d",
                          c.library_cuda / 1000, c.library_cuda % 1000 / 10, c.driver_cuda / 1000,
                          c.driver_cuda % 1000 / 10);
+    gv_result_action(res, GV_ACTION_FIX_CONFIG);
 }
 
 static const char *const sweep_ids[] = {gv_id_nccl_allreduce, gv_id_nccl_transport};
@@ -158,6 +159,7 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
         gv_result_remedy(c, "remove the setting that turns P2P off (NCCL_P2P_DISABLE, "
                             "NCCL_P2P_LEVEL); with none set, check peer access (cuda.p2p), "
                             "ACS/IOMMU and the container's IPC namespace");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else if (r->via_socket && port[0]) {
         first_through(r->transports, "NET/Socket", first, sizeof first);
         c = gv_report_add(run->report, gv_id_nccl_transport, "node", GV_FAIL,
@@ -166,6 +168,7 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
                           first, port, r->settings);
         gv_result_remedy(c, "remove NCCL_IB_DISABLE / NCCL_NET=Socket, or make NCCL_IB_HCA "
                             "match the ACTIVE port (rdma.nccl_env)");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else {
         c = gv_report_add(run->report, gv_id_nccl_transport, "node", GV_PASS,
                           "%u connections: %u P2P, %u SHM, %u NET (%u sockets), %u CollNet; "
@@ -213,6 +216,7 @@ static void below_nvlink_design(gv_active_run *run, const gv_nccl_opts *o, const
     gv_result_remedy(c, "look for NCCL settings that keep it off NVLink or narrow it "
                         "(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_MAX_NCHANNELS, NCCL_ALGO), and "
                         "at nccl.transport and cuda.p2p");
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
 }
 
 /* On a GPU another process uses, under busy = skip (whose figures there are not judged), the
@@ -287,11 +291,13 @@ static void sweep_rows(gv_active_run *run)
             return;
         }
         for (size_t i = 0; i < 2; i++)
-            if (gv_active_selected(run, sweep_ids[i]))
-                gv_result_remedy(gv_report_add(run->report, sweep_ids[i], "node", GV_ERROR, "%s",
-                                               gv_ctx_last_error(run->ctx)),
-                                 "run gv-nccl with NCCL_DEBUG=WARN to see where it stops; look "
-                                 "at driver.cuda, gpu.nvml and gpu.xid for the GPU named");
+            if (gv_active_selected(run, sweep_ids[i])) {
+                gv_check_result *c = gv_report_add(run->report, sweep_ids[i], "node", GV_ERROR,
+                                                   "%s", gv_ctx_last_error(run->ctx));
+                gv_result_remedy(c, "run gv-nccl with NCCL_DEBUG=WARN to see where it stops; look "
+                                    "at driver.cuda, gpu.nvml and gpu.xid for the GPU named");
+                gv_result_action(c, GV_ACTION_RERUN);
+            }
         return;
     }
     if (gv_active_selected(run, gv_id_nccl_transport))
@@ -313,6 +319,13 @@ static void sweep_rows(gv_active_run *run)
     else if (st == GV_ERR_TIMEOUT)
         gv_result_remedy(c, "check NVLink/NVSwitch state (nvidia-smi nvlink -s, fabric manager) "
                             "and NCCL_DEBUG=INFO output for the transport that hangs");
+    /* Wrong sums, a pair or a bus bandwidth below its floor: the GPUs or their links. A
+     * collective that did not finish: the GPUs it hung on are reset (which of them is not
+     * known: every one of the run). An NCCL error: run it again. */
+    if (c && c->action == GV_ACTION_NONE)
+        gv_result_action(c, r.verdict == GV_ERROR  ? GV_ACTION_RERUN
+                            : st == GV_ERR_TIMEOUT ? GV_ACTION_RESET_GPU
+                                                   : GV_ACTION_HW_INSPECT);
     if (st == GV_OK)
         gv_busy_apply(&busy, p, c, r.wrong_elements != 0);
     if (c && o.max_bytes < asked_bytes) {

@@ -152,6 +152,9 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
                           host[0] ? "no peer access (through the host) to " : "", host);
         gv_result_remedy(c, "check the NVLinks and NVSwitches of these GPUs (nvidia-smi nvlink "
                             "-s, -e), the fabric manager, and ACS/IOMMU settings for PCIe peers");
+        /* A pair slow against its route's others is a link; peer access missing where the
+         * route's other pairs have it is ACS, the IOMMU or the fabric manager: settings. */
+        gv_result_action(c, slow[0] ? GV_ACTION_HW_INSPECT : GV_ACTION_FIX_CONFIG);
     } else {
         c = gv_report_add(run->report, gv_id_cuda_p2p, p->subject[i], GV_PASS,
                           "copies to %s GB/s (%s), %.1f us per small copy", all,
@@ -189,7 +192,7 @@ void gv_active_p2p(gv_active_run *run)
                   .pci = calloc(GV_RUN_MAX_GPUS, sizeof *p.pci)};
     int *ordinal = calloc(GV_RUN_MAX_GPUS, sizeof *ordinal);
     if (!s || !open || !p.subject || !p.gpu || !p.pci || !ordinal) {
-        gv_active_rows(run, ids, 1, "node", GV_ERROR, "out of memory");
+        gv_active_rows_action(run, ids, 1, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
         goto done;
     }
     gv_progress_begin(run->ctx, gv_id_cuda_p2p, "node");
@@ -202,8 +205,9 @@ void gv_active_p2p(gv_active_run *run)
         gv_status st = gv_session_open(run->ctx, (uint32_t)o, &s[p.n], &err);
         if (st != GV_OK) {
             gv_session_close(&s[p.n]);
-            gv_report_add(run->report, gv_id_cuda_p2p, p.subject[p.n],
-                          st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text);
+            gv_result_action(gv_report_add(run->report, gv_id_cuda_p2p, p.subject[p.n],
+                                           st == GV_ERR_BUSY ? GV_ERROR : GV_FAIL, "%s", err.text),
+                             st == GV_ERR_BUSY ? GV_ACTION_WAIT : GV_ACTION_RESET_GPU);
             continue;
         }
         gv_active_sample_busy(run, o, &busy);
@@ -224,12 +228,17 @@ void gv_active_p2p(gv_active_run *run)
                                           : 64ull << 20;
         gv_errbuf err;
         if (gv_p2p_matrix(open, p.n, bytes, 3, 4, p.m, &err) != GV_OK) {
-            gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_FAIL, "%s", err.text);
+            /* A copy between GPUs failed: which GPU is not known, so the node's. */
+            gv_result_action(
+                gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_FAIL, "%s", err.text),
+                GV_ACTION_REBOOT_NODE);
         } else {
             for (size_t i = 0; i < p.n; i++)
                 gv_active_sample_busy(run, ordinal[i], &busy);
             if (medians(&p) != 0)
-                gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_ERROR, "out of memory");
+                gv_result_action(
+                    gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_ERROR, "out of memory"),
+                    GV_ACTION_RERUN);
             else
                 for (size_t i = 0; i < p.n; i++)
                     gpu_row(run, &p, i, &busy);

@@ -59,11 +59,13 @@ static void judge_modules(gv_active_run *run, const gv_rdma_report *r)
         } else if (m->state == GV_MODULE_STATE_UNKNOWN) {
             c = gv_report_add(run->report, gv_id_rdma_modules, m->name, GV_ERROR,
                               "cannot tell whether %s is loaded: %s", m->name, r->modules_err.text);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG); /* /proc/modules unreadable */
         } else {
             c = gv_report_add(run->report, gv_id_rdma_modules, m->name, GV_FAIL,
                               "%s not loaded (not in /proc/modules nor built in)", m->name);
             gv_result_remedy(c, "modprobe %s, and list it in /etc/modules-load.d/ for boot",
                              m->name);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         }
         gv_result_measured(c, NAN, "", "%s",
                            m->state == GV_MODULE_LOADED    ? "loaded"
@@ -83,6 +85,7 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
             info->functions_without_rdma);
         gv_result_remedy(c, "modprobe mlx5_ib; check dmesg | grep mlx5 for firmware or "
                             "probe errors");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     } else if (r->device_count == 0) {
         int required = run->policy && run->policy->require_rdma;
         gv_check_result *c = gv_report_add(
@@ -95,14 +98,17 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
             gv_result_expected(c, "policy", "an RDMA device (require_rdma)");
             gv_result_remedy(c, "check the NIC is seated and its driver (mlx5_core, mlx5_ib) "
                                 "loaded; or a policy for nodes without RDMA");
+            /* Not even a Mellanox function on the bus: the NIC is absent or unpowered. */
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         }
         return;
     }
     for (size_t i = 0; i < r->device_count; i++) {
         const gv_rdma_device *d = &r->devices[i];
         if (d->problem[0]) {
-            gv_report_add(run->report, gv_id_rdma_devices, d->name, GV_ERROR, "%s: %s", d->name,
-                          d->problem);
+            gv_result_action(gv_report_add(run->report, gv_id_rdma_devices, d->name, GV_ERROR,
+                                           "%s: %s", d->name, d->problem),
+                             GV_ACTION_FIX_CONFIG); /* its sysfs files malformed */
             continue;
         }
         char where[96] = "not a PCI device";
@@ -122,6 +128,7 @@ static void judge_devices(gv_active_run *run, const gv_rdma_report *r)
         if (hidden)
             gv_result_remedy(c, "modprobe ib_uverbs; install the rdma-core provider "
                                 "(ibverbs-providers)");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     }
 }
 
@@ -186,8 +193,10 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
         char subject[96], layer[160] = "", far[256] = "";
         port_subject(p, subject, sizeof subject);
         if (p->state == GV_PORT_STATE_UNKNOWN) {
-            gv_report_add(run->report, gv_id_rdma_ports, subject, GV_ERROR,
-                          "%s port %u: state unreadable: %s", p->device, p->port, p->problem);
+            gv_result_action(gv_report_add(run->report, gv_id_rdma_ports, subject, GV_ERROR,
+                                           "%s port %u: state unreadable: %s", p->device, p->port,
+                                           p->problem),
+                             GV_ACTION_FIX_CONFIG);
             continue;
         }
         if (p->link_layer == GV_LINK_LAYER_INFINIBAND)
@@ -206,6 +215,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                               p->problem[0] ? p->problem : "no rate file");
             gv_result_remedy(c, "read the port's rate with `ibstat`; a rate no port has is the "
                                 "NIC driver's or the sysroot's fault");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else if (p->state == GV_PORT_ACTIVE) {
             int no_v2 = p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid < 0;
             int verdict = no_v2 || p->problem[0] ? GV_WARN : GV_PASS;
@@ -223,6 +233,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
             else if (p->problem[0])
                 gv_result_remedy(c, "read the port's sysfs files named by hand; a malformed "
                                     "attribute is the NIC driver's or the kernel's");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else if (p->state == GV_PORT_DOWN && p->phys_state == 3) {
             c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_WARN,
                               "%s port %u: DOWN, physical state Disabled (administratively off)",
@@ -231,6 +242,7 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                              "if this port should carry traffic, enable it (ip link set %s "
                              "up, or the switch port)",
                              p->netdev[0] ? p->netdev : "<netdev>");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else if (p->state == GV_PORT_DOWN &&
                    leaves_gpus_far(run, r, p->device, far, sizeof far) == 0) {
             /* No GPU's traffic leaves through it: a NIC beside none of them (storage,
@@ -243,6 +255,9 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                               p->phys_state_text[0] ? p->phys_state_text : "?");
             gv_result_remedy(c, "if this port should carry traffic (storage, a second rail), "
                                 "check its cable, transceiver and switch port");
+            /* Not the GPUs' fabric: whether the port is meant to carry traffic comes first, a
+             * cable only then. */
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else {
             const char *why = p->state == GV_PORT_INIT
                                   ? "the link is up but no subnet manager has configured it"
@@ -257,6 +272,10 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                                     ? "check the cable, the transceiver and the switch port "
                                       "(Polling: nothing answers at the other end)"
                                     : "start a subnet manager (opensm) or check the fabric's SM");
+            /* No link: the cable, transceiver or switch port. A link without a subnet
+             * manager's configuration: the fabric's settings. */
+            gv_result_action(c, p->state == GV_PORT_DOWN ? GV_ACTION_HW_INSPECT
+                                                         : GV_ACTION_FIX_CONFIG);
         }
         if (c && r->port_wait_s > 0) /* gv_rdma_build waited for ports on their way */
             snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
@@ -293,11 +312,13 @@ static void judge_mtu(gv_active_run *run, const gv_rdma_report *r)
         }
         if (p->mtu_source == GV_MTU_UNKNOWN) {
             int ib = p->link_layer == GV_LINK_LAYER_INFINIBAND;
-            gv_report_add(run->report, gv_id_rdma_mtu, subject, ib ? GV_SKIP : GV_ERROR,
-                          ib ? "%s port %u: InfiniBand has no MTU file; ibv_query_port is "
-                               "needed and libibverbs is not usable: %s"
-                             : "%s port %u: RoCE MTU follows the netdev, which is unknown%s",
-                          p->device, p->port, ib ? r->info.verbs_detail : "");
+            gv_check_result *c =
+                gv_report_add(run->report, gv_id_rdma_mtu, subject, ib ? GV_SKIP : GV_ERROR,
+                              ib ? "%s port %u: InfiniBand has no MTU file; ibv_query_port is "
+                                   "needed and libibverbs is not usable: %s"
+                                 : "%s port %u: RoCE MTU follows the netdev, which is unknown%s",
+                              p->device, p->port, ib ? r->info.verbs_detail : "");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG); /* the netdev's, unreadable */
             continue;
         }
         gv_check_result *c;
@@ -313,6 +334,7 @@ static void judge_mtu(gv_active_run *run, const gv_rdma_report *r)
             else
                 gv_result_remedy(c, "raise the partition MTU on the subnet manager (opensm "
                                     "partitions.conf mtu=5)");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else {
             c = gv_report_add(run->report, gv_id_rdma_mtu, subject, GV_PASS,
                               "%s port %u: active_mtu=%d (max supported)%s", p->device, p->port,
@@ -350,6 +372,7 @@ static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
                              "/sys/kernel/config/rdma_cm/%s/ports/%u/default_roce_tos (at boot, "
                              "from a oneshot unit such as rdma-cm-tos.service)",
                              p->device, p->device, p->port);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else if (p->roce_tos == 0) {
             c = gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_WARN,
                               "%s port %u: RDMA-CM ToS=0 (best effort), not a lossless class",
@@ -358,12 +381,14 @@ static void judge_tos(gv_active_run *run, const gv_rdma_report *r)
                              "echo 104 > /sys/kernel/config/rdma_cm/%s/ports/%u/"
                              "default_roce_tos (DSCP 26, the fabric's lossless class)",
                              p->device, p->port);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else if (tc && strtol(tc->value, NULL, 0) != p->roce_tos) {
             c = gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_WARN,
                               "%s: RDMA-CM ToS=%d (DSCP %d) but NCCL_IB_TC=%s (%s): NCCL's "
                               "traffic goes in another class than RDMA-CM's",
                               p->device, p->roce_tos, p->roce_tos >> 2, tc->value, tc->source);
             gv_result_remedy(c, "set NCCL_IB_TC=%d, or the ToS to NCCL's class", p->roce_tos);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
         } else {
             c = gv_report_add(run->report, gv_id_rdma_roce_tos, subject, GV_PASS,
                               "%s: RDMA-CM ToS=%d (DSCP %d)%s%s", p->device, p->roce_tos,
@@ -490,6 +515,7 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
     else if (verdict == GV_WARN)
         gv_result_remedy(c, "set NCCL_IB_TC to the fabric's lossless ToS (104) in "
                             "/etc/nccl.conf, and correct the settings named");
+    gv_result_action(c, GV_ACTION_FIX_CONFIG); /* NCCL's settings and the files holding them */
 }
 
 void gv_active_rdma(gv_active_run *run)
@@ -498,7 +524,8 @@ void gv_active_rdma(gv_active_run *run)
                                       gv_id_rdma_mtu,     gv_id_rdma_roce_tos, gv_id_rdma_nccl_env};
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
-        gv_active_rows(run, ids, 6, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
+        gv_active_rows_action(run, ids, 6, "node", GV_ERROR, GV_ACTION_RERUN,
+                              gv_ctx_last_error(run->ctx));
         return;
     }
     if (gv_active_selected(run, gv_id_rdma_modules))
@@ -508,8 +535,8 @@ void gv_active_rdma(gv_active_run *run)
     if (r->port_count == 0 && gv_rdma_has_hardware(r)) {
         static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_mtu,
                                                gv_id_rdma_roce_tos};
-        gv_active_rows(run, per_port, 3, "node", GV_FAIL,
-                       "the RDMA hardware has no port to check (no RDMA device is bound)");
+        gv_active_rows_action(run, per_port, 3, "node", GV_FAIL, GV_ACTION_FIX_CONFIG,
+                              "the RDMA hardware has no port to check (no RDMA device is bound)");
     } else if (r->port_count == 0) {
         static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_mtu,
                                                gv_id_rdma_roce_tos};

@@ -44,8 +44,10 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
 {
     gv_check_result *c;
     if (g->iterations == 0) {
-        gv_report_add(run->report, gv_id_stress_power, subject,
-                      g->verdict == GV_SKIP ? GV_SKIP : GV_FAIL, "no load ran: %s", g->message);
+        gv_result_action(gv_report_add(run->report, gv_id_stress_power, subject,
+                                       g->verdict == GV_SKIP ? GV_SKIP : GV_FAIL, "no load ran: %s",
+                                       g->message),
+                         GV_ACTION_RESET_GPU); /* as stress.gemm's row without a GEMM */
         return;
     }
     if (g->power_limit_w <= 0 || g->power_mean_w <= 0) {
@@ -100,6 +102,9 @@ static void power_row(gv_active_run *run, const char *subject, const gv_stress_g
     else if (!held && !at_top)
         gv_result_remedy(c, "check the power supply and cabling, the power limit "
                             "(nvidia-smi -q -d POWER) and whether clocks are locked");
+    /* A limit someone lowered is a setting; a draw short of an untouched limit is the
+     * board's power delivery. */
+    gv_result_action(c, lowered ? GV_ACTION_FIX_CONFIG : GV_ACTION_HW_INSPECT);
 }
 
 /* The row's time series: the samples of this GPU, in time order. */
@@ -131,6 +136,10 @@ static void gemm_row(gv_active_run *run, const char *subject, const gv_stress_gp
     else if (g->verdict == GV_WARN)
         gv_result_remedy(c, "check cooling and power (nvidia-smi -q -d PERFORMANCE,POWER): "
                             "airflow, fans, inlet temperature");
+    /* Wrong results, or throughput the hardware cut (cooling, power): the GPU. Stopped by a
+     * CUDA error, or no GEMM done: its context is gone, a reset first. */
+    gv_result_action(c,
+                     wrong || g->verdict == GV_WARN ? GV_ACTION_HW_INSPECT : GV_ACTION_RESET_GPU);
     gv_busy_apply(busy, run->policy, c, wrong);
 }
 
@@ -175,13 +184,14 @@ void gv_active_stress(gv_active_run *run)
     if (!r || !o.series) {
         free(o.series);
         free(r);
-        gv_active_rows(run, ids, 2, "node", GV_ERROR, "out of memory");
+        gv_active_rows_action(run, ids, 2, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
         return;
     }
     *r = (gv_stress_result)GV_STRESS_RESULT_INIT;
     gv_status st = gv_stress_gemm(run->ctx, &o, r);
     if (st != GV_OK) {
-        gv_active_rows(run, ids, 2, "node", GV_ERROR, gv_ctx_last_error(run->ctx));
+        gv_active_rows_action(run, ids, 2, "node", GV_ERROR, GV_ACTION_RERUN,
+                              gv_ctx_last_error(run->ctx));
         free(o.series);
         free(r);
         return;

@@ -10,6 +10,7 @@ void gv_check_system_os(const gv_facts *f, gv_report *r)
         gv_check_result *c =
             gv_report_add(r, gv_id_system_os, "node", GV_ERROR, "%s", f->os_src.err.text);
         gv_result_remedy(c, "restore /etc/os-release (os-release(5)) from the distribution");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG); /* read again, the file says the same */
         return;
     }
     gv_check_result *c =
@@ -20,7 +21,9 @@ void gv_check_system_os(const gv_facts *f, gv_report *r)
 void gv_check_system_kernel(const gv_facts *f, gv_report *r)
 {
     if (f->kernel_src.status != GV_OK) {
-        gv_report_add(r, gv_id_system_kernel, "node", GV_ERROR, "%s", f->kernel_src.err.text);
+        gv_result_action(
+            gv_report_add(r, gv_id_system_kernel, "node", GV_ERROR, "%s", f->kernel_src.err.text),
+            GV_ACTION_FIX_CONFIG);
         return;
     }
     gv_check_result *c =

@@ -16,7 +16,8 @@
 static void rows_for_all(gv_active_run *run, int verdict, const char *why)
 {
     static const char *const ids[] = {gv_id_topo_numa, gv_id_topo_gpu_nic};
-    gv_active_rows(run, ids, 2, "node", verdict, why);
+    /* No topology (hwloc or the XML failed): not judged, run again. */
+    gv_active_rows_action(run, ids, 2, "node", verdict, GV_ACTION_RERUN, why);
 }
 
 static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info *info)
@@ -43,6 +44,7 @@ static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info 
                              "enable NUMA reporting for PCI devices in the BIOS (or the VM's "
                              "vNUMA/PCI locality), then check /sys/bus/pci/devices/%s/numa_node",
                              d.pci_bus_id);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG); /* the BIOS's or the VM's */
         } else {
             c = gv_report_add(run->report, gv_id_topo_numa, subject, GV_PASS,
                               "%s on NUMA node %d of %u, CPUs %s", d.pci_bus_id, (int)d.numa_node,
@@ -117,6 +119,9 @@ static void judge_gpu_nic(gv_active_run *run, const gv_topo *t, const gv_topo_in
             gv_result_remedy(c, "put a NIC under the same PCIe switch as each GPU (the "
                                 "vendor's reference layout), or pin the job's NIC with "
                                 "NCCL_IB_HCA to the nearest one");
+            /* Some GPUs have a NIC beside them and this one not: a NIC missing or moved from
+             * the vendor's layout. */
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
         }
         gv_result_measured(c, d.nearest_path, "", "%s via %s", cls, nic.name);
         gv_result_expected(c, "topology", "PIX or PXB");

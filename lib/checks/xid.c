@@ -178,16 +178,25 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
                            "%zu fault(s), %zu other, %zu unreadable", faults, others,
                            bad + span.unreadable);
         gv_result_expected(c, source, "no Xid in %s", list);
-        if (verdict == GV_ERROR)
+        /* A log not read whole: where the log is read from. A fault the driver says needs
+         * nothing now: the GPU's history, checked again by the next run (a fault that returns
+         * FAILs). A fault with a recovery action pending: that action; where the driver cannot
+         * say (before R550), a reboot, which clears whatever the fault left (NVIDIA's Xid
+         * catalog asks a reset or a reboot of most of the fault set). */
+        if (verdict == GV_ERROR) {
             gv_result_remedy(c, "read the kernel log (dmesg) for NVRM Xid lines; check that "
                                 "/dev/kmsg is the kernel's log device");
-        else if (faults && action == GVNV_RECOVERY_ACTION_NONE)
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
+        } else if (faults && action == GVNV_RECOVERY_ACTION_NONE) {
             gv_result_remedy(c, "look the Xid codes up in NVIDIA's Xid catalog; replace the "
                                 "hardware if they return");
-        else if (faults)
+            gv_result_action(c, GV_ACTION_RERUN);
+        } else if (faults) {
             gv_result_remedy(c, "drain the node; look up the Xid codes in NVIDIA's Xid catalog, "
                                 "reset the GPU (nvidia-smi -r) or reboot, and replace hardware "
                                 "if they return");
+            gv_result_action(c, action > 0 ? gv_action_of_recovery(action) : GV_ACTION_REBOOT_NODE);
+        }
     }
     free(events);
 }

@@ -77,8 +77,12 @@ void gv_report_flush(gv_report *r)
 
 void gv_report_settle(gv_report *r)
 {
-    for (size_t k = r->flushed; k < r->count && r->sink; k++)
-        r->sink(r->sink_user, &r->results[k]);
+    for (size_t k = r->flushed; k < r->count; k++) {
+        if (r->finalize)
+            r->finalize(r->finalize_user, &r->results[k]);
+        if (r->sink)
+            r->sink(r->sink_user, &r->results[k]);
+    }
     r->flushed = r->count;
 }
 

@@ -53,8 +53,9 @@ struct gv_report {
     double mark;
     void (*sink)(void *user, const gv_check_result *row);
     void *sink_user;
-    /* The run's last word on each row as it becomes final, before the sink sees it (gv_run:
-     * the busy rule for GPUs refused for want of memory), NULL for none. */
+    /* The run's last word on each row as it becomes final (flushed or settled), before the
+     * sink sees it (gv_run: the busy rule for GPUs refused for want of memory, and the row's
+     * action, checks/actions.h), NULL for none. */
     void (*finalize)(void *user, gv_check_result *row);
     void *finalize_user;
     gv_row_series *series; /* the rows that have one */
@@ -92,7 +93,7 @@ void gv_report_begin_rows(gv_report *r);
 void gv_report_flush(gv_report *r);
 
 /* Marks the rows added since the last flush final as they are (durations of their own, as
- * rows read back from a worker carry) and hands them to the sink. */
+ * rows read back from a worker carry), passes each through finalize and hands it to the sink. */
 void gv_report_settle(gv_report *r);
 
 /* Attaches a copy of the samples to row `row` (a row of the report); 0, or -1 out of memory

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gv_report_line: the run's verdict in one line, for programs that read one line (gv-check
- * --quiet and --npd, the Slurm and NHC scripts' drain reasons, the Python binding). */
+ * --quiet and --npd, the Slurm and NHC scripts' drain reasons, the Python binding). A line
+ * that is not OK ends with the node's action in brackets ("[reset_gpu]"), after the counts:
+ * a drain reason says what to do as well as what was found. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,14 +101,17 @@ int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
             first_unheld_error = c;
         }
     }
-    char head[160], tail[96];
+    char head[160], tail[96], action[24] = "";
+    int32_t a = gv_report_action(r);
+    if (a != GV_ACTION_NONE)
+        snprintf(action, sizeof action, " [%s]", gv_action_name(a));
     if (count[GV_FAIL]) {
         const gv_check_result *c = first[GV_FAIL];
         char gpus[48];
         failed_gpus(r, gpus, sizeof gpus);
         snprintf(head, sizeof head, "FAIL %s%s %s: ", gpus, c->id, c->subject);
-        snprintf(tail, sizeof tail, " (%u FAIL, %u WARN, %u ERROR of %u)", count[GV_FAIL],
-                 count[GV_WARN], count[GV_ERROR], n);
+        snprintf(tail, sizeof tail, " (%u FAIL, %u WARN, %u ERROR of %u)%s", count[GV_FAIL],
+                 count[GV_WARN], count[GV_ERROR], n, action);
         fit(out, cap, head, c->message, tail);
         return GV_OUTCOME_FAIL;
     }
@@ -119,21 +124,21 @@ int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
             snprintf(pid, sizeof pid, "%d", (int)c->held_by_pid);
         snprintf(head, sizeof head, "HELD for %s s by PID %s: %s %s: ", secs, pid, c->id,
                  c->subject);
-        fit(out, cap, head, c->message, "");
+        fit(out, cap, head, c->message, action);
         return GV_OUTCOME_HELD;
     }
     if (count[GV_ERROR]) {
         const gv_check_result *c = first_unheld_error;
         snprintf(head, sizeof head, "ERROR %s %s: ", c->id, c->subject);
-        snprintf(tail, sizeof tail, " (%u ERROR, %u WARN of %u)", count[GV_ERROR], count[GV_WARN],
-                 n);
+        snprintf(tail, sizeof tail, " (%u ERROR, %u WARN of %u)%s", count[GV_ERROR], count[GV_WARN],
+                 n, action);
         fit(out, cap, head, c->message, tail);
         return GV_OUTCOME_UNJUDGED;
     }
     if (count[GV_WARN]) {
         const gv_check_result *c = first[GV_WARN];
         snprintf(head, sizeof head, "WARN %s %s: ", c->id, c->subject);
-        snprintf(tail, sizeof tail, " (%u WARN of %u)", count[GV_WARN], n);
+        snprintf(tail, sizeof tail, " (%u WARN of %u)%s", count[GV_WARN], n, action);
         fit(out, cap, head, c->message, tail);
         return GV_OUTCOME_HEALTHY;
     }

@@ -6,8 +6,9 @@
  * `_seconds`, `_watts`, `_ratio`, `_bytes_per_second`, `_flops_per_second`), counters that only
  * grow as `_total`; a GPU's series carry dcgm-exporter's labels (gpu, UUID, pci_bus_id,
  * Hostname) so that they join its DCGM_FI_* series `on(UUID)`; a node's carry Hostname. A
- * check's verdict is one series per WARN, FAIL or ERROR row (gpuverify_check_status), none for
- * PASS or SKIP. Everything comes from the report's rows and its GPU inventory, so a report read
+ * check's verdict is one series per WARN, FAIL or ERROR row (gpuverify_check_status, with the
+ * row's action), none for PASS or SKIP; the node's action is one series (gpuverify_node_action).
+ * Everything comes from the report's rows and its GPU inventory, so a report read
  * back from its JSON renders the same text.
  *
  * Metric and label names are stable like the JSON keys: a rename keeps the old name beside the
@@ -231,6 +232,13 @@ static void render(const gv_report *r, FILE *f)
     family(f, "gpuverify_node_healthy", "gauge",
            "1 when no check failed or errored (warnings and skips count as healthy), else 0.");
     fprintf(f, "gpuverify_node_healthy %d\n", verdict != GV_FAIL && verdict != GV_ERROR);
+    /* One series whose label names the action and whose value orders it, so that an alert can
+     * say which (the label) or compare (> 3: a reset, a reboot or an inspection). */
+    int32_t action = gv_report_action(r);
+    family(f, "gpuverify_node_action", "gauge",
+           "What to do about the node, the strongest of its checks' actions: 0 none, 1 rerun, 2 "
+           "wait, 3 fix_config, 4 reset_gpu, 5 reboot_node, 6 hw_inspect.");
+    fprintf(f, "gpuverify_node_action{action=\"%s\"} %d\n", gv_action_name(action), (int)action);
     family(f, "gpuverify_checks", "gauge", "Checks in this run per verdict.");
     for (int v = GV_PASS; v <= GV_ERROR; v++) {
         size_t n = 0;
@@ -239,7 +247,8 @@ static void render(const gv_report *r, FILE *f)
         fprintf(f, "gpuverify_checks{verdict=\"%s\"} %zu\n", gv_verdict_name(v), n);
     }
     family(f, "gpuverify_check_status", "gauge",
-           "1 for each check row that WARNed, FAILed or ERRORed; PASS and SKIP rows have none.");
+           "1 for each check row that WARNed, FAILed or ERRORed, with what to do about it "
+           "(action); PASS and SKIP rows have none.");
     for (size_t i = 0; i < r->count; i++) {
         const gv_check_result *c = &r->results[i];
         if (c->verdict != GV_WARN && c->verdict != GV_FAIL && c->verdict != GV_ERROR)
@@ -249,6 +258,7 @@ static void render(const gv_report *r, FILE *f)
         label(f, &first, "check", c->id);
         label(f, &first, "subject", c->subject);
         label(f, &first, "verdict", gv_verdict_name(c->verdict));
+        label(f, &first, "action", gv_action_name(c->action));
         subject_labels(f, &first, r, c->subject);
         fputs("} 1\n", f);
     }

@@ -115,11 +115,15 @@ static void judge_asked_gpus(const gv_facts *f, const char *list, const int *ask
                           v, list, f->cuda_count, seen);
         gv_result_remedy(c, "compare the GPU list with nvidia-smi -L: a GPU that fell off the "
                             "bus (Xid 79) leaves fewer and moves CUDA's ordinals");
+        /* The request names a GPU the node does not have; a GPU gone from the bus is
+         * driver.gpu_count's node row, with its own action. */
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
     }
 }
 
 /* One ERROR row per selected ID of catalog group i (its entries from i on) the run could not
- * run, each with this text and remedy. */
+ * run, each with this text and remedy: run again (for want of budget), or wait for the other
+ * gpuverify holding the GPUs (hold). */
 static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *why,
                         const char *remedy, const gv_run_hold *hold)
 {
@@ -129,6 +133,7 @@ static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *w
             continue;
         gv_check_result *row = gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", why);
         gv_result_remedy(row, "%s", remedy);
+        gv_result_action(row, hold ? GV_ACTION_WAIT : GV_ACTION_RERUN);
         if (row && hold) {
             row->held_by_other = 1;
             row->held_by_pid = hold->holder_pid > 0 && hold->holder_pid <= INT32_MAX
@@ -381,11 +386,13 @@ static void no_row_left(gv_report *r, const int *chosen, size_t i, const char *g
     }
 }
 
-/* The run's last word on every row as it becomes final, whichever check made it. */
+/* The run's last word on every row as it becomes final, whichever check made it: the busy
+ * rule, then the row's action (a rule that named none gets its default). */
 static void finalize_row(void *user, gv_check_result *row)
 {
     const gv_active_run *run = user;
     gv_busy_judge_refusal(run->ctx, run->facts, run->policy, row);
+    gv_action_settle(row);
 }
 
 /* Rows are final once the next check begins: sent then, so that a hang in the next one

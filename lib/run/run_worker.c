@@ -110,10 +110,10 @@ static const char *subject_of(const lane *l, size_t i)
                                                                      : l->gpu_subject;
 }
 
-/* One row per pending entry of the lane, all with this verdict and text. */
-static void close_pending(lane *l, int verdict, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void close_pending(lane *l, int verdict, const char *fmt, ...)
+/* One row per pending entry of the lane, all with this verdict, action and text. */
+static void close_pending(lane *l, int verdict, int32_t action, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void close_pending(lane *l, int verdict, int32_t action, const char *fmt, ...)
 {
     char why[512];
     va_list ap;
@@ -124,7 +124,9 @@ static void close_pending(lane *l, int verdict, const char *fmt, ...)
         if (l->pending[i]) {
             /* One that sent its rows before the worker stopped has its verdict already. */
             if (!l->rows[i])
-                gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i), verdict, "%s", why);
+                gv_result_action(gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i),
+                                               verdict, "%s", why),
+                                 action);
             l->pending[i] = 0;
         }
 }
@@ -354,18 +356,36 @@ static int stopped_entry(lane *l)
     return index;
 }
 
+/* The subject of the row for a stopped worker: a lane's rows are its GPU's, whatever the worker
+ * was at (the facts, on "node"). */
+static const char *stopped_subject(const lane *l)
+{
+    return !is_node(l) || !l->subject[0] ? l->gpu_subject : l->subject;
+}
+
+/* What a hang asks for: a call into the driver that never returned leaves the GPU it was on to
+ * be reset (NVIDIA's first step after a hang, as for Xids of a GPU that stopped); one on the
+ * node's own subject (NVML's start, a NIC, a file) names no GPU to reset, and a worker the
+ * kernel would not let die is stuck in the driver where no GPU reset reaches: a reboot. */
+static int32_t hang_action(const lane *l, int reaped)
+{
+    if (!reaped || !strcmp(stopped_subject(l), "node"))
+        return GV_ACTION_REBOOT_NODE;
+    return GV_ACTION_RESET_GPU;
+}
+
 /* The row for the check a worker was stopped in. */
-static void stopped_row(lane *l, int verdict, const char *why, const char *remedy, double spent)
+static void stopped_row(lane *l, int verdict, int32_t action, const char *why, const char *remedy,
+                        double spent)
 {
     int index = stopped_entry(l);
     const char *id = index >= 0 ? gv_checks[index].id : l->check;
-    /* A lane's rows are its GPU's, whatever the worker was at (the facts, on "node"). */
-    const char *subject = !is_node(l) || !l->subject[0] ? l->gpu_subject : l->subject;
-    gv_check_result *res = gv_report_add(l->c->report, id, subject, verdict, "%s", why);
+    gv_check_result *res = gv_report_add(l->c->report, id, stopped_subject(l), verdict, "%s", why);
     if (res)
         res->duration_s = spent;
     if (remedy)
         gv_result_remedy(res, "%s", remedy);
+    gv_result_action(res, action);
     if (index >= 0)
         l->pending[index] = 0;
 }
@@ -434,10 +454,12 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
         if (!is_node(l))
             for (size_t i = 0; i < gv_check_count; i++)
                 if (l->pending[i] && !l->rows[i])
-                    gv_report_add(c->report, gv_checks[i].id, l->gpu_subject, GV_ERROR,
-                                  "not run: the worker testing %s ended without a row for it "
-                                  "(see driver.gpu_count and driver.cuda)",
-                                  l->gpu_subject);
+                    gv_result_action(
+                        gv_report_add(c->report, gv_checks[i].id, l->gpu_subject, GV_ERROR,
+                                      "not run: the worker testing %s ended without a row for it "
+                                      "(see driver.gpu_count and driver.cuda)",
+                                      l->gpu_subject),
+                        GV_ACTION_RERUN);
         groups_done_before(l, GV_CATALOG_MAX);
     } else if (how == FAILED) {
         /* The node's first worker could not make the run: the caller gets the error. Any
@@ -445,7 +467,8 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
         if (is_node(l) && l->workers == 1 && !c->across_started)
             c->failed = gv_fail(c->ctx, l->error_status, "gpuverify-worker: %s", l->error);
         else
-            close_pending(l, GV_ERROR, "not run: gpuverify-worker refused them: %s", l->error);
+            close_pending(l, GV_ERROR, GV_ACTION_RERUN,
+                          "not run: gpuverify-worker refused them: %s", l->error);
     } else if (how == TIMED_OUT && l->by_budget) {
         /* Its own deadline had not passed: slow or hung, nobody can tell. Not a FAIL of the
          * hardware, and never a PASS. */
@@ -453,11 +476,11 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
                  "not finished within the run's budget of %.0f s: stopped after %.1f s in %s "
                  "(worker %s)",
                  c->plan->budget_s, spent, where, how_stopped);
-        stopped_row(l, GV_ERROR, why,
+        stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why,
                     "raise the run's budget (gv_run_opts.budget_s, --budget) or select fewer "
                     "checks",
                     spent);
-        close_pending(l, GV_ERROR, "not run: the run's budget of %.0f s was spent",
+        close_pending(l, GV_ERROR, GV_ACTION_RERUN, "not run: the run's budget of %.0f s was spent",
                       c->plan->budget_s);
     } else if (how == TIMED_OUT) {
         int index = gv_catalog_index(l->check);
@@ -472,31 +495,34 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
             snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
                      how_stopped);
         }
-        stopped_row(l, GV_FAIL, why, HANG_REMEDY, spent);
+        stopped_row(l, GV_FAIL, hang_action(l, reaped), why, HANG_REMEDY, spent);
         if (is_node(l) && c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
             c->own_gpu_hung = 1;
-        close_pending(l, GV_SKIP, "not run: the worker was stopped after %s timed out%s%s",
-                      l->check, is_node(l) ? "" : " on ", is_node(l) ? "" : l->gpu_subject);
+        close_pending(l, GV_SKIP, GV_ACTION_NONE,
+                      "not run: the worker was stopped after %s timed out%s%s", l->check,
+                      is_node(l) ? "" : " on ", is_node(l) ? "" : l->gpu_subject);
         l->timed_out = 1;
     } else if (how == GARBLED) {
         snprintf(why, sizeof why,
                  "gpuverify-worker wrote something that is not its protocol during %s: \"%s\" "
                  "(a mismatched or broken worker at %s)",
                  where, l->garbage, c->worker);
-        stopped_row(l, GV_ERROR, why, NULL, spent);
-        close_pending(l, GV_SKIP, "not run: the worker's output could not be read");
+        /* A worker of another build, or a broken one: the installation, not the node. */
+        stopped_row(l, GV_ERROR, GV_ACTION_FIX_CONFIG, why, NULL, spent);
+        close_pending(l, GV_SKIP, GV_ACTION_NONE, "not run: the worker's output could not be read");
     } else {
         gv_worker_end_text(status, ended, sizeof ended);
         snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
         /* The checks of its group that sent their rows are done; the rest, and every check
          * after, go to a fresh worker. */
-        stopped_row(l, GV_ERROR, why, NULL, spent);
+        stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
         int group = gv_catalog_group(gv_catalog_index(l->check));
         for (size_t i = 0; i < gv_check_count; i++)
             if (l->pending[i] && l->rows[i] && gv_catalog_group((int)i) == group)
                 l->pending[i] = 0;
         if (any_pending(l->pending) && l->workers >= MAX_WORKERS)
-            close_pending(l, GV_ERROR, "not run: %d workers in a row died", MAX_WORKERS);
+            close_pending(l, GV_ERROR, GV_ACTION_RERUN, "not run: %d workers in a row died",
+                          MAX_WORKERS);
     }
     gv_report_settle(c->report); /* rows made here carry their own durations */
     if (how != DIED || !any_pending(l->pending))
@@ -567,12 +593,13 @@ static void start_across(client *c)
     memset(c->across, 0, sizeof c->across);
     memset(n->rows, 0, sizeof n->rows);
     if (gv_now_s() >= c->budget_end) {
-        close_pending(n, GV_ERROR, "not run: the run's budget of %.0f s was spent",
+        close_pending(n, GV_ERROR, GV_ACTION_RERUN, "not run: the run's budget of %.0f s was spent",
                       c->plan->budget_s);
         return;
     }
     if (!left) {
-        close_pending(n, GV_SKIP, "not run: every GPU's own tests timed out (see their rows)");
+        close_pending(n, GV_SKIP, GV_ACTION_NONE,
+                      "not run: every GPU's own tests timed out (see their rows)");
         return;
     }
     snprintf(n->gpus, sizeof n->gpus, "%s", gpus);
@@ -603,7 +630,7 @@ static void start_lanes(client *c)
             c->failed = GV_ERR_LIBRARY; /* nothing ran: the caller gets the error */
             return;
         }
-        close_pending(l, GV_ERROR, "not run: %s", gv_ctx_last_error(c->ctx));
+        close_pending(l, GV_ERROR, GV_ACTION_RERUN, "not run: %s", gv_ctx_last_error(c->ctx));
         l->finished = 1;
     }
 }
@@ -670,6 +697,14 @@ static void drive(client *c)
     }
 }
 
+/* Rows made here (a hang, a crash, the budget) and rows read back pass the same last word as
+ * the worker's own: a row's action (checks/actions.h). */
+static void settle_row(void *user, gv_check_result *row)
+{
+    (void)user;
+    gv_action_settle(row);
+}
+
 static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *worker)
 {
     client *c = calloc(1, sizeof *c);
@@ -690,6 +725,7 @@ static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *work
         return NULL;
     }
     gv_report_stamp(c->report, plan, (long long)time(NULL));
+    c->report->finalize = settle_row;
     gv_run_observer_init(&c->observer, plan, gv_now_s());
     if (c->observer.fn) {
         c->report->sink = gv_run_observer_row;
@@ -707,6 +743,7 @@ static gv_status client_finish(client *c, gv_status s, double t0, gv_report **ou
     gv_ctx *ctx = c->ctx;
     gv_report_settle(r);
     r->sink = NULL; /* the observer goes with the client */
+    r->finalize = NULL;
     r->duration_s = gv_now_s() - t0;
     free(c->lanes);
     free(c);
@@ -758,10 +795,10 @@ gv_status gv_worker_replay(gv_ctx *ctx, const gv_run_plan *plan, const char *dat
     /* A replay has no worker to start again: what a crash left pending is not run. */
     conclude(l, how, 1, 0, 0);
     if (how == DIED)
-        close_pending(l, GV_SKIP, "not run: the worker's output ends here");
+        close_pending(l, GV_SKIP, GV_ACTION_NONE, "not run: the worker's output ends here");
     for (size_t k = 0; k < c->lane_count; k++)
-        close_pending(&c->lanes[k], GV_SKIP, "not run: a replay runs no lane");
+        close_pending(&c->lanes[k], GV_SKIP, GV_ACTION_NONE, "not run: a replay runs no lane");
     memcpy(l->pending, c->across, sizeof l->pending);
-    close_pending(l, GV_SKIP, "not run: a replay runs no lane");
+    close_pending(l, GV_SKIP, GV_ACTION_NONE, "not run: a replay runs no lane");
     return client_finish(c, c->failed, t0, out);
 }

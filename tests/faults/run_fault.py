@@ -51,8 +51,11 @@ def timed_out(seconds, where):
     return Seconds(TIMED_OUT + " {} s in " + where, seconds)
 
 
-# rows: (id, subject, verdict, text); text is looked for in the row's message, then after
-# "remedy: " in its remediation ("remedy: start nvidia-fabricmanager").
+# rows: (id, subject, verdict, text[, action]); text is looked for in the row's message, then
+# after "remedy: " in its remediation ("remedy: start nvidia-fabricmanager"); action, when
+# given, is the row's (docs/checks.md, "Actions"). Every case also asserts what every report
+# must: each WARN, FAIL and ERROR row names the action its rule set (GPUVERIFY_STRICT_ACTIONS
+# keeps the safety net's default out), each PASS and SKIP row none.
 # exit_code: gv-check's, 1 for a FAIL, 3 when no check FAILed but one ERRORed.
 # plan: {id: n}, the number of rows the report must have of that check (one per GPU of the
 # plan, whatever happened to the workers that held them).
@@ -76,7 +79,8 @@ EIGHT = ["gpu%d" % i for i in range(8)]
 CASES = {
     # NVML's facts have twice the context's deadline, cuInit four times (catalog factors).
     "nvml_init_hang": case("fault-nvml-init-hang", "driver,gpu.nvml", [
-        ("driver.nvml", "node", "FAIL", timed_out(4.0, "driver.nvml on node, in loading NVML and nvmlInit_v2 (worker stopped)")),
+        ("driver.nvml", "node", "FAIL", timed_out(4.0, "driver.nvml on node, in loading NVML and nvmlInit_v2 (worker stopped)"),
+         "reboot_node"),
         ("gpu.nvml", "node", "SKIP", "not run: the worker was stopped after driver.nvml timed out")],
         wall=2 * DEADLINE + 1),
     "nvml_handle_hang": case("fault-nvml-handle-hang", "driver", [
@@ -126,7 +130,7 @@ CASES = {
     "memalloc_hang": case("fault-memalloc-hang", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL", TIMED_OUT)], sysroot=None),
     "kernel_hang": case("fault-kernel-hang", "cuda.init,cuda.alloc", [
-        ("cuda.init", "gpu0", "FAIL", TIMED_OUT)], sysroot=None),
+        ("cuda.init", "gpu0", "FAIL", TIMED_OUT, "reset_gpu")], sysroot=None),
     "cublaslt_hang": case("fault-cublaslt-hang", "system.os,gemm.fp16", [
         ("system.os", "node", "PASS", ""),
         ("gemm.fp16", "gpu0", "FAIL",
@@ -141,13 +145,13 @@ CASES = {
     # A hang the run's budget stops before the check's own deadline: ERROR, never a PASS.
     # The checks it never reached are ERRORs too: not run, so the node cannot pass on them.
     "budget_stops_a_hang": case("fault-cublaslt-hang", "gemm.fp16,cudnn.conv", [
-        ("gemm.fp16", "gpu0", "ERROR", "not finished within the run's budget of 3 s"),
-        ("cudnn.conv", "node", "ERROR", "not run: the run's budget of 3 s was spent")],
+        ("gemm.fp16", "gpu0", "ERROR", "not finished within the run's budget of 3 s", "rerun"),
+        ("cudnn.conv", "node", "ERROR", "not run: the run's budget of 3 s was spent", "rerun")],
         exit_code=3, sysroot=None, args=["--gemm-size", "32", "--budget", "3"], deadline=SLOW_FAKE,
         wall=4.5),
     "gemm_crash": case("fault-gemm-crash", "cuda.init,gemm.fp16,cudnn.version", [
         ("cuda.init", "gpu0", "PASS", ""),
-        ("gemm.fp16", "gpu0", "ERROR", "during gemm.fp16 on gpu0"),  # signal 11, or ASan's exit
+        ("gemm.fp16", "gpu0", "ERROR", "during gemm.fp16 on gpu0", "rerun"),  # signal 11, or ASan's exit
         ("cudnn.version", "node", "PASS", "")], exit_code=3, sysroot=None,
         args=["--gemm-size", "32"], deadline=SLOW_FAKE),
     "worker_missing": case("h100x8", "driver", [], exit_code=2, worker="/nonexistent/gpuverify-worker",
@@ -167,7 +171,7 @@ CASES = {
     # Each GPU in a lane of its own: a hang or crash on one GPU costs that GPU's row only, and
     # every GPU of the plan has its row.
     "lanes_hang_two": case("fault-ctx-hang-gpu3-gpu5", "cuda.init,cuda.matmul", [
-        ("cuda.init", "gpu3", "FAIL", timed_out(3.0, "cuda.init on gpu3")),
+        ("cuda.init", "gpu3", "FAIL", timed_out(3.0, "cuda.init on gpu3"), "reset_gpu"),
         ("cuda.init", "gpu5", "FAIL", timed_out(3.0, "cuda.init on gpu5")),
         ("cuda.matmul", "gpu3", "SKIP", "not run: the worker was stopped after cuda.init timed out on gpu3"),
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.matmul", "gpu4", "PASS", ""),
@@ -219,19 +223,20 @@ CASES = {
         ("driver.nvml", "node", "ERROR", "not finished within the run's budget of 10 s")],
         exit_code=3, args=["--budget", "10"], deadline=30, wall=11),
     "worker_garbage": case("h100x8", "driver", [
-        ("driver.nvml", "node", "ERROR", "not its protocol")], exit_code=3, worker="@garbage",
+        ("driver.nvml", "node", "ERROR", "not its protocol", "fix_config")], exit_code=3, worker="@garbage",
         wall=5),
     "gpu_gone": case("fault-gpu-gone", "cuda.init", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
         args=["--copy-mib", "1"], wall=10),
     "nvml_cuda_disagree": case("fault-cuda-missing", "driver", [
-        ("driver.gpu_count", "node", "FAIL", "NVML sees 8 usable GPU(s) but CUDA enumerates 7")]),
+        ("driver.gpu_count", "node", "FAIL", "NVML sees 8 usable GPU(s) but CUDA enumerates 7",
+         "reboot_node")]),
     "busy_skip": case("fault-busy", "gemm.fp16,cuda.alloc", [
         ("gemm.fp16", "gpu0", "SKIP", "not judged: GPU 0 used by PID 4121"),
         ("cuda.alloc", "gpu0", "PASS", "other processes hold 38.0 GiB")], exit_code=0,
         sysroot=None, args=["--gemm-size", "32", "--copy-mib", "1"], deadline=SLOW_FAKE),
     "busy_fail": case("fault-busy", "gemm.fp16", [
-        ("gemm.fp16", "gpu0", "FAIL", "GPU shared: GPU 0 used by PID 4121")], sysroot=None,
+        ("gemm.fp16", "gpu0", "FAIL", "GPU shared: GPU 0 used by PID 4121", "wait")], sysroot=None,
         args=["--gemm-size", "32"], policy="busy = fail\n", deadline=SLOW_FAKE),
     "memory_full": case("fault-memory-full", "cuda.init,cuda.alloc", [
         ("cuda.alloc", "gpu0", "FAIL", "")], sysroot=None, args=["--copy-mib", "1"], deadline=SLOW_FAKE),
@@ -644,7 +649,8 @@ def command(gv_check, fixtures, fakelib, work, name, c, scenario, args, inject):
     once = os.path.join(work, name + ".once")  # crash_once's marks: fresh for every run
     shutil.rmtree(once, ignore_errors=True)
     os.makedirs(once)
-    env = dict(os.environ, GV_FAKE_SCENARIO=scenario, GV_FAKE_ONCE_DIR=once)
+    env = dict(os.environ, GV_FAKE_SCENARIO=scenario, GV_FAKE_ONCE_DIR=once,
+               GPUVERIFY_STRICT_ACTIONS="1")
     for k, v in c["env"].items() if inject else ():
         env[k] = materialise(work, v) if v.startswith("@") else v
     if c["worker"] and inject:
@@ -709,7 +715,7 @@ def main():
     else:
         report = json.loads(p.stdout)
         rows = report["checks"]
-        for want_id, subject, verdict, text in c["rows"]:
+        for want_id, subject, verdict, text, *action in c["rows"]:
             found = [r for r in rows if r["id"] == want_id and (subject is None or r["subject"] == subject)]
             if not found:
                 problems.append("no row %s %s" % (want_id, subject))
@@ -721,6 +727,14 @@ def main():
             if r["verdict"] != verdict or not found_text:
                 problems.append("%s %s: %s %r, wanted %s containing %r" % (
                     want_id, subject, r["verdict"], r["message"], verdict, text))
+            if action and r["action"] != action[0]:
+                problems.append("%s %s: action %s, wanted %s" % (
+                    want_id, subject, r["action"], action[0]))
+        for r in rows:
+            judged = r["verdict"] in ("WARN", "FAIL", "ERROR")
+            if judged == (r["action"] == "none"):
+                problems.append("%s %s: %s with the action %s" % (
+                    r["id"], r["subject"], r["verdict"], r["action"]))
         problems += plan_problems(gv_check, c, rows)
         for want_id, n in c["plan"].items():
             got = sorted(r["subject"] for r in rows if r["id"] == want_id)

@@ -102,8 +102,10 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     updates, _, _, _ = run("healthy", ("IDLE", ""), 0)
     untouched("healthy", updates)
     updates, after, _, _ = run("FAIL", ("IDLE", ""), 1, scen="h100x8-gpu-lost")
-    drained_with("FAIL", updates,
-                 "gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)")
+    reason = drained_with("FAIL", updates,
+                          "gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)")
+    if not reason.endswith(") [hw_inspect]"):  # the node's action after the counts
+        failures.append("healthcheck FAIL: the reason %r does not end with the action" % reason)
     if after["state"] != "IDLE+DRAIN":
         failures.append("healthcheck FAIL: node %r" % after)
     # Its own drain is resumed once healthy, and not re-drained with the same reason.
@@ -146,6 +148,13 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     if (not reason.endswith(" ... (8 FAIL)") or len(reason) > 200 or not full.startswith(kept)
             or full[len(kept)] != " "):
         failures.append("healthcheck: long reason cut as %r" % reason)
+    # The action after the counts is kept with them.
+    updates, _, _, _ = run("long reason with its action", ("IDLE", ""), 1, gv=fake_gv,
+                           extra_env={"FAKE_LINE": long_line + " [reset_gpu]", "FAKE_RC": "1"})
+    reason = drained_with("long reason with its action", updates,
+                          "gpuverify: FAIL gpu.ecc gpu3: word00 word01")
+    if not reason.endswith(" ... (8 FAIL) [reset_gpu]") or len(reason) > 200:
+        failures.append("healthcheck: long reason with its action cut as %r" % reason)
     # A long line without counts (HELD) is cut at a word too.
     updates, _, _, _ = run("long reason without counts", ("IDLE", ""), 1, gv=fake_gv,
                            extra_env={"FAKE_LINE": words[:199], "FAKE_RC": "1"})
@@ -178,7 +187,9 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     # (+ 1 s, + what the same drain takes on an answer given at once).
     updates, _, _, took = run("hang", ("IDLE", ""), 1, gv=fake_gv,
                               extra_env={"FAKE_SLEEP": "60", "GPUVERIFY_TIMEOUT": "12"})
-    drained_with("hang", updates, "gpuverify: no verdict within 10 s")
+    reason = drained_with("hang", updates, "gpuverify: no verdict within 10 s")
+    if not reason.endswith(" [reboot_node]"):
+        failures.append("healthcheck hang: the reason %r names no reboot" % reason)
     if took > 13 + drain_took:
         failures.append("healthcheck hang: took %.1f s with GPUVERIFY_TIMEOUT=12 (a drain at "
                         "once %.1f s)" % (took, drain_took))

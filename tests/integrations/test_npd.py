@@ -216,16 +216,18 @@ def main():
                                 "leave out %s" % (rule["reason"], checks, left_out[1:]))
 
         argv = [gv_check] + args + ["--sysroot", root, "--library-dir", fakelib]
-        cases = (("h100x8", "False", None),
-                                  ("h100x8-mig", "False", None),  # a WARN is healthy
-                                  ("h100x8-gpu-lost", "True",
-                                   "FAIL gpus 3: driver.gpu_count node: "),
-                                  ("health-memory", "True", "FAIL gpus 0,1,4,7: gpu.ecc_errors gpu0: "),
-                                  ("h100x8", "False", None),  # and back
-                                  ("fault-nvml-init-hang", "True", "FAIL driver.nvml node: "),
-                                  # gv-check cannot start: unknown, with its message
-                                  ("no-sysroot", "Unknown", "ERROR gv-check: "))
-        for name, want, names in cases:
+        # A problem's message ends with the node's action (docs/checks.md, "Actions").
+        cases = (("h100x8", "False", None, None),
+                 ("h100x8-mig", "False", None, None),  # a WARN is healthy
+                 ("h100x8-gpu-lost", "True", "FAIL gpus 3: driver.gpu_count node: ",
+                  " [hw_inspect]"),
+                 ("health-memory", "True", "FAIL gpus 0,1,4,7: gpu.ecc_errors gpu0: ",
+                  " [hw_inspect]"),
+                 ("h100x8", "False", None, None),  # and back
+                 ("fault-nvml-init-hang", "True", "FAIL driver.nvml node: ", " [reboot_node]"),
+                 # gv-check cannot start: unknown, with its message
+                 ("no-sysroot", "Unknown", "ERROR gv-check: ", None))
+        for name, want, names, action in cases:
             env = dict(os.environ, GV_FAKE_SCENARIO=scenario(name if name != "no-sysroot"
                                                              else "h100x8"))
             status, output, raw, wall = run_plugin(
@@ -242,9 +244,10 @@ def main():
                 failures.append("%s: healthy with reason %r, message %r" % (
                     what, cond["reason"], cond["message"]))
             if want == "True" and (cond["reason"] != rule["reason"]
-                                   or not cond["message"].startswith(names)):
-                failures.append("%s: reason %r, message %r; want %r, %r..." % (
-                    what, cond["reason"], cond["message"], rule["reason"], names))
+                                   or not cond["message"].startswith(names)
+                                   or not cond["message"].endswith(action)):
+                failures.append("%s: reason %r, message %r; want %r, %r...%r" % (
+                    what, cond["reason"], cond["message"], rule["reason"], names, action))
             if want == "Unknown" and not cond["message"].startswith(names):
                 failures.append("%s: message %r, want %r..." % (what, cond["message"], names))
             if raw.count("\n") != 1 or not raw.endswith("\n"):

@@ -10,7 +10,8 @@ The health check's wrapper runs the shipped script only while a step file names 
 (the test writes it, waits for a run that read it, removes it), one run at a time; slurmd
 gives a HealthCheckProgram a bare environment, so the wrapper says everything itself. Asserted
 through `sinfo -R` and `scontrol show node`:
-  - a FAIL (h100x8-gpu-lost) drains the node, the reason naming the check;
+  - a FAIL (h100x8-gpu-lost) drains the node, the reason naming the check and the
+    node's action ([hw_inspect]);
   - healthy (h100x8) resumes a node the script drained;
   - an NVML hang (fault-nvml-init-hang) drains it, the script ending well inside the 60 s
     after which slurmd kills a HealthCheckProgram (its duration measured and printed);
@@ -360,8 +361,10 @@ def scenarios(c, failures, timings):
     # 1. A GPU fell off the bus: drained, the reason naming the check.
     dur, rc = c.step("healthcheck", "gpu-lost", "h100x8-gpu-lost")
     timings["gpu-lost"] = dur
+    # ... and what the node needs, at its end (docs/checks.md, "Actions").
     expect("FAIL (h100x8-gpu-lost)", flags={"DRAIN"},
-           reason_has=["gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)"])
+           reason_has=["gpuverify: FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)",
+                       ") [hw_inspect]"])
     if rc != 1:
         failures.append("FAIL run: exit %d, want 1" % rc)
 
@@ -376,7 +379,7 @@ def scenarios(c, failures, timings):
     dur, rc = c.step("healthcheck", "nvml-hang", "fault-nvml-init-hang")
     timings["nvml-hang"] = dur
     expect("hang (fault-nvml-init-hang)", flags={"DRAIN"},
-           reason_has=["gpuverify: FAIL driver.nvml node: timed out after"])
+           reason_has=["gpuverify: FAIL driver.nvml node: timed out after", " [reboot_node]"])
     if dur >= 45:
         failures.append("hang: the script took %.1f s (slurmd kills it at 60 s; its own limit "
                         "is 45 s)" % dur)

@@ -4,8 +4,10 @@ validators: the JSON against docs/report.schema.json (python3-jsonschema), the P
 with `promtool check metrics` (Debian's prometheus package) and against the series budget, and
 the exit code of each mode
 (default: 0 healthy, 1 FAIL, 3 ERROR, 4 ERRORs all from another gpuverify's hold; --npd: 0 OK,
-1 FAIL, 2 unknown, one line of at most 200 bytes), and that every
-FAIL and WARN says what to do and no row prints an unknown as a number.
+1 FAIL, 2 unknown, one line of at most 200 bytes), that every
+FAIL and WARN says what to do and no row prints an unknown as a number, and that every WARN,
+FAIL and ERROR row names the action its rule set (GPUVERIFY_STRICT_ACTIONS: no default from the
+safety net) and every PASS and SKIP row none, the node's the strongest, in each output.
 
 Usage (ctest runs it with Debian's /usr/bin/python3):
     validate_outputs.py GV_CHECK FIXTURES FAKELIB EMPTYLIB SCHEMA PROMTOOL
@@ -74,6 +76,29 @@ def unhelpful_rows(report):
             if m:
                 yield "%s: %s shows an unknown as %r: %s" % (where, key, m.group(0),
                                                              c[key][:120])
+
+
+ACTIONS = ("none", "rerun", "wait", "fix_config", "reset_gpu", "reboot_node", "hw_inspect")
+
+
+def action_problems(report):
+    """The action of each row as its rule set it (the runs set GPUVERIFY_STRICT_ACTIONS, so the
+    safety net gives no default): one for every WARN, FAIL and ERROR, none for PASS and SKIP,
+    wait for another gpuverify's hold; the node's the strongest of its rows'."""
+    strongest = "none"
+    for c in report["checks"]:
+        where = "%s %s" % (c["id"], c["subject"])
+        judged = c["verdict"] in ("WARN", "FAIL", "ERROR")
+        if judged and c["action"] == "none":
+            yield "%s: %s without an action: %s" % (where, c["verdict"], c["message"][:120])
+        elif not judged and c["action"] != "none":
+            yield "%s: %s with the action %s" % (where, c["verdict"], c["action"])
+        if "held_by" in c and c["action"] != "wait":
+            yield "%s: held by another gpuverify, action %s" % (where, c["action"])
+        if ACTIONS.index(c["action"]) > ACTIONS.index(strongest):
+            strongest = c["action"]
+    if report["action"] != strongest:
+        yield "the node's action %s, its strongest row's %s" % (report["action"], strongest)
 
 
 # The series budget (docs/outputs.md, "Series budget"): at most 40 per GPU and 20 for the node.
@@ -186,6 +211,7 @@ def check_case(name, report_run, prom, npd, promtool, validator):
         failures.append("%s: --json exit %d (want %d) with verdict %s" % (
             name, report_run.returncode, want_exit, report["verdict"]))
     failures += ["%s: %s" % (name, p) for p in unhelpful_rows(report)]
+    failures += ["%s: %s" % (name, p) for p in action_problems(report)]
     failures += ["%s: %s" % (name, p) for p in gpu_verdict_problems(report)]
 
     check = subprocess.run([promtool, "check", "metrics"], input=prom.stdout,
@@ -196,6 +222,10 @@ def check_case(name, report_run, prom, npd, promtool, validator):
     if healthy not in prom.stdout:
         failures.append("%s: Prometheus text lacks '%s'" % (name, healthy))
     failures += ["%s: %s" % (name, p) for p in prometheus_problems(prom.stdout, len(report["gpus"]))]
+    node_action = 'gpuverify_node_action{action="%s"} %d' % (
+        report["action"], ACTIONS.index(report["action"]))
+    if "\n" + node_action + "\n" not in prom.stdout:
+        failures.append("%s: Prometheus text lacks '%s'" % (name, node_action))
     given = sum(1 for g in report["gpus"] if not g["inaccessible"])
     failures += ["%s: %s" % (name, p) for p in gpu_usable_problems(prom.stdout, given)]
 
@@ -205,6 +235,9 @@ def check_case(name, report_run, prom, npd, promtool, validator):
     if npd.returncode != want or len(lines) != 1 or len(npd.stdout.encode()) > 201:
         failures.append("%s: --npd exit %d (want %d), %d line(s): %r" % (
             name, npd.returncode, want, len(lines), npd.stdout[:200]))
+    elif want and "[%s]" % report["action"] not in npd.stdout:
+        failures.append("%s: --npd line lacks the action [%s]: %r" % (
+            name, report["action"], npd.stdout[:200]))
     return failures, {c["id"] for c in report["checks"]}
 
 
@@ -232,7 +265,8 @@ def main():
         for mode in MODES:
             lock_dir = os.path.join(locks, "case-%d%s" % (i, mode))
             os.makedirs(lock_dir, exist_ok=True)
-            runs.append((root, libdir, scenario, args, dict(env, GPUVERIFY_LOCK_DIR=lock_dir),
+            runs.append((root, libdir, scenario, args,
+                         dict(env, GPUVERIFY_LOCK_DIR=lock_dir, GPUVERIFY_STRICT_ACTIONS="1"),
                          mode))
     with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
         done = list(pool.map(lambda r: run(gv_check, *r), runs))

@@ -381,7 +381,9 @@ static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
             assert_non_null(strstr(c.message, "not run: GPU 0000:18:00.0 is being tested by"));
             assert_non_null(strstr(c.message, want));
             assert_non_null(strstr(c.remediation, "run again"));
+            assert_int_equal(c.action, GV_ACTION_WAIT); /* the other run's hold, not the GPU */
         }
+        assert_int_equal(gv_report_action(r), GV_ACTION_WAIT);
         /* The passive checks ran as ever. */
         assert_int_equal(verdict_of(r, "system.kernel", "node"), GV_PASS);
         gv_report_free(r);

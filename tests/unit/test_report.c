@@ -19,6 +19,9 @@ static void json_round_trip(void **state)
     assert_non_null(root);
     assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 7);
     assert_string_equal(json_string_value(json_object_get(root, "verdict")), "FAIL");
+    /* GPU 3 off the bus: the node's action is the strongest row's, hardware inspection. */
+    assert_string_equal(json_string_value(json_object_get(root, "action")), "hw_inspect");
+    assert_int_equal(gv_report_action(r), GV_ACTION_HW_INSPECT);
     assert_string_equal(json_string_value(json_object_get(root, "hostname")), "gpu-h100-017");
     json_t *gpus = json_object_get(root, "gpus");
     assert_int_equal(json_array_size(gpus), 8);
@@ -41,7 +44,13 @@ static void json_round_trip(void **state)
     for (size_t i = 0; i < json_array_size(checks); i++) {
         json_t *c = json_array_get(checks, i);
         assert_non_null(json_string_value(json_object_get(c, "id")));
-        fails += strcmp(json_string_value(json_object_get(c, "verdict")), "FAIL") == 0;
+        const char *verdict = json_string_value(json_object_get(c, "verdict"));
+        const char *action = json_string_value(json_object_get(c, "action"));
+        fails += strcmp(verdict, "FAIL") == 0;
+        /* Every row names an action: none exactly for PASS and SKIP. */
+        assert_non_null(action);
+        assert_int_equal(strcmp(action, "none") == 0,
+                         strcmp(verdict, "PASS") == 0 || strcmp(verdict, "SKIP") == 0);
     }
     assert_int_equal(fails, (size_t)count_verdict(r, GV_FAIL));
     json_t *summary = json_object_get(root, "summary");
@@ -77,6 +86,10 @@ static void prometheus_text(void **state)
     assert_int_equal(gv_report_prometheus(r, 0, &text), GV_OK);
     assert_true(strncmp(text, "# HELP gpuverify_info ", 22) == 0);
     assert_non_null(strstr(text, "\ngpuverify_node_healthy 0\n"));
+    /* The node's action: one series, the action named and ordered (GPU 3 off the bus). */
+    assert_non_null(strstr(text, "\n# TYPE gpuverify_node_action gauge\n"
+                                 "gpuverify_node_action{action=\"hw_inspect\"} 6\n"));
+    assert_int_equal(series_count(text, "gpuverify_node_action{"), 1);
     char line[512];
     snprintf(
         line, sizeof line,
@@ -84,13 +97,14 @@ static void prometheus_text(void **state)
         gv_version_string());
     assert_non_null(strstr(text, line));
     /* One series per WARN, FAIL or ERROR row, with dcgm-exporter's labels for a GPU. */
-    assert_non_null(strstr(text,
-                           "\ngpuverify_check_status{check=\"driver.gpu_count\","
-                           "subject=\"node\",verdict=\"FAIL\",Hostname=\"gpu-h100-017\"} 1\n"));
+    assert_non_null(strstr(text, "\ngpuverify_check_status{check=\"driver.gpu_count\","
+                                 "subject=\"node\",verdict=\"FAIL\",action=\"hw_inspect\","
+                                 "Hostname=\"gpu-h100-017\"} 1\n"));
     gv_gpu lost = gpu_of(r, 3);
     snprintf(line, sizeof line,
              "\ngpuverify_check_status{check=\"gpu.nvml\",subject=\"gpu3\",verdict=\"FAIL\","
-             "gpu=\"3\",UUID=\"%s\",pci_bus_id=\"00000000:5D:00.0\",Hostname=\"gpu-h100-017\"} 1\n",
+             "action=\"hw_inspect\",gpu=\"3\",UUID=\"%s\",pci_bus_id=\"00000000:5D:00.0\","
+             "Hostname=\"gpu-h100-017\"} 1\n",
              lost.uuid);
     assert_string_equal(lost.pci_bus_id, "0000:5d:00.0");
     assert_non_null(strstr(text, line));
@@ -135,6 +149,7 @@ static void prometheus_text(void **state)
     assert_int_equal(gv_report_prometheus(r, 0, &text), GV_OK);
     assert_true(series_count(text, "") <= 40 * 8 + 20);
     assert_int_equal(series_count(text, "gpuverify_check_status{"), 0); /* all PASS or SKIP */
+    assert_non_null(strstr(text, "\ngpuverify_node_action{action=\"none\"} 0\n"));
     gv_free(text);
     gv_report_free(r);
 
@@ -149,6 +164,7 @@ static void prometheus_text(void **state)
     /* gv_report_add cleans a subject's newline; a row read from elsewhere may still hold one. */
     gv_check_result *c = gv_report_add(odd, "x.y", "node", GV_WARN, "m");
     strcpy(c->subject, "a\"b\\c\nd");
+    gv_result_action(c, GV_ACTION_RERUN);
     c = gv_report_add(odd, "gpu.memory_unowned", "gpu0", GV_PASS, "m");
     gv_result_measured(c, 3, "MiB", "3 MiB");
     c = gv_report_add(odd, "gemm.fp8", "gpu0", GV_PASS, "m");
@@ -161,7 +177,8 @@ static void prometheus_text(void **state)
     gv_result_measured(c, 2, "Xids", "2");
     assert_int_equal(gv_report_prometheus(odd, 0, &text), GV_OK);
     assert_non_null(strstr(text, "\ngpuverify_check_status{check=\"x.y\","
-                                 "subject=\"a\\\"b\\\\c\\nd\",verdict=\"WARN\"} 1\n"));
+                                 "subject=\"a\\\"b\\\\c\\nd\",verdict=\"WARN\","
+                                 "action=\"rerun\"} 1\n"));
     assert_non_null(strstr(text,
                            "\ngpuverify_gpu_memory_unowned_bytes{check=\"gpu.memory_unowned\","
                            "gpu=\"0\",UUID=\"GPU-x\",pci_bus_id=\"00010000:0A:00.0\"} 3145728\n"));
@@ -170,8 +187,10 @@ static void prometheus_text(void **state)
                      "gpu=\"0\",UUID=\"GPU-x\",pci_bus_id=\"00010000:0A:00.0\"} 1500000000000\n"));
     assert_non_null(strstr(text, "\ngpuverify_node_nccl_bus_bandwidth_bytes_per_second{"
                                  "check=\"nccl.allreduce\"} 2500000000\n"));
+    /* A row made without the run's finalize (none here) says none: the label is still there. */
     assert_non_null(strstr(text, "\ngpuverify_check_status{check=\"gpu.xid\",subject=\"gpu9\","
-                                 "verdict=\"FAIL\",gpu=\"9\"} 1\n"));
+                                 "verdict=\"FAIL\",action=\"none\",gpu=\"9\"} 1\n"));
+    assert_non_null(strstr(text, "\ngpuverify_node_action{action=\"rerun\"} 1\n"));
     assert_non_null(
         strstr(text, "\ngpuverify_gpu_xid_faults_total{check=\"gpu.xid\",gpu=\"9\"} 2\n"));
     assert_null(strstr(text, "celsius")); /* "F" is no unit of the table */
@@ -196,6 +215,13 @@ static void json_read_back(void **state)
         assert_string_equal(first, second);
         assert_int_equal(gv_report_count(back), gv_report_count(r));
         assert_int_equal(gv_report_verdict(back), gv_report_verdict(r));
+        assert_int_equal(gv_report_action(back), gv_report_action(r));
+        for (uint32_t k = 0; k < gv_report_count(r); k++) {
+            gv_check_result x = GV_CHECK_RESULT_INIT, y = GV_CHECK_RESULT_INIT;
+            assert_int_equal(gv_report_result(r, k, &x), GV_OK);
+            assert_int_equal(gv_report_result(back, k, &y), GV_OK);
+            assert_int_equal(x.action, y.action);
+        }
         gv_check_result a = GV_CHECK_RESULT_INIT, b = GV_CHECK_RESULT_INIT;
         assert_int_equal(gv_report_result(r, 0, &a), GV_OK);
         assert_int_equal(gv_report_result(back, 0, &b), GV_OK);
@@ -323,6 +349,19 @@ static void one_line(void **state)
     const char *from = line + strlen("FAIL x.y node: "), *to = strstr(line, "...");
     assert_non_null(to);
     assert_int_equal((to - from) % 3, 0);
+    /* The node's action closes every line but OK's, after the counts, never cut. */
+    gv_report_free(r);
+    r = calloc(1, sizeof *r);
+    gv_check_result *pending = gv_report_add(r, "gpu.row_remap", "gpu2", GV_WARN, "pending");
+    gv_result_action(pending, GV_ACTION_RESET_GPU);
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HEALTHY);
+    assert_string_equal(line, "WARN gpu.row_remap gpu2: pending (1 WARN of 1) [reset_gpu]");
+    gv_result_action(gv_report_add(r, "gpu.nvml", "gpu3", GV_FAIL, "%s", words),
+                     GV_ACTION_HW_INSPECT);
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_FAIL);
+    assert_true(strlen(line) <= GV_REPORT_LINE_MAX);
+    assert_non_null(strstr(line, "... (1 FAIL, 1 WARN, 0 ERROR of 2) [hw_inspect]"));
+    assert_string_equal(line + strlen(line) - strlen("[hw_inspect]"), "[hw_inspect]");
     strcpy(line, "unchanged");
     assert_int_equal(gv_report_line(r, line, GV_REPORT_LINE_MAX), GV_ERR_INVALID_ARG);
     assert_int_equal(gv_report_line(NULL, line, sizeof line), GV_ERR_INVALID_ARG);

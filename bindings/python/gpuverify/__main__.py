@@ -169,7 +169,8 @@ def main(argv=None):
         for c in (report.failures if args.failures else report.checks):
             print("%-7s %-22s %-10s %s" % (c.verdict, c.id, c.subject, c.message))
         print("\n" + "  ".join("%s: %d" % kv for kv in report.counts.items()) +
-              "  => " + report.verdict)
+              "  => " + report.verdict +
+              ("" if report.action == "none" else " [%s]" % report.action))
     return report.exit_code
 
 

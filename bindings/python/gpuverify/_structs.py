@@ -25,6 +25,7 @@ class CtxOpts(Versioned):
                 ("ibverbs_library", C.c_char_p), ("log_fn", LOG_FN), ("log_user", C.c_void_p),
                 ("log_level", C.c_int32), ("live_libraries", C.c_int32),
                 ("deadline_s", C.c_double), ("worker_path", C.c_char_p),
+                # ABI 1.1: the history database; NULL (the default here) keeps none.
                 ("state_path", C.c_char_p)]
 
 
@@ -90,8 +91,8 @@ class CheckResult(Versioned):
                 # held it (seconds, negative unknown). An older library leaves them as set.
                 ("held_by_other", C.c_int32), ("held_by_pid", C.c_int32),
                 ("held_s", C.c_double),
-                # ABI 1.1: what to do about the row (enum gv_action) and a GEMM row's result
-                # fingerprint.
+                # ABI 1.1: what to do about the row (enum gv_action, 0 none), and a GEMM row's
+                # result fingerprint and what makes two comparable.
                 ("action", C.c_int32), ("reserved3", C.c_int32),
                 ("fingerprint", C.c_char * 32), ("fingerprint_key", C.c_char * 224)]
 

@@ -74,6 +74,73 @@ class Verdict(str, enum.Enum):
         return self in (Verdict.WARN, Verdict.FAIL, Verdict.ERROR)
 
 
+class Action(str, enum.Enum):
+    """What to do about a row or a node, in rising order of strength (docs/checks.md,
+    "Actions"). `.value` is the library's number (enum gv_action: NONE 0 ... HW_INSPECT 6);
+    `Action(4)` and `Action("reset_gpu")` both give Action.RESET_GPU, and each member is also
+    the string the JSON report writes: ``Action.RESET_GPU == "reset_gpu"``.
+
+    NONE: nothing (PASS and SKIP rows). RERUN: not judged, or a transient result: run again.
+    WAIT: the GPU is in use or another gpuverify is testing it: run again once it is free.
+    FIX_CONFIG: software or configuration (driver, modules, settings, the policy). RESET_GPU:
+    reset the GPU (nvidia-smi -r) before it is used. REBOOT_NODE: reboot the node.
+    HW_INSPECT: drain the node for hardware inspection or replacement. Members compare by
+    strength: ``max(actions)`` is the strongest."""
+
+    NONE = ("none", 0)
+    RERUN = ("rerun", 1)
+    WAIT = ("wait", 2)
+    FIX_CONFIG = ("fix_config", 3)
+    RESET_GPU = ("reset_gpu", 4)
+    REBOOT_NODE = ("reboot_node", 5)
+    HW_INSPECT = ("hw_inspect", 6)
+
+    def __new__(cls, name: str, number: int):
+        member = str.__new__(cls, name)
+        member._value_ = number
+        return member
+
+    @classmethod
+    def _missing_(cls, value):
+        if isinstance(value, str):
+            for member in cls:
+                if str.__str__(member) == value:
+                    return member
+        return None
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return "<Action.%s: %d>" % (self.name, self.value)
+
+    __format__ = str.__format__
+
+    # By strength (the library's order), not as strings.
+    def __lt__(self, other):
+        return self.value < other.value if isinstance(other, Action) else NotImplemented
+
+    def __le__(self, other):
+        return self.value <= other.value if isinstance(other, Action) else NotImplemented
+
+    def __gt__(self, other):
+        return self.value > other.value if isinstance(other, Action) else NotImplemented
+
+    def __ge__(self, other):
+        return self.value >= other.value if isinstance(other, Action) else NotImplemented
+
+    __hash__ = str.__hash__
+
+
+def _action(number_or_name) -> Union[Action, int, str]:
+    """The Action of a library number or JSON name; one this binding does not know (a newer
+    library's) stays as it came rather than being taken for another action."""
+    try:
+        return Action(number_or_name)
+    except ValueError:
+        return number_or_name
+
+
 def _verdict(number: int) -> Union[Verdict, int]:
     """The Verdict of a library number; a number this binding does not know (a newer library's)
     stays an int rather than being taken for another verdict."""
@@ -133,7 +200,8 @@ class CheckResult(_Result):
     expectation and where it came from ("policy", "PCI", ...); remediation: what to do about a
     WARN, FAIL or ERROR; duration_s: how long the check took; held_by: a HeldBy when the row
     is no judgement because another gpuverify held a GPU it needed (None otherwise, and always
-    with a library that does not say)."""
+    with a library that does not say); action: what to do about the row, an Action (NONE for
+    PASS and SKIP, and with a library before ABI 1.1)."""
     id: str
     subject: str
     verdict: Verdict
@@ -146,16 +214,19 @@ class CheckResult(_Result):
     remediation: str
     duration_s: float
     held_by: Optional[HeldBy] = None
+    action: Action = Action.NONE
 
     @classmethod
     def _from(cls, c: S.CheckResult) -> "CheckResult":
         held = None
         if c.held_by_other and _native.knows_field(S.CheckResult, "held_by_other"):
             held = HeldBy(c.held_by_pid or None, c.held_s if c.held_s >= 0 else None)
+        action = (_action(c.action) if _native.knows_field(S.CheckResult, "action")
+                  else Action.NONE)
         return cls(text(c.id), text(c.subject), _verdict(c.verdict), text(c.message),
                    text(c.measured), None if math.isnan(c.value) else c.value, text(c.unit),
                    text(c.expected), text(c.expected_source), text(c.remediation), c.duration_s,
-                   held)
+                   held, action)
 
 
 @dataclass
@@ -166,7 +237,8 @@ class Report(_Result):
     "extended"; duration_s: the run's wall-clock time; checks: the rows in run order;
     isolation: "process" (the checks ran in gpuverify-worker) or "none" (in this process);
     hostname, started_at: where and when (UTC, ISO 8601) it ran; driver: the driver and
-    libraries found (dict); gpus: one dict per GPU (name, UUID, PCI bus ID, memory, ...).
+    libraries found (dict); gpus: one dict per GPU (name, UUID, PCI bus ID, memory, ...);
+    action: what to do about the node, the strongest of its rows' (an Action).
 
     The JSON report (docs/report.schema.json) and the Prometheus text are kept as the
     `json` and `prometheus` attributes (strings) and `document()` (a dict); to_dict() leaves
@@ -184,6 +256,7 @@ class Report(_Result):
     gpus: List[Dict[str, Any]] = field(default_factory=list, repr=False)
     line: str = ""  # the library's one line (verdict_line())
     outcome: int = EXIT_HEALTHY  # the library's outcome (exit_code)
+    action: Action = Action.NONE  # the node's (gv_report_action)
 
     @property
     def healthy(self) -> bool:
@@ -222,12 +295,12 @@ class Report(_Result):
         (docs/outputs.md):
 
             OK <n> checks, <p> PASS, <s> SKIP
-            WARN <check> <subject>: <message> (<w> WARN of <n>)
-            FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>)
-            ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>)
-            HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message>
+            WARN <check> <subject>: <message> (<w> WARN of <n>) [<action>]
+            FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>) [<action>]
+            ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>) [<action>]
+            HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message> [<action>]
 
-        The message is cut at a word, never the counts."""
+        The message is cut at a word, never the counts nor the node's action."""
         return self.line
 
     def document(self) -> Dict[str, Any]:
@@ -238,8 +311,9 @@ class Report(_Result):
     def to_dict(self) -> Dict[str, Any]:
         """The verdict, the results and the facts as plain values, without the JSON and
         Prometheus texts (see `json`, `prometheus`, `document()`)."""
-        return {"verdict": self.verdict, "level": self.level, "duration_s": self.duration_s,
-                "isolation": self.isolation, "hostname": self.hostname,
+        return {"verdict": self.verdict, "action": self.action, "level": self.level,
+                "duration_s": self.duration_s, "isolation": self.isolation,
+                "hostname": self.hostname,
                 "started_at": self.started_at, "counts": self.counts,
                 "checks": [c.to_dict() for c in self.checks], "driver": self.driver,
                 "gpus": self.gpus}
@@ -554,7 +628,8 @@ class Context:
                       hostname=parsed.get("hostname") or "",
                       started_at=parsed.get("started_at") or "",
                       driver=parsed.get("driver") or {}, gpus=parsed.get("gpus") or [],
-                      line=line.value.decode("utf-8", "replace"), outcome=outcome)
+                      line=line.value.decode("utf-8", "replace"), outcome=outcome,
+                      action=_action(parsed.get("action", "none")))
 
     def gemm_bench(self, gpu: int = 0, dtype: str = "fp16", size: int = 8192, **opts) -> GemmResult:
         """Matrix-multiply throughput (TFLOPS) of one data type ("fp32", "tf32", "fp16",

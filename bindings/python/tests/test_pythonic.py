@@ -45,6 +45,43 @@ def test_verdict_is_an_enum_with_the_library_numbers_that_still_compares_as_text
         assert lib.gv_verdict_name(v.value).decode() == v.name
 
 
+def test_action_is_an_enum_ordered_by_strength_that_compares_as_text():
+    Action = gpuverify.Action
+    assert [(a, a.value) for a in Action] == [
+        ("none", 0), ("rerun", 1), ("wait", 2), ("fix_config", 3), ("reset_gpu", 4),
+        ("reboot_node", 5), ("hw_inspect", 6)]
+    assert Action(4) is Action.RESET_GPU and Action("reset_gpu") is Action.RESET_GPU
+    assert Action.HW_INSPECT == "hw_inspect" and str(Action.WAIT) == "wait"
+    assert json.dumps({"a": Action.RERUN}) == '{"a": "rerun"}'
+    assert Action.RERUN < Action.WAIT < Action.HW_INSPECT  # strength, not spelling
+    assert max(Action.REBOOT_NODE, Action.FIX_CONFIG) is Action.REBOOT_NODE
+    with pytest.raises(ValueError):
+        Action("maybe")
+    lib = _native.lib()
+    lib.gv_action_name.restype = ctypes.c_char_p
+    for a in Action:  # the library's own names agree
+        assert lib.gv_action_name(a.value).decode() == a
+
+
+def test_rows_and_the_report_carry_actions(node):
+    Action = gpuverify.Action
+    report = node("h100-open", "h100x8-gpu-lost").run(checks=PASSIVE)
+    assert report.action is Action.HW_INSPECT  # GPU 3 off the bus
+    assert report.action == max(c.action for c in report.checks)
+    lost = next(c for c in report.checks if c.id == "gpu.nvml" and c.subject == "gpu3")
+    assert lost.action is Action.HW_INSPECT
+    for c in report.checks:
+        assert isinstance(c.action, Action)
+        assert (c.action is Action.NONE) == (c.verdict in ("PASS", "SKIP"))
+    assert report.verdict_line().endswith(" [hw_inspect]")
+    assert report.to_dict()["action"] == "hw_inspect"
+    report = node("h100-open", "health-memory").run(checks=PASSIVE)
+    actions = {(c.id, c.subject): c.action for c in report.checks}
+    assert actions[("gpu.row_remap", "gpu3")] is Action.RESET_GPU  # remapping pending
+    assert actions[("gpu.row_remap", "gpu4")] is Action.HW_INSPECT  # remapping failed
+    assert node("h100-open", "h100x8").run(checks=PASSIVE).action is Action.NONE
+
+
 def test_results_carry_verdicts(node):
     report = node("h100-open", "h100x8-gpu-lost").run(checks=PASSIVE)
     assert report.verdict is Verdict.FAIL
@@ -67,8 +104,8 @@ def test_failures_and_a_lean_to_dict(node):
     assert {c.id for c in failures} >= {"driver.gpu_count", "gpu.nvml"}
     assert report.counts["FAIL"] == sum(c.verdict is Verdict.FAIL for c in report.checks)
     d = report.to_dict()
-    assert set(d) == {"verdict", "level", "duration_s", "isolation", "hostname", "started_at",
-                      "counts", "checks", "driver", "gpus"}
+    assert set(d) == {"verdict", "action", "level", "duration_s", "isolation", "hostname",
+                      "started_at", "counts", "checks", "driver", "gpus"}
     assert d["verdict"] == "FAIL" and d["level"] == "quick" and len(d["gpus"]) == 8
     assert d["driver"]["gpu_count_pci"] == 8
     assert [c["id"] for c in d["checks"]] == [c.id for c in report.checks]

@@ -14,16 +14,22 @@
 # What it does with the node (reasons start with "gpuverify: ", NHC's convention: it resumes only
 # nodes it drained itself and never touches another reason):
 #   healthy (exit 0)  resumes the node if it is drained with a "gpuverify:" reason; else nothing
-#   FAIL (1)          drains it: "gpuverify: FAIL <check> <subject>: <message> (<counts>)"
-#   ERROR (3)         drains it: "gpuverify: could not judge: ERROR <check> <subject>: ..."
+#   FAIL (1)          drains it: "gpuverify: FAIL <check> <subject>: <message> (<counts>)
+#                     [<action>]", the action what the node needs (docs/checks.md, "Actions":
+#                     rerun, wait, fix_config, reset_gpu, reboot_node, hw_inspect)
+#   ERROR (3)         drains it: "gpuverify: could not judge: ERROR <check> <subject>: ...
+#                     [<action>]"
 #   HELD (4)          GPUs another gpuverify is testing (a Prolog beside the health check): that
 #                     run judges them when it has held them for up to GPUVERIFY_TIMEOUT, nothing
 #                     changes; held longer, that run is stuck (or at a burn-in): drains it
-#   no verdict        gv-check killed at its time limit: "gpuverify: no verdict within N s"
-#   gv-check broken   (usage error, not found): "gpuverify: could not run gv-check: ..."
+#   no verdict        gv-check killed at its time limit: "gpuverify: no verdict within N s
+#                     (...) [reboot_node]": the library returns within its budget, so a gv-check
+#                     still there at the limit is stuck in the driver, which only a reboot frees
+#   gv-check broken   (usage error, not found): "gpuverify: could not run gv-check: ...
+#                     [fix_config]"
 # A node already drained or down for another reason (an admin's "maintenance") keeps that reason:
 # the verdict is only logged. Reasons longer than 200 characters are cut at a word, keeping the
-# line's counts.
+# line's counts and action.
 #
 # Time: slurmd kills a HealthCheckProgram after 60 s, so everything here ends well before that.
 # gv-check gets --budget (checks not started by then are ERROR rows) and --deadline (each check's,
@@ -108,14 +114,14 @@ log() {
     logger -t gpuverify "($mode) $*" 2>/dev/null || true
 }
 
-# At most 200 characters, the message cut at a word and the line's counts at its end, "(2 FAIL,
-# 0 WARN, 0 ERROR of 190)", kept: Slurm shows the reason in one column of `sinfo -R`, and the
-# full report is one `gv-check` away on the node.
+# At most 200 characters, the message cut at a word and the line's counts and action at its end,
+# "(2 FAIL, 0 WARN, 0 ERROR of 190) [hw_inspect]", kept: Slurm shows the reason in one column of
+# `sinfo -R`, and the full report is one `gv-check` away on the node.
 shorten() {
     printf '%s\n' "$1" | awk -v max=200 '{
         if (length($0) <= max) { print; next }
         head = $0; tail = ""
-        if (match($0, / \([^()]*\)$/) && max - RLENGTH - 4 >= 40) {
+        if (match($0, /( \([^()]*\))?( \[[a-z_]+\])?$/) && RLENGTH > 0 && max - RLENGTH - 4 >= 40) {
             head = substr($0, 1, RSTART - 1); tail = substr($0, RSTART)
         }
         room = max - length(tail) - 4
@@ -207,10 +213,10 @@ case $rc in
         drain "another gpuverify stuck on the GPUs: $line"
     fi
     drain "could not judge: $line" ;;
-124 | 137) drain "no verdict within $term_at s (a GPU or driver call hangs)" ;;
+124 | 137) drain "no verdict within $term_at s (a GPU or driver call hangs) [reboot_node]" ;;
 *)
     # Its message, not the usage text after it.
     why=$(sed -e '/^usage:/d' -e '/^[[:space:]]/d' -e '/^$/d' "$err" | head -n 1)
     [ -n "$why" ] || why=$(head -n 1 "$err")
-    drain "could not run gv-check (exit $rc): ${why:-$line}" ;;
+    drain "could not run gv-check (exit $rc): ${why:-$line} [fix_config]" ;;
 esac

@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Each GPU against its own record, on a real GPU: RUNS idle runs of the GPU tests on GPU 0 build
+# a history (gv-check --state), then one run with another process loading the GPU
+# (peer_load.py: a PyTorch BF16 matmul loop) under `busy = ignore` must show
+# history.performance WARN naming this GPU's own median; a last idle run PASSes again. The
+# GPU's settings are never changed (a lower power limit would be the natural slow GPU; sharing
+# it is the slow GPU we may make).
+# Usage: bench/run_history_gpu.sh BINDIR OUTDIR [RUNS]   (BINDIR holds gv-check, gv-history)
+set -u
+. "$(dirname "$0")/bench_setup.sh"
+bench_setup "$1" "$2"
+runs=${3:-10}
+db=$out/history.db
+checks=cuda.init,cuda.matmul,cuda.copy,gemm.bf16,gemm.fp16,history
+rm -f "$db" "$db-wal" "$db-shm"
+printf 'busy = ignore\n' >"$out/busy-ignore.conf"
+for i in $(seq "$runs"); do
+    "$bin/gv-check" --gpus 0 --checks "$checks" --state "$db" --json >"$out/idle_$i.json" \
+        2>"$out/idle_$i.err"
+    echo "idle run $i: exit $?"
+done
+python3 "$here/peer_load.py" 60 4 >"$out/load.log" 2>&1 &
+load=$!
+sleep 8 # the tenant's context and first GEMMs
+"$bin/gv-check" --gpus 0 --checks "$checks" --state "$db" --policy "$out/busy-ignore.conf" \
+    --json >"$out/busy.json" 2>"$out/busy.err"
+echo "busy run: exit $?"
+kill "$load" 2>/dev/null
+wait "$load" 2>/dev/null
+"$bin/gv-check" --gpus 0 --checks "$checks" --state "$db" --json >"$out/after.json" \
+    2>"$out/after.err"
+echo "idle run after: exit $?"
+[ -x "$bin/gv-history" ] && "$bin/gv-history" --state "$db" --gpu gpu0 \
+    --checks gemm,cuda.copy --chart >"$out/chart.txt" 2>&1
+ls -l "$db" >"$out/db_size.txt"
+python3 - "$out" "$runs" <<'PY'
+import json, os, sys
+out, runs = sys.argv[1], int(sys.argv[2])
+def rows(name):
+    return json.load(open(os.path.join(out, name)))["checks"]
+def figures(name):
+    return ", ".join("%s %.1f %s" % (c["id"], c["value"], c["unit"]) for c in rows(name)
+                     if c["subject"] == "gpu0" and c["unit"] in ("TFLOPS", "GB/s") and
+                     c["value"] is not None)
+for i in range(1, runs + 1):
+    hp = [c for c in rows("idle_%d.json" % i) if c["id"] == "history.performance"]
+    print("idle %2d: %s | history.performance %s" % (
+        i, figures("idle_%d.json" % i), hp[0]["verdict"] if hp else "-"))
+for name in ("busy.json", "after.json"):
+    print("%s: %s" % (name, figures(name)))
+    for c in rows(name):
+        if c["id"].startswith("history."):
+            print("  %s %s %s [%s]: %s" % (c["id"], c["subject"], c["verdict"], c["action"],
+                                           c["message"]))
+PY
