@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/parse.h"
@@ -95,6 +96,29 @@ const char *gv_cli_verdict_colour(int32_t verdict)
     default:
         return "\033[90m";
     }
+}
+
+const char *gv_cli_default_state(const char *tool, int make_dir)
+{
+    static char path[4096];
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    if (geteuid() == 0)
+        snprintf(path, sizeof path, "%s", GV_CLI_STATE_ROOT);
+    else if (xdg && xdg[0] == '/')
+        snprintf(path, sizeof path, "%s/gpuverify/history.db", xdg);
+    else if (home && home[0] == '/')
+        snprintf(path, sizeof path, "%s/.local/state/gpuverify/history.db", home);
+    else {
+        fprintf(stderr, "%s: --state default: neither root nor a $HOME; name a file\n", tool);
+        return NULL;
+    }
+    /* mkdir -p of the file's directory; an error shows as the history's ERROR row. */
+    for (char *p = path + 1; make_dir && (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    return path;
 }
 
 int gv_cli_colour(FILE *to)

@@ -38,6 +38,14 @@ const char *gv_cli_value(const char *tool, int argc, char **argv, int *i);
  * one not starting with '-') and a hint on stderr; returns GV_CLI_USAGE. */
 int gv_cli_unknown(const char *tool, const char *arg);
 
+/* Where `--state default` keeps the history database (gv-check, gv-history): root's under
+ * GV_CLI_STATE_ROOT, a user's under $XDG_STATE_HOME (else ~/.local/state), so that the tool
+ * that writes it and the one that reads it agree. With make_dir the file's directory is made
+ * if missing (a writer; a reader leaves the disk alone). The path, or NULL after
+ * "<tool>: --state default: ..." on stderr. */
+#define GV_CLI_STATE_ROOT "/var/lib/gpuverify/history.db"
+const char *gv_cli_default_state(const char *tool, int make_dir);
+
 /* Whether to colour what goes to `to`: a terminal, and NO_COLOR unset or empty. */
 int gv_cli_colour(FILE *to);
 /* The escape sequence that colours a verdict (enum gv_verdict): green PASS, yellow WARN, red

@@ -19,7 +19,6 @@
 #include "cli.h"
 
 #define TOOL "gv-check"
-#define GV_STATE_ROOT "/var/lib/gpuverify/history.db"
 
 static void usage(FILE *to)
 {
@@ -66,7 +65,8 @@ static void usage(FILE *to)
             "  --nccl-kib N       largest all-reduce of nccl.allreduce (default 262144)\n"
             "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n"
             "  --state FILE       keep each GPU's history in this SQLite file and judge the run\n"
-            "                     against it (history.*); default: " GV_STATE_ROOT " for root,\n"
+            "                     against it (history.*); default: " GV_CLI_STATE_ROOT
+            " for root,\n"
             "                     else $XDG_STATE_HOME/gpuverify/history.db (docs/history.md)\n"
             "Exit status: 0 healthy (PASS, WARN, SKIP), 1 a check FAILed, 2 usage error or the\n"
             "run could not start, 3 could not judge (no FAIL, a check ERRORed), 4 not judged:\n"
@@ -249,31 +249,6 @@ static int gpus_arg(const char *text)
     return -1;
 }
 
-/* `--state default`: root's history under /var/lib, a user's under $XDG_STATE_HOME (else
- * ~/.local/state), the directory made if missing. NULL after saying why there is none. */
-static const char *default_state(void)
-{
-    static char path[4096];
-    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    if (geteuid() == 0)
-        snprintf(path, sizeof path, "%s", GV_STATE_ROOT);
-    else if (xdg && xdg[0] == '/')
-        snprintf(path, sizeof path, "%s/gpuverify/history.db", xdg);
-    else if (home && home[0] == '/')
-        snprintf(path, sizeof path, "%s/.local/state/gpuverify/history.db", home);
-    else {
-        fprintf(stderr, "gv-check: --state default: neither root nor a $HOME; name a file\n");
-        return NULL;
-    }
-    /* mkdir -p of the file's directory; an error shows as the history's ERROR row. */
-    for (char *p = path + 1; (p = strchr(p, '/')); p++) {
-        *p = '\0';
-        mkdir(path, 0755);
-        *p = '/';
-    }
-    return path;
-}
-
 /* Options that take a value; 0, or GV_CLI_USAGE after saying what is wrong. */
 static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *run,
                  const char **policy_path, const char **textfile)
@@ -305,7 +280,7 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
     } else if (strcmp(a, "--policy") == 0)
         *policy_path = v;
     else if (strcmp(a, "--state") == 0) {
-        if (strcmp(v, "default") == 0 && !(v = default_state()))
+        if (strcmp(v, "default") == 0 && !(v = gv_cli_default_state(TOOL, 1)))
             return GV_CLI_USAGE;
         opts->state_path = v;
     } else if (strcmp(a, "--textfile") == 0)

@@ -22,8 +22,10 @@ import os
 import pty
 import re
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 examples, fixtures, fakelib = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -44,6 +46,18 @@ XML = os.path.join(source_fixtures, "hwloc", "xml", "24em64t-2n6c2t-pci.xml")
 PASSIVE = "^cuda,^mem,^gemm,^cudnn,^driver.compat,^topo,^rdma,^gpudirect,^nccl"
 RDMA_ENV = {"HWLOC_FSROOT": sysroot("h100-roce"), "GV_FAKE_SCENARIO": scenario("h100x8-rdma")}
 RDMA_ARGS = ["--sysroot", sysroot("h100-roce"), "--library-dir", fakelib]
+
+def history_db():
+    """A history database of one gv-check run over the fakes, for gv-history to show."""
+    path = os.path.join(tempfile.mkdtemp(prefix="gv-cli-history."), "history.db")
+    subprocess.run([os.path.join(examples, "gv-check"), "--sysroot", sysroot("h100-open"),
+                    "--library-dir", fakelib, "--checks", PASSIVE, "--state", path, "--quiet"],
+                   env=dict(os.environ, GV_FAKE_SCENARIO=scenario("h100x8")),
+                   capture_output=True, timeout=120)
+    return path
+
+
+HISTORY_DB = history_db()
 
 # Per tool: numeric options and values each must refuse; named values (option, bad value, the
 # names its message must list); incompatible options (args, the two option names); a real run
@@ -95,6 +109,18 @@ TOOLS = {
                 "run": (RDMA_ARGS, RDMA_ENV, True)},
     "gv-gpudirect": {"numbers": [], "names": [], "incompatible": [],
                      "run": (RDMA_ARGS, RDMA_ENV, True)},
+    "gv-history": {
+        "numbers": [("--last", ["abc", "-1", "0", "1000001"]),
+                    ("--since", ["abc", "-1", "0d", "36501d", "2026-13-01", "2026-02-30",
+                                 "1969-12-31", "2026-1-01", "+1d", "1.5d"])],
+        "accepted": [["--last", "1", "--since", "36500d", "--version"],
+                     ["--last", "1000000", "--since", "1970-01-01", "--version"],
+                     ["--since", "1d", "--since", "9999-12-31", "--version"]],
+        "names": [],
+        "incompatible": [(["--json", "--csv"], ["--json", "--csv"]),
+                         (["--chart", "--json"], ["--chart", "--json"])],
+        "run": (["--state", HISTORY_DB], {}, True),
+    },
     "gv-nccl": {
         "numbers": [("-b", ["abc", "-1", "2", "1T", "65G", "8X"]), ("-e", ["abc", "-1", "1E"]),
                     ("-f", ["abc", "-1", "1", "4096"]), ("-n", ["abc", "-1", "0", "1e3"]),
@@ -264,6 +290,7 @@ for tool, spec in TOOLS.items():
     print("%-13s %s" % (tool, "ok" if len(failures) == before
                         else "%d problem(s)" % (len(failures) - before)))
 
+shutil.rmtree(os.path.dirname(HISTORY_DB), ignore_errors=True)
 if len(set(versions.values())) > 1:
     failures.append("--version differs between tools: %r" % versions)
 for f in failures:
