@@ -191,22 +191,18 @@ void gv_history_history_performance(gv_history_judge *j)
     }
 }
 
-/* A counter's series over the window, this run's value last; its count, 0 when this run has
- * none, -1 on a query's failure (an ERROR row made). */
-static long series(gv_history_judge *j, const char *id, const char *subject, const char *hs,
-                   const char *check, const char *name, long long since, gv_history_point *p)
+/* A counter's oldest value in the window and this run's: 1 when both are known, 0 when not, -1
+ * on a query's failure (an ERROR row made). */
+static int span(gv_history_judge *j, const char *subject, const char *hs, const char *check,
+                const char *name, long long since, gv_history_point *first, double *now)
 {
-    double now = counter_now(j, check, subject, name);
-    if (!isfinite(now))
+    *now = counter_now(j, check, subject, name);
+    if (!isfinite(*now))
         return 0;
     char why[512];
-    long n = gv_history_counter(j->db, hs, check, name, since, p, GV_HISTORY_MAX_POINTS - 1, why,
-                                sizeof why);
-    if (n < 0) {
-        query_failed(j, id, subject, why);
-        return -1;
-    }
-    p[n++] = (gv_history_point){j->run->started_unix, now};
+    int n = gv_history_counter_end(j->db, hs, check, name, since, 1, first, why, sizeof why);
+    if (n < 0)
+        query_failed(j, gv_id_history_memory_errors, subject, why);
     return n;
 }
 
@@ -214,6 +210,75 @@ static long series(gv_history_judge *j, const char *id, const char *subject, con
  * availability each bin stands for (max 4, high 3, partial 2, low 1, none 0). */
 static const char *const bank_bins[] = {"banks_max", "banks_high", "banks_partial", "banks_low",
                                         "banks_none"};
+
+/* One GPU's memory errors over the window into text; 1 when they are a finding, -1 on a
+ * query's failure. The days until the spare rows run out into *days (INFINITY: not falling). */
+static int memory_trend(gv_history_judge *j, const gv_history_policy *pol, const char *subject,
+                        const char *hs, long long since, char *text, size_t cap, double *days)
+{
+    char part[200], since_day[16];
+    int warn = 0, rc;
+    gv_history_point first;
+    double now;
+    *days = INFINITY;
+    if ((rc = span(j, subject, hs, gv_id_gpu_ecc_errors, "correctable_aggregate", since, &first,
+                   &now)) < 0)
+        return -1;
+    if (rc) {
+        double elapsed = (j->run->started_unix - first.started_unix) / 86400.0;
+        double growth = now - first.value;
+        double rate = growth / (elapsed > 1.0 / 24 ? elapsed : 1.0 / 24);
+        day(first.started_unix, since_day, sizeof since_day);
+        snprintf(part, sizeof part, "correctable ECC %+.0f since %s (%.1f/day, policy %g)", growth,
+                 since_day, growth > 0 ? rate : 0, pol->ecc_per_day_warn);
+        gv_append(text, cap, "; ", part);
+        warn |= growth > 0 && rate > pol->ecc_per_day_warn;
+    }
+    double grown = 0;
+    int remaps = 0;
+    static const char *const remapped[] = {"remapped_correctable", "remapped_uncorrectable"};
+    for (int k = 0; k < 2; k++) {
+        if ((rc = span(j, subject, hs, gv_id_gpu_row_remap, remapped[k], since, &first, &now)) < 0)
+            return -1;
+        if (rc) {
+            grown += now - first.value;
+            remaps = 1;
+        }
+    }
+    if (remaps) {
+        snprintf(part, sizeof part, "%+.0f row(s) remapped in the window (policy %g)", grown,
+                 pol->remap_warn);
+        gv_append(text, cap, "; ", part);
+        warn |= grown >= pol->remap_warn;
+    }
+    double first_avail = 0, now_avail = 0;
+    long long from = 0;
+    int bins = 0;
+    for (int b = 0; b < 5; b++) {
+        if ((rc = span(j, subject, hs, gv_id_gpu_row_remap, bank_bins[b], since, &first, &now)) < 0)
+            return -1;
+        bins += rc;
+        first_avail += (4 - b) * first.value;
+        now_avail += (4 - b) * now;
+        from = first.started_unix;
+    }
+    if (bins == 5) {
+        double elapsed = (j->run->started_unix - from) / 86400.0;
+        double lost = first_avail - now_avail;
+        if (lost > 0 && elapsed > 0) {
+            *days = now_avail / (lost / elapsed);
+            snprintf(part, sizeof part,
+                     "spare rows falling: banks out of spares in about %.0f days at this rate "
+                     "(policy %g)",
+                     *days, pol->exhaustion_days_warn);
+            warn |= *days < pol->exhaustion_days_warn;
+        } else {
+            snprintf(part, sizeof part, "spare-row banks unchanged");
+        }
+        gv_append(text, cap, "; ", part);
+    }
+    return warn;
+}
 
 void gv_history_history_memory_errors(gv_history_judge *j)
 {
@@ -224,89 +289,39 @@ void gv_history_history_memory_errors(gv_history_judge *j)
     char subs[GV_RUN_MAX_GPUS + 1][48];
     size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
     for (size_t s = 0; s + 1 < ns; s++) { /* GPUs only */
-        char hs[160];
+        char hs[160], why[512], text[480] = "";
         gv_history_subject(j->report, subs[s], hs, sizeof hs);
-        static gv_history_point ecc[GV_HISTORY_MAX_POINTS], cor[GV_HISTORY_MAX_POINTS],
-            unc[GV_HISTORY_MAX_POINTS], bins[5][GV_HISTORY_MAX_POINTS];
-        long ne = series(j, id, subs[s], hs, "gpu.ecc_errors", "correctable_aggregate", since, ecc);
-        long nc = ne < 0 ? -1
-                         : series(j, id, subs[s], hs, "gpu.row_remap", "remapped_correctable",
-                                  since, cor);
-        long nu = nc < 0 ? -1
-                         : series(j, id, subs[s], hs, "gpu.row_remap", "remapped_uncorrectable",
-                                  since, unc);
-        long nb[5] = {0};
-        for (int b = 0; b < 5 && nu >= 0; b++)
-            if ((nb[b] =
-                     series(j, id, subs[s], hs, "gpu.row_remap", bank_bins[b], since, bins[b])) < 0)
-                nu = -1;
-        if (ne < 0 || nu < 0)
-            continue;
-        long runs = ne > nc ? ne : nc;
-        if (runs == 0) {
+        if (!isfinite(counter_now(j, gv_id_gpu_ecc_errors, subs[s], "correctable_aggregate")) &&
+            !isfinite(counter_now(j, gv_id_gpu_row_remap, subs[s], "banks_max"))) {
             gv_report_add(j->report, id, subs[s], GV_SKIP,
                           "no ECC or row-remapping counters in this run (gpu.ecc_errors, "
                           "gpu.row_remap)");
             continue;
         }
-        if (runs - 1 < pol.min_runs) {
-            gv_report_add(j->report, id, subs[s], GV_SKIP,
-                          "not enough history: %ld earlier run(s) with memory counters in the "
-                          "last %g days, %ld needed",
-                          runs - 1, pol.window_days, pol.min_runs);
+        gv_history_record rec = {0, 0, 0};
+        if (gv_history_record_of(j->db, hs, since, &rec, why, sizeof why)) {
+            query_failed(j, id, subs[s], why);
             continue;
         }
-        char text[480] = "", part[200], since_day[16];
-        int warn = 0;
-        double worst_days = INFINITY;
-        if (ne > 1) {
-            double days = (ecc[ne - 1].started_unix - ecc[0].started_unix) / 86400.0;
-            double growth = ecc[ne - 1].value - ecc[0].value;
-            double rate = growth / (days > 1.0 / 24 ? days : 1.0 / 24);
-            day(ecc[0].started_unix, since_day, sizeof since_day);
-            snprintf(part, sizeof part, "correctable ECC %+.0f since %s (%.1f/day, policy %g)",
-                     growth, since_day, growth > 0 ? rate : 0, pol.ecc_per_day_warn);
-            gv_append(text, sizeof text, "; ", part);
-            warn |= growth > 0 && rate > pol.ecc_per_day_warn;
+        if (rec.runs < pol.min_runs) {
+            gv_report_add(j->report, id, subs[s], GV_SKIP,
+                          "not enough history: %ld earlier run(s) in the last %g days, %ld needed",
+                          rec.runs, pol.window_days, pol.min_runs);
+            continue;
         }
-        if (nc > 1 || nu > 1) {
-            double grown = (nc > 1 ? cor[nc - 1].value - cor[0].value : 0) +
-                           (nu > 1 ? unc[nu - 1].value - unc[0].value : 0);
-            snprintf(part, sizeof part, "%+.0f row(s) remapped in the window (policy %g)", grown,
-                     pol.remap_warn);
-            gv_append(text, sizeof text, "; ", part);
-            warn |= grown >= pol.remap_warn;
-        }
-        if (nb[0] > 1 && nb[0] == nb[1] && nb[0] == nb[2] && nb[0] == nb[3] && nb[0] == nb[4]) {
-            long last = nb[0] - 1;
-            double first_avail = 0, now_avail = 0;
-            for (int b = 0; b < 5; b++) {
-                first_avail += (4 - b) * bins[b][0].value;
-                now_avail += (4 - b) * bins[b][last].value;
-            }
-            double days = (bins[0][last].started_unix - bins[0][0].started_unix) / 86400.0;
-            double lost = first_avail - now_avail;
-            if (lost > 0 && days > 0) {
-                worst_days = now_avail / (lost / days);
-                snprintf(part, sizeof part,
-                         "spare rows falling: banks out of spares in about %.0f days at this "
-                         "rate (policy %g)",
-                         worst_days, pol.exhaustion_days_warn);
-                warn |= worst_days < pol.exhaustion_days_warn;
-            } else {
-                snprintf(part, sizeof part, "spare-row banks unchanged");
-            }
-            gv_append(text, sizeof text, "; ", part);
-        }
+        double days;
+        int warn = memory_trend(j, &pol, subs[s], hs, since, text, sizeof text, &days);
+        if (warn < 0)
+            continue;
         gv_check_result *c = gv_report_add(j->report, id, subs[s], warn ? GV_WARN : GV_PASS,
-                                           "%s; %ld runs", text, runs);
+                                           "%s; %ld earlier runs", text, rec.runs);
         if (warn) {
             gv_result_remedy(c, "memory errors growing on this GPU: plan its replacement before "
                                 "the spare rows run out; `dcgmi diag -r 3` meanwhile");
             gv_result_action(c, GV_ACTION_HW_INSPECT);
         }
-        if (isfinite(worst_days))
-            gv_result_measured(c, worst_days, "days", "%.0f days of spare rows", worst_days);
+        if (isfinite(days))
+            gv_result_measured(c, days, "days", "%.0f days of spare rows", days);
     }
 }
 
@@ -319,7 +334,7 @@ static int last_and_now(gv_history_judge *j, const char *subject, const char *hs
     *now = counter_now(j, check, subject, name);
     if (!isfinite(*now))
         return 0;
-    long n = gv_history_counter(j->db, hs, check, name, 0, p, 1, why, sizeof why);
+    int n = gv_history_counter_end(j->db, hs, check, name, 0, 0, p, why, sizeof why);
     if (n < 0) {
         query_failed(j, gv_id_history_links, subject, why);
         *failed = 1;

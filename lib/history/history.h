@@ -57,14 +57,15 @@ long gv_history_figures(gv_history *h, const char *subject, const char *check, c
                         const char *comparable, gv_history_point *out, size_t max, char *why,
                         size_t cap);
 
-/* A counter's earlier values (a row's counters, report_counters.c) since `since_unix`, oldest
- * first, at most `max`. The count, or -1. */
-long gv_history_counter(gv_history *h, const char *subject, const char *check, const char *name,
-                        long long since_unix, gv_history_point *out, size_t max, char *why,
-                        size_t cap);
+/* A counter's (a row's counters, report_counters.c) oldest value since `since_unix` (oldest 1)
+ * or newest (oldest 0) into out: 1, 0 when there is none, -1 on error. */
+int gv_history_counter_end(gv_history *h, const char *subject, const char *check, const char *name,
+                           long long since_unix, int oldest, gv_history_point *out, char *why,
+                           size_t cap);
 
-/* Runs since `since_unix` in which `subject` had a row, and how many of them had a FAIL, or an
- * ERROR not caused by another gpuverify's hold, among its rows; the first such run's time. */
+/* Runs since `since_unix` of a GPU (its UUID) or a node ("<hostname>/node"), and how many of
+ * them had a FAIL, or an ERROR not caused by another gpuverify's hold, among its rows (the
+ * node's: any row); the first such run's time. */
 typedef struct gv_history_record {
     long runs, bad;
     long long first_unix;

@@ -13,6 +13,7 @@ struct gv_history {
     sqlite3 *db;
     char path[PATH_MAX];
     gv_history_limits limits;
+    int pruned; /* runs were deleted: their pages can go back to the file system */
 };
 
 /* "history database <path>: <doing>: <SQLite's message>" into why; -1. */

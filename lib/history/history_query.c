@@ -18,8 +18,9 @@ long gv_history_figures(gv_history *h, const char *subject, const char *check, c
                            " JOIN runs ON runs.id = results.run_id"
                            " WHERE results.subject = ? AND results.check_id = ?"
                            " AND results.unit = ? AND runs.comparable = ?"
+                           " AND results.unit IN ('TFLOPS', 'GB/s')" /* the figures index */
                            " AND results.verdict IN ('PASS', 'WARN') AND results.value IS NOT NULL"
-                           " ORDER BY runs.id DESC LIMIT ?",
+                           " ORDER BY results.run_id DESC LIMIT ?",
                            -1, &st, NULL) != SQLITE_OK)
         return gv_history_fail(h, why, cap, "reading a figure's history");
     sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
@@ -37,55 +38,45 @@ long gv_history_figures(gv_history *h, const char *subject, const char *check, c
                : gv_history_fail(h, why, cap, "reading a figure's history");
 }
 
-long gv_history_counter(gv_history *h, const char *subject, const char *check, const char *name,
-                        long long since_unix, gv_history_point *out, size_t max, char *why,
-                        size_t cap)
+int gv_history_counter_end(gv_history *h, const char *subject, const char *check, const char *name,
+                           long long since_unix, int oldest, gv_history_point *out, char *why,
+                           size_t cap)
 {
     sqlite3_stmt *st;
-    /* The newest `max` since then, handed back oldest first. */
-    if (sqlite3_prepare_v2(h->db,
-                           "SELECT t, v FROM (SELECT runs.id AS id, runs.started_unix AS t,"
-                           " counters.value AS v FROM counters"
-                           " JOIN results ON results.run_id = counters.run_id"
-                           "  AND results.seq = counters.seq"
-                           " JOIN runs ON runs.id = counters.run_id"
-                           " WHERE results.subject = ? AND results.check_id = ?"
-                           " AND counters.name = ? AND runs.started_unix >= ?"
-                           " ORDER BY runs.id DESC LIMIT ?) ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK)
+    const char *sql = oldest ? "SELECT started_unix, value FROM counters WHERE subject = ?"
+                               " AND check_id = ? AND name = ? AND started_unix >= ?"
+                               " ORDER BY started_unix LIMIT 1"
+                             : "SELECT started_unix, value FROM counters WHERE subject = ?"
+                               " AND check_id = ? AND name = ? AND started_unix >= ?"
+                               " ORDER BY started_unix DESC LIMIT 1";
+    if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
         return gv_history_fail(h, why, cap, "reading a counter's history");
     sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, check, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, since_unix);
-    sqlite3_bind_int64(st, 5, (long long)max);
-    long n = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max)
-        out[n++] = (gv_history_point){sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = (gv_history_point){sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW
-               ? n
-               : gv_history_fail(h, why, cap, "reading a counter's history");
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gv_history_fail(h, why, cap, "reading a counter's history");
+    return rc == SQLITE_ROW;
 }
 
 int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
                          gv_history_record *out, char *why, size_t cap)
 {
-    /* A node's subject ("host/node") counts its runs' verdicts; a GPU's or a port's, its rows'.
-     * The history.* rows themselves are not counted: they judge the record, not the GPU. */
+    /* A node's subject ("host/node") counts its runs' verdicts, a GPU's (its UUID) its rows':
+     * both kept per run at the append, so this is one index range. */
     const char *slash = strrchr(subject, '/');
     int node = slash && !strcmp(slash, "/node");
     sqlite3_stmt *st;
     const char *sql =
         node ? "SELECT count(*), coalesce(sum(bad), 0), min(CASE WHEN bad THEN started_unix END)"
                " FROM runs WHERE hostname = ?1 AND started_unix >= ?2"
-             : "SELECT count(*), coalesce(sum(b), 0), min(CASE WHEN b THEN t END) FROM"
-               " (SELECT runs.started_unix AS t, max(results.verdict = 'FAIL' OR"
-               "  (results.verdict = 'ERROR' AND results.held = 0)) AS b"
-               "  FROM results JOIN runs ON runs.id = results.run_id"
-               "  WHERE results.subject = ?1 AND runs.started_unix >= ?2"
-               "  AND results.check_id NOT LIKE 'history.%' GROUP BY runs.id)";
+             : "SELECT count(*), coalesce(sum(bad), 0), min(CASE WHEN bad THEN started_unix END)"
+               " FROM gpus WHERE uuid = ?1 AND started_unix >= ?2";
     if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
         return gv_history_fail(h, why, cap, "reading the record");
     if (node)

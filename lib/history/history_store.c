@@ -18,28 +18,35 @@
 /* Schema versions, one statement list each: migration N takes a database of version N to N+1.
  * A released step is never edited; a change of schema is a step added at the end. */
 static const char *const migrations[] = {
-    /* 0 -> 1 */
+    /* 0 -> 1. The indexes are what the history checks ask for, so that a run's judgement costs
+     * index seeks, not scans, however long the record: a figure's last runs by subject and
+     * check; a counter's first or last value in a window; a GPU's or node's runs in one. */
     "CREATE TABLE runs("
     " id INTEGER PRIMARY KEY, started_unix INTEGER NOT NULL, hostname TEXT NOT NULL,"
     " level TEXT NOT NULL, gpuverify_version TEXT NOT NULL, driver_version TEXT NOT NULL,"
     " nvml_version TEXT NOT NULL, cuda_driver_version INTEGER, comparable TEXT NOT NULL,"
     " verdict TEXT NOT NULL, action TEXT NOT NULL, bad INTEGER NOT NULL, duration_s REAL);"
     "CREATE INDEX runs_by_time ON runs(started_unix);"
+    "CREATE INDEX runs_by_host ON runs(hostname, started_unix, bad);"
     "CREATE TABLE gpus("
-    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, subject TEXT NOT NULL,"
-    " uuid TEXT NOT NULL, name TEXT NOT NULL, pci_bus_id TEXT NOT NULL, serial TEXT NOT NULL,"
-    " verdict TEXT NOT NULL, PRIMARY KEY(run_id, subject));"
+    " run_id INTEGER NOT NULL, subject TEXT NOT NULL, uuid TEXT NOT NULL, name TEXT NOT NULL,"
+    " pci_bus_id TEXT NOT NULL, serial TEXT NOT NULL,"
+    " verdict TEXT NOT NULL, bad INTEGER NOT NULL, started_unix INTEGER NOT NULL,"
+    " PRIMARY KEY(run_id, subject));"
+    "CREATE INDEX gpus_by_uuid ON gpus(uuid, started_unix, bad);"
     "CREATE TABLE results("
-    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL,"
-    " check_id TEXT NOT NULL, subject TEXT NOT NULL, row_subject TEXT NOT NULL,"
+    " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, check_id TEXT NOT NULL,"
+    " subject TEXT NOT NULL, row_subject TEXT NOT NULL,"
     " verdict TEXT NOT NULL, action TEXT NOT NULL, held INTEGER NOT NULL, value REAL,"
     " unit TEXT NOT NULL, measured TEXT NOT NULL, message TEXT NOT NULL,"
     " fingerprint TEXT NOT NULL, PRIMARY KEY(run_id, seq));"
-    "CREATE INDEX results_by_subject ON results(subject, check_id, run_id);"
+    "CREATE INDEX figures ON results(subject, check_id, run_id)"
+    " WHERE unit IN ('TFLOPS', 'GB/s');"
     "CREATE TABLE counters("
     " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,"
-    " PRIMARY KEY(run_id, seq, name),"
-    " FOREIGN KEY(run_id, seq) REFERENCES results(run_id, seq) ON DELETE CASCADE);",
+    " subject TEXT NOT NULL, check_id TEXT NOT NULL, started_unix INTEGER NOT NULL,"
+    " PRIMARY KEY(run_id, seq, name));"
+    "CREATE INDEX counters_by_subject ON counters(subject, check_id, name, started_unix);",
 };
 #define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
 
@@ -85,6 +92,10 @@ static long long pragma(gv_history *h, const char *sql)
  * that two runs opening a new file at once do it once. */
 static int migrate(gv_history *h, char *why, size_t cap)
 {
+    /* The usual case, a database of this schema: read without taking the write lock. */
+    if (pragma(h, "PRAGMA user_version") == GV_HISTORY_SCHEMA &&
+        pragma(h, "PRAGMA application_id") == GV_HISTORY_APPLICATION_ID)
+        return 0;
     if (exec(h, "BEGIN IMMEDIATE", why, cap, "waiting for another run's write"))
         return -1;
     long long version = pragma(h, "PRAGMA user_version");
@@ -143,10 +154,14 @@ int gv_history_open(const char *path, const gv_history_limits *limits, gv_histor
         return -1;
     }
     sqlite3_busy_timeout(h->db, (int)(limits->wait_s * 1000));
+    /* The WAL is folded into the file by the commit that fills 256 pages (1 MB), not by each
+     * run's close: no run waits for the disk, and the next open reads at most that much back. */
+    sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    sqlite3_wal_autocheckpoint(h->db, 256);
     /* auto_vacuum takes effect only on a file without tables: set before they are made, so
      * that pruning can give space back (keep_mb). */
     if (exec(h, "PRAGMA auto_vacuum = INCREMENTAL", why, cap, "reading it") ||
-        exec(h, "PRAGMA foreign_keys = ON", why, cap, "reading it") || migrate(h, why, cap)) {
+        migrate(h, why, cap)) {
         gv_history_close(h);
         return -1;
     }
@@ -165,7 +180,8 @@ int gv_history_open(const char *path, const gv_history_limits *limits, gv_histor
             return -1;
         }
     }
-    if (exec(h, "PRAGMA synchronous = NORMAL", why, cap, "reading it")) {
+    if (exec(h, "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 1048576", why, cap,
+             "reading it")) {
         gv_history_close(h);
         return -1;
     }
@@ -266,12 +282,23 @@ static int insert_run(gv_history *h, const gv_report *r, const gv_history_run *r
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int insert_gpus(gv_history *h, const gv_report *r, long long run_id)
+/* A FAIL, or an ERROR not another gpuverify's hold, among the subject's rows (history.* rows
+ * left out: they judge the record, they are not part of it). */
+static int subject_bad(const gv_report *r, const char *subject)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (!strcmp(r->results[i].subject, subject) && strncmp(r->results[i].id, "history.", 8) &&
+            is_bad(&r->results[i]))
+            return 1;
+    return 0;
+}
+
+static int insert_gpus(gv_history *h, const gv_report *r, long long run_id, long long started)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(h->db,
                            "INSERT INTO gpus(run_id, subject, uuid, name, pci_bus_id, serial,"
-                           " verdict) VALUES(?,?,?,?,?,?,?)",
+                           " verdict, bad, started_unix) VALUES(?,?,?,?,?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     int rc = SQLITE_DONE;
@@ -287,13 +314,15 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id)
         bind_text(st, 5, g->pci_bus_id);
         bind_text(st, 6, g->serial);
         bind_text(st, 7, gv_verdict_name(gv_gpu_verdict_of(r, g->index)));
+        sqlite3_bind_int(st, 8, subject_bad(r, subject));
+        sqlite3_bind_int64(st, 9, started);
         rc = sqlite3_step(st);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int insert_rows(gv_history *h, const gv_report *r, long long run_id)
+static int insert_rows(gv_history *h, const gv_report *r, long long run_id, long long started)
 {
     sqlite3_stmt *row, *counter;
     if (sqlite3_prepare_v2(h->db,
@@ -302,7 +331,9 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id)
                            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &row, NULL) != SQLITE_OK)
         return -1;
-    if (sqlite3_prepare_v2(h->db, "INSERT INTO counters(run_id, seq, name, value) VALUES(?,?,?,?)",
+    if (sqlite3_prepare_v2(h->db,
+                           "INSERT INTO counters(run_id, seq, name, value, subject, check_id,"
+                           " started_unix) VALUES(?,?,?,?,?,?,?)",
                            -1, &counter, NULL) != SQLITE_OK) {
         sqlite3_finalize(row);
         return -1;
@@ -338,6 +369,9 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id)
             sqlite3_bind_int64(counter, 2, (long long)i);
             bind_text(counter, 3, rc_list->items[k].name);
             sqlite3_bind_double(counter, 4, rc_list->items[k].value);
+            bind_text(counter, 5, subject);
+            bind_text(counter, 6, c->id);
+            sqlite3_bind_int64(counter, 7, started);
             rc = sqlite3_step(counter);
         }
     }
@@ -346,19 +380,37 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Deletes the runs `which` selects (a condition on runs) and everything of theirs. */
+static int delete_runs(gv_history *h, const char *which)
+{
+    static const char *const tables[] = {"counters", "results", "gpus"};
+    char sql[320];
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id IN (SELECT id FROM runs WHERE %s)",
+                 tables[i], which);
+        if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+            return -1;
+    }
+    snprintf(sql, sizeof sql, "DELETE FROM runs WHERE %s", which);
+    if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    h->pruned |= sqlite3_changes(h->db) > 0;
+    return 0;
+}
+
 /* Deletes runs past the limits: older than keep_days, beyond keep_runs, then the oldest tenth
  * at a time while the file is larger than keep_mb. */
 static int prune(gv_history *h, long long now)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql, "DELETE FROM runs WHERE started_unix < %lld",
+    char which[192];
+    snprintf(which, sizeof which, "started_unix < %lld",
              now - (long long)(h->limits.keep_days * 86400));
-    if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    if (delete_runs(h, which))
         return -1;
-    snprintf(sql, sizeof sql,
-             "DELETE FROM runs WHERE id NOT IN (SELECT id FROM runs ORDER BY id DESC LIMIT %lld)",
+    snprintf(which, sizeof which,
+             "id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET %lld)",
              (long long)h->limits.keep_runs);
-    if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    if (delete_runs(h, which))
         return -1;
     double limit = h->limits.keep_mb * 1048576.0;
     for (int round = 0; round < 10; round++) {
@@ -370,10 +422,9 @@ static int prune(gv_history *h, long long now)
         long long runs = pragma(h, "SELECT count(*) FROM runs");
         if (runs <= 1)
             return 0;
-        snprintf(sql, sizeof sql,
-                 "DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY id LIMIT %lld)",
+        snprintf(which, sizeof which, "id IN (SELECT id FROM runs ORDER BY id LIMIT %lld)",
                  runs / 10 > 0 ? runs / 10 : 1);
-        if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        if (delete_runs(h, which))
             return -1;
     }
     return 0;
@@ -387,7 +438,8 @@ int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *r
     const char *doing = "recording the run";
     int failed = insert_run(h, r, run);
     long long run_id = sqlite3_last_insert_rowid(h->db);
-    failed = failed || insert_gpus(h, r, run_id) || insert_rows(h, r, run_id);
+    failed = failed || insert_gpus(h, r, run_id, run->started_unix) ||
+             insert_rows(h, r, run_id, run->started_unix);
     if (!failed) {
         doing = "deleting runs past the policy's limits";
         failed = prune(h, run->started_unix);
@@ -400,6 +452,7 @@ int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *r
     if (exec(h, "COMMIT", why, cap, "recording the run"))
         return sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL), -1;
     /* Gives the pages of deleted runs back to the file system; an error costs only space. */
-    sqlite3_exec(h->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
+    if (h->pruned)
+        sqlite3_exec(h->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
     return 0;
 }
