@@ -403,14 +403,25 @@ static int delete_runs(gv_history *h, const char *which)
 static int prune(gv_history *h, long long now)
 {
     char which[192];
-    snprintf(which, sizeof which, "started_unix < %lld",
-             now - (long long)(h->limits.keep_days * 86400));
-    if (delete_runs(h, which))
+    long long cutoff = now - (long long)(h->limits.keep_days * 86400);
+    /* Most runs delete nothing: one look at the oldest run and the count says so. */
+    sqlite3_stmt *st;
+    long long oldest = 0, runs = 0;
+    if (sqlite3_prepare_v2(h->db, "SELECT min(started_unix), count(*) FROM runs", -1, &st,
+                           NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        oldest = sqlite3_column_int64(st, 0);
+        runs = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    snprintf(which, sizeof which, "started_unix < %lld", cutoff);
+    if (oldest < cutoff && delete_runs(h, which))
         return -1;
     snprintf(which, sizeof which,
              "id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET %lld)",
              (long long)h->limits.keep_runs);
-    if (delete_runs(h, which))
+    if (runs > h->limits.keep_runs && delete_runs(h, which))
         return -1;
     double limit = h->limits.keep_mb * 1048576.0;
     for (int round = 0; round < 10; round++) {
@@ -419,7 +430,7 @@ static int prune(gv_history *h, long long now)
         if (pages < 0 || size < 0 ||
             (double)(pages - (free_pages > 0 ? free_pages : 0)) * size <= limit)
             return 0;
-        long long runs = pragma(h, "SELECT count(*) FROM runs");
+        runs = pragma(h, "SELECT count(*) FROM runs");
         if (runs <= 1)
             return 0;
         snprintf(which, sizeof which, "id IN (SELECT id FROM runs ORDER BY id LIMIT %lld)",
