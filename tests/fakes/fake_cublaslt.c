@@ -448,6 +448,10 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
             double sum =
                 sums[j * m + i] + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
             uint32_t bits = gv_float_to_bits(bits_of(d_layout->type), sum);
+            /* gemm_lsb_flip: element (0, 0) one bit off, within any tolerance, the same on
+             * every GPU and at every run: only a comparison with other nodes sees it. */
+            if (g->gemm_lsb_flip && i == 0 && j == 0)
+                bits ^= 1u;
             memcpy((unsigned char *)d + (j * (uint64_t)d_layout->ld + i) * out_size, &bits,
                    out_size);
         }
