@@ -214,6 +214,7 @@ typedef struct gv_gemm_fingerprint {
     char key[224]; /* GPU model, driver, cuBLASLt version, data type, size, the algorithm:
                       "NVIDIA H200|132 SMs|580.95.05|cublasLt 130200|fp16|2048x2048x2048|algo
                       23 tile 18 stages 9 splitk 1 ..." */
+    double seconds; /* what it took: inputs, product, copy back, CRC; 0 when not computed */
 } gv_gemm_fingerprint;
 
 typedef struct gv_gemm_result {

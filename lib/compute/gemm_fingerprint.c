@@ -22,6 +22,7 @@
 
 #include "compute/gemm_run.h"
 #include "compute/telemetry.h"
+#include "core/util.h"
 
 /* The configuration of the algorithm f->algo as "algo 23 tile 18 stages 9 splitk 1 ...". */
 static gv_status name_algo(gv_gemm_run *f, char *out, size_t cap)
@@ -146,6 +147,7 @@ gv_status gv_gemm_make_fingerprint(gv_gemm_run *g, int32_t dtype, gv_gemm_finger
     memset(out, 0, sizeof *out);
     if (dtype < GV_DTYPE_FP32 || dtype > GV_DTYPE_FP8_E4M3 || !g->lt)
         return gv_err(err, GV_ERR_INVALID_ARG, "no fingerprint for data type %d", (int)dtype);
+    double t0 = gv_now_s();
     gv_gemm_run *f = calloc(1, sizeof *f);
     if (!f)
         return gv_err(err, GV_ERR_NO_MEMORY, "out of memory");
@@ -162,6 +164,7 @@ gv_status gv_gemm_make_fingerprint(gv_gemm_run *g, int32_t dtype, gv_gemm_finger
     if (st == GV_OK)
         st = compute(f, out);
     gv_gemm_free(f);
+    out->seconds = gv_now_s() - t0;
     if (st != GV_OK) {
         memset(out, 0, sizeof *out);
         gv_err(err, st, "%s", f->err.text);
