@@ -319,36 +319,50 @@ static void products(gvbl_matmul_desc desc, float scale, const void *a, gvbl_lay
 /* Terms of each dot product summed in a sampled product. */
 #define FAKE_SAMPLED_TERMS 4
 
-/* sums[j * m + i] = scale * the sum over FAKE_SAMPLED_TERMS evenly spaced p of
- * op(A)(i, p) op(B)(p, j): not the product, but a function of both inputs that is the same on
- * every run and fake GPU, computed in a few tens of milliseconds for 2048^3, which is what the
- * result fingerprint needs of a GPU (its hash is compared, never the values). */
-static void sampled_products(gvbl_matmul_desc desc, float scale, const void *a,
-                             gvbl_layout a_layout, const void *b, gvbl_layout b_layout, uint64_t m,
-                             uint64_t n, uint64_t k, double *sums)
+/* A sampled product: column j of the result is scale * the sum over FAKE_SAMPLED_TERMS evenly
+ * spaced p of op(A)(i, p) op(B)(p, j). Not the product, but a function of both inputs that is
+ * the same on every run and fake GPU, made in a few tens of milliseconds for 2048^3 (the terms
+ * decoded once, the result written column by column, no m x n buffer): what the result
+ * fingerprint needs of a GPU, whose hash is compared, never its values. */
+typedef struct sample {
+    double *ad, *bd; /* op(A)'s rows' and op(B)'s columns' sampled terms */
+    double scale;
+} sample;
+
+static int sample_prepare(sample *s, gvbl_matmul_desc desc, float scale, const void *a,
+                          gvbl_layout a_layout, const void *b, gvbl_layout b_layout, uint64_t m,
+                          uint64_t n, uint64_t k)
 {
     enum { S = FAKE_SAMPLED_TERMS };
-    double *ad = malloc(m * S * sizeof *ad), *bd = malloc(n * S * sizeof *bd);
+    s->ad = malloc(m * S * sizeof *s->ad);
+    s->bd = malloc(n * S * sizeof *s->bd);
+    s->scale = scale;
+    if (!s->ad || !s->bd)
+        return -1;
     uint64_t at[S];
     for (int t = 0; t < S; t++)
         at[t] = (uint64_t)t * k / S;
-    for (uint64_t i = 0; ad && i < m; i++)
+    for (uint64_t i = 0; i < m; i++)
         for (int t = 0; t < S; t++)
-            ad[i * S + t] =
+            s->ad[i * S + t] =
                 desc->trans_a ? element(a_layout, a, at[t], i) : element(a_layout, a, i, at[t]);
-    for (uint64_t j = 0; bd && j < n; j++)
-        for (int t = 0; t < S; t++)
-            bd[j * S + t] =
-                desc->trans_b ? element(b_layout, b, j, at[t]) : element(b_layout, b, at[t], j);
     for (uint64_t j = 0; j < n; j++)
-        for (uint64_t i = 0; i < m; i++) {
-            double sum = 0;
-            for (int t = 0; ad && bd && t < S; t++)
-                sum += ad[i * S + t] * bd[j * S + t];
-            sums[j * m + i] = sum * scale;
-        }
-    free(ad);
-    free(bd);
+        for (int t = 0; t < S; t++)
+            s->bd[j * S + t] =
+                desc->trans_b ? element(b_layout, b, j, at[t]) : element(b_layout, b, at[t], j);
+    return 0;
+}
+
+static void sample_column(const sample *s, uint64_t j, uint64_t m, double *column)
+{
+    enum { S = FAKE_SAMPLED_TERMS };
+    const double *bc = s->bd + j * S;
+    for (uint64_t i = 0; i < m; i++) {
+        double sum = 0;
+        for (int t = 0; t < S; t++)
+            sum += s->ad[i * S + t] * bc[t];
+        column[i] = sum * s->scale;
+    }
 }
 
 /* The bytes a layout spans from its base. */
@@ -431,22 +445,29 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
     /* A GPU that starts computing wrong after so many GEMMs: element (0, 0) off by one. */
     unsigned long long nth = count_run(g);
     double drift = g->gemm_drift_after && nth > (unsigned long long)g->gemm_drift_after ? 1.0 : 0.0;
-    double *sums = NULL;
-    if (same_as_last(desc, scale, a, a_layout, b, b_layout, m, n))
+    double *sums = NULL, *column = NULL;
+    sample sampled_terms = {NULL, NULL, 0};
+    if (sampled) {
+        column = malloc(m * sizeof *column);
+        if (!column ||
+            sample_prepare(&sampled_terms, desc, scale, a, a_layout, b, b_layout, m, n, k) != 0) {
+            free(column), free(sampled_terms.ad), free(sampled_terms.bd);
+            return GVBL_STATUS_ALLOC_FAILED;
+        }
+    } else if (same_as_last(desc, scale, a, a_layout, b, b_layout, m, n)) {
         sums = last.sums;
-    else {
+    } else {
         sums = malloc((m * n + 1) * sizeof *sums);
         if (!sums)
             return GVBL_STATUS_ALLOC_FAILED;
-        if (sampled)
-            sampled_products(desc, scale, a, a_layout, b, b_layout, m, n, k, sums);
-        else
-            products(desc, scale, a, a_layout, b, b_layout, m, n, k, sums);
+        products(desc, scale, a, a_layout, b, b_layout, m, n, k, sums);
     }
-    for (uint64_t j = 0; j < n; j++)
+    for (uint64_t j = 0; j < n; j++) {
+        const double *col = sums ? sums + j * m : column;
+        if (!sums)
+            sample_column(&sampled_terms, j, m, column);
         for (uint64_t i = 0; i < m; i++) {
-            double sum =
-                sums[j * m + i] + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
+            double sum = col[i] + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
             uint32_t bits = gv_float_to_bits(bits_of(d_layout->type), sum);
             /* gemm_lsb_flip: element (0, 0) one bit off, within any tolerance, the same on
              * every GPU and at every run: only a comparison with other nodes sees it. */
@@ -455,7 +476,10 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
             memcpy((unsigned char *)d + (j * (uint64_t)d_layout->ld + i) * out_size, &bits,
                    out_size);
         }
-    if (sums != last.sums) {
+    }
+    if (sampled) {
+        free(column), free(sampled_terms.ad), free(sampled_terms.bd);
+    } else if (sums != last.sums) {
         remember(desc, scale, a, a_layout, b, b_layout, m, n, sums);
         free(sums);
     }
