@@ -107,12 +107,18 @@ static void print_json(const gv_gemm_result *r, int first)
            "\"fraction_of_peak\": %.4f, \"clock_efficiency\": %.4f, \"sm_clock_mean_mhz\": %.0f, "
            "\"sm_clock_min_mhz\": %.0f, \"power_mean_w\": %.1f, \"temperature_max_c\": %.0f, "
            "\"clock_event_reasons\": %llu, \"verified\": %d, \"verify_worst\": %.3g, "
-           "\"algo\": \"%s\", \"cublaslt\": \"%s\", \"message\": \"%s\"}",
+           "\"algo\": \"%s\", \"cublaslt\": \"%s\", \"message\": \"%s\", \"fingerprint\": ",
            first ? "" : ",\n ", gv_dtype_name(r->dtype), r->m, r->n, r->k,
            gv_verdict_name(r->verdict), r->tflops_median, r->tflops_best, r->peak_tflops,
            r->fraction_of_peak, r->clock_efficiency, r->sm_clock_mean_mhz, r->sm_clock_min_mhz,
            r->power_mean_w, r->temperature_max_c, (unsigned long long)r->clock_event_reasons,
            (int)r->verified, r->verify_worst, r->algo, r->library_version, r->message);
+    /* The result fingerprint (docs/checks.md), as the report's rows carry it, and its cost. */
+    if (r->fingerprint.hash[0])
+        printf("{\"hash\": \"%s\", \"key\": \"%s\", \"seconds\": %.4f}}", r->fingerprint.hash,
+               r->fingerprint.key, r->fingerprint.seconds);
+    else
+        printf("null}");
 }
 
 int main(int argc, char **argv)

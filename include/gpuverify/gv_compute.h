@@ -205,6 +205,18 @@ typedef struct gv_gemm_opts {
     }
 #endif
 
+/* A result fingerprint (docs/checks.md, "Result fingerprints"): the hash of the result of one
+ * product of fixed inputs, and what makes two hashes comparable. A GPU that computes wrong
+ * alike with every other GPU of its node agrees with them; a fleet compares the hashes of nodes
+ * whose keys are equal, and healthy GPUs give equal hashes under equal keys. Since ABI 1.1. */
+typedef struct gv_gemm_fingerprint {
+    char hash[32]; /* "crc32:<8 hex digits>", zlib's CRC-32 of the result's bytes; "" none */
+    char key[224]; /* GPU model, driver, cuBLASLt version, data type, size, the algorithm:
+                      "NVIDIA H200|132 SMs|580.95.05|cublasLt 130200|fp16|2048x2048x2048|algo
+                      23 tile 18 stages 9 splitk 1 ..." */
+    double seconds; /* what it took: inputs, product, copy back, CRC; 0 when not computed */
+} gv_gemm_fingerprint;
+
 typedef struct gv_gemm_result {
     uint32_t struct_size;
     int32_t verdict; /* enum gv_verdict */
@@ -239,6 +251,9 @@ typedef struct gv_gemm_result {
      * be built slower than its architecture's rate): reported, not judged (verdict PASS unless
      * wrong results; gv_run judges it against the node's other GPUs of the part). */
     uint32_t peak_estimated;
+    /* Since ABI 1.1. This data type's result fingerprint on the GPU, computed after the
+     * benchmark: 2048^3 on fixed inputs, whatever m, n, k; empty when it could not be. */
+    gv_gemm_fingerprint fingerprint;
 } gv_gemm_result;
 
 #define GV_GEMM_RESULT_INIT GV_STRUCT_INIT(gv_gemm_result)
@@ -333,6 +348,9 @@ typedef struct gv_stress_result {
     uint64_t series_dropped; /* samples that did not fit */
     char library_version[32];
     gv_stress_gpu gpus[GV_STRESS_MAX_GPUS];
+    /* Since ABI 1.1. gpus[i]'s result fingerprint of the stress's data type, computed after the
+     * stress (the GPU still hot): as gv_gemm_bench's, whatever the size. */
+    gv_gemm_fingerprint fingerprints[GV_STRESS_MAX_GPUS];
 } gv_stress_result;
 
 #define GV_STRESS_RESULT_INIT GV_STRUCT_INIT(gv_stress_result)

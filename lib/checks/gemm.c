@@ -126,6 +126,8 @@ static void add_row(gv_active_run *run, const gemm_figure *f, double min_tflops,
     gv_check_result *c =
         gv_report_add(run->report, id, f->subject, verdict, "%s%s%s",
                       below_floor ? "below the policy's floor: " : "", r->message, judged);
+    if (r->fingerprint.hash[0])
+        gv_result_fingerprint(c, r->fingerprint.hash, r->fingerprint.key);
     if (r->tflops_median > 0) {
         gv_result_measured(c, r->tflops_median, "TFLOPS", "%.1f TFLOPS", r->tflops_median);
         if (min_tflops > 0)

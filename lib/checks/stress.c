@@ -127,6 +127,9 @@ static void gemm_row(gv_active_run *run, const char *subject, const gv_stress_gp
     gv_check_result *c =
         gv_report_add(run->report, gv_id_stress_gemm, subject, g->verdict, "%s", g->message);
     attach_series(run, c, o, r, g->cuda_index);
+    const gv_gemm_fingerprint *fp = &r->fingerprints[g - r->gpus];
+    if (fp->hash[0])
+        gv_result_fingerprint(c, fp->hash, fp->key);
     if (g->iterations)
         gv_result_measured(c, g->tflops_median, "TFLOPS", "%.1f TFLOPS", g->tflops_median);
     int wrong = g->mismatches != 0 || g->agrees == 0;

@@ -230,6 +230,21 @@ static void judge(const gv_gemm_run *g, gv_gemm_result *r)
                  ", verified");
 }
 
+/* The data type's result fingerprint, with the benchmark's memory given back first. One that
+ * cannot be made changes no verdict (it is for comparing nodes), and the message says why. */
+static void fingerprint(gv_gemm_run *g, gv_gemm_result *r)
+{
+    gv_progress_stage(g->s.ctx, "cuBLASLt: the result fingerprint (%u^3, no split-K)",
+                      GV_FINGERPRINT_SIZE);
+    gv_gemm_free(g);
+    gv_errbuf why = {{0}};
+    if (gv_gemm_make_fingerprint(g, r->dtype, &r->fingerprint, &why) != GV_OK) {
+        char text[sizeof why.text + 32];
+        snprintf(text, sizeof text, "no result fingerprint: %s", why.text);
+        gv_append(r->message, sizeof r->message, "; ", text);
+    }
+}
+
 /* What crosses to gpuverify-worker: the GPU and the checked options. */
 typedef struct gemm_call {
     uint32_t gpu;
@@ -273,6 +288,7 @@ static gv_status gemm_here(gv_ctx *ctx, const void *args, const gv_call_watch *w
                 r.clock_efficiency =
                     r.tflops_median * 1e12 / (g->s.sm_count * rate * r.sm_clock_mean_mhz * 1e6);
             judge(g, &r);
+            fingerprint(g, &r);
         }
     }
     gv_gemm_release(g);

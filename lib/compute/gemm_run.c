@@ -91,7 +91,7 @@ gv_status gv_gemm_setup(gv_gemm_run *g)
     return GV_OK;
 }
 
-void gv_gemm_release(gv_gemm_run *g)
+void gv_gemm_free(gv_gemm_run *g)
 {
     const struct gv_cuda_api *cu = g->s.cu;
     const struct gv_cublaslt_api *lt = g->lt;
@@ -121,6 +121,14 @@ void gv_gemm_release(gv_gemm_run *g)
         if (g->end)
             cu->cuEventDestroy(g->end);
     }
+    g->pref = NULL, g->la = g->lb = g->lc = NULL, g->desc = NULL, g->handle = NULL;
+    g->a = g->b = g->d = g->workspace = g->scale = 0;
+    g->start = g->end = NULL;
+}
+
+void gv_gemm_release(gv_gemm_run *g)
+{
+    gv_gemm_free(g);
     gv_session_close(&g->s);
 }
 

@@ -53,6 +53,9 @@ gv_status gv_gemm_prepare(gv_ctx *ctx, gv_gemm_run *g, uint32_t gpu, gv_gemm_res
 /* Buffers, random inputs from g->o.seed, descriptors and the workspace preference. */
 gv_status gv_gemm_setup(gv_gemm_run *g);
 void gv_gemm_release(gv_gemm_run *g);
+/* What gv_gemm_setup made, freed (again safe), the session left open: its memory goes back
+ * before the result fingerprint takes its own. */
+void gv_gemm_free(gv_gemm_run *g);
 /* Times the heuristic's first g->o.algo_candidates candidates and keeps the fastest in g->algo,
  * or takes candidate g->candidate untimed: the heuristic lists the same candidates on every GPU
  * of a model, so GPUs given the same one compute the same bits. */
@@ -63,5 +66,17 @@ int gv_gemm_matmul(gv_gemm_run *g, const gvbl_algo *algo);
 double gv_gemm_timed(gv_gemm_run *g, const gvbl_algo *algo, unsigned count);
 /* g->err from a cuBLAS status. */
 gv_status gv_gemm_lt_fail(gv_gemm_run *g, const char *call, int status);
+
+/* The result fingerprint (gemm_fingerprint.c, docs/checks.md "Result fingerprints"): m = n = k
+ * of the product, whatever the benchmark's, and the seed of its inputs. */
+#define GV_FINGERPRINT_SIZE 2048u
+#define GV_FINGERPRINT_SEED 0x66696e6765727072ull /* "fingerpr" */
+
+/* Data type `dtype`'s fingerprint on the GPU of g's session (open, cuBLASLt loaded; g's own
+ * GEMM, set up or not, is left alone): one product of fixed inputs with the algorithm cuBLASLt's
+ * heuristic gives when no split-K reduction is allowed, its result copied back and CRC-32'd.
+ * GV_OK with out set, else an error with why in err and out empty. */
+gv_status gv_gemm_make_fingerprint(gv_gemm_run *g, int32_t dtype, gv_gemm_fingerprint *out,
+                                   gv_errbuf *err);
 
 #endif

@@ -422,6 +422,27 @@ static void judge(stress *st)
              gv_dtype_name(st->o.dtype), st->o.size, ran, st->count, r->duration_s, sum);
 }
 
+/* Each GPU's result fingerprint of the stress's data type, now that the load ran (the GPU hot,
+ * at the clocks the load brought), its stress buffers given back first; a GPU an error stopped
+ * gets none. One that cannot be made changes no verdict, and the GPU's message says why. */
+static void fingerprint_all(stress *st)
+{
+    gv_progress_stage(st->ctx, "cuBLASLt: the result fingerprints (%u^3, no split-K)",
+                      GV_FINGERPRINT_SIZE);
+    for (uint32_t i = 0; i < st->count; i++) {
+        stress_gpu *sg = &st->gpus[i];
+        if (!sg->running || use(sg) != GVCU_SUCCESS)
+            continue;
+        gv_gemm_free(&sg->g);
+        gv_errbuf why = {{0}};
+        if (gv_gemm_make_fingerprint(&sg->g, st->o.dtype, &st->r->fingerprints[i], &why) != GV_OK) {
+            char text[sizeof why.text + 32];
+            snprintf(text, sizeof text, "no result fingerprint: %s", why.text);
+            gv_append(sg->out->message, sizeof sg->out->message, "; ", text);
+        }
+    }
+}
+
 static void close_all(stress *st)
 {
     for (uint32_t i = st->count; i-- > 0;) {
@@ -478,6 +499,7 @@ static gv_status stress_here(gv_ctx *ctx, const void *args, const gv_call_watch 
                           st.o.duration_s);
         run(&st);
         judge(&st);
+        fingerprint_all(&st);
     }
     if (s != GV_OK) {
         const char *why = st.gpus[st.count - 1].g.err.text;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "compute/telemetry.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -17,6 +18,17 @@ static gvnv_device device_of(gv_ctx *ctx, const char *bus_id, const struct gv_nv
         return NULL;
     *nv_out = nv;
     return dev;
+}
+
+void gv_telemetry_driver_version(gv_ctx *ctx, char *out, size_t cap)
+{
+    const struct gv_nvml_api *nv = gv_nvml(ctx);
+    char text[GVNV_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    if (cap)
+        out[0] = '\0';
+    if (nv && nv->system_get_driver_version &&
+        nv->system_get_driver_version(text, sizeof text) == GVNV_SUCCESS)
+        snprintf(out, cap, "%.*s", (int)sizeof text, text);
 }
 
 int gv_telemetry_link(gv_ctx *ctx, const char *bus_id, gv_link_state *out)

@@ -42,6 +42,8 @@ double gv_telemetry_power_default_w(gv_ctx *ctx, const char *bus_id);
 /* Whether a limit was lowered below the board's default (both known): a setting, not the
  * design, which gemm.* and stress.power judge and name as such. */
 int gv_power_limit_lowered(double limit_w, double default_w);
+/* The driver's version as NVML gives it ("580.95.05"); "" when NVML cannot. */
+void gv_telemetry_driver_version(gv_ctx *ctx, char *out, size_t cap);
 /* PCIe raw rate per direction, GB/s, of gen x width (Gen5 x16 = 63.0); 0 unknown. */
 double gv_pcie_raw_gbps(int gen, int width);
 /* PCIe generation of a link speed in GT/s (32.0 -> 5); 0 unknown. */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A fake libcublasLt.so.13 for CI, built from lib/backends/cublaslt_api.def. It computes every
  * GEMM for real on the host (tests use small shapes; the same inputs again reuse the last
- * sums), charges the fake GPU clock at the scenario's TFLOPS, and can corrupt its outputs
- * (silent data corruption). Test code only. */
+ * sums), except the few too big for a test's time (the result fingerprint's 2048^3): those it
+ * computes from a sample of the dot products' terms, the same on every run and fake GPU. It
+ * charges the fake GPU clock at the scenario's TFLOPS, and can corrupt its outputs (silent data
+ * corruption). Test code only. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +29,21 @@ struct gvbl_layout_st {
 };
 struct gvbl_preference_st {
     uint64_t workspace;
+    uint32_t reduction_mask; /* the reduction schemes (split-K) the heuristic may offer */
 };
+
+/* The algorithms the fake heuristic offers, best first: a split-K one first, as cuBLASLt offers
+ * for shapes of few tiles, then two that reduce each dot product in one sequence. A heuristic
+ * result's algo carries its index here (data[0]), which the configuration getter reads. */
+static const struct fake_algo {
+    int32_t id, splitk;
+    uint32_t tile, stages, reduction;
+} fake_algos[] = {
+    {21, 4, 18, 9, GVBL_REDUCTION_SCHEME_COMPUTE_TYPE},
+    {23, 1, 18, 9, GVBL_REDUCTION_SCHEME_NONE},
+    {21, 1, 20, 8, GVBL_REDUCTION_SCHEME_NONE},
+};
+#define FAKE_ALGOS (sizeof fake_algos / sizeof *fake_algos)
 
 size_t cublasLtGetVersion(void)
 {
@@ -106,7 +122,10 @@ gvbl_status cublasLtMatrixLayoutDestroy(gvbl_layout layout)
 gvbl_status cublasLtMatmulPreferenceCreate(gvbl_preference *pref)
 {
     *pref = calloc(1, sizeof **pref);
-    return *pref ? GVBL_STATUS_SUCCESS : GVBL_STATUS_ALLOC_FAILED;
+    if (!*pref)
+        return GVBL_STATUS_ALLOC_FAILED;
+    (*pref)->reduction_mask = 0x7; /* cuBLASLt's default: every scheme */
+    return GVBL_STATUS_SUCCESS;
 }
 
 gvbl_status cublasLtMatmulPreferenceDestroy(gvbl_preference pref)
@@ -119,9 +138,12 @@ gvbl_status cublasLtMatmulPreferenceSetAttribute(gvbl_preference pref,
                                                  gvbl_preference_attribute attribute,
                                                  const void *value, size_t bytes)
 {
-    if (attribute != GVBL_MATMUL_PREF_MAX_WORKSPACE_BYTES || bytes != 8)
+    if (attribute == GVBL_MATMUL_PREF_MAX_WORKSPACE_BYTES && bytes == 8)
+        pref->workspace = *(const uint64_t *)value;
+    else if (attribute == GVBL_MATMUL_PREF_REDUCTION_SCHEME_MASK && bytes == 4)
+        pref->reduction_mask = *(const uint32_t *)value;
+    else
         return GVBL_STATUS_INVALID_VALUE;
-    pref->workspace = *(const uint64_t *)value;
     return GVBL_STATUS_SUCCESS;
 }
 
@@ -130,16 +152,74 @@ gvbl_status cublasLtMatmulAlgoGetHeuristic(gvbl_handle handle, gvbl_matmul_desc 
                                            gvbl_preference pref, int requested,
                                            gvbl_heuristic *results, int *returned)
 {
-    (void)handle, (void)desc, (void)a, (void)b, (void)c, (void)d, (void)pref;
-    int n = requested < 2 ? requested : 2;
-    for (int i = 0; i < n; i++) {
-        memset(&results[i], 0, sizeof results[i]);
-        results[i].algo.data[0] = (uint64_t)i;
-        results[i].state = GVBL_STATUS_SUCCESS;
-        results[i].waves_count = 1.0f;
+    (void)handle, (void)desc, (void)a, (void)b, (void)c, (void)d;
+    /* Two candidates, of those the preference's reduction schemes allow. */
+    int n = 0;
+    for (size_t i = 0; i < FAKE_ALGOS && n < requested && n < 2; i++) {
+        uint32_t scheme = fake_algos[i].reduction;
+        if (scheme != GVBL_REDUCTION_SCHEME_NONE && !(scheme & pref->reduction_mask))
+            continue;
+        memset(&results[n], 0, sizeof results[n]);
+        results[n].algo.data[0] = (uint64_t)i;
+        results[n].state = GVBL_STATUS_SUCCESS;
+        results[n].waves_count = 1.0f;
+        n++;
     }
     *returned = n;
     return n > 0 ? GVBL_STATUS_SUCCESS : GVBL_STATUS_NOT_SUPPORTED;
+}
+
+gvbl_status cublasLtMatmulAlgoConfigGetAttribute(const gvbl_algo *algo,
+                                                 gvbl_algo_config_attribute attribute, void *value,
+                                                 size_t bytes, size_t *written)
+{
+    if (!algo || algo->data[0] >= FAKE_ALGOS)
+        return GVBL_STATUS_INVALID_VALUE;
+    const struct fake_algo *f = &fake_algos[algo->data[0]];
+    uint32_t v32;
+    uint16_t v16 = 0;
+    size_t size = 4;
+    switch (attribute) {
+    case GVBL_ALGO_CONFIG_ID:
+        v32 = (uint32_t)f->id;
+        break;
+    case GVBL_ALGO_CONFIG_TILE_ID:
+        v32 = f->tile;
+        break;
+    case GVBL_ALGO_CONFIG_SPLITK_NUM:
+        v32 = (uint32_t)f->splitk;
+        break;
+    case GVBL_ALGO_CONFIG_REDUCTION_SCHEME:
+        v32 = f->reduction;
+        break;
+    case GVBL_ALGO_CONFIG_STAGES_ID:
+        v32 = f->stages;
+        break;
+    case GVBL_ALGO_CONFIG_CTA_SWIZZLING:
+    case GVBL_ALGO_CONFIG_CUSTOM_OPTION:
+        v32 = 0;
+        break;
+    case GVBL_ALGO_CONFIG_INNER_SHAPE_ID:
+    case GVBL_ALGO_CONFIG_CLUSTER_SHAPE_ID:
+        size = 2;
+        break;
+    default:
+        return GVBL_STATUS_INVALID_VALUE;
+    }
+    /* As cuBLASLt: the buffer must be the attribute's size exactly; 0 asks for the size. */
+    if (bytes == 0 && written) {
+        *written = size;
+        return GVBL_STATUS_SUCCESS;
+    }
+    if (!value || bytes != size)
+        return GVBL_STATUS_INVALID_VALUE;
+    if (size == 2)
+        memcpy(value, &v16, 2);
+    else
+        memcpy(value, &v32, 4);
+    if (written)
+        *written = size;
+    return GVBL_STATUS_SUCCESS;
 }
 
 static int bits_of(int type)
@@ -231,6 +311,60 @@ static void products(gvbl_matmul_desc desc, float scale, const void *a, gvbl_lay
     free(bd);
 }
 
+/* Products of more multiply-adds than this are more than a test can compute on the host in its
+ * time: the result fingerprint's 2048^3 (8.6e9) would take seconds per GEMM. */
+#define FAKE_EXACT_MAX (1ull << 30)
+/* Up to this many outputs (2048^2) such a product is still made, from a sample of terms. */
+#define FAKE_SAMPLED_OUTPUTS_MAX (1ull << 22)
+/* Terms of each dot product summed in a sampled product. */
+#define FAKE_SAMPLED_TERMS 4
+
+/* A sampled product: column j of the result is scale * the sum over FAKE_SAMPLED_TERMS evenly
+ * spaced p of op(A)(i, p) op(B)(p, j). Not the product, but a function of both inputs that is
+ * the same on every run and fake GPU, made in a few tens of milliseconds for 2048^3 (the terms
+ * decoded once, the result written column by column, no m x n buffer): what the result
+ * fingerprint needs of a GPU, whose hash is compared, never its values. */
+typedef struct sample {
+    double *ad, *bd; /* op(A)'s rows' and op(B)'s columns' sampled terms */
+    double scale;
+} sample;
+
+static int sample_prepare(sample *s, gvbl_matmul_desc desc, float scale, const void *a,
+                          gvbl_layout a_layout, const void *b, gvbl_layout b_layout, uint64_t m,
+                          uint64_t n, uint64_t k)
+{
+    enum { S = FAKE_SAMPLED_TERMS };
+    s->ad = malloc(m * S * sizeof *s->ad);
+    s->bd = malloc(n * S * sizeof *s->bd);
+    s->scale = scale;
+    if (!s->ad || !s->bd)
+        return -1;
+    uint64_t at[S];
+    for (int t = 0; t < S; t++)
+        at[t] = (uint64_t)t * k / S;
+    for (uint64_t i = 0; i < m; i++)
+        for (int t = 0; t < S; t++)
+            s->ad[i * S + t] =
+                desc->trans_a ? element(a_layout, a, at[t], i) : element(a_layout, a, i, at[t]);
+    for (uint64_t j = 0; j < n; j++)
+        for (int t = 0; t < S; t++)
+            s->bd[j * S + t] =
+                desc->trans_b ? element(b_layout, b, j, at[t]) : element(b_layout, b, at[t], j);
+    return 0;
+}
+
+static void sample_column(const sample *s, uint64_t j, uint64_t m, double *column)
+{
+    enum { S = FAKE_SAMPLED_TERMS };
+    const double *bc = s->bd + j * S;
+    for (uint64_t i = 0; i < m; i++) {
+        double sum = 0;
+        for (int t = 0; t < S; t++)
+            sum += s->ad[i * S + t] * bc[t];
+        column[i] = sum * s->scale;
+    }
+}
+
 /* The bytes a layout spans from its base. */
 static size_t extent(const gvbl_layout l)
 {
@@ -303,31 +437,49 @@ gvbl_status cublasLtMatmul(gvbl_handle handle, gvbl_matmul_desc desc, const void
         return GVBL_STATUS_NOT_SUPPORTED; /* gpuverify never accumulates */
     uint64_t m = d_layout->rows, n = d_layout->cols;
     uint64_t k = desc->trans_a ? a_layout->rows : a_layout->cols;
-    if (m * n * k > (1ull << 30))
+    int sampled = m * n * k > FAKE_EXACT_MAX;
+    if (sampled && m * n > FAKE_SAMPLED_OUTPUTS_MAX)
         return GVBL_STATUS_NOT_SUPPORTED; /* too big to compute on the host in a test */
     float scale = *(const float *)alpha;
     size_t out_size = size_of(d_layout->type);
     /* A GPU that starts computing wrong after so many GEMMs: element (0, 0) off by one. */
     unsigned long long nth = count_run(g);
     double drift = g->gemm_drift_after && nth > (unsigned long long)g->gemm_drift_after ? 1.0 : 0.0;
-    double *sums = NULL;
-    if (same_as_last(desc, scale, a, a_layout, b, b_layout, m, n))
+    double *sums = NULL, *column = NULL;
+    sample sampled_terms = {NULL, NULL, 0};
+    if (sampled) {
+        column = malloc(m * sizeof *column);
+        if (!column ||
+            sample_prepare(&sampled_terms, desc, scale, a, a_layout, b, b_layout, m, n, k) != 0) {
+            free(column), free(sampled_terms.ad), free(sampled_terms.bd);
+            return GVBL_STATUS_ALLOC_FAILED;
+        }
+    } else if (same_as_last(desc, scale, a, a_layout, b, b_layout, m, n)) {
         sums = last.sums;
-    else {
+    } else {
         sums = malloc((m * n + 1) * sizeof *sums);
         if (!sums)
             return GVBL_STATUS_ALLOC_FAILED;
         products(desc, scale, a, a_layout, b, b_layout, m, n, k, sums);
     }
-    for (uint64_t j = 0; j < n; j++)
+    for (uint64_t j = 0; j < n; j++) {
+        const double *col = sums ? sums + j * m : column;
+        if (!sums)
+            sample_column(&sampled_terms, j, m, column);
         for (uint64_t i = 0; i < m; i++) {
-            double sum =
-                sums[j * m + i] + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
+            double sum = col[i] + (g->gemm_corrupt ? 1.0 : 0.0) + (i == 0 && j == 0 ? drift : 0.0);
             uint32_t bits = gv_float_to_bits(bits_of(d_layout->type), sum);
+            /* gemm_lsb_flip: element (0, 0) one bit off, within any tolerance, the same on
+             * every GPU and at every run: only a comparison with other nodes sees it. */
+            if (g->gemm_lsb_flip && i == 0 && j == 0)
+                bits ^= 1u;
             memcpy((unsigned char *)d + (j * (uint64_t)d_layout->ld + i) * out_size, &bits,
                    out_size);
         }
-    if (sums != last.sums) {
+    }
+    if (sampled) {
+        free(column), free(sampled_terms.ad), free(sampled_terms.bd);
+    } else if (sums != last.sums) {
         remember(desc, scale, a, a_layout, b, b_layout, m, n, sums);
         free(sums);
     }

@@ -763,9 +763,16 @@ static gvcu_result fake_cuLaunchKernel(gvcu_function function, unsigned int grid
         uint64_t n = *(uint64_t *)params[1], seed = *(uint64_t *)params[3];
         int kind = *(int *)params[2];
         size_t size = kind == GV_BITS_FP32 ? 4 : kind == GV_BITS_FP8_E4M3 ? 1 : 2;
-        for (uint64_t i = 0; i < n; i++) {
+        /* A loop per element size: the result fingerprint fills 8M elements a product. */
+        for (uint64_t i = 0; size == 1 && i < n; i++)
+            p[i] = (unsigned char)gv_random_bits(kind, seed, i);
+        for (uint64_t i = 0; size == 2 && i < n; i++) {
+            uint16_t bits = (uint16_t)gv_random_bits(kind, seed, i);
+            memcpy(p + i * 2, &bits, 2);
+        }
+        for (uint64_t i = 0; size == 4 && i < n; i++) {
             uint32_t bits = gv_random_bits(kind, seed, i);
-            memcpy(p + i * size, &bits, size);
+            memcpy(p + i * 4, &bits, 4);
         }
         return GVCU_SUCCESS;
     }

@@ -180,6 +180,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->slow_streams = atoi(v);
     else if (!strcmp(k, "kernel_wall_ms"))
         g->kernel_wall_ms = atoi(v);
+    else if (!strcmp(k, "gemm_lsb_flip"))
+        g->gemm_lsb_flip = atoi(v);
     else if (!strcmp(k, "gemm_drift_after"))
         g->gemm_drift_after = strtoll(v, NULL, 0);
     else if (!strcmp(k, "mem_stuck"))

@@ -44,6 +44,9 @@
  *   gpu = ...; clock_events=0x24   (NVML's current clock-event reasons under load: power cap
  *         and SW thermal slowdown; default 0)
  *   gpu = ...; gemm_drift_after=50   (the 51st and later GEMMs on the GPU come out wrong)
+ *   gpu = ...; gemm_lsb_flip=1   (bit 0 of output element (0, 0) of every GEMM flipped: wrong
+ *         within every tolerance; set on every GPU of a node, the GPUs agree with each other and
+ *         only the result fingerprints, compared across nodes, tell)
  *   gpu = ...; mem_stuck=0x1000:5   (bit 5 of the word at byte offset 0x1000 of every buffer
  *         the memory test walks reads as 1)
  *   gpu = ...; mem_ecc=3:1   (the DRAM ECC counters rise by 3 corrected and 1 uncorrected
@@ -141,6 +144,7 @@ typedef struct fake_gpu {
     double copy_gbps;   /* default 50 */
     double gemm_tflops; /* default 700 */
     int gemm_corrupt;   /* 1: every GEMM output is off by one */
+    int gemm_lsb_flip;  /* 1: bit 0 of every GEMM's output element (0, 0) flipped */
     int peer;           /* 0: no peer access to or from it (default 1) */
     int peer_group;     /* non-zero: peer access only with GPUs of the same group (a NUMA node's) */
     double p2p_gbps;    /* peer copy rate; 0: 25 GB/s per active NVLink */

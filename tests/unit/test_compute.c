@@ -69,6 +69,54 @@ static void gemm_silent_corruption_fails(void **state)
     assert_non_null(strstr(r.message, "silent data corruption"));
 }
 
+/* The result fingerprint: whatever the benchmark's size, the same product of fixed inputs with
+ * an algorithm without split-K, named in the key; the same hash at every run and on every GPU
+ * of a model, another for another data type, and another on a node whose GPUs all compute one
+ * bit wrong, which the benchmark itself passes. */
+static gv_gemm_result fingerprint_of(gv_ctx *ctx, uint32_t gpu, int dtype, uint32_t size)
+{
+    gv_gemm_opts o = small_gemm(dtype);
+    o.m = o.n = o.k = size;
+    gv_gemm_result r = GV_GEMM_RESULT_INIT;
+    assert_int_equal(gv_gemm_bench(ctx, gpu, &o, &r), GV_OK);
+    assert_int_equal(r.verified, 1);
+    assert_int_equal(r.verdict, GV_PASS);
+    return r;
+}
+
+static void gemm_fingerprint_is_the_same_on_every_run_and_gpu(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    gv_gemm_result first = fingerprint_of(ctx, 0, GV_DTYPE_FP16, 32);
+    const gv_gemm_fingerprint *fp = &first.fingerprint;
+    assert_int_equal(strlen(fp->hash), strlen("crc32:") + 8);
+    assert_int_equal(strspn(fp->hash + 6, "0123456789abcdef"), 8);
+    assert_string_equal(fp->key, "NVIDIA H100 80GB HBM3|132 SMs|580.95.05|cublasLt 130100|fp16|"
+                                 "2048x2048x2048|algo 23 tile 18 stages 9 splitk 1 reduction 0 "
+                                 "swizzle 0 custom 0 inner 0 cluster 0");
+    /* Again, on another GPU, at another benchmark size: the same. */
+    gv_gemm_result again = fingerprint_of(ctx, 0, GV_DTYPE_FP16, 32);
+    gv_gemm_result other = fingerprint_of(ctx, 5, GV_DTYPE_FP16, 64);
+    assert_string_equal(again.fingerprint.hash, fp->hash);
+    assert_string_equal(other.fingerprint.hash, fp->hash);
+    assert_string_equal(other.fingerprint.key, fp->key);
+    /* Another data type: another key and another hash. */
+    gv_gemm_result bf16 = fingerprint_of(ctx, 0, GV_DTYPE_BF16, 32);
+    assert_non_null(strstr(bf16.fingerprint.key, "|bf16|2048x2048x2048|"));
+    assert_string_not_equal(bf16.fingerprint.hash, fp->hash);
+    gv_ctx_destroy(ctx);
+    /* Every GPU one bit wrong alike: the benchmark passes, verified; the key is the same, the
+     * hash not. */
+    ctx = scenario_ctx("h100-open", "h100x8-same-wrong");
+    gv_gemm_result wrong = fingerprint_of(ctx, 0, GV_DTYPE_FP16, 32);
+    gv_gemm_result wrong5 = fingerprint_of(ctx, 5, GV_DTYPE_FP16, 32);
+    assert_string_equal(wrong.fingerprint.key, fp->key);
+    assert_string_not_equal(wrong.fingerprint.hash, fp->hash);
+    assert_string_equal(wrong5.fingerprint.hash, wrong.fingerprint.hash);
+    gv_ctx_destroy(ctx);
+}
+
 /* cuda.matmul, our own kernels: the fake's off-by-one outputs are caught, whatever the size. */
 static void own_matmul_catches_corruption(void **state)
 {
@@ -675,6 +723,44 @@ static void stress_compares_every_result_and_fills_the_series(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* Every GPU of a node one bit wrong alike: the stress sees GPUs that agree with each other and
+ * with themselves and passes them; their fingerprints, the same as gemm.*'s of the data type,
+ * are what differs from a healthy node's. */
+static void stress_fingerprints_tell_a_node_wrong_alike(void **state)
+{
+    (void)state;
+    gv_stress_result runs[2];
+    static const char *const scenarios[] = {"h100x8", "h100x8-same-wrong"};
+    for (int s = 0; s < 2; s++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", scenarios[s]);
+        gv_stress_opts o = GV_STRESS_OPTS_INIT;
+        o.size = 32;
+        o.duration_s = 0.05;
+        o.interval_s = 0.01;
+        o.gpu_count = 3;
+        o.gpus[0] = 0, o.gpus[1] = 3, o.gpus[2] = 7;
+        gv_stress_result *r = &runs[s];
+        *r = (gv_stress_result)GV_STRESS_RESULT_INIT;
+        assert_int_equal(gv_stress_gemm(ctx, &o, r), GV_OK);
+        assert_int_equal(r->verdict, GV_PASS);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(r->gpus[i].agrees, 1);
+            assert_int_equal(r->gpus[i].mismatches, 0);
+            assert_string_equal(r->fingerprints[i].hash, r->fingerprints[0].hash);
+            assert_string_equal(r->fingerprints[i].key, r->fingerprints[0].key);
+        }
+        assert_non_null(strstr(r->fingerprints[0].key, "|bf16|2048x2048x2048|algo 23 "));
+        if (s == 0) { /* gemm.bf16's fingerprint on the same node */
+            gv_gemm_result g = fingerprint_of(ctx, 3, GV_DTYPE_BF16, 32);
+            assert_string_equal(g.fingerprint.hash, r->fingerprints[0].hash);
+            assert_string_equal(g.fingerprint.key, r->fingerprints[0].key);
+        }
+        gv_ctx_destroy(ctx);
+    }
+    assert_string_equal(runs[1].fingerprints[0].key, runs[0].fingerprints[0].key);
+    assert_string_not_equal(runs[1].fingerprints[0].hash, runs[0].fingerprints[0].hash);
+}
+
 static void stress_refuses_bad_options(void **state)
 {
     (void)state;
@@ -809,6 +895,7 @@ int main(void)
         cmocka_unit_test(gemm_healthy_is_verified_and_judged_against_the_datasheet),
         cmocka_unit_test(gemm_every_dtype_verifies),
         cmocka_unit_test(gemm_silent_corruption_fails),
+        cmocka_unit_test(gemm_fingerprint_is_the_same_on_every_run_and_gpu),
         cmocka_unit_test(own_matmul_catches_corruption),
         cmocka_unit_test(gemm_slow_warns_then_fails_by_policy),
         cmocka_unit_test(mps_server_is_not_a_tenant),
@@ -826,6 +913,7 @@ int main(void)
         cmocka_unit_test(memtest_refuses_bad_options),
         cmocka_unit_test(run_events_follow_the_checks),
         cmocka_unit_test(stress_compares_every_result_and_fills_the_series),
+        cmocka_unit_test(stress_fingerprints_tell_a_node_wrong_alike),
         cmocka_unit_test(stress_refuses_bad_options),
         cmocka_unit_test(stress_rows_carry_their_series),
         cmocka_unit_test(cudnn_convolutions_match_the_host),

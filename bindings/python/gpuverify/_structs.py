@@ -243,13 +243,24 @@ class StressGpu(C.Structure):
                 ("temperature_max_c", C.c_double), ("clock_event_reasons", C.c_uint64)]
 
 
+class GemmFingerprint(C.Structure):
+    # gv_gemm_fingerprint: part of the results below, its layout checked through theirs.
+    _fields_ = [("hash", C.c_char * 32), ("key", C.c_char * 224), ("seconds", C.c_double)]
+
+
 class StressResult(Versioned):
     c_name = "gv_stress_result"
     _fields_ = [("struct_size", C.c_uint32), ("verdict", C.c_int32), ("dtype", C.c_int32),
                 ("size", C.c_uint32), ("message", C.c_char * 512), ("duration_s", C.c_double),
                 ("gpu_count", C.c_uint32), ("series_count", C.c_uint32),
                 ("series_dropped", C.c_uint64), ("library_version", C.c_char * 32),
-                ("gpus", StressGpu * 16)]
+                ("gpus", StressGpu * 16),
+                # Grown after 1.0.0: each GPU's result fingerprint; an older library leaves
+                # them empty.
+                ("fingerprints", GemmFingerprint * 16)]
+
+
+StressResult.c_min_size = StressResult.fingerprints.offset
 
 
 class GemmOpts(Versioned):
@@ -284,7 +295,13 @@ class GemmResult(Versioned):
                 ("verify_errors", C.c_uint32), ("algos_timed", C.c_uint32),
                 ("verify_worst", C.c_double), ("algo", C.c_char * 64), ("batches", C.c_uint32),
                 ("gemms_per_batch", C.c_uint32),
-                ("peak_estimated", C.c_uint32)]
+                ("peak_estimated", C.c_uint32),
+                # Grown after 1.0.0: the data type's result fingerprint (hash, key, seconds);
+                # an older library leaves it empty.
+                ("fingerprint", GemmFingerprint)]
+
+
+GemmResult.c_min_size = GemmResult.fingerprint.offset
 
 
 class CudnnResult(Versioned):

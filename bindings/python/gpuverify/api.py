@@ -330,6 +330,8 @@ def _struct_dict(s: C.Structure) -> Dict[str, Any]:
             v = text(v)
         elif isinstance(v, C.Array):
             v = [_struct_dict(x) if isinstance(x, C.Structure) else x for x in v]
+        elif isinstance(v, C.Structure):
+            v = _struct_dict(v)
         if name == "verdict" or name.endswith("_verdict"):
             v = _verdict(v)
         out[name] = v
@@ -343,7 +345,8 @@ class GemmResult(_Result):
     verdict: a Verdict (FAIL when slow against the peak or when a result was wrong); dtype;
     tflops_median / tflops_best: measured throughput; peak_tflops: the GPU's peak for the type;
     fraction_of_peak: median / peak; verified: the results matched a host computation;
-    message: one line; raw: every field the library reported (clocks, power, algorithm, ...)."""
+    message: one line; raw: every field the library reported (clocks, power, algorithm, the
+    result fingerprint as raw["fingerprint"]: hash, key, seconds; docs/checks.md)."""
     verdict: Verdict
     dtype: str
     tflops_median: float
@@ -680,8 +683,9 @@ class Context:
                     **opts) -> Outcome:
         """The same GEMM on every GPU (or those named) at once for duration_s seconds, every
         result compared with the first and across GPUs; raw["gpus"] has one dict per GPU
-        (verdict, agrees, TFLOPS, clocks, power) and raw["series"] the time series sampled
-        every interval_s (one dict per GPU and interval)."""
+        (verdict, agrees, TFLOPS, clocks, power), raw["fingerprints"] each GPU's result
+        fingerprint (hash, key, seconds) and raw["series"] the time series sampled every
+        interval_s (one dict per GPU and interval)."""
         if dtype not in DTYPES:
             raise for_status(-1, "dtype %r: one of %s" % (dtype, ", ".join(DTYPES)))
         gpus = A.gpu_list("gpus", gpus, 16) or []  # GV_STRESS_MAX_GPUS
@@ -700,6 +704,7 @@ class Context:
         st = self._lib.gv_stress_gemm(self._ctx, C.byref(o), C.byref(r))
         raw = _struct_dict(r)
         raw["gpus"] = raw["gpus"][:r.gpu_count]
+        raw["fingerprints"] = raw["fingerprints"][:r.gpu_count]
         raw["series"] = [_struct_dict(series[i]) for i in range(r.series_count)]
         return self._finish(st, "Context.stress_gemm",
                             Outcome(_verdict(r.verdict), text(r.message), raw))

@@ -128,6 +128,9 @@ def test_gemm_bench_measures_and_catches_corruption(node):
     assert good.verdict == "PASS" and good.verified
     assert abs(good.tflops_median - 700) < 1
     assert good.to_dict()["raw"]["library_version"] == "13.1.0"
+    fingerprint = good.raw["fingerprint"]
+    assert fingerprint["hash"].startswith("crc32:") and fingerprint["seconds"] > 0
+    assert "|bf16|2048x2048x2048|algo " in fingerprint["key"]
     bad = node("h100-open", "h100x1-corrupt").gemm_bench(gpu=0, dtype="fp16", **fast)
     assert bad.verdict == "FAIL" and not bad.verified
     with pytest.raises(gpuverify.NotFoundError):
@@ -157,6 +160,9 @@ def test_stress_names_the_gpu_that_computes_differently(node):
     assert r.verdict == "FAIL"
     assert [g["verdict"] for g in r.raw["gpus"]] == ["PASS", "FAIL", "PASS"]
     assert [g["agrees"] for g in r.raw["gpus"]] == [1, 0, 1]
+    # Result fingerprints: GPU 5 computes differently, the two others alike.
+    hashes = [f["hash"] for f in r.raw["fingerprints"]]
+    assert hashes[0] == hashes[2] != hashes[1] and hashes[0].startswith("crc32:")
     assert r.raw["series"] and {s["cuda_index"] for s in r.raw["series"]} == {4, 5, 6}
     report = node("h100-open", "h100x1-compute").run(checks="stress", gemm_size=32,
                                                       duration_s=0.2)

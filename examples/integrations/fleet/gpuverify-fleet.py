@@ -15,7 +15,18 @@ are named by their report's hostname. gv-nccl runs are grouped by collective and
 hosts their ranks ran on ("a+b" for a node pair): the median peak busbw over the pairs, and a
 pair more than --tolerance below it, or whose run FAILed, is an outlier (the one bad link or
 NIC shows up in every pair it is part of).
-Output: a table, or --json. Exit status: 0 no outlier, 1 outliers, 2 bad input."""
+
+Result fingerprints (docs/checks.md, "Result fingerprints"): gemm.* and stress.gemm rows carry
+the hash of one product of fixed inputs and a key naming what makes two hashes comparable (GPU
+model, driver, cuBLASLt version, data type, size, algorithm). A node whose GPUs all compute the
+same wrong result passes every check within itself; across the fleet its hash stands out. The
+rows are grouped by key, each GPU voting once per key for its hash; the hash most GPUs gave is
+the fleet's majority, and every row whose hash differs from it is an outlier ("fingerprint
+differs from the fleet's majority"). A key whose most common hashes are tied has no majority:
+reported as such ("no majority"), every GPU under it listed, since which of them compute wrong
+cannot be told. A key only one GPU gave is reported, nothing to compare it with.
+Output: a table, or --json. Exit status: 0 no outlier, 1 outliers or a key with no majority,
+2 bad input."""
 import argparse
 import json
 import statistics
@@ -93,6 +104,47 @@ def analyse(all_reports, tolerance):
     return medians, problems
 
 
+def analyse_fingerprints(all_reports):
+    """Rows with a fingerprint grouped by key: per key the hashes and how many GPUs gave each,
+    the majority hash (None on a tie), and the rows whose hash differs from it."""
+    by_key = {}  # key -> {hash: set of (node, subject)}, rows
+    rows = {}  # key -> [(node, check, subject, hash)]
+    for i, r in enumerate(all_reports):
+        node = r.get("hostname") or "report%d" % i
+        for c in r["checks"]:
+            fp = c.get("fingerprint")
+            if not isinstance(fp, dict) or not fp.get("hash") or not fp.get("key"):
+                continue
+            # One vote per GPU for each hash it gave under a key: gemm.bf16 and stress.gemm of
+            # one GPU share their key.
+            by_key.setdefault(fp["key"], {}).setdefault(fp["hash"], set()).add(
+                (node, c["subject"]))
+            rows.setdefault(fp["key"], []).append((node, c["id"], c["subject"], fp["hash"]))
+    summary = {}
+    problems = []
+    for key in sorted(by_key):
+        votes = {h: len(gpus) for h, gpus in by_key[key].items()}
+        ranked = sorted(votes.items(), key=lambda hv: (-hv[1], hv[0]))
+        tie = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
+        majority = None if tie else ranked[0][0]
+        total = sum(votes.values())
+        summary[key] = {"majority": majority, "hashes": dict(ranked), "gpus": total,
+                        "nodes": len({n for gpus in by_key[key].values() for n, _ in gpus})}
+        counts = ", ".join("%s x%d" % hv for hv in ranked)
+        for node, check, subject, h in rows[key]:
+            if tie:
+                problems.append({"node": node, "check": check, "subject": subject,
+                                 "why": "no majority",
+                                 "message": "%s; the fleet's GPUs gave %s, under %s"
+                                 % (h, counts, key)})
+            elif h != majority:
+                problems.append({"node": node, "check": check, "subject": subject,
+                                 "why": "fingerprint differs from the fleet's majority",
+                                 "message": "%s where %d of %d GPUs gave %s, under %s"
+                                 % (h, ranked[0][1], total, majority, key)})
+    return summary, problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reports", nargs="+", help="report files, - for stdin")
@@ -111,14 +163,25 @@ def main():
     pair_medians, pair_problems = analyse_pairs(nccl_runs, args.tolerance)
     medians.update(pair_medians)
     problems += pair_problems
+    fingerprints, fingerprint_problems = analyse_fingerprints(node_reports)
+    problems += fingerprint_problems
     if args.json:
         print(json.dumps({"nodes": len(node_reports), "nccl_runs": len(nccl_runs),
-                          "medians": medians, "outliers": problems}, indent=2))
+                          "medians": medians, "fingerprints": fingerprints,
+                          "outliers": problems}, indent=2))
     else:
         print("%d node reports, %d gv-nccl runs" % (len(node_reports), len(nccl_runs)))
         for check, m in medians.items():
             print("  %-16s median %8.1f %-6s over %d results" % (check, m["median"], m["unit"],
                                                                    m["samples"]))
+        for key, f in fingerprints.items():
+            if f["majority"] is None:
+                print("  fingerprint NO MAJORITY: %s over %d GPUs of %d nodes, key %s"
+                      % (", ".join("%s x%d" % hv for hv in f["hashes"].items()), f["gpus"],
+                         f["nodes"], key))
+            else:
+                print("  fingerprint %s: %d of %d GPUs of %d nodes, key %s"
+                      % (f["majority"], f["hashes"][f["majority"]], f["gpus"], f["nodes"], key))
         for p in problems:
             print("OUTLIER %-20s %-16s %-20s %s: %s" % (p["node"], p["check"], p["subject"],
                                                           p["why"], p["message"]))

@@ -18,6 +18,7 @@ typedef int gvbl_compute_type;                        /* cublasComputeType_t */
 typedef int gvbl_data_type;                           /* cudaDataType_t */
 typedef int gvbl_desc_attribute;                      /* cublasLtMatmulDescAttributes_t */
 typedef int gvbl_preference_attribute;                /* cublasLtMatmulPreferenceAttributes_t */
+typedef int gvbl_algo_config_attribute;               /* cublasLtMatmulAlgoConfigAttributes_t */
 
 typedef struct gvbl_algo { /* cublasLtMatmulAlgo_t */
     uint64_t data[8];
@@ -57,5 +58,22 @@ typedef struct gvbl_heuristic { /* cublasLtMatmulHeuristicResult_t */
 #define GVBL_MATMUL_DESC_A_SCALE_POINTER 17
 #define GVBL_MATMUL_DESC_B_SCALE_POINTER 18
 #define GVBL_MATMUL_PREF_MAX_WORKSPACE_BYTES 1
+/* uint32_t: the reduction schemes (split-K) the heuristic may offer; NONE alone: only
+ * algorithms that compute each dot product in one sequence. */
+#define GVBL_MATMUL_PREF_REDUCTION_SCHEME_MASK 3
+#define GVBL_REDUCTION_SCHEME_NONE 0
+#define GVBL_REDUCTION_SCHEME_INPLACE 1
+#define GVBL_REDUCTION_SCHEME_COMPUTE_TYPE 2
+
+/* cublasLtMatmulAlgoConfigGetAttribute: what names an algorithm (its sizes in the comments). */
+#define GVBL_ALGO_CONFIG_ID 0               /* int32_t */
+#define GVBL_ALGO_CONFIG_TILE_ID 1          /* uint32_t */
+#define GVBL_ALGO_CONFIG_SPLITK_NUM 2       /* int32_t */
+#define GVBL_ALGO_CONFIG_REDUCTION_SCHEME 3 /* uint32_t */
+#define GVBL_ALGO_CONFIG_CTA_SWIZZLING 4    /* uint32_t */
+#define GVBL_ALGO_CONFIG_CUSTOM_OPTION 5    /* uint32_t */
+#define GVBL_ALGO_CONFIG_STAGES_ID 6        /* uint32_t */
+#define GVBL_ALGO_CONFIG_INNER_SHAPE_ID 7   /* uint16_t */
+#define GVBL_ALGO_CONFIG_CLUSTER_SHAPE_ID 8 /* uint16_t */
 
 #endif
