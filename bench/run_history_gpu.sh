@@ -6,32 +6,35 @@
 # history.performance WARN naming this GPU's own median; a last idle run PASSes again. The
 # GPU's settings are never changed (a lower power limit would be the natural slow GPU; sharing
 # it is the slow GPU we may make).
-# Usage: bench/run_history_gpu.sh BINDIR OUTDIR [RUNS]   (BINDIR holds gv-check, gv-history)
+# Usage: bench/run_history_gpu.sh BUILD OUTDIR [RUNS]
+#   BUILD: the library and gpuverify-worker, with gv-check and gv-history there or in examples/
 set -u
 . "$(dirname "$0")/bench_setup.sh"
 bench_setup "$1" "$2"
 runs=${3:-10}
+tools=$bin
+[ -x "$bin/examples/gv-check" ] && tools=$bin/examples
 db=$out/history.db
 checks=cuda.init,cuda.matmul,cuda.copy,gemm.bf16,gemm.fp16,history
 rm -f "$db" "$db-wal" "$db-shm"
 printf 'busy = ignore\n' >"$out/busy-ignore.conf"
 for i in $(seq "$runs"); do
-    "$bin/gv-check" --gpus 0 --checks "$checks" --state "$db" --json >"$out/idle_$i.json" \
+    "$tools/gv-check" --gpus 0 --checks "$checks" --state "$db" --json >"$out/idle_$i.json" \
         2>"$out/idle_$i.err"
     echo "idle run $i: exit $?"
 done
 python3 "$here/peer_load.py" 60 4 >"$out/load.log" 2>&1 &
 load=$!
 sleep 8 # the tenant's context and first GEMMs
-"$bin/gv-check" --gpus 0 --checks "$checks" --state "$db" --policy "$out/busy-ignore.conf" \
+"$tools/gv-check" --gpus 0 --checks "$checks" --state "$db" --policy "$out/busy-ignore.conf" \
     --json >"$out/busy.json" 2>"$out/busy.err"
 echo "busy run: exit $?"
 kill "$load" 2>/dev/null
 wait "$load" 2>/dev/null
-"$bin/gv-check" --gpus 0 --checks "$checks" --state "$db" --json >"$out/after.json" \
+"$tools/gv-check" --gpus 0 --checks "$checks" --state "$db" --json >"$out/after.json" \
     2>"$out/after.err"
 echo "idle run after: exit $?"
-[ -x "$bin/gv-history" ] && "$bin/gv-history" --state "$db" --gpu gpu0 \
+[ -x "$tools/gv-history" ] && "$tools/gv-history" --state "$db" --gpu gpu0 \
     --checks gemm,cuda.copy --chart >"$out/chart.txt" 2>&1
 ls -l "$db" >"$out/db_size.txt"
 python3 - "$out" "$runs" <<'PY'

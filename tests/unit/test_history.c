@@ -152,6 +152,30 @@ static void slowing_gpu_warns_against_its_own_median(void **state)
     assert_non_null(strstr(c.message, "median 716 over 5 runs"));
 }
 
+static void a_noisy_gpu_is_judged_by_its_own_spread(void **state)
+{
+    history_fixture *f = *state;
+    /* The short GEMM of an idle H100 measured on the GPU machine: 650 to 719 TFLOPS, run to
+     * run. The slowest of them is no finding; a shared GPU's 291 is. */
+    static const double idle[] = {651.9, 697.2, 654.4, 701.9, 718.8,
+                                  712.7, 657.5, 650.5, 674.1, 658.2};
+    for (int i = 0; i < 10; i++) {
+        set_value(f->r, "gemm.fp16", "gpu0", idle[i], "TFLOPS");
+        append(f, T0 + i * DAY);
+    }
+    set_value(f->r, "gemm.fp16", "gpu0", 640, "TFLOPS");
+    gv_check_result c = judge(f, gv_history_history_performance, T0 + 10 * DAY,
+                              "history.performance", "gpu0", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    set_value(f->r, "gemm.fp16", "gpu0", 290.9, "TFLOPS");
+    c = judge(f, gv_history_history_performance, T0 + 10 * DAY, "history.performance", "gpu0",
+              NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "spread"));
+    /* The floor is the policy's 0.95 or three spreads below the median, the lower. */
+    assert_true(c.value < 0.5);
+}
+
 static void too_few_runs_skip_saying_how_many(void **state)
 {
     history_fixture *f = *state;
@@ -311,6 +335,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(slowing_gpu_warns_against_its_own_median, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_noisy_gpu_is_judged_by_its_own_spread, setup, teardown),
         cmocka_unit_test_setup_teardown(too_few_runs_skip_saying_how_many, setup, teardown),
         cmocka_unit_test_setup_teardown(climbing_correctable_errors_warn, setup, teardown),
         cmocka_unit_test_setup_teardown(spare_banks_running_out_are_projected, setup, teardown),
