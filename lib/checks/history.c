@@ -315,23 +315,23 @@ void gv_history_history_memory_errors(gv_history_judge *j)
                           "gpu.row_remap)");
             continue;
         }
-        gv_history_record rec = {0, 0, 0};
-        if (gv_history_record_of(j->db, hs, since, &rec, why, sizeof why)) {
+        long runs = gv_history_runs_of(j->db, hs, since, pol.min_runs, why, sizeof why);
+        if (runs < 0) {
             query_failed(j, id, subs[s], why);
             continue;
         }
-        if (rec.runs < pol.min_runs) {
+        if (runs < pol.min_runs) {
             gv_report_add(j->report, id, subs[s], GV_SKIP,
                           "not enough history: %ld earlier run(s) in the last %g days, %ld needed",
-                          rec.runs, pol.window_days, pol.min_runs);
+                          runs, pol.window_days, pol.min_runs);
             continue;
         }
         double days;
         int warn = memory_trend(j, &pol, subs[s], hs, since, text, sizeof text, &days);
         if (warn < 0)
             continue;
-        gv_check_result *c = gv_report_add(j->report, id, subs[s], warn ? GV_WARN : GV_PASS,
-                                           "%s; %ld earlier runs", text, rec.runs);
+        gv_check_result *c =
+            gv_report_add(j->report, id, subs[s], warn ? GV_WARN : GV_PASS, "%s", text);
         if (warn) {
             gv_result_remedy(c, "memory errors growing on this GPU: plan its replacement before "
                                 "the spare rows run out; `dcgmi diag -r 3` meanwhile");

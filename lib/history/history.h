@@ -63,6 +63,10 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
                            long long since_unix, int oldest, gv_history_point *out, char *why,
                            size_t cap);
 
+/* A GPU's (its UUID) runs since `since_unix`, counted up to at_most; -1 on error. */
+long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,
+                        char *why, size_t cap);
+
 /* Runs since `since_unix` of a GPU (its UUID) or a node ("<hostname>/node"), and how many of
  * them had a FAIL, or an ERROR not caused by another gpuverify's hold, among its rows (the
  * node's: any row); the first such run's time. */

@@ -64,6 +64,26 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
     return rc == SQLITE_ROW;
 }
 
+long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,
+                        char *why, size_t cap)
+{
+    sqlite3_stmt *st;
+    /* Stops at at_most: the caller asks whether there are enough, not how many. */
+    if (sqlite3_prepare_v2(h->db,
+                           "SELECT count(*) FROM (SELECT 1 FROM gpus WHERE uuid = ?"
+                           " AND started_unix >= ? LIMIT ?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return gv_history_fail(h, why, cap, "reading the record");
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, since_unix);
+    sqlite3_bind_int64(st, 3, at_most);
+    long n = -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = (long)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n >= 0 ? n : gv_history_fail(h, why, cap, "reading the record");
+}
+
 int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
                          gv_history_record *out, char *why, size_t cap)
 {

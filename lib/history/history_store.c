@@ -96,6 +96,22 @@ static int migrate(gv_history *h, char *why, size_t cap)
     if (pragma(h, "PRAGMA user_version") == GV_HISTORY_SCHEMA &&
         pragma(h, "PRAGMA application_id") == GV_HISTORY_APPLICATION_ID)
         return 0;
+    /* A new file: auto_vacuum takes effect only before its tables are made (so that pruning
+     * can give space back, keep_mb); WAL, kept in the file, lets readers never wait for a
+     * writer. Neither changes a file that has them. */
+    sqlite3_stmt *st;
+    const char *mode = NULL;
+    int wal = 0;
+    if (exec(h, "PRAGMA auto_vacuum = INCREMENTAL", why, cap, "reading it"))
+        return -1;
+    if (sqlite3_prepare_v2(h->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            mode = (const char *)sqlite3_column_text(st, 0);
+        wal = mode && !strcmp(mode, "wal");
+        sqlite3_finalize(st);
+    }
+    if (!wal)
+        return gv_history_fail(h, why, cap, "switching to its WAL journal");
     if (exec(h, "BEGIN IMMEDIATE", why, cap, "waiting for another run's write"))
         return -1;
     long long version = pragma(h, "PRAGMA user_version");
@@ -158,28 +174,12 @@ int gv_history_open(const char *path, const gv_history_limits *limits, gv_histor
      * run's close: no run waits for the disk, and the next open reads at most that much back. */
     sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     sqlite3_wal_autocheckpoint(h->db, 256);
-    /* auto_vacuum takes effect only on a file without tables: set before they are made, so
-     * that pruning can give space back (keep_mb). */
-    if (exec(h, "PRAGMA auto_vacuum = INCREMENTAL", why, cap, "reading it") ||
-        migrate(h, why, cap)) {
+    if (migrate(h, why, cap)) {
         gv_history_close(h);
         return -1;
     }
-    /* WAL: readers never wait for a writer; synchronous NORMAL, no fsync per run (a crash
-     * loses at most the last runs, never the file). */
-    sqlite3_stmt *st;
-    const char *mode = NULL;
-    if (sqlite3_prepare_v2(h->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            mode = (const char *)sqlite3_column_text(st, 0);
-        int wal = mode && !strcmp(mode, "wal");
-        sqlite3_finalize(st);
-        if (!wal) {
-            gv_history_fail(h, why, cap, "switching to its WAL journal");
-            gv_history_close(h);
-            return -1;
-        }
-    }
+    /* Synchronous NORMAL in WAL mode: no fsync per run (a crash loses at most the last runs,
+     * never the file). */
     if (exec(h, "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 1048576", why, cap,
              "reading it")) {
         gv_history_close(h);
@@ -407,8 +407,8 @@ static int prune(gv_history *h, long long now)
     /* Most runs delete nothing: one look at the oldest run and the count says so. */
     sqlite3_stmt *st;
     long long oldest = 0, runs = 0;
-    if (sqlite3_prepare_v2(h->db, "SELECT min(started_unix), count(*) FROM runs", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(h->db, "SELECT min(started_unix), count(*) FROM runs", -1, &st, NULL) !=
+        SQLITE_OK)
         return -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
         oldest = sqlite3_column_int64(st, 0);

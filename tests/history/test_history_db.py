@@ -128,7 +128,15 @@ if os.geteuid() == 0 and shutil.which("mount"):
             ro = os.path.join(mnt, "ro.db")
             gv_check(state=ro)
             subprocess.run(["mount", "-o", "remount,ro", mnt], check=True)
-            unusable("read-only", ro, "read-only")
+            # Read-only: judged from the record it holds, the run not recorded: one ERROR row.
+            report, code, _ = gv_check(state=ro)
+            rows = [r for r in history_rows(report) if r["verdict"] == "ERROR"]
+            expect(len(rows) == 1 and ro in rows[0]["message"] and
+                   "read-only" in rows[0]["message"] and "not recorded" in rows[0]["message"],
+                   "read-only: one ERROR row naming the file, read-only, not recorded (%s)" %
+                   [r["message"] for r in history_rows(report)])
+            expect(others(report) == others(STATELESS), "read-only: the other rows as a stateless "
+                   "run's")
             subprocess.run(["mount", "-o", "remount,rw,size=256k", mnt], check=True)
             full = os.path.join(mnt, "full.db")
             filler = os.path.join(mnt, "filler")
