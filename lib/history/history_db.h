@@ -13,7 +13,8 @@ struct gv_history {
     sqlite3 *db;
     char path[PATH_MAX];
     gv_history_limits limits;
-    int pruned; /* runs were deleted: their pages can go back to the file system */
+    int pruned;    /* runs were deleted: their pages can go back to the file system */
+    int wal_pages; /* the WAL's pages after the last commit */
 };
 
 /* "history database <path>: <doing>: <SQLite's message>" into why; -1. */

@@ -13,6 +13,7 @@
 #include "history/history_db.h"
 
 /* 'GPUV': a SQLite file of another program is refused rather than written into. */
+#define GV_HISTORY_WAL_PAGES 256 /* 1 MB of 4 KiB pages */
 #define GV_HISTORY_APPLICATION_ID 0x47505556
 
 /* Schema versions, one statement list each: migration N takes a database of version N to N+1.
@@ -153,6 +154,15 @@ static int migrate(gv_history *h, char *why, size_t cap)
     return exec(h, "COMMIT", why, cap, "creating its tables");
 }
 
+/* The WAL's size after each commit (sqlite3_wal_hook). */
+static int wal_pages(void *user, sqlite3 *db, const char *name, int pages)
+{
+    (void)db;
+    (void)name;
+    ((gv_history *)user)->wal_pages = pages;
+    return SQLITE_OK;
+}
+
 int gv_history_open(const char *path, const gv_history_limits *limits, gv_history **out, char *why,
                     size_t cap)
 {
@@ -170,10 +180,11 @@ int gv_history_open(const char *path, const gv_history_limits *limits, gv_histor
         return -1;
     }
     sqlite3_busy_timeout(h->db, (int)(limits->wait_s * 1000));
-    /* The WAL is folded into the file by the commit that fills 256 pages (1 MB), not by each
-     * run's close: no run waits for the disk, and the next open reads at most that much back. */
+    /* The WAL is folded into the file by the append that takes it past GV_HISTORY_WAL_PAGES
+     * (gv_history_append), not by each run's close: no run but that one waits for the disk,
+     * and an open reads at most that much back. */
     sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-    sqlite3_wal_autocheckpoint(h->db, 256);
+    sqlite3_wal_hook(h->db, wal_pages, h);
     if (migrate(h, why, cap)) {
         gv_history_close(h);
         return -1;
@@ -462,6 +473,12 @@ int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *r
     }
     if (exec(h, "COMMIT", why, cap, "recording the run"))
         return sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL), -1;
+    /* Truncate: the pages go into the file and the WAL starts again from nothing, so that the
+     * next run's open reads none of it back (a passive checkpoint leaves the WAL to grow when
+     * each run is a connection of its own). It waits for a reader at most the policy's wait;
+     * an error costs only the WAL's size until the next run's. */
+    if (h->wal_pages >= GV_HISTORY_WAL_PAGES)
+        sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     /* Gives the pages of deleted runs back to the file system; an error costs only space. */
     if (h->pruned)
         sqlite3_exec(h->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);
