@@ -316,10 +316,14 @@ int main(int argc, char **argv)
     printf("per run       gv_run_history (open, %d judge(s), append, close), %ld runs (of %ld "
            "asked, %.0f s at most) from %lld runs of history:\n",
            judges, timed, reps, seconds, before);
-    printf("              median %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms\n", median, p95,
-           t[0], t[timed - 1]);
-    printf("bar           <= %.0f ms per run: median %s, p95 %s\n", BAR_MS,
-           median <= BAR_MS ? "within" : "OVER", p95 <= BAR_MS ? "within" : "OVER");
+    double mean = 0;
+    for (long k = 0; k < timed; k++)
+        mean += t[k] / (double)timed;
+    printf("              median %.3f ms, mean %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms\n",
+           median, mean, p95, t[0], t[timed - 1]);
+    printf("bar           <= %.0f ms per run: median %s, mean %s, p95 %s\n", BAR_MS,
+           median <= BAR_MS ? "within" : "OVER", mean <= BAR_MS ? "within" : "OVER",
+           p95 <= BAR_MS ? "within" : "OVER");
     printf("steps         median ms over %ld more runs:", parts);
     const char *names[] = {"open", "append", "close"};
     for (long s = 0; s < width; s++) {

@@ -20,8 +20,10 @@
  * A released step is never edited; a change of schema is a step added at the end. */
 static const char *const migrations[] = {
     /* 0 -> 1. The indexes are what the history checks ask for, so that a run's judgement costs
-     * index seeks, not scans, however long the record: a figure's last runs by subject and
-     * check; a counter's first or last value in a window; a GPU's or node's runs in one. */
+     * index seeks, not scans, however long the record: a subject's last figures, its counters
+     * at the start or end of a window, a GPU's or node's runs in one. Each is keyed by subject
+     * and time only, so that a run's new entries land together on one page per subject: a
+     * run writes a few pages, not one per counter. */
     "CREATE TABLE runs("
     " id INTEGER PRIMARY KEY, started_unix INTEGER NOT NULL, hostname TEXT NOT NULL,"
     " level TEXT NOT NULL, gpuverify_version TEXT NOT NULL, driver_version TEXT NOT NULL,"
@@ -41,13 +43,12 @@ static const char *const migrations[] = {
     " verdict TEXT NOT NULL, action TEXT NOT NULL, held INTEGER NOT NULL, value REAL,"
     " unit TEXT NOT NULL, measured TEXT NOT NULL, message TEXT NOT NULL,"
     " fingerprint TEXT NOT NULL, PRIMARY KEY(run_id, seq));"
-    "CREATE INDEX figures ON results(subject, check_id, run_id)"
-    " WHERE unit IN ('TFLOPS', 'GB/s');"
+    "CREATE INDEX figures ON results(subject, run_id) WHERE unit IN ('TFLOPS', 'GB/s');"
     "CREATE TABLE counters("
     " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,"
     " subject TEXT NOT NULL, check_id TEXT NOT NULL, started_unix INTEGER NOT NULL,"
     " PRIMARY KEY(run_id, seq, name));"
-    "CREATE INDEX counters_by_subject ON counters(subject, check_id, name, started_unix);",
+    "CREATE INDEX counters_by_subject ON counters(subject, started_unix);",
 };
 #define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
 
