@@ -181,8 +181,9 @@ void gv_active_stress(gv_active_run *run)
         return; /* every chosen GPU spared, each with its rows */
     gv_progress_begin(run->ctx, gv_id_stress_gemm, "node");
     gv_stress_result *r = malloc(sizeof *r);
+    /* A sample every 0.9 interval at the most (stress_gemm.c). */
     o.series_capacity =
-        (uint32_t)(o.duration_s / o.interval_s + 64) * (o.gpu_count ? o.gpu_count : 1);
+        (uint32_t)(o.duration_s / (0.9 * o.interval_s) + 64) * (o.gpu_count ? o.gpu_count : 1);
     o.series = calloc(o.series_capacity, sizeof *o.series);
     if (!r || !o.series) {
         free(o.series);

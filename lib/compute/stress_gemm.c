@@ -36,6 +36,11 @@ typedef struct stress_gpu {
     int running; /* set up, and no error since */
     double *rates, *times;
     uint32_t nrates, cap;
+    /* Batches since the last sample: a batch of MAX_BATCH small GEMMs may take less than an
+     * interval, and the series holds one sample per interval (its capacity is made so). */
+    double pending_ms, last_sample_t;
+    unsigned pending_gemms;
+    uint32_t pending_bad;
     gv_stress_gpu *out;
 } stress_gpu;
 
@@ -188,7 +193,7 @@ static gv_status open_gpu(stress *st, uint32_t cuda, stress_gpu *sg)
     }
     double fit = st->o.interval_s * 1e3 / per;
     sg->batch = fit < 1 ? 1 : fit > MAX_BATCH ? MAX_BATCH : (unsigned)fit;
-    sg->cap = (uint32_t)(st->o.duration_s / st->o.interval_s) + 16;
+    sg->cap = (uint32_t)(st->o.duration_s / (0.9 * st->o.interval_s)) + 16;
     sg->rates = calloc(sg->cap, sizeof *sg->rates);
     sg->times = calloc(sg->cap, sizeof *sg->times);
     if (!sg->rates || !sg->times)
@@ -198,7 +203,10 @@ static gv_status open_gpu(stress *st, uint32_t cuda, stress_gpu *sg)
     return GV_OK;
 }
 
-/* The batch's hashes against the first result; one sample into the series. */
+static void take_sample(stress *st, stress_gpu *sg, double t);
+
+/* The batch's hashes against the first result; a sample into the series once an interval has
+ * passed since the last (or at once when a result differed). */
 static void take_batch(stress *st, stress_gpu *sg, double ms, double t)
 {
     gv_stress_gpu *out = sg->out;
@@ -212,8 +220,27 @@ static void take_batch(stress *st, stress_gpu *sg, double ms, double t)
         }
     }
     out->mismatches += bad;
+    sg->pending_ms += ms;
+    sg->pending_gemms += sg->batch;
+    sg->pending_bad += bad;
+    /* 0.9: a batch sized to fill an interval ends a little short of it (a whole number of
+     * GEMMs), and each such batch is a sample of its own. */
+    if (t - sg->last_sample_t >= 0.9 * st->o.interval_s || bad)
+        take_sample(st, sg, t);
+}
+
+/* The batches since the last sample as one sample of the series. */
+static void take_sample(stress *st, stress_gpu *sg, double t)
+{
+    gv_stress_gpu *out = sg->out;
     double flop = 2.0 * st->o.size * st->o.size * (double)st->o.size;
-    double tflops = ms > 0 ? flop * sg->batch / (ms * 1e-3) / 1e12 : 0;
+    double tflops =
+        sg->pending_ms > 0 ? flop * sg->pending_gemms / (sg->pending_ms * 1e-3) / 1e12 : 0;
+    uint32_t bad = sg->pending_bad;
+    sg->pending_ms = 0;
+    sg->pending_gemms = 0;
+    sg->pending_bad = 0;
+    sg->last_sample_t = t;
     if (sg->nrates < sg->cap) {
         sg->rates[sg->nrates] = tflops;
         sg->times[sg->nrates++] = t;
@@ -266,6 +293,8 @@ static void run(stress *st)
     st->r->duration_s = gv_now_s() - t0;
     for (uint32_t i = 0; i < st->count; i++) {
         stress_gpu *sg = &st->gpus[i];
+        if (sg->pending_gemms) /* the last interval's batches, however short */
+            take_sample(st, sg, gv_now_s() - t0);
         gv_sampler_stop(&sg->sampler);
         gv_stress_gpu *out = sg->out;
         gv_sample_totals t;
