@@ -210,10 +210,10 @@ typedef struct gv_gemm_opts {
  * alike with every other GPU of its node agrees with them; a fleet compares the hashes of nodes
  * whose keys are equal, and healthy GPUs give equal hashes under equal keys. Since ABI 1.1. */
 typedef struct gv_gemm_fingerprint {
-    char hash[32]; /* "crc32:<8 hex digits>", zlib's CRC-32 of the result's bytes; "" none */
-    char key[224]; /* GPU model, driver, cuBLASLt version, data type, size, the algorithm:
-                      "NVIDIA H200|132 SMs|580.95.05|cublasLt 130200|fp16|2048x2048x2048|algo
-                      23 tile 18 stages 9 splitk 1 ..." */
+    char hash[32];  /* "crc32:<8 hex digits>", zlib's CRC-32 of the result's bytes; "" none */
+    char key[224];  /* GPU model, driver, cuBLASLt version, data type, size, the algorithm:
+                       "NVIDIA H200|132 SMs|580.95.05|cublasLt 130200|fp16|2048x2048x2048|algo
+                       23 tile 18 stages 9 splitk 1 ..." */
     double seconds; /* what it took: inputs, product, copy back, CRC; 0 when not computed */
 } gv_gemm_fingerprint;
 
