@@ -64,10 +64,10 @@ static void usage(FILE *to)
             "  --copy-mib N       buffer of the cuda.copy check (default 64)\n"
             "  --nccl-kib N       largest all-reduce of nccl.allreduce (default 262144)\n"
             "  --topology-xml F   topo.* checks on this `lstopo --of xml` file, not this machine\n"
-            "  --state FILE       keep each GPU's history in this SQLite file and judge the run\n"
-            "                     against it (history.*); default: " GV_CLI_STATE_ROOT
-            " for root,\n"
-            "                     else $XDG_STATE_HOME/gpuverify/history.db (docs/history.md)\n"
+            "  --state FILE       record every run in this SQLite file and judge each GPU\n"
+            "                     against its own history (history.*; none without --state);\n"
+            "                     FILE 'default': " GV_CLI_STATE_ROOT "\n"
+            "                     for root, else $XDG_STATE_HOME/gpuverify/history.db\n"
             "Exit status: 0 healthy (PASS, WARN, SKIP), 1 a check FAILed, 2 usage error or the\n"
             "run could not start, 3 could not judge (no FAIL, a check ERRORed), 4 not judged:\n"
             "another gpuverify held the GPUs (no FAIL; every ERROR such a hold).\n"
@@ -280,6 +280,10 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
     } else if (strcmp(a, "--policy") == 0)
         *policy_path = v;
     else if (strcmp(a, "--state") == 0) {
+        if (!*v) {
+            fprintf(stderr, "gv-check: --state wants a file or 'default', not ''\n");
+            return GV_CLI_USAGE;
+        }
         if (strcmp(v, "default") == 0 && !(v = gv_cli_default_state(TOOL, 1)))
             return GV_CLI_USAGE;
         opts->state_path = v;

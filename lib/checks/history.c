@@ -200,8 +200,13 @@ void gv_history_history_performance(gv_history_judge *j)
             gv_result_remedy(c, "run it again on an idle GPU; a GPU that stays slower than its "
                                 "own record has a cooling, power or hardware fault");
             gv_result_action(c, GV_ACTION_RERUN);
-        } else {
+        } else if (compared == 1) {
             c = gv_report_add(j->report, id, subs[s], GV_PASS, "%s", all);
+        } else {
+            /* Every comparison would not fit a row: the one nearest its floor, and how many. */
+            c = gv_report_add(j->report, id, subs[s], GV_PASS,
+                              "%d figures at or above their floors; the nearest: %s", compared,
+                              worst_text);
         }
         gv_result_measured(c, worst, "x median", "%.3fx", worst);
         gv_result_expected(c, "policy", ">= %.3fx of its median", worst_floor);

@@ -3,11 +3,13 @@
  * created and migrated, runs appended in one transaction each and pruned to the policy's
  * limits. SQLite (WAL journal) makes two runs writing at once safe; nothing here can block
  * longer than the wait the policy gives. */
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "history/history_db.h"
@@ -164,10 +166,31 @@ static int wal_pages(void *user, sqlite3 *db, const char *name, int pages)
     return SQLITE_OK;
 }
 
+/* What SQLite would only call "unable to open database file": a directory, or a directory that
+ * is not there. 0 when neither. */
+static int unusable_path(const char *path, char *why, size_t cap)
+{
+    struct stat st;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return snprintf(why, cap, "history database %s: is a directory, not a file", path), -1;
+    if (slash && stat(dir, &st) != 0)
+        return snprintf(why, cap, "history database %s: its directory %s: %s", path, dir,
+                        strerror(errno)),
+               -1;
+    return 0;
+}
+
 int gv_history_open(const char *path, const gv_history_limits *limits, gv_history **out, char *why,
                     size_t cap)
 {
     *out = NULL;
+    if (unusable_path(path, why, cap))
+        return -1;
     gv_history *h = calloc(1, sizeof *h);
     if (!h)
         return snprintf(why, cap, "history database %s: out of memory", path), -1;
@@ -204,6 +227,8 @@ int gv_history_open(const char *path, const gv_history_limits *limits, gv_histor
 int gv_history_open_read(const char *path, gv_history **out, char *why, size_t cap)
 {
     *out = NULL;
+    if (unusable_path(path, why, cap))
+        return -1;
     gv_history *h = calloc(1, sizeof *h);
     if (!h)
         return snprintf(why, cap, "history database %s: out of memory", path), -1;

@@ -58,9 +58,20 @@ static void without_history(const gv_run_plan *plan, gv_report *r, int verdict, 
             gv_check_result *c = gv_report_add(r, gv_checks[i].id, "node", verdict, "%s", why);
             gv_result_action(c, action);
             if (verdict == GV_ERROR)
-                gv_result_remedy(c, "move the damaged database aside, or name a writable path "
-                                    "(gv-check --state); the run itself is complete");
+                gv_result_remedy(c, "name a database that can be read and written (gv-check "
+                                    "--state), moving a corrupt one aside; the run itself is "
+                                    "complete");
         }
+}
+
+/* The check whose row says the database could not be used: the first history check selected,
+ * else history.record (a run that judges nothing against its history is still recorded). */
+static const char *reporter(const gv_run_plan *plan)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (plan->history[i])
+            return gv_checks[i].id;
+    return gv_id_history_record;
 }
 
 void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
@@ -68,7 +79,9 @@ void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
     int any = 0;
     for (size_t i = 0; i < gv_check_count; i++)
         any |= plan->history[i];
-    if (!any)
+    /* With a database every run is recorded, whatever it checked; without one, only a history
+     * check that was named has a row to make. */
+    if (!any && !ctx->state_path[0])
         return;
     double t0 = gv_now_s();
     size_t first = r->count;
@@ -83,7 +96,14 @@ void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
                         "set");
     } else if (gv_history_open(ctx->state_path, &pol.limits, &db, why, sizeof why)) {
         gv_append(why, sizeof why, "", "; this run is judged without history and not recorded");
-        without_history(plan, r, GV_ERROR, GV_ACTION_FIX_CONFIG, why);
+        if (any) {
+            without_history(plan, r, GV_ERROR, GV_ACTION_FIX_CONFIG, why);
+        } else {
+            gv_check_result *c = gv_report_add(r, reporter(plan), "node", GV_ERROR, "%s", why);
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
+            gv_result_remedy(c, "name a database that can be read and written (gv-check "
+                                "--state); the run itself is complete");
+        }
     } else {
         gv_history_run run = {.started_unix = r->started_unix};
         comparable(plan, r, run.comparable, sizeof run.comparable);
@@ -94,13 +114,9 @@ void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
                 gv_checks[i].history(&judge);
         gv_report_flush(r);
         if (gv_history_append(db, r, &run, why, sizeof why)) {
-            /* The rows above stand; one row says the run was not kept: the first history
-             * check's. */
-            size_t i = 0;
-            while (!plan->history[i])
-                i++;
+            /* The rows above stand; one row says the run was not kept. */
             gv_append(why, sizeof why, "", "; this run is not recorded");
-            gv_check_result *c = gv_report_add(r, gv_checks[i].id, "node", GV_ERROR, "%s", why);
+            gv_check_result *c = gv_report_add(r, reporter(plan), "node", GV_ERROR, "%s", why);
             gv_result_action(c, GV_ACTION_FIX_CONFIG);
             gv_result_remedy(c, "free space or a writable path for the database (gv-check "
                                 "--state); the run itself is complete");

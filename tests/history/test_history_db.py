@@ -97,6 +97,14 @@ expect(record and all(r["verdict"] == "PASS" and "0 of 6 runs" in r["message"] f
        "six healthy runs: history.record PASS, 0 of 6 runs")
 expect(count_runs(good) == (6, 6), "six runs recorded, each with its rows")
 
+# A selection without history.* still records the run: the record is of every run.
+env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(FIXTURES, "scenarios", "h100x8.conf"))
+p = subprocess.run([GV_CHECK, "--json", "--library-dir", FAKELIB, "--checks", "system,driver",
+                    "--sysroot", os.path.join(FIXTURES, "sysroots", "h100-open"), "--state", good],
+                   env=env, capture_output=True, text=True, timeout=120)
+expect(p.returncode == 0 and not history_rows(json.loads(p.stdout)) and count_runs(good)[0] == 7,
+       "--checks system,driver with --state: no history row, the run recorded (7 runs)")
+
 corrupt = os.path.join(WORK, "corrupt.db")
 shutil.copy(good, corrupt)
 with open(corrupt, "r+b") as f:

@@ -12,7 +12,7 @@ from . import _args as A
 from . import _native
 from . import _structs as S
 from ._native import lib, text
-from .errors import GpuverifyError, for_status
+from .errors import GpuverifyError, InvalidArgumentError, for_status
 
 LEVELS = {"standard": 0, "quick": 1, "extended": 2}
 ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
@@ -407,6 +407,20 @@ def _b(s: Optional[str]) -> Optional[bytes]:
     return None if s is None else str(s).encode()
 
 
+def _default_state() -> str:
+    """gv-check's `--state default`: root's history under /var/lib, a user's under
+    $XDG_STATE_HOME (else ~/.local/state), the directory made if missing."""
+    import os
+    if os.geteuid() == 0:
+        path = "/var/lib/gpuverify/history.db"
+    else:
+        base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                 ".local", "state")
+        path = os.path.join(base, "gpuverify", "history.db")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return path
+
+
 class Context:
     """A session with the library: its settings, and the runs and measurements made with it.
     Use as ``with gpuverify.Context() as ctx: report = ctx.run("quick")``, or call close().
@@ -417,8 +431,8 @@ class Context:
     the checks and calls run in gpuverify-worker; worker_path: that executable (found beside
     the library by default); in_process: run gemm_bench, mem_test, ... in this process rather
     than in gpuverify-worker (no process start, but no deadline on a call stuck in the driver);
-    state_path: the history database run() keeps each GPU's record in and judges history.*
-    from (docs/history.md), None for none.
+    state_path: the history database run() records every run in and judges history.* from
+    (docs/history.md), "default" as gv-check's --state default, None for none.
 
     Raises LibraryNotFoundError when libgpuverify cannot be loaded, InvalidArgumentError for a
     relative sysroot, IOFailureError for one that does not exist. One context is used by one
@@ -435,7 +449,8 @@ class Context:
         deadline_s = A.real("deadline_s", deadline_s, 0, A.DAY)  # gv_ctx_opts: 0 .. a day
         self._lib = lib()
         # alive as long as the context
-        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path), _b(state_path)]
+        self.state_path = _default_state() if state_path == "default" else state_path
+        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path), _b(self.state_path)]
         opts = S.CtxOpts(sysroot=self._keep[0], library_dir=self._keep[1], log_level=1,
                          live_libraries=-1, deadline_s=deadline_s, worker_path=self._keep[2],
                          flags=CTX_IN_PROCESS if in_process else 0, state_path=self._keep[3])
@@ -579,13 +594,19 @@ class Context:
         finally:
             self._lib.gv_report_free(rep)
 
-    def history(self, path: str, subject: Optional[str] = None, checks: Optional[str] = None,
-                since_unix: int = 0, last: int = 0) -> Dict[str, Any]:
-        """The history database at path (docs/history.md) as a dict: {"database", "runs": [...]},
+    def history(self, path: Optional[str] = None, subject: Optional[str] = None,
+                checks: Optional[str] = None, since_unix: int = 0,
+                last: int = 0) -> Dict[str, Any]:
+        """The history database at path (default: the context's state_path; "default" as for
+        gv-check) as a dict (docs/history.md): {"database", "runs": [...]},
         runs newest first with their GPUs and rows, filtered by subject (a GPU's UUID, a host
         name, "host/subject"), checks (an ID or prefix), since_unix and the last N runs. The file
         is only read. NotFoundError when there is none; IOFailureError when it is not a
         gpuverify history or cannot be read."""
+        path = _default_state() if path == "default" else path or self.state_path
+        if not path:
+            raise InvalidArgumentError("Context.history: no path, and the context has no "
+                                       "state_path")
         since_unix = A.whole("since_unix", since_unix, 0, 2**63 - 1, zero=True)
         last = A.whole("last", last, 0, 2**32 - 1, zero=True)
         keep = [_b(subject), _b(checks)]

@@ -338,3 +338,4 @@ def test_history_is_kept_and_read_back(node, tmp_path):
         ctx.history(str(tmp_path / "text.db"))
     with pytest.raises(gpuverify.InvalidArgumentError):
         ctx.history(db, last=-1)
+    assert len(ctx.history(last=1)["runs"]) == 1  # the context's own state_path

@@ -159,6 +159,15 @@ def main():
         return 2
     nccl_runs = [r for r in all_reports if "collective" in r]
     node_reports = [r for r in all_reports if "collective" not in r]
+    # Nodes are named by their host name: two reports of one name are counted as one node's,
+    # which is what a node checked twice is, and a mistake when two nodes share a name.
+    seen = {}
+    for r in node_reports:
+        seen[r.get("hostname")] = seen.get(r.get("hostname"), 0) + 1
+    for host, n in seen.items():
+        if host and n > 1:
+            print("gpuverify-fleet: %d reports name host %s: counted as one node's" % (n, host),
+                  file=sys.stderr)
     medians, problems = analyse(node_reports, args.tolerance)
     pair_medians, pair_problems = analyse_pairs(nccl_runs, args.tolerance)
     medians.update(pair_medians)
