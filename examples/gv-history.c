@@ -461,6 +461,7 @@ typedef struct series {
     size_t rank; /* the check's place in the newest run's rows: the catalog's order */
     double *v;
     size_t n, cap;
+    int constant; /* the same value in every run */
 } series;
 
 /* Names with numbers in them in the numbers' order: gpu2 before gpu10. */
@@ -601,22 +602,40 @@ static int print_chart(const json_t *runs, int utf8)
             s->v[s->n++] = json_number_value(value);
         }
     }
-    size_t width = 5; /* "Trend" */
-    for (size_t j = 0; j < count; j++)
+    /* A figure that never changed over the runs (a version, a mode, a count of links) has no
+     * trend to draw: counted in one line, not charted. */
+    size_t width = 5, unit_width = 4, unchanged = 0; /* "Trend", "Unit" */
+    for (size_t j = 0; j < count; j++) {
+        int constant = all[j].n > 1;
+        for (size_t k = 1; constant && k < all[j].n; k++)
+            constant = all[j].v[k] == all[j].v[0];
+        all[j].constant = constant;
+        unchanged += constant;
+        if (constant)
+            continue;
         width = all[j].n > width ? (all[j].n < TREND_WIDTH ? all[j].n : TREND_WIDTH) : width;
+        unit_width = strlen(all[j].unit) > unit_width ? strlen(all[j].unit) : unit_width;
+    }
     if (ok)
         qsort(all, count, sizeof *all, by_check_subject);
     if (ok && count) {
         size_t nruns = json_array_size(runs);
         printf("%zu figure(s) over %zu run(s), %s to %s; each trend oldest to newest, left to "
-               "right\n\n",
-               count, nruns, text_of(json_array_get(runs, nruns - 1), "started_at"),
+               "right\n",
+               count - unchanged, nruns, text_of(json_array_get(runs, nruns - 1), "started_at"),
                text_of(json_array_get(runs, 0), "started_at"));
-        printf("%-21s %-10s %-8s %4s  %-*s %9s %9s %9s %9s %8s\n", "Check", "Subject", "Unit",
-               "Runs", (int)width, "Trend", "Min", "Median", "Max", "Last", "vs med.");
+        if (unchanged)
+            printf("%zu more did not change over these runs (not charted; --json lists them)\n",
+                   unchanged);
+        if (unchanged < count)
+            printf("\n%-21s %-10s %-*s %4s  %-*s %9s %9s %9s %9s %8s\n", "Check", "Subject",
+                   (int)unit_width, "Unit", "Runs", (int)width, "Trend", "Min", "Median", "Max",
+                   "Last", "vs med.");
     }
     for (size_t j = 0; ok && j < count; j++) {
         series *s = &all[j];
+        if (s->constant)
+            continue;
         for (size_t a = 0, b = s->n - 1; a < b; a++, b--) {
             double t = s->v[a];
             s->v[a] = s->v[b];
@@ -643,7 +662,8 @@ static int print_chart(const json_t *runs, int utf8)
         else
             snprintf(label, sizeof label, "%s/%s", s->host, s->subject);
         size_t cols = trend(s, utf8, line, sizeof line);
-        printf("%-21s %-10s %-8s %4zu  ", s->check, label, *s->unit ? s->unit : "-", s->n);
+        printf("%-21s %-10s %-*s %4zu  ", s->check, label, (int)unit_width,
+               *s->unit ? s->unit : "-", s->n);
         padded(line, cols, width);
         printf(" %9s %9s %9s %9s %8s\n", lo, mid, hi, end, vs);
     }
