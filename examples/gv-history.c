@@ -49,7 +49,8 @@ static void usage(void)
         "                     its runs, min, median, max, last value and last against median;\n"
         "                     block characters in a UTF-8 locale, else ASCII (.:-=+*#@)\n"
         "  --csv              a line per row: started_at,hostname,run_verdict,check,subject,\n"
-        "                     history_subject,verdict,action,value,unit,measured (RFC 4180)\n"
+        "                     history_subject,verdict,action,value,unit,measured,message\n"
+        "                     (RFC 4180; the message of WARN, FAIL and ERROR rows)\n"
         "  --json             gv_history_json's JSON (docs/tools.md, \"gv-history\")\n"
         "Exit status: 0 shown, 1 nothing matched, 2 usage error or the database cannot be read.\n"
         "Environment: NO_COLOR turns colour off; LC_ALL, LC_CTYPE, LANG choose the chart's\n"
@@ -404,6 +405,9 @@ static void print_table(const json_t *runs)
             printf("    %s%-7s%s %-24s %-10s %s\n",
                    tty ? gv_cli_verdict_colour(verdict_of(rv)) : "", rv, tty ? "\033[0m" : "",
                    text_of(row, "id"), text_of(row, "subject"), shown);
+            /* Why a row is not a PASS: the database keeps the message of those. */
+            if (*text_of(row, "message"))
+                printf("            %.160s\n", text_of(row, "message"));
         }
         total += json_array_size(rows);
     }
@@ -431,7 +435,7 @@ static void csv_field(const char *s, int last)
 static void print_csv(const json_t *runs)
 {
     printf("started_at,hostname,run_verdict,check,subject,history_subject,verdict,action,value,"
-           "unit,measured\n");
+           "unit,measured,message\n");
     for (size_t i = 0; i < json_array_size(runs); i++) {
         json_t *run = json_array_get(runs, i), *rows = json_object_get(run, "checks");
         for (size_t k = 0; k < json_array_size(rows); k++) {
@@ -449,7 +453,8 @@ static void print_csv(const json_t *runs)
             csv_field(text_of(row, "action"), 0);
             csv_field(num, 0);
             csv_field(text_of(row, "unit"), 0);
-            csv_field(text_of(row, "measured"), 1);
+            csv_field(text_of(row, "measured"), 0);
+            csv_field(text_of(row, "message"), 1);
         }
     }
 }

@@ -101,15 +101,16 @@ rc, out, err = history("--state", db, "--csv")
 rows = list(csv.reader(io.StringIO(out)))
 expect(rc == 0 and rows and rows[0] == ["started_at", "hostname", "run_verdict", "check",
                                         "subject", "history_subject", "verdict", "action",
-                                        "value", "unit", "measured"],
+                                        "value", "unit", "measured", "message"],
        "--csv: exit %s, header %r" % (rc, rows[:1]), out + err)
 expect(len(rows) - 1 == total_rows, "--csv: %d rows, --json %d" % (len(rows) - 1, total_rows))
-expect(all(len(r) == 11 for r in rows), "--csv: a line without 11 fields", out)
+expect(all(len(r) == 12 for r in rows), "--csv: a line without 12 fields", out)
 
 # The table: a line per run, a line per row.
 rc, out, err = history("--state", db)
 run_lines = [line for line in out.splitlines() if re.match(r"\d{4}-\d\d-\d\dT", line)]
-row_lines = [line for line in out.splitlines() if line.startswith("    ")]
+ROW = re.compile(r"    (PASS|WARN|FAIL|SKIP|ERROR) ")  # a row; its message, if any, below it
+row_lines = [line for line in out.splitlines() if ROW.match(line)]
 expect(rc == 0 and len(run_lines) == RUNS and len(row_lines) == total_rows,
        "table: exit %s, %d run lines (want %d), %d row lines (want %d)"
        % (rc, len(run_lines), RUNS, len(row_lines), total_rows), out + err)
@@ -117,7 +118,7 @@ expect(all(HOST in line and "standard" in line for line in run_lines),
        "table: a run line without its host and level", out)
 expect(("%d run(s), %d row(s)" % (RUNS, total_rows)) in out, "table: no count line", out)
 rc, out, err = history("--state", db, "--gpu", "gpu1", "--checks", "gemm.fp16")
-shown = [line.split()[:4] for line in out.splitlines() if line.startswith("    ")]
+shown = [line.split()[:4] for line in out.splitlines() if ROW.match(line)]
 expect(rc == 0 and [s[3] for s in shown] == [str(t) for t in reversed(SLOWING)]
        and all(s[1] == "gemm.fp16" and s[4:] == [] for s in shown)
        and [s[2] for s in shown] == ["gpu1"] + ["gpu0"] * (RUNS - 1),
