@@ -185,25 +185,34 @@ static int unusable_path(const char *path, char *why, size_t cap)
     return 0;
 }
 
+/* The file opened with these SQLite flags and a wait of wait_s for another's lock, after the
+ * checks SQLite words poorly; NULL with why. */
+static gv_history *connect(const char *path, int flags, double wait_s, char *why, size_t cap)
+{
+    if (unusable_path(path, why, cap))
+        return NULL;
+    gv_history *h = calloc(1, sizeof *h);
+    if (!h)
+        return snprintf(why, cap, "history database %s: out of memory", path), NULL;
+    snprintf(h->path, sizeof h->path, "%s", path);
+    if (sqlite3_open_v2(path, &h->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        gv_history_fail(h, why, cap, "cannot open it");
+        gv_history_close(h);
+        return NULL;
+    }
+    sqlite3_busy_timeout(h->db, (int)(wait_s * 1000));
+    return h;
+}
+
 int gv_history_open(const char *path, const gv_history_limits *limits, gv_history **out, char *why,
                     size_t cap)
 {
     *out = NULL;
-    if (unusable_path(path, why, cap))
-        return -1;
-    gv_history *h = calloc(1, sizeof *h);
+    gv_history *h =
+        connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, limits->wait_s, why, cap);
     if (!h)
-        return snprintf(why, cap, "history database %s: out of memory", path), -1;
-    snprintf(h->path, sizeof h->path, "%s", path);
-    h->limits = *limits;
-    int rc = sqlite3_open_v2(
-        path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc != SQLITE_OK) {
-        gv_history_fail(h, why, cap, "cannot open it");
-        gv_history_close(h);
         return -1;
-    }
-    sqlite3_busy_timeout(h->db, (int)(limits->wait_s * 1000));
+    h->limits = *limits;
     /* The WAL is folded into the file by the append that takes it past GV_HISTORY_WAL_PAGES
      * (gv_history_append), not by each run's close: no run but that one waits for the disk,
      * and an open reads at most that much back. */
@@ -227,19 +236,9 @@ int gv_history_open(const char *path, const gv_history_limits *limits, gv_histor
 int gv_history_open_read(const char *path, gv_history **out, char *why, size_t cap)
 {
     *out = NULL;
-    if (unusable_path(path, why, cap))
-        return -1;
-    gv_history *h = calloc(1, sizeof *h);
+    gv_history *h = connect(path, SQLITE_OPEN_READONLY, 10, why, cap);
     if (!h)
-        return snprintf(why, cap, "history database %s: out of memory", path), -1;
-    snprintf(h->path, sizeof h->path, "%s", path);
-    if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
-        gv_history_fail(h, why, cap, "cannot open it");
-        gv_history_close(h);
         return -1;
-    }
-    sqlite3_busy_timeout(h->db, 10000);
     long long version = pragma(h, "PRAGMA user_version");
     long long app = pragma(h, "PRAGMA application_id");
     if (version < 0 || app < 0) {
