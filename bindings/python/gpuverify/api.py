@@ -31,7 +31,33 @@ EXIT_UNJUDGED = 3  # no FAIL, but a check ERRORed: the node could not be judged
 EXIT_HELD = 4  # no FAIL, and every ERROR is a GPU another gpuverify held: not judged yet
 
 
-class Verdict(str, enum.Enum):
+class _LibraryEnum(str, enum.Enum):
+    """An enum of the library's whose members are also the strings its JSON report writes:
+    `.value` is the library's number, and the class takes either (Verdict(2), Verdict("FAIL"))."""
+
+    def __new__(cls, text: str, number: int):
+        member = str.__new__(cls, text)
+        member._value_ = number
+        return member
+
+    @classmethod
+    def _missing_(cls, value):
+        if isinstance(value, str):
+            for member in cls:
+                if str.__str__(member) == value:
+                    return member
+        return None
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return "<%s.%s: %d>" % (type(self).__name__, self.name, self.value)
+
+    __format__ = str.__format__
+
+
+class Verdict(_LibraryEnum):
     """A check's verdict. `.value` is the library's number (PASS 0, WARN 1, FAIL 2, SKIP 3,
     ERROR 4); `Verdict(2)` and `Verdict("FAIL")` both give Verdict.FAIL.
 
@@ -49,32 +75,13 @@ class Verdict(str, enum.Enum):
     SKIP = ("SKIP", 3)
     ERROR = ("ERROR", 4)
 
-    def __new__(cls, name: str, number: int):
-        member = str.__new__(cls, name)
-        member._value_ = number
-        return member
-
-    @classmethod
-    def _missing_(cls, value):
-        if isinstance(value, str) and value in cls.__members__:
-            return cls.__members__[value]
-        return None
-
-    def __str__(self) -> str:
-        return self.name
-
-    def __repr__(self) -> str:
-        return "<Verdict.%s: %d>" % (self.name, self.value)
-
-    __format__ = str.__format__
-
     @property
     def is_problem(self) -> bool:
         """WARN, FAIL or ERROR: a result someone should read."""
         return self in (Verdict.WARN, Verdict.FAIL, Verdict.ERROR)
 
 
-class Action(str, enum.Enum):
+class Action(_LibraryEnum):
     """What to do about a row or a node, in rising order of strength (docs/checks.md,
     "Actions"). `.value` is the library's number (enum gv_action: NONE 0 ... HW_INSPECT 6);
     `Action(4)` and `Action("reset_gpu")` both give Action.RESET_GPU, and each member is also
@@ -94,27 +101,6 @@ class Action(str, enum.Enum):
     RESET_GPU = ("reset_gpu", 4)
     REBOOT_NODE = ("reboot_node", 5)
     HW_INSPECT = ("hw_inspect", 6)
-
-    def __new__(cls, name: str, number: int):
-        member = str.__new__(cls, name)
-        member._value_ = number
-        return member
-
-    @classmethod
-    def _missing_(cls, value):
-        if isinstance(value, str):
-            for member in cls:
-                if str.__str__(member) == value:
-                    return member
-        return None
-
-    def __str__(self) -> str:
-        return str.__str__(self)
-
-    def __repr__(self) -> str:
-        return "<Action.%s: %d>" % (self.name, self.value)
-
-    __format__ = str.__format__
 
     # By strength (the library's order), not as strings.
     def __lt__(self, other):
