@@ -444,7 +444,9 @@ def scenarios(c, failures, timings):
     state = ""
     while time.monotonic() < end:
         state = c.run(["squeue", "-h", "-j", job, "-o", "%T %r"], check=False).stdout.strip()
-        if "held" in state.lower():
+        # Slurm shows the job COMPLETING (launch failed, requeued held) while it cleans up
+        # the failed launch; the state that lasts is PENDING.
+        if state.startswith("PENDING") and "held" in state.lower():
             break
         time.sleep(0.5)
     print("%-44s %s" % ("batch job %s after the Prolog FAIL" % job, state))
