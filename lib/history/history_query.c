@@ -12,16 +12,15 @@ long gv_history_figures(gv_history *h, const char *subject, const char *check, c
                         const char *comparable, gv_history_point *out, size_t max, char *why,
                         size_t cap)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h->db,
-                           "SELECT runs.started_unix, results.value FROM results"
-                           " JOIN runs ON runs.id = results.run_id"
-                           " WHERE results.subject = ? AND results.check_id = ?"
-                           " AND results.unit = ? AND runs.comparable = ?"
-                           " AND results.unit IN ('TFLOPS', 'GB/s')" /* the figures index */
-                           " AND results.verdict IN ('PASS', 'WARN') AND results.value IS NOT NULL"
-                           " ORDER BY results.run_id DESC LIMIT ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = gv_history_statement(
+        h, "SELECT runs.started_unix, results.value FROM results"
+           " JOIN runs ON runs.id = results.run_id"
+           " WHERE results.subject = ? AND results.check_id = ?"
+           " AND results.unit = ? AND runs.comparable = ?"
+           " AND results.unit IN ('TFLOPS', 'GB/s')" /* the figures index */
+           " AND results.verdict IN ('PASS', 'WARN') AND results.value IS NOT NULL"
+           " ORDER BY results.run_id DESC LIMIT ?");
+    if (!st)
         return gv_history_fail(h, why, cap, "reading a figure's history");
     sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, check, -1, SQLITE_STATIC);
@@ -32,7 +31,7 @@ long gv_history_figures(gv_history *h, const char *subject, const char *check, c
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max)
         out[n++] = (gv_history_point){sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW
                ? n
                : gv_history_fail(h, why, cap, "reading a figure's history");
@@ -42,14 +41,14 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
                            long long since_unix, int oldest, gv_history_point *out, char *why,
                            size_t cap)
 {
-    sqlite3_stmt *st;
-    const char *sql = oldest ? "SELECT started_unix, value FROM counters WHERE subject = ?"
-                               " AND check_id = ? AND name = ? AND started_unix >= ?"
-                               " ORDER BY started_unix LIMIT 1"
-                             : "SELECT started_unix, value FROM counters WHERE subject = ?"
-                               " AND check_id = ? AND name = ? AND started_unix >= ?"
-                               " ORDER BY started_unix DESC LIMIT 1";
-    if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+    static const char *const oldest_sql =
+        "SELECT started_unix, value FROM counters WHERE subject = ? AND check_id = ?"
+        " AND name = ? AND started_unix >= ? ORDER BY started_unix LIMIT 1";
+    static const char *const newest_sql =
+        "SELECT started_unix, value FROM counters WHERE subject = ? AND check_id = ?"
+        " AND name = ? AND started_unix >= ? ORDER BY started_unix DESC LIMIT 1";
+    sqlite3_stmt *st = gv_history_statement(h, oldest ? oldest_sql : newest_sql);
+    if (!st)
         return gv_history_fail(h, why, cap, "reading a counter's history");
     sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, check, -1, SQLITE_STATIC);
@@ -58,7 +57,7 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *out = (gv_history_point){sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return gv_history_fail(h, why, cap, "reading a counter's history");
     return rc == SQLITE_ROW;
@@ -67,12 +66,10 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
 long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,
                         char *why, size_t cap)
 {
-    sqlite3_stmt *st;
     /* Stops at at_most: the caller asks whether there are enough, not how many. */
-    if (sqlite3_prepare_v2(h->db,
-                           "SELECT count(*) FROM (SELECT 1 FROM gpus WHERE uuid = ?"
-                           " AND started_unix >= ? LIMIT ?)",
-                           -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = gv_history_statement(h, "SELECT count(*) FROM (SELECT 1 FROM gpus"
+                                               " WHERE uuid = ? AND started_unix >= ? LIMIT ?)");
+    if (!st)
         return gv_history_fail(h, why, cap, "reading the record");
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, since_unix);
@@ -80,39 +77,51 @@ long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, l
     long n = -1;
     if (sqlite3_step(st) == SQLITE_ROW)
         n = (long)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return n >= 0 ? n : gv_history_fail(h, why, cap, "reading the record");
 }
 
 int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
                          gv_history_record *out, char *why, size_t cap)
 {
-    /* A node's subject ("host/node") counts its runs' verdicts, a GPU's (its UUID) its rows':
-     * both kept per run at the append, so this is one index range. */
+    /* A node's subject ("host/node") counts its runs' verdicts, a GPU's (its UUID) its rows'.
+     * The window's counts are the subject's tally now less the tally at the window's first run
+     * (history_store.c, the schema): two seeks, and a third for the first bad run, however
+     * long the window. SQLite's planner would take the covering index over the few bad runs'
+     * partial one and scan the window: INDEXED BY names it. */
     const char *slash = strrchr(subject, '/');
     int node = slash && !strcmp(slash, "/node");
-    sqlite3_stmt *st;
-    const char *sql =
-        node ? "SELECT count(*), coalesce(sum(bad), 0), min(CASE WHEN bad THEN started_unix END)"
-               " FROM runs WHERE hostname = ?1 AND started_unix >= ?2"
-             : "SELECT count(*), coalesce(sum(bad), 0), min(CASE WHEN bad THEN started_unix END)"
-               " FROM gpus WHERE uuid = ?1 AND started_unix >= ?2";
-    if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+    static const char *const gpu_sql =
+        "SELECT t.runs - f.n + 1, t.bad - f.bad_n + f.bad,"
+        " (SELECT min(started_unix) FROM gpus INDEXED BY gpus_bad"
+        "  WHERE uuid = ?1 AND started_unix >= ?3 AND bad)"
+        " FROM tallies t, (SELECT n, bad_n, bad FROM gpus"
+        "  WHERE uuid = ?1 AND started_unix >= ?3 ORDER BY started_unix, n LIMIT 1) f"
+        " WHERE t.subject = ?2";
+    static const char *const node_sql =
+        "SELECT t.runs - f.n + 1, t.bad - f.bad_n + f.bad,"
+        " (SELECT min(started_unix) FROM runs INDEXED BY runs_bad"
+        "  WHERE hostname = ?1 AND started_unix >= ?3 AND bad)"
+        " FROM tallies t, (SELECT n, bad_n, bad FROM runs"
+        "  WHERE hostname = ?1 AND started_unix >= ?3 ORDER BY started_unix, n LIMIT 1) f"
+        " WHERE t.subject = ?2";
+    sqlite3_stmt *st = gv_history_statement(h, node ? node_sql : gpu_sql);
+    if (!st)
         return gv_history_fail(h, why, cap, "reading the record");
-    if (node)
-        sqlite3_bind_text(st, 1, subject, (int)(slash - subject), SQLITE_STATIC);
-    else
-        sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, since_unix);
+    sqlite3_bind_text(st, 1, subject, node ? (int)(slash - subject) : -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, since_unix);
+    *out = (gv_history_record){0, 0, 0};
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    if (rc == SQLITE_ROW) { /* no row: no run in the window */
         out->runs = (long)sqlite3_column_int64(st, 0);
         out->bad = (long)sqlite3_column_int64(st, 1);
         out->first_unix =
             sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 2);
+        rc = SQLITE_DONE;
     }
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : gv_history_fail(h, why, cap, "reading the record");
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : gv_history_fail(h, why, cap, "reading the record");
 }
 
 /* A column as a JSON value: text, number or null. */
@@ -157,36 +166,33 @@ static void iso_time(long long unix_s, char *out, size_t cap)
 static int run_details(gv_history *h, json_t *run, long long id, const char *subject,
                        const char *check)
 {
-    sqlite3_stmt *st;
     int rc = SQLITE_ERROR;
-    if (sqlite3_prepare_v2(h->db,
-                           "SELECT subject, uuid, name, pci_bus_id, serial, verdict FROM gpus"
-                           " WHERE run_id = ? AND (?2 IS NULL OR uuid = ?2) ORDER BY subject",
-                           -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st =
+        gv_history_statement(h, "SELECT subject, uuid, name, pci_bus_id, serial, verdict FROM gpus"
+                                " WHERE run_id = ? AND (?2 IS NULL OR uuid = ?2) ORDER BY subject");
+    if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
     json_object_set_new(run, "gpus", objects(st, &rc));
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return -1;
-    if (sqlite3_prepare_v2(
-            h->db,
-            "SELECT seq, check_id AS id, row_subject AS subject, subject AS history_subject,"
-            " verdict, action, value, unit, measured, message, held, fingerprint FROM results"
-            " WHERE run_id = ?1 AND (?2 IS NULL OR subject = ?2 OR subject LIKE ?2 || '/%')"
-            " AND (?3 IS NULL OR check_id = ?3 OR check_id LIKE ?3 || '.%') ORDER BY seq",
-            -1, &st, NULL) != SQLITE_OK)
+    st = gv_history_statement(
+        h, "SELECT seq, check_id AS id, row_subject AS subject, subject AS history_subject,"
+           " verdict, action, value, unit, measured, message, held, fingerprint FROM results"
+           " WHERE run_id = ?1 AND (?2 IS NULL OR subject = ?2 OR subject LIKE ?2 || '/%')"
+           " AND (?3 IS NULL OR check_id = ?3 OR check_id LIKE ?3 || '.%') ORDER BY seq");
+    if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, check, -1, SQLITE_STATIC);
     json_t *rows = objects(st, &rc);
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     json_object_set_new(run, "checks", rows);
-    if (rc != SQLITE_DONE ||
-        sqlite3_prepare_v2(h->db, "SELECT name, value FROM counters WHERE run_id = ? AND seq = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (rc != SQLITE_DONE || !(st = gv_history_statement(h, "SELECT name, value FROM counters"
+                                                            " WHERE run_id = ? AND seq = ?")))
         return -1;
     for (size_t i = 0; i < json_array_size(rows); i++) {
         json_t *row = json_array_get(rows, i), *counters = json_object();
@@ -204,7 +210,7 @@ static int run_details(gv_history *h, json_t *run, long long id, const char *sub
         else
             json_decref(counters);
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 

@@ -25,20 +25,29 @@ static const char *const migrations[] = {
      * index seeks, not scans, however long the record: a subject's last figures, its counters
      * at the start or end of a window, a GPU's or node's runs in one. Each is keyed by subject
      * and time only, so that a run's new entries land together on one page per subject: a
-     * run writes a few pages, not one per counter. */
+     * run writes a few pages, not one per counter.
+     * A GPU's or node's record over a window (history.record) is two seeks however many runs
+     * it spans: `tallies` counts each subject's runs and bad runs since the file began, and
+     * each runs/gpus row keeps the tally its run brought it to (n, bad_n), so that a window's
+     * counts are the tally now less the tally at its first run. */
     "CREATE TABLE runs("
     " id INTEGER PRIMARY KEY, started_unix INTEGER NOT NULL, hostname TEXT NOT NULL,"
     " level TEXT NOT NULL, gpuverify_version TEXT NOT NULL, driver_version TEXT NOT NULL,"
     " nvml_version TEXT NOT NULL, cuda_driver_version INTEGER, comparable TEXT NOT NULL,"
-    " verdict TEXT NOT NULL, action TEXT NOT NULL, bad INTEGER NOT NULL, duration_s REAL);"
+    " verdict TEXT NOT NULL, action TEXT NOT NULL, bad INTEGER NOT NULL, n INTEGER NOT NULL,"
+    " bad_n INTEGER NOT NULL, duration_s REAL);"
     "CREATE INDEX runs_by_time ON runs(started_unix);"
-    "CREATE INDEX runs_by_host ON runs(hostname, started_unix, bad);"
+    "CREATE INDEX runs_by_host ON runs(hostname, started_unix, n, bad_n, bad);"
+    "CREATE INDEX runs_bad ON runs(hostname, started_unix) WHERE bad;"
     "CREATE TABLE gpus("
     " run_id INTEGER NOT NULL, subject TEXT NOT NULL, uuid TEXT NOT NULL, name TEXT NOT NULL,"
     " pci_bus_id TEXT NOT NULL, serial TEXT NOT NULL,"
-    " verdict TEXT NOT NULL, bad INTEGER NOT NULL, started_unix INTEGER NOT NULL,"
-    " PRIMARY KEY(run_id, subject));"
-    "CREATE INDEX gpus_by_uuid ON gpus(uuid, started_unix, bad);"
+    " verdict TEXT NOT NULL, bad INTEGER NOT NULL, n INTEGER NOT NULL, bad_n INTEGER NOT NULL,"
+    " started_unix INTEGER NOT NULL, PRIMARY KEY(run_id, subject));"
+    "CREATE INDEX gpus_by_uuid ON gpus(uuid, started_unix, n, bad_n, bad);"
+    "CREATE INDEX gpus_bad ON gpus(uuid, started_unix) WHERE bad;"
+    "CREATE TABLE tallies("
+    " subject TEXT PRIMARY KEY, runs INTEGER NOT NULL, bad INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE results("
     " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, check_id TEXT NOT NULL,"
     " subject TEXT NOT NULL, row_subject TEXT NOT NULL,"
@@ -257,10 +266,31 @@ int gv_history_open_read(const char *path, gv_history **out, char *why, size_t c
     return -1;
 }
 
+sqlite3_stmt *gv_history_statement(gv_history *h, const char *sql)
+{
+    size_t n = sizeof h->statements / sizeof *h->statements, i = 0;
+    for (; i < n && h->statements[i].sql; i++)
+        if (h->statements[i].sql == sql) {
+            sqlite3_reset(h->statements[i].st);
+            sqlite3_clear_bindings(h->statements[i].st);
+            return h->statements[i].st;
+        }
+    /* Every slot taken: more distinct statements than this layer has (a slot a statement). */
+    sqlite3_stmt *st;
+    if (i == n ||
+        sqlite3_prepare_v3(h->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
+        return NULL;
+    h->statements[i].sql = sql;
+    h->statements[i].st = st;
+    return st;
+}
+
 void gv_history_close(gv_history *h)
 {
     if (!h)
         return;
+    for (size_t i = 0; i < sizeof h->statements / sizeof *h->statements; i++)
+        sqlite3_finalize(h->statements[i].st);
     sqlite3_close(h->db);
     free(h);
 }
@@ -287,18 +317,43 @@ static void bind_text(sqlite3_stmt *st, int col, const char *s)
     sqlite3_bind_text(st, col, s ? s : "", -1, SQLITE_TRANSIENT);
 }
 
+/* Counts one more run of the subject (gv_history_subject), bad or not, into its tally; the
+ * tally after it into tally[0] (runs) and tally[1] (bad runs). */
+static int count_run(gv_history *h, const char *subject, int bad, long long tally[2])
+{
+    sqlite3_stmt *st = gv_history_statement(
+        h, "INSERT INTO tallies(subject, runs, bad) VALUES(?1, 1, ?2)"
+           " ON CONFLICT(subject) DO UPDATE SET runs = runs + 1, bad = bad + excluded.bad"
+           " RETURNING runs, bad");
+    if (!st)
+        return -1;
+    bind_text(st, 1, subject);
+    sqlite3_bind_int(st, 2, bad);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        tally[0] = sqlite3_column_int64(st, 0);
+        tally[1] = sqlite3_column_int64(st, 1);
+        rc = sqlite3_step(st);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int insert_run(gv_history *h, const gv_report *r, const gv_history_run *run)
 {
     int bad = 0;
     for (size_t i = 0; i < r->count; i++)
         bad |= is_bad(&r->results[i]);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h->db,
-                           "INSERT INTO runs(started_unix, hostname, level, gpuverify_version,"
-                           " driver_version, nvml_version, cuda_driver_version, comparable,"
-                           " verdict, action, bad, duration_s)"
-                           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
+    char node[160];
+    long long tally[2];
+    gv_history_subject(r, "node", node, sizeof node);
+    if (count_run(h, node, bad, tally))
+        return -1;
+    sqlite3_stmt *st = gv_history_statement(
+        h, "INSERT INTO runs(started_unix, hostname, level, gpuverify_version, driver_version,"
+           " nvml_version, cuda_driver_version, comparable, verdict, action, bad, n, bad_n,"
+           " duration_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, run->started_unix);
     bind_text(st, 2, r->hostname[0] ? r->hostname : "unknown");
@@ -312,9 +367,11 @@ static int insert_run(gv_history *h, const gv_report *r, const gv_history_run *r
     bind_text(st, 9, gv_verdict_name(gv_report_verdict(r)));
     bind_text(st, 10, gv_action_name(gv_report_action(r)));
     sqlite3_bind_int(st, 11, bad);
-    sqlite3_bind_double(st, 12, r->duration_s);
+    sqlite3_bind_int64(st, 12, tally[0]);
+    sqlite3_bind_int64(st, 13, tally[1]);
+    sqlite3_bind_double(st, 14, r->duration_s);
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -331,18 +388,19 @@ static int subject_bad(const gv_report *r, const char *subject)
 
 static int insert_gpus(gv_history *h, const gv_report *r, long long run_id, long long started)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h->db,
-                           "INSERT INTO gpus(run_id, subject, uuid, name, pci_bus_id, serial,"
-                           " verdict, bad, started_unix) VALUES(?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
+    const char *sql = "INSERT INTO gpus(run_id, subject, uuid, name, pci_bus_id, serial, verdict,"
+                      " bad, n, bad_n, started_unix) VALUES(?,?,?,?,?,?,?,?,?,?,?)";
     int rc = SQLITE_DONE;
     for (size_t i = 0; i < r->gpu_count && rc == SQLITE_DONE; i++) {
         const gv_gpu *g = &r->gpus[i];
-        char subject[32];
+        char subject[32], counted[160];
         snprintf(subject, sizeof subject, "gpu%u", (unsigned)g->index);
-        sqlite3_reset(st);
+        int bad = subject_bad(r, subject);
+        long long tally[2];
+        gv_history_subject(r, subject, counted, sizeof counted);
+        sqlite3_stmt *st;
+        if (count_run(h, counted, bad, tally) || !(st = gv_history_statement(h, sql)))
+            return -1;
         sqlite3_bind_int64(st, 1, run_id);
         bind_text(st, 2, subject);
         bind_text(st, 3, g->uuid);
@@ -350,30 +408,28 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id, long
         bind_text(st, 5, g->pci_bus_id);
         bind_text(st, 6, g->serial);
         bind_text(st, 7, gv_verdict_name(gv_gpu_verdict_of(r, g->index)));
-        sqlite3_bind_int(st, 8, subject_bad(r, subject));
-        sqlite3_bind_int64(st, 9, started);
+        sqlite3_bind_int(st, 8, bad);
+        sqlite3_bind_int64(st, 9, tally[0]);
+        sqlite3_bind_int64(st, 10, tally[1]);
+        sqlite3_bind_int64(st, 11, started);
         rc = sqlite3_step(st);
+        sqlite3_reset(st);
     }
-    sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int insert_rows(gv_history *h, const gv_report *r, long long run_id, long long started)
 {
-    sqlite3_stmt *row, *counter;
-    if (sqlite3_prepare_v2(h->db,
-                           "INSERT INTO results(run_id, seq, check_id, subject, row_subject,"
-                           " verdict, action, held, value, unit, measured, message, fingerprint)"
-                           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &row, NULL) != SQLITE_OK)
+    sqlite3_stmt *row = gv_history_statement(
+        h, "INSERT INTO results(run_id, seq, check_id, subject, row_subject, verdict, action,"
+           " held, value, unit, measured, message, fingerprint)"
+           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *counter =
+        row ? gv_history_statement(h, "INSERT INTO counters(run_id, seq, name, value, subject,"
+                                      " check_id, started_unix) VALUES(?,?,?,?,?,?,?)")
+            : NULL;
+    if (!counter)
         return -1;
-    if (sqlite3_prepare_v2(h->db,
-                           "INSERT INTO counters(run_id, seq, name, value, subject, check_id,"
-                           " started_unix) VALUES(?,?,?,?,?,?,?)",
-                           -1, &counter, NULL) != SQLITE_OK) {
-        sqlite3_finalize(row);
-        return -1;
-    }
     int rc = SQLITE_DONE;
     for (size_t i = 0; i < r->count && rc == SQLITE_DONE; i++) {
         const gv_check_result *c = &r->results[i];
@@ -411,8 +467,8 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id, long
             rc = sqlite3_step(counter);
         }
     }
-    sqlite3_finalize(row);
-    sqlite3_finalize(counter);
+    sqlite3_reset(row);
+    sqlite3_reset(counter);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 

@@ -295,6 +295,32 @@ static void a_lemon_gpu_and_node_are_named(void **state)
     assert_int_equal(c.verdict, GV_SKIP);
 }
 
+/* The record counts the window's runs only, however many came before it. */
+static void the_record_counts_only_its_window(void **state)
+{
+    history_fixture *f = *state;
+    gv_check_result *ecc = row(f->r, "gpu.ecc_errors", "gpu7");
+    for (int i = 0; i < 40; i++) {
+        ecc->verdict = i == 2 || i == 5 || i == 15 || i == 20 ? GV_FAIL : GV_PASS;
+        append(f, T0 + i * DAY);
+    }
+    ecc->verdict = GV_PASS;
+    /* The window starts at day 10: days 10-39 and this run. */
+    gv_check_result c =
+        judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "gpu7", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "2 of 31 runs in the last 30 days"));
+    c = judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "node", NULL);
+    assert_non_null(strstr(c.message, "2 of 31 runs in the last 30 days"));
+    ecc->verdict = GV_FAIL;
+    c = judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "gpu7", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "3 of 31 runs in the last 30 days had a FAIL or ERROR on "
+                                      "this GPU, the first on 2026-11-09"));
+    c = judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "gpu0", NULL);
+    assert_non_null(strstr(c.message, "0 of 31 runs"));
+}
+
 static void a_gpu_moved_to_another_slot_keeps_its_record(void **state)
 {
     history_fixture *f = *state;
@@ -341,6 +367,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(spare_banks_running_out_are_projected, setup, teardown),
         cmocka_unit_test_setup_teardown(a_port_that_flapped_between_runs_warns, setup, teardown),
         cmocka_unit_test_setup_teardown(a_lemon_gpu_and_node_are_named, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_record_counts_only_its_window, setup, teardown),
         cmocka_unit_test_setup_teardown(a_gpu_moved_to_another_slot_keeps_its_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(retention_keeps_the_newest_runs, setup, teardown),
