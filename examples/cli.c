@@ -73,6 +73,12 @@ const char *gv_cli_value(const char *tool, int argc, char **argv, int *i)
         fprintf(stderr, "%s: %s needs a value (--help lists the options)\n", tool, argv[*i]);
         return NULL;
     }
+    const char *v = argv[*i + 1];
+    if (v[0] == '-' && v[1] == '-' && v[2]) {
+        fprintf(stderr, "%s: %s needs a value, not the option %s (--help lists the options)\n",
+                tool, argv[*i], v);
+        return NULL;
+    }
     return argv[++*i];
 }
 

@@ -31,7 +31,8 @@ int gv_cli_choice(const char *tool, const char *opt, const char *text, const cha
                   int n);
 
 /* The value of option argv[*i] (moving *i past it), or NULL after "<tool>: <opt> needs a
- * value" on stderr. */
+ * value" on stderr: also when the next argument is an option ("--state --quiet" would name a
+ * file "--quiet"; such a file is ./--quiet). */
 const char *gv_cli_value(const char *tool, int argc, char **argv, int *i);
 
 /* An argument no option takes: "<tool>: unknown option '<arg>'" (or "unexpected argument" for

@@ -5,7 +5,8 @@
   -h, --help          exit 0, the usage on stdout (naming every option tested here), nothing on
                       stderr
   an unknown option   exit 2, nothing on stdout, one line naming it and a hint to --help on stderr
-  a missing value     exit 2, a message naming the option
+  a missing value     exit 2, a message naming the option; also where another option stands
+                      in the value's place
   a bad number        ('abc', '-1', an absurd value) exit 2, nothing on stdout, a message naming the
                       option, the value and the allowed range ("from A to B"); every numeric
                       option refuses each of ONCE_MISREAD ("5abc", "16Q", "1e30", ...)
@@ -252,9 +253,11 @@ for tool, spec in TOOLS.items():
                 or "--help" not in err:
             fail(tool, args, "exit %s; want exit 2, one line on stderr naming it with a hint "
                  "to --help" % rc, out, err)
-    # A missing value, for each option that takes one.
+    # A missing value, for each option that takes one; an option where its value belongs is
+    # one missing too (never read as the value: "--state --quiet" named a file "--quiet").
     for opt in dict.fromkeys(named):
         refused(tool, [opt], [opt])
+        refused(tool, [opt, "--help"], [opt, "not the option --help"])
     # Numbers and names.
     for opt, values in spec["numbers"]:
         for value in values:
