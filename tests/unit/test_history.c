@@ -152,6 +152,24 @@ static void slowing_gpu_warns_against_its_own_median(void **state)
     assert_non_null(strstr(c.message, "median 716 over 5 runs"));
 }
 
+/* A figure whose own row FAILs (slower than the datasheet allows) is still compared with its
+ * record, and a FAIL run's figure is no part of the median. */
+static void a_failing_figure_is_still_judged(void **state)
+{
+    history_fixture *f = *state;
+    gv_check_result *copy = row(f->r, "cuda.copy", "gpu1");
+    for (int i = 0; i < 7; i++) {
+        set_value(f->r, "cuda.copy", "gpu1", i < 6 ? 54 : 20, "GB/s");
+        copy->verdict = i < 6 ? GV_PASS : GV_FAIL;
+        append(f, T0 + i * DAY);
+    }
+    set_value(f->r, "cuda.copy", "gpu1", 22, "GB/s");
+    gv_check_result c =
+        judge(f, gv_history_history_performance, T0 + 7 * DAY, "history.performance", "gpu1", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_non_null(strstr(c.message, "cuda.copy 22 GB/s vs this GPU's median 54 over 6 runs"));
+}
+
 static void a_noisy_gpu_is_judged_by_its_own_spread(void **state)
 {
     history_fixture *f = *state;
@@ -361,6 +379,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(slowing_gpu_warns_against_its_own_median, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failing_figure_is_still_judged, setup, teardown),
         cmocka_unit_test_setup_teardown(a_noisy_gpu_is_judged_by_its_own_spread, setup, teardown),
         cmocka_unit_test_setup_teardown(too_few_runs_skip_saying_how_many, setup, teardown),
         cmocka_unit_test_setup_teardown(climbing_correctable_errors_warn, setup, teardown),
