@@ -124,6 +124,29 @@ static int named_arg(const char *opt, const char *text, const char *what)
     return -1;
 }
 
+/* "gpuN": a slot, to be followed by the UUID it held in the newest run. */
+static int is_slot(const char *gpu)
+{
+    if (strncmp(gpu, "gpu", 3) != 0 || !gpu[3] || (gpu[3] == '0' && gpu[4]))
+        return 0;
+    for (const char *p = gpu + 3; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+/* --gpu: a slot (gpuN), an NVML UUID (GPU-..., MIG-...) or the "<host>/<subject>" the library
+ * keeps a GPU without a UUID under. Anything else would only match nothing. */
+static int gpu_arg(const char *text)
+{
+    if (is_slot(text) || !strncmp(text, "GPU-", 4) || !strncmp(text, "MIG-", 4) ||
+        (strchr(text, '/') && text[0] != '/'))
+        return 0;
+    fprintf(stderr, "%s: --gpu wants gpuN (gpu0, gpu7) or a GPU's UUID (GPU-...), not '%s'\n", TOOL,
+            text);
+    return -1;
+}
+
 /* --checks: IDs or prefixes, ^ID leaving one out, none empty. */
 static int checks_arg(const char *text)
 {
@@ -185,7 +208,7 @@ static int parse(int argc, char **argv, args *a)
                 return GV_CLI_USAGE;
             a->state = v;
         } else if (strcmp(o, "--gpu") == 0) {
-            bad = named_arg(o, v, "a GPU's UUID or gpuN");
+            bad = gpu_arg(v);
             a->gpu = v;
         } else if (strcmp(o, "--node") == 0) {
             bad = named_arg(o, v, "a host name");
@@ -228,7 +251,10 @@ static int fetch(gv_ctx *ctx, const char *path, const char *subject, const char 
     char *json = NULL;
     gv_status s = gv_history_json(ctx, path, &o, &json);
     if (s != GV_OK) {
-        fprintf(stderr, "%s: %s: %s\n", TOOL, gv_strerror(s), gv_ctx_last_error(ctx));
+        /* The library's reason names the file and what is wrong with it; the status's own
+         * name ("input/output error") would suggest a disk fault. */
+        fprintf(stderr, "%s: %s\n", TOOL,
+                *gv_ctx_last_error(ctx) ? gv_ctx_last_error(ctx) : gv_strerror(s));
         return -1;
     }
     json_error_t e;
@@ -245,17 +271,6 @@ static int fetch(gv_ctx *ctx, const char *path, const char *subject, const char 
     else
         gv_free(json);
     return 0;
-}
-
-/* "gpuN": a slot, to be followed by the UUID it held in the newest run. */
-static int is_slot(const char *gpu)
-{
-    if (strncmp(gpu, "gpu", 3) != 0 || !gpu[3])
-        return 0;
-    for (const char *p = gpu + 3; *p; p++)
-        if (*p < '0' || *p > '9')
-            return 0;
-    return 1;
 }
 
 /* --gpu gpuN: the UUID of gpuN in the newest run (of `node`), so that the GPU is followed by
@@ -291,51 +306,13 @@ static int resolve_slot(gv_ctx *ctx, const args *a, char *out, size_t cap)
     return found ? 0 : 1;
 }
 
-/* Whether check `id` is selected by --checks LIST (NULL: all), with gv-check's rules: an ID or
- * a prefix ending at a dot, ^ID leaving one out. */
-static int selected(const char *list, const char *id)
-{
-    if (!list)
-        return 1;
-    int any_positive = 0, in = 0;
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ",");
-        int out = *p == '^';
-        const char *t = p + out;
-        size_t tl = len - (size_t)out;
-        int match = strncmp(id, t, tl) == 0 && (id[tl] == '\0' || id[tl] == '.');
-        if (out && match)
-            return 0;
-        any_positive |= !out;
-        in |= !out && match;
-        p += len + (p[len] == ',');
-    }
-    return in || !any_positive;
-}
-
-/* The one ID or prefix the library can filter by itself, or NULL when LIST needs this tool's
- * filter (several, or an exclusion). */
-static const char *single_check(const char *list)
-{
-    return list && !strchr(list, ',') && list[0] != '^' ? list : NULL;
-}
-
-/* Keeps the runs and rows the selection holds that the library's query could not express:
- * --node with --gpu (the library takes one subject), several --checks, runs with no row left,
- * then --last. Returns whether anything was taken out. */
+/* Keeps the runs the library's query could not select: --node with --gpu (the library takes
+ * one subject), then --last. Returns whether anything was taken out. */
 static int narrow(json_t *runs, const args *a)
 {
     int changed = 0;
-    for (size_t i = 0; i < json_array_size(runs);) {
-        json_t *run = json_array_get(runs, i), *rows = json_object_get(run, "checks");
-        int other_host = a->node && a->gpu && strcmp(text_of(run, "hostname"), a->node) != 0;
-        for (size_t k = 0; !other_host && k < json_array_size(rows);) {
-            if (selected(a->checks, text_of(json_array_get(rows, k), "id")))
-                k++;
-            else
-                json_array_remove(rows, k), changed = 1;
-        }
-        if (other_host || json_array_size(rows) == 0)
+    for (size_t i = 0; a->node && a->gpu && i < json_array_size(runs);) {
+        if (strcmp(text_of(json_array_get(runs, i), "hostname"), a->node) != 0)
             json_array_remove(runs, i), changed = 1;
         else
             i++;
@@ -701,23 +678,24 @@ int main(int argc, char **argv)
         return GV_CLI_USAGE;
     }
     char uuid[256] = "";
+    int no_slot = 0; /* --gpu gpuN names no GPU of the newest run: said, and nothing matches */
     if (a.gpu && is_slot(a.gpu)) {
         rc = resolve_slot(ctx, &a, uuid, sizeof uuid);
-        if (rc) {
+        if (rc == GV_CLI_USAGE) {
             gv_ctx_destroy(ctx);
             return rc;
         }
-    } else if (a.gpu) {
-        snprintf(uuid, sizeof uuid, "%s", a.gpu);
+        no_slot = rc == 1;
     }
-    /* What the library selects: one subject (the GPU, else the node), one check ID or prefix,
-     * and --last only when every run it returns is shown. */
-    const char *one = single_check(a.checks);
-    int exact = !a.checks && !(a.gpu && a.node);
+    if (a.gpu && !uuid[0])
+        snprintf(uuid, sizeof uuid, "%s", a.gpu); /* a UUID; or a slot no stored row is under */
+    /* What the library selects: one subject (the GPU, else the node), the checks, and --last
+     * unless this tool takes runs out afterwards. */
+    int exact = !(a.gpu && a.node);
     json_t *root = NULL;
     char *text = NULL;
-    if (fetch(ctx, a.state, a.gpu ? uuid : a.node, one, a.since_unix, exact ? (uint32_t)a.last : 0,
-              &root, &text)) {
+    if (fetch(ctx, a.state, a.gpu ? uuid : a.node, a.checks, a.since_unix,
+              exact ? (uint32_t)a.last : 0, &root, &text)) {
         gv_ctx_destroy(ctx);
         return GV_CLI_USAGE;
     }
@@ -745,7 +723,7 @@ int main(int argc, char **argv)
     } else {
         print_table(runs);
     }
-    if (!shown)
+    if (!shown && !no_slot)
         fprintf(stderr, "%s: no run in %s matches the selection\n", TOOL, a.state);
     gv_free(text);
     json_decref(root);

@@ -19,11 +19,13 @@ typedef struct gv_history_opts {
     /* Whose record: a GPU's UUID ("GPU-6a3f..."), a node's host name, or "<host>/<subject>"
      * ("node1/mlx5_0/1"); NULL = every run's whole. */
     const char *subject;
-    /* Which checks: an ID or a prefix ("gemm", "history.performance"); NULL = all. */
+    /* Which checks, as gv-check's --checks: comma-separated IDs or prefixes ("gemm",
+     * "history.performance"), ^ID leaving one out; a run without a row selected is left out.
+     * NULL = all. */
     const char *checks;
     /* Runs since this time (seconds since the epoch); 0 = all. */
     int64_t since_unix;
-    /* At most this many runs, the newest; 0 = all. */
+    /* At most this many runs, the newest that match; 0 = all. */
     uint32_t max_runs;
     uint32_t reserved;
 } gv_history_opts;

@@ -77,9 +77,11 @@ typedef struct gv_history_record {
 int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
                          gv_history_record *out, char *why, size_t cap);
 
-/* The database as JSON (gv_history_json): runs newest first, each with its rows, filtered. */
+/* The database as JSON (gv_history_json): runs newest first, each with its rows, filtered by
+ * subject, a --checks list (gv-check's rules; a run without a row it selects is left out),
+ * time and count. */
 struct json_t;
-int gv_history_export(gv_history *h, const char *subject, const char *check, long long since_unix,
+int gv_history_export(gv_history *h, const char *subject, const char *checks, long long since_unix,
                       long max_runs, struct json_t **out, char *why, size_t cap);
 
 #endif

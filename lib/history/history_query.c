@@ -162,9 +162,37 @@ static void iso_time(long long unix_s, char *out, size_t cap)
         snprintf(out, cap, "%lld", unix_s);
 }
 
+/* Whether `list` selects check `id`, by gv-check's --checks rules: comma-separated IDs or
+ * prefixes ending at a dot ("gemm" is gemm.*), ^ID leaving one out, a list of exclusions alone
+ * starting from every check; NULL selects all. IDs are matched as recorded, so that a release's
+ * checks read back whatever the catalog now holds. */
+static int check_selected(const char *list, const char *id)
+{
+    if (!list)
+        return 1;
+    int any_positive = 0, in = 0;
+    for (const char *p = list; *p;) {
+        p += strspn(p, ", ");
+        int out = *p == '^';
+        const char *t = p + out;
+        size_t len = strcspn(t, ",");
+        p = t + len;
+        while (len && t[len - 1] == ' ')
+            len--;
+        if (!len)
+            continue;
+        int match = strncmp(id, t, len) == 0 && (id[len] == '\0' || id[len] == '.');
+        if (out && match)
+            return 0;
+        any_positive |= !out;
+        in |= !out && match;
+    }
+    return in || !any_positive;
+}
+
 /* A run's GPUs and its rows (with their counters) matching the filter. */
 static int run_details(gv_history *h, json_t *run, long long id, const char *subject,
-                       const char *check)
+                       const char *checks)
 {
     int rc = SQLITE_ERROR;
     sqlite3_stmt *st =
@@ -182,14 +210,20 @@ static int run_details(gv_history *h, json_t *run, long long id, const char *sub
         h, "SELECT seq, check_id AS id, row_subject AS subject, subject AS history_subject,"
            " verdict, action, value, unit, measured, message, held, fingerprint FROM results"
            " WHERE run_id = ?1 AND (?2 IS NULL OR subject = ?2 OR subject LIKE ?2 || '/%')"
-           " AND (?3 IS NULL OR check_id = ?3 OR check_id LIKE ?3 || '.%') ORDER BY seq");
+           " ORDER BY seq");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, check, -1, SQLITE_STATIC);
     json_t *rows = objects(st, &rc);
     sqlite3_reset(st);
+    for (size_t i = 0; i < json_array_size(rows);) {
+        const char *check = json_string_value(json_object_get(json_array_get(rows, i), "id"));
+        if (check_selected(checks, check ? check : ""))
+            i++;
+        else
+            json_array_remove(rows, i);
+    }
     json_object_set_new(run, "checks", rows);
     if (rc != SQLITE_DONE || !(st = gv_history_statement(h, "SELECT name, value FROM counters"
                                                             " WHERE run_id = ? AND seq = ?")))
@@ -214,7 +248,7 @@ static int run_details(gv_history *h, json_t *run, long long id, const char *sub
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int gv_history_export(gv_history *h, const char *subject, const char *check, long long since_unix,
+int gv_history_export(gv_history *h, const char *subject, const char *checks, long long since_unix,
                       long max_runs, json_t **out, char *why, size_t cap)
 {
     *out = NULL;
@@ -232,7 +266,8 @@ int gv_history_export(gv_history *h, const char *subject, const char *check, lon
         return gv_history_fail(h, why, cap, "reading its runs");
     sqlite3_bind_int64(st, 1, since_unix);
     sqlite3_bind_text(st, 2, subject, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, max_runs > 0 ? max_runs : -1);
+    /* With a list of checks, a run counts toward max_runs only when one of its rows is left. */
+    sqlite3_bind_int64(st, 3, max_runs > 0 && !checks ? max_runs : -1);
     int rc;
     json_t *runs = objects(st, &rc);
     sqlite3_finalize(st);
@@ -240,7 +275,10 @@ int gv_history_export(gv_history *h, const char *subject, const char *check, lon
         json_decref(runs);
         return gv_history_fail(h, why, cap, "reading its runs");
     }
+    json_t *kept = json_array();
     for (size_t i = 0; i < json_array_size(runs); i++) {
+        if (max_runs > 0 && json_array_size(kept) == (size_t)max_runs)
+            break;
         json_t *run = json_array_get(runs, i);
         long long id = json_integer_value(json_object_get(run, "id"));
         char when[32];
@@ -249,11 +287,16 @@ int gv_history_export(gv_history *h, const char *subject, const char *check, lon
         /* A host name as the filter is the node: all its rows. */
         const char *host = json_string_value(json_object_get(run, "hostname"));
         const char *rows_of = subject && host && !strcmp(subject, host) ? NULL : subject;
-        if (run_details(h, run, id, rows_of, check)) {
+        if (run_details(h, run, id, rows_of, checks)) {
             json_decref(runs);
+            json_decref(kept);
             return gv_history_fail(h, why, cap, "reading a run's rows");
         }
+        if (!checks || json_array_size(json_object_get(run, "checks")))
+            json_array_append(kept, run);
     }
+    json_decref(runs);
+    runs = kept;
     json_t *root = json_object();
     json_object_set_new(root, "database", json_string(h->path));
     json_object_set_new(root, "runs", runs);

@@ -14,8 +14,8 @@
 
 #include "history/history_db.h"
 
-/* 'GPUV': a SQLite file of another program is refused rather than written into. */
 #define GV_HISTORY_WAL_PAGES 256 /* 1 MB of 4 KiB pages */
+/* 'GPUV': a SQLite file of another program is refused rather than written into. */
 #define GV_HISTORY_APPLICATION_ID 0x47505556
 
 /* Schema versions, one statement list each: migration N takes a database of version N to N+1.
@@ -101,6 +101,36 @@ static long long pragma(gv_history *h, const char *sql)
     return v;
 }
 
+/* Why this file is not one to write into (another program's, or a newer schema), or NULL; a
+ * failure to read its schema sets *unreadable. */
+static const char *refusal(gv_history *h, char *text, size_t cap, int *unreadable)
+{
+    long long version = pragma(h, "PRAGMA user_version");
+    long long app = pragma(h, "PRAGMA application_id");
+    long long tables = pragma(h, "SELECT count(*) FROM sqlite_master");
+    *unreadable = version < 0 || app < 0 || tables < 0;
+    if (*unreadable)
+        return "reading its schema";
+    if (tables > 0 && app != GV_HISTORY_APPLICATION_ID)
+        return "not a gpuverify history database (another program's SQLite file)";
+    if (version > GV_HISTORY_SCHEMA) {
+        snprintf(text, cap,
+                 "schema version %lld is newer than this gpuverify's (%d): written by a newer "
+                 "release",
+                 version, GV_HISTORY_SCHEMA);
+        return text;
+    }
+    return NULL;
+}
+
+static int refuse(gv_history *h, const char *problem, int unreadable, char *why, size_t cap)
+{
+    if (unreadable)
+        return gv_history_fail(h, why, cap, problem);
+    snprintf(why, cap, "history database %s: %s", h->path, problem);
+    return -1;
+}
+
 /* Creates the tables of a new file or brings an older one up to date, under the write lock so
  * that two runs opening a new file at once do it once. */
 static int migrate(gv_history *h, char *why, size_t cap)
@@ -109,6 +139,13 @@ static int migrate(gv_history *h, char *why, size_t cap)
     if (pragma(h, "PRAGMA user_version") == GV_HISTORY_SCHEMA &&
         pragma(h, "PRAGMA application_id") == GV_HISTORY_APPLICATION_ID)
         return 0;
+    /* Another program's file, or a newer release's, is refused before anything below could
+     * change it (the journal mode is written into the file). */
+    char text[160];
+    int unreadable;
+    const char *problem = refusal(h, text, sizeof text, &unreadable);
+    if (problem)
+        return refuse(h, problem, unreadable, why, cap);
     /* A new file: auto_vacuum takes effect only before its tables are made (so that pruning
      * can give space back, keep_mb); WAL, kept in the file, lets readers never wait for a
      * writer. Neither changes a file that has them. */
@@ -127,27 +164,10 @@ static int migrate(gv_history *h, char *why, size_t cap)
         return gv_history_fail(h, why, cap, "switching to its WAL journal");
     if (exec(h, "BEGIN IMMEDIATE", why, cap, "waiting for another run's write"))
         return -1;
+    /* Again under the lock: another process may have made the file meanwhile. */
     long long version = pragma(h, "PRAGMA user_version");
-    long long app = pragma(h, "PRAGMA application_id");
-    long long tables = pragma(h, "SELECT count(*) FROM sqlite_master");
-    const char *problem = NULL;
-    char text[160];
-    if (version < 0 || app < 0 || tables < 0)
-        problem = "reading its schema";
-    else if (tables > 0 && app != GV_HISTORY_APPLICATION_ID)
-        problem = "not a gpuverify history database (another program's SQLite file)";
-    else if (version > GV_HISTORY_SCHEMA) {
-        snprintf(text, sizeof text,
-                 "schema version %lld is newer than this gpuverify's (%d): written by a newer "
-                 "release",
-                 version, GV_HISTORY_SCHEMA);
-        problem = text;
-    }
-    if (problem) {
-        if (version < 0 || app < 0 || tables < 0)
-            gv_history_fail(h, why, cap, problem);
-        else
-            snprintf(why, cap, "history database %s: %s", h->path, problem);
+    if ((problem = refusal(h, text, sizeof text, &unreadable))) {
+        refuse(h, problem, unreadable, why, cap);
         sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
@@ -248,20 +268,24 @@ int gv_history_open_read(const char *path, gv_history **out, char *why, size_t c
     gv_history *h = connect(path, SQLITE_OPEN_READONLY, 10, why, cap);
     if (!h)
         return -1;
+    char text[160];
+    int unreadable;
+    const char *problem = refusal(h, text, sizeof text, &unreadable);
     long long version = pragma(h, "PRAGMA user_version");
-    long long app = pragma(h, "PRAGMA application_id");
-    if (version < 0 || app < 0) {
-        gv_history_fail(h, why, cap, "reading it");
-    } else if (app != GV_HISTORY_APPLICATION_ID || version != GV_HISTORY_SCHEMA) {
-        snprintf(why, cap, "history database %s: %s (schema version %lld; this gpuverify reads %d)",
-                 path,
-                 app != GV_HISTORY_APPLICATION_ID ? "not a gpuverify history database"
-                                                  : "another schema version",
+    if (!problem && pragma(h, "PRAGMA application_id") != GV_HISTORY_APPLICATION_ID)
+        problem = "not a gpuverify history database (it has no tables)";
+    else if (!problem && version != GV_HISTORY_SCHEMA) {
+        snprintf(text, sizeof text,
+                 "schema version %lld is older than this gpuverify's (%d): the next gv-check "
+                 "--state run brings it up to date",
                  version, GV_HISTORY_SCHEMA);
-    } else {
+        problem = text;
+    }
+    if (!problem) {
         *out = h;
         return 0;
     }
+    refuse(h, problem, unreadable, why, cap);
     gv_history_close(h);
     return -1;
 }

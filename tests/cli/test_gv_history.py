@@ -167,6 +167,13 @@ rc, out, err = history("--state", db, "--checks", "gpu,^gpu.pci,^gpu.xid", "--la
 ids = {c["id"] for r in json.loads(out)["runs"] for c in r["checks"]} if rc == 0 else set()
 expect(ids and all(i.startswith("gpu.") for i in ids) and not {"gpu.pci", "gpu.xid"} & ids,
        "--checks gpu,^gpu.pci,^gpu.xid: rows %r" % sorted(ids), out + err)
+# --last counts the runs that have a row selected: the newest two of the GEMM's runs, the
+# history.* rows' runs alike.
+rc, out, err = history("--state", db, "--checks", "gemm", "--last", "2", "--json")
+runs = json.loads(out)["runs"] if rc == 0 else []
+expect(len(runs) == 2 and all(r["checks"] and all(c["id"].startswith("gemm.")
+                                                  for c in r["checks"]) for r in runs),
+       "--checks gemm --last 2: want 2 runs, each with its gemm rows only", out + err)
 
 # --chart: one figure for UUID_A's GEMM, oldest to newest, with its statistics.
 for locale, first, last in (("C.UTF-8", "\u2588", "\u2581"), ("C", "@", ".")):
@@ -204,6 +211,23 @@ for args in (["--node", "no-such-host"], ["--checks", "no.such"], ["--since", "9
 rc, out, err = history("--state", db, "--gpu", "gpu8")
 expect(rc == 1 and not out and "gpu8" in err, "--gpu gpu8: exit %s, want 1 naming gpu8" % rc,
        out + err)
+# ... and with --json or --csv, the empty document or the header, as for any empty selection.
+rc, out, err = history("--state", db, "--gpu", "gpu8", "--json")
+expect(rc == 1 and out and json.loads(out)["runs"] == [] and "gpu8" in err,
+       "--gpu gpu8 --json: exit %s, want 1 and the empty document" % rc, out + err)
+rc, out, err = history("--state", db, "--gpu", "gpu8", "--csv")
+expect(rc == 1 and out.startswith("started_at,") and len(out.splitlines()) == 1,
+       "--gpu gpu8 --csv: exit %s, want 1 and the header alone" % rc, out + err)
+# A --gpu that is neither gpuN nor a UUID is a usage error, not an empty selection; so is an
+# option where a value should be (it would name a file "--json").
+for args in (["--gpu", "3"], ["--gpu", "gpu03"], ["--gpu", "gpu-1"], ["--gpu", "gpu"],
+             ["--gpu", "--json"]):
+    rc, out, err = history("--state", db, *args)
+    expect(rc == 2 and not out and err, "%s: exit %s, want 2 and a message"
+           % (" ".join(args), rc), out + err)
+rc, out, err = history("--state", "--json")
+expect(rc == 2 and "not the option --json" in err,
+       "--state --json: exit %s, want 2 (the option is no file name)" % rc, out + err)
 rc, out, err = history("--state", db, "--node", HOST, "--since", "2000-01-01", "--since", "30d")
 expect(rc == 0 and ("%d run(s)" % RUNS) in out, "--node %s --since 30d: want %d runs"
        % (HOST, RUNS), out + err)
@@ -215,10 +239,11 @@ open(text, "w").write("not a database\n" * 100)
 other = os.path.join(work, "other.db")
 sqlite3.connect(other).execute("CREATE TABLE t(x)").connection.commit()
 for path, why in ((missing, "No such file"), (text, "not a database"),
-                  (other, "not a gpuverify history database")):
+                  (other, "not a gpuverify history database (another program's SQLite file)")):
     for mode in ([], ["--json"], ["--csv"], ["--chart"]):
         rc, out, err = history("--state", path, *mode)
-        expect(rc == 2 and not out and path in err and why in err,
+        # The library's reason alone: "input/output error" would suggest a disk fault.
+        expect(rc == 2 and not out and path in err and why in err and "input/output" not in err,
                "%s %s: exit %s, want 2 and a message naming it (%s)"
                % (os.path.basename(path), " ".join(mode), rc, why), out + err)
 

@@ -116,6 +116,10 @@ foreign = os.path.join(WORK, "foreign.db")
 with sqlite3.connect(foreign) as db:
     db.execute("CREATE TABLE notes(text)")
 unusable("another program's SQLite file", foreign, "not a gpuverify history database")
+with sqlite3.connect(foreign) as db:
+    mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+expect(mode == "delete" and not os.path.exists(foreign + "-wal"),
+       "another program's SQLite file left as it was (journal mode %s, no -wal beside it)" % mode)
 
 # Locked: another writer holds the database for longer than the policy's wait (1 s).
 locked = os.path.join(WORK, "locked.db")

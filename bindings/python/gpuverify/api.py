@@ -586,8 +586,9 @@ class Context:
         """The history database at path (default: the context's state_path; "default" as for
         gv-check) as a dict (docs/history.md): {"database", "runs": [...]},
         runs newest first with their GPUs and rows, filtered by subject (a GPU's UUID, a host
-        name, "host/subject"), checks (an ID or prefix), since_unix and the last N runs. The file
-        is only read. NotFoundError when there is none; IOFailureError when it is not a
+        name, "host/subject"), checks (as gv-check's: IDs or prefixes, comma-separated, ^ID
+        leaving one out; a run without a row selected is left out), since_unix and the last N
+        runs that match. The file is only read. NotFoundError when there is none; IOFailureError when it is not a
         gpuverify history or cannot be read."""
         path = _default_state() if path == "default" else path or self.state_path
         if not path:

@@ -339,3 +339,15 @@ def test_history_is_kept_and_read_back(node, tmp_path):
     with pytest.raises(gpuverify.InvalidArgumentError):
         ctx.history(db, last=-1)
     assert len(ctx.history(last=1)["runs"]) == 1  # the context's own state_path
+    # A newer run without gpu.row_remap: last=2 still gives the two newest runs that have it.
+    ctx.run(checks="driver.gpu_count")
+    doc = ctx.history(db, checks="gpu.row_remap", last=2)
+    assert len(doc["runs"]) == 2 and all(len(r["checks"]) == 8 for r in doc["runs"])
+    # gv-check's --checks rules: a comma list, ^ID leaving one out; a check no run has, no run.
+    ids = {c["id"] for r in ctx.history(db, checks="driver,gpu.row_remap", last=1)["runs"]
+           for c in r["checks"]}
+    assert ids == {"driver.gpu_count"}
+    ids = {c["id"] for r in ctx.history(db, checks="driver,gpu,^gpu.row_remap")["runs"]
+           for c in r["checks"]}
+    assert ids == {"driver.gpu_count"}
+    assert ctx.history(db, checks="no.such")["runs"] == []
