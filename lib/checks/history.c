@@ -451,14 +451,14 @@ void gv_history_history_links(gv_history_judge *j)
                       "no NVLink or RDMA port counters in this run (gpu.nvlink, rdma.ports)");
 }
 
-/* This run's FAIL, or ERROR not another gpuverify's hold, on the subject ("node": any). */
+/* This run's mark on the subject's record (gv_history_bad_row; "node": on any subject). */
 static int bad_now(const gv_history_judge *j, const char *subject)
 {
     for (size_t i = 0; i < j->judged; i++) {
         const gv_check_result *c = &j->report->results[i];
         if (strcmp(subject, "node") && strcmp(c->subject, subject))
             continue;
-        if (c->verdict == GV_FAIL || (c->verdict == GV_ERROR && !c->held_by_other))
+        if (gv_history_bad_row(c))
             return 1;
     }
     return 0;

@@ -39,6 +39,11 @@ typedef struct gv_history_run {
  * or node keeps its record. */
 void gv_history_subject(const gv_report *r, const char *subject, char *out, size_t cap);
 
+/* Whether a row is a mark on its subject's record (history.record): a FAIL, or an ERROR whose
+ * action asks for more than running again or waiting (a hung driver call counts; a run the
+ * host's budget cut short, another job's memory or another gpuverify's hold does not). */
+int gv_history_bad_row(const gv_check_result *c);
+
 /* Appends the report as one run, in one transaction, then deletes what the limits no longer
  * keep. */
 int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *run, char *why,

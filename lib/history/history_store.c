@@ -330,10 +330,11 @@ void gv_history_subject(const gv_report *r, const char *subject, char *out, size
     snprintf(out, cap, "%s/%s", r->hostname[0] ? r->hostname : "unknown", subject);
 }
 
-/* A FAIL, or an ERROR that is not another gpuverify's hold: what the record counts. */
-static int is_bad(const gv_check_result *c)
+int gv_history_bad_row(const gv_check_result *c)
 {
-    return c->verdict == GV_FAIL || (c->verdict == GV_ERROR && !c->held_by_other);
+    return c->verdict == GV_FAIL ||
+           (c->verdict == GV_ERROR && !c->held_by_other && c->action != GV_ACTION_NONE &&
+            c->action != GV_ACTION_RERUN && c->action != GV_ACTION_WAIT);
 }
 
 static void bind_text(sqlite3_stmt *st, int col, const char *s)
@@ -367,7 +368,7 @@ static int insert_run(gv_history *h, const gv_report *r, const gv_history_run *r
 {
     int bad = 0;
     for (size_t i = 0; i < r->count; i++)
-        bad |= is_bad(&r->results[i]);
+        bad |= gv_history_bad_row(&r->results[i]);
     char node[160];
     long long tally[2];
     gv_history_subject(r, "node", node, sizeof node);
@@ -405,7 +406,7 @@ static int subject_bad(const gv_report *r, const char *subject)
 {
     for (size_t i = 0; i < r->count; i++)
         if (!strcmp(r->results[i].subject, subject) && strncmp(r->results[i].id, "history.", 8) &&
-            is_bad(&r->results[i]))
+            gv_history_bad_row(&r->results[i]))
             return 1;
     return 0;
 }
