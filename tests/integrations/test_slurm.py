@@ -20,7 +20,8 @@ through `sinfo -R` and `scontrol show node`:
     node is left as it is; held longer, it is drained naming the stuck holder;
   - the Prolog: a FAIL makes `srun` fail ("prolog failed"), `sbatch`'s job requeued held, the
     node drained with the script's reason; healthy, `srun -n 2 --mpi=pmix gv-nccl` runs and
-    prints its table.
+    prints its table;
+  - every run keeps the node's record (GPUVERIFY_STATE): the runs and gpu3's marks are in it.
 Exit 77 (skipped) only when not root or a daemon cannot start here.
 
 usage: test_slurm.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
@@ -28,6 +29,7 @@ import os
 import shlex
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -306,7 +308,8 @@ exit $rc
                     "GPUVERIFY_GV_CHECK": "%s --sysroot %s --library-dir %s" % (
                         self.gv_check, os.path.join(self.fixtures, "sysroots", "h100-open"),
                         self.fakelib),
-                    "GPUVERIFY_CHECKS": "^cuda,^mem,^gemm,^cudnn,^nccl"}, **env)
+                    "GPUVERIFY_CHECKS": "^cuda,^mem,^gemm,^cudnn,^nccl",
+                    "GPUVERIFY_STATE": self.path("history.db")}, **env)
         step = self.path(kind + ".step")
         with open(step + ".new", "w") as f:
             for k, v in env.items():
@@ -459,6 +462,18 @@ def scenarios(c, failures, timings):
     os.remove(c.path("prolog.step"))
     c.step("healthcheck", "healthy-after-sbatch", "h100x8")
     expect("healthy after the sbatch Prolog", base="IDLE", flags=set(), reason="")
+
+    # Every run above kept the node's record (GPUVERIFY_STATE): the health checks and the
+    # Prologs that reached a verdict, gpu3's lost runs marks on its record, the file intact.
+    with sqlite3.connect(c.path("history.db")) as db:
+        runs = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        marks = db.execute("SELECT count(*) FROM gpus WHERE subject = 'gpu3' AND bad").fetchone()[0]
+        intact = db.execute("PRAGMA integrity_check").fetchone()[0]
+    print("%-44s %d runs, gpu3 marked in %d, integrity %s" % ("history kept by the script", runs,
+                                                               marks, intact))
+    if runs < 10 or marks < 4 or intact != "ok":
+        failures.append("GPUVERIFY_STATE: %d runs recorded (want >= 10), gpu3 marked in %d (want "
+                        ">= 4: the lost-GPU runs), integrity %s" % (runs, marks, intact))
 
     # 7. Healthy Prolog, then gv-nccl's two ranks through Slurm's PMIx over the fake NCCL.
     ldd = subprocess.run(["ldd", c.gv_nccl], capture_output=True, text=True).stdout

@@ -53,6 +53,11 @@
 #                       checks make a CUDA context on each GPU and allocate half of an idle
 #                       GPU's free memory (cuda.alloc): on nodes where jobs run while the health
 #                       check does, give GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl
+#   GPUVERIFY_STATE     gv-check --state: keep each GPU's record and judge it against it
+#                       (docs/history.md); "default" is /var/lib/gpuverify/history.db (the
+#                       script runs as root). Unset or empty: no history. A history WARN
+#                       (a GPU slower than its own median, a lemon) is no reason to drain; an
+#                       unusable database is an ERROR row, which drains "[fix_config]"
 #   GPUVERIFY_GV_CHECK  the gv-check command with any fixed options (default: gv-check on PATH);
 #                       in a Prolog the GPUs should be idle: "gv-check --policy FILE" with
 #                       `busy = fail` drains a node where an earlier job's process still holds
@@ -183,7 +188,7 @@ trap 'rm -f "$err"' EXIT
 # --quiet prints exactly one line, its first word the class: OK, WARN, FAIL, ERROR, HELD.
 # shellcheck disable=SC2086 # the command and its fixed options are words
 line=$(timeout -k $((limit - term_at)) "$term_at" ${GPUVERIFY_GV_CHECK:-gv-check} --quiet --budget "$budget" \
-       --deadline "$deadline" --checks "$checks" 2>"$err")
+       --deadline "$deadline" --checks "$checks" ${GPUVERIFY_STATE:+--state "$GPUVERIFY_STATE"} 2>"$err")
 rc=$?
 line=$(printf '%s\n' "$line" | head -n 1)
 
