@@ -18,6 +18,7 @@ podman (or docker with a daemon), or a base image (no registry and no debootstra
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -149,13 +150,15 @@ def main():
     one_pass = c["command"] + [c["args"][0].replace("sleep 600", "break") + "\nexit $?"]
     probe = c["livenessProbe"]["exec"]["command"]
     with tempfile.TemporaryDirectory() as tmp:
-        textfile = os.path.join(tmp, "textfile")
+        textfile, state = os.path.join(tmp, "textfile"), os.path.join(tmp, "state")
         os.mkdir(textfile)
+        os.mkdir(state)
         published = os.path.join(textfile, "gpuverify.prom")
         for scenario, healthy in (("h100x8", 1), ("h100x8-gpu-lost", 0)):
             st, out = img.run(one_pass, mounts=[
                 (os.path.join(fixtures, "sysroots", "h100-open"), "/host", "ro"),
-                (textfile, "/textfile", "rw"), (fakelib, "/usr/local/nvidia/lib64", "ro"),
+                (textfile, "/textfile", "rw"), (state, "/state", "rw"),
+                (fakelib, "/usr/local/nvidia/lib64", "ro"),
                 (os.path.join(fixtures, "scenarios"), "/scenarios", "ro")],
                 env={"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64",
                      "GV_FAKE_SCENARIO": "/scenarios/%s.conf" % scenario})
@@ -166,6 +169,12 @@ def main():
             else:
                 print("DaemonSet pass in the image, %s: exit %d, gpuverify_node_healthy %d"
                       % (scenario, st, healthy))
+        # Each pass a run of the node's history, written by the image's libsqlite3.
+        db = os.path.join(state, "history.db")
+        runs = sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] \
+            if os.path.exists(db) else 0
+        if runs != 2:
+            fail("DaemonSet passes in the image: %d run(s) in /state/history.db, want 2" % runs)
         # Its liveness probe, in the image: fresh passes, 3 passes old or absent fails.
         mounts = [(textfile, "/textfile", "ro")]
         st_fresh = img.run(probe, mounts)[0]

@@ -2,7 +2,7 @@
 """The Kubernetes DaemonSet (examples/integrations/kubernetes/gpuverify-daemonset.yaml) as the
 tests run it: its pod spec, and one pass of its loop over the fakes: the NVIDIA libraries on the
 loader's path (as the NVIDIA container toolkit injects them), a fixture sysroot at the hostPath
-mount /host, a folder of the test's for /textfile. Shared by test_kubernetes.py and
+mount /host, folders of the test's for /textfile and /state. Shared by test_kubernetes.py and
 test_prometheus.py."""
 import os
 import subprocess
@@ -20,8 +20,9 @@ def load(examples):
 
 
 class OnePass:
-    """One pass of the script's loop (`sleep 600` becomes `break`), /host replaced by `root`
-    and /textfile/ by `textfile`, gv-check found on PATH as in the image."""
+    """One pass of the script's loop (`sleep 600` becomes `break`), /host replaced by `root`,
+    /textfile/ by `textfile` and /state/ by `tmp`/state/ (the history database's folder, kept
+    across passes as the node's is), gv-check found on PATH as in the image."""
 
     def __init__(self, script, gv_check, fakelib, root, textfile, tmp):
         self.fakelib = fakelib
@@ -30,8 +31,11 @@ class OnePass:
         link = os.path.join(self.bindir, "gv-check")
         if not os.path.lexists(link):
             os.symlink(gv_check, link)
+        self.state = os.path.join(tmp, "state")
+        os.makedirs(self.state, exist_ok=True)
         self.script = (script.replace("sleep 600", "break").replace("/host", root)
-                       .replace("/textfile/", textfile.rstrip("/") + "/"))
+                       .replace("/textfile/", textfile.rstrip("/") + "/")
+                       .replace("/state/", self.state + "/"))
 
     def run(self, scenario_conf, timeout=300):
         """Runs the pass with GV_FAKE_SCENARIO=scenario_conf; the CompletedProcess (text)."""

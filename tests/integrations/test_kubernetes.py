@@ -4,11 +4,12 @@ NVIDIA libraries on the loader's path (as the NVIDIA container toolkit injects t
 root at the hostPath mount, one pass of its loop. A healthy node publishes
 gpuverify_node_healthy 1; the same node with a GPU fallen off the bus publishes 0 in place of
 it (the file replaced although gv-check exits 1), readable by the collector and accepted by
-`promtool check metrics`.
+`promtool check metrics`; each pass is a run of the node's history database (/state).
 
 Usage (ctest): test_kubernetes.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
 import os
 import shutil
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -29,6 +30,10 @@ def main():
         failures.append("the node's / is not mounted at /host")
     if "--host-root /host" not in script or "--textfile /textfile/" not in script:
         failures.append("the command does not read the host live and publish with --textfile")
+    if volumes.get("state", {}).get("hostPath", {}).get("path") != "/var/lib/gpuverify" or \
+            mounts.get("state", {}).get("mountPath") != "/state" or "--state /state/" not in script:
+        failures.append("the history database is not kept on the node (/var/lib/gpuverify at "
+                        "/state, --state /state/...)")
     if "sleep 600" not in script:
         failures.append("the loop's sleep is not 'sleep 600'; the test runs one pass by it")
     root = os.path.join(fixtures, "sysroots", "h100-open")
@@ -50,6 +55,12 @@ def main():
                                 % (scenario, run.stdout))
             if os.path.exists(published) and not os.stat(published).st_mode & stat.S_IROTH:
                 failures.append("%s: the file is not readable by the collector's user" % scenario)
+            db = os.path.join(one_pass.state, "history.db")
+            runs = sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] \
+                if os.path.exists(db) else 0
+            if runs != (1 if healthy else 2):
+                failures.append("%s: %d run(s) in the history database after this pass, want "
+                                "%d" % (scenario, runs, 1 if healthy else 2))
             left = [n for n in os.listdir(textfile) if n != "gpuverify.prom"]
             if left:
                 failures.append("%s: left behind in the textfile folder: %s" % (scenario, left))
