@@ -10,6 +10,7 @@ no gv-check.
 
 Usage (ctest): test_nhc.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,18 @@ def main():
         expect("h100x8-gpu-lost", nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("h100x8-gpu-lost")),
                1, reason="check_gpuverify:  FAIL gpus 3: driver.gpu_count node: PCI sees 8 GPU(s)",
                within=10)
+        # -s keeps the node's record: two runs, the lost GPU's a mark on gpu3's.
+        db = os.path.join(tmp, "history.db")
+        for name in ("h100x8", "h100x8-gpu-lost"):
+            nhc(DEFAULT_LINE + " -s " + db, GV_FAKE_SCENARIO=scenario(name))
+        with sqlite3.connect(db) as con:
+            runs = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+            marks = con.execute("SELECT count(*) FROM gpus WHERE subject = 'gpu3' AND bad")\
+                .fetchone()[0]
+        print("%-60s %d runs, gpu3 marked in %d" % ("-s history.db", runs, marks))
+        if (runs, marks) != (2, 1):
+            failures.append("-s %s: %d runs and %d marks on gpu3, want 2 and 1" % (db, runs,
+                                                                                  marks))
         got = expect("h100x8-mig (WARN)",
                      nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("h100x8-mig")), 0, within=10)
         if "WARN gpu.mig" not in got[3]:
@@ -136,9 +149,11 @@ def main():
         want = "--quiet --budget 26 --deadline 6 --checks ^cuda,^mem,^gemm,^cudnn,^nccl"
         if argv != want:
             failures.append("NHC's TIMEOUT of 30 s: gv-check got %r, want %r" % (argv, want))
-        nhc("check_gpuverify -l quick -t 11 -p /etc/gv.policy", gv=mock, MOCK_LINE="OK")
+        nhc("check_gpuverify -l quick -t 11 -p /etc/gv.policy -s default", gv=mock,
+            MOCK_LINE="OK")
         argv = open(args_file).read().strip() if os.path.exists(args_file) else ""
-        want = "--quiet --budget 9 --deadline 2 --level quick --policy /etc/gv.policy"
+        want = ("--quiet --budget 9 --deadline 2 --level quick --policy /etc/gv.policy "
+                "--state default")
         if argv != want:
             failures.append("-l quick -t 11 -p: gv-check got %r, want %r" % (argv, want))
         nhc("check_gpuverify -t 600", gv=mock, MOCK_LINE="OK", TIMEOUT="900")
