@@ -146,8 +146,10 @@ def main():
         got = expect("mock OK", nhc(DEFAULT_LINE, gv=mock, MOCK_LINE="OK 12 checks"), 0)
         quick = got[4]  # NHC around an answer given at once, on this host now
         argv = open(args_file).read().strip() if os.path.exists(args_file) else ""
+        # 30 s less 2 for NHC, less 2 for the run's end: 26, or 25 where the driver took a
+        # second to reach the check.
         want = "--quiet --budget 26 --deadline 6 --checks ^cuda,^mem,^gemm,^cudnn,^nccl"
-        if argv != want:
+        if argv not in (want, want.replace("--budget 26", "--budget 25")):
             failures.append("NHC's TIMEOUT of 30 s: gv-check got %r, want %r" % (argv, want))
         nhc("check_gpuverify -l quick -t 11 -p /etc/gv.policy -s default", gv=mock,
             MOCK_LINE="OK")
