@@ -52,6 +52,12 @@ static void query_failed(gv_history_judge *j, const char *id, const char *subjec
     gv_result_action(c, GV_ACTION_RERUN);
 }
 
+/* The start of the policy's window (history_window_days) before this run. */
+static long long window_start(const gv_history_judge *j, const gv_history_policy *pol)
+{
+    return j->run->started_unix - (long long)(pol->window_days * 86400);
+}
+
 /* The subjects judged: "gpuN" for each GPU of the run with a UUID, then "node". */
 static size_t subjects(const gv_report *r, char (*out)[48], size_t cap)
 {
@@ -309,7 +315,7 @@ void gv_history_history_memory_errors(gv_history_judge *j)
     const char *id = gv_id_history_memory_errors;
     gv_history_policy pol;
     gv_history_policy_of(j->policy, &pol);
-    long long since = j->run->started_unix - (long long)(pol.window_days * 86400);
+    long long since = window_start(j, &pol);
     char subs[GV_RUN_MAX_GPUS + 1][48];
     size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
     for (size_t s = 0; s + 1 < ns; s++) { /* GPUs only */
@@ -469,7 +475,7 @@ void gv_history_history_record(gv_history_judge *j)
     const char *id = gv_id_history_record;
     gv_history_policy pol;
     gv_history_policy_of(j->policy, &pol);
-    long long since = j->run->started_unix - (long long)(pol.window_days * 86400);
+    long long since = window_start(j, &pol);
     char subs[GV_RUN_MAX_GPUS + 1][48];
     size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
     for (size_t s = 0; s < ns; s++) {
