@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The culprit search of gv-fleet: which nodes to test together in each round, and what the
+answers mean. Pure: it runs nothing. A caller asks `next_round()` for the disjoint groups to
+test at once, runs them (each bounded by its deadline), and hands back one pass/fail per group
+with `record()`, until `done`.
+
+The search starts after the collective over all nodes failed (hung, wrong, or slow):
+  1. screen: the nodes in groups of about sqrt(N) (2 to 32), contiguous in the order given, so
+     that nodes listed by leaf switch are screened switch by switch. Members of a passing
+     group are known good; members of a failing group are suspects.
+  2. buddy: each suspect paired with a known-good node, all pairs at once. A pair that passes
+     clears its suspect; one that fails condemns it once.
+  3. confirm: each condemned node paired with a different good node. Failing twice with two
+     good partners names it a culprit; passing makes the first failure a transient.
+Rounds 2 and 3 run together for different nodes (a node is in one group per round). Where too
+few good nodes exist, suspects pair with each other, new partners each round. A screen group
+that failed while every member later passed with good partners is a link: what the group
+shares (a switch port, a cable between two leaves) and not a node, once it fails again when
+tested alone (else it was a transient). A failure that no group of
+the screen shows (every group passes, the whole does not) is between the groups: the fabric
+above them. The model is the OR-model of group testing: a group fails when any member or any
+link inside it is bad."""
+import math
+
+MAX_GROUP = 32
+
+
+def group_size(n):
+    """The screen's group size for n nodes: about sqrt(n), 2 to MAX_GROUP."""
+    return max(2, min(MAX_GROUP, math.ceil(math.sqrt(n))))
+
+
+def partition(nodes, size):
+    """nodes in consecutive groups of `size` or `size + 1` (the remainder spread over the
+    first groups), every group at least 2 long; one group when fewer than 2 * size."""
+    count = max(1, len(nodes) // size)
+    base, extra = divmod(len(nodes), count)
+    groups, at = [], 0
+    for k in range(count):
+        n = base + (1 if k < extra else 0)
+        groups.append(tuple(nodes[at:at + n]))
+        at += n
+    return groups
+
+
+class Search:
+    """One culprit search over `nodes` (names, in topology order where known). max_rounds
+    bounds it: what is still unsettled then is reported undecided."""
+
+    def __init__(self, nodes, max_rounds=8):
+        if len(set(nodes)) != len(nodes):
+            raise ValueError("a node is named twice")
+        self.nodes = list(nodes)
+        self.max_rounds = max_rounds
+        self.rounds = []  # [[(group, passed)]]
+        self.good = set()
+        self.suspects = []  # in node order: failed in a group, not yet tested with a good node
+        self.condemned = {}  # node -> the good partner it failed with
+        self.culprits = []  # (node, why)
+        self.transient = []  # nodes that failed once with a good partner, then passed
+        self.links = []  # screen groups that failed though every member is good
+        self.between_groups = False
+        self.tried = set()  # frozensets of suspect pairs already tested together
+        self._screen = []
+        self._stalled = False
+        self._link_check = None  # screen groups retested alone, when that round runs
+
+    def _link_candidates(self):
+        """Screen groups that failed while every member has since passed with good partners."""
+        if self.suspects or self.condemned or not self._screen:
+            return []
+        return [g for g, passed in self.rounds[0]
+                if not passed and all(n in self.good for n in g)]
+
+    @property
+    def done(self):
+        if self._stalled or len(self.rounds) >= self.max_rounds:
+            return True
+        if not self.rounds or self.suspects or self.condemned:
+            return False
+        return self._link_check is not None or not self._link_candidates()
+
+    @property
+    def undecided(self):
+        """Nodes the search could not settle: still suspect or condemned once."""
+        return sorted(set(self.suspects) | set(self.condemned), key=self.nodes.index)
+
+    def next_round(self):
+        """The disjoint groups to test at once now (tuples of node names); [] when done."""
+        if self.done:
+            return []
+        if not self.rounds:
+            if len(self.nodes) < 4:  # no two groups of two: every node is a suspect
+                self.suspects = list(self.nodes)
+            else:
+                self._screen = partition(self.nodes, group_size(len(self.nodes)))
+                return list(self._screen)
+        if not self.suspects and not self.condemned:
+            self._link_check = self._link_candidates()
+            return list(self._link_check)
+        free = sorted(self.good, key=self.nodes.index)
+        groups = []
+        # Confirmations first, each with a partner other than the first one.
+        for node, first in self.condemned.items():
+            partner = next((g for g in free if g != first), None)
+            if partner is not None:
+                free.remove(partner)
+                groups.append((node, partner))
+        waiting = []
+        for node in self.suspects:
+            if free:
+                groups.append((node, free.pop(0)))
+            else:
+                waiting.append(node)
+        # No good partner left: suspects test each other, a pairing not tried before.
+        while len(waiting) >= 2:
+            a = waiting.pop(0)
+            b = next((s for s in waiting if frozenset((a, s)) not in self.tried), None)
+            if b is None:
+                continue
+            waiting.remove(b)
+            groups.append((a, b))
+        if not groups:
+            self._stalled = True  # nothing new can be tested: what is left stays undecided
+        return groups
+
+    def record(self, outcomes):
+        """outcomes: [(group, passed)] for the groups next_round() gave, in any order."""
+        outcomes = [(tuple(g), bool(p)) for g, p in outcomes]
+        self.rounds.append(outcomes)
+        if len(self.rounds) == 1 and self._screen:
+            for group, passed in outcomes:
+                if passed:
+                    self.good.update(group)
+                else:
+                    self.suspects.extend(group)
+            self.suspects.sort(key=self.nodes.index)
+            self.between_groups = not self.suspects
+            return
+        if self._link_check is not None:
+            self.links = [g for g, passed in outcomes if not passed]
+            self.transient.extend(n for g, passed in outcomes if passed for n in g)
+            return
+        for group, passed in outcomes:
+            a, b = group
+            if a in self.condemned:
+                first = self.condemned.pop(a)
+                if passed:
+                    self.good.add(a)
+                    self.transient.append(a)
+                else:
+                    self.culprits.append((a, "failed with %s and with %s" % (first, b)))
+            elif b in self.good:  # a suspect with a good partner
+                self.suspects.remove(a)
+                if passed:
+                    self.good.add(a)
+                else:
+                    self.condemned[a] = b
+            else:  # two suspects together
+                self.tried.add(frozenset(group))
+                if passed:
+                    for n in group:
+                        self.suspects.remove(n)
+                        self.good.add(n)
+
+    def summary(self):
+        """A dict: the rounds with their groups, culprits, links, transients, undecided."""
+        return {
+            "rounds": [[{"nodes": list(g), "passed": p} for g, p in r] for r in self.rounds],
+            "group_tests": sum(len(r) for r in self.rounds),
+            "culprits": [{"node": n, "why": why} for n, why in self.culprits],
+            "links": [list(g) for g in self.links],
+            "between_groups": self.between_groups,
+            "transient": list(self.transient),
+            "undecided": self.undecided,
+        }
+
+
+def bound_s(nodes, max_rounds, deadline_s):
+    """The longest the search can take: every round at its deadline."""
+    return min(max_rounds, max(1, len(nodes))) * deadline_s
+
+
+def judge(results, min_busbw=0.0, tolerance=0.5, reference=0.0):
+    """Pass/fail for one round's group results [(group, verdict, busbw)]: a verdict other than
+    PASS fails (wrong data, a hang, an error); so does busbw under min_busbw when it is set,
+    else under tolerance times the reference, the best busbw seen so far (passed in, this
+    round's included), which assumes most groups are healthy. Returns ([(group, passed)], the
+    new reference)."""
+    best = max([reference] + [b for _, v, b in results if v == "PASS" and b])
+    out = []
+    for group, verdict, busbw in results:
+        floor = min_busbw if min_busbw > 0 else tolerance * best
+        out.append((group, verdict == "PASS" and (busbw or 0) >= floor))
+    return out, best

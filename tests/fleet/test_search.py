@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""gv-fleet's culprit search over a model of a fleet, no GPU and no network: nodes with a
+speed (healthy 1.0, a slow NIC 0.3, hung 0), links between two nodes that are slow only when
+both are in a group, and noise on every measurement. A group's bus bandwidth is its slowest
+member's (a ring runs at its slowest link). For N = 2, 3, 7, 64, 1,024 and 0, 1, 2, 5 culprits
+it asserts exactly the planted culprits are named, and the rounds after the all-nodes run:
+at most 4 for one culprit, 8 for five (where N allows naming them at all), and prints the
+rounds and group tests of each case.
+
+usage: test_search.py FLEET_DIR   (the folder that holds gvfleet/)"""
+import random
+import sys
+import unittest
+
+sys.path.insert(0, sys.argv.pop(1) if len(sys.argv) > 1 else "examples/fleet")
+from gvfleet import search  # noqa: E402
+
+HEALTHY_GBPS = 40.0
+
+
+class Fleet:
+    def __init__(self, n, culprits=(), hung=(), links=(), noise=0.05, seed=1, transient=0.0):
+        self.nodes = ["n%04d" % i for i in range(n)]
+        self.speed = {node: 1.0 for node in self.nodes}
+        for k in culprits:
+            self.speed[self.nodes[k]] = 0.3
+        self.hung = {self.nodes[k] for k in hung}
+        self.links = [frozenset((self.nodes[a], self.nodes[b])) for a, b in links]
+        self.rng = random.Random(seed)
+        self.noise = noise
+        self.transient = transient
+
+    def test(self, group):
+        """(verdict, busbw) of one group's collective."""
+        if any(n in self.hung for n in group):
+            return "FAIL", 0.0
+        speed = min(self.speed[n] for n in group)
+        if any(link <= set(group) for link in self.links):
+            speed = min(speed, 0.3)
+        if self.rng.random() < self.transient:
+            speed *= 0.4  # someone else's job crossed this group's path for a moment
+        return "PASS", HEALTHY_GBPS * speed * (1 + self.rng.uniform(-self.noise, self.noise))
+
+
+def run(fleet, min_busbw=0.0, max_rounds=8):
+    """The all-nodes run, then the search to its end: (Search, the all-nodes run passed)."""
+    verdict, busbw = fleet.test(fleet.nodes)
+    (_, passed), = search.judge([(tuple(fleet.nodes), verdict, busbw)], min_busbw)[0]
+    s = search.Search(fleet.nodes, max_rounds)
+    # Relative judging needs a reference first: without a floor the search always screens.
+    if passed and min_busbw > 0:
+        return s, True
+    reference = 0.0
+    while not s.done:
+        groups = s.next_round()
+        if not groups:
+            break
+        results = [(g,) + fleet.test(g) for g in groups]
+        outcome, reference = search.judge(results, min_busbw, 0.5, reference)
+        s.record(outcome)
+    return s, False
+
+
+def planted(n, d, seed=7):
+    """d distinct node indices of n, spread (not adjacent), the same for a seed."""
+    return sorted(random.Random(seed * 1000 + n).sample(range(n), d))
+
+
+class SearchTest(unittest.TestCase):
+    table = []
+
+    def check_case(self, n, d, min_busbw):
+        culprits = planted(n, d)
+        fleet = Fleet(n, culprits)
+        s, whole_passed = run(fleet, min_busbw)
+        named = sorted(fleet.nodes.index(c) for c, _ in s.culprits)
+        rounds, tests = len(s.rounds), sum(len(r) for r in s.rounds)
+        decidable = n >= 3 and d <= n - 2
+        self.table.append((n, d, "floor" if min_busbw else "relative", rounds, tests,
+                           len(named), len(s.undecided)))
+        if d == 0:
+            self.assertEqual(named, [], (n, s.summary()))
+            if min_busbw:
+                self.assertTrue(whole_passed)
+            return
+        if not decidable:  # nothing may be wrongly condemned
+            self.assertTrue(set(named) <= set(culprits), (n, d, s.summary()))
+            return
+        self.assertEqual(named, culprits, (n, d, s.summary()))
+        self.assertEqual(s.undecided, [])
+        if d == 1:
+            self.assertLessEqual(rounds, 4, (n, s.summary()))
+        if d <= 5:
+            self.assertLessEqual(rounds, 8, (n, d, s.summary()))
+
+    def test_sizes_and_culprits(self):
+        for n in (2, 3, 7, 64, 1024):
+            for d in (0, 1, 2, 5):
+                if d > n:
+                    continue
+                with self.subTest(n=n, d=d, rule="floor"):
+                    self.check_case(n, d, 0.7 * HEALTHY_GBPS)
+                if n >= 64:  # relative judging needs most of a round's groups healthy
+                    with self.subTest(n=n, d=d, rule="relative"):
+                        self.check_case(n, d, 0.0)
+
+    def test_hung_node_named(self):
+        fleet = Fleet(64, hung=[17])
+        s, _ = run(fleet, 0.7 * HEALTHY_GBPS)
+        self.assertEqual([c for c, _ in s.culprits], ["n0017"])
+
+    def test_transient_is_not_condemned(self):
+        # Every group test fails at random 1 % of the time: only the one slow node is named
+        # (a healthy node is condemned only when it fails with two good partners in a row).
+        for seed in range(20):
+            fleet = Fleet(256, culprits=[100], seed=seed, transient=0.01)
+            s, _ = run(fleet, 0.7 * HEALTHY_GBPS)
+            self.assertEqual([c for c, _ in s.culprits], ["n0100"], s.summary())
+
+    def test_link_between_two_healthy_nodes(self):
+        # n0 and n1 are each fine with anyone else; together (their shared cable) slow: the
+        # screen group that held both fails again alone.
+        fleet = Fleet(16, links=[(0, 1)])
+        s, _ = run(fleet, 0.7 * HEALTHY_GBPS)
+        self.assertEqual(s.culprits, [])
+        self.assertEqual(s.links, [("n0000", "n0001", "n0002", "n0003")])
+        self.assertEqual(len(s.rounds), 3)  # screen, buddies, the group alone
+
+    def test_fault_between_groups(self):
+        # Every screen group passes while the whole failed: the fabric above them.
+        s = search.Search(["a", "b", "c", "d"])
+        s.record([(g, True) for g in s.next_round()])
+        self.assertTrue(s.done)
+        self.assertTrue(s.between_groups)
+        self.assertEqual(s.culprits, [])
+
+    def test_two_nodes_undecided(self):
+        s = search.Search(["a", "b"])
+        self.assertEqual(s.next_round(), [("a", "b")])
+        s.record([(("a", "b"), False)])
+        self.assertEqual(s.next_round(), [])
+        self.assertEqual(s.undecided, ["a", "b"])
+
+    def test_groups_disjoint_and_bounded(self):
+        for n in (4, 5, 7, 64, 1000, 1024):
+            groups = search.partition(["x%d" % i for i in range(n)], search.group_size(n))
+            flat = [x for g in groups for x in g]
+            self.assertEqual(len(flat), n)
+            self.assertEqual(len(set(flat)), n)
+            self.assertTrue(all(2 <= len(g) <= search.MAX_GROUP + 1 for g in groups))
+
+    def test_rounds_bounded(self):
+        fleet = Fleet(64, culprits=range(0, 64, 2))  # half the fleet slow
+        s, _ = run(fleet, 0.7 * HEALTHY_GBPS, max_rounds=5)
+        self.assertLessEqual(len(s.rounds), 5)
+
+    def test_duplicate_node_refused(self):
+        with self.assertRaises(ValueError):
+            search.Search(["a", "a"])
+
+    @classmethod
+    def tearDownClass(cls):
+        print("\n%6s %9s %9s %7s %12s %7s %10s" % ("nodes", "culprits", "rule", "rounds",
+                                                   "group tests", "named", "undecided"))
+        for row in cls.table:
+            print("%6d %9d %9s %7d %12d %7d %10d" % row)
+        print("(rounds and tests after the all-nodes run; all pairs of 1,024 nodes would be "
+              "523,776 tests, SuperBench's round robin 1,023 rounds)")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
