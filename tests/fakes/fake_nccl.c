@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE /* accept4; IFF_UP with glibc's net/if.h */
 /* A fake libnccl.so.2 for CI, built from lib/backends/nccl_api.def. Ranks meet in a shared
  * file that the unique id names, so ranks of one process (one communicator per GPU) and ranks
  * of several processes (mpirun) reduce their real host buffers (the fake libcuda's "device"
@@ -6,10 +7,24 @@
  * (its stream held in the fake libcuda until ncclCommAbort), a collective stuck in the host
  * code (host_hang: a blocking call never returns), a crash in the first collective.
  * Non-blocking communicators report ncclInProgress until every rank has joined; blocking ones
- * wait for them, as NCCL's bootstrap does (up to WAIT_LIMIT_S). Test code only: never
- * shipped. */
-#include <signal.h>
+ * wait for them, as NCCL's bootstrap does (up to WAIT_LIMIT_S).
+ *
+ * With GV_FAKE_NCCL_NET=socket the collectives' data crosses the network, as NCCL's socket
+ * transport does: each rank listens on its interface's IPv4 address (NCCL_SOCKET_IFNAME's
+ * prefix, else the first one up that is not loopback), publishes it in the shared file, and
+ * the ranks pass every rank's input round a TCP ring before each computes its output. The time
+ * is the network's: a shaped link (tc tbf) makes its node's collectives slow. Sends and
+ * receives still go through the file. Test code only: never shipped. */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +58,9 @@ typedef struct shared {
     /* Point-to-point channels: messages from rank s to rank d put in s's mailbox for d, and
      * how many of them d has taken (one message in flight per channel). */
     uint64_t sent[MAX_RANKS][MAX_RANKS], taken[MAX_RANKS][MAX_RANKS];
+    /* GV_FAKE_NCCL_NET=socket: where each rank listens (network order), 0 until it does. */
+    uint32_t addr[MAX_RANKS];
+    uint16_t port[MAX_RANKS];
 } shared;
 _Static_assert(sizeof(shared) <= HEADER_BYTES, "the header holds the channels");
 
@@ -55,6 +73,12 @@ struct gvnc_comm_st {
     int stuck;    /* nccl_fault = host_hang: its operation never leaves NCCL's host code */
     gvcu_stream held;
     const fake_gpu *gpu; /* the GPU whose context was current at its creation */
+    /* GV_FAKE_NCCL_NET=socket: the listening socket, the ring's connections to the next and
+     * from the previous rank (-1 until the first collective), every rank's input as the ring
+     * brought it (slots of `block` bytes) and each slot's length. */
+    int listener, to_next, from_prev;
+    char *gathered;
+    size_t block, lengths[MAX_RANKS];
 };
 
 /* Point-to-point ops, beside the collectives' GV_COLL_* numbers. */
@@ -96,7 +120,143 @@ static void nap(void)
 
 static float *slot(gvnc_comm c, int rank)
 {
+    if (c->gathered)
+        return (float *)(c->gathered + (size_t)rank * c->block);
     return (float *)((char *)c->sh + HEADER_BYTES + (size_t)rank * SLOT_BYTES);
+}
+
+static int socket_mode(void)
+{
+    const char *net = getenv("GV_FAKE_NCCL_NET");
+    return net && strcmp(net, "socket") == 0;
+}
+
+/* This host's IPv4 address for the ring, network order: NCCL_SOCKET_IFNAME's prefix, else the
+ * first interface up that is not loopback, else loopback. */
+static uint32_t ring_address(void)
+{
+    const char *want = getenv("NCCL_SOCKET_IFNAME");
+    uint32_t found = htonl(INADDR_LOOPBACK);
+    struct ifaddrs *all = NULL;
+    if (getifaddrs(&all) != 0)
+        return found;
+    for (struct ifaddrs *i = all; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+            (i->ifa_flags & IFF_LOOPBACK))
+            continue;
+        if (want && *want && strncmp(i->ifa_name, want, strlen(want)) != 0)
+            continue;
+        found = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+        break;
+    }
+    freeifaddrs(all);
+    return found;
+}
+
+/* Listens on this host's ring address and publishes it for the others; -1 on failure. */
+static int ring_listen(gvnc_comm c)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = ring_address()};
+    socklen_t len = sizeof a;
+    c->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c->listener < 0 || bind(c->listener, (struct sockaddr *)&a, sizeof a) != 0 ||
+        listen(c->listener, 4) != 0 || getsockname(c->listener, (struct sockaddr *)&a, &len) != 0)
+        return -1;
+    c->sh->addr[c->rank] = a.sin_addr.s_addr;
+    __atomic_store_n(&c->sh->port[c->rank], ntohs(a.sin_port), __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Connects to the next rank and accepts the previous one's connection (connect completes in
+ * the peer's backlog, so every rank may connect first). */
+static int ring_connect(gvnc_comm c)
+{
+    int next = (c->rank + 1) % c->nranks;
+    double until = now_s() + WAIT_LIMIT_S;
+    while (!__atomic_load_n(&c->sh->port[next], __ATOMIC_ACQUIRE))
+        if (now_s() > until)
+            return -1;
+        else
+            nap();
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_addr.s_addr = c->sh->addr[next],
+                            .sin_port = htons(c->sh->port[next])};
+    int one = 1;
+    c->to_next = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c->to_next < 0 || connect(c->to_next, (struct sockaddr *)&a, sizeof a) != 0)
+        return -1;
+    setsockopt(c->to_next, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct pollfd p = {c->listener, POLLIN, 0};
+    if (poll(&p, 1, (int)(WAIT_LIMIT_S * 1000)) != 1)
+        return -1;
+    c->from_prev = accept4(c->listener, NULL, NULL, SOCK_CLOEXEC);
+    if (c->from_prev < 0)
+        return -1;
+    fcntl(c->to_next, F_SETFL, O_NONBLOCK);
+    fcntl(c->from_prev, F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+/* Sends `out` (out_len bytes) to the next rank while receiving in_len bytes from the previous
+ * one into `in`, both at once so that neither side's buffers fill first; -1 on an error or
+ * after WAIT_LIMIT_S without progress. */
+static int ring_step(gvnc_comm c, const char *out, size_t out_len, char *in, size_t in_len)
+{
+    size_t sent = 0, got = 0;
+    while (sent < out_len || got < in_len) {
+        struct pollfd p[2] = {{c->to_next, sent < out_len ? POLLOUT : 0, 0},
+                              {c->from_prev, got < in_len ? POLLIN : 0, 0}};
+        int n = poll(p, 2, (int)(WAIT_LIMIT_S * 1000));
+        if (n <= 0)
+            return -1;
+        if (p[0].revents & (POLLERR | POLLHUP) || p[1].revents & POLLERR)
+            return -1;
+        if (p[0].revents & POLLOUT) {
+            ssize_t w = send(c->to_next, out + sent, out_len - sent, MSG_NOSIGNAL);
+            if (w < 0 && errno != EAGAIN && errno != EINTR)
+                return -1;
+            sent += w > 0 ? (size_t)w : 0;
+        }
+        if (p[1].revents & (POLLIN | POLLHUP)) {
+            ssize_t r = recv(c->from_prev, in + got, in_len - got, 0);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+                return -1;
+            got += r > 0 ? (size_t)r : 0;
+        }
+    }
+    return 0;
+}
+
+/* Every rank's input (this rank's: `bytes` of `mine`) passed round the ring, n - 1 steps, each
+ * slot preceded by its length: what NCCL's ring all-gather moves, (n - 1) x bytes a rank. */
+static gvnc_result ring_gather(gvnc_comm c, const void *mine, size_t bytes)
+{
+    if (c->to_next < 0 && ring_connect(c) != 0) {
+        snprintf(last_error, sizeof last_error, "fake NCCL: cannot connect the ring (rank %d)",
+                 c->rank);
+        return GVNC_REMOTE_ERROR;
+    }
+    if (!c->gathered) {
+        c->block = SLOT_BYTES;
+        if (!(c->gathered = malloc((size_t)c->nranks * c->block)))
+            return GVNC_SYSTEM_ERROR;
+    }
+    memcpy(c->gathered + (size_t)c->rank * c->block, mine, bytes);
+    c->lengths[c->rank] = bytes;
+    for (int k = 0; k < c->nranks - 1; k++) {
+        int out = (c->rank - k + c->nranks) % c->nranks, in = (out - 1 + c->nranks) % c->nranks;
+        uint64_t out_len = c->lengths[out], in_len = 0;
+        if (ring_step(c, (const char *)&out_len, sizeof out_len, (char *)&in_len,
+                      sizeof in_len) != 0 ||
+            in_len > c->block ||
+            ring_step(c, c->gathered + (size_t)out * c->block, out_len,
+                      c->gathered + (size_t)in * c->block, in_len) != 0) {
+            snprintf(last_error, sizeof last_error, "fake NCCL: the ring broke at step %d", k);
+            return GVNC_REMOTE_ERROR;
+        }
+        c->lengths[in] = in_len;
+    }
+    return GVNC_SUCCESS;
 }
 
 static int ready(gvnc_comm c)
@@ -165,6 +325,15 @@ gvnc_result ncclCommInitRankConfig(gvnc_comm *comm, int nranks, gvnc_unique_id i
     }
     c->sh = map;
     c->rank = rank, c->nranks = nranks;
+    c->listener = c->to_next = c->from_prev = -1;
+    if (socket_mode() && ring_listen(c) != 0) {
+        snprintf(last_error, sizeof last_error, "fake NCCL: cannot listen for the ring");
+        if (c->listener >= 0)
+            close(c->listener);
+        munmap(map, MAP_BYTES);
+        free(c);
+        return GVNC_SYSTEM_ERROR;
+    }
     c->blocking = !config || config->blocking != 0;
     c->gpu = fake_cuda_current_gpu();
     __atomic_add_fetch(&c->sh->joined, 1, __ATOMIC_ACQ_REL);
@@ -200,6 +369,11 @@ static gvnc_result leave(gvnc_comm comm)
         return GVNC_INVALID_ARGUMENT;
     if (comm->held)
         fake_cuda_hold_stream(comm->held, 0);
+    int fds[] = {comm->listener, comm->to_next, comm->from_prev};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(comm->gathered);
     int left = __atomic_add_fetch(&comm->sh->left, 1, __ATOMIC_ACQ_REL);
     if (left >= __atomic_load_n(&comm->sh->joined, __ATOMIC_ACQUIRE))
         unlink(comm->path);
@@ -414,6 +588,18 @@ static gvnc_result run(const queued_op *ops, int n)
         }
     if (n > 0 && (ops[0].kind == OP_SEND || ops[0].kind == OP_RECV))
         return run_p2p(ops, n);
+    if (socket_mode()) {
+        for (int i = 0; i < n; i++) {
+            size_t in = in_elems(&ops[i]) * sizeof(float);
+            gvnc_result r = in > SLOT_BYTES ? GVNC_INVALID_ARGUMENT
+                                            : ring_gather(ops[i].comm, ops[i].send, in);
+            if (r != GVNC_SUCCESS)
+                return r;
+            compute(&ops[i]);
+            ops[i].comm->seq++;
+        }
+        return GVNC_SUCCESS;
+    }
     for (int i = 0; i < n; i++) {
         const queued_op *o = &ops[i];
         size_t in = in_elems(o);

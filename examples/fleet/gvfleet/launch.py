@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: Apache-2.0
+"""How gv-fleet starts work on nodes: through the launcher the site already has (Slurm's srun
+inside an allocation, Open MPI's mpirun over a host list), never SSH of its own. A round is
+several launches at once, each on its own nodes and each bounded by a deadline: a launch still
+running then is stopped (SIGTERM, which srun and mpirun pass to their tasks, then SIGKILL) and
+counts as hung; the others go on."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+GRACE_S = 10.0  # a launcher's own start and stop, beyond the work's deadline
+
+
+class Launcher:
+    """Builds the command line that runs `argv` once per node (or `per_node` times) on
+    `nodes`."""
+
+    name = "?"
+
+    def __init__(self, extra_args=()):
+        self.extra = list(extra_args)
+
+    def command(self, nodes, per_node, argv):
+        raise NotImplementedError
+
+
+class Slurm(Launcher):
+    """srun job steps inside the allocation (salloc, sbatch): one step per group, the groups of
+    a round side by side on disjoint nodes. PMIx hands gv-nccl's ranks to MPI."""
+
+    name = "slurm"
+
+    def command(self, nodes, per_node, argv):
+        return (["srun", "--nodes=%d" % len(nodes), "--ntasks=%d" % (len(nodes) * per_node),
+                 "--ntasks-per-node=%d" % per_node, "--nodelist=" + ",".join(nodes),
+                 "--kill-on-bad-exit=0", "--mpi=pmix", "--quiet"] + self.extra + list(argv))
+
+    @staticmethod
+    def allocation_nodes():
+        """The allocation's nodes, in Slurm's order; [] outside one."""
+        nodelist = os.environ.get("SLURM_JOB_NODELIST") or os.environ.get("SLURM_NODELIST")
+        if not nodelist:
+            return []
+        out = subprocess.run(["scontrol", "show", "hostnames", nodelist], capture_output=True,
+                             text=True, timeout=30)
+        return out.stdout.split() if out.returncode == 0 else []
+
+
+class Mpirun(Launcher):
+    """Open MPI's mpirun over a host list: one mpirun per group."""
+
+    name = "mpirun"
+
+    def command(self, nodes, per_node, argv):
+        hosts = ",".join("%s:%d" % (n, per_node) for n in nodes)
+        return (["mpirun", "-np", str(len(nodes) * per_node), "--host", hosts,
+                 "--map-by", "ppr:%d:node" % per_node] + self.extra + list(argv))
+
+    @staticmethod
+    def hostfile_nodes(path):
+        """The hosts of an Open MPI hostfile ("host slots=8" lines, # comments), in order."""
+        nodes = []
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                words = line.split("#", 1)[0].split()
+                if words and words[0] not in nodes:
+                    nodes.append(words[0])
+        return nodes
+
+
+class Run:
+    """One launch of a round: its nodes, process, output and how it ended."""
+
+    def __init__(self, nodes, command, env):
+        self.nodes = tuple(nodes)
+        self.command = command
+        self.started = time.monotonic()
+        # Files, not pipes: a launch with much to say must not block on a full pipe.
+        self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(command, stdout=self._out, stderr=self._err,
+                                     stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        self.stdout = self.stderr = ""
+        self.returncode = None
+        self.hung = False
+        self.seconds = 0.0
+
+    def stop(self):
+        """SIGTERM the launcher's group (srun and mpirun pass it to their tasks), SIGKILL 5 s
+        later."""
+        for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                self.proc.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+def run_round(launcher, groups, per_node, argv_for, deadline_s, env=None):
+    """Launches argv_for(group) on every group at once and waits for all, each at most
+    deadline_s + GRACE_S; returns the Runs in the order of groups."""
+    runs = [Run(g, launcher.command(g, per_node, argv_for(g)), env) for g in groups]
+    limit = deadline_s + GRACE_S
+    pending = list(runs)
+    while pending:
+        for r in list(pending):
+            if r.proc.poll() is not None:
+                pending.remove(r)
+            elif time.monotonic() - r.started > limit:
+                r.hung = True
+                r.stop()
+                pending.remove(r)
+        if pending:
+            time.sleep(0.05)
+    for r in runs:
+        r.proc.wait()
+        for f in (r._out, r._err):
+            f.seek(0)
+        r.stdout = r._out.read().decode(errors="replace")
+        r.stderr = r._err.read().decode(errors="replace")
+        r._out.close(), r._err.close()
+        r.returncode = r.proc.returncode
+        r.seconds = time.monotonic() - r.started
+    return runs
