@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rendezvous.h"
 #ifdef GPUVERIFY_WITH_MPI
 #include <mpi.h>
 #endif
@@ -33,7 +34,7 @@ static void usage(void)
     printf("usage: gv-nccl [--op NAME] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
            "               [--gpus LIST] [--deadline S] [--min-busbw GBPS] [--json]\n"
            "               [--library-dir DIR] [--withhold RANK] [--in-process] [--in-place]\n"
-           "               [--version]\n"
+           "               [--rendezvous HOST:PORT] [--version]\n"
            "  --op NAME       all_reduce (default), all_gather, reduce_scatter, broadcast,\n"
            "                  reduce, alltoall, gather, scatter, sendrecv (nccl-tests' names),\n"
            "                  pairs (every ordered pair of ranks in turn, at -b and -e)\n"
@@ -47,6 +48,8 @@ static void usage(void)
            "  --deadline S    for the whole run, 0.1 to 86400 (default: the library's, 60 s)\n"
            "  --min-busbw G   FAIL below this peak bus bandwidth in GB/s (default none)\n"
            "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
+           "  --rendezvous HOST:PORT  ranks of srun, torchrun or mpirun without MPI: rank 0\n"
+           "                  listens on PORT of HOST (its own host), the others connect\n"
            "  --in-place      each size in place too (nccl-tests' second column group)\n"
            "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
            "                  than in gpuverify-worker\n"
@@ -227,7 +230,6 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
            st != GV_OK ? gv_strerror(st) : "", r->message);
 }
 
-#ifdef GPUVERIFY_WITH_MPI
 /* nccl-tests' way of combining ranks: the mean time per size, wrong elements summed, the worst
  * verdict; figures recomputed from the mean time. A withheld rank (SKIP) takes no part. */
 static void combine(const gv_nccl_result *all, const gv_status *sts, int count, gv_nccl_result *out,
@@ -301,6 +303,125 @@ static void combine(const gv_nccl_result *all, const gv_status *sts, int count, 
         }
 }
 
+/* The GPU of a rank: --gpus' entry for its local rank; else the only GPU a launcher left it
+ * (srun --gpus-per-task=1 sets CUDA_VISIBLE_DEVICES to one device); else its local rank. */
+static uint32_t rank_gpu(const gv_nccl_opts *o, int local)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (o->gpu_count)
+        return o->gpus[local % o->gpu_count];
+    if (visible && *visible && !strchr(visible, ','))
+        return 0;
+    return (uint32_t)local;
+}
+
+/* One rank of a launch without MPI (srun, torchrun, mpirun), joined through the rendezvous
+ * at `where`: rank 0 makes the id and sends it, gathers every rank's result, prints. Ranks on
+ * the same host (by name) take their GPUs in rank order unless the launcher says the local
+ * rank. */
+typedef struct rank_answer {
+    gv_nccl_result r;
+    int32_t st, sent; /* sent: 1 from a rank that answered (a missing rank's part is zeroed) */
+    char host[256];
+} rank_answer;
+
+static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where, int json)
+{
+    int rank, size, local;
+    if (gv_rdv_from_env(&rank, &size, &local) != 0) {
+        fprintf(stderr,
+                "%s: --rendezvous needs a launcher that gives each process its rank and the "
+                "world size (srun: SLURM_PROCID, torchrun: RANK, mpirun: OMPI_COMM_WORLD_RANK)\n",
+                tool);
+        return 2;
+    }
+    double wait_s = o->deadline_s > 0 ? o->deadline_s : 60.0;
+    char err[512] = "";
+    rank_answer mine;
+    memset(&mine, 0, sizeof mine);
+    mine.r = (gv_nccl_result)GV_NCCL_RESULT_INIT;
+    gethostname(mine.host, sizeof mine.host - 1);
+    gv_rdv *rdv = gv_rdv_join(where, rank, size, wait_s, err, sizeof err);
+    rank_answer *all = rdv ? calloc((size_t)size, sizeof *all) : NULL;
+    struct {
+        int32_t ok;
+        gv_nccl_id id;
+    } start;
+    memset(&start, 0, sizeof start);
+    int code = 1;
+    if (rdv && !all)
+        snprintf(err, sizeof err, "out of memory for %d ranks' results", size);
+    else if (rdv && gv_rdv_gather(rdv, &mine, sizeof mine, all, wait_s, err, sizeof err) == 0 &&
+             gv_rdv_bcast(rdv, all, (size_t)size * sizeof *all, wait_s, err, sizeof err) == 0) {
+        if (local < 0)
+            for (int k = local = 0; k < rank; k++)
+                local += strcmp(all[k].host, mine.host) == 0;
+        if (rank == 0)
+            start.ok = gv_nccl_unique_id(ctx, &start.id) == GV_OK;
+        if (rank == 0 && !start.ok)
+            snprintf(err, sizeof err, "%s", gv_ctx_last_error(ctx));
+        if (gv_rdv_bcast(rdv, &start, sizeof start, wait_s, err, sizeof err) == 0 && start.ok) {
+            gv_status st = gv_nccl_bench_rank(ctx, &start.id, rank, size, rank_gpu(o, local), o,
+                                              &mine.r);
+            if (st != GV_OK && st != GV_ERR_TIMEOUT && mine.r.message[0] == '\0') {
+                mine.r.verdict = GV_ERROR;
+                snprintf(mine.r.message, sizeof mine.r.message, "%s", gv_ctx_last_error(ctx));
+            }
+            mine.st = st, mine.sent = 1;
+            /* Every rank's sweep ends by its deadline; a second one for the slowest to send. */
+            gv_rdv_gather(rdv, &mine, sizeof mine, all, wait_s + 30, err, sizeof err);
+            code = 0;
+        }
+    }
+    if (rank != 0) {
+        if (code)
+            fprintf(stderr, "%s: rank %d: %s\n", tool, rank, err);
+        gv_rdv_close(rdv);
+        free(all);
+        return code;
+    }
+    /* Rank 0 always answers, a rank that never came or never sent named as a FAIL. */
+    gv_nccl_result combined = GV_NCCL_RESULT_INIT, *results = calloc((size_t)size, sizeof *results);
+    gv_status *sts = calloc((size_t)size, sizeof *sts), st = GV_OK;
+    char *hosts = calloc((size_t)size, sizeof mine.host + 1);
+    if (!results || !sts || !hosts) {
+        fprintf(stderr, "%s: out of memory for %d ranks' results\n", tool, size);
+        code = 2;
+    } else {
+        size_t used = 0;
+        for (int k = 0; k < size; k++) {
+            const rank_answer *a = all && code == 0 ? &all[k] : k == 0 ? &mine : NULL;
+            if (a && a->sent) {
+                results[k] = a->r, sts[k] = (gv_status)a->st;
+            } else {
+                results[k] = (gv_nccl_result)GV_NCCL_RESULT_INIT;
+                results[k].verdict = GV_FAIL;
+                results[k].collective = o->collective;
+                results[k].nranks = (uint32_t)size;
+                snprintf(results[k].message, sizeof results[k].message, "%s",
+                         err[0] ? err : "no result from this rank");
+                sts[k] = GV_ERR_TIMEOUT;
+            }
+            const char *h = all && all[k].host[0] ? all[k].host : k == 0 ? mine.host : "?";
+            used += (size_t)snprintf(hosts + used, (size_t)size * (sizeof mine.host + 1) - used,
+                                     "%s%s", k ? "\n" : "", h);
+        }
+        combine(results, sts, size, &combined, &st);
+        if (json)
+            print_json(&combined, st, hosts);
+        else
+            print_table(&combined, st, size);
+        code = combined.verdict == GV_PASS && st == GV_OK ? 0 : 1;
+    }
+    free(results);
+    free(sts);
+    free(hosts);
+    free(all);
+    gv_rdv_close(rdv);
+    return code;
+}
+
+#ifdef GPUVERIFY_WITH_MPI
 /* Ranks on the same host before this one: its local rank, which picks its GPU; every rank's
  * host name into hosts ('\n'-separated, for the JSON output). */
 static int local_rank(int rank, int size, char *hosts, size_t cap)
@@ -322,18 +443,6 @@ static int local_rank(int rank, int size, char *hosts, size_t cap)
     }
     free(all);
     return local;
-}
-
-/* The GPU of a rank: --gpus' entry for its local rank; else the only GPU a launcher left it
- * (srun --gpus-per-task=1 sets CUDA_VISIBLE_DEVICES to one device); else its local rank. */
-static uint32_t rank_gpu(const gv_nccl_opts *o, int local)
-{
-    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    if (o->gpu_count)
-        return o->gpus[local % o->gpu_count];
-    if (visible && *visible && !strchr(visible, ','))
-        return 0;
-    return (uint32_t)local;
 }
 
 /* One rank of an MPI job; rank 0 prints. */
@@ -395,6 +504,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < GV_NCCL_COLLECTIVES; c++)
         ops[c] = gv_nccl_collective_name(c);
     int json = 0, withhold = -1;
+    const char *rendezvous = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         uint64_t rank;
@@ -413,7 +523,7 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--op") && strcmp(a, "-b") && strcmp(a, "-e") && strcmp(a, "-f") &&
                    strcmp(a, "-n") && strcmp(a, "-w") && strcmp(a, "--deadline") &&
                    strcmp(a, "--min-busbw") && strcmp(a, "--library-dir") &&
-                   strcmp(a, "--withhold") && strcmp(a, "--gpus")) {
+                   strcmp(a, "--withhold") && strcmp(a, "--gpus") && strcmp(a, "--rendezvous")) {
             return gv_cli_unknown(tool, a);
         } else if (!(v = gv_cli_value(tool, argc, argv, &i))) {
             return GV_CLI_USAGE;
@@ -440,6 +550,8 @@ int main(int argc, char **argv)
                 return GV_CLI_USAGE;
         } else if (!strcmp(a, "--library-dir")) {
             co.library_dir = v;
+        } else if (!strcmp(a, "--rendezvous")) {
+            rendezvous = v;
         } else if (!strcmp(a, "--withhold")) {
             if (gv_cli_uint64(tool, a, v, 0, NCCL_MAX_RANK, &rank) != 0)
                 return GV_CLI_USAGE;
@@ -468,6 +580,16 @@ int main(int argc, char **argv)
         return 2;
     }
     int code = 2, size = 1;
+    if (rendezvous && withhold >= 0) {
+        fprintf(stderr, "%s: --withhold is for a run under MPI, not --rendezvous\n", tool);
+        code = GV_CLI_USAGE;
+    } else if (rendezvous) {
+        code = run_rendezvous(ctx, &o, rendezvous, json);
+    }
+    if (rendezvous) {
+        gv_ctx_destroy(ctx);
+        return code;
+    }
 #ifdef GPUVERIFY_WITH_MPI
     /* MPI only under a launcher (Open MPI, MPICH/Hydra, PMIx, Slurm's PMI): a plain run stays
      * one process without MPI's start-up. */

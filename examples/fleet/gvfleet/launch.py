@@ -25,17 +25,34 @@ class Launcher:
     def command(self, nodes, per_node, argv):
         raise NotImplementedError
 
+    def address(self, node):
+        """The address other nodes reach this node at."""
+        return node
+
 
 class Slurm(Launcher):
     """srun job steps inside the allocation (salloc, sbatch): one step per group, the groups of
-    a round side by side on disjoint nodes. PMIx hands gv-nccl's ranks to MPI."""
+    a round side by side on disjoint nodes. No PMIx needed: gv-nccl's ranks meet through
+    --rendezvous at the group's first node."""
 
     name = "slurm"
 
     def command(self, nodes, per_node, argv):
         return (["srun", "--nodes=%d" % len(nodes), "--ntasks=%d" % (len(nodes) * per_node),
                  "--ntasks-per-node=%d" % per_node, "--nodelist=" + ",".join(nodes),
-                 "--kill-on-bad-exit=0", "--mpi=pmix", "--quiet"] + self.extra + list(argv))
+                 "--kill-on-bad-exit=0", "--quiet"] + self.extra + list(argv))
+
+    def address(self, node):
+        """Where the node listens: its NodeAddr in Slurm (names alone may not resolve)."""
+        if not hasattr(self, "_addrs"):
+            self._addrs = {}
+            out = subprocess.run(["scontrol", "show", "node", "--oneliner"], capture_output=True,
+                                 text=True, timeout=30)
+            for line in out.stdout.splitlines():
+                fields = dict(w.split("=", 1) for w in line.split() if "=" in w)
+                if "NodeName" in fields and "NodeAddr" in fields:
+                    self._addrs[fields["NodeName"]] = fields["NodeAddr"]
+        return self._addrs.get(node, node)
 
     @staticmethod
     def allocation_nodes():
@@ -110,10 +127,12 @@ def run_round(launcher, groups, per_node, argv_for, deadline_s, env=None):
     while pending:
         for r in list(pending):
             if r.proc.poll() is not None:
+                r.seconds = time.monotonic() - r.started
                 pending.remove(r)
             elif time.monotonic() - r.started > limit:
                 r.hung = True
                 r.stop()
+                r.seconds = time.monotonic() - r.started
                 pending.remove(r)
         if pending:
             time.sleep(0.05)
@@ -125,5 +144,4 @@ def run_round(launcher, groups, per_node, argv_for, deadline_s, env=None):
         r.stderr = r._err.read().decode(errors="replace")
         r._out.close(), r._err.close()
         r.returncode = r.proc.returncode
-        r.seconds = time.monotonic() - r.started
     return runs

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A rendezvous of the ranks of one launch over TCP, for launchers that give a process its rank
+ * but no MPI (srun without PMIx, torchrun, mpirun without gv-nccl's MPI build): rank 0 listens
+ * on HOST:PORT, the others connect to it; rank 0 then broadcasts (NCCL's unique id) and gathers
+ * (every rank's result). Every call is bounded by its own timeout: a rank that never comes or
+ * never answers is an error, never a hang. */
+#ifndef GV_EXAMPLES_RENDEZVOUS_H
+#define GV_EXAMPLES_RENDEZVOUS_H
+
+#include <stddef.h>
+
+typedef struct gv_rdv gv_rdv;
+
+/* This process's rank, world size and local rank from the launcher's environment: Slurm
+ * (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID), torchrun (RANK, WORLD_SIZE, LOCAL_RANK), Open
+ * MPI (OMPI_COMM_WORLD_*), PMI (PMI_RANK, PMI_SIZE); *local is -1 where the launcher does not
+ * say. 0, or -1 when no launcher set them. */
+int gv_rdv_from_env(int *rank, int *size, int *local);
+
+/* Joins the rendezvous at "HOST:PORT" as `rank` of `size` within timeout_s; NULL with a reason
+ * in err. */
+gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, char *err,
+                    size_t cap);
+
+/* Rank 0's len bytes of buf to every rank; 0, or -1 with a reason in err. */
+int gv_rdv_bcast(gv_rdv *r, void *buf, size_t len, double timeout_s, char *err, size_t cap);
+
+/* Every rank's len bytes of mine into rank 0's all (size x len, in rank order); 0 or -1. A
+ * rank that sends nothing within timeout_s leaves its part zeroed and makes it -1 on rank 0,
+ * with the missing ranks named in err. */
+int gv_rdv_gather(gv_rdv *r, const void *mine, size_t len, void *all, double timeout_s, char *err,
+                  size_t cap);
+
+void gv_rdv_close(gv_rdv *r);
+
+#endif
