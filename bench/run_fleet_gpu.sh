@@ -65,11 +65,14 @@ tc -n gvf3 qdisc del dev eth0 root 2>/dev/null
 # torchrun, the seed's multi-server shape: two agents meet through c10d at node 1, each starts
 # one gv-nccl rank that takes RANK and WORLD_SIZE from it.
 for k in 1 2; do
-    nsenter --net=/run/netns/gvf$k env CUDA_VISIBLE_DEVICES=$((k - 1)) NCCL_HOSTID=node$k \
-        timeout 300 python3 -m torch.distributed.run --nnodes=2 --nproc-per-node=1 \
-        --rdzv-backend=c10d --rdzv-endpoint=10.77.1.11:29500 --rdzv-id=gvfleet --no-python \
-        "$bin/gv-nccl" --rendezvous 10.77.1.11:29401 -b 8 -e 256M --json --deadline 120 \
-        >"$out/torchrun_$k.json" 2>"$out/torchrun_$k.err" &
+    # Node 1 hosts the c10d store (is_host: its host name does not say so inside the namespace).
+    [ "$k" = 1 ] && host=true || { host=false; sleep 2; }
+    nsenter --net=/run/netns/gvf$k unshare --uts env CUDA_VISIBLE_DEVICES=$((k - 1)) \
+        NCCL_HOSTID=node$k sh -c "hostname 10.77.1.1$k && exec timeout 300 python3 -m \
+        torch.distributed.run --nnodes=2 --nproc-per-node=1 --rdzv-backend=c10d \
+        --rdzv-endpoint=10.77.1.11:29500 --rdzv-id=gvfleet --rdzv-conf=is_host=$host \
+        --no-python $bin/gv-nccl --rendezvous 10.77.1.11:29401 -b 8 -e 256M --json \
+        --deadline 120" >"$out/torchrun_$k.json" 2>"$out/torchrun_$k.err" &
 done
 wait
 cleanup

@@ -20,7 +20,8 @@ HEALTHY_GBPS = 40.0
 
 
 class Fleet:
-    def __init__(self, n, culprits=(), hung=(), links=(), noise=0.05, seed=1, transient=0.0):
+    def __init__(self, n, culprits=(), hung=(), links=(), noise=0.05, seed=1, transient=0.0,
+                 pair_factor=1.0):
         self.nodes = ["n%04d" % i for i in range(n)]
         self.speed = {node: 1.0 for node in self.nodes}
         for k in culprits:
@@ -30,6 +31,7 @@ class Fleet:
         self.rng = random.Random(seed)
         self.noise = noise
         self.transient = transient
+        self.pair_factor = pair_factor  # a pair's busbw against a larger group's
 
     def test(self, group):
         """(verdict, busbw) of one group's collective."""
@@ -38,6 +40,8 @@ class Fleet:
         speed = min(self.speed[n] for n in group)
         if any(link <= set(group) for link in self.links):
             speed = min(speed, 0.3)
+        if len(group) == 2:
+            speed *= self.pair_factor
         if self.rng.random() < self.transient:
             speed *= 0.4  # someone else's job crossed this group's path for a moment
         return "PASS", HEALTHY_GBPS * speed * (1 + self.rng.uniform(-self.noise, self.noise))
@@ -51,7 +55,7 @@ def run(fleet, min_busbw=0.0, max_rounds=8):
     # Relative judging needs a reference first: without a floor the search always screens.
     if passed and min_busbw > 0:
         return s, True
-    reference = 0.0
+    reference = None
     while not s.done:
         groups = s.next_round()
         if not groups:
@@ -104,6 +108,15 @@ class SearchTest(unittest.TestCase):
                 if n >= 64:  # relative judging needs most of a round's groups healthy
                     with self.subTest(n=n, d=d, rule="relative"):
                         self.check_case(n, d, 0.0)
+
+    def test_pairs_slower_than_groups(self):
+        # As NCCL over sockets on four H200s: pairs at a quarter of the larger groups' busbw.
+        # Judged within their size class, a healthy fleet has no culprit; a slow node is found.
+        for n in (4, 7, 64):
+            s, _ = run(Fleet(n, pair_factor=0.25))
+            self.assertEqual((s.culprits, s.undecided), ([], []), (n, s.summary()))
+            s, _ = run(Fleet(n, culprits=[n - 2], pair_factor=0.25))
+            self.assertEqual([c for c, _ in s.culprits], [Fleet(n).nodes[n - 2]], s.summary())
 
     def test_hung_node_named(self):
         fleet = Fleet(64, hung=[17])

@@ -181,15 +181,26 @@ def bound_s(nodes, max_rounds, deadline_s):
     return min(max_rounds, max(1, len(nodes))) * deadline_s
 
 
-def judge(results, min_busbw=0.0, tolerance=0.5, reference=0.0):
+def size_class(group):
+    """Groups whose figures compare: pairs, and groups of three or more. NCCL runs a pair
+    another way than a ring of many (on four H200s over sockets, pairs 0.6-0.7 GB/s where all
+    four gave 2.8), so a pair is never judged by a larger group's figure."""
+    return "pair" if len(group) == 2 else "group"
+
+
+def judge(results, min_busbw=0.0, tolerance=0.5, reference=None):
     """Pass/fail for one round's group results [(group, verdict, busbw)]: a verdict other than
     PASS fails (wrong data, a hang, an error); so does busbw under min_busbw when it is set,
-    else under tolerance times the reference, the best busbw seen so far (passed in, this
-    round's included), which assumes most groups are healthy. Returns ([(group, passed)], the
-    new reference)."""
-    best = max([reference] + [b for _, v, b in results if v == "PASS" and b])
+    else under tolerance times the reference of its size class: the best busbw seen so far in
+    that class (this round's included), which assumes most groups are healthy. reference:
+    {class: best} from the rounds before. Returns ([(group, passed)], the new reference)."""
+    best = dict(reference or {})
+    for group, verdict, busbw in results:
+        if verdict == "PASS" and busbw:
+            k = size_class(group)
+            best[k] = max(best.get(k, 0.0), busbw)
     out = []
     for group, verdict, busbw in results:
-        floor = min_busbw if min_busbw > 0 else tolerance * best
+        floor = min_busbw if min_busbw > 0 else tolerance * best.get(size_class(group), 0.0)
         out.append((group, verdict == "PASS" and (busbw or 0) >= floor))
     return out, best
