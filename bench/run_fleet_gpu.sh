@@ -9,7 +9,7 @@
 #   3. torchrun across two nodes (gvf1, gvf2; c10d rendezvous), gv-nccl under it.
 # Needs root and iproute2 (IP_ROOT: a folder with Debian's iproute2 unpacked, when carried).
 # Usage: bench/run_fleet_gpu.sh BINDIR OUTDIR [RATE]   (RATE default 2gbit; FLEET_LEVEL=none
-# skips the node checks)
+# skips the node checks; FLEET_STEPS="fleet torchrun" picks the parts)
 set -u
 . "$(dirname "$0")/bench_setup.sh"
 bench_setup "$1" "$2"
@@ -51,6 +51,8 @@ fleet_run() { # NAME: gv-fleet from gvf0 over the four nodes
         >"$out/fleet_$1.json" 2>"$out/fleet_$1.err"
     echo "exit $?" >>"$out/fleet_$1.err"
 }
+steps=" ${FLEET_STEPS:-fleet torchrun} "
+if [ "${steps#* fleet }" != "$steps" ]; then
 start=$(date +%s.%N)
 fleet_run healthy
 echo "healthy $(date +%s.%N) $start" >"$out/times.txt"
@@ -62,8 +64,10 @@ fleet_run shaped
 echo "shaped $(date +%s.%N) $start" >>"$out/times.txt"
 tc qdisc del dev gvfh3 root 2>/dev/null
 tc -n gvf3 qdisc del dev eth0 root 2>/dev/null
+fi
 # torchrun, the seed's multi-server shape: two agents meet through c10d at node 1, each starts
 # one gv-nccl rank that takes RANK and WORLD_SIZE from it.
+if [ "${steps#* torchrun }" != "$steps" ]; then
 for k in 1 2; do
     # Node 1 hosts the c10d store (is_host: its host name does not say so inside the namespace).
     [ "$k" = 1 ] && host=true || { host=false; sleep 2; }
@@ -74,18 +78,21 @@ for k in 1 2; do
         --no-python $bin/gv-nccl --rendezvous 10.77.1.11:29401 -b 8 -e 256M --json \
         --deadline 120" >"$out/torchrun_$k.json" 2>"$out/torchrun_$k.err" &
 done
+fi
 wait
 cleanup
 python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 for name in ("healthy", "shaped"):
+    if not os.path.exists(os.path.join(out, "fleet_%s.err" % name)):
+        continue
     try:
         d = json.load(open(os.path.join(out, "fleet_%s.json" % name)))
     except (OSError, ValueError) as e:
         print(name, "no JSON:", e, open(os.path.join(out, "fleet_%s.err" % name)).read()[-1500:])
         continue
-    print("%s: verdict %s in %.1f s; culprits %s; reference %.2f GB/s" % (
+    print("%s: verdict %s in %.1f s; culprits %s; best busbw %s" % (
         name, d["verdict"], d["seconds"], [(c["node"], c["found_by"], c["why"]) for c in d["culprits"]],
         d["reference_busbw_gbps"]))
     for node, rec in sorted(d["node_checks"].items()):
@@ -95,6 +102,8 @@ for name in ("healthy", "shaped"):
               t["seconds"], ",".join(t["nodes"]), "" if t["verdict"] == "PASS" else t["why"][:150]))
 for k in (1, 2):
     p = os.path.join(out, "torchrun_%d.json" % k)
+    if not os.path.exists(p):
+        continue
     text = open(p).read() if os.path.exists(p) else ""
     at = text.find('{"collective"')
     if at >= 0:
