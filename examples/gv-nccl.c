@@ -361,8 +361,8 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
         if (rank == 0 && !start.ok)
             snprintf(err, sizeof err, "%s", gv_ctx_last_error(ctx));
         if (gv_rdv_bcast(rdv, &start, sizeof start, wait_s, err, sizeof err) == 0 && start.ok) {
-            gv_status st = gv_nccl_bench_rank(ctx, &start.id, rank, size, rank_gpu(o, local), o,
-                                              &mine.r);
+            gv_status st =
+                gv_nccl_bench_rank(ctx, &start.id, rank, size, rank_gpu(o, local), o, &mine.r);
             if (st != GV_OK && st != GV_ERR_TIMEOUT && mine.r.message[0] == '\0') {
                 mine.r.verdict = GV_ERROR;
                 snprintf(mine.r.message, sizeof mine.r.message, "%s", gv_ctx_last_error(ctx));

@@ -142,8 +142,8 @@ static int serve(gv_rdv *r, const char *where, double until, char *err, size_t c
     int joined = 0;
     while (joined < r->size - 1) {
         if (wait_fd(lfd, POLLIN, until) != 1) {
-            snprintf(err, cap, "rendezvous: %d of %d ranks joined %s in time", joined + 1,
-                     r->size, where);
+            snprintf(err, cap, "rendezvous: %d of %d ranks joined %s in time", joined + 1, r->size,
+                     where);
             break;
         }
         int fd = accept(lfd, NULL, NULL);
@@ -196,8 +196,7 @@ static int connect_to(gv_rdv *r, const char *where, double until, char *err, siz
     return 0;
 }
 
-gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, char *err,
-                    size_t cap)
+gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, char *err, size_t cap)
 {
     if (!where || rank < 0 || size < 1 || size > MAX_RANKS || rank >= size) {
         snprintf(err, cap, "rendezvous: rank %d of %d is not a rank", rank, size);

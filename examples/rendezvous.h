@@ -19,8 +19,7 @@ int gv_rdv_from_env(int *rank, int *size, int *local);
 
 /* Joins the rendezvous at "HOST:PORT" as `rank` of `size` within timeout_s; NULL with a reason
  * in err. */
-gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, char *err,
-                    size_t cap);
+gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, char *err, size_t cap);
 
 /* Rank 0's len bytes of buf to every rank; 0, or -1 with a reason in err. */
 int gv_rdv_bcast(gv_rdv *r, void *buf, size_t len, double timeout_s, char *err, size_t cap);

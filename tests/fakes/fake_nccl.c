@@ -246,8 +246,8 @@ static gvnc_result ring_gather(gvnc_comm c, const void *mine, size_t bytes)
     for (int k = 0; k < c->nranks - 1; k++) {
         int out = (c->rank - k + c->nranks) % c->nranks, in = (out - 1 + c->nranks) % c->nranks;
         uint64_t out_len = c->lengths[out], in_len = 0;
-        if (ring_step(c, (const char *)&out_len, sizeof out_len, (char *)&in_len,
-                      sizeof in_len) != 0 ||
+        if (ring_step(c, (const char *)&out_len, sizeof out_len, (char *)&in_len, sizeof in_len) !=
+                0 ||
             in_len > c->block ||
             ring_step(c, c->gathered + (size_t)out * c->block, out_len,
                       c->gathered + (size_t)in * c->block, in_len) != 0) {
@@ -591,8 +591,8 @@ static gvnc_result run(const queued_op *ops, int n)
     if (socket_mode()) {
         for (int i = 0; i < n; i++) {
             size_t in = in_elems(&ops[i]) * sizeof(float);
-            gvnc_result r = in > SLOT_BYTES ? GVNC_INVALID_ARGUMENT
-                                            : ring_gather(ops[i].comm, ops[i].send, in);
+            gvnc_result r =
+                in > SLOT_BYTES ? GVNC_INVALID_ARGUMENT : ring_gather(ops[i].comm, ops[i].send, in);
             if (r != GVNC_SUCCESS)
                 return r;
             compute(&ops[i]);
