@@ -241,7 +241,7 @@ echo "export GPUVERIFY_LOCK_DIR={tmp}/locks/$node"
         except ValueError:
             raise Failure("%s: gv-fleet printed no JSON (exit %d): %s\n%s" % (
                 label, p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
-        print("%s: exit %d in %.1f s; culprits %s; %d group tests; reference %.3f GB/s" % (
+        print("%s: exit %d in %.1f s; culprits %s; %d group tests; best busbw %s" % (
             label, p.returncode, took, [(c["node"], c["found_by"]) for c in doc["culprits"]],
             len(doc["tests"]), doc["reference_busbw_gbps"]))
         for t in doc["tests"]:
