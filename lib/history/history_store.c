@@ -195,22 +195,65 @@ static int wal_pages(void *user, sqlite3 *db, const char *name, int pages)
     return SQLITE_OK;
 }
 
-/* What SQLite would only call "unable to open database file": a directory, or a directory that
- * is not there. 0 when neither. */
-static int unusable_path(const char *path, char *why, size_t cap)
+/* One file of the database (the file, its -wal or -shm) as it is, links not followed: refused
+ * when it is a link (one planted by another user would point a root run at any file), not a
+ * regular file (a FIFO would block open() for ever), or, for the writer, another user's or
+ * writable by everyone. 0 when absent or fine. */
+static int refused_file(const char *path, int writing, char *why, size_t cap)
 {
     struct stat st;
-    char dir[PATH_MAX];
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (S_ISLNK(st.st_mode))
+        return snprintf(why, cap,
+                        "history database %s: is a symbolic link: refused, name the file "
+                        "itself",
+                        path),
+               -1;
+    if (!S_ISREG(st.st_mode))
+        return snprintf(why, cap, "history database %s: is %s, not a regular file", path,
+                        S_ISDIR(st.st_mode)    ? "a directory"
+                        : S_ISFIFO(st.st_mode) ? "a FIFO"
+                        : S_ISSOCK(st.st_mode) ? "a socket"
+                                               : "a device"),
+               -1;
+    if (writing && st.st_uid != geteuid())
+        return snprintf(why, cap,
+                        "history database %s: belongs to uid %u, not to this user "
+                        "(uid %u): refused",
+                        path, (unsigned)st.st_uid, (unsigned)geteuid()),
+               -1;
+    if (writing && (st.st_mode & S_IWOTH))
+        return snprintf(why, cap,
+                        "history database %s: anyone may write it (mode %03o): "
+                        "refused",
+                        path, (unsigned)(st.st_mode & 0777)),
+               -1;
+    return 0;
+}
+
+/* What SQLite would only call "unable to open database file", or open when it should not: a
+ * directory that is not there, and refused_file() for the file, its -wal and its -shm. 0 when
+ * none. */
+static int unusable_path(const char *path, int writing, char *why, size_t cap)
+{
+    struct stat st;
+    char dir[PATH_MAX], side[PATH_MAX + 8];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *(slash == dir ? slash + 1 : slash) = '\0';
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return snprintf(why, cap, "history database %s: is a directory, not a file", path), -1;
     if (slash && stat(dir, &st) != 0)
         return snprintf(why, cap, "history database %s: its directory %s: %s", path, dir,
                         strerror(errno)),
                -1;
+    if (refused_file(path, writing, why, cap))
+        return -1;
+    for (const char *const *end = (const char *const[]){"-wal", "-shm", NULL}; *end; end++) {
+        snprintf(side, sizeof side, "%s%s", path, *end);
+        if (refused_file(side, writing, why, cap))
+            return -1;
+    }
     return 0;
 }
 
@@ -218,18 +261,21 @@ static int unusable_path(const char *path, char *why, size_t cap)
  * checks SQLite words poorly; NULL with why. */
 static gv_history *connect(const char *path, int flags, double wait_s, char *why, size_t cap)
 {
-    if (unusable_path(path, why, cap))
+    if (unusable_path(path, (flags & SQLITE_OPEN_READWRITE) != 0, why, cap))
         return NULL;
     gv_history *h = calloc(1, sizeof *h);
     if (!h)
         return snprintf(why, cap, "history database %s: out of memory", path), NULL;
     snprintf(h->path, sizeof h->path, "%s", path);
-    if (sqlite3_open_v2(path, &h->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    /* NOFOLLOW as well: a link planted between the check above and the open is refused too. */
+    if (sqlite3_open_v2(path, &h->db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL) !=
+        SQLITE_OK) {
         gv_history_fail(h, why, cap, "cannot open it");
         gv_history_close(h);
         return NULL;
     }
-    sqlite3_busy_timeout(h->db, (int)(wait_s * 1000));
+    /* At most a day: a policy's wait of millions of seconds must not wrap into none. */
+    sqlite3_busy_timeout(h->db, (int)((wait_s > 86400 ? 86400 : wait_s < 0 ? 0 : wait_s) * 1000));
     return h;
 }
 

@@ -131,6 +131,31 @@ unusable("locked by another writer", locked, "database is locked", policy="histo
 holder.execute("ROLLBACK")
 holder.close()
 
+# A link planted at the path (as another user could in a shared folder): refused, its target
+# untouched; a FIFO: refused at once, not an open() that blocks for ever; a file anyone may
+# write: refused.
+target = os.path.join(WORK, "nologin")
+open(target, "w").close()
+link = os.path.join(WORK, "link.db")
+os.symlink(target, link)
+unusable("a symbolic link", link, "is a symbolic link", wait_bound=20)
+expect(os.path.getsize(target) == 0 and not os.path.exists(target + "-wal"),
+       "the link's target left as it was (empty, no -wal)")
+fifo = os.path.join(WORK, "fifo.db")
+os.mkfifo(fifo)
+unusable("a FIFO", fifo, "is a FIFO", wait_bound=20)
+wide = os.path.join(WORK, "wide.db")
+shutil.copy(good, wide)
+os.chmod(wide, 0o666)
+unusable("writable by everyone", wide, "anyone may write it")
+p = subprocess.run([os.path.join(os.path.dirname(GV_CHECK), "gv-history"), "--state", fifo],
+                   capture_output=True, text=True, timeout=20)
+expect(p.returncode != 0 and "is a FIFO" in p.stderr,
+       "gv-history --state FIFO: refused at once (exit %d: %s)" % (p.returncode, p.stderr.strip()))
+report, code, wall = gv_check(state=good, policy="history_wait_s = 2200000\n")
+expect(code == 0 and not [r for r in history_rows(report) if r["verdict"] == "ERROR"],
+       "history_wait_s = 2200000: the wait does not wrap into none (exit %d)" % code)
+
 # Read-only and full need a file system of their own: a tmpfs, as root.
 if os.geteuid() == 0 and shutil.which("mount"):
     mnt = os.path.join(WORK, "mnt")
