@@ -308,7 +308,24 @@ static int take_line(void *user, char *line)
     return ok ? 0 : -1;
 }
 
-/* The deadline of what the lane's worker is doing now: its check's, or its last heartbeat's
+/* Checks that beat from their first kernel on (every gv_session_sync): the memory test and
+ * the stress checks. Their liveness counts from their start, not from their first beat, so a
+ * GPU hung from the first kernel is found a deadline after the check began, not after its
+ * whole multiplied time (plus the stress duration: hours for a burn-in). */
+static int beats_from_start(const char *check)
+{
+    int index = gv_catalog_index(check);
+    return index >= 0 && (gv_checks[index].loads_for_duration || !strcmp(check, gv_id_mem_test));
+}
+
+/* When the lane's check last showed it was alive: its last beat, else its start for a check
+ * that beats from the start; 0 when it does not say. */
+static double alive_since(const lane *l)
+{
+    return l->last_beat > 0 ? l->last_beat : beats_from_start(l->check) ? l->began : 0;
+}
+
+/* The deadline of what the lane's worker is doing now: its check's, or its last sign of life
  * plus the context's deadline when that comes first, capped by the run's budget. The budget
  * cap comes a moment late, so that a check that keeps the budget itself (NCCL aborts its
  * communicators) reports first; the kill is the backstop. */
@@ -325,8 +342,9 @@ static double deadline_now(lane *l)
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(gv_id_driver_cuda));
     } else {
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
-        if (l->last_beat > 0 && l->last_beat + unit < own) {
-            own = l->last_beat + unit;
+        double alive = alive_since(l);
+        if (alive > 0 && alive + unit < own) {
+            own = alive + unit;
             l->by_liveness = 1;
         }
     }
@@ -490,7 +508,7 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
                                  : gv_catalog_deadline(c->ctx, c->plan, index);
             snprintf(why, sizeof why,
                      "no progress for %.1f s in %s, after %.1f s of its %.0f s (worker %s)",
-                     gv_now_s() - l->last_beat, where, spent, planned, how_stopped);
+                     gv_now_s() - alive_since(l), where, spent, planned, how_stopped);
         } else {
             snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
                      how_stopped);

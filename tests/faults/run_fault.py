@@ -416,13 +416,21 @@ CASES = {
         ("stress.power", "gpu0", "PASS", "its top SM clock is 1980 MHz")],
         exit_code=0, sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], deadline=SLOW_FAKE),
     # The long checks keep their deadlines: four times the unit, plus the stress duration.
+    # A GPU hung from its first kernel (or its first GEMM call): the memory test and the stress
+    # checks beat from their start, so they stop a deadline after it, not after their whole
+    # multiplied time and the stress duration (a 600 s burn-in answers in 5 s, not 620).
     "mem_test_hang": case("fault-kernel-hang", "mem.test", [
-        ("mem.test", "gpu0", "FAIL", timed_out(8.0, "mem.test on gpu0"))],
-        sysroot=None, wall=4 * DEADLINE + 1),
+        ("mem.test", "gpu0", "FAIL", Seconds("no progress for {} s in mem.test on gpu0", 2.0))],
+        sysroot=None, wall=DEADLINE + 1),
     "stress_hang": case("fault-cublaslt-hang", "stress", [
-        ("stress.gemm", "node", "FAIL", timed_out(9.0, "stress.gemm on node, in ")),
+        ("stress.gemm", "node", "FAIL", Seconds("no progress for {} s in stress.gemm on node", 2.0)),
         ("stress.power", "node", "SKIP", "")],
-        sysroot=None, args=["--gemm-size", "32", "--duration", "1"], wall=4 * DEADLINE + 2),
+        sysroot=None, args=["--gemm-size", "32", "--duration", "1"], wall=DEADLINE + 2),
+    "stress_hang_from_start": case("fault-kernel-hang", "stress", [
+        ("stress.gemm", "node", "FAIL", Seconds("no progress for {} s in stress.gemm on node", 5.0)),
+        ("stress.power", "node", "SKIP", "")],
+        sysroot=None, args=["--gemm-size", "32", "--duration", "600"], deadline=5, wall=5 + 2,
+        baseline_args=["--gemm-size", "32", "--duration", "5"]),
     # The memory test: a stuck bit found at its offset, ECC errors during the test, memory
     # another process takes (tested as far as it goes), none at all.
     "mem_stuck_bit": case("mem-stuck-bit", "mem.test", [
