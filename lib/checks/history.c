@@ -230,7 +230,8 @@ static int span(gv_history_judge *j, const char *subject, const char *hs, const 
     if (!isfinite(*now))
         return 0;
     char why[512];
-    int n = gv_history_counter_end(j->db, hs, check, name, since, 1, first, why, sizeof why);
+    int n = gv_history_counter_end(j->db, hs, check, name, since, j->run->started_unix, 1, first,
+                                   why, sizeof why);
     if (n < 0)
         query_failed(j, gv_id_history_memory_errors, subject, why);
     return n;
@@ -364,7 +365,8 @@ static int last_and_now(gv_history_judge *j, const char *subject, const char *hs
     *now = counter_now(j, check, subject, name);
     if (!isfinite(*now))
         return 0;
-    int n = gv_history_counter_end(j->db, hs, check, name, 0, 0, p, why, sizeof why);
+    int n = gv_history_counter_end(j->db, hs, check, name, 0, j->run->started_unix, 0, p, why,
+                                   sizeof why);
     if (n < 0) {
         query_failed(j, gv_id_history_links, subject, why);
         *failed = 1;

@@ -62,11 +62,13 @@ long gv_history_figures(gv_history *h, const char *subject, const char *check, c
                         const char *comparable, gv_history_point *out, size_t max, char *why,
                         size_t cap);
 
-/* A counter's (a row's counters, report_counters.c) oldest value since `since_unix` (oldest 1)
- * or newest (oldest 0) into out: 1, 0 when there is none, -1 on error. */
+/* A counter's (a row's counters, report_counters.c) oldest (oldest 1) or newest (oldest 0)
+ * value stamped from since_unix to until_unix into out: 1, 0 when there is none, -1 on error.
+ * until_unix is the judged run's time: a run stamped after it (a clock that was ahead) is not
+ * "the last run". */
 int gv_history_counter_end(gv_history *h, const char *subject, const char *check, const char *name,
-                           long long since_unix, int oldest, gv_history_point *out, char *why,
-                           size_t cap);
+                           long long since_unix, long long until_unix, int oldest,
+                           gv_history_point *out, char *why, size_t cap);
 
 /* A GPU's (its UUID) runs since `since_unix`, counted up to at_most; -1 on error. */
 long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,

@@ -38,15 +38,15 @@ long gv_history_figures(gv_history *h, const char *subject, const char *check, c
 }
 
 int gv_history_counter_end(gv_history *h, const char *subject, const char *check, const char *name,
-                           long long since_unix, int oldest, gv_history_point *out, char *why,
-                           size_t cap)
+                           long long since_unix, long long until_unix, int oldest,
+                           gv_history_point *out, char *why, size_t cap)
 {
     static const char *const oldest_sql =
         "SELECT started_unix, value FROM counters WHERE subject = ? AND check_id = ?"
-        " AND name = ? AND started_unix >= ? ORDER BY started_unix LIMIT 1";
+        " AND name = ? AND started_unix BETWEEN ? AND ? ORDER BY started_unix LIMIT 1";
     static const char *const newest_sql =
         "SELECT started_unix, value FROM counters WHERE subject = ? AND check_id = ?"
-        " AND name = ? AND started_unix >= ? ORDER BY started_unix DESC LIMIT 1";
+        " AND name = ? AND started_unix BETWEEN ? AND ? ORDER BY started_unix DESC LIMIT 1";
     sqlite3_stmt *st = gv_history_statement(h, oldest ? oldest_sql : newest_sql);
     if (!st)
         return gv_history_fail(h, why, cap, "reading a counter's history");
@@ -54,6 +54,7 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
     sqlite3_bind_text(st, 2, check, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, since_unix);
+    sqlite3_bind_int64(st, 5, until_unix);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *out = (gv_history_point){sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)};

@@ -561,25 +561,41 @@ static int delete_runs(gv_history *h, const char *which)
     return 0;
 }
 
+/* Runs that age never deletes, the newest by insertion: a clock gone wrong must not empty the
+ * record. */
+#define GV_HISTORY_KEEP_FLOOR 10
+
 /* Deletes runs past the limits: older than keep_days, beyond keep_runs, then the oldest tenth
- * at a time while the file is larger than keep_mb. */
+ * at a time while the file is larger than keep_mb. Age is counted back from the earlier of this
+ * run's time and the run recorded before it, so that one run with its clock far ahead (a
+ * wrong RTC, NTP not yet synced) deletes nothing; and never from the newest
+ * GV_HISTORY_KEEP_FLOOR runs, however far the clock went. */
 static int prune(gv_history *h, long long now)
 {
-    char which[192];
-    long long cutoff = now - (long long)(h->limits.keep_days * 86400);
-    /* Most runs delete nothing: one look at the oldest run and the count says so. */
+    char which[256];
+    /* Most runs delete nothing: one look at the oldest run, the count and the run before this
+     * one says so. */
     sqlite3_stmt *st;
-    long long oldest = 0, runs = 0;
-    if (sqlite3_prepare_v2(h->db, "SELECT min(started_unix), count(*) FROM runs", -1, &st, NULL) !=
-        SQLITE_OK)
+    long long oldest = 0, runs = 0, before = now;
+    if (sqlite3_prepare_v2(h->db,
+                           "SELECT min(started_unix), count(*),"
+                           " (SELECT started_unix FROM runs ORDER BY id DESC LIMIT 1 OFFSET 1)"
+                           " FROM runs",
+                           -1, &st, NULL) != SQLITE_OK)
         return -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
         oldest = sqlite3_column_int64(st, 0);
         runs = sqlite3_column_int64(st, 1);
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL && sqlite3_column_int64(st, 2) < before)
+            before = sqlite3_column_int64(st, 2);
     }
     sqlite3_finalize(st);
-    snprintf(which, sizeof which, "started_unix < %lld", cutoff);
-    if (oldest < cutoff && delete_runs(h, which))
+    long long cutoff = before - (long long)(h->limits.keep_days * 86400);
+    snprintf(which, sizeof which,
+             "started_unix < %lld AND id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 "
+             "OFFSET %d)",
+             cutoff, GV_HISTORY_KEEP_FLOOR);
+    if (oldest < cutoff && runs > GV_HISTORY_KEEP_FLOOR && delete_runs(h, which))
         return -1;
     snprintf(which, sizeof which,
              "id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET %lld)",

@@ -375,9 +375,44 @@ static void retention_keeps_the_newest_runs(void **state)
     gv_history_record rec;
     assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
     assert_int_equal(rec.runs, 4);
-    append(f, T0 + 100 * DAY); /* the others are now older than 30 days */
+    append(f, T0 + 100 * DAY); /* age counts from the run before: nothing deleted by age */
     assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
-    assert_int_equal(rec.runs, 1);
+    assert_int_equal(rec.runs, 4);
+}
+
+/* A run with its clock 400 days ahead deletes nothing; the runs after it, back on time, keep
+ * theirs and are compared with the last run before them in time, not with it. */
+static void a_clock_far_ahead_erases_nothing(void **state)
+{
+    history_fixture *f = *state;
+    gv_history_close(f->db);
+    gv_history_limits limits = {.wait_s = 5, .keep_days = 30, .keep_runs = 1000, .keep_mb = 256};
+    char why[1024];
+    if (gv_history_open(f->path, &limits, &f->db, why, sizeof why))
+        fail_msg("%s", why);
+    set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 3);
+    for (int i = 0; i < 20; i++)
+        append(f, T0 + i * DAY);
+    append(f, T0 + 400 * DAY);
+    gv_history_record rec;
+    assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
+    assert_int_equal(rec.runs, 21);
+    /* The clock is right again, and the port flapped: reported once, by the first run after. */
+    set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 5);
+    gv_check_result c =
+        judge(f, gv_history_history_links, T0 + 20 * DAY, "history.links", "mlx5_0/1", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    append(f, T0 + 20 * DAY);
+    assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
+    assert_int_equal(rec.runs, 22);
+    /* The next run compares with that one, not with the run stamped ahead: not again. */
+    c = judge(f, gv_history_history_links, T0 + 21 * DAY, "history.links", "mlx5_0/1", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    /* Runs far older than the window go, down to the newest ten, never fewer. */
+    for (int i = 0; i < 3; i++)
+        append(f, T0 + (200 + i) * DAY);
+    assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
+    assert_int_equal(rec.runs, 10);
 }
 
 int main(void)
@@ -395,6 +430,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_gpu_moved_to_another_slot_keeps_its_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(retention_keeps_the_newest_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_clock_far_ahead_erases_nothing, setup, teardown),
     };
     return run_shard("test_history", tests, sizeof tests / sizeof *tests);
 }

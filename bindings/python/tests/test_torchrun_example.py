@@ -57,9 +57,9 @@ def test_a_failing_node_exits_1_at_once(rank):
 def test_each_rank_checks_its_own_gpu_only(rank, tmp_path):
     holder = hold_gpu(str(tmp_path), GPU0)  # another gpuverify on GPU 0: not rank 3's
     try:
-        done = rank(3, "h100x8", "--budget", "2", "--hold-wait", "0")
+        done = rank(3, "h100x8", "--budget", "20", "--hold-wait", "0")
         assert done.returncode == 0, done.stderr
-        held = rank(0, "h100x8", "--budget", "2", "--hold-wait", "0")
+        held = rank(0, "h100x8", "--budget", "6", "--hold-wait", "0")
         assert held.returncode == (4 if library_says_held() else 3), held.stderr
         if library_says_held():
             assert "GPU 0 still held by PID %d" % holder.pid in held.stderr
@@ -72,9 +72,12 @@ def test_each_rank_checks_its_own_gpu_only(rank, tmp_path):
 def test_a_held_gpu_is_waited_for_then_checked(rank, tmp_path):
     if not library_says_held():
         pytest.skip("this libgpuverify does not say which rows another gpuverify held")
-    holder = hold_gpu(str(tmp_path), GPU3, seconds=2.5)
+    # A run waits for a held GPU until half its budget (15 s): held for 20 s, the first run
+    # gives up and the example tries again; the next run gets the GPU with 25 s of its budget
+    # left for the checks, however loaded the host (a budget of 2 s ran out under load).
+    holder = hold_gpu(str(tmp_path), GPU3, seconds=20)
     try:
-        done = rank(3, "h100x8", "--budget", "2", "--hold-wait", "30", "--retry-every", "0.5")
+        done = rank(3, "h100x8", "--budget", "30", "--hold-wait", "60", "--retry-every", "0.5")
         assert done.returncode == 0, done.stderr
         assert "GPU 3 held by PID %d; trying again" % holder.pid in done.stderr
         assert "[rank 3] GPU 3: PASS" in done.stderr
