@@ -84,7 +84,16 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
     gv_errbuf err;
     gv_kmsg_span span;
     if (gv_kmsg_xids(f->sysroot, &events, &count, &span, &err) != GV_OK) {
-        gv_report_add(r, gv_id_gpu_xid, "node", GV_SKIP, "kernel log not read: %s", err.text);
+        /* Not a quiet SKIP: a container or a user that cannot read the log would otherwise
+         * report a node whose GPU fell off the bus as healthy. */
+        gv_check_result *c = gv_report_add(r, gv_id_gpu_xid, "node", GV_WARN,
+                                           "kernel log not read, no Xid judged: %s", err.text);
+        if (c) {
+            gv_result_remedy(c, "let gpuverify read /dev/kmsg: as root, or with CAP_SYSLOG where "
+                                "kernel.dmesg_restrict is 1; a container needs the device too "
+                                "(privileged, /dev/kmsg mounted, as node-problem-detector's)");
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
+        }
         return;
     }
     char scope[160];

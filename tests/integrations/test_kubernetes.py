@@ -34,6 +34,15 @@ def main():
             mounts.get("state", {}).get("mountPath") != "/state" or "--state /state/" not in script:
         failures.append("the history database is not kept on the node (/var/lib/gpuverify at "
                         "/state, --state /state/...)")
+    # The kernel log (gpu.xid): the device mounted where --host-root looks, and a privileged
+    # container with CAP_SYSLOG to open it, as node-problem-detector's kernel monitor.
+    security = container.get("securityContext", {})
+    if volumes.get("kmsg", {}).get("hostPath", {}).get("path") != "/dev/kmsg" or \
+            mounts.get("kmsg", {}).get("mountPath") != "/host/dev/kmsg" or \
+            not security.get("privileged") or \
+            "SYSLOG" not in security.get("capabilities", {}).get("add", []):
+        failures.append("the pod cannot read the kernel log: /dev/kmsg not mounted at "
+                        "/host/dev/kmsg, or the container not privileged with CAP_SYSLOG")
     if "sleep 600" not in script:
         failures.append("the loop's sleep is not 'sleep 600'; the test runs one pass by it")
     root = os.path.join(fixtures, "sysroots", "h100-open")
@@ -69,6 +78,25 @@ def main():
                                        capture_output=True, text=True)
                 if check.returncode != 0:
                     failures.append("%s: promtool: %s%s" % (scenario, check.stdout, check.stderr))
+        # A node whose kernel log the pod cannot read: not a quiet pass (a SKIP publishes no
+        # series).
+        for with_log in (True, False):
+            node = os.path.join(tmp, "xid-node-%d" % with_log)
+            shutil.copytree(os.path.join(fixtures, "sysroots", "h100-xid"), node, symlinks=True)
+            if not with_log:
+                os.unlink(os.path.join(node, "dev", "kmsg"))
+            xid_pass = daemonset.OnePass(script, gv_check, fakelib, node, textfile,
+                                         os.path.join(tmp, "xid-%d" % with_log))
+            run = xid_pass.run(os.path.join(fixtures, "scenarios", "h100x8-xid.conf"))
+            text = open(published).read() if os.path.exists(published) else ""
+            # With the log, gpu3's Xid 79 (a FAIL); without it, the node's row not judged
+            # (a WARN, fix_config): both published.
+            want = ('check="gpu.xid",subject="gpu3",verdict="FAIL"' if with_log else
+                    'check="gpu.xid",subject="node",verdict="WARN",action="fix_config"')
+            if want not in text:
+                failures.append("h100-xid, kernel log %s: no %s series published (exit %d, %s)"
+                                % ("present" if with_log else "absent", want, run.returncode,
+                                   run.stdout.strip()))
     for f in failures:
         print("FAIL", f)
     print("kubernetes DaemonSet: %d problems" % len(failures))
