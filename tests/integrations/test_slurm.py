@@ -422,8 +422,12 @@ def scenarios(c, failures, timings):
 
     # 6. The Prolog: a FAIL fails srun's job ("prolog failed") and drains the node.
     c.step("prolog", "prolog-srun-fail", "h100x8-gpu-lost")
-    res = c.run(["srun", "--immediate=30", "-N", "1", "-n", "1", "-t", "1", "true"], check=False,
-                timeout=90)
+    # The health checks before resumed the node: under load slurmctld may not have heard from
+    # slurmd since (IDLE+NOT_RESPONDING), and a job asked for then waits for a later scheduling
+    # pass, past --immediate (one CI run in two failed so on a fresh machine).
+    c.wait_responding(60)
+    res = c.run(["srun", "--immediate=60", "-N", "1", "-n", "1", "-t", "1", "true"], check=False,
+                timeout=120)
     dur, rc = c.wait_run("prolog", "prolog-srun-fail")
     timings["prolog-fail"] = dur
     if res.returncode == 0 or "prolog" not in (res.stderr + res.stdout).lower():
