@@ -143,6 +143,8 @@ static gv_check_result gemm_beside(const char *name)
     assert_true(child >= 0);
     if (child == 0) {
         prctl(PR_SET_NAME, name);
+        /* Dies with the test: a failed assertion must not leave it holding ctest's pipe. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         pause();
         _exit(0);
     }
