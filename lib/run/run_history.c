@@ -88,6 +88,12 @@ void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
     gv_report_begin_rows(r);
     gv_history_policy pol;
     gv_history_policy_of(plan->opts.policy, &pol);
+    /* The run returns within its budget + 1 s, the history step included: another writer's
+     * lock is waited for only as long as the budget has left (then the run is not recorded,
+     * and says so). */
+    double left = plan->budget_s + 0.25 - r->duration_s;
+    if (pol.limits.wait_s > left)
+        pol.limits.wait_s = left > 0 ? left : 0;
     char why[1024];
     gv_history *db = NULL;
     if (!ctx->state_path[0]) {

@@ -128,6 +128,17 @@ holder = sqlite3.connect(locked, isolation_level=None)
 holder.execute("BEGIN EXCLUSIVE")
 unusable("locked by another writer", locked, "database is locked", policy="history_wait_s = 1\n",
          wait_bound=10)
+# The budget bounds the history step too: the policy's wait (10 s by default) gives way to what
+# the budget has left, so the run returns within its budget + 1 s.
+# What the process spends outside gv_run (start, JSON out) is the host's, measured beside it.
+_, _, bare_wall = gv_check()
+report, code, wall = gv_check(state=locked, extra=["--budget", "3"])
+outside = max(0.0, bare_wall - STATELESS.get("duration_s", bare_wall))
+rows = history_rows(report)
+expect(code == 3 and wall < 4.0 + outside and
+       any("database is locked" in r["message"] and r["verdict"] == "ERROR" for r in rows),
+       "locked, --budget 3: returned in %.1f s (bound 4 s + %.1f s outside the run), exit %d, "
+       "the lock named" % (wall, outside, code))
 holder.execute("ROLLBACK")
 holder.close()
 
