@@ -52,8 +52,8 @@ static void usage(FILE *to)
             "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
             "  --budget S         hard bound on the run: it returns within S + 1 s, every check\n"
             "                     it did not finish an ERROR (default: the level's budget)\n"
-            "  --deadline S       each check's deadline (30), times the catalog's factor for\n"
-            "                     some (driver.nvml 2x, driver.cuda 4x)\n"
+            "  --deadline S       each check's deadline (30, at least 0.5), times the\n"
+            "                     catalog's factor for some (driver.nvml 2x, driver.cuda 4x)\n"
             "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
             "  --duration S       how long stress.* loads the GPUs (extended level; default\n"
             "                     120; hours for a burn-in)\n"
@@ -307,7 +307,10 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
          * run's budget and a check's deadline up to the library's day (gv_run_opts.budget_s,
          * gv_ctx_opts.deadline_s). */
         int stress = strcmp(a, "--duration") == 0;
-        if (gv_cli_double(TOOL, a, v, 0.001, stress ? 7 * 86400.0 : 86400.0, &d))
+        /* A deadline under half a second FAILs a healthy node: starting gpuverify-worker and
+         * loading NVML take that. */
+        double least = strcmp(a, "--deadline") == 0 ? 0.5 : 0.001;
+        if (gv_cli_double(TOOL, a, v, least, stress ? 7 * 86400.0 : 86400.0, &d))
             return GV_CLI_USAGE;
         *(a[2] == 'b' ? &run->budget_s : a[3] == 'u' ? &run->duration_s : &opts->deadline_s) = d;
     } else if (strcmp(a, "--level") == 0) {

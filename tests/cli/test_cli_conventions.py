@@ -65,7 +65,7 @@ HISTORY_DB = history_db()
 # over the fakes for the terminal test (args, environment, whether it colours on a terminal).
 TOOLS = {
     "gv-check": {
-        "numbers": [("--deadline", ["abc", "-1", "0", "86401", "0x10", "inf"]),
+        "numbers": [("--deadline", ["abc", "-1", "0", "0.005", "86401", "0x10", "inf"]),
                     ("--gemm-size", ["abc", "-1", "0", "65537"]),
                     ("--copy-mib", ["abc", "-1", "0"]), ("--nccl-kib", ["abc", "-1", "0"]),
                     ("--budget", ["abc", "-1", "86401"]), ("--duration", ["abc", "-1", "nan"]),
