@@ -54,6 +54,9 @@ typedef struct gv_check_result {
     char unit[16];
     char remediation[256]; /* what to do about a WARN/FAIL/ERROR, "" otherwise */
     double value;          /* measured value as a number, NaN when not numeric */
+    /* This check's time on this subject, never longer than the run: a check that loads several
+     * GPUs at once (stress.*) gives each of them the whole; a check that makes several rows
+     * one after another, each its own. */
     double duration_s;
     /* 1 when this row is no judgement because another gpuverify held a GPU the check needed
      * for all of this run's wait (an ERROR "not run"): that process's PID (0 unknown) and how

@@ -192,7 +192,10 @@ void gv_active_stress(gv_active_run *run)
         return;
     }
     *r = (gv_stress_result)GV_STRESS_RESULT_INIT;
+    double began = gv_now_s();
     gv_status st = gv_stress_gemm(run->ctx, &o, r);
+    /* Every GPU was loaded at once: each row's time is the whole stress, not a share. */
+    double took = gv_now_s() - began;
     if (st != GV_OK) {
         gv_active_rows_action(run, ids, 2, "node", GV_ERROR, GV_ACTION_RERUN,
                               gv_ctx_last_error(run->ctx));
@@ -204,10 +207,17 @@ void gv_active_stress(gv_active_run *run)
         gv_active_sample_busy(run, (int)o.gpus[i], &busy[i]);
         char subject[48];
         gv_active_subject(run->facts, r->gpus[i].cuda_index, subject, sizeof subject);
+        /* Set on each row as it is made: the next row's making streams it. */
+        size_t before = run->report->count;
         if (gv_active_selected(run, gv_id_stress_gemm))
             gemm_row(run, subject, &r->gpus[i], &busy[i], &o, r);
+        if (run->report->count > before)
+            run->report->results[run->report->count - 1].duration_s = took;
+        before = run->report->count;
         if (gv_active_selected(run, gv_id_stress_power))
             power_row(run, subject, &r->gpus[i], held_power_w(&o, r, r->gpus[i].cuda_index));
+        if (run->report->count > before)
+            run->report->results[run->report->count - 1].duration_s = took;
     }
     free(o.series);
     free(r);

@@ -35,6 +35,7 @@ gv_report *gv_report_new(const gv_facts *f)
     if (!r)
         return NULL;
     r->facts_known = 1;
+    r->mark = gv_now_s(); /* not 0: a first row timed from it would count the uptime */
     gv_facts_driver_info(f, &r->driver);
     snprintf(r->sysroot, sizeof r->sysroot, "%s", f->sysroot);
     snprintf(r->hostname, sizeof r->hostname, "%s", f->hostname);
@@ -62,11 +63,17 @@ void gv_report_flush(gv_report *r)
 {
     double now = gv_now_s();
     if (r->flushed < r->count) {
-        double each = (now - r->mark) / (double)(r->count - r->flushed);
+        /* A row whose maker set its time (a check over several GPUs at once, the row of a
+         * stopped worker) keeps it; the others share the time since the mark. */
+        size_t unset = 0;
+        for (size_t k = r->flushed; k < r->count; k++)
+            unset += !(r->results[k].duration_s > 0);
+        double each = unset ? (now - r->mark) / (double)unset : 0;
         for (size_t k = r->flushed; k < r->count; k++) {
             if (r->finalize)
                 r->finalize(r->finalize_user, &r->results[k]);
-            r->results[k].duration_s = each;
+            if (!(r->results[k].duration_s > 0))
+                r->results[k].duration_s = each;
             if (r->sink)
                 r->sink(r->sink_user, &r->results[k]);
         }

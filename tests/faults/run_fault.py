@@ -743,6 +743,12 @@ def main():
             if judged == (r["action"] == "none"):
                 problems.append("%s %s: %s with the action %s" % (
                     r["id"], r["subject"], r["verdict"], r["action"]))
+            # A row's time is its check's on its subject: never longer than the run (a clock
+            # that was never set counted the machine's uptime; a stopped worker's row, the
+            # whole group's).
+            if not 0 <= r.get("duration_s", 0) <= report["duration_s"] + 0.05:
+                problems.append("%s %s: duration_s %.2f s, the run's %.2f s" % (
+                    r["id"], r["subject"], r["duration_s"], report["duration_s"]))
         problems += plan_problems(gv_check, c, rows)
         for want_id, n in c["plan"].items():
             got = sorted(r["subject"] for r in rows if r["id"] == want_id)
