@@ -362,14 +362,22 @@ static void a_gpu_moved_to_another_slot_keeps_its_record(void **state)
     assert_non_null(strstr(c.message, "median 740 over 6 runs"));
 }
 
-static void retention_keeps_the_newest_runs(void **state)
+/* The fixture's database opened again with 30 days' and keep_runs runs' retention. */
+static void reopen_keeping(history_fixture *f, double keep_runs)
 {
-    history_fixture *f = *state;
     gv_history_close(f->db);
-    gv_history_limits limits = {.wait_s = 5, .keep_days = 30, .keep_runs = 4, .keep_mb = 256};
+    gv_history_limits limits = {
+        .wait_s = 5, .keep_days = 30, .keep_runs = keep_runs, .keep_mb = 256};
     char why[1024];
     if (gv_history_open(f->path, &limits, &f->db, why, sizeof why))
         fail_msg("%s", why);
+}
+
+static void retention_keeps_the_newest_runs(void **state)
+{
+    history_fixture *f = *state;
+    reopen_keeping(f, 4);
+    char why[1024];
     for (int i = 0; i < 10; i++)
         append(f, T0 + i * DAY);
     gv_history_record rec;
@@ -385,11 +393,8 @@ static void retention_keeps_the_newest_runs(void **state)
 static void a_clock_far_ahead_erases_nothing(void **state)
 {
     history_fixture *f = *state;
-    gv_history_close(f->db);
-    gv_history_limits limits = {.wait_s = 5, .keep_days = 30, .keep_runs = 1000, .keep_mb = 256};
+    reopen_keeping(f, 1000);
     char why[1024];
-    if (gv_history_open(f->path, &limits, &f->db, why, sizeof why))
-        fail_msg("%s", why);
     set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 3);
     for (int i = 0; i < 20; i++)
         append(f, T0 + i * DAY);
