@@ -105,9 +105,23 @@ static long long pragma(gv_history *h, const char *sql)
  * failure to read its schema sets *unreadable. */
 static const char *refusal(gv_history *h, char *text, size_t cap, int *unreadable)
 {
-    long long version = pragma(h, "PRAGMA user_version");
-    long long app = pragma(h, "PRAGMA application_id");
-    long long tables = pragma(h, "SELECT count(*) FROM sqlite_master");
+    /* One statement, one snapshot: read one after another, the three could straddle another
+     * run's creation of the file (its tables seen, its application_id not yet), and a new
+     * database was taken for another program's (4 writers at once, under load). */
+    sqlite3_stmt *st;
+    long long version = -1, app = -1, tables = -1;
+    if (sqlite3_prepare_v2(h->db,
+                           "SELECT (SELECT user_version FROM pragma_user_version),"
+                           " (SELECT application_id FROM pragma_application_id),"
+                           " (SELECT count(*) FROM sqlite_master)",
+                           -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            version = sqlite3_column_int64(st, 0);
+            app = sqlite3_column_int64(st, 1);
+            tables = sqlite3_column_int64(st, 2);
+        }
+        sqlite3_finalize(st);
+    }
     *unreadable = version < 0 || app < 0 || tables < 0;
     if (*unreadable)
         return "reading its schema";
