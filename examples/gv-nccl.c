@@ -316,14 +316,15 @@ static uint32_t rank_gpu(const gv_nccl_opts *o, int local)
 }
 
 /* One rank of a launch without MPI (srun, torchrun, mpirun), joined through the rendezvous
- * at `where`: rank 0 makes the id and sends it, gathers every rank's result, prints. Ranks on
- * the same host (by name) take their GPUs in rank order unless the launcher says the local
- * rank. */
+ * at `where`: every rank's host name to all (ranks on the same host take their GPUs in rank
+ * order unless the launcher says the local rank), rank 0's id to all, every rank's result to
+ * rank 0, which prints. */
 typedef struct rank_answer {
     gv_nccl_result r;
     int32_t st, sent; /* sent: 1 from a rank that answered (a missing rank's part is zeroed) */
-    char host[256];
 } rank_answer;
+
+#define HOST_BYTES 256
 
 static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where, int json)
 {
@@ -336,26 +337,27 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
         return 2;
     }
     double wait_s = o->deadline_s > 0 ? o->deadline_s : 60.0;
-    char err[512] = "";
+    char err[512] = "", host[HOST_BYTES] = "";
+    gethostname(host, sizeof host - 1);
     rank_answer mine;
     memset(&mine, 0, sizeof mine);
     mine.r = (gv_nccl_result)GV_NCCL_RESULT_INIT;
-    gethostname(mine.host, sizeof mine.host - 1);
     gv_rdv *rdv = gv_rdv_join(where, rank, size, wait_s, err, sizeof err);
-    rank_answer *all = rdv ? calloc((size_t)size, sizeof *all) : NULL;
+    char *hosts = rdv ? calloc((size_t)size, HOST_BYTES) : NULL;
+    rank_answer *all = rdv && rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     struct {
         int32_t ok;
         gv_nccl_id id;
     } start;
     memset(&start, 0, sizeof start);
     int code = 1;
-    if (rdv && !all)
-        snprintf(err, sizeof err, "out of memory for %d ranks' results", size);
-    else if (rdv && gv_rdv_gather(rdv, &mine, sizeof mine, all, wait_s, err, sizeof err) == 0 &&
-             gv_rdv_bcast(rdv, all, (size_t)size * sizeof *all, wait_s, err, sizeof err) == 0) {
+    if (rdv && (!hosts || (rank == 0 && !all)))
+        snprintf(err, sizeof err, "out of memory for %d ranks", size);
+    else if (rdv && gv_rdv_gather(rdv, host, HOST_BYTES, hosts, wait_s, err, sizeof err) == 0 &&
+             gv_rdv_bcast(rdv, hosts, (size_t)size * HOST_BYTES, wait_s, err, sizeof err) == 0) {
         if (local < 0)
             for (int k = local = 0; k < rank; k++)
-                local += strcmp(all[k].host, mine.host) == 0;
+                local += strcmp(hosts + (size_t)k * HOST_BYTES, host) == 0;
         if (rank == 0)
             start.ok = gv_nccl_unique_id(ctx, &start.id) == GV_OK;
         if (rank == 0 && !start.ok)
@@ -377,14 +379,14 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
         if (code)
             fprintf(stderr, "%s: rank %d: %s\n", tool, rank, err);
         gv_rdv_close(rdv);
-        free(all);
+        free(hosts);
         return code;
     }
     /* Rank 0 always answers, a rank that never came or never sent named as a FAIL. */
     gv_nccl_result combined = GV_NCCL_RESULT_INIT, *results = calloc((size_t)size, sizeof *results);
     gv_status *sts = calloc((size_t)size, sizeof *sts), st = GV_OK;
-    char *hosts = calloc((size_t)size, sizeof mine.host + 1);
-    if (!results || !sts || !hosts) {
+    char *names = calloc((size_t)size, HOST_BYTES + 1);
+    if (!results || !sts || !names) {
         fprintf(stderr, "%s: out of memory for %d ranks' results\n", tool, size);
         code = 2;
     } else {
@@ -402,19 +404,22 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
                          err[0] ? err : "no result from this rank");
                 sts[k] = GV_ERR_TIMEOUT;
             }
-            const char *h = all && all[k].host[0] ? all[k].host : k == 0 ? mine.host : "?";
-            used += (size_t)snprintf(hosts + used, (size_t)size * (sizeof mine.host + 1) - used,
-                                     "%s%s", k ? "\n" : "", h);
+            const char *h = hosts && hosts[(size_t)k * HOST_BYTES] ? hosts + (size_t)k * HOST_BYTES
+                            : k == 0                               ? host
+                                                                   : "?";
+            used += (size_t)snprintf(names + used, (size_t)size * (HOST_BYTES + 1) - used, "%s%s",
+                                     k ? "\n" : "", h);
         }
         combine(results, sts, size, &combined, &st);
         if (json)
-            print_json(&combined, st, hosts);
+            print_json(&combined, st, names);
         else
             print_table(&combined, st, size);
         code = combined.verdict == GV_PASS && st == GV_OK ? 0 : 1;
     }
     free(results);
     free(sts);
+    free(names);
     free(hosts);
     free(all);
     gv_rdv_close(rdv);
