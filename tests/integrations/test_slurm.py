@@ -91,20 +91,10 @@ class Cluster:
         os.mkdir(self.path("etc"), 0o700)
         for d in ("state", "spool", "log", "run"):
             os.mkdir(self.path(d), 0o755)
-        # munged: its own key, socket, pid, log and seed; every directory on the socket's path
-        # must be searchable by all (munged checks).
-        key = self.path("etc", "munge.key")
-        with open(key, "wb") as f:
-            f.write(os.urandom(1024))
-        os.chmod(key, 0o600)
-        self.munge_socket = self.path("run", "munge.socket")
-        self.spawn("munged", [self.tools["munged"], "-F", "--socket=" + self.munge_socket,
-                              "--key-file=" + key, "--pid-file=" + self.path("run", "munged.pid"),
-                              "--log-file=" + self.path("log", "munged.log"),
-                              "--seed-file=" + self.path("state", "munged.seed")])
-        self.wait_for("munged", lambda: subprocess.run(
-            [self.tools["munge"], "-n", "-S", self.munge_socket], capture_output=True
-        ).returncode == 0, 15, skip=True)
+        argv, self.munge_socket, answers = daemons.munged(self.tmp, self.tools["munged"],
+                                                          self.tools["munge"])
+        self.spawn("munged", argv)
+        self.wait_for("munged", answers, 15, skip=True)
         self.write_conf()
         self.spawn("slurmctld", [self.tools["slurmctld"], "-D", "-i", "-f", self.conf])
         self.wait_for("slurmctld", lambda: self.run(["scontrol", "ping"], check=False)

@@ -115,17 +115,9 @@ class Cluster:
         for d in ["etc", "state", "log", "run", "locks"] + ["spool/" + n for n in NODES]:
             os.makedirs(self.path(d), 0o755)
         os.chmod(self.path("etc"), 0o700)
-        key = self.path("etc", "munge.key")
-        with open(key, "wb") as f:
-            f.write(os.urandom(1024))
-        os.chmod(key, 0o600)
-        self.munge_socket = self.path("run", "munge.socket")
-        self.spawn("munged", ["munged", "-F", "--socket=" + self.munge_socket,
-                              "--key-file=" + key, "--pid-file=" + self.path("run", "munged.pid"),
-                              "--log-file=" + self.path("log", "munged.log"),
-                              "--seed-file=" + self.path("state", "munged.seed")])
-        self.wait_for("munged", lambda: subprocess.run(
-            ["munge", "-n", "-S", self.munge_socket], capture_output=True).returncode == 0, 30)
+        argv, self.munge_socket, answers = daemons.munged(self.tmp)
+        self.spawn("munged", argv)
+        self.wait_for("munged", answers, 30)
         self.write_conf()
         self.spawn("slurmctld", self.in_ns("c0", "c0", ["slurmctld", "-D", "-i", "-f",
                                                         self.conf]))

@@ -176,11 +176,6 @@ class Search:
         }
 
 
-def bound_s(nodes, max_rounds, deadline_s):
-    """The longest the search can take: every round at its deadline."""
-    return min(max_rounds, max(1, len(nodes))) * deadline_s
-
-
 def size_class(group):
     """Groups whose figures compare: pairs, and groups of three or more. NCCL runs a pair
     another way than a ring of many (on four H200s over sockets, pairs 0.6-0.7 GB/s where all
