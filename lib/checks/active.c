@@ -147,6 +147,15 @@ static void copies_again(gv_active_run *run, uint32_t gpu, const char *subject, 
     gv_append(r->copy_message, sizeof r->copy_message, "; ", first);
 }
 
+/* The first of ids the run selected; the last when none is (cuda.matmul alone). */
+static const char *first_selected(const gv_active_run *run, const char *const *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (gv_active_selected(run, ids[i]))
+            return ids[i];
+    return ids[n];
+}
+
 void gv_active_cuda(gv_active_run *run)
 {
     static const char *const ids[] = {gv_id_cuda_init, gv_id_cuda_alloc, gv_id_cuda_copy,
@@ -171,7 +180,9 @@ void gv_active_cuda(gv_active_run *run)
             continue;
         char subject[48];
         gv_active_subject(run->facts, gpu, subject, sizeof subject);
-        gv_progress_begin(run->ctx, gv_id_cuda_init, subject);
+        /* A hang in the context, the VRAM test or the copies is charged to the first of them
+         * selected: never to one left out. */
+        gv_progress_begin(run->ctx, first_selected(run, ids, 3), subject);
         gv_busy busy = {0};
         gv_active_sample_busy(run, gpu, &busy);
         /* The second VRAM test holds half the free memory: on a GPU others use, the quick

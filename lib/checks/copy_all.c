@@ -190,13 +190,19 @@ void gv_active_copy_all(gv_active_run *run)
         link_shares(run, g, n);
         gv_progress_stage(run->ctx, "each GPU's copies alone");
         size_t failed = n;
+        int ordinals[GV_RUN_MAX_GPUS];
         for (size_t i = 0; i < n && failed == n; i++) {
+            /* The GPU copying must beat (core/progress.h): one that hangs is named. */
+            gv_progress_watch(run->ctx, &g[i].ordinal, 1);
+            ordinals[i] = g[i].ordinal;
             if (gv_copy_together(&at_once[i], 1, bytes, samples, copies) != GV_OK ||
                 at_once[i].status != GV_OK)
                 failed = i;
             g[i].alone = at_once[i].out;
         }
         gv_progress_stage(run->ctx, "%zu GPUs' copies at once", n);
+        if (failed == n)
+            gv_progress_watch(run->ctx, ordinals, n);
         if (failed < n) {
             gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, g[failed].subject,
                                            GV_FAIL, "copying alone failed: %s",
@@ -215,8 +221,11 @@ void gv_active_copy_all(gv_active_run *run)
             judge(run, g, n, &busy);
         }
     }
-    for (size_t i = n; i-- > 0;) /* pushed in order: popped in reverse */
+    for (size_t i = n; i-- > 0;) { /* pushed in order: popped in reverse */
+        gv_progress_watch(run->ctx, &g[i].ordinal, 1);
         gv_session_close(&g[i].s);
+    }
+    gv_progress_watch(run->ctx, NULL, 0);
     free(g);
     free(at_once);
 }

@@ -34,7 +34,11 @@ void gv_active_memtest(gv_active_run *run)
         }
         gv_memtest_opts o = GV_MEMTEST_OPTS_INIT;
         gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
+        /* Its rounds take seconds and beat from the first: a GPU hung from its first kernel is
+         * found a deadline after the test began, not after its whole multiplied time. */
+        gv_progress_watch(run->ctx, &gpu, 1);
         gv_status st = gv_mem_test(run->ctx, (uint32_t)gpu, &o, &r);
+        gv_progress_watch(run->ctx, NULL, 0);
         gv_active_sample_busy(run, gpu, &busy);
         if (st != GV_OK) {
             gv_result_action(gv_report_add(run->report, gv_id_mem_test, subject, GV_ERROR, "%s",

@@ -282,7 +282,8 @@ static void sweep_rows(gv_active_run *run)
             o.max_bytes = BUSY_SWEEP_MAX;
             o.min_bytes = o.min_bytes < o.max_bytes ? o.min_bytes : o.max_bytes;
         }
-        st = gv_nccl_bench(run->ctx, &o, &r);
+        st = gv_nccl_bench(run->ctx, &o, &r); /* it watches its GPUs (core/progress.h) */
+        gv_progress_watch(run->ctx, NULL, 0);
     }
     if (st != GV_OK && st != GV_ERR_TIMEOUT) {
         /* Without NCCL there is nothing to judge; any other error is the check failing. */

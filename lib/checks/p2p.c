@@ -245,9 +245,11 @@ void gv_active_p2p(gv_active_run *run)
         }
     }
     for (size_t i = p.n; i-- > 0;) { /* pushed in order: popped in reverse, each made current */
+        gv_progress_watch(run->ctx, &s[i].cuda_index, 1);
         s[i].cu->cuCtxSetCurrent(s[i].context);
         gv_session_close(&s[i]);
     }
+    gv_progress_watch(run->ctx, NULL, 0);
 done:
     free(p.m);
     free(p.route);

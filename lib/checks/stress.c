@@ -193,7 +193,8 @@ void gv_active_stress(gv_active_run *run)
     }
     *r = (gv_stress_result)GV_STRESS_RESULT_INIT;
     double began = gv_now_s();
-    gv_status st = gv_stress_gemm(run->ctx, &o, r);
+    gv_status st = gv_stress_gemm(run->ctx, &o, r); /* it watches its GPUs (core/progress.h) */
+    gv_progress_watch(run->ctx, NULL, 0);
     /* Every GPU was loaded at once: each row's time is the whole stress, not a share. */
     double took = gv_now_s() - began;
     if (st != GV_OK) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/progress.h"
 #include "core/util.h"
 #include "sys/pci.h"
 #include "kernels/gv_random.h"
@@ -46,15 +47,19 @@ static void pace_release(struct pace *p)
     pthread_cond_broadcast(&p->moved);
 }
 
-static void pace_wait(struct pace *p)
+/* A GPU waiting for the others has done its part of the round (core/progress.h): if one of
+ * them hangs, that one is named, not every GPU it holds up. */
+static void pace_wait(struct pace *p, const gv_session *s)
 {
     pthread_mutex_lock(&p->lock);
     unsigned long round = p->round;
-    if (++p->arrived >= p->members)
+    if (++p->arrived >= p->members) {
         pace_release(p);
-    else
+    } else {
+        gv_progress_done(s->ctx, s->cuda_index);
         while (round == p->round)
             pthread_cond_wait(&p->moved, &p->lock);
+    }
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -104,7 +109,7 @@ static gv_status measure(struct job *j, enum direction d, double *gbps)
         if (rc == GVCU_SUCCESS)
             rc = cu->cuEventRecord(j->end, s->stream);
         if (j->together)
-            pace_wait(j->together);
+            pace_wait(j->together, j->s);
         __sync_synchronize();
         *j->flag = 1; /* open the gate: everything is queued */
         if (rc == GVCU_SUCCESS)
@@ -252,6 +257,7 @@ static void *copy_thread(void *arg)
         j->status = j->together ? run_together(j) : run_all(j);
     if (j->together)
         pace_leave(j->together); /* done: the others no longer wait for this GPU */
+    gv_progress_done(j->s->ctx, j->s->cuda_index);
     release(j);
     gvcu_context popped;
     j->s->cu->cuCtxPopCurrent(&popped);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/progress.h"
 #include "core/util.h"
 
 #define SMALL 64 /* bytes of the copy whose time is the latency */
@@ -137,8 +138,11 @@ gv_status gv_p2p_matrix(gv_session *const *s, size_t n, uint64_t bytes, unsigned
     gv_status st = GV_OK;
     for (size_t i = 0; i < n; i++)
         g[i].s = s[i];
-    for (size_t i = 0; i < n && st == GV_OK; i++)
+    /* Each step watches the GPU at work (core/progress.h): one that hangs is named. */
+    for (size_t i = 0; i < n && st == GV_OK; i++) {
+        gv_progress_watch(s[i]->ctx, &s[i]->cuda_index, 1);
         st = setup(&g[i], bytes, err);
+    }
     for (size_t i = 0; i < n && st == GV_OK; i++) {
         int rc = enable_peers(g, n, i, m);
         if (rc != GVCU_SUCCESS)
@@ -146,10 +150,16 @@ gv_status gv_p2p_matrix(gv_session *const *s, size_t n, uint64_t bytes, unsigned
     }
     for (size_t i = 0; i < n && st == GV_OK; i++)
         for (size_t j = 0; j < n && st == GV_OK; j++)
-            if (i != j)
+            if (i != j) {
+                gv_progress_stage(s[i]->ctx, "copying from GPU %d to GPU %d", s[i]->cuda_index,
+                                  s[j]->cuda_index);
+                gv_progress_watch(s[i]->ctx, &s[i]->cuda_index, 1);
                 st = measure_pair(&g[i], &g[j], bytes, samples, copies, &m[i * n + j], err);
-    for (size_t i = n; i-- > 0;)
+            }
+    for (size_t i = n; i-- > 0;) {
+        gv_progress_watch(s[i]->ctx, &s[i]->cuda_index, 1);
         release(&g[i]);
+    }
     free(g);
     return st;
 }

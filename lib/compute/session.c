@@ -209,15 +209,26 @@ int gv_session_memory(gv_session *s, uint64_t *free_bytes, uint64_t *total_bytes
     return rc;
 }
 
+int gv_session_mark(gv_session *s)
+{
+    return s->done ? s->cu->cuEventRecord(s->done, s->stream) : GVCU_ERROR_NOT_INITIALIZED;
+}
+
+int gv_session_poll(gv_session *s)
+{
+    int rc = s->cu->cuEventQuery(s->done);
+    if (rc == GVCU_SUCCESS)
+        gv_progress_beat(s->ctx, s->cuda_index); /* the GPU finished what was queued */
+    return rc;
+}
+
 int gv_session_sync(gv_session *s, double timeout_s)
 {
-    if (!s->done)
-        return GVCU_ERROR_NOT_INITIALIZED;
-    int rc = s->cu->cuEventRecord(s->done, s->stream);
+    int rc = gv_session_mark(s);
     if (rc == GVCU_SUCCESS) {
         double until = gv_now_s() + timeout_s;
         struct timespec nap = {0, 20000}; /* 20 us: far below any step worth timing */
-        while ((rc = s->cu->cuEventQuery(s->done)) == GVCU_ERROR_NOT_READY) {
+        while ((rc = gv_session_poll(s)) == GVCU_ERROR_NOT_READY) {
             if (gv_now_s() > until) {
                 rc = GVCU_ERROR_LAUNCH_TIMEOUT;
                 break;
@@ -225,8 +236,6 @@ int gv_session_sync(gv_session *s, double timeout_s)
             nanosleep(&nap, NULL);
         }
     }
-    if (rc == GVCU_SUCCESS)
-        gv_progress_beat(s->ctx); /* the GPU finished what was queued: it is alive */
     return rc;
 }
 

@@ -58,6 +58,11 @@ gv_status gv_session_fail(gv_session *s, gv_errbuf *err, const char *call, int r
 /* Waits for everything queued on the stream, polling so that a wedged GPU gives
  * GVCU_ERROR_LAUNCH_TIMEOUT after timeout_s instead of hanging the caller. */
 int gv_session_sync(gv_session *s, double timeout_s);
+/* The same in two steps, for a caller that waits on several GPUs at once: mark what is queued
+ * on the stream now, then poll (GVCU_ERROR_NOT_READY until the GPU has done it; a heartbeat of
+ * the GPU when it has, core/progress.h). */
+int gv_session_mark(gv_session *s);
+int gv_session_poll(gv_session *s);
 
 /* Kernels (lib/kernels/gv_kernels.cu), queued on the session's stream. */
 int gv_session_fill_pattern(gv_session *s, gvcu_deviceptr p, uint64_t words, uint64_t seed);

@@ -259,35 +259,93 @@ static void take_sample(stress *st, stress_gpu *sg, double t)
     }
 }
 
-/* The run itself: every interval, a batch on every running GPU, then each collected. */
+/* A GPU's batch failed or never completed: it stops, the others go on. */
+static void stop_gpu(stress_gpu *sg)
+{
+    sg->running = 0;
+    sg->out->verdict = GV_FAIL;
+    snprintf(sg->out->message, sizeof sg->out->message, "%s", sg->g.err.text);
+}
+
+/* Queues a batch and marks its end; when it was queued, or -1 (err set). */
+static double start_batch(stress_gpu *sg)
+{
+    int rc = use(sg);
+    if (rc == GVCU_SUCCESS && queue_batch(sg, sg->batch) != 0)
+        return -1;
+    if (rc == GVCU_SUCCESS)
+        rc = gv_session_mark(&sg->g.s);
+    if (rc != GVCU_SUCCESS)
+        return gv_session_fail(&sg->g.s, &sg->g.err, "queueing the stress GEMMs", rc), -1;
+    return gv_now_s();
+}
+
+/* The batch's GPU time in ms once it is done; 0 while it runs; -1 (err set) on an error or
+ * past the step's time. */
+static double batch_done(stress_gpu *sg, double queued)
+{
+    gv_gemm_run *g = &sg->g;
+    int rc = use(sg);
+    if (rc == GVCU_SUCCESS)
+        rc = gv_session_poll(&g->s);
+    if (rc == GVCU_ERROR_NOT_READY)
+        rc = gv_now_s() - queued > GV_SESSION_STEP_TIMEOUT_S ? GVCU_ERROR_LAUNCH_TIMEOUT : rc;
+    if (rc == GVCU_ERROR_NOT_READY)
+        return 0;
+    float ms = 0;
+    if (rc == GVCU_SUCCESS)
+        rc = g->s.cu->cuEventElapsedTime(&ms, g->start, g->end);
+    if (rc != GVCU_SUCCESS)
+        return gv_session_fail(&g->s, &g->err, "waiting for the stress GEMMs", rc), -1;
+    return ms > 0 ? ms : 1e-6;
+}
+
+/* The run itself: a batch queued on every GPU, and each GPU's next as soon as its last is
+ * done, so that each runs at its own pace: a slow or hung GPU holds up no other (its heartbeats
+ * stop alone, and gv_run names it). */
 static void run(stress *st)
 {
+    int watched[GV_STRESS_MAX_GPUS];
+    size_t nwatched = 0;
     for (uint32_t i = 0; i < st->count; i++)
-        if (st->gpus[i].running)
+        if (st->gpus[i].running) {
             gv_sampler_start(&st->gpus[i].sampler, st->ctx, st->gpus[i].g.s.bus_id);
+            watched[nwatched++] = st->gpus[i].out->cuda_index;
+        }
     double t0 = gv_now_s();
     gv_progress_stage(st->ctx, "GEMMs on %u GPU(s) for %.0f s", st->count, st->o.duration_s);
-    for (int any = 1; any && gv_now_s() - t0 < st->o.duration_s;) {
-        any = 0;
+    gv_progress_watch(st->ctx, watched, nwatched);
+    double queued[GV_STRESS_MAX_GPUS] = {0};
+    for (uint32_t i = 0; i < st->count; i++)
+        if (st->gpus[i].running && (queued[i] = start_batch(&st->gpus[i])) < 0)
+            stop_gpu(&st->gpus[i]);
+    for (int busy = 1; busy;) {
+        busy = 0;
         for (uint32_t i = 0; i < st->count; i++) {
             stress_gpu *sg = &st->gpus[i];
-            if (sg->running && (use(sg) != GVCU_SUCCESS || queue_batch(sg, sg->batch) != 0))
-                sg->running = 0;
-        }
-        for (uint32_t i = 0; i < st->count; i++) {
-            stress_gpu *sg = &st->gpus[i];
-            if (!sg->running)
+            if (!sg->running || queued[i] <= 0)
                 continue;
-            use(sg);
-            double ms = wait_batch(sg);
+            double ms = batch_done(sg, queued[i]);
+            if (ms == 0) {
+                busy = 1;
+                continue;
+            }
+            queued[i] = 0;
             if (ms < 0) {
-                sg->running = 0;
-                sg->out->verdict = GV_FAIL;
-                snprintf(sg->out->message, sizeof sg->out->message, "%s", sg->g.err.text);
+                stop_gpu(sg);
                 continue;
             }
             take_batch(st, sg, ms, gv_now_s() - t0);
-            any = 1;
+            if (gv_now_s() - t0 < st->o.duration_s) {
+                if ((queued[i] = start_batch(sg)) < 0)
+                    stop_gpu(sg);
+                else
+                    busy = 1;
+            }
+        }
+        if (busy) {
+            struct timespec nap = {0, 20000}; /* 20 us, as gv_session_sync */
+            nanosleep(&nap, NULL);
         }
     }
     st->r->duration_s = gv_now_s() - t0;
@@ -460,7 +518,10 @@ static void fingerprint_all(stress *st)
                       GV_FINGERPRINT_SIZE);
     for (uint32_t i = 0; i < st->count; i++) {
         stress_gpu *sg = &st->gpus[i];
-        if (!sg->running || use(sg) != GVCU_SUCCESS)
+        if (!sg->running)
+            continue;
+        gv_progress_watch(st->ctx, &sg->out->cuda_index, 1);
+        if (use(sg) != GVCU_SUCCESS)
             continue;
         gv_gemm_free(&sg->g);
         gv_errbuf why = {{0}};
@@ -477,6 +538,7 @@ static void close_all(stress *st)
     for (uint32_t i = st->count; i-- > 0;) {
         stress_gpu *sg = &st->gpus[i];
         const struct gv_cuda_api *cu = sg->g.s.cu;
+        gv_progress_watch(st->ctx, &sg->out->cuda_index, 1); /* its teardown may hang too */
         if (cu && sg->g.s.context)
             use(sg);
         if (cu && sg->slots)
@@ -520,6 +582,8 @@ static gv_status stress_here(gv_ctx *ctx, const void *args, const gv_call_watch 
         stress_gpu *sg = &st.gpus[st.count++];
         sg->out = &r->gpus[i];
         sg->out->cuda_index = (int32_t)(st.o.gpu_count ? st.o.gpus[i] : i);
+        /* From its first call: a GPU hung in its setup is found a deadline later and named. */
+        gv_progress_watch(ctx, &sg->out->cuda_index, 1);
         s = open_gpu(&st, (uint32_t)sg->out->cuda_index, sg);
     }
     r->gpu_count = st.count;

@@ -8,6 +8,7 @@
 
 #include "gpuverify/gv_context.h"
 #include "gpuverify/gv_driver.h"
+#include "core/progress.h"
 
 #define GV_LIBRARY_KINDS 6 /* GV_LIB_CUDA .. GV_LIB_IBVERBS */
 
@@ -75,7 +76,9 @@ struct gv_ctx {
     /* Set inside gpuverify-worker only: where the work is (core/progress.h). */
     void (*progress)(void *user, int kind, const char *check, const char *text);
     void *progress_user;
-    long long progress_beat_ms; /* gv_now_s() of the last heartbeat sent, in ms (atomic) */
+    /* gv_now_s() in ms of the last heartbeat sent for each CUDA ordinal, the last slot for
+     * beats of no GPU (atomic) */
+    long long progress_beat_ms[GV_PROGRESS_MAX_GPUS + 1];
 };
 
 /* Records the detail of an error on the context and returns status, for `return gv_fail(...)`. */

@@ -40,15 +40,55 @@ void gv_progress_wait(gv_ctx *ctx, const char *check, double seconds)
     ctx->progress(ctx->progress_user, GV_PROGRESS_WAIT, check, text);
 }
 
-void gv_progress_beat(gv_ctx *ctx)
+static int beat_slot(int gpu)
+{
+    return gpu >= 0 && gpu < GV_PROGRESS_MAX_GPUS ? gpu : GV_PROGRESS_MAX_GPUS;
+}
+
+void gv_progress_beat(gv_ctx *ctx, int gpu)
 {
     if (!ctx->progress)
         return;
     /* Threads of one check (copies on every GPU at once) beat too: one of them sends. */
+    long long *slot = &ctx->progress_beat_ms[beat_slot(gpu)];
     long long now_ms = (long long)(gv_now_s() * 1e3);
-    long long last = __atomic_load_n(&ctx->progress_beat_ms, __ATOMIC_RELAXED);
-    if (now_ms - last < 200 || !__atomic_compare_exchange_n(&ctx->progress_beat_ms, &last, now_ms,
-                                                            0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    long long last = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (now_ms - last < 200 ||
+        !__atomic_compare_exchange_n(slot, &last, now_ms, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return;
-    ctx->progress(ctx->progress_user, GV_PROGRESS_BEAT, "", "");
+    char text[16] = "";
+    if (gpu >= 0 && gpu < GV_PROGRESS_MAX_GPUS)
+        snprintf(text, sizeof text, "%d", gpu);
+    ctx->progress(ctx->progress_user, GV_PROGRESS_BEAT, "", text);
+}
+
+void gv_progress_watch(gv_ctx *ctx, const int *gpus, size_t n)
+{
+    if (!ctx->progress)
+        return;
+    char text[GV_PROGRESS_MAX_GPUS * 4] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (gpus[i] < 0 || gpus[i] >= GV_PROGRESS_MAX_GPUS)
+            continue;
+        /* The first beat after the watch goes out whenever it comes: it tells a GPU that went
+         * on from one that never did. */
+        __atomic_store_n(&ctx->progress_beat_ms[gpus[i]], 0, __ATOMIC_RELAXED);
+        int w = snprintf(text + used, sizeof text - used, "%s%d", used ? "," : "", gpus[i]);
+        if (w < 0 || (size_t)w >= sizeof text - used)
+            break;
+        used += (size_t)w;
+    }
+    ctx->progress(ctx->progress_user, GV_PROGRESS_WATCH, "", text);
+}
+
+void gv_progress_done(gv_ctx *ctx, int gpu)
+{
+    if (!ctx->progress || gpu < 0 || gpu >= GV_PROGRESS_MAX_GPUS)
+        return;
+    char text[16];
+    snprintf(text, sizeof text, "%d", gpu);
+    /* The GPU's first beat when it works again goes out at once: it brings it back. */
+    __atomic_store_n(&ctx->progress_beat_ms[gpu], 0, __ATOMIC_RELAXED);
+    ctx->progress(ctx->progress_user, GV_PROGRESS_DONE, "", text);
 }

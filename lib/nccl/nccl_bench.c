@@ -25,6 +25,7 @@
 #include "backends/nccl_backend.h"
 #include "compute/session.h"
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/sizes.h"
 #include "core/util.h"
 #include "gpuverify/gv_nccl.h"
@@ -104,23 +105,37 @@ gv_status gv_nccl_wait_comms(nccl_run *n)
 }
 
 /* Waits for everything queued on every GPU's stream, watching NCCL for asynchronous errors
- * (a peer that died) and the deadline (a collective that never completes). */
+ * (a peer that died) and the deadline (a collective that never completes). Each GPU is watched
+ * until its stream is done (core/progress.h): when some finish and one never does, gv_run
+ * names that one; when none does (NCCL's ranks wait for each other), none is named. */
 gv_status gv_nccl_wait_streams(nccl_run *n)
 {
+    int ordinals[GV_PROGRESS_MAX_GPUS], pending[GV_PROGRESS_MAX_GPUS] = {0};
+    size_t watched = 0;
     for (uint32_t i = 0; i < n->local; i++) {
-        int rc = n->gpus[i].s.cu->cuEventRecord(n->gpus[i].s.done, n->gpus[i].s.stream);
+        int rc = gv_session_mark(&n->gpus[i].s);
         if (rc != GVCU_SUCCESS)
             return gv_session_fail(&n->gpus[i].s, &n->err, "cuEventRecord", rc);
+        pending[i] = 1;
+        if (watched < GV_PROGRESS_MAX_GPUS)
+            ordinals[watched++] = n->gpus[i].s.cuda_index;
     }
+    gv_progress_watch(n->ctx, ordinals, watched);
     double since = gv_now_s();
     for (uint32_t polls = 0;; polls++) {
         int busy = 0;
-        for (uint32_t i = 0; i < n->local && !busy; i++) {
-            int rc = n->gpus[i].s.cu->cuEventQuery(n->gpus[i].s.done);
-            if (rc == GVCU_ERROR_NOT_READY)
+        for (uint32_t i = 0; i < n->local; i++) {
+            if (!pending[i])
+                continue;
+            int rc = gv_session_poll(&n->gpus[i].s);
+            if (rc == GVCU_ERROR_NOT_READY) {
                 busy = 1;
-            else if (rc != GVCU_SUCCESS)
+                continue;
+            }
+            if (rc != GVCU_SUCCESS)
                 return gv_session_fail(&n->gpus[i].s, &n->err, n->stage, rc);
+            pending[i] = 0;
+            gv_progress_done(n->ctx, n->gpus[i].s.cuda_index);
         }
         if (!busy)
             return GV_OK;
@@ -385,6 +400,7 @@ static void release(nccl_run *n, int abort)
     }
     for (uint32_t i = 0; i < n->local; i++)
         if (n->gpus[i].comm) {
+            gv_progress_watch(n->ctx, &n->gpus[i].s.cuda_index, 1); /* it may hang here too */
             gv_nccl_use(n, i);
             if (abort)
                 nc->ncclCommAbort(n->gpus[i].comm);
@@ -399,6 +415,7 @@ static void release(nccl_run *n, int abort)
     n->timed_out = timed_out;
     for (uint32_t i = n->local; i-- > 0;) {
         nccl_gpu *g = &n->gpus[i];
+        gv_progress_watch(n->ctx, &g->s.cuda_index, 1);
         gv_nccl_use(n, i);
         if (drained) {
             gvcu_deviceptr bufs[] = {g->send, g->recv, g->errors, g->flag};

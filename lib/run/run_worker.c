@@ -39,6 +39,8 @@
 
 #define MAX_WORKERS 4 /* per lane: the first and three fresh ones after crashes */
 
+_Static_assert(GV_PROGRESS_MAX_GPUS == GV_RUN_MAX_GPUS, "a watch names the GPUs a run can test");
+
 /* How one worker's run ended. */
 enum outcome { ENDED, TIMED_OUT, DIED, GARBLED, FAILED };
 
@@ -64,13 +66,53 @@ typedef struct lane {
     double began;
     double waiting_s; /* > 0: what began is a wait of this long before `check` (GV_PROGRESS_WAIT) */
     double last_beat; /* > 0: the check has sent heartbeats, the last at this time */
-    char error[512];  /* an "error" event's message */
-    int errored;      /* the worker sent an "error" event */
+    /* The GPUs the check watches now (core/progress.h), by CUDA ordinal: when each last showed
+     * it was alive (its beat, or the watch); those that left the watch since the last GPU
+     * joined it have finished their part. */
+    int watched[GV_RUN_MAX_GPUS], finished_part[GV_RUN_MAX_GPUS];
+    double gpu_alive[GV_RUN_MAX_GPUS];
+    int late_gpu;              /* the watched GPU whose deadline is the lane's; -1 none */
+    int hung[GV_RUN_MAX_GPUS]; /* after a hang: the GPUs named, by ordinal */
+    size_t hung_count;
+    char error[512]; /* an "error" event's message */
+    int errored;     /* the worker sent an "error" event */
     gv_status error_status;
     char garbage[80];
     int ended; /* the worker said "end" or "error" */
     int by_budget, by_liveness;
+    int drained; /* its pipe was read once after its deadline passed */
 } lane;
+
+static void watch_clear(lane *l)
+{
+    memset(l->watched, 0, sizeof l->watched);
+    memset(l->finished_part, 0, sizeof l->finished_part);
+    l->late_gpu = -1;
+}
+
+/* A watch event: the GPUs the check works on from now. One that left the set had finished its
+ * part, unless the set took in a GPU it did not have (a new part, the pair after a pair). */
+static void watch_take(lane *l, json_t *ev)
+{
+    int gpus[GV_RUN_MAX_GPUS], now_watched[GV_RUN_MAX_GPUS] = {0}, joined = 0;
+    size_t n = gv_worker_event_gpus(ev, gpus, GV_RUN_MAX_GPUS);
+    for (size_t i = 0; i < n; i++) {
+        now_watched[gpus[i]] = 1;
+        joined |= !l->watched[gpus[i]];
+    }
+    double now = gv_now_s();
+    for (int g = 0; g < GV_RUN_MAX_GPUS; g++) {
+        if (joined)
+            l->finished_part[g] = 0;
+        else if (l->watched[g] && !now_watched[g])
+            l->finished_part[g] = 1;
+        if (now_watched[g] && (joined || !l->watched[g]))
+            l->gpu_alive[g] = now;
+        l->watched[g] = now_watched[g];
+    }
+    if (l->last_beat > 0)
+        l->last_beat = now; /* a check that moved on is alive */
+}
 
 typedef struct client {
     gv_ctx *ctx;
@@ -268,9 +310,21 @@ static int take_line(void *user, char *line)
         l->began = gv_now_s();
         l->waiting_s = l->last_beat = 0;
         l->starting = 0;
+        watch_clear(l);
         gv_run_observer_started(&c->observer, l->check, l->subject);
     } else if (!strcmp(kind, "beat")) {
         l->last_beat = gv_now_s();
+        int gpu = gv_worker_event_gpu(ev);
+        if (gpu >= 0 && l->finished_part[gpu]) /* at work again after its part */
+            l->watched[gpu] = 1, l->finished_part[gpu] = 0;
+        if (gpu >= 0 && l->watched[gpu])
+            l->gpu_alive[gpu] = l->last_beat;
+    } else if (!strcmp(kind, "watch")) {
+        watch_take(l, ev);
+    } else if (!strcmp(kind, "done_part")) {
+        int gpu = gv_worker_event_gpu(ev);
+        if (gpu >= 0 && l->watched[gpu])
+            l->watched[gpu] = 0, l->finished_part[gpu] = 1;
     } else if (!strcmp(kind, "wait")) {
         gv_worker_event_text(ev, "check", l->check, sizeof l->check);
         snprintf(l->subject, sizeof l->subject, "%s", l->gpu_subject);
@@ -287,6 +341,7 @@ static int take_line(void *user, char *line)
         int index = lane_index(l, json_string_value(json_object_get(ev, "check")));
         if (index >= 0)
             groups_done_before(l, gv_catalog_group(index));
+        watch_clear(l);
     } else if (!strcmp(kind, "facts")) {
         take_facts(c, json_object_get(ev, "report")); /* the first worker's; the same node */
         l->starting = 0;
@@ -308,23 +363,6 @@ static int take_line(void *user, char *line)
     return ok ? 0 : -1;
 }
 
-/* Checks that beat from their first kernel on (every gv_session_sync): the memory test and
- * the stress checks. Their liveness counts from their start, not from their first beat, so a
- * GPU hung from the first kernel is found a deadline after the check began, not after its
- * whole multiplied time (plus the stress duration: hours for a burn-in). */
-static int beats_from_start(const char *check)
-{
-    int index = gv_catalog_index(check);
-    return index >= 0 && (gv_checks[index].loads_for_duration || !strcmp(check, gv_id_mem_test));
-}
-
-/* When the lane's check last showed it was alive: its last beat, else its start for a check
- * that beats from the start; 0 when it does not say. */
-static double alive_since(const lane *l)
-{
-    return l->last_beat > 0 ? l->last_beat : beats_from_start(l->check) ? l->began : 0;
-}
-
 /* The deadline of what the lane's worker is doing now: its check's, or its last sign of life
  * plus the context's deadline when that comes first, capped by the run's budget. The budget
  * cap comes a moment late, so that a check that keeps the budget itself (NCCL aborts its
@@ -335,6 +373,7 @@ static double deadline_now(lane *l)
     client *c = l->c;
     double unit = c->ctx->deadline_s, own;
     l->by_liveness = 0;
+    l->late_gpu = -1;
     if (l->waiting_s > 0) {
         own = l->began + l->waiting_s + unit; /* the wait, then a unit until the check begins */
     } else if (l->starting) {
@@ -342,11 +381,16 @@ static double deadline_now(lane *l)
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(gv_id_driver_cuda));
     } else {
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
-        double alive = alive_since(l);
-        if (alive > 0 && alive + unit < own) {
-            own = alive + unit;
+        if (l->last_beat > 0 && l->last_beat + unit < own) {
+            own = l->last_beat + unit;
             l->by_liveness = 1;
         }
+        for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
+            if (l->watched[g] && l->gpu_alive[g] + unit <= own) {
+                own = l->gpu_alive[g] + unit;
+                l->by_liveness = 1;
+                l->late_gpu = g;
+            }
     }
     double budget = c->budget_end + BUDGET_GRACE_S;
     l->by_budget = budget < own;
@@ -392,13 +436,14 @@ static int32_t hang_action(const lane *l, int reaped)
     return GV_ACTION_RESET_GPU;
 }
 
-/* The row for the check a worker was stopped in. */
-static void stopped_row(lane *l, int verdict, int32_t action, const char *why, const char *remedy,
-                        double spent)
+/* The row for the check a worker was stopped in, on `subject` (NULL: stopped_subject's). */
+static void stopped_row_on(lane *l, const char *subject, int verdict, int32_t action,
+                           const char *why, const char *remedy, double spent)
 {
     int index = stopped_entry(l);
     const char *id = index >= 0 ? gv_checks[index].id : l->check;
-    gv_check_result *res = gv_report_add(l->c->report, id, stopped_subject(l), verdict, "%s", why);
+    gv_check_result *res =
+        gv_report_add(l->c->report, id, subject ? subject : stopped_subject(l), verdict, "%s", why);
     if (res)
         res->duration_s = spent;
     if (remedy)
@@ -406,6 +451,68 @@ static void stopped_row(lane *l, int verdict, int32_t action, const char *why, c
     gv_result_action(res, action);
     if (index >= 0)
         l->pending[index] = 0;
+}
+
+static void stopped_row(lane *l, int verdict, int32_t action, const char *why, const char *remedy,
+                        double spent)
+{
+    stopped_row_on(l, NULL, verdict, action, why, remedy, spent);
+}
+
+/* The subject of CUDA device `ordinal`: its GPU's, as the worker names it (checks/active.h). */
+static void gpu_subject_of(const client *c, int ordinal, char *out, size_t cap)
+{
+    for (uint32_t k = 0; k < c->report->gpu_count; k++)
+        if (c->report->gpus[k].cuda_index == ordinal) {
+            snprintf(out, cap, "gpu%u", c->report->gpus[k].index);
+            return;
+        }
+    snprintf(out, cap, "cuda%d", ordinal);
+}
+
+/* After a watched GPU's deadline passed (late_gpu): the GPUs that stopped, those watched that
+ * showed no sign of life in the later half of that deadline. They are named when a GPU of the
+ * check went on (beat lately, or finished its part) or the check watched that GPU alone; when
+ * every GPU stopped together nobody can tell which held the others up (NCCL's ranks wait for
+ * each other), and none is. */
+static void name_hung(lane *l)
+{
+    double unit = l->c->ctx->deadline_s, at = l->gpu_alive[l->late_gpu] + unit;
+    size_t went_on = 0;
+    l->hung_count = 0;
+    for (int g = 0; g < GV_RUN_MAX_GPUS; g++) {
+        if (l->watched[g] && l->gpu_alive[g] <= at - unit / 2)
+            l->hung[l->hung_count++] = g;
+        else if (l->watched[g] || l->finished_part[g])
+            went_on++;
+    }
+    if (!went_on && l->hung_count > 1)
+        l->hung_count = 0;
+}
+
+/* The lane's --gpus without the GPUs named hung; how many are left. */
+static size_t drop_hung(lane *l)
+{
+    char kept[sizeof l->gpus] = "";
+    size_t left = 0;
+    for (char *p = l->gpus; *p;) {
+        char *end = NULL;
+        long g = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        int hung = 0;
+        for (size_t k = 0; k < l->hung_count; k++)
+            hung |= l->hung[k] == g;
+        if (!hung) {
+            char one[16];
+            snprintf(one, sizeof one, "%s%ld", left ? "," : "", g);
+            gv_append(kept, sizeof kept, "", one);
+            left++;
+        }
+        p = *end == ',' ? end + 1 : end;
+    }
+    snprintf(l->gpus, sizeof l->gpus, "%s", kept);
+    return left;
 }
 
 static int any_pending(const int *pending)
@@ -431,6 +538,7 @@ static gv_status start(lane *l)
     snprintf(l->stage, sizeof l->stage, "starting gpuverify-worker");
     l->began = gv_now_s();
     l->waiting_s = l->last_beat = 0;
+    watch_clear(l);
     l->starting = !is_node(l);
     l->ended = 0;
     l->error[0] = l->garbage[0] = '\0';
@@ -458,6 +566,52 @@ static gv_status start(lane *l)
 #define HANG_REMEDY                                                                                \
     "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "   \
     "then reset the GPU or reboot"
+
+/* The rows of a check stopped because GPUs in it made no progress: a FAIL on each of them, and
+ * for a check across GPUs a word on the others, which it did not finish judging. */
+static void hung_gpu_rows(lane *l, const char *where, double spent, double planned,
+                          const char *how_stopped, int reaped)
+{
+    client *c = l->c;
+    char named[GV_RUN_MAX_GPUS * 12] = "", why[800];
+    for (size_t k = 0; k < l->hung_count; k++) {
+        char subject[48];
+        gpu_subject_of(c, l->hung[k], subject, sizeof subject);
+        gv_append(named, sizeof named, ", ", subject);
+    }
+    int index = stopped_entry(l);
+    for (size_t k = 0; k < l->hung_count; k++) {
+        char subject[48];
+        gpu_subject_of(c, l->hung[k], subject, sizeof subject);
+        snprintf(why, sizeof why,
+                 "no progress on %s for %.1f s in %s, after %.1f s of its %.0f s (worker %s)",
+                 subject, gv_now_s() - l->gpu_alive[l->hung[k]], where, spent, planned,
+                 how_stopped);
+        if (k == 0) {
+            stopped_row_on(l, subject, GV_FAIL,
+                           reaped ? GV_ACTION_RESET_GPU : GV_ACTION_REBOOT_NODE, why, HANG_REMEDY,
+                           spent);
+        } else if (index >= 0) {
+            gv_check_result *res =
+                gv_report_add(c->report, gv_checks[index].id, subject, GV_FAIL, "%s", why);
+            if (res)
+                res->duration_s = spent;
+            gv_result_remedy(res, "%s", HANG_REMEDY);
+            gv_result_action(res, reaped ? GV_ACTION_RESET_GPU : GV_ACTION_REBOOT_NODE);
+        }
+    }
+    size_t others = 0;
+    for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
+        others += (l->watched[g] || l->finished_part[g]) != 0;
+    if (index >= 0 && others > l->hung_count) {
+        gv_check_result *res = gv_report_add(c->report, gv_checks[index].id, "node", GV_SKIP,
+                                             "not judged on the other GPUs: stopped when %s made "
+                                             "no progress",
+                                             named);
+        if (res)
+            res->duration_s = spent;
+    }
+}
 
 /* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */
 static void conclude(lane *l, enum outcome how, int reaped, int status, double spent)
@@ -502,20 +656,33 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
                       c->plan->budget_s);
     } else if (how == TIMED_OUT) {
         int index = gv_catalog_index(l->check);
-        if (l->by_liveness) {
-            double planned = index >= 0 && gv_checks[index].loads_for_duration
-                                 ? c->plan->stress_s
-                                 : gv_catalog_deadline(c->ctx, c->plan, index);
-            snprintf(why, sizeof why,
-                     "no progress for %.1f s in %s, after %.1f s of its %.0f s (worker %s)",
-                     gv_now_s() - alive_since(l), where, spent, planned, how_stopped);
+        double planned = index >= 0 && gv_checks[index].loads_for_duration
+                             ? c->plan->stress_s
+                             : gv_catalog_deadline(c->ctx, c->plan, index);
+        l->hung_count = 0;
+        if (l->by_liveness && l->late_gpu >= 0)
+            name_hung(l);
+        if (l->hung_count) {
+            hung_gpu_rows(l, where, spent, planned, how_stopped, reaped);
         } else {
-            snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
-                     how_stopped);
+            if (l->by_liveness)
+                snprintf(why, sizeof why,
+                         "no progress for %.1f s in %s, after %.1f s of its %.0f s (worker %s)",
+                         gv_now_s() - (l->late_gpu >= 0 ? l->gpu_alive[l->late_gpu] : l->last_beat),
+                         where, spent, planned, how_stopped);
+            else
+                snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
+                         how_stopped);
+            stopped_row(l, GV_FAIL, hang_action(l, reaped), why, HANG_REMEDY, spent);
         }
-        stopped_row(l, GV_FAIL, hang_action(l, reaped), why, HANG_REMEDY, spent);
         if (is_node(l) && c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
             c->own_gpu_hung = 1;
+        /* Tests across GPUs go on without the GPUs that hung, in a fresh worker. */
+        if (l->hung_count && is_node(l) && c->across_started && drop_hung(l) > 0 &&
+            any_pending(l->pending) && l->workers < MAX_WORKERS) {
+            gv_report_settle(c->report);
+            return;
+        }
         close_pending(l, GV_SKIP, GV_ACTION_NONE,
                       "not run: the worker was stopped after %s timed out%s%s", l->check,
                       is_node(l) ? "" : " on ", is_node(l) ? "" : l->gpu_subject);
@@ -666,19 +833,36 @@ static void drive(client *c)
         double now = gv_now_s(), next = INFINITY;
         lane *expired[GV_RUN_MAX_GPUS + 1];
         size_t n_expired = 0;
+        int drained_any = 0;
         for (size_t k = 0; k <= c->lane_count; k++) {
             lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
             if (!l->running)
                 continue;
             double limit = deadline_now(l);
+            /* What the worker sent while this process was not scheduled counts before the
+             * deadline does: a loaded host must not turn a late read into a hang. */
+            if (now >= limit && !l->drained) {
+                struct pollfd one = {.fd = l->p.fd, .events = POLLIN};
+                l->drained = 1;
+                if (poll(&one, 1, 0) > 0) {
+                    enum gv_read_end end = gv_line_reader_feed(&l->reader, l->p.fd, take_line, l);
+                    if (end != GV_READ_MORE)
+                        stop_worker(l, outcome_of(l, end));
+                    drained_any = 1;
+                    continue;
+                }
+            }
             if (now >= limit) {
                 expired[n_expired++] = l;
                 continue;
             }
+            l->drained = 0;
             next = limit < next ? limit : next;
             fds[n] = (struct pollfd){.fd = l->p.fd, .events = POLLIN};
             of[n++] = l;
         }
+        if (drained_any)
+            continue; /* the deadlines again, with what was read */
         if (n_expired) {
             /* All killed first, then reaped: hangs on several GPUs at once (the budget's end)
              * cost the caller one wait, not one each. */

@@ -5,6 +5,11 @@
  *   {"event":"group","check":"gemm.fp32"}              a catalog group starts
  *   {"event":"begin","check":"gemm.bf16","subject":"gpu0"}   deadline clock restarts
  *   {"event":"stage","stage":"cuStreamSynchronize"}
+ *   {"event":"beat","gpu":3}                 the GPU finished queued work ("gpu" optional)
+ *   {"event":"watch","gpus":[0,3]}           each of these GPUs must beat from now on
+ *   {"event":"done_part","gpu":3}            a watched GPU finished its part
+ *   {"event":"wait","check":"mem.test","seconds":15}   another gpuverify holds the GPUs
+ *   {"event":"lanes","gpus":[{"cuda":0,"subject":"gpu0"},...],"together":["gemm.fp16"]}
  *   {"event":"row","result":<one check result as in the report's "checks">}
  *   {"event":"error","status":-5,"message":"..."}       the run could not be made
  *   {"event":"end"}

@@ -22,6 +22,7 @@
 #define WORKER_GRACE_S 0.4
 
 typedef struct call_client {
+    gv_ctx *ctx;
     const gv_call_kind *kind;
     void *result;   /* the latest result the worker sent */
     void *incoming; /* scratch for a result or sample being decoded */
@@ -63,6 +64,8 @@ static int take(void *user, char *line)
         ;
     } else if (!strcmp(kind, "stage")) {
         gv_worker_event_text(ev, "stage", c->stage, sizeof c->stage);
+    } else if (gv_worker_relay_progress(c->ctx, kind, ev)) {
+        ;
     } else if (!strcmp(kind, "sample")) {
         ok = k->sample_size && decode(c, json_object_get(ev, "sample"), k->sample_size, 0);
         if (ok && c->sample)
@@ -102,7 +105,8 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
 {
     double t0 = gv_now_s(), limit = kind->deadline(ctx, args);
     size_t scratch = kind->result_size > kind->sample_size ? kind->result_size : kind->sample_size;
-    call_client c = {.kind = kind,
+    call_client c = {.ctx = ctx,
+                     .kind = kind,
                      .result = result,
                      .incoming = malloc(scratch),
                      .sample = sample,

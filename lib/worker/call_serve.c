@@ -47,12 +47,16 @@ static void on_sample(void *user, const void *sample)
                        hex_of(sample, sv->kind->sample_size)));
 }
 
-/* The library's own progress stages (gv_progress_stage) become the call's. */
+/* The library's own progress stages (gv_progress_stage) become the call's; its heartbeats and
+ * watches go on to the caller's progress (a sweep inside gv_run's worker beats there). */
 static void on_progress(void *user, int kind, const char *check, const char *text)
 {
     (void)check;
+    const serve *sv = user;
     if (kind == GV_PROGRESS_STAGE)
         on_stage(user, text);
+    else if (kind == GV_PROGRESS_BEAT || kind == GV_PROGRESS_WATCH || kind == GV_PROGRESS_DONE)
+        sv->emit(gv_worker_progress_event(kind, text));
 }
 
 void gv_call_serve(gv_ctx *ctx, const gv_call_kind *kind, const void *args,

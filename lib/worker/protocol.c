@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/progress.h"
+
 const char *const gv_worker_library_flags[GV_LIBRARY_KINDS] = {
     "--cuda-library",  "--nvml-library", "--cublaslt-library",
     "--cudnn-library", "--nccl-library", "--ibverbs-library"};
@@ -94,6 +96,67 @@ gv_status gv_worker_event_status(json_t *ev)
 {
     json_t *st = json_object_get(ev, "status");
     return json_is_integer(st) ? (gv_status)json_integer_value(st) : GV_ERR_INTERNAL;
+}
+
+json_t *gv_worker_progress_event(int kind, const char *text)
+{
+    if (kind == GV_PROGRESS_BEAT)
+        return *text ? json_pack("{s:s, s:i}", "event", "beat", "gpu", atoi(text))
+                     : json_pack("{s:s}", "event", "beat");
+    if (kind == GV_PROGRESS_DONE)
+        return json_pack("{s:s, s:i}", "event", "done_part", "gpu", atoi(text));
+    json_t *gpus = json_array();
+    for (const char *p = text; *p;) {
+        char *end = NULL;
+        long g = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        json_array_append_new(gpus, json_integer(g));
+        p = *end == ',' ? end + 1 : end;
+    }
+    return json_pack("{s:s, s:o}", "event", "watch", "gpus", gpus);
+}
+
+static int gpu_in_range(json_t *v)
+{
+    json_int_t g = json_is_integer(v) ? json_integer_value(v) : -1;
+    return g >= 0 && g < GV_PROGRESS_MAX_GPUS ? (int)g : -1;
+}
+
+int gv_worker_event_gpu(json_t *ev)
+{
+    return gpu_in_range(json_object_get(ev, "gpu"));
+}
+
+size_t gv_worker_event_gpus(json_t *ev, int *gpus, size_t cap)
+{
+    size_t n = 0, i;
+    json_t *v;
+    json_array_foreach(json_object_get(ev, "gpus"), i, v)
+    {
+        int g = gpu_in_range(v);
+        if (g >= 0 && n < cap)
+            gpus[n++] = g;
+    }
+    return n;
+}
+
+int gv_worker_relay_progress(gv_ctx *ctx, const char *kind, json_t *ev)
+{
+    if (!strcmp(kind, "beat")) {
+        gv_progress_beat(ctx, gv_worker_event_gpu(ev));
+        return 1;
+    }
+    if (!strcmp(kind, "done_part")) {
+        gv_progress_done(ctx, gv_worker_event_gpu(ev));
+        return 1;
+    }
+    if (!strcmp(kind, "watch")) {
+        int gpus[GV_PROGRESS_MAX_GPUS];
+        gv_progress_watch(ctx, gpus, gv_worker_event_gpus(ev, gpus, GV_PROGRESS_MAX_GPUS));
+        return 1;
+    }
+    return 0;
 }
 
 void gv_worker_hex_put(const void *data, size_t n, char *out)

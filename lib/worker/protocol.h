@@ -40,6 +40,18 @@ char **gv_worker_call_argv(const gv_ctx *ctx, const gv_call_kind *kind, const vo
 void gv_worker_event_text(json_t *ev, const char *key, char *dst, size_t cap);
 gv_status gv_worker_event_status(json_t *ev);
 
+/* A heartbeat, a watch or a GPU's part done (core/progress.h, `text` as the progress callback
+ * gets it) as an event: {"event":"beat","gpu":3} ("gpu" left out for a beat of no GPU),
+ * {"event":"watch","gpus":[0,3]}, {"event":"done_part","gpu":3}; NULL when out of memory. */
+json_t *gv_worker_progress_event(int kind, const char *text);
+/* A "beat", "watch" or "done_part" event passed on to ctx's own progress (a worker's call relaying
+ * the sweep's heartbeats to gv_run); 1 when ev was one of them. */
+int gv_worker_relay_progress(gv_ctx *ctx, const char *kind, json_t *ev);
+/* An event's "gpu" (-1 when absent or out of range) and its "gpus" (at most cap of them, those
+ * in range; the count). */
+int gv_worker_event_gpu(json_t *ev);
+size_t gv_worker_event_gpus(json_t *ev, int *gpus, size_t cap);
+
 /* n bytes as 2n lowercase hex digits and a terminator; and back (-1 unless exactly 2n hex
  * digits). Structs cross the pipe this way between a worker and its library of one build. */
 void gv_worker_hex_put(const void *data, size_t n, char *out);

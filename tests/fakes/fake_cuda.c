@@ -323,7 +323,9 @@ static gvcu_result fake_cuDevicePrimaryCtxRetain(gvcu_context *context, gvcu_dev
 
 static gvcu_result fake_cuDevicePrimaryCtxRelease(gvcu_device device)
 {
-    return gpu_of(device) ? GVCU_SUCCESS : GVCU_ERROR_INVALID_DEVICE;
+    if (!gpu_of(device))
+        return GVCU_ERROR_INVALID_DEVICE;
+    return fake_fault_at(&sc, "cuDevicePrimaryCtxRelease", (int)device);
 }
 
 static gvcu_result fake_cuCtxPushCurrent(gvcu_context context)
@@ -397,6 +399,9 @@ static gvcu_result fake_cuMemFree(gvcu_deviceptr ptr)
 {
     if (!ptr)
         return GVCU_SUCCESS;
+    int fault = fake_cuda_fault("cuMemFree");
+    if (fault)
+        return fault;
     size_t *block = (size_t *)(uintptr_t)ptr - 2;
     int owner = owner_of(ptr);
     if (owner >= 0)
@@ -483,6 +488,9 @@ static gvcu_result fake_cuMemcpyHtoDAsync(gvcu_deviceptr dst, const void *src, s
                                           gvcu_stream stream)
 {
     (void)stream;
+    int fault = fake_cuda_fault("cuMemcpyHtoDAsync");
+    if (fault)
+        return fault;
     return fake_cuMemcpyHtoD(dst, src, bytes);
 }
 
@@ -534,6 +542,9 @@ static gvcu_result fake_cuMemcpyDtoDAsync(gvcu_deviceptr dst, gvcu_deviceptr src
                                           gvcu_stream stream)
 {
     (void)stream;
+    int fault = fake_cuda_fault("cuMemcpyDtoDAsync");
+    if (fault)
+        return fault;
     int from = owner_of(src), to = owner_of(dst);
     if (from < 0 || to < 0 || from == to || current < 0)
         return copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, 1);
@@ -563,6 +574,9 @@ static gvcu_result fake_cuStreamCreate(gvcu_stream *stream, unsigned int flags)
 
 static gvcu_result fake_cuStreamDestroy(gvcu_stream stream)
 {
+    int fault = fake_cuda_fault("cuStreamDestroy");
+    if (fault)
+        return fault;
     free(stream);
     return GVCU_SUCCESS;
 }

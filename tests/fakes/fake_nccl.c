@@ -384,7 +384,8 @@ static gvnc_result leave(gvnc_comm comm)
 
 gvnc_result ncclCommAbort(gvnc_comm comm)
 {
-    return leave(comm);
+    int fault = fake_cuda_fault("ncclCommAbort");
+    return fault ? (gvnc_result)fault : leave(comm);
 }
 
 gvnc_result ncclCommFinalize(gvnc_comm comm)
@@ -394,7 +395,8 @@ gvnc_result ncclCommFinalize(gvnc_comm comm)
 
 gvnc_result ncclCommDestroy(gvnc_comm comm)
 {
-    return leave(comm);
+    int fault = fake_cuda_fault("ncclCommDestroy");
+    return fault ? (gvnc_result)fault : leave(comm);
 }
 
 gvnc_result ncclGroupStart(void)
@@ -573,10 +575,13 @@ static gvnc_result run(const queued_op *ops, int n)
         return GVNC_IN_PROGRESS;
     }
     if (strcmp(sc.nccl_fault, "hang") == 0) {
-        for (int i = 0; i < n; i++) {
-            fake_cuda_hold_stream(ops[i].stream, 1);
-            ops[i].comm->held = ops[i].stream;
-        }
+        /* nccl_hang_rank: that rank's kernels alone never complete; the others' do (without
+         * its data: a GPU that stopped while its peers went on) */
+        for (int i = 0; i < n; i++)
+            if (sc.nccl_hang_rank < 0 || ops[i].comm->rank == sc.nccl_hang_rank) {
+                fake_cuda_hold_stream(ops[i].stream, 1);
+                ops[i].comm->held = ops[i].stream;
+            }
         return GVNC_SUCCESS;
     }
     gvnc_comm comms[64];

@@ -384,6 +384,7 @@ static int load_into(fake_scenario *s)
     s->nccl_version = 22809;
     copy(s->nccl_transport, sizeof s->nccl_transport, "P2P/CUMEM/read");
     s->nccl_slow_link[0] = s->nccl_slow_link[1] = -1;
+    s->nccl_hang_rank = -1;
     copy(s->nccl_network, sizeof s->nccl_network, "IB");
     const char *path = getenv("GV_FAKE_SCENARIO");
     FILE *f = path ? fopen(path, "r") : NULL;
@@ -418,6 +419,8 @@ static int load_into(fake_scenario *s)
             s->nccl_version = atoi(v);
         else if (!strcmp(k, "nccl_fault"))
             copy(s->nccl_fault, sizeof s->nccl_fault, v);
+        else if (!strcmp(k, "nccl_hang_rank"))
+            s->nccl_hang_rank = atoi(v);
         else if (!strcmp(k, "nccl_slow_link"))
             sscanf(v, "%d-%d", &s->nccl_slow_link[0], &s->nccl_slow_link[1]);
         else if (!strcmp(k, "nccl_transport"))

@@ -18,6 +18,7 @@
  *   nccl_fault = none | wrong_sum (rank 0 gets one wrong element per operation)
  *                | hang (collectives never complete until aborted) | crash (SIGSEGV)
  *                | host_hang (a collective never leaves NCCL's host code: blocking calls hang)
+ *   nccl_hang_rank = 3   (nccl_fault = hang on that rank alone: the others' collectives complete)
  *   nccl_transport = P2P/CUMEM/read    nccl_network = IB   (what NCCL_DEBUG=INFO logs)
  *   nccl_transport_across_pairs = SHM/direct/direct   (between ranks 0-1, 2-3, ... and others)
  *   nccl_slow_link = 1-2   (sends between ranks 1 and 2 take 50 us + 0.1 GB/s, not 20 us + 2 GB/s)
@@ -53,7 +54,11 @@
  *         error while the memory test runs)
  *   fault = cuInit hang | cublasLtMatmul crash | cuDevicePrimaryCtxRetain error=2 |
  *           nvmlDeviceGetHandleByIndex hang gpu=3 | cuEventQuery hang  (one line each: the
- *           entry point, what it does there, optionally only for one GPU by index)
+ *           entry point, what it does there, optionally only for one GPU by index; points
+ *           with faults: cuInit, cuDevicePrimaryCtxRetain/Release, cuMemAlloc, cuMemFree,
+ *           cuMemcpyHtoDAsync, cuMemcpyDtoDAsync, cuStreamDestroy, cuLaunchKernel, cuEventQuery,
+ *           cublasLtMatmul, cudnnCreate, ncclCommDestroy, ncclCommAbort, nvmlInit,
+ *           nvmlDeviceGetHandleByIndex, ibv_open_device)
  *
  * The file is named by $GV_FAKE_SCENARIO and read again at every nvmlInit/cuInit, so one test
  * process can move through several scenarios. Test code only: never shipped. */
@@ -209,6 +214,7 @@ typedef struct fake_scenario {
     char nccl_transport_across_pairs[48];
     char nccl_network[16];  /* its "Using network": "IB" */
     int nccl_slow_link[2];  /* ranks whose sends crawl (50 us + 0.1 GB/s, not 20 us + 2 GB/s) */
+    int nccl_hang_rank;     /* nccl_fault = hang for this rank only; -1 every rank */
     double nccl_busbw_gbps; /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];

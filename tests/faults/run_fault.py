@@ -62,15 +62,16 @@ def timed_out(seconds, where):
 # wall: what the fault may cost beyond the same run without it (default: the deadline + 1 s).
 # baseline_args: the arguments of that run, where the case's own would not end without the
 # fault (a stress of 600 s stalled at 5 s: the same 5 s without the stall).
+# gpus: {index: verdict}, the per-GPU verdicts the report must give (gpus[i].verdict).
 def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=None,
          wall=None, worker=None, policy=None, deadline=DEADLINE, plan=None, error=None,
-         baseline_args=None):
+         baseline_args=None, gpus=None):
     if wall is None:
         wall = deadline if deadline >= SLOW_FAKE else deadline + 1.0
     return dict(scenario=scenario, checks=checks, rows=rows, exit=exit_code, sysroot=sysroot,
                 args=list(args), env=env or {}, wall=wall, worker=worker,
                 policy=policy, deadline=deadline, plan=plan or {}, error=error,
-                baseline_args=baseline_args)
+                baseline_args=baseline_args, gpus=gpus or {})
 
 
 EIGHT = ["gpu%d" % i for i in range(8)]
@@ -215,7 +216,7 @@ CASES = {
     # the worker is stopped one deadline later, not at the end of the 600 s (the same run
     # without the stall stresses those 5 s).
     "stress_stall": case("fault-kernel-stall", "stress.gemm", [
-        ("stress.gemm", "node", "FAIL", Seconds("no progress for {} s in stress.gemm", 5.0))], sysroot=None,
+        ("stress.gemm", "gpu0", "FAIL", Seconds("no progress on gpu0 for {} s in stress.gemm", 5.0))], sysroot=None,
         args=["--gemm-size", "32", "--duration", "600"], deadline=5, wall=6,
         baseline_args=["--gemm-size", "32", "--duration", "5"]),
     # One bound for the whole run: an NVML hang (twice the deadline) within --budget.
@@ -417,17 +418,18 @@ CASES = {
         exit_code=0, sysroot=None, args=["--gemm-size", "32", "--duration", "0.2"], deadline=SLOW_FAKE),
     # The long checks keep their deadlines: four times the unit, plus the stress duration.
     # A GPU hung from its first kernel (or its first GEMM call): the memory test and the stress
-    # checks beat from their start, so they stop a deadline after it, not after their whole
-    # multiplied time and the stress duration (a 600 s burn-in answers in 5 s, not 620).
+    # checks watch their GPUs from their start, so they stop a deadline after it, not after
+    # their whole multiplied time and the stress duration (a 600 s burn-in answers in 5 s, not
+    # 620), and the row is the GPU's.
     "mem_test_hang": case("fault-kernel-hang", "mem.test", [
-        ("mem.test", "gpu0", "FAIL", Seconds("no progress for {} s in mem.test on gpu0", 2.0))],
+        ("mem.test", "gpu0", "FAIL", Seconds("no progress on gpu0 for {} s in mem.test on gpu0", 2.0))],
         sysroot=None, wall=DEADLINE + 1),
     "stress_hang": case("fault-cublaslt-hang", "stress", [
-        ("stress.gemm", "node", "FAIL", Seconds("no progress for {} s in stress.gemm on node", 2.0)),
+        ("stress.gemm", "gpu0", "FAIL", Seconds("no progress on gpu0 for {} s in stress.gemm on node", 2.0)),
         ("stress.power", "node", "SKIP", "")],
         sysroot=None, args=["--gemm-size", "32", "--duration", "1"], wall=DEADLINE + 2),
     "stress_hang_from_start": case("fault-kernel-hang", "stress", [
-        ("stress.gemm", "node", "FAIL", Seconds("no progress for {} s in stress.gemm on node", 5.0)),
+        ("stress.gemm", "gpu0", "FAIL", Seconds("no progress on gpu0 for {} s in stress.gemm on node", 5.0)),
         ("stress.power", "node", "SKIP", "")],
         sysroot=None, args=["--gemm-size", "32", "--duration", "600"], deadline=5, wall=5 + 2,
         baseline_args=["--gemm-size", "32", "--duration", "5"]),
@@ -603,6 +605,40 @@ CASES = {
 }
 
 
+# The hang table: each long check on 8 GPUs, the first GPU or another stopping at each hang
+# point (its first work, its middle, its teardown). The row of that GPU FAILs within the
+# deadline + 2 s naming it, and its per-GPU verdict is FAIL; the run goes on without it.
+# check: (--checks, its arguments, the arguments of the run without the fault or None)
+HANG_CHECKS = {
+    "mem": ("mem.test", [], None),
+    "stress": ("stress.gemm", ["--gemm-size", "32", "--duration", "600"],
+               ["--gemm-size", "32", "--duration", "0.2"]),
+    "copy_all": ("cuda.copy_all", ["--copy-mib", "1"], None),
+    "p2p": ("cuda.p2p", ["--copy-mib", "1"], None),
+    "nccl": ("nccl.allreduce", ["--nccl-kib", "64"], None),
+}
+# point: the scenario (hang-<scenario>-gpuN), NCCL's own where it has one
+HANG_POINTS = {"first": ("stall", "nccl"), "teardown": ("free", "nccl-destroy")}
+
+
+def hang_case(check, point, gpu):
+    checks, args, baseline_args = HANG_CHECKS[check]
+    if point == "teardown" and baseline_args:
+        args = baseline_args  # a teardown comes after the whole stress: the short one
+    scenario = "hang-" + ("stall-later" if point == "middle" else HANG_POINTS[point][check == "nccl"])
+    subject = "gpu%d" % gpu
+    return case("%s-gpu%d" % (scenario, gpu), checks, [
+        (checks, subject, "FAIL", Seconds("no progress on %s for {} s in " % subject, DEADLINE),
+         "reset_gpu")], sysroot=None, args=args, baseline_args=baseline_args,
+        wall=DEADLINE + 2, gpus={gpu: "FAIL"})
+
+
+for _check in HANG_CHECKS:
+    for _point in list(HANG_POINTS) + (["middle"] if _check == "stress" else []):
+        for _gpu in (0, 3):
+            CASES["hang_%s_%s_gpu%d" % (_check, _point, _gpu)] = hang_case(_check, _point, _gpu)
+
+
 def materialise(work, what):
     """@dir, @truncated, @empty, @plain-file, @garbage: files made for the case."""
     os.makedirs(work, exist_ok=True)
@@ -750,6 +786,11 @@ def main():
                 problems.append("%s %s: duration_s %.2f s, the run's %.2f s" % (
                     r["id"], r["subject"], r["duration_s"], report["duration_s"]))
         problems += plan_problems(gv_check, c, rows)
+        verdicts = {g.get("index"): g.get("verdict") for g in report.get("gpus", [])}
+        for index, verdict in c["gpus"].items():
+            if verdicts.get(index) != verdict:
+                problems.append("gpus[%d].verdict %s, wanted %s" % (index, verdicts.get(index),
+                                                                    verdict))
         for want_id, n in c["plan"].items():
             got = sorted(r["subject"] for r in rows if r["id"] == want_id)
             if len(got) != n or len(set(got)) != n:
