@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A libcuda.so.1 in front of the real driver that makes one GPU's queued work look as if it
+ * never completes, on a real GPU node: cuEventQuery answers CUDA_ERROR_NOT_READY for ever on
+ * GPU $GV_STALL_GPU once $GV_STALL_AFTER seconds have passed since this process first queried
+ * it (0: from the first query). Every other call, and every other GPU, is the real driver's.
+ * gpuverify loads it through GPUVERIFY_CUDA_LIBRARY; the real driver is $GV_STALL_REAL
+ * (default libcuda.so.1 from the loader's path). NCCL and cuBLASLt load the real driver
+ * themselves: only gpuverify's own waits see the stall, as they would a GPU that stopped.
+ * A bench tool (bench/run_hang_named.sh), never shipped. */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int (*get_proc_v2_fn)(const char *, void **, int, uint64_t, int *);
+typedef int (*get_proc_fn)(const char *, void **, int, uint64_t);
+typedef int (*event_query_fn)(void *);
+typedef int (*ctx_get_device_fn)(int *);
+
+#define NOT_READY 600 /* CUDA_ERROR_NOT_READY */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void *real;
+static get_proc_v2_fn real_v2;
+static get_proc_fn real_v1;
+static event_query_fn real_query;
+static ctx_get_device_fn real_get_device;
+static int stall_gpu = -1;
+static double stall_after;
+static long long first_query_us; /* atomic */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void load(void)
+{
+    const char *path = getenv("GV_STALL_REAL");
+    real = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!real)
+        return;
+    real_v2 = (get_proc_v2_fn)dlsym(real, "cuGetProcAddress_v2");
+    real_v1 = (get_proc_fn)dlsym(real, "cuGetProcAddress");
+    const char *gpu = getenv("GV_STALL_GPU"), *after = getenv("GV_STALL_AFTER");
+    stall_gpu = gpu ? atoi(gpu) : -1;
+    stall_after = after ? atof(after) : 0;
+    if (real_v2) {
+        real_v2("cuEventQuery", (void **)&real_query, 12000, 0, NULL);
+        real_v2("cuCtxGetDevice", (void **)&real_get_device, 12000, 0, NULL);
+    }
+}
+
+static int stalled_query(void *event)
+{
+    int device = -1;
+    if (real_get_device && real_get_device(&device) == 0 && device == stall_gpu) {
+        long long now = (long long)(now_s() * 1e6), first = 0;
+        __atomic_compare_exchange_n(&first_query_us, &first, now, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+        if (now - __atomic_load_n(&first_query_us, __ATOMIC_RELAXED) >= stall_after * 1e6)
+            return NOT_READY;
+    }
+    return real_query(event);
+}
+
+static void swap_in(const char *symbol, void **pfn)
+{
+    if (*pfn && real_query && !strcmp(symbol, "cuEventQuery"))
+        *pfn = (void *)stalled_query;
+}
+
+__attribute__((visibility("default"))) int
+cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags, int *status)
+{
+    pthread_once(&once, load);
+    if (!real_v2)
+        return 34; /* CUDA_ERROR_STUB_LIBRARY */
+    int rc = real_v2(symbol, pfn, version, flags, status);
+    if (rc == 0)
+        swap_in(symbol, pfn);
+    return rc;
+}
+
+__attribute__((visibility("default"))) int cuGetProcAddress(const char *symbol, void **pfn,
+                                                            int version, uint64_t flags)
+{
+    pthread_once(&once, load);
+    if (!real_v1)
+        return 34;
+    int rc = real_v1(symbol, pfn, version, flags);
+    if (rc == 0)
+        swap_in(symbol, pfn);
+    return rc;
+}
