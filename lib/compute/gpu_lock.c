@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,23 +74,49 @@ static int root_only_dir(const char *path)
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 0077);
 }
 
+/* A directory this process may keep its locks in: a real directory (not a link to one),
+ * created (0700) when missing, owned by this user or root, and, where others may write in it,
+ * sticky (so that nobody else can replace this user's lock files); for root, root's and
+ * written by root alone (root's lock files are its own: lock_file_mode). */
+static int lock_dir_usable(const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return 0;
+    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || access(path, W_OK | X_OK) != 0)
+        return 0;
+    if (geteuid() == 0)
+        return st.st_uid == 0 && !(st.st_mode & 0022);
+    return (st.st_uid == geteuid() || st.st_uid == 0) &&
+           (!(st.st_mode & 0022) || (st.st_mode & S_ISVTX));
+}
+
+/* Users' runs share their lock files (/run/lock); root's are root's alone, so that no user's
+ * process can hold a GPU's lock against a prolog. */
+static mode_t lock_file_mode(void)
+{
+    return geteuid() == 0 ? 0600 : 0666;
+}
+
 /* The lock file's directory: the caller's choice; for root its own; else the system's lock
  * directory (shared by every user of the host, 1777 on systemd systems), else /tmp. NULL: none
- * to use (root's directory is not root's alone). */
+ * to use (the directory fails lock_dir_usable). */
 static const char *lock_dir(void)
 {
     const char *env = getenv("GPUVERIFY_LOCK_DIR");
     if (env && env[0])
-        return env;
+        return lock_dir_usable(env) ? env : NULL;
     if (geteuid() == 0)
         return root_only_dir(ROOT_LOCK_DIR) ? ROOT_LOCK_DIR : NULL;
-    return access("/run/lock", W_OK | X_OK) == 0 ? "/run/lock" : "/tmp";
+    return lock_dir_usable("/run/lock") ? "/run/lock" : lock_dir_usable("/tmp") ? "/tmp" : NULL;
 }
 
 /* Opens the GPU's lock file, creating it readable and writable by every user of the directory
  * (users' runs share /run/lock). An existing file is opened without O_CREAT: in a sticky
  * directory the kernel refuses O_CREAT on another user's file (fs.protected_regular). Read-only
- * where it cannot be written: flock needs no write access. -1 when there is no file to lock. */
+ * where it cannot be written: flock needs no write access. -1 when there is no file to lock;
+ * LOCK_FILE_PLANTED when something that is not a regular file (a link, a FIFO) is there. */
+#define LOCK_FILE_PLANTED (-2)
 static int open_lock_file(const char *bus_id)
 {
     const char *dir = lock_dir();
@@ -102,11 +129,16 @@ static int open_lock_file(const char *bus_id)
         int fd = open(path, O_RDWR | flags);
         if (fd < 0 && errno == EACCES)
             fd = open(path, O_RDONLY | flags);
-        if (fd >= 0 || errno != ENOENT) /* a FIFO put there would block a read-only open */
-            return gv_regular_or_close(fd);
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, 0666);
+        if (fd < 0 && errno == ELOOP)
+            return LOCK_FILE_PLANTED;
+        if (fd >= 0 || errno != ENOENT) { /* a FIFO put there would block a read-only open */
+            int was = fd;
+            fd = gv_regular_or_close(fd);
+            return was >= 0 && fd < 0 ? LOCK_FILE_PLANTED : fd;
+        }
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, lock_file_mode());
         if (fd >= 0) {
-            (void)fchmod(fd, 0666); /* past the umask */
+            (void)fchmod(fd, lock_file_mode()); /* past the umask */
             return fd;
         }
         if (errno != EEXIST)
@@ -208,11 +240,103 @@ static void wait_for_exit_of(const gv_gpu_holder *previous)
         nap(POLL_S / 4);
 }
 
+/* The process the kernel says holds the flock on fd's file (/proc/locks); 0 when it cannot
+ * say (no /proc, a holder in another PID namespace). */
+static long kernel_holder(int fd)
+{
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 ? fopen("/proc/locks", "re") : NULL;
+    if (!f)
+        return 0;
+    char line[256];
+    long found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char kind[16], mode[16];
+        long pid;
+        unsigned major, minor;
+        unsigned long long inode;
+        /* "1: FLOCK  ADVISORY  WRITE 4121 08:01:1234567 0 EOF"; blocked waiters have "->" */
+        if (strstr(line, "->") || sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%llu", kind, mode,
+                                         &pid, &major, &minor, &inode) != 6)
+            continue;
+        if (!strcmp(kind, "FLOCK") && !strcmp(mode, "WRITE") &&
+            inode == (unsigned long long)st.st_ino && major == major(st.st_dev) &&
+            minor == minor(st.st_dev))
+            found = pid;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Seconds since process pid started; < 0 unknown. */
+static double process_age_s(long pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *p = strrchr(text, ')');
+    unsigned long long start = 0;
+    /* field 22, starttime in clock ticks since boot: the 20th after the command's ')' */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    double uptime = 0;
+    FILE *u = fopen("/proc/uptime", "re");
+    int ok = p && sscanf(p + 1, "%llu", &start) == 1 && u && fscanf(u, "%lf", &uptime) == 1;
+    if (u)
+        fclose(u);
+    long hz = sysconf(_SC_CLK_TCK);
+    return ok && hz > 0 ? uptime - (double)start / (double)hz : -1;
+}
+
+/* Whether the note in the lock file is its holder's own: the kernel's holder is the note's
+ * process (or, where the kernel cannot say, that process runs the program the note names and
+ * is older than its hold). Otherwise any user of a shared lock directory could hold a GPU's
+ * lock with a note of its making: the holder is then reported as what it is, not as another
+ * gpuverify holding the GPU for a year. */
+static void vouch(int fd, gv_gpu_holder *h)
+{
+    long pid = kernel_holder(fd);
+    if (pid > 0 && pid == h->pid)
+        return;
+    if (pid <= 0 && h->pid > 0 && running(h->pid)) {
+        char program[16];
+        comm_of(h->pid, program, sizeof program);
+        double age = process_age_s(h->pid);
+        if (program[0] && !strcmp(program, h->program) && h->held_s >= 0 &&
+            (age < 0 || h->held_s <= age + 1))
+            return;
+    }
+    long noted = h->pid;
+    memset(h, 0, sizeof *h);
+    h->held_s = -1;
+    h->foreign = 1;
+    h->noted_pid = noted;
+    h->pid = pid > 0 ? pid : 0;
+    if (h->pid)
+        comm_of(h->pid, h->program, sizeof h->program);
+}
+
 /* Locks the GPU's file within wait_s: 0 locked (*fd the file, or -1 when there is nothing to
  * lock or the parent holds it), 1 held by another process all along. */
 static int lock_file(const char *bus_id, double wait_s, int *fd, gv_gpu_holder *holder)
 {
     *fd = open_lock_file(bus_id);
+    if (*fd == LOCK_FILE_PLANTED) {
+        /* Someone put a link or a FIFO where the lock goes: not a lock any gpuverify holds, and
+         * not one to run without. */
+        *fd = -1;
+        if (holder) {
+            memset(holder, 0, sizeof *holder);
+            holder->held_s = -1;
+            holder->foreign = LOCK_FILE_PLANTED;
+        }
+        return 1;
+    }
     if (*fd < 0)
         return 0;
     double end = gv_now_s() + wait_s;
@@ -237,6 +361,7 @@ static int lock_file(const char *bus_id, double wait_s, int *fd, gv_gpu_holder *
             return 0;
         }
         if (gv_now_s() >= end) {
+            vouch(*fd, &h);
             if (holder)
                 *holder = h;
             close(*fd);
@@ -363,6 +488,23 @@ void gv_gpu_lock_hold_to_exit(void)
 
 void gv_gpu_holder_text(const gv_gpu_holder *h, char *out, size_t cap)
 {
+    if (h->foreign == LOCK_FILE_PLANTED) {
+        snprintf(out, cap,
+                 "nobody: its lock file is not a regular file (a link or a FIFO "
+                 "someone put there)");
+        return;
+    }
+    if (h->foreign) {
+        char who[64] = "", noted[64] = "";
+        if (h->pid)
+            snprintf(who, sizeof who, "PID %ld%s%s", h->pid, h->program[0] ? ", " : "", h->program);
+        if (h->noted_pid)
+            snprintf(noted, sizeof noted, "the lock file's note names PID %ld", h->noted_pid);
+        snprintf(out, cap, "a process that is not gpuverify%s%s%s%s%s",
+                 who[0] || noted[0] ? " (" : "", who, who[0] && noted[0] ? "; " : "", noted,
+                 who[0] || noted[0] ? ")" : "");
+        return;
+    }
     char who[96] = "", by[64] = "", held_for[48] = "";
     if (h->pid)
         snprintf(who, sizeof who, " (PID %ld%s%s", h->pid, h->program[0] ? ", " : "", h->program);

@@ -21,6 +21,12 @@ typedef struct gv_gpu_holder {
     char program[16], by[16]; /* their /proc/<pid>/comm as the holder wrote them, "" unknown */
     double held_s;            /* how long it has held the GPU, < 0 unknown */
     int until_exit;           /* it gives the GPU back when it exits (gv_gpu_lock_hold_to_exit) */
+    /* The lock is held by a process that is not a gpuverify: the kernel names another process
+     * than the note in the lock file (or the note's process is gone or too young for it). pid
+     * and program are then the kernel's holder (0, "" when it cannot say), noted_pid the note's.
+     * -2: the lock file is not a regular file (a link or a FIFO someone put there). */
+    int foreign;
+    long noted_pid;
 } gv_gpu_holder;
 
 /* Takes the GPU with PCI bus id `bus_id` (any domain width) for `owner` (a context), waiting
@@ -36,7 +42,8 @@ void gv_gpu_lock_give(const char *bus_id);
  * as a job's (on an H100, a second standard run's cuda.copy and cuda.matmul "not judged"). */
 void gv_gpu_lock_hold_to_exit(void);
 /* "another gpuverify (PID 4121, gpuverify-worke, started by PID 4120, gv-check), which has held
- * it for 35 s" into out. */
+ * it for 35 s" into out; for a foreign holder "a process that is not gpuverify (PID 777, flock;
+ * the lock file's note names PID 1)". */
 void gv_gpu_holder_text(const gv_gpu_holder *h, char *out, size_t cap);
 
 #endif

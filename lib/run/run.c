@@ -133,8 +133,10 @@ static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *w
             continue;
         gv_check_result *row = gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", why);
         gv_result_remedy(row, "%s", remedy);
-        gv_result_action(row, hold ? GV_ACTION_WAIT : GV_ACTION_RERUN);
-        if (row && hold) {
+        gv_result_action(row, hold && hold->holder_foreign ? GV_ACTION_FIX_CONFIG
+                              : hold                       ? GV_ACTION_WAIT
+                                                           : GV_ACTION_RERUN);
+        if (row && hold && !hold->holder_foreign) {
             row->held_by_other = 1;
             row->held_by_pid = hold->holder_pid > 0 && hold->holder_pid <= INT32_MAX
                                    ? (int32_t)hold->holder_pid
@@ -167,8 +169,12 @@ static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const ch
 static void unrun_for_hold(gv_report *r, const int *chosen, size_t i, const gv_run_hold *h)
 {
     unrun_group(r, chosen, i, h->why,
-                "run again once the other gpuverify has finished; one holding a GPU far longer "
-                "than its level takes is stuck: look at that process and at gpu.xid",
+                h->holder_foreign
+                    ? "find the process holding the lock file (fuser, or /proc/locks) and stop "
+                      "it: only gpuverify should hold a GPU's lock; for root's runs the lock "
+                      "directory is /run/gpuverify, which only root enters"
+                    : "run again once the other gpuverify has finished; one holding a GPU far "
+                      "longer than its level takes is stuck: look at that process and at gpu.xid",
                 h);
 }
 

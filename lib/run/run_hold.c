@@ -52,9 +52,12 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
             gv_gpu_holder_text(&holder, who, sizeof who);
             h->holder_pid = holder.pid;
             h->holder_held_s = holder.held_s;
+            h->holder_foreign = holder.foreign;
             snprintf(h->why, sizeof h->why,
-                     "not run: GPU %s is being tested by %s; this run waited %.0f s for it, "
-                     "until half its budget",
+                     holder.foreign ? "not run: GPU %s's gpuverify lock is held by %s; this run "
+                                      "waited %.0f s for it, until half its budget"
+                                    : "not run: GPU %s is being tested by %s; this run waited "
+                                      "%.0f s for it, until half its budget",
                      want[i], who, wait_s > 0 ? wait_s : 0);
             gv_run_hold_give(h);
             return 0;

@@ -19,6 +19,7 @@ typedef struct gv_run_hold {
     char why[512];                     /* when not held: which GPU, who holds it, how long waited */
     long holder_pid;                   /* when not held: the holder's PID, 0 unknown */
     double holder_held_s;              /* and how long it had held the GPU, < 0 unknown */
+    int holder_foreign;                /* the holder is not a gpuverify (gv_gpu_holder.foreign) */
 } gv_run_hold;
 
 /* Whether catalog entry i runs work on the GPUs (a context, kernels, memory). */

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -251,20 +253,96 @@ static void roots_locks_are_roots_alone(void **state)
     unlink("/run/gpuverify/gpuverify-gpu-0000:fe:1f.7.lock");
 }
 
-/* Something not a regular file where the lock file goes (a FIFO would block a read-only open):
- * nothing to coordinate through, at once. */
-static void a_fifo_is_no_lock_file(void **state)
+/* Something not a regular file where the lock file goes (a FIFO would block a read-only open,
+ * a link would lead anywhere): not a lock to run without, said at once, its target untouched. */
+static void a_planted_lock_file_is_refused(void **state)
 {
     (void)state;
-    lock_dir("fifo");
-    char path[512];
+    lock_dir("planted");
+    char path[512], target[512];
     snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", getenv("GPUVERIFY_LOCK_DIR"), GPU);
+    snprintf(target, sizeof target, "%s/target", getenv("GPUVERIFY_LOCK_DIR"));
     assert_int_equal(mkfifo(path, 0444), 0);
     double t0 = gv_now_s();
-    assert_int_equal(gv_gpu_lock_take(owner, GPU, 5, NULL), 0);
+    gv_gpu_holder h;
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 5, &h), 1);
     assert_true(gv_now_s() - t0 < 2.5); /* half the 5 s it would wait for a holder */
-    gv_gpu_lock_give(GPU);
+    assert_int_equal(h.foreign, -2);
+    char text[200];
+    gv_gpu_holder_text(&h, text, sizeof text);
+    assert_non_null(strstr(text, "not a regular file"));
     unlink(path);
+    assert_int_equal(symlink(target, path), 0);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 5, &h), 1);
+    assert_int_equal(h.foreign, -2);
+    struct stat st;
+    assert_int_equal(lstat(target, &st), -1); /* nothing made where the link points */
+    unlink(path);
+}
+
+/* A lock held by a process that is not gpuverify (any user of a shared lock directory can
+ * flock a file there and write a note naming PID 1): reported as what it is, with the PID the
+ * kernel names, never as another gpuverify holding the GPU for decades. */
+static void a_foreign_holder_is_named_as_such(void **state)
+{
+    (void)state;
+    lock_dir("foreign");
+    char path[512];
+    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", getenv("GPUVERIFY_LOCK_DIR"), GPU);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(path, O_RDWR | O_CREAT, 0666);
+        const char note[] = "pid=1\nparent=0\nsince_ms=1\nuntil_exit=0\nprogram=systemd\n";
+        if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(fd, note, sizeof note - 1) < 0 ||
+            write(fds[1], "y", 1) != 1)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    close(fds[1]);
+    char c = 0;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    gv_gpu_holder h;
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 0.1, &h), 1);
+    assert_int_equal(h.foreign, 1);
+    assert_int_equal(h.pid, (long)pid); /* /proc/locks: the process that holds it */
+    assert_int_equal(h.noted_pid, 1);
+    assert_true(h.held_s < 0);
+    char text[200];
+    gv_gpu_holder_text(&h, text, sizeof text);
+    assert_non_null(strstr(text, "not gpuverify"));
+    reap(pid);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 1, &h), 0); /* its death frees the GPU */
+    gv_gpu_lock_give(GPU);
+}
+
+/* A lock directory that is a link, or one others may write in without the sticky bit, is not
+ * used: a planted link would lead the lock files anywhere. */
+static void an_unsafe_lock_dir_is_not_used(void **state)
+{
+    (void)state;
+    char real[256], link[256];
+    snprintf(real, sizeof real, "%s/gv-lock-test-%d-real", P_tmpdir, (int)getpid());
+    snprintf(link, sizeof link, "%s/gv-lock-test-%d-link", P_tmpdir, (int)getpid());
+    mkdir(real, 0700);
+    assert_int_equal(symlink(real, link), 0);
+    setenv("GPUVERIFY_LOCK_DIR", link, 1);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
+    gv_gpu_lock_give(GPU);
+    char path[512];
+    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", real, GPU);
+    struct stat st;
+    assert_int_equal(stat(path, &st), -1); /* no lock file made through the link */
+    assert_int_equal(chmod(real, 0777), 0);
+    setenv("GPUVERIFY_LOCK_DIR", real, 1);
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
+    gv_gpu_lock_give(GPU);
+    assert_int_equal(stat(path, &st), -1); /* writable by all, not sticky: not used */
+    unlink(link);
 }
 
 static void the_lock_file_is_every_users(void **state)
@@ -278,7 +356,8 @@ static void the_lock_file_is_every_users(void **state)
     snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", getenv("GPUVERIFY_LOCK_DIR"), GPU);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0666);
+    /* users' runs share their lock files; root's are root's alone */
+    assert_int_equal(st.st_mode & 0777, geteuid() == 0 ? 0600 : 0666);
     gv_gpu_lock_give(GPU);
 }
 
@@ -449,7 +528,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(nothing_to_coordinate_through),
         cmocka_unit_test(the_lock_file_is_every_users),
         cmocka_unit_test(roots_locks_are_roots_alone),
-        cmocka_unit_test(a_fifo_is_no_lock_file),
+        cmocka_unit_test(a_planted_lock_file_is_refused),
+        cmocka_unit_test(a_foreign_holder_is_named_as_such),
+        cmocka_unit_test(an_unsafe_lock_dir_is_not_used),
         cmocka_unit_test(a_run_waits_for_another_gpuverify),
         cmocka_unit_test(a_run_in_process_waits_for_another_context),
         cmocka_unit_test(a_run_names_the_gpuverify_that_kept_its_gpu),
