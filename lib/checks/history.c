@@ -472,6 +472,34 @@ static int bad_now(const gv_history_judge *j, const char *subject)
     return 0;
 }
 
+/* A clock may be set back (NTP's first sync after a wrong RTC, an operator): the newest run
+ * recorded then carries a later stamp than this one. The history keeps the order the runs were
+ * made in and judges nothing by the stamps' order (the counters' "last run" is the newest
+ * stamped no later than this run), but the node says so: its times read wrong. */
+#define CLOCK_SLACK_S 300 /* runs of one node started at once, each stamped at its start */
+static void clock_behind(gv_history_judge *j, gv_check_result *c)
+{
+    long long last = 0;
+    char why[512], when[16];
+    const char *host = j->report->hostname[0] ? j->report->hostname : "unknown";
+    if (!c || gv_history_last_run(j->db, host, &last, why, sizeof why) != 1 ||
+        last <= j->run->started_unix + CLOCK_SLACK_S)
+        return;
+    day(last, when, sizeof when);
+    char note[160];
+    snprintf(note, sizeof note,
+             "the clock is behind the last run's: it was stamped %s, %.1f days after this one",
+             when, (double)(last - j->run->started_unix) / 86400.0);
+    gv_append(c->message, sizeof c->message, "; ", note);
+    if (c->verdict == GV_PASS || c->verdict == GV_SKIP) {
+        c->verdict = GV_WARN;
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
+        gv_result_remedy(c, "set the node's clock (chrony, systemd-timesyncd): the history keeps "
+                            "its runs in the order they were made, but every time it shows is "
+                            "this clock's");
+    }
+}
+
 void gv_history_history_record(gv_history_judge *j)
 {
     const char *id = gv_id_history_record;
@@ -514,5 +542,7 @@ void gv_history_history_record(gv_history_judge *j)
         }
         gv_result_measured(c, (double)bad, "runs", "%ld of %ld runs", bad, runs);
         gv_result_expected(c, "policy", "< %g", pol.record_warn);
+        if (!strcmp(subs[s], "node"))
+            clock_behind(j, c);
     }
 }

@@ -81,6 +81,11 @@ typedef struct gv_history_record {
     long runs, bad;
     long long first_unix;
 } gv_history_record;
+/* The time stamp of the newest run recorded for host `hostname` (by when it was recorded, not
+ * by its stamp): 1 with *started_unix, 0 when there is none, -1 on error (why). */
+int gv_history_last_run(gv_history *h, const char *hostname, long long *started_unix, char *why,
+                        size_t cap);
+
 int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
                          gv_history_record *out, char *why, size_t cap);
 

@@ -82,6 +82,23 @@ long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, l
     return n >= 0 ? n : gv_history_fail(h, why, cap, "reading the record");
 }
 
+int gv_history_last_run(gv_history *h, const char *hostname, long long *started_unix, char *why,
+                        size_t cap)
+{
+    sqlite3_stmt *st = gv_history_statement(
+        h, "SELECT started_unix FROM runs WHERE hostname = ? ORDER BY id DESC LIMIT 1");
+    if (!st)
+        return gv_history_fail(h, why, cap, "reading the last run");
+    sqlite3_bind_text(st, 1, hostname, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *started_unix = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gv_history_fail(h, why, cap, "reading the last run");
+    return rc == SQLITE_ROW;
+}
+
 int gv_history_record_of(gv_history *h, const char *subject, long long since_unix,
                          gv_history_record *out, char *why, size_t cap)
 {

@@ -407,12 +407,20 @@ static void a_clock_far_ahead_erases_nothing(void **state)
     gv_check_result c =
         judge(f, gv_history_history_links, T0 + 20 * DAY, "history.links", "mlx5_0/1", NULL);
     assert_int_equal(c.verdict, GV_WARN);
+    /* The step back is said on the node's record, not judged as anything else. */
+    c = judge(f, gv_history_history_record, T0 + 20 * DAY, "history.record", "node", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_int_equal(c.action, GV_ACTION_FIX_CONFIG);
+    assert_non_null(strstr(c.message, "the clock is behind the last run's"));
+    assert_non_null(strstr(c.message, "380.0 days after this one"));
     append(f, T0 + 20 * DAY);
     assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
     assert_int_equal(rec.runs, 22);
     /* The next run compares with that one, not with the run stamped ahead: not again. */
     c = judge(f, gv_history_history_links, T0 + 21 * DAY, "history.links", "mlx5_0/1", NULL);
     assert_int_equal(c.verdict, GV_PASS);
+    c = judge(f, gv_history_history_record, T0 + 21 * DAY, "history.record", "node", NULL);
+    assert_null(strstr(c.message, "the clock is behind")); /* the last run is on time again */
     /* Runs far older than the window go, down to the newest ten, never fewer. */
     for (int i = 0; i < 3; i++)
         append(f, T0 + (200 + i) * DAY);
