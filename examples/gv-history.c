@@ -23,6 +23,9 @@
 #define MAX_LAST 1000000
 /* Columns of a trend: more runs than this are averaged into this many columns. */
 #define TREND_WIDTH 40
+/* Runs shown without --last or --since: a year of daily runs, in seconds and megabytes (every
+ * run of a database of thousands took minutes and gigabytes). */
+#define DEFAULT_LAST 400
 
 static void usage(void)
 {
@@ -41,7 +44,7 @@ static void usage(void)
         "  --checks LIST      comma-separated check IDs or prefixes (gemm,history.performance);\n"
         "                     ^ID leaves one out\n"
         "  --since WHEN       runs since a day (YYYY-MM-DD, UTC) or DAYS days back (30d)\n"
-        "  --last N           the newest N runs that match\n"
+        "  --last N           the newest N runs that match (without it or --since: 400)\n"
         "Output (one of):\n"
         "  (default)          a table: a line per run (time, host, level, verdict, action),\n"
         "                     then a line per matching row (verdict, check, subject, value)\n"
@@ -320,6 +323,42 @@ static int narrow(json_t *runs, const args *a)
     while (a->last && json_array_size(runs) > a->last)
         json_array_remove(runs, json_array_size(runs) - 1), changed = 1;
     return changed;
+}
+
+/* The database's text as a terminal shows it: control characters (an escape sequence a host
+ * name or a message could carry, C1 controls included) become '?'. The JSON output escapes them
+ * itself. */
+static void clean_strings(json_t *v)
+{
+    const char *key;
+    json_t *item;
+    size_t i;
+    if (json_is_object(v)) {
+        json_object_foreach(v, key, item)
+        {
+            if (json_is_string(item)) {
+                const char *t = json_string_value(item);
+                size_t n = strlen(t);
+                char *copy = malloc(n + 1);
+                if (!copy)
+                    continue;
+                for (size_t k = 0; k <= n; k++) {
+                    unsigned char c = (unsigned char)t[k];
+                    int c1 = c == 0xc2 && (unsigned char)t[k + 1] >= 0x80 &&
+                             (unsigned char)t[k + 1] <= 0x9f;
+                    copy[k] = (c && c < 0x20) || c == 0x7f ? '?' : (char)c;
+                    if (c1)
+                        copy[k] = '?', copy[++k] = '?';
+                }
+                json_object_set_new(v, key, json_string(copy));
+                free(copy);
+            } else {
+                clean_strings(item);
+            }
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, item) clean_strings(item);
+    }
 }
 
 /* A figure for people: whole numbers whole, others to three decimals without trailing zeros. */
@@ -692,6 +731,10 @@ int main(int argc, char **argv)
     /* What the library selects: one subject (the GPU, else the node), the checks, and --last
      * unless this tool takes runs out afterwards. */
     int exact = !(a.gpu && a.node);
+    /* Neither --last nor --since: the newest DEFAULT_LAST runs, and a word when there are more. */
+    int capped = !a.last && !a.since_unix;
+    if (capped)
+        a.last = DEFAULT_LAST + 1;
     json_t *root = NULL;
     char *text = NULL;
     if (fetch(ctx, a.state, a.gpu ? uuid : a.node, a.checks, a.since_unix,
@@ -702,6 +745,14 @@ int main(int argc, char **argv)
     gv_ctx_destroy(ctx);
     json_t *runs = json_object_get(root, "runs");
     int changed = narrow(runs, &a);
+    if (capped && json_array_size(runs) > DEFAULT_LAST) {
+        json_array_remove(runs, DEFAULT_LAST);
+        changed = 1;
+        fprintf(stderr, "%s: the newest %d runs shown; --last N or --since WHEN for more\n", TOOL,
+                DEFAULT_LAST);
+    }
+    if (!a.out_flag || strcmp(a.out_flag, "--json") != 0)
+        clean_strings(root);
     int shown = json_array_size(runs) > 0;
     if (a.out_flag && !strcmp(a.out_flag, "--json")) {
         /* The library's text as it is, unless this tool narrowed it: then the same document

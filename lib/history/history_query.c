@@ -227,7 +227,8 @@ static int run_details(gv_history *h, json_t *run, long long id, const char *sub
     st = gv_history_statement(
         h, "SELECT seq, check_id AS id, row_subject AS subject, subject AS history_subject,"
            " verdict, action, value, unit, measured, message, held, fingerprint FROM results"
-           " WHERE run_id = ?1 AND (?2 IS NULL OR subject = ?2 OR subject LIKE ?2 || '/%')"
+           " WHERE run_id = ?1 AND (?2 IS NULL OR subject = ?2"
+           "  OR substr(subject, 1, length(?2) + 1) = ?2 || '/')"
            " ORDER BY seq");
     if (!st)
         return -1;
@@ -278,7 +279,7 @@ int gv_history_export(gv_history *h, const char *subject, const char *checks, lo
             " nvml_version, cuda_driver_version, verdict, action, duration_s FROM runs"
             " WHERE started_unix >= ?1 AND (?2 IS NULL OR hostname = ?2 OR EXISTS"
             " (SELECT 1 FROM results WHERE results.run_id = runs.id AND"
-            "  (results.subject = ?2 OR results.subject LIKE ?2 || '/%')))"
+            "  (results.subject = ?2 OR substr(results.subject, 1, length(?2) + 1) = ?2 || '/')))"
             " ORDER BY id DESC LIMIT ?3",
             -1, &st, NULL) != SQLITE_OK)
         return gv_history_fail(h, why, cap, "reading its runs");

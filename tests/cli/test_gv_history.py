@@ -4,8 +4,9 @@
 TFLOPS over the first five, then the first two GPUs swapping slots with the slower one at 580.
 Asserted: the table, --json, --csv and --chart hold the runs, rows and values the runs had;
 --gpu gpuN follows the UUID that slot held in the newest run, across slots; --last, --since,
---node and --checks select; nothing matched exits 1; a missing file, a file that is no
-database and another program's SQLite file exit 2 naming the file.
+--node (the host name exactly) and --checks select, 400 runs without --last or --since;
+control characters in the database never reach the terminal; nothing matched exits 1; a missing
+file, a file that is no database and another program's SQLite file exit 2 naming the file.
 
 usage: test_gv_history.py EXAMPLES_DIR FIXTURES_DIR FAKELIB_DIR
 """
@@ -231,6 +232,46 @@ expect(rc == 2 and "not the option --json" in err,
 rc, out, err = history("--state", db, "--node", HOST, "--since", "2000-01-01", "--since", "30d")
 expect(rc == 0 and ("%d run(s)" % RUNS) in out, "--node %s --since 30d: want %d runs"
        % (HOST, RUNS), out + err)
+
+# The database's text reaches a terminal only without its control characters (a host name or
+# a message holding an escape sequence); --node is the host name exactly, '_' no wildcard.
+def copy_of(name):
+    """The database copied whole (its WAL too), through SQLite's backup."""
+    path = os.path.join(work, name)
+    source, copy = sqlite3.connect(db), sqlite3.connect(path)
+    source.backup(copy)
+    source.close()
+    return path, copy
+
+
+odd, con = copy_of("odd.db")
+newest = con.execute("SELECT max(id) FROM runs").fetchone()[0]
+con.execute("UPDATE runs SET hostname = hostname || char(27) || '[31m' WHERE id = ?", (newest,))
+con.execute("UPDATE results SET message = char(27) || ']0;owned' || char(7) WHERE run_id = ?",
+            (newest,))
+con.commit()
+for mode in ([], ["--csv"], ["--chart"]):
+    rc, out, err = history("--state", odd, *mode)
+    shown = rc == 0 and "\x1b" not in out and "\x07" not in out
+    expect(shown and (mode == ["--chart"] or "?[31m" in out),
+           "%s: a control character reached the terminal" % " ".join(mode or ["table"]), out)
+rc, out, err = history("--state", odd, "--json")
+expect(rc == 0 and "\x1b" not in out and "\\u001b" in out.lower(), "--json: escapes as JSON", out)
+rc, out, err = history("--state", db, "--node", HOST.replace("-", "_"))
+expect(rc == 1, "--node %s: exit %s, want 1 (no host of that name)"
+       % (HOST.replace("-", "_"), rc), out + err)
+
+# Without --last or --since, the newest 400 runs and a word that there are more.
+many, con = copy_of("many.db")
+cols = [c[1] for c in con.execute("PRAGMA table_info(runs)") if c[1] != "id"]
+for _ in range(7):  # 6 runs doubled 7 times: 768
+    con.execute("INSERT INTO runs(%s) SELECT %s FROM runs" % (",".join(cols), ",".join(cols)))
+con.commit()
+rc, out, err = history("--state", many)
+expect(rc == 0 and "400 run(s)" in out and "the newest 400 runs shown" in err,
+       "768 runs: want the newest 400 and a word on stderr", out[-300:] + err)
+rc, out, err = history("--state", many, "--last", "500")
+expect(rc == 0 and "500 run(s)" in out and not err, "--last 500: want 500 runs", out[-300:] + err)
 
 # Files that are no history: exit 2 naming them, nothing on stdout.
 missing = os.path.join(work, "missing.db")
