@@ -294,24 +294,35 @@ static double process_age_s(long pid)
 }
 
 /* Whether the note in the lock file is its holder's own: the kernel's holder is the note's
- * process (or, where the kernel cannot say, that process runs the program the note names and
- * is older than its hold). Otherwise any user of a shared lock directory could hold a GPU's
- * lock with a note of its making: the holder is then reported as what it is, not as another
- * gpuverify holding the GPU for a year. */
-static void vouch(int fd, gv_gpu_holder *h)
+ * process and runs the program the note names (where the kernel cannot say: the note's process
+ * runs, runs that program and is older than its hold). Otherwise any user of a shared lock
+ * directory could hold a GPU's lock with a note of its making: the holder is then reported as
+ * what it is, not as another gpuverify holding the GPU for a year. A gpuverify that has just
+ * taken the lock writes its note a moment later: read again once before judging. */
+static int note_is_holders(int fd, const gv_gpu_holder *h)
 {
     long pid = kernel_holder(fd);
-    if (pid > 0 && pid == h->pid)
+    char program[16];
+    if (pid > 0 && pid != h->pid)
+        return 0;
+    if (h->pid <= 0 || !running(h->pid))
+        return 0;
+    comm_of(h->pid, program, sizeof program);
+    if (!program[0] || strcmp(program, h->program) != 0)
+        return 0;
+    double age = process_age_s(h->pid);
+    return pid > 0 || (h->held_s >= 0 && (age < 0 || h->held_s <= age + 1));
+}
+
+static void vouch(int fd, gv_gpu_holder *h)
+{
+    if (note_is_holders(fd, h))
         return;
-    if (pid <= 0 && h->pid > 0 && running(h->pid)) {
-        char program[16];
-        comm_of(h->pid, program, sizeof program);
-        double age = process_age_s(h->pid);
-        if (program[0] && !strcmp(program, h->program) && h->held_s >= 0 &&
-            (age < 0 || h->held_s <= age + 1))
-            return;
-    }
-    long noted = h->pid;
+    nap(0.05);
+    read_holder(fd, h);
+    if (note_is_holders(fd, h))
+        return;
+    long noted = h->pid, pid = kernel_holder(fd);
     memset(h, 0, sizeof *h);
     h->held_s = -1;
     h->foreign = 1;

@@ -209,7 +209,8 @@ int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double li
         /* A process in uninterruptible sleep inside the driver survives SIGKILL until the
          * driver lets go: wait a little, then leave it rather than hang the caller. */
         double now = gv_now_s();
-        until = now + fmax(0.05, fmin(0.5, limit - now)); /* a killed process is gone in ms */
+        /* A killed process is gone in ms; on a loaded host its exit may take a second. */
+        until = now + fmax(0.05, fmin(2.0, limit - now));
         while (!(done = reaped(p->pid, &st)) && gv_now_s() < until)
             nap_ms(1);
     } else {

@@ -124,8 +124,9 @@ def main():
         held_line = "check_gpuverify -c cuda.init,gemm.fp16 -t 8"
         for held_s, line, rc, reason in ((5, held_line, 0, None),
                                          (400, held_line, 1, "stuck (held over 300 s):  HELD for"),
-                                         (5, held_line + " -H 2", 1, "by PID 4121")):
+                                         (5, held_line + " -H 2", 1, "by PID %d")):
             holder = gpu_holder.start(locks, held_s, 60)
+            reason = reason and reason.replace("%d", str(holder.pid))
             got = nhc(line, gv="%s --sysroot %s --library-dir %s --gemm-size 32" % (
                           gv_check, root, fakelib),
                       GV_FAKE_SCENARIO=scenario("h100x1-compute"), GPUVERIFY_LOCK_DIR=locks)

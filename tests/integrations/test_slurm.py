@@ -406,7 +406,7 @@ def scenarios(c, failures, timings):
         else:
             expect("GPUs held 400 s by another gpuverify", flags={"DRAIN"},
                    reason_has=["gpuverify: another gpuverify stuck on the GPUs: HELD for 4",
-                               " s by PID 4121: "])
+                               " s by PID %d: " % holder.pid])
     c.step("healthcheck", "healthy-after-held", "h100x8")
     expect("healthy after the stuck holder", base="IDLE", flags=set(), reason="")
 

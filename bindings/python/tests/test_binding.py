@@ -291,12 +291,17 @@ def test_gv_check_draws_progress_only_on_a_terminal(fixtures, fakelib, gv_check)
 
 def test_a_gpu_another_gpuverify_holds_raises_gpu_busy(node, tmp_path, monkeypatch):
     monkeypatch.setenv("GPUVERIFY_LOCK_DIR", str(tmp_path))
-    # Another process holding GPU 0's lock, as a gpuverify testing it does.
+    # Another process holding GPU 0's lock, as a gpuverify testing it does: named as
+    # gpuverify-worker is, its note (PID, program) in the lock file.
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import fcntl, sys, time\n"
+         "import ctypes, fcntl, os, sys, time\n"
+         "ctypes.CDLL(None).prctl(15, b'gpuverify-worker', 0, 0, 0)\n"
          "f = open(sys.argv[1], 'w')\n"
          "fcntl.flock(f, fcntl.LOCK_EX)\n"
+         "f.write('pid=%d\\nsince_ms=%d\\nprogram=gpuverify-worke\\n'"
+         " % (os.getpid(), time.time() * 1000))\n"
+         "f.flush()\n"
          "print('held', flush=True)\n"
          "time.sleep(60)\n",
          str(tmp_path / "gpuverify-gpu-0000:18:00.0.lock")],
