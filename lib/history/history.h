@@ -48,6 +48,9 @@ int gv_history_bad_row(const gv_check_result *c);
  * keep. */
 int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *run, char *why,
                       size_t cap);
+/* What the last append recorded but left undone, for the run's row ("" nothing): a reader that
+ * kept the write-ahead log from being folded into the file. */
+const char *gv_history_note(const gv_history *h);
 
 /* One earlier value of a figure or counter. */
 typedef struct gv_history_point {

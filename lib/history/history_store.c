@@ -634,6 +634,31 @@ static int prune(gv_history *h, long long now)
     return 0;
 }
 
+/* Folds the WAL into the file. Truncating waits for every reader to let go: at most a moment
+ * (an idle reader, an open sqlite3 shell, would hold it for ever, and every run would wait its
+ * whole busy timeout); what no reader needs is copied all the same, and the note says the WAL
+ * is growing and why. */
+#define FOLD_WAIT_MS 200
+static void fold_wal(gv_history *h)
+{
+    sqlite3_busy_timeout(h->db, FOLD_WAIT_MS);
+    int log = 0, done = 0;
+    /* Busy: a reader kept it; SQLite copied what it could, as a passive checkpoint does. */
+    int rc = sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+    double wait_s = h->limits.wait_s;
+    sqlite3_busy_timeout(h->db, (int)((wait_s > 86400 ? 86400 : wait_s < 0 ? 0 : wait_s) * 1000));
+    if (rc == SQLITE_BUSY && log > 0)
+        snprintf(h->note, sizeof h->note,
+                 "the database's write-ahead log is %.1f MB and grows: another process keeps a "
+                 "read open on %s (an open sqlite3?), so it cannot be folded into the file",
+                 (double)log * 4096 / 1e6, h->path);
+}
+
+const char *gv_history_note(const gv_history *h)
+{
+    return h->note;
+}
+
 int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *run, char *why,
                       size_t cap)
 {
@@ -659,8 +684,9 @@ int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *r
      * next run's open reads none of it back (a passive checkpoint leaves the WAL to grow when
      * each run is a connection of its own). It waits for a reader at most the policy's wait;
      * an error costs only the WAL's size until the next run's. */
+    h->note[0] = '\0';
     if (h->wal_pages >= GV_HISTORY_WAL_PAGES)
-        sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+        fold_wal(h);
     /* Gives the pages of deleted runs back to the file system; an error costs only space. */
     if (h->pruned)
         sqlite3_exec(h->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL);

@@ -74,6 +74,27 @@ static const char *reporter(const gv_run_plan *plan)
     return gv_id_history_record;
 }
 
+/* What the recording left undone, said on the node's row of `id` among this step's rows; a WARN
+ * at least (fix_config): the database keeps growing until someone closes what holds it. */
+static void note_on_node_row(gv_report *r, size_t first, const char *id, const char *note)
+{
+    for (size_t i = first; i < r->count; i++) {
+        gv_check_result *c = &r->results[i];
+        if (strcmp(c->id, id) != 0 || strcmp(c->subject, "node") != 0)
+            continue;
+        gv_append(c->message, sizeof c->message, "; ", note);
+        if (c->verdict == GV_PASS || c->verdict == GV_SKIP) {
+            c->verdict = GV_WARN;
+            gv_result_action(c, GV_ACTION_FIX_CONFIG);
+            gv_result_remedy(c, "close the program that keeps the history database open");
+        }
+        return;
+    }
+    gv_check_result *c = gv_report_add(r, id, "node", GV_WARN, "%s", note);
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
+    gv_result_remedy(c, "close the program that keeps the history database open");
+}
+
 void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
 {
     int any = 0;
@@ -126,6 +147,10 @@ void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
             gv_result_action(c, GV_ACTION_FIX_CONFIG);
             gv_result_remedy(c, "free space or a writable path for the database (gv-check "
                                 "--state); the run itself is complete");
+        } else if (gv_history_note(db)[0]) {
+            int record = plan->history[gv_catalog_index(gv_id_history_record)];
+            note_on_node_row(r, first, record ? gv_id_history_record : reporter(plan),
+                             gv_history_note(db));
         }
         gv_history_close(db);
     }

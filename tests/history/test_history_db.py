@@ -142,6 +142,29 @@ expect(code == 3 and wall < 4.0 + outside and
 holder.execute("ROLLBACK")
 holder.close()
 
+# An idle reader (an open sqlite3 shell) keeps the write-ahead log from being folded into the
+# file: a run waits a moment for it, not its whole busy timeout (10 s), and the node's
+# history.record says the log grows and why, once it is past 1 MB.
+idle = os.path.join(WORK, "idle.db")
+gv_check(state=idle)
+reader = sqlite3.connect(idle, isolation_level=None)
+reader.execute("BEGIN")
+reader.execute("SELECT count(*) FROM runs").fetchone()
+said, slowest = None, 0.0
+for _ in range(20):
+    report, code, wall = gv_check(state=idle)
+    slowest = max(slowest, wall)
+    said = [r for r in history_rows(report) if "write-ahead log" in r["message"]]
+    if said:
+        break
+expect(said and said[0]["id"] == "history.record" and said[0]["subject"] == "node" and
+       said[0]["verdict"] == "WARN" and said[0]["action"] == "fix_config" and
+       "keeps a read open on " + idle in said[0]["message"] and slowest < 5 + bare_wall,
+       "an idle reader: the growing log said on history.record node (%r), the slowest run %.1f s"
+       % (said and said[0]["message"], slowest))
+reader.execute("ROLLBACK")
+reader.close()
+
 # A link planted at the path (as another user could in a shared folder): refused, its target
 # untouched; a FIFO: refused at once, not an open() that blocks for ever; a file anyone may
 # write: refused.
