@@ -64,9 +64,14 @@ void gv_progress_beat(gv_ctx *ctx, int gpu)
 
 void gv_progress_watch(gv_ctx *ctx, const int *gpus, size_t n)
 {
+    gv_progress_watch_for(ctx, gpus, n, 0);
+}
+
+void gv_progress_watch_for(gv_ctx *ctx, const int *gpus, size_t n, double allow_s)
+{
     if (!ctx->progress)
         return;
-    char text[GV_PROGRESS_MAX_GPUS * 4] = "";
+    char text[GV_PROGRESS_MAX_GPUS * 4 + 32] = "";
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
         if (gpus[i] < 0 || gpus[i] >= GV_PROGRESS_MAX_GPUS)
@@ -79,6 +84,8 @@ void gv_progress_watch(gv_ctx *ctx, const int *gpus, size_t n)
             break;
         used += (size_t)w;
     }
+    if (allow_s > 0 && allow_s < 1e6)
+        snprintf(text + used, sizeof text - used, "/%.3f", allow_s);
     ctx->progress(ctx->progress_user, GV_PROGRESS_WATCH, "", text);
 }
 

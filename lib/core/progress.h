@@ -17,8 +17,9 @@ enum gv_progress_kind {
                               gpuverify's hold on the GPUs): the deadline is the wait's */
     GV_PROGRESS_BEAT = 4,  /* a GPU (`text`: its CUDA ordinal, "" none) finished a piece of
                               the check's work: it is alive */
-    GV_PROGRESS_WATCH = 5, /* the check works on these GPUs now (`text`: CUDA ordinals, "0,3";
-                              "" none): each must beat within the context's deadline */
+    GV_PROGRESS_WATCH = 5, /* the check works on these GPUs now (`text`: CUDA ordinals, "0,3",
+                              and after a '/' the seconds allowed on top, "0,3/1.5"; "" none):
+                              each must beat within the context's deadline */
     GV_PROGRESS_DONE = 6   /* a watched GPU (`text`: its ordinal) finished its part */
 };
 
@@ -42,6 +43,9 @@ void gv_progress_beat(gv_ctx *ctx, int gpu);
  * while the others went on. Call it where the GPUs start their part and again when the part
  * changes (one pair of GPUs after another, teardown one GPU after another). */
 void gv_progress_watch(gv_ctx *ctx, const int *gpus, size_t n);
+/* The same for work each GPU is expected to take allow_s seconds over (NCCL's timed operations
+ * queued at once, waited for together): each must beat within allow_s + the deadline. */
+void gv_progress_watch_for(gv_ctx *ctx, const int *gpus, size_t n, double allow_s);
 /* A watched GPU finished its part while others go on (copies on every GPU at once, each ending
  * when it has done): it leaves the watch, and tells gv_run that the GPUs still in it stopped
  * alone, if they stop. */

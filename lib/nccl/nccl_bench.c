@@ -120,7 +120,7 @@ gv_status gv_nccl_wait_streams(nccl_run *n)
         if (watched < GV_PROGRESS_MAX_GPUS)
             ordinals[watched++] = n->gpus[i].s.cuda_index;
     }
-    gv_progress_watch(n->ctx, ordinals, watched);
+    gv_progress_watch_for(n->ctx, ordinals, watched, n->wait_allow_s);
     double since = gv_now_s();
     for (uint32_t polls = 0;; polls++) {
         int busy = 0;
@@ -311,17 +311,23 @@ gv_status gv_nccl_measure(nccl_run *n, uint64_t count, int in_place, gv_nccl_siz
     /* Last before the clock starts: one operation waited for, which every rank leaves together
      * (nccl-tests' synchronized operation and MPI barrier); a rank still copying its error
      * count while the others' timed loops began would add its lag to their first operation. */
+    double one = gv_now_s();
     if (st == GV_OK)
         st = enqueue(n, count);
     if (st == GV_OK)
         st = gv_nccl_wait_streams(n);
     if (st != GV_OK)
         return st;
+    /* The timed operations are waited for together: each GPU may take twice what they would
+     * at that one operation's pace before its silence counts (a 4 GiB sweep step over PCIe
+     * takes seconds, not a hang). */
+    n->wait_allow_s = 2.0 * n->o.iters * (gv_now_s() - one);
     double t0 = gv_now_s();
     for (uint32_t it = 0; it < n->o.iters && st == GV_OK; it++)
         st = enqueue(n, count);
     if (st == GV_OK)
         st = gv_nccl_wait_streams(n);
+    n->wait_allow_s = 0;
     if (st != GV_OK)
         return st;
     double seconds = (gv_now_s() - t0) / n->o.iters;

@@ -31,6 +31,7 @@ typedef struct nccl_run {
     int nranks;
     uint64_t send_elems, recv_elems; /* per GPU, for the largest size */
     double deadline;                 /* absolute, on gv_now_s()'s clock */
+    double wait_allow_s; /* what a wait's GPUs may take on top of the deadline (core/progress.h) */
     double deadline_s;
     int blocking;               /* communicators created blocking (in gpuverify-worker) */
     int from, to;               /* GV_NCCL_PAIRS: the pair under test */

@@ -71,6 +71,8 @@ typedef struct lane {
      * joined it have finished their part. */
     int watched[GV_RUN_MAX_GPUS], finished_part[GV_RUN_MAX_GPUS];
     double gpu_alive[GV_RUN_MAX_GPUS];
+    double watch_allow_s;      /* the watch's allowance on top of the deadline */
+    int watching;              /* the check has watched GPUs: the context's rule is theirs */
     int late_gpu;              /* the watched GPU whose deadline is the lane's; -1 none */
     int hung[GV_RUN_MAX_GPUS]; /* after a hang: the GPUs named, by ordinal */
     size_t hung_count;
@@ -88,6 +90,8 @@ static void watch_clear(lane *l)
     memset(l->watched, 0, sizeof l->watched);
     memset(l->finished_part, 0, sizeof l->finished_part);
     l->late_gpu = -1;
+    l->watch_allow_s = 0;
+    l->watching = 0;
 }
 
 /* A watch event: the GPUs the check works on from now. One that left the set had finished its
@@ -112,6 +116,8 @@ static void watch_take(lane *l, json_t *ev)
     }
     if (l->last_beat > 0)
         l->last_beat = now; /* a check that moved on is alive */
+    l->watch_allow_s = gv_worker_event_allow(ev);
+    l->watching |= n > 0;
 }
 
 typedef struct client {
@@ -381,13 +387,16 @@ static double deadline_now(lane *l)
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(gv_id_driver_cuda));
     } else {
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
-        if (l->last_beat > 0 && l->last_beat + unit < own) {
+        /* A check that watches its GPUs is held to their beats while it does, and between
+         * its watched parts (host work, NCCL's set-up) to its own deadline only. */
+        if (!l->watching && l->last_beat > 0 && l->last_beat + unit < own) {
             own = l->last_beat + unit;
             l->by_liveness = 1;
         }
+        double allowed = unit + l->watch_allow_s;
         for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
-            if (l->watched[g] && l->gpu_alive[g] + unit <= own) {
-                own = l->gpu_alive[g] + unit;
+            if (l->watched[g] && l->gpu_alive[g] + allowed <= own) {
+                own = l->gpu_alive[g] + allowed;
                 l->by_liveness = 1;
                 l->late_gpu = g;
             }
@@ -477,7 +486,7 @@ static void gpu_subject_of(const client *c, int ordinal, char *out, size_t cap)
  * each other), and none is. */
 static void name_hung(lane *l)
 {
-    double unit = l->c->ctx->deadline_s, at = l->gpu_alive[l->late_gpu] + unit;
+    double unit = l->c->ctx->deadline_s + l->watch_allow_s, at = l->gpu_alive[l->late_gpu] + unit;
     size_t went_on = 0;
     l->hung_count = 0;
     for (int g = 0; g < GV_RUN_MAX_GPUS; g++) {

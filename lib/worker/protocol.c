@@ -106,7 +106,8 @@ json_t *gv_worker_progress_event(int kind, const char *text)
     if (kind == GV_PROGRESS_DONE)
         return json_pack("{s:s, s:i}", "event", "done_part", "gpu", atoi(text));
     json_t *gpus = json_array();
-    for (const char *p = text; *p;) {
+    const char *p = text;
+    while (*p && *p != '/') {
         char *end = NULL;
         long g = strtol(p, &end, 10);
         if (end == p)
@@ -114,13 +115,22 @@ json_t *gv_worker_progress_event(int kind, const char *text)
         json_array_append_new(gpus, json_integer(g));
         p = *end == ',' ? end + 1 : end;
     }
-    return json_pack("{s:s, s:o}", "event", "watch", "gpus", gpus);
+    double allow = *p == '/' ? atof(p + 1) : 0;
+    return allow > 0
+               ? json_pack("{s:s, s:o, s:f}", "event", "watch", "gpus", gpus, "allow_s", allow)
+               : json_pack("{s:s, s:o}", "event", "watch", "gpus", gpus);
 }
 
 static int gpu_in_range(json_t *v)
 {
     json_int_t g = json_is_integer(v) ? json_integer_value(v) : -1;
     return g >= 0 && g < GV_PROGRESS_MAX_GPUS ? (int)g : -1;
+}
+
+double gv_worker_event_allow(json_t *ev)
+{
+    double allow = json_number_value(json_object_get(ev, "allow_s"));
+    return allow > 0 && allow < 1e6 ? allow : 0;
 }
 
 int gv_worker_event_gpu(json_t *ev)
@@ -153,7 +163,8 @@ int gv_worker_relay_progress(gv_ctx *ctx, const char *kind, json_t *ev)
     }
     if (!strcmp(kind, "watch")) {
         int gpus[GV_PROGRESS_MAX_GPUS];
-        gv_progress_watch(ctx, gpus, gv_worker_event_gpus(ev, gpus, GV_PROGRESS_MAX_GPUS));
+        gv_progress_watch_for(ctx, gpus, gv_worker_event_gpus(ev, gpus, GV_PROGRESS_MAX_GPUS),
+                              gv_worker_event_allow(ev));
         return 1;
     }
     return 0;

@@ -42,7 +42,8 @@ gv_status gv_worker_event_status(json_t *ev);
 
 /* A heartbeat, a watch or a GPU's part done (core/progress.h, `text` as the progress callback
  * gets it) as an event: {"event":"beat","gpu":3} ("gpu" left out for a beat of no GPU),
- * {"event":"watch","gpus":[0,3]}, {"event":"done_part","gpu":3}; NULL when out of memory. */
+ * {"event":"watch","gpus":[0,3]} (with "allow_s":1.5 when allowed more),
+ * {"event":"done_part","gpu":3}; NULL when out of memory. */
 json_t *gv_worker_progress_event(int kind, const char *text);
 /* A "beat", "watch" or "done_part" event passed on to ctx's own progress (a worker's call relaying
  * the sweep's heartbeats to gv_run); 1 when ev was one of them. */
@@ -50,6 +51,8 @@ int gv_worker_relay_progress(gv_ctx *ctx, const char *kind, json_t *ev);
 /* An event's "gpu" (-1 when absent or out of range) and its "gpus" (at most cap of them, those
  * in range; the count). */
 int gv_worker_event_gpu(json_t *ev);
+/* A watch's "allow_s" (0 when absent or absurd). */
+double gv_worker_event_allow(json_t *ev);
 size_t gv_worker_event_gpus(json_t *ev, int *gpus, size_t cap);
 
 /* n bytes as 2n lowercase hex digits and a terminator; and back (-1 unless exactly 2n hex
