@@ -347,6 +347,18 @@ static int takes_value(const char *a)
     return 0;
 }
 
+/* Whether a history.* check made a row: --state with --checks that leave them all out records
+ * the run and judges nothing against the record, which the user should hear. */
+static int judged_by_history(const gv_report *r)
+{
+    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        if (gv_report_result(r, i, &c) == GV_OK && !strncmp(c.id, "history.", 8))
+            return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gv_ctx_opts opts = GV_CTX_OPTS_INIT;
@@ -413,6 +425,11 @@ int main(int argc, char **argv)
         gv_ctx_destroy(ctx);
         return GV_CLI_USAGE;
     }
+    if (opts.state_path && out != NPD && out != QUIET && !judged_by_history(report))
+        fprintf(stderr,
+                "gv-check: this run is recorded in %s, but --checks selects no history.* "
+                "check: nothing judged it against its history\n",
+                opts.state_path);
     char one[GV_REPORT_LINE_MAX + 1];
     int code = gv_report_line(report, one, sizeof one);
     if (out == NPD || out == QUIET) {

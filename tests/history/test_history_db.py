@@ -142,6 +142,20 @@ expect(code == 3 and wall < 4.0 + outside and
 holder.execute("ROLLBACK")
 holder.close()
 
+# --state with --checks that leave every history.* check out: the run is recorded, and the
+# user hears that nothing judged it against its history.
+quiet_db = os.path.join(WORK, "unjudged.db")
+p = subprocess.run([GV_CHECK, "--library-dir", FAKELIB, "--checks", CHECKS, "--sysroot",
+                    os.path.join(FIXTURES, "sysroots", "h100-open"), "--state", quiet_db],
+                   env=dict(os.environ, GV_FAKE_SCENARIO=os.path.join(FIXTURES, "scenarios",
+                                                                      "h100x8.conf")),
+                   capture_output=True, text=True, timeout=120)
+recorded = count_runs(quiet_db)[0] if os.path.exists(quiet_db) else 0
+expect(p.returncode == 0 and "selects no history.* check: nothing judged it" in p.stderr
+       and recorded == 1,
+       "--state without history.*: exit %d, recorded %d run(s), stderr %r"
+       % (p.returncode, recorded, p.stderr[-300:]))
+
 # An idle reader (an open sqlite3 shell) keeps the write-ahead log from being folded into the
 # file: a run waits a moment for it, not its whole busy timeout (10 s), and the node's
 # history.record says the log grows and why, once it is past 1 MB.
