@@ -499,6 +499,22 @@ static void name_hung(lane *l)
         l->hung_count = 0;
 }
 
+/* The GPUs the run tests, as --gpus names them: the facts' CUDA ordinals the plan chose (every
+ * one when it names none). */
+static void tested_gpus(const client *c, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (uint32_t k = 0; k < c->report->gpu_count; k++) {
+        int ordinal = c->report->gpus[k].cuda_index;
+        if (ordinal < 0 || ordinal >= GV_RUN_MAX_GPUS ||
+            (c->plan->opts.gpus && !c->plan->gpu_chosen[ordinal]))
+            continue;
+        char one[16];
+        snprintf(one, sizeof one, "%s%d", out[0] ? "," : "", ordinal);
+        gv_append(out, cap, "", one);
+    }
+}
+
 /* The lane's --gpus without the GPUs named hung; how many are left. */
 static size_t drop_hung(lane *l)
 {
@@ -687,10 +703,15 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
         if (is_node(l) && c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
             c->own_gpu_hung = 1;
         /* Tests across GPUs go on without the GPUs that hung, in a fresh worker. */
-        if (l->hung_count && is_node(l) && c->across_started && drop_hung(l) > 0 &&
+        if (l->hung_count && is_node(l) && index >= 0 && gv_catalog_across_gpus((size_t)index) &&
             any_pending(l->pending) && l->workers < MAX_WORKERS) {
-            gv_report_settle(c->report);
-            return;
+            if (!l->gpus[0])
+                tested_gpus(c, l->gpus, sizeof l->gpus);
+            if (drop_hung(l) > 0) {
+                l->lanes_mode = 0;
+                gv_report_settle(c->report);
+                return;
+            }
         }
         close_pending(l, GV_SKIP, GV_ACTION_NONE,
                       "not run: the worker was stopped after %s timed out%s%s", l->check,

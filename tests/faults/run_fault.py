@@ -634,6 +634,14 @@ def hang_case(check, point, gpu):
         wall=DEADLINE + 2, gpus={gpu: "FAIL"})
 
 
+# The tests across GPUs after a hang go on without the GPU that hung: NCCL over the other 7.
+CASES["hang_then_nccl_without_it"] = case("hang-stall-gpu3", "cuda.copy_all,nccl.allreduce", [
+    ("cuda.copy_all", "gpu3", "FAIL", Seconds("no progress on gpu3 for {} s in ", DEADLINE),
+     "reset_gpu"),
+    ("nccl.allreduce", "node", "PASS", "all_reduce over 7 ranks")],
+    sysroot=None, args=["--copy-mib", "1", "--nccl-kib", "64"], wall=DEADLINE + 2,
+    gpus={3: "FAIL"})
+
 for _check in HANG_CHECKS:
     for _point in list(HANG_POINTS) + (["middle"] if _check == "stress" else []):
         for _gpu in (0, 3):
