@@ -72,6 +72,7 @@ struct gvnc_comm_st {
     int logged;   /* its connections are in NCCL's log */
     int stuck;    /* nccl_fault = host_hang: its operation never leaves NCCL's host code */
     gvcu_stream held;
+    int collectives;     /* operations run so far (nccl_hang_after) */
     const fake_gpu *gpu; /* the GPU whose context was current at its creation */
     /* GV_FAKE_NCCL_NET=socket: the listening socket, the ring's connections to the next and
      * from the previous rank (-1 until the first collective), every rank's input as the ring
@@ -574,9 +575,14 @@ static gvnc_result run(const queued_op *ops, int n)
             nap();
         return GVNC_IN_PROGRESS;
     }
-    if (strcmp(sc.nccl_fault, "hang") == 0) {
-        /* nccl_hang_rank: that rank's kernels alone never complete; the others' do (without
-         * its data: a GPU that stopped while its peers went on) */
+    /* nccl_hang_rank: that rank's kernels alone never complete; the others' do (without its
+     * data: a GPU that stopped while its peers went on); nccl_hang_after: from that rank's Nth
+     * operation on. */
+    int hang = 0;
+    for (int i = 0; i < n && strcmp(sc.nccl_fault, "hang") == 0; i++)
+        hang |= (sc.nccl_hang_rank < 0 || ops[i].comm->rank == sc.nccl_hang_rank) &&
+                ++ops[i].comm->collectives >= sc.nccl_hang_after;
+    if (hang) {
         for (int i = 0; i < n; i++)
             if (sc.nccl_hang_rank < 0 || ops[i].comm->rank == sc.nccl_hang_rank) {
                 fake_cuda_hold_stream(ops[i].stream, 1);

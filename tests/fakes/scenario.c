@@ -244,7 +244,8 @@ static int fault_line(fake_scenario *s, char *v)
     }
     for (int i = 0; i < 2; i++)
         if (extra[i][0] && sscanf(extra[i], "gpu=%d", &f->gpu) != 1 &&
-            sscanf(extra[i], "after=%lf", &f->after_s) != 1)
+            sscanf(extra[i], "after=%lf", &f->after_s) != 1 &&
+            sscanf(extra[i], "calls=%d", &f->after_calls) != 1)
             return -1;
     return 0;
 }
@@ -285,6 +286,10 @@ int fake_fault_at(const fake_scenario *s, const char *point, int gpu)
         if (strcmp(f->point, point) != 0 || (f->gpu >= 0 && gpu >= 0 && f->gpu != gpu))
             continue;
         if (f->after_s > 0 && not_yet(f))
+            return 0;
+        static int calls[FAKE_MAX_FAULTS];
+        if (f->after_calls > 0 &&
+            __atomic_add_fetch(&calls[i], 1, __ATOMIC_RELAXED) < f->after_calls)
             return 0;
         if (!strcmp(f->action, "hang"))
             for (;;)
@@ -421,6 +426,8 @@ static int load_into(fake_scenario *s)
             copy(s->nccl_fault, sizeof s->nccl_fault, v);
         else if (!strcmp(k, "nccl_hang_rank"))
             s->nccl_hang_rank = atoi(v);
+        else if (!strcmp(k, "nccl_hang_after"))
+            s->nccl_hang_after = atoi(v);
         else if (!strcmp(k, "nccl_slow_link"))
             sscanf(v, "%d-%d", &s->nccl_slow_link[0], &s->nccl_slow_link[1]);
         else if (!strcmp(k, "nccl_transport"))

@@ -19,6 +19,7 @@
  *                | hang (collectives never complete until aborted) | crash (SIGSEGV)
  *                | host_hang (a collective never leaves NCCL's host code: blocking calls hang)
  *   nccl_hang_rank = 3   (nccl_fault = hang on that rank alone: the others' collectives complete)
+ *   nccl_hang_after = 5  (nccl_fault = hang from the rank's 5th operation on: mid-sweep)
  *   nccl_transport = P2P/CUMEM/read    nccl_network = IB   (what NCCL_DEBUG=INFO logs)
  *   nccl_transport_across_pairs = SHM/direct/direct   (between ranks 0-1, 2-3, ... and others)
  *   nccl_slow_link = 1-2   (sends between ranks 1 and 2 take 50 us + 0.1 GB/s, not 20 us + 2 GB/s)
@@ -184,13 +185,16 @@ typedef struct fake_gpu {
  * "error" returns code, "stall" answers CUDA_ERROR_NOT_READY for ever (work queued on the GPU
  * that never completes, the host thread free), "crash_once" crashes the first process of a
  * run only (a fresh worker then gets past it; needs $GV_FAKE_ONCE_DIR, where it leaves its
- * mark). after=S: only once S seconds have passed since the process first reached the point. */
+ * mark). after=S: only once S seconds have passed since the process first reached the point;
+ * calls=N: only from the process's Nth call of the point on (a point in the middle of a check,
+ * whatever the host's speed). */
 typedef struct fake_fault {
     char point[64];
     char action[16];
     int code;
-    int gpu;        /* -1: every GPU */
-    double after_s; /* 0: from the first call */
+    int gpu;         /* -1: every GPU */
+    double after_s;  /* 0: from the first call */
+    int after_calls; /* calls=N: only from the process's Nth call on (for this GPU) */
 } fake_fault;
 
 #define FAKE_MAX_IB 16
@@ -215,6 +219,7 @@ typedef struct fake_scenario {
     char nccl_network[16];  /* its "Using network": "IB" */
     int nccl_slow_link[2];  /* ranks whose sends crawl (50 us + 0.1 GB/s, not 20 us + 2 GB/s) */
     int nccl_hang_rank;     /* nccl_fault = hang for this rank only; -1 every rank */
+    int nccl_hang_after;    /* ... from its Nth operation on; 0 from the first */
     double nccl_busbw_gbps; /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];

@@ -606,7 +606,8 @@ CASES = {
 
 
 # The hang table: each long check on 8 GPUs, the first GPU or another stopping at each hang
-# point (its first work, its middle, its teardown). The row of that GPU FAILs within the
+# point (its first work, its middle: the stress 1 s into 600, NCCL at its 5th operation, the
+# others at their third wait on that GPU, its teardown). The row of that GPU FAILs within the
 # deadline + 2 s naming it, and its per-GPU verdict is FAIL; the run goes on without it.
 # check: (--checks, its arguments, the arguments of the run without the fault or None)
 HANG_CHECKS = {
@@ -626,7 +627,9 @@ def hang_case(check, point, gpu):
     checks, args, baseline_args = HANG_CHECKS[check]
     if point == "teardown" and baseline_args:
         args = baseline_args  # a teardown comes after the whole stress: the short one
-    scenario = "hang-" + ("stall-later" if point == "middle" else HANG_POINTS[point][check == "nccl"])
+    # The stress's middle is a time (1 s into 600); the others' a call (their third wait).
+    middle = {"stress": "stall-later", "nccl": "nccl-middle"}.get(check, "stall-middle")
+    scenario = "hang-" + (middle if point == "middle" else HANG_POINTS[point][check == "nccl"])
     subject = "gpu%d" % gpu
     return case("%s-gpu%d" % (scenario, gpu), checks, [
         (checks, subject, "FAIL", Seconds("no progress on %s for {} s in " % subject, DEADLINE),
@@ -643,7 +646,7 @@ CASES["hang_then_nccl_without_it"] = case("hang-stall-gpu3", "cuda.copy_all,nccl
     gpus={3: "FAIL"})
 
 for _check in HANG_CHECKS:
-    for _point in list(HANG_POINTS) + (["middle"] if _check == "stress" else []):
+    for _point in list(HANG_POINTS) + ["middle"]:
         for _gpu in (0, 3):
             CASES["hang_%s_%s_gpu%d" % (_check, _point, _gpu)] = hang_case(_check, _point, _gpu)
 
