@@ -271,6 +271,13 @@ static int unusable_path(const char *path, int writing, char *why, size_t cap)
     return 0;
 }
 
+/* How long a statement waits for another's lock: at most a day, so that a policy's wait of
+ * millions of seconds does not wrap into none. */
+static void set_wait(sqlite3 *db, double wait_s)
+{
+    sqlite3_busy_timeout(db, (int)((wait_s > 86400 ? 86400 : wait_s < 0 ? 0 : wait_s) * 1000));
+}
+
 /* The file opened with these SQLite flags and a wait of wait_s for another's lock, after the
  * checks SQLite words poorly; NULL with why. */
 static gv_history *connect(const char *path, int flags, double wait_s, char *why, size_t cap)
@@ -288,8 +295,7 @@ static gv_history *connect(const char *path, int flags, double wait_s, char *why
         gv_history_close(h);
         return NULL;
     }
-    /* At most a day: a policy's wait of millions of seconds must not wrap into none. */
-    sqlite3_busy_timeout(h->db, (int)((wait_s > 86400 ? 86400 : wait_s < 0 ? 0 : wait_s) * 1000));
+    set_wait(h->db, wait_s);
     return h;
 }
 
@@ -645,8 +651,7 @@ static void fold_wal(gv_history *h)
     int log = 0, done = 0;
     /* Busy: a reader kept it; SQLite copied what it could, as a passive checkpoint does. */
     int rc = sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
-    double wait_s = h->limits.wait_s;
-    sqlite3_busy_timeout(h->db, (int)((wait_s > 86400 ? 86400 : wait_s < 0 ? 0 : wait_s) * 1000));
+    set_wait(h->db, h->limits.wait_s);
     if (rc == SQLITE_BUSY && log > 0)
         snprintf(h->note, sizeof h->note,
                  "the database's write-ahead log is %.1f MB and grows: another process keeps a "

@@ -599,30 +599,25 @@ static void hung_gpu_rows(lane *l, const char *where, double spent, double plann
 {
     client *c = l->c;
     char named[GV_RUN_MAX_GPUS * 12] = "", why[800];
-    for (size_t k = 0; k < l->hung_count; k++) {
-        char subject[48];
-        gpu_subject_of(c, l->hung[k], subject, sizeof subject);
-        gv_append(named, sizeof named, ", ", subject);
-    }
     int index = stopped_entry(l);
     for (size_t k = 0; k < l->hung_count; k++) {
         char subject[48];
         gpu_subject_of(c, l->hung[k], subject, sizeof subject);
+        gv_append(named, sizeof named, ", ", subject);
         snprintf(why, sizeof why,
                  "no progress on %s for %.1f s in %s, after %.1f s of its %.0f s (worker %s)",
                  subject, gv_now_s() - l->gpu_alive[l->hung[k]], where, spent, planned,
                  how_stopped);
+        int32_t action = reaped ? GV_ACTION_RESET_GPU : GV_ACTION_REBOOT_NODE;
         if (k == 0) {
-            stopped_row_on(l, subject, GV_FAIL,
-                           reaped ? GV_ACTION_RESET_GPU : GV_ACTION_REBOOT_NODE, why, HANG_REMEDY,
-                           spent);
+            stopped_row_on(l, subject, GV_FAIL, action, why, HANG_REMEDY, spent);
         } else if (index >= 0) {
             gv_check_result *res =
                 gv_report_add(c->report, gv_checks[index].id, subject, GV_FAIL, "%s", why);
             if (res)
                 res->duration_s = spent;
             gv_result_remedy(res, "%s", HANG_REMEDY);
-            gv_result_action(res, reaped ? GV_ACTION_RESET_GPU : GV_ACTION_REBOOT_NODE);
+            gv_result_action(res, action);
         }
     }
     size_t others = 0;
