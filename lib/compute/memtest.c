@@ -202,8 +202,14 @@ static gv_status run_rounds(memtest *m)
     for (uint32_t round = 1;
          round <= m->o->rounds || (m->o->duration_s > 0 && gv_now_s() - started < m->o->duration_s);
          round++) {
-        for (size_t k = 0; k < STEPS && st == GV_OK; k++)
+        for (size_t k = 0; k < STEPS && st == GV_OK; k++) {
             st = run_step(m, &steps[k], round, m->o->seed + round - 1);
+            /* Rounds by count are a known amount of work: its pace tells a stall early. */
+            if (st == GV_OK && m->o->duration_s <= 0)
+                gv_progress_part(s->ctx, s->cuda_index,
+                                 (double)((round - 1) * STEPS + k + 1) /
+                                     ((double)m->o->rounds * STEPS));
+        }
         if (st != GV_OK)
             return st;
         m->r->rounds = round;

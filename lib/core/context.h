@@ -79,6 +79,7 @@ struct gv_ctx {
     /* gv_now_s() in ms of the last heartbeat sent for each CUDA ordinal, the last slot for
      * beats of no GPU (atomic) */
     long long progress_beat_ms[GV_PROGRESS_MAX_GPUS + 1];
+    long long progress_part_ms[GV_PROGRESS_MAX_GPUS]; /* the same for the beats with a pace */
 };
 
 /* Records the detail of an error on the context and returns status, for `return gv_fail(...)`. */

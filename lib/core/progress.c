@@ -45,16 +45,19 @@ static int beat_slot(int gpu)
     return gpu >= 0 && gpu < GV_PROGRESS_MAX_GPUS ? gpu : GV_PROGRESS_MAX_GPUS;
 }
 
-void gv_progress_beat(gv_ctx *ctx, int gpu)
+/* Whether a beat may go out now on this slot: at most one every 0.2 s. Threads of one check
+ * (copies on every GPU at once) beat too: one of them sends. */
+static int beat_due(long long *slot)
 {
-    if (!ctx->progress)
-        return;
-    /* Threads of one check (copies on every GPU at once) beat too: one of them sends. */
-    long long *slot = &ctx->progress_beat_ms[beat_slot(gpu)];
     long long now_ms = (long long)(gv_now_s() * 1e3);
     long long last = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    if (now_ms - last < 200 ||
-        !__atomic_compare_exchange_n(slot, &last, now_ms, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    return now_ms - last >= 200 &&
+           __atomic_compare_exchange_n(slot, &last, now_ms, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+void gv_progress_beat(gv_ctx *ctx, int gpu)
+{
+    if (!ctx->progress || !beat_due(&ctx->progress_beat_ms[beat_slot(gpu)]))
         return;
     char text[16] = "";
     if (gpu >= 0 && gpu < GV_PROGRESS_MAX_GPUS)
@@ -98,4 +101,14 @@ void gv_progress_done(gv_ctx *ctx, int gpu)
     /* The GPU's first beat when it works again goes out at once: it brings it back. */
     __atomic_store_n(&ctx->progress_beat_ms[gpu], 0, __ATOMIC_RELAXED);
     ctx->progress(ctx->progress_user, GV_PROGRESS_DONE, "", text);
+}
+
+void gv_progress_part(gv_ctx *ctx, int gpu, double done)
+{
+    if (!ctx->progress || gpu < 0 || gpu >= GV_PROGRESS_MAX_GPUS || !(done >= 0 && done <= 1) ||
+        !beat_due(&ctx->progress_part_ms[gpu]))
+        return;
+    char text[32];
+    snprintf(text, sizeof text, "%d/%.4f", gpu, done);
+    ctx->progress(ctx->progress_user, GV_PROGRESS_PART, "", text);
 }

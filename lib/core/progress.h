@@ -20,7 +20,9 @@ enum gv_progress_kind {
     GV_PROGRESS_WATCH = 5, /* the check works on these GPUs now (`text`: CUDA ordinals, "0,3",
                               and after a '/' the seconds allowed on top, "0,3/1.5"; "" none):
                               each must beat within the context's deadline */
-    GV_PROGRESS_DONE = 6   /* a watched GPU (`text`: its ordinal) finished its part */
+    GV_PROGRESS_DONE = 6,  /* a watched GPU (`text`: its ordinal) finished its part */
+    GV_PROGRESS_PART = 7   /* a beat that says how far the GPU is (`text`: "3/0.2500", its
+                              ordinal and the fraction of its fixed work done) */
 };
 
 /* CUDA ordinals a heartbeat can name; the run's own limit (GV_RUN_MAX_GPUS) is the same. */
@@ -50,5 +52,12 @@ void gv_progress_watch_for(gv_ctx *ctx, const int *gpus, size_t n, double allow_
  * when it has done): it leaves the watch, and tells gv_run that the GPUs still in it stopped
  * alone, if they stop. */
 void gv_progress_done(gv_ctx *ctx, int gpu);
+/* A heartbeat of CUDA device `gpu` that also says which fraction (0..1) of its part of the
+ * check's fixed work it has done: gv_run judges a GPU that goes on, but too slowly to finish
+ * within the check's own time, by that pace (a stall, not a hang: its row says how far it got
+ * and what it would need). Call it where the GPU completed a piece of a known amount of work
+ * (a memory test step of its rounds), not for work bounded by time. At most every 0.2 s per
+ * GPU, besides the plain beats. */
+void gv_progress_part(gv_ctx *ctx, int gpu, double done);
 
 #endif

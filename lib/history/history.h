@@ -20,10 +20,12 @@ typedef struct gv_history_limits {
     double keep_mb;   /* the file is kept under this size, the oldest runs deleted first */
 } gv_history_limits;
 
-/* Opens the database, creating it and its tables, migrating an older schema. */
+/* Opens the database, creating it and its tables, migrating an older schema; once a day it
+ * checks the whole file first (SQLite's quick_check) and refuses one that is damaged. */
 int gv_history_open(const char *path, const gv_history_limits *limits, gv_history **out, char *why,
                     size_t cap);
-/* Opens an existing database to read only (gv_history_json): nothing is created or migrated. */
+/* Opens an existing database to read only (gv_history_json): nothing is created or migrated;
+ * a damaged file (quick_check, every time) is refused. */
 int gv_history_open_read(const char *path, gv_history **out, char *why, size_t cap);
 void gv_history_close(gv_history *h); /* NULL-safe */
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "history/history_db.h"
@@ -60,6 +61,8 @@ static const char *const migrations[] = {
     " subject TEXT NOT NULL, check_id TEXT NOT NULL, started_unix INTEGER NOT NULL,"
     " PRIMARY KEY(run_id, seq, name));"
     "CREATE INDEX counters_by_subject ON counters(subject, started_unix);",
+    /* 1 -> 2. When the file's upkeep last ran: its integrity check, once a day (check_file). */
+    "CREATE TABLE upkeep(task TEXT PRIMARY KEY, done_unix INTEGER NOT NULL) WITHOUT ROWID;",
 };
 #define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
 
@@ -299,6 +302,69 @@ static gv_history *connect(const char *path, int flags, double wait_s, char *why
     return h;
 }
 
+/* SQLite's quick_check over the whole file (each page's structure, its records, NOT NULL; not
+ * the indexes against their tables): its first complaint in `text`, 1 when it has one. A file
+ * with flipped bytes would otherwise be read as far as SQLite can and judged on what it
+ * reads ("4 earlier runs" of 9). A lock another process holds is no complaint. */
+static int damaged(gv_history *h, char *text, size_t cap)
+{
+    sqlite3_stmt *st;
+    text[0] = '\0';
+    if (sqlite3_prepare_v2(h->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK) {
+        snprintf(text, cap, "%s", sqlite3_errmsg(h->db));
+        return 1;
+    }
+    int rc = sqlite3_step(st);
+    const char *answer = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (rc == SQLITE_ROW && (!answer || strcmp(answer, "ok"))) {
+        /* One line: the database's name SQLite puts first is always ours. */
+        static const char prefix[] = "*** in database main ***\n";
+        if (answer && !strncmp(answer, prefix, sizeof prefix - 1))
+            answer += sizeof prefix - 1;
+        snprintf(text, cap, "%s", answer ? answer : "no answer");
+        for (char *p = text; (p = strchr(p, '\n'));)
+            *p = ';';
+    } else if (rc != SQLITE_ROW && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+        snprintf(text, cap, "%s", sqlite3_errmsg(h->db));
+    sqlite3_finalize(st);
+    return text[0] != '\0';
+}
+
+static int refuse_damaged(gv_history *h, const char *complaint, char *why, size_t cap)
+{
+    snprintf(why, cap,
+             "history database %s: damaged (SQLite's quick_check: %s): move it aside (the next "
+             "run starts a new one) or put back a copy",
+             h->path, complaint);
+    return -1;
+}
+
+/* The writer's integrity check: a quick_check reads the whole file (tens of ms for a year of
+ * an 8-GPU node), too much for every run of a prolog, so once a day, and again whenever the
+ * clock went back past the last one. -1 with why when the file is damaged. */
+#define GV_HISTORY_CHECK_EVERY_S 86400
+static int check_file(gv_history *h, char *why, size_t cap)
+{
+    long long now = (long long)time(NULL), done = -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h->db, "SELECT done_unix FROM upkeep WHERE task = 'quick_check'", -1,
+                           &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            done = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (done >= 0 && done <= now && now - done < GV_HISTORY_CHECK_EVERY_S)
+        return 0;
+    char complaint[512];
+    if (damaged(h, complaint, sizeof complaint))
+        return refuse_damaged(h, complaint, why, cap);
+    /* Recorded when the lock is free; a busy file is checked again by the next run. */
+    char sql[128];
+    snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO upkeep VALUES ('quick_check', %lld)", now);
+    sqlite3_exec(h->db, sql, NULL, NULL, NULL);
+    return 0;
+}
+
 int gv_history_open(const char *path, const gv_history_limits *limits, gv_history **out, char *why,
                     size_t cap)
 {
@@ -313,7 +379,7 @@ int gv_history_open(const char *path, const gv_history_limits *limits, gv_histor
      * and an open reads at most that much back. */
     sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     sqlite3_wal_hook(h->db, wal_pages, h);
-    if (migrate(h, why, cap)) {
+    if (migrate(h, why, cap) || check_file(h, why, cap)) {
         gv_history_close(h);
         return -1;
     }
@@ -346,6 +412,12 @@ int gv_history_open_read(const char *path, gv_history **out, char *why, size_t c
                  "--state run brings it up to date",
                  version, GV_HISTORY_SCHEMA);
         problem = text;
+    }
+    char complaint[512];
+    if (!problem && damaged(h, complaint, sizeof complaint)) {
+        refuse_damaged(h, complaint, why, cap);
+        gv_history_close(h);
+        return -1;
     }
     if (!problem) {
         *out = h;

@@ -71,17 +71,21 @@ typedef struct lane {
      * joined it have finished their part. */
     int watched[GV_RUN_MAX_GPUS], finished_part[GV_RUN_MAX_GPUS];
     double gpu_alive[GV_RUN_MAX_GPUS];
-    double watch_allow_s;      /* the watch's allowance on top of the deadline */
-    int watching;              /* the check has watched GPUs: the context's rule is theirs */
-    int late_gpu;              /* the watched GPU whose deadline is the lane's; -1 none */
-    int hung[GV_RUN_MAX_GPUS]; /* after a hang: the GPUs named, by ordinal */
+    double watch_allow_s; /* the watch's allowance on top of the deadline */
+    int watching;         /* the check has watched GPUs: the context's rule is theirs */
+    int late_gpu;         /* the watched GPU whose deadline is the lane's; -1 none */
+    /* The pace of GPUs whose beats say how far they are (> 0: the fraction of their fixed
+     * work done, at gpu_done_at), since the check began. */
+    double gpu_done[GV_RUN_MAX_GPUS], gpu_done_at[GV_RUN_MAX_GPUS];
+    int slow_gpu;              /* the GPU whose pace set the lane's deadline; -1 none */
+    int hung[GV_RUN_MAX_GPUS]; /* after a hang or a stall: the GPUs named, by ordinal */
     size_t hung_count;
     char error[512]; /* an "error" event's message */
     int errored;     /* the worker sent an "error" event */
     gv_status error_status;
     char garbage[80];
     int ended; /* the worker said "end" or "error" */
-    int by_budget, by_liveness;
+    int by_budget, by_liveness, by_pace;
     int drained; /* its pipe was read once after its deadline passed */
 } lane;
 
@@ -317,6 +321,7 @@ static int take_line(void *user, char *line)
         l->waiting_s = l->last_beat = 0;
         l->starting = 0;
         watch_clear(l);
+        memset(l->gpu_done, 0, sizeof l->gpu_done);
         gv_run_observer_started(&c->observer, l->check, l->subject);
     } else if (!strcmp(kind, "beat")) {
         l->last_beat = gv_now_s();
@@ -325,6 +330,9 @@ static int take_line(void *user, char *line)
             l->watched[gpu] = 1, l->finished_part[gpu] = 0;
         if (gpu >= 0 && l->watched[gpu])
             l->gpu_alive[gpu] = l->last_beat;
+        double done = gv_worker_event_done(ev);
+        if (gpu >= 0 && done > 0)
+            l->gpu_done[gpu] = done, l->gpu_done_at[gpu] = l->last_beat;
     } else if (!strcmp(kind, "watch")) {
         watch_take(l, ev);
     } else if (!strcmp(kind, "done_part")) {
@@ -370,23 +378,29 @@ static int take_line(void *user, char *line)
 }
 
 /* The deadline of what the lane's worker is doing now: its check's, or its last sign of life
- * plus the context's deadline when that comes first, capped by the run's budget. The budget
- * cap comes a moment late, so that a check that keeps the budget itself (NCCL aborts its
- * communicators) reports first; the kill is the backstop. */
+ * plus the context's deadline when that comes first, or the moment a GPU's pace showed it
+ * cannot finish in the check's time; capped by the run's budget. The budget cap comes a
+ * moment late, so that a check that keeps the budget itself (NCCL aborts its communicators)
+ * reports first; the kill is the backstop. */
 #define BUDGET_GRACE_S 0.25
+/* A pace is judged once a deadline of the check's work went by, and only when it says the work
+ * needs this many times the check's time: the first piece, which paid for the set-up, makes it
+ * look slower than it is. Short of that, the check's own time judges. */
+#define PACE_MARGIN 1.5
 static double deadline_now(lane *l)
 {
     client *c = l->c;
     double unit = c->ctx->deadline_s, own;
-    l->by_liveness = 0;
-    l->late_gpu = -1;
+    l->by_liveness = l->by_pace = 0;
+    l->late_gpu = l->slow_gpu = -1;
     if (l->waiting_s > 0) {
         own = l->began + l->waiting_s + unit; /* the wait, then a unit until the check begins */
     } else if (l->starting) {
         /* A lane's worker gathers the facts first: cuInit's deadline. */
         own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(gv_id_driver_cuda));
     } else {
-        own = l->began + gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
+        double limit = gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
+        own = l->began + limit;
         /* A check that watches its GPUs is held to their beats while it does, and between
          * its watched parts (host work, NCCL's set-up) to its own deadline only. */
         if (!l->watching && l->last_beat > 0 && l->last_beat + unit < own) {
@@ -400,6 +414,19 @@ static double deadline_now(lane *l)
                 l->by_liveness = 1;
                 l->late_gpu = g;
             }
+        for (int g = 0; g < GV_RUN_MAX_GPUS; g++) {
+            double done = l->gpu_done[g], seen = l->gpu_done_at[g] - l->began;
+            if (done <= 0 || done >= 1 || seen / done <= PACE_MARGIN * limit)
+                continue;
+            double sure = fmax(l->began + unit, l->gpu_done_at[g]);
+            if (sure < own) {
+                own = sure;
+                l->by_pace = 1;
+                l->by_liveness = 0;
+                l->late_gpu = -1;
+                l->slow_gpu = g;
+            }
+        }
     }
     double budget = c->budget_end + BUDGET_GRACE_S;
     l->by_budget = budget < own;
@@ -594,6 +621,22 @@ static gv_status start(lane *l)
 
 /* The rows of a check stopped because GPUs in it made no progress: a FAIL on each of them, and
  * for a check across GPUs a word on the others, which it did not finish judging. */
+/* After the GPUs in `named` stopped a check across GPUs: a SKIP on the node for the others,
+ * when it had others. */
+static void others_row(lane *l, int index, const char *named, const char *what, double spent)
+{
+    size_t others = 0;
+    for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
+        others += (l->watched[g] || l->finished_part[g]) != 0;
+    if (index < 0 || others <= l->hung_count)
+        return;
+    gv_check_result *res =
+        gv_report_add(l->c->report, gv_checks[index].id, "node", GV_SKIP,
+                      "not judged on the other GPUs: stopped when %s %s", named, what);
+    if (res)
+        res->duration_s = spent;
+}
+
 static void hung_gpu_rows(lane *l, const char *where, double spent, double planned,
                           const char *how_stopped, int reaped)
 {
@@ -620,16 +663,82 @@ static void hung_gpu_rows(lane *l, const char *where, double spent, double plann
             gv_result_action(res, action);
         }
     }
-    size_t others = 0;
+    others_row(l, index, named, "made no progress", spent);
+}
+
+/* At the check's own deadline: whether it was still making progress (each GPU it watches beat
+ * within the deadline; watching none, its last beat did). Then it is too slow, not hung. */
+static int still_going(const lane *l, double now)
+{
+    double unit = l->c->ctx->deadline_s + l->watch_allow_s;
+    if (!l->watching)
+        return l->last_beat > 0 && now - l->last_beat < unit;
+    int any = 0;
     for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
-        others += (l->watched[g] || l->finished_part[g]) != 0;
-    if (index >= 0 && others > l->hung_count) {
-        gv_check_result *res = gv_report_add(c->report, gv_checks[index].id, "node", GV_SKIP,
-                                             "not judged on the other GPUs: stopped when %s made "
-                                             "no progress",
-                                             named);
-        if (res)
-            res->duration_s = spent;
+        if (l->watched[g]) {
+            if (now - l->gpu_alive[g] >= unit)
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* The GPU a stall is charged to: the one whose pace set the deadline, else the watched GPU that
+ * got least far, else the only one watched; -1 when none can be told. */
+static int slowest_gpu(const lane *l)
+{
+    if (l->slow_gpu >= 0)
+        return l->slow_gpu;
+    int slowest = -1, watched = 0, only = -1;
+    for (int g = 0; g < GV_RUN_MAX_GPUS; g++) {
+        if (!l->watched[g])
+            continue;
+        watched++;
+        only = g;
+        if (l->gpu_done[g] > 0 && (slowest < 0 || l->gpu_done[g] < l->gpu_done[slowest]))
+            slowest = g;
+    }
+    return slowest >= 0 ? slowest : watched == 1 ? only : -1;
+}
+
+#define SLOW_REMEDY                                                                                \
+    "a GPU this slow holds back every job on it: read its clocks and throttle reasons "            \
+    "(nvidia-smi -q -d PERFORMANCE,CLOCK), its temperature and PCIe link (-d TEMPERATURE,PCI), "   \
+    "and drain it until they are understood"
+
+/* A check that went on too slowly to finish in its time (its pace said so, or its time ran out
+ * while its GPUs still beat): a stall, charged to the slow GPU as one for inspection, not a
+ * hang to reset. */
+static void slow_rows(lane *l, const char *where, double spent, const char *how_stopped)
+{
+    client *c = l->c;
+    double limit = gv_catalog_deadline(c->ctx, c->plan, gv_catalog_index(l->check));
+    double now = gv_now_s();
+    int g = slowest_gpu(l), index = stopped_entry(l);
+    char subject[48], why[800];
+    snprintf(subject, sizeof subject, "%s", stopped_subject(l));
+    if (g >= 0)
+        gpu_subject_of(c, g, subject, sizeof subject);
+    if (g >= 0 && l->gpu_done[g] > 0) {
+        double seen = l->gpu_done_at[g] - l->began, need = seen / l->gpu_done[g];
+        snprintf(why, sizeof why,
+                 "too slow: %s had done %.0f%% of its work after %.1f s and was still at it (last "
+                 "progress %.1f s before); at that pace it needs %.0f s, %.1fx the check's %.0f s, "
+                 "in %s (worker %s)",
+                 subject, 100 * l->gpu_done[g], seen, now - l->gpu_done_at[g], need, need / limit,
+                 limit, where, how_stopped);
+    } else {
+        double last = g >= 0 ? l->gpu_alive[g] : l->last_beat;
+        snprintf(why, sizeof why,
+                 "too slow: not finished in the check's %.0f s though still making progress "
+                 "(last %.1f s before), in %s (worker %s)",
+                 limit, now - last, where, how_stopped);
+    }
+    stopped_row_on(l, subject, GV_FAIL, GV_ACTION_HW_INSPECT, why, SLOW_REMEDY, spent);
+    if (g >= 0) {
+        l->hung[0] = g;
+        l->hung_count = 1;
+        others_row(l, index, subject, "was too slow", spent);
     }
 }
 
@@ -684,6 +793,8 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
             name_hung(l);
         if (l->hung_count) {
             hung_gpu_rows(l, where, spent, planned, how_stopped, reaped);
+        } else if (l->by_pace || (!l->by_liveness && still_going(l, gv_now_s()))) {
+            slow_rows(l, where, spent, how_stopped);
         } else {
             if (l->by_liveness)
                 snprintf(why, sizeof why,

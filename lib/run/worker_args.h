@@ -6,6 +6,7 @@
  *   {"event":"begin","check":"gemm.bf16","subject":"gpu0"}   deadline clock restarts
  *   {"event":"stage","stage":"cuStreamSynchronize"}
  *   {"event":"beat","gpu":3}                 the GPU finished queued work ("gpu" optional)
+ *   {"event":"beat","gpu":3,"done":0.25}     ... and a quarter of its fixed work (its pace)
  *   {"event":"watch","gpus":[0,3]}           each of these GPUs must beat from now on
  *   {"event":"done_part","gpu":3}            a watched GPU finished its part
  *   {"event":"wait","check":"mem.test","seconds":15}   another gpuverify holds the GPUs

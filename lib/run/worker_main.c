@@ -81,7 +81,7 @@ static void on_progress(void *user, int kind, const char *check, const char *tex
         emit(json_pack("{s:s, s:s}", "event", "group", "check", check));
     else if (kind == GV_PROGRESS_BEGIN)
         emit(json_pack("{s:s, s:s, s:s}", "event", "begin", "check", check, "subject", text));
-    else if (kind == GV_PROGRESS_BEAT || kind == GV_PROGRESS_WATCH || kind == GV_PROGRESS_DONE)
+    else if (gv_worker_is_liveness(kind))
         emit(gv_worker_progress_event(kind, text));
     else if (kind == GV_PROGRESS_WAIT)
         emit(json_pack("{s:s, s:s, s:f}", "event", "wait", "check", check, "seconds", atof(text)));

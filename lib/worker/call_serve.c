@@ -55,7 +55,7 @@ static void on_progress(void *user, int kind, const char *check, const char *tex
     const serve *sv = user;
     if (kind == GV_PROGRESS_STAGE)
         on_stage(user, text);
-    else if (kind == GV_PROGRESS_BEAT || kind == GV_PROGRESS_WATCH || kind == GV_PROGRESS_DONE)
+    else if (gv_worker_is_liveness(kind))
         sv->emit(gv_worker_progress_event(kind, text));
 }
 

@@ -98,6 +98,12 @@ gv_status gv_worker_event_status(json_t *ev)
     return json_is_integer(st) ? (gv_status)json_integer_value(st) : GV_ERR_INTERNAL;
 }
 
+int gv_worker_is_liveness(int kind)
+{
+    return kind == GV_PROGRESS_BEAT || kind == GV_PROGRESS_PART || kind == GV_PROGRESS_WATCH ||
+           kind == GV_PROGRESS_DONE;
+}
+
 json_t *gv_worker_progress_event(int kind, const char *text)
 {
     if (kind == GV_PROGRESS_BEAT)
@@ -105,6 +111,11 @@ json_t *gv_worker_progress_event(int kind, const char *text)
                      : json_pack("{s:s}", "event", "beat");
     if (kind == GV_PROGRESS_DONE)
         return json_pack("{s:s, s:i}", "event", "done_part", "gpu", atoi(text));
+    if (kind == GV_PROGRESS_PART) {
+        const char *slash = strchr(text, '/');
+        return json_pack("{s:s, s:i, s:f}", "event", "beat", "gpu", atoi(text), "done",
+                         slash ? atof(slash + 1) : 0.0);
+    }
     json_t *gpus = json_array();
     const char *p = text;
     while (*p && *p != '/') {
@@ -133,6 +144,13 @@ double gv_worker_event_allow(json_t *ev)
     return allow > 0 && allow < 1e6 ? allow : 0;
 }
 
+double gv_worker_event_done(json_t *ev)
+{
+    json_t *v = json_object_get(ev, "done");
+    double done = json_is_number(v) ? json_number_value(v) : -1;
+    return done >= 0 && done <= 1 ? done : -1;
+}
+
 int gv_worker_event_gpu(json_t *ev)
 {
     return gpu_in_range(json_object_get(ev, "gpu"));
@@ -154,7 +172,11 @@ size_t gv_worker_event_gpus(json_t *ev, int *gpus, size_t cap)
 int gv_worker_relay_progress(gv_ctx *ctx, const char *kind, json_t *ev)
 {
     if (!strcmp(kind, "beat")) {
-        gv_progress_beat(ctx, gv_worker_event_gpu(ev));
+        double done = gv_worker_event_done(ev);
+        if (done >= 0)
+            gv_progress_part(ctx, gv_worker_event_gpu(ev), done);
+        else
+            gv_progress_beat(ctx, gv_worker_event_gpu(ev));
         return 1;
     }
     if (!strcmp(kind, "done_part")) {

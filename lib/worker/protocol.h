@@ -40,8 +40,12 @@ char **gv_worker_call_argv(const gv_ctx *ctx, const gv_call_kind *kind, const vo
 void gv_worker_event_text(json_t *ev, const char *key, char *dst, size_t cap);
 gv_status gv_worker_event_status(json_t *ev);
 
+/* Whether a progress kind is one of gv_run's signs of life (a beat, with or without a pace, a
+ * watch, a part done), which a worker passes on as an event of its own. */
+int gv_worker_is_liveness(int kind);
 /* A heartbeat, a watch or a GPU's part done (core/progress.h, `text` as the progress callback
- * gets it) as an event: {"event":"beat","gpu":3} ("gpu" left out for a beat of no GPU),
+ * gets it) as an event: {"event":"beat","gpu":3} ("gpu" left out for a beat of no GPU; with
+ * "done":0.25, the fraction of its fixed work, for a beat with a pace),
  * {"event":"watch","gpus":[0,3]} (with "allow_s":1.5 when allowed more),
  * {"event":"done_part","gpu":3}; NULL when out of memory. */
 json_t *gv_worker_progress_event(int kind, const char *text);
@@ -51,6 +55,8 @@ int gv_worker_relay_progress(gv_ctx *ctx, const char *kind, json_t *ev);
 /* An event's "gpu" (-1 when absent or out of range) and its "gpus" (at most cap of them, those
  * in range; the count). */
 int gv_worker_event_gpu(json_t *ev);
+/* A beat's "done" (0..1; -1 when absent or out of range). */
+double gv_worker_event_done(json_t *ev);
 /* A watch's "allow_s" (0 when absent or absurd). */
 double gv_worker_event_allow(json_t *ev);
 size_t gv_worker_event_gpus(json_t *ev, int *gpus, size_t cap);

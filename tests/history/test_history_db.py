@@ -112,6 +112,28 @@ with open(corrupt, "r+b") as f:
     f.write(b"this is no database header" * 8)
 unusable("corrupt", corrupt, "file is not a database")
 
+# Bytes flipped inside the file, its header intact: the runs index's page says it holds 4 of
+# its cells. SQLite reads on and history.record would count "4 earlier runs"; the day's
+# integrity check (quick_check) refuses the file instead, and gv-history refuses it every time.
+flipped = os.path.join(WORK, "flipped.db")
+shutil.copy(good, flipped)
+for suffix in ("-wal", "-shm"):
+    if os.path.exists(good + suffix):
+        shutil.copy(good + suffix, flipped + suffix)
+with sqlite3.connect(flipped, isolation_level=None) as db:
+    db.execute("UPDATE upkeep SET done_unix = done_unix - 86400")  # a day later
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'runs_by_host'").fetchone()[0]
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+with open(flipped, "r+b") as f:
+    f.seek((root - 1) * page_size + 3)  # the page's cell count
+    f.write((4).to_bytes(2, "big"))
+unusable("flipped bytes", flipped, "damaged (SQLite's quick_check: ")
+p = subprocess.run([os.path.join(os.path.dirname(GV_CHECK), "gv-history"), "--state", flipped],
+                   capture_output=True, text=True, timeout=60)
+expect(p.returncode == 2 and "damaged (SQLite's quick_check: " in p.stderr,
+       "gv-history refuses the damaged file (exit %d: %s)" % (p.returncode, p.stderr.strip()))
+
 foreign = os.path.join(WORK, "foreign.db")
 with sqlite3.connect(foreign) as db:
     db.execute("CREATE TABLE notes(text)")
