@@ -6,7 +6,9 @@
 # GPU $STALL_GPU (default 1) stalling from its first wait or AFTER seconds in, at --deadline 5:
 # the row, the per-GPU verdict, its usable metric and the seconds from the stall to the answer.
 # Then the same checks with the real driver alone at --deadline 5: no row may say a deadline
-# passed. Prints a summary (OUTDIR/summary.txt); the reports stay in OUTDIR.
+# passed. With SLOW_MS set, GPU $STALL_GPU crawls instead (each wait answered SLOW_MS late) and
+# only mem.test runs, at --deadline ${DEADLINE:-5}: a stall judged by its pace, not a hang.
+# Prints a summary (OUTDIR/summary.txt); the reports stay in OUTDIR.
 #
 # usage: bench/run_hang_named.sh BINDIR OUTDIR
 set -u
@@ -27,7 +29,8 @@ stalled() {
     shift 3
     t0=$(now_ms)
     GPUVERIFY_CUDA_LIBRARY=$bin/stall/libcuda.so.1 GV_STALL_REAL=$real GV_STALL_GPU=$gpu \
-        GV_STALL_AFTER=$after "$bin/gv-check" --json --deadline 5 --checks "$checks" "$@" \
+        GV_STALL_AFTER=$after GV_SLOW_MS=${SLOW_MS:-0} "$bin/gv-check" --json \
+        --deadline "${DEADLINE:-5}" --checks "$checks" "$@" \
         >"$out/$name.json" 2>"$out/$name.err"
     rc=$?
     took=$(($(now_ms) - t0))
@@ -41,10 +44,14 @@ verdicts = {g["index"]: g.get("verdict") for g in r.get("gpus", [])}
 print("%-22s exit %s in %5.1f s (stall from %s s): gpus[%s].verdict %s" % (
     name, rc, int(took) / 1e3, after, gpu, verdicts.get(int(gpu))))
 for c in r["checks"]:
-    print("    %-14s %-5s %-5s %s" % (c["id"], c["subject"], c["verdict"], c["message"][:150]))
+    print("    %-14s %-5s %-5s %-11s %s" % (c["id"], c["subject"], c["verdict"], c.get("action", ""), c["message"][:300]))
 EOF
 }
 
+if [ "${SLOW_MS:-0}" -gt 0 ]; then
+    stalled "mem_test_slow_${SLOW_MS}ms" mem.test 0
+    exit 0
+fi
 stalled stress_middle stress.gemm 8 --level extended --duration 60
 stalled stress_first stress.gemm 0 --level extended --duration 600
 stalled copy_all cuda.copy_all 0

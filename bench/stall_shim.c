@@ -2,7 +2,9 @@
 /* A libcuda.so.1 in front of the real driver that makes one GPU's queued work look as if it
  * never completes, on a real GPU node: cuEventQuery answers CUDA_ERROR_NOT_READY for ever on
  * GPU $GV_STALL_GPU once $GV_STALL_AFTER seconds have passed since this process first queried
- * it (0: from the first query). Every other call, and every other GPU, is the real driver's.
+ * it (0: from the first query). With $GV_SLOW_MS set, the GPU is slow instead of stopped: each
+ * wait that completes is answered that many ms late, as on a GPU throttled to a crawl. Every
+ * other call, and every other GPU, is the real driver's.
  * gpuverify loads it through GPUVERIFY_CUDA_LIBRARY; the real driver is $GV_STALL_REAL
  * (default libcuda.so.1 from the loader's path). NCCL and cuBLASLt load the real driver
  * themselves: only gpuverify's own waits see the stall, as they would a GPU that stopped.
@@ -30,6 +32,7 @@ static event_query_fn real_query;
 static ctx_get_device_fn real_get_device;
 static int stall_gpu = -1;
 static double stall_after;
+static long slow_ms;
 static long long first_query_us; /* atomic */
 
 static double now_s(void)
@@ -50,6 +53,8 @@ static void load(void)
     const char *gpu = getenv("GV_STALL_GPU"), *after = getenv("GV_STALL_AFTER");
     stall_gpu = gpu ? atoi(gpu) : -1;
     stall_after = after ? atof(after) : 0;
+    const char *slow = getenv("GV_SLOW_MS");
+    slow_ms = slow ? atol(slow) : 0;
     if (real_v2) {
         real_v2("cuEventQuery", (void **)&real_query, 12000, 0, NULL);
         real_v2("cuCtxGetDevice", (void **)&real_get_device, 12000, 0, NULL);
@@ -63,8 +68,15 @@ static int stalled_query(void *event)
         long long now = (long long)(now_s() * 1e6), first = 0;
         __atomic_compare_exchange_n(&first_query_us, &first, now, 0, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED);
-        if (now - __atomic_load_n(&first_query_us, __ATOMIC_RELAXED) >= stall_after * 1e6)
-            return NOT_READY;
+        if (now - __atomic_load_n(&first_query_us, __ATOMIC_RELAXED) >= stall_after * 1e6) {
+            if (slow_ms <= 0)
+                return NOT_READY;
+            int rc = real_query(event);
+            struct timespec late = {slow_ms / 1000, (slow_ms % 1000) * 1000000L};
+            if (rc == 0)
+                nanosleep(&late, NULL);
+            return rc;
+        }
     }
     return real_query(event);
 }

@@ -439,7 +439,11 @@ int main(int argc, char **argv)
             code = code == GV_OUTCOME_HEALTHY ? 0 : code == GV_OUTCOME_FAIL ? 1 : 2;
     } else if (out == JSON || out == PROMETHEUS) {
         char *text = NULL;
-        s = out == JSON ? gv_report_json(report, 0, &text) : gv_report_prometheus(report, 0, &text);
+        /* One line per report where it goes to a pipe or file: the reports of srun's concurrent
+         * tasks then interleave by whole lines, each a document (docs/outputs.md). */
+        uint32_t compact = isatty(STDOUT_FILENO) ? 0 : GV_JSON_COMPACT;
+        s = out == JSON ? gv_report_json(report, compact, &text)
+                        : gv_report_prometheus(report, 0, &text);
         if (s == GV_OK)
             fputs(text, stdout);
         if (s == GV_OK && out == JSON)

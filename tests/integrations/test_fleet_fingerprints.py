@@ -3,8 +3,9 @@
 reports, two healthy and one whose GPUs all compute the same wrong result (scenario
 h100x8-same-wrong: bit 0 of one output element of every GEMM flipped, within every tolerance).
 That node's own report passes gemm.* and stress.gemm (its GPUs agree with each other and with
-themselves); gpuverify-fleet.py flags its rows, and only its rows, against the fleet's majority
-hash per key. Two nodes that differ have no majority: both are reported, neither is called right.
+themselves); `gv-fleet report` names that node, by its rows and only its rows, against the
+fleet's majority hash per key. Two nodes that differ have no majority: both are reported (WARN),
+neither is called right.
 
 Usage (ctest): test_fleet_fingerprints.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
 import json
@@ -15,7 +16,6 @@ import tempfile
 
 GPUS = ["gpu0", "gpu1"]
 IDS = ["gemm.fp32", "gemm.tf32", "gemm.fp16", "gemm.bf16", "gemm.fp8", "stress.gemm"]
-MAJORITY = "fingerprint differs from the fleet's majority"
 
 
 def node_report(gv_check, fixtures, fakelib, scenario, hostname):
@@ -34,14 +34,14 @@ def fleet(tool, tmp, reports, text=False):
     path = os.path.join(tmp, "reports.json")
     with open(path, "w") as f:
         f.write("\n".join(json.dumps(r, indent=2) for r in reports))  # as srun prints them
-    res = subprocess.run([sys.executable, tool] + ([] if text else ["--json"]) + [path],
+    res = subprocess.run([sys.executable, tool, "report"] + ([] if text else ["--json"]) + [path],
                          capture_output=True, text=True)
     return res.returncode, res.stdout if text else (json.loads(res.stdout) if res.stdout else {})
 
 
 def main():
     gv_check, fixtures, fakelib, examples = map(os.path.abspath, sys.argv[1:5])
-    tool = os.path.join(examples, "fleet", "gpuverify-fleet.py")
+    tool = os.path.join(examples, "fleet", "gv-fleet")
     failures = []
     nodes = {}
     for hostname, scenario in (("n1", "h100x8"), ("n2", "h100x8"), ("n3", "h100x8-same-wrong")):
@@ -74,35 +74,38 @@ def main():
         failures.append("stress.gemm's fingerprint is not gemm.bf16's")
 
     with tempfile.TemporaryDirectory() as tmp:
-        # Three nodes: n3's twelve rows are the outliers, and nothing else.
+        # Three nodes: n3's twelve rows name it, and nothing else is named.
         rc, result = fleet(tool, tmp, [nodes["n1"], nodes["n2"], nodes["n3"]])
-        flagged = sorted((o["node"], o["check"], o["subject"]) for o in result.get("outliers", [])
-                         if o["why"] == MAJORITY)
+        by = {n["hostname"]: n for n in result.get("nodes", [])}
+        flagged = sorted((h, r["check"], r["subject"]) for h, n in by.items()
+                         for r in n["reasons"] if r["kind"] == "fingerprint")
         want = sorted(("n3", check, gpu) for check in IDS for gpu in GPUS)
-        if rc != 1 or flagged != want or len(result.get("outliers", [])) != len(want):
-            failures.append("fleet of three: exit %d, outliers %r" % (rc, result.get("outliers")))
-        keys = result.get("fingerprints", {})
-        if len(keys) != 5 or any(k["gpus"] != 6 or k["nodes"] != 3 or
-                                 k["majority"] != fp("n1", "gemm." + k_name, "gpu0")["hash"] or
-                                 k["hashes"][k["majority"]] != 4
-                                 for k_name, k in ((key.split("|")[4], v)
-                                                   for key, v in keys.items())):
+        verdicts = {h: n["verdict"] for h, n in by.items()}
+        if rc != 1 or flagged != want or verdicts != {"n1": "PASS", "n2": "PASS", "n3": "FAIL"}:
+            failures.append("fleet of three: exit %d, %r, %r" % (rc, verdicts, flagged))
+        keys = result.get("fingerprints", [])
+        if len(keys) != 5 or any(k["gpus"] != 6 or
+                                 k["majority"] != fp("n1", "gemm." + k["key"].split("|")[4],
+                                                     "gpu0")["hash"] or
+                                 k["hashes"][k["majority"]] != 4 for k in keys):
             failures.append("fleet of three: fingerprints %r" % keys)
         rc, text = fleet(tool, tmp, [nodes["n1"], nodes["n2"], nodes["n3"]], text=True)
-        if rc != 1 or "OUTLIER n3" not in text or "OUTLIER n1" in text:
+        lines = [l.split()[:2] for l in text.splitlines()]
+        if rc != 1 or ["FAIL", "n3"] not in lines or any(l[1:] == ["n1"] for l in lines):
             failures.append("fleet of three, as a table: exit %d\n%s" % (rc, text))
         # The two healthy nodes: nothing to flag.
         rc, result = fleet(tool, tmp, [nodes["n1"], nodes["n2"]])
-        if rc != 0 or result.get("outliers"):
-            failures.append("healthy pair: exit %d, outliers %r" % (rc, result.get("outliers")))
+        if rc != 0 or any(n["verdict"] != "PASS" for n in result.get("nodes", [])):
+            failures.append("healthy pair: exit %d, %r" % (rc, result.get("nodes")))
         # A healthy node and the wrong one: a tie, no majority, both reported.
         rc, result = fleet(tool, tmp, [nodes["n1"], nodes["n3"]])
-        whys = {(o["node"], o["why"]) for o in result.get("outliers", [])}
-        if rc != 1 or whys != {("n1", "no majority"), ("n3", "no majority")} or any(
-                k["majority"] is not None for k in result.get("fingerprints", {}).values()):
+        whys = {(n["hostname"], n["verdict"], r["kind"]) for n in result.get("nodes", [])
+                for r in n["reasons"]}
+        if rc != 1 or whys != {("n1", "WARN", "fingerprint"), ("n3", "WARN", "fingerprint")} \
+                or any(k["majority"] is not None for k in result.get("fingerprints", [])):
             failures.append("tie: exit %d, %r, %r" % (rc, whys, result.get("fingerprints")))
         rc, text = fleet(tool, tmp, [nodes["n1"], nodes["n3"]], text=True)
-        if rc != 1 or "fingerprint NO MAJORITY" not in text:
+        if rc != 1 or "no majority" not in text:
             failures.append("tie, as a table: exit %d\n%s" % (rc, text))
     for f in failures:
         print("FAIL", f)

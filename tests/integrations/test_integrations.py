@@ -3,8 +3,7 @@
 (scontrol replaced by a fake keeping one node's state: drains a failing node with the failing
 check's line, resumes only its own drains, keeps an admin's reason, cuts long reasons at a word,
 GPUs another gpuverify holds, a gv-check that never answers; test_slurm.py runs it on a real
-Slurm); the fleet aggregator flags the node whose GEMM is below the fleet median, and the node
-pair whose gv-nccl busbw is below the median pair's.
+Slurm). The fleet report has its own test (tests/fleet/test_report.py).
 
 Usage (ctest): test_integrations.py GV_CHECK FIXTURES FAKELIB EXAMPLES_DIR"""
 import json
@@ -239,68 +238,9 @@ def main():
         with open(fake, "w") as f:
             f.write(FAKE_SCONTROL % {"python": sys.executable, "dir": tmp})
         os.chmod(fake, 0o755)
-        record = os.path.join(tmp, "scontrol.args")
         script = os.path.join(examples, "slurm", "gpuverify-healthcheck.sh")
         failures += slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario)
 
-        # Fleet: three nodes at 700 TFLOPS, one at 500.
-        reports = []
-        for node, name in (("n1", "h100x1-compute"), ("n2", "h100x1-compute"),
-                           ("n3", "h100x1-slow"), ("n4", "h100x1-compute")):
-            out = subprocess.run([gv_check, "--json", "--library-dir", fakelib, "--checks",
-                                  "gemm.fp16", "--gemm-size", "32"], capture_output=True,
-                                 text=True, env=dict(os.environ, GV_FAKE_SCENARIO=scenario(name)))
-            report = json.loads(out.stdout)
-            report["hostname"] = node
-            reports.append(json.dumps(report, indent=2))
-        fleet_file = os.path.join(tmp, "reports.json")
-        with open(fleet_file, "w") as f:
-            f.write("\n".join(reports))  # concatenated, as srun prints them
-        tool = os.path.join(examples, "fleet", "gpuverify-fleet.py")
-        res = subprocess.run([sys.executable, tool, "--json", fleet_file], capture_output=True,
-                             text=True)
-        result = json.loads(res.stdout) if res.stdout else {}
-        outliers = result.get("outliers", [])
-        if res.returncode != 1 or [o["node"] for o in outliers] != ["n3"]:
-            failures.append("fleet: exit %d, outliers %r" % (res.returncode, outliers))
-        median = result.get("medians", {}).get("gemm.fp16", {}).get("median", 0)
-        if abs(median - 700) > 1:
-            failures.append("fleet: median %r, want 700" % median)
-        healthy = os.path.join(tmp, "healthy.json")
-        with open(healthy, "w") as f:
-            f.write("\n".join(reports[:2]))
-        if subprocess.run([sys.executable, tool, healthy], capture_output=True).returncode != 0:
-            failures.append("fleet: healthy nodes flagged")
-        # Node pairs: a real gv-nccl --json object, as if run on four pairs of nodes; the pair
-        # at a quarter of the others' busbw, and one whose run FAILed, are the outliers.
-        gv_nccl = os.path.join(os.path.dirname(gv_check), "gv-nccl")
-        out = subprocess.run([gv_nccl, "--library-dir", fakelib, "--gpus", "0,1", "-b", "1M",
-                              "-e", "1M", "-n", "2", "--json"], capture_output=True, text=True,
-                             env=dict(os.environ, GV_FAKE_SCENARIO=scenario("h100x8-nccl-slow")))
-        base = json.loads(out.stdout)
-        runs = []
-        for hosts, busbw, verdict in ((["n1", "n2"], 2.0, "PASS"), (["n1", "n3"], 2.0, "PASS"),
-                                      (["n2", "n3"], 0.5, "PASS"), (["n3", "n4"], 1.9, "FAIL")):
-            run = dict(base, hosts=hosts * 8, peak_busbw_gbps=busbw, verdict=verdict)
-            runs.append(json.dumps(run))
-        pairs_file = os.path.join(tmp, "pairs.json")
-        with open(pairs_file, "w") as f:
-            f.write("\n".join(runs))
-        res = subprocess.run([sys.executable, tool, "--json", fleet_file, pairs_file],
-                             capture_output=True, text=True)
-        result = json.loads(res.stdout) if res.stdout else {}
-        flagged = sorted((o["node"], o["why"]) for o in result.get("outliers", [])
-                         if o["check"] == "nccl.all_reduce")
-        # median of 2.0, 2.0, 0.5, 1.9 = 1.95: 0.5 is 26% of it; 1.9 is within 10%.
-        if res.returncode != 1 or flagged != [("n2+n3", "26% of the median pair"),
-                                              ("n3+n4", "FAIL")]:
-            failures.append("fleet pairs: exit %d, flagged %r" % (res.returncode, flagged))
-        if result.get("nccl_runs") != 4 or result.get("nodes") != 4:
-            failures.append("fleet pairs: counted %r" % result)
-        bad = subprocess.run([sys.executable, tool, record if os.path.exists(record) else fake],
-                             capture_output=True, text=True)
-        if bad.returncode != 2:
-            failures.append("fleet: a file that is no report gave exit %d" % bad.returncode)
     for f in failures:
         print("FAIL", f)
     print("%d problems" % len(failures))

@@ -11,7 +11,10 @@ the veth links between the namespaces. Runs, each `salloc -N 4 gv-fleet run --js
   1. a healthy cluster: exit 0, no culprit, every node's own checks PASS;
   2. node n4's link shaped with tc tbf (both directions) and node n2 with a GPU off the bus:
      exactly n2 (its own checks) and n4 (the search) named, exit 1;
-  3. only n3's link shaped, four nodes in the search: exactly n3 named.
+  3. only n3's link shaped, four nodes in the search: exactly n3 named;
+  4. `srun -N 4 gv-check --json` with n2's GPU off the bus, its output read by `gv-fleet report
+     --drain` as srun printed it: n2 FAILs and is drained with a "gpuverify: fleet:" reason,
+     the others PASS and stay in service.
 It asserts the shaped node's veth carried the search's bytes, and that no daemon, namespace,
 veth or bridge is left behind. Exit 77 (skipped) only when not root or Slurm is not installed.
 
@@ -243,6 +246,41 @@ echo "export GPUVERIFY_LOCK_DIR={tmp}/locks/$node"
                 print("        " + t["why"][:300])
         return p.returncode, doc
 
+    def report_run(self, label):
+        """Every node's gv-check at once through srun, read by gv-fleet report --drain."""
+        out = self.path("reports.json")
+        # Each node its own copy of the fixture's files, with its own host name in them.
+        for n in NODES:
+            root = self.path("sysroot." + n)
+            if not os.path.isdir(root):
+                shutil.copytree(os.path.join(self.fixtures, "sysroots", "h100-open"), root,
+                                symlinks=True)
+                with open(os.path.join(root, "proc", "sys", "kernel", "hostname"), "w") as f:
+                    f.write(n + "\n")
+        argv = ["salloc", "-N", str(len(NODES)), "--immediate=120", "--quiet",
+                "srun", "--label", "--ntasks-per-node=1", "sh", "-c",
+                'exec "$0" "$@" --sysroot %s.$SLURMD_NODENAME' % self.path("sysroot"),
+                self.gv_check, "--json", "--library-dir", self.fakelib, "--checks", PASSIVE]
+        p = self.slurm(argv, timeout=600)
+        open(out, "w").write(p.stdout)
+        r = self.slurm([sys.executable, self.fleet, "report", "--json", "--drain", out],
+                       timeout=120)
+        try:
+            doc = json.loads(r.stdout)
+        except ValueError:
+            raise Failure("%s: gv-fleet report printed no JSON (exit %d): %s" % (
+                label, r.returncode, r.stderr[-2000:]))
+        print("%s: srun printed %d lines, report exit %d: %s; %s" % (
+            label, p.stdout.count("\n"), r.returncode,
+            [(n["hostname"], n["verdict"]) for n in doc["nodes"]], r.stderr.strip()[-500:]))
+        return r.returncode, doc
+
+    def node_reason(self, node):
+        shown = self.slurm(["scontrol", "show", "node", node]).stdout
+        state = shown.split("State=")[1].split()[0] if "State=" in shown else ""
+        reason = shown.split("Reason=")[1].split(" [")[0] if "Reason=" in shown else ""
+        return state, reason
+
     def stop(self):
         daemons.stop(self.procs, ["slurmd-" + n for n in NODES] + ["slurmctld", "munged"])
         for node, ns in self.ns.items():
@@ -314,6 +352,21 @@ def main(argv):
         check(rc == 1 and named == ["n3"], "n3 planted: exit %d, named %s" % (rc, named))
         check(doc["search"] and len(doc["search"]["rounds"][0]) == 2,
               "four nodes: the screen should test two groups: %s" % doc["search"])
+        c.shape("n3", False)
+
+        with open(c.path("scenario.n2"), "w") as f:
+            f.write("h100x8-gpu-lost\n")
+        rc, doc = c.report_run("srun gv-check, n2 GPU lost")
+        verdicts = {n["hostname"]: n["verdict"] for n in doc["nodes"]}
+        check(rc == 1 and verdicts == {"n1": "PASS", "n2": "FAIL", "n3": "PASS", "n4": "PASS"}
+              and not doc["skipped"], "srun's reports: exit %d, %s, skipped %s" % (
+                  rc, verdicts, doc["skipped"]))
+        state, reason = c.node_reason("n2")
+        check("DRAIN" in state and reason.startswith("gpuverify: fleet: "),
+              "n2 drained by the report: %s, %r" % (state, reason))
+        others = {n: c.node_reason(n)[0] for n in ("n1", "n3", "n4")}
+        check(all("DRAIN" not in s for s in others.values()), "others drained: %s" % others)
+        print("n2 drained: %s" % reason)
         print("PASS")
     except Skip as e:
         print("SKIP: %s" % e)

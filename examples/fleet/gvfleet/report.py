@@ -1,0 +1,574 @@
+# SPDX-License-Identifier: Apache-2.0
+"""gv-fleet report: one answer per node from the fleet's own outputs (docs/fleet.md, "The fleet
+report"). Reads gv-check --json reports, gv-nccl --json results and gv-fleet run --json
+answers, and judges each node by:
+  - its own report's rows (FAIL, ERROR, WARN);
+  - its figures against its peers: the median per check per comparable group (GPU model, power
+    limit, driver, level), never across models; a group of fewer than three nodes is reported,
+    not judged;
+  - its configuration against the majority of its class (GPU model and count): driver, CUDA,
+    kernel, VBIOS, ECC/MIG/persistence modes, power limit, PCIe link, NVLinks, the GPU/NUMA
+    map, NIC firmware, NCCL version and settings; a tie is reported as such;
+  - its result fingerprints against the fleet's majority per key;
+  - collectives and pairs that implicate it (gv-nccl), and the culprit search's findings."""
+import json
+import re
+import statistics
+
+VERDICTS = ("PASS", "WARN", "ERROR", "FAIL")  # in order of weight
+HIGHER_IS_BETTER = {"TFLOPS", "GB/s"}
+MIN_PEERS = 3  # a group of fewer nodes has no majority or median worth judging by
+
+
+class BadInput(Exception):
+    """Input that cannot be read at all (a missing file): exit 2."""
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+LABEL = re.compile(r"^\s*(\d+): ?(.*)$")
+
+
+def _labelled(lines):
+    """srun --label output ("3: {...}"): each task's lines in order, or None when the text is
+    not labelled throughout."""
+    tasks = {}
+    for line in lines:
+        if not line.strip():
+            continue
+        m = LABEL.match(line)
+        if not m:
+            return None
+        tasks.setdefault(int(m.group(1)), []).append(m.group(2))
+    return tasks or None
+
+
+def _documents(text, source, skipped):
+    """The JSON documents of one stream, concatenated or one per line; a malformed one is
+    skipped from where it began to the next line that opens a document, and named."""
+    decoder = json.JSONDecoder()
+    pos, n = 0, len(text)
+    while True:
+        while pos < n and text[pos].isspace():
+            pos += 1
+        if pos >= n:
+            return
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except ValueError as e:
+            line = text.count("\n", 0, pos) + 1
+            skipped.append({"source": source, "line": line,
+                            "why": "not JSON: %s" % getattr(e, "msg", e)})
+            nxt = text.find("\n{", pos)
+            if nxt < 0:
+                return
+            pos = nxt + 1
+            continue
+        yield obj, "%s:%d" % (source, text.count("\n", 0, pos) + 1)
+        pos = end
+
+
+def read_inputs(paths, stdin):
+    """Every document of the files (- for stdin), with where each came from; the skipped ones."""
+    docs, skipped = [], []
+    for path in paths:
+        try:
+            text = stdin.read() if path == "-" else open(path, encoding="utf-8",
+                                                          errors="replace").read()
+        except OSError as e:
+            raise BadInput("%s: %s" % (path, e.strerror or e))
+        name = "stdin" if path == "-" else path
+        tasks = _labelled(text.splitlines())
+        # srun --label: each task's lines put back together, with nothing between them: a
+        # long line srun cut in pieces joins up again, and JSON needs no line breaks.
+        streams = [("%s task %d" % (name, t), "".join(lines))
+                   for t, lines in sorted(tasks.items())] if tasks else [(name, text)]
+        for source, stream in streams:
+            for obj, where in _documents(stream, source, skipped):
+                kind = kind_of(obj)
+                if kind:
+                    docs.append((kind, obj, where))
+                else:
+                    skipped.append({"source": where.rsplit(":", 1)[0],
+                                    "line": int(where.rsplit(":", 1)[1]),
+                                    "why": "neither a gv-check report, a gv-nccl result nor a "
+                                    "gv-fleet run answer"})
+    return docs, skipped
+
+
+def _report_shaped(obj):
+    """The parts of a report the judges read have the schema's types."""
+    return isinstance(obj.get("checks"), list) and isinstance(obj.get("schema_version"), int) \
+        and isinstance(obj.get("gpus", []), list) and isinstance(obj.get("driver", {}), dict) \
+        and isinstance(obj.get("hostname", ""), str) and all(
+            isinstance(c, dict) and isinstance(c.get("id"), str) and
+            isinstance(c.get("verdict"), str) and isinstance(c.get("message", ""), str)
+            for c in obj["checks"])
+
+
+def kind_of(obj):
+    if not isinstance(obj, dict):
+        return None
+    if _report_shaped(obj):
+        return "report"
+    if "collective" in obj and isinstance(obj.get("hosts"), list):
+        return "nccl"
+    if "culprits" in obj and "launcher" in obj:
+        return "search"
+    return None
+
+
+# --- judging ----------------------------------------------------------------------------------
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and \
+        v not in (float("inf"), float("-inf"))
+
+
+class Node:
+    def __init__(self, hostname):
+        self.hostname = hostname
+        self.report = None
+        self.where = None
+        self.reasons = []
+
+    def add(self, verdict, kind, why, **evidence):
+        self.reasons.append(dict({"verdict": verdict, "kind": kind, "why": why}, **evidence))
+
+    @property
+    def verdict(self):
+        worst = 0
+        for r in self.reasons:
+            worst = max(worst, VERDICTS.index(r["verdict"]))
+        return VERDICTS[worst]
+
+
+def _gpus(report):
+    return [g for g in report.get("gpus") or [] if isinstance(g, dict)]
+
+
+def node_class(report):
+    """GPU model and count: the nodes whose configuration and figures compare."""
+    gpus = _gpus(report)
+    models = sorted({g.get("name") or "?" for g in gpus})
+    return "%d x %s" % (len(gpus), " + ".join(models) if models else "no GPU")
+
+
+def _rows(report):
+    return [c for c in report.get("checks") or [] if isinstance(c, dict)]
+
+
+def own_rows(node):
+    r = node.report
+    for c in _rows(r):
+        if c.get("verdict") in ("WARN", "FAIL", "ERROR"):
+            node.add(c["verdict"], "own check", "%s %s: %s" % (c.get("id"), c.get("subject"),
+                                                             c.get("message", "")[:300]),
+                     check=c.get("id"), subject=c.get("subject"), action=c.get("action"))
+    if r.get("verdict") in ("FAIL", "ERROR") and not node.reasons:
+        node.add(r["verdict"], "own check", "its report says %s" % r["verdict"])
+
+
+def figures(nodes, tolerance):
+    """Each measured figure against the median of its comparable group."""
+    groups = {}  # key -> [(node, subject, value, unit)]
+    for node in nodes:
+        r = node.report
+        by_gpu = {"gpu%s" % g.get("index"): g for g in _gpus(r)}
+        driver = (r.get("driver") or {}).get("driver_version")
+        for c in _rows(r):
+            value, unit = c.get("value"), c.get("unit")
+            if unit not in HIGHER_IS_BETTER or not _number(value) or \
+                    c.get("verdict") not in ("PASS", "WARN", "FAIL"):
+                continue
+            g = by_gpu.get(c.get("subject"))
+            model = g.get("name") if g else node_class(r)
+            power = g.get("power_limit_mw") if g else None
+            key = (c.get("id"), model, power, driver, r.get("level"))
+            groups.setdefault(key, []).append((node, c.get("subject"), float(value), unit))
+    summary = []
+    for key, rows in sorted(groups.items(), key=lambda kv: [str(k) for k in kv[0]]):
+        check, model, power, driver, level = key
+        hosts = {n.hostname for n, _, _, _ in rows}
+        median = statistics.median(v for _, _, v, _ in rows)
+        judged = len(hosts) >= MIN_PEERS
+        summary.append({"check": check, "model": model,
+                        "power_limit_w": power / 1000 if _number(power) else None,
+                        "driver": driver, "level": level, "nodes": len(hosts),
+                        "results": len(rows), "median": median, "unit": rows[0][3],
+                        "judged": judged})
+        if not judged or median <= 0:
+            continue
+        for node, subject, value, unit in rows:
+            if value < (1 - tolerance) * median:
+                node.add("FAIL", "slow",
+                         "%s %s: %.1f %s, %.0f%% of the median %.1f %s of %d nodes (%s)" % (
+                             check, subject, value, unit, 100 * value / median, median, unit,
+                             len(hosts), model),
+                         check=check, subject=subject, figure=value, unit=unit,
+                         compared_with={"median": median, "nodes": len(hosts), "model": model,
+                                        "driver": driver})
+    return summary
+
+
+def _measured(report, check_id):
+    """{subject: measured text} of a check's rows."""
+    return {c.get("subject"): c.get("measured") for c in _rows(report)
+            if c.get("id") == check_id and c.get("measured") not in (None, "")}
+
+
+NIC_NUMA = re.compile(r"NUMA (-?\d+|unknown)")
+
+
+def settings(report):
+    """What the majority rule compares: {field: value} per node, per GPU ("vbios@gpu3") and
+    per NIC ("fw_ver@mlx5_0"); absent facts are left out, never compared as unknown."""
+    out = {}
+    d = report.get("driver") or {}
+    for k in ("driver_version", "cuda_driver_version", "kernel", "os", "module_kind"):
+        if d.get(k) not in (None, ""):
+            out[k] = d[k]
+    for subject, v in _measured(report, "nccl.version").items():
+        out["nccl_version"] = v
+    for c in _rows(report):
+        if c.get("id") == "rdma.nccl_env" and c.get("message"):
+            m = re.search(r"settings: (.*)$", c["message"])
+            if m:
+                out["nccl_settings"] = m.group(1)
+    nvlinks = _measured(report, "gpu.nvlink")
+    for g in _gpus(report):
+        at = "@gpu%s" % g.get("index")
+        for k in ("vbios", "persistence_mode", "ecc_current", "mig_current", "power_limit_mw",
+                  "pcie_gen_max", "pcie_width_max", "pcie_gen_current", "pcie_width_current",
+                  "numa_node"):
+            if g.get(k) not in (None, ""):
+                out[k + at] = g[k]
+        if nvlinks.get("gpu%s" % g.get("index")):
+            out["nvlinks" + at] = nvlinks["gpu%s" % g.get("index")]
+    for c in _rows(report):
+        if c.get("id") == "rdma.devices" and c.get("subject") not in (None, "node"):
+            if c.get("measured"):
+                out["fw_ver@" + c["subject"]] = c["measured"]
+            m = NIC_NUMA.search(c.get("message") or "")
+            if m:
+                out["numa_node@" + c["subject"]] = m.group(1)
+    return out
+
+
+# Fields judged per GPU slot against the same slot of the class (a GPU/NUMA map); the others
+# per GPU against every GPU of the class.
+PER_SLOT = ("numa_node",)
+
+
+def _vote_key(field):
+    name, _, at = field.partition("@")
+    if not at or name in PER_SLOT or name == "fw_ver":
+        return field
+    return name
+
+
+def pinned(nodes, pins):
+    """The site's pinned values (SETTING=VALUE; a setting named without "@" pins it on every
+    GPU or NIC): each node that differs FAILs, whatever its class's majority."""
+    for node in nodes:
+        for field, value in settings(node.report).items():
+            name = field.partition("@")[0]
+            want = pins.get(field, pins.get(name))
+            if want is not None and str(value) != want:
+                node.add("FAIL", "configuration", "%s = %s where the site pins %s" % (
+                    field, value, want), setting=field, value=value, pinned=want)
+
+
+def configuration(nodes, pins=None):
+    """Each setting against the majority of its class; ties reported; pinned values FAIL."""
+    pinned(nodes, pins or {})
+    classes = {}
+    for node in nodes:
+        classes.setdefault(node_class(node.report), []).append(node)
+    summary = []
+    for cls, members in sorted(classes.items()):
+        if len(members) < MIN_PEERS:
+            summary.append({"class": cls, "nodes": len(members), "judged": False})
+            continue
+        votes = {}  # vote key -> {value: [(node, field)]}
+        for node in members:
+            for field, value in settings(node.report).items():
+                if field in (pins or {}) or field.partition("@")[0] in (pins or {}):
+                    continue  # the site's pin judges it
+                votes.setdefault(_vote_key(field), {}).setdefault(
+                    json.dumps(value), []).append((node, field))
+        fields = {}
+        for key, by_value in sorted(votes.items()):
+            ranked = sorted(by_value.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+            if len(ranked) == 1:
+                fields[key] = {"majority": json.loads(ranked[0][0])}
+                continue
+            tie = len(ranked[0][1]) == len(ranked[1][1])
+            fields[key] = {"majority": None if tie else json.loads(ranked[0][0]),
+                           "values": {v: len(who) for v, who in ranked}}
+            for i, (value, who) in enumerate(ranked):
+                if not tie and i == 0:
+                    continue
+                for node, field in who:
+                    if tie:
+                        node.add("WARN", "configuration",
+                                 "%s = %s: no majority in the class (%s)" % (
+                                     field, json.loads(value),
+                                     ", ".join("%s x%d" % (json.loads(v), len(w))
+                                               for v, w in ranked)),
+                                 setting=field, value=json.loads(value), majority=None)
+                    else:
+                        voters = "GPUs" if "@" in field and "@" not in key else "nodes"
+                        node.add("WARN", "configuration",
+                                 "%s = %s where %d of %d %s of its class have %s" % (
+                                     field, json.loads(value), len(ranked[0][1]),
+                                     sum(len(w) for _, w in ranked), voters,
+                                     json.loads(ranked[0][0])),
+                                 setting=field, value=json.loads(value),
+                                 majority=json.loads(ranked[0][0]))
+        summary.append({"class": cls, "nodes": len(members), "judged": True,
+                        "settings": fields})
+    return summary
+
+
+def fingerprints(nodes):
+    """Result fingerprints per key: the majority hash, each GPU voting once per key."""
+    by_key, rows = {}, {}
+    for node in nodes:
+        for c in _rows(node.report):
+            fp = c.get("fingerprint")
+            if not isinstance(fp, dict) or not fp.get("hash") or not fp.get("key"):
+                continue
+            by_key.setdefault(fp["key"], {}).setdefault(fp["hash"], set()).add(
+                (node.hostname, c.get("subject")))
+            rows.setdefault(fp["key"], []).append((node, c.get("id"), c.get("subject"),
+                                                   fp["hash"]))
+    summary = []
+    for key in sorted(by_key):
+        votes = {h: len(g) for h, g in by_key[key].items()}
+        ranked = sorted(votes.items(), key=lambda hv: (-hv[1], hv[0]))
+        tie = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
+        majority = None if tie else ranked[0][0]
+        total = sum(votes.values())
+        summary.append({"key": key, "majority": majority, "hashes": dict(ranked),
+                        "gpus": total})
+        counts = ", ".join("%s x%d" % hv for hv in ranked)
+        for node, check, subject, h in rows[key]:
+            if tie:
+                node.add("WARN", "fingerprint",
+                         "%s %s: fingerprint %s, no majority (%s) under %s" % (
+                             check, subject, h, counts, key),
+                         check=check, subject=subject, value=h, majority=None)
+            elif h != majority:
+                node.add("FAIL", "fingerprint",
+                         "%s %s: fingerprint %s where %d of %d GPUs gave %s (a wrong result "
+                         "its own checks cannot see)" % (check, subject, h, ranked[0][1], total,
+                                                         majority),
+                         check=check, subject=subject, value=h, majority=majority)
+    return summary
+
+
+def _rank_hosts(run):
+    """Each rank's host: gv-nccl lists one host per process; with one rank per process, or
+    every rank on one host, ranks map to hosts; else None."""
+    hosts, n = run.get("hosts") or [], run.get("nranks")
+    if isinstance(n, int) and len(hosts) == n:
+        return hosts
+    if hosts and len(set(hosts)) == 1 and isinstance(n, int):
+        return hosts[:1] * n
+    return None
+
+
+def collectives(nccl_runs, tolerance, node_of):
+    """gv-nccl runs: failed or slow collectives and pairs name the nodes they implicate. A
+    node is named when it is in bad results with two different partners, or alone; a bad
+    result between two nodes seen nowhere else is their link (both WARN)."""
+    bad_with = {}  # host -> {partner host or "" (alone): [why]}
+    by_coll = {}
+    for run, where in nccl_runs:
+        hosts = sorted(set(run.get("hosts") or []))
+        coll = run.get("collective")
+        if coll != "pairs" and _number(run.get("peak_busbw_gbps")):
+            by_coll.setdefault((coll, len(hosts)), []).append((hosts, run, where))
+        if run.get("verdict") in ("FAIL", "ERROR"):
+            why = "%s over %s: %s: %s" % (coll, "+".join(hosts), run["verdict"],
+                                          (run.get("message") or "")[:200])
+            for h in hosts:
+                for p in [x for x in hosts if x != h] or [""]:
+                    bad_with.setdefault(h, {}).setdefault(p, []).append(why)
+        pairs = [p for p in run.get("pairs") or [] if isinstance(p, dict)
+                 and _number(p.get("busbw_gbps"))]
+        ranks = _rank_hosts(run)
+        if pairs and ranks:
+            median = statistics.median(p["busbw_gbps"] for p in pairs)
+            for p in pairs:
+                a, b = p.get("from"), p.get("to")
+                if not (isinstance(a, int) and isinstance(b, int) and 0 <= a < len(ranks)
+                        and 0 <= b < len(ranks)):
+                    continue
+                if p["busbw_gbps"] < 0.5 * median or p.get("wrong"):
+                    why = "pair %d->%d (%s->%s) %.2f GB/s, the median pair %.2f GB/s%s" % (
+                        a, b, ranks[a], ranks[b], p["busbw_gbps"], median,
+                        ", %d wrong elements" % p["wrong"] if p.get("wrong") else "")
+                    ha, hb = ranks[a], ranks[b]
+                    if ha == hb:
+                        bad_with.setdefault(ha, {}).setdefault("", []).append(why)
+                    else:
+                        bad_with.setdefault(ha, {}).setdefault(hb, []).append(why)
+                        bad_with.setdefault(hb, {}).setdefault(ha, []).append(why)
+    summary = []
+    for (coll, size), runs in sorted(by_coll.items()):
+        median = statistics.median(r["peak_busbw_gbps"] for _, r, _ in runs)
+        summary.append({"collective": coll, "nodes_per_run": size, "runs": len(runs),
+                        "median_busbw_gbps": median, "judged": len(runs) >= MIN_PEERS})
+        if len(runs) < MIN_PEERS or median <= 0:
+            continue
+        for hosts, run, where in runs:
+            if run["peak_busbw_gbps"] < (1 - tolerance) * median:
+                why = "%s over %s: %.1f GB/s busbw, %.0f%% of the median %.1f GB/s (%s)" % (
+                    coll, "+".join(hosts), run["peak_busbw_gbps"],
+                    100 * run["peak_busbw_gbps"] / median, median, where)
+                for h in hosts:
+                    for p in [x for x in hosts if x != h] or [""]:
+                        bad_with.setdefault(h, {}).setdefault(p, []).append(why)
+    for host, partners in sorted(bad_with.items()):
+        node = node_of(host)
+        whys = [w for ws in partners.values() for w in ws]
+        alone = "" in partners
+        others = [p for p in partners if p]
+        if alone or len(others) >= 2:
+            node.add("FAIL", "collective",
+                     "bad in %d result(s)%s: %s" % (
+                         len(whys), " with %d different partners" % len(others)
+                         if len(others) >= 2 else "", whys[0]),
+                     evidence=whys[:8])
+        else:
+            partner = others[0]
+            # The partner bad with others too is the culprit, not this link.
+            if len([p for p in bad_with.get(partner, {}) if p]) >= 2 or \
+                    "" in bad_with.get(partner, {}):
+                continue
+            node.add("WARN", "link",
+                     "bad only with %s (their link, or one of the two): %s" % (partner, whys[0]),
+                     partner=partner, evidence=whys[:8])
+    return summary
+
+
+def search_answers(searches, node_of):
+    for doc, where in searches:
+        for c in doc.get("culprits") or []:
+            if isinstance(c, dict) and c.get("node"):
+                node_of(c["node"]).add("FAIL", "culprit search", "%s (found by %s, %s)" % (
+                    c.get("why", ""), c.get("found_by", "the search"), where))
+        for link in (doc.get("search") or {}).get("links") or []:
+            for n in link:
+                node_of(n).add("WARN", "link", "the search's link %s: failed together again "
+                               "while each passed with good partners (%s)" % ("+".join(link),
+                                                                              where))
+
+
+def judge(docs, tolerance, pins=None):
+    nodes = {}
+
+    def node_of(host):
+        if host not in nodes:
+            nodes[host] = Node(host)
+        return nodes[host]
+
+    duplicates = []
+    for kind, obj, where in docs:
+        if kind != "report":
+            continue
+        host = obj.get("hostname") or where
+        node = node_of(host)
+        if node.report is not None:
+            # The newest report of a node counts: a node checked twice.
+            duplicates.append({"hostname": host, "kept": where, "dropped": node.where})
+            if (obj.get("started_at") or "") < (node.report.get("started_at") or ""):
+                duplicates[-1].update(kept=node.where, dropped=where)
+                continue
+        node.report, node.where = obj, where
+    reported = [n for n in nodes.values() if n.report is not None]
+    for n in reported:
+        own_rows(n)
+    out = {"figures": figures(reported, tolerance),
+           "configuration": configuration(reported, pins),
+           "fingerprints": fingerprints(reported),
+           "collectives": collectives([(o, w) for k, o, w in docs if k == "nccl"], tolerance,
+                                      node_of),
+           "duplicates": duplicates}
+    search_answers([(o, w) for k, o, w in docs if k == "search"], node_of)
+    for n in nodes.values():
+        if n.report is None and reported:
+            n.add("ERROR", "no report", "named by a collective or the search, but no gv-check "
+                  "report of it was read")
+    return sorted(nodes.values(), key=lambda n: n.hostname), out
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+def counts(nodes):
+    c = {v: 0 for v in VERDICTS}
+    for n in nodes:
+        c[n.verdict] += 1
+    return c
+
+
+def as_json(nodes, extra, skipped, tolerance):
+    return dict({"nodes": [{"hostname": n.hostname, "verdict": n.verdict, "report": n.where,
+                            "reasons": n.reasons} for n in nodes],
+                 "counts": counts(nodes), "tolerance": tolerance, "skipped": skipped}, **extra)
+
+
+def table(nodes, extra, skipped):
+    lines = []
+    for n in nodes:
+        if n.verdict == "PASS":
+            continue
+        first = max(n.reasons, key=lambda r: VERDICTS.index(r["verdict"]))
+        more = len(n.reasons) - 1
+        lines.append("%-5s %-20s %s%s" % (n.verdict, n.hostname, first["why"],
+                                          " (+%d more)" % more if more else ""))
+    for g in extra["figures"]:
+        if not g["judged"]:
+            lines.append("note  %s on %s: %d node(s), fewer than %d: reported, not judged "
+                         "(median %.1f %s)" % (g["check"], g["model"], g["nodes"], MIN_PEERS,
+                                               g["median"], g["unit"]))
+    for c in extra["configuration"]:
+        if not c["judged"]:
+            lines.append("note  class %s: %d node(s), fewer than %d: configuration not "
+                         "judged" % (c["class"], c["nodes"], MIN_PEERS))
+    for s in skipped:
+        lines.append("skip  %s line %d: %s" % (s["source"], s["line"], s["why"]))
+    c = counts(nodes)
+    lines.append("%d node(s): %s" % (len(nodes), ", ".join("%d %s" % (c[v], v)
+                                                            for v in VERDICTS)))
+    return "\n".join(lines)
+
+
+def _label(value):
+    return str(value).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+
+
+def prometheus(nodes):
+    out = ["# HELP gpuverify_fleet_node_ok 1 when the fleet report passes the node, 0 when "
+           "it names it (verdict label: why).",
+           "# TYPE gpuverify_fleet_node_ok gauge"]
+    for n in nodes:
+        out.append('gpuverify_fleet_node_ok{Hostname="%s",verdict="%s"} %d' % (
+            _label(n.hostname), n.verdict, n.verdict == "PASS"))
+    out += ["# HELP gpuverify_fleet_nodes Nodes of the fleet report by verdict.",
+            "# TYPE gpuverify_fleet_nodes gauge"]
+    for v, k in counts(nodes).items():
+        out.append('gpuverify_fleet_nodes{verdict="%s"} %d' % (v, k))
+    return "\n".join(out)
+
+
+def drain_reason(node, limit=200):
+    """The Slurm reason, the health check's format: "gpuverify: fleet: <why>", cut at a word."""
+    first = max(node.reasons, key=lambda r: VERDICTS.index(r["verdict"]))
+    text = "gpuverify: fleet: %s %s" % (first["kind"], first["why"])
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[:limit - 3].rsplit(" ", 1)[0] + "..."
+    return text

@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""gv-fleet report over a fleet of fake nodes, each report made by gv-check over the fakes:
+four healthy H100 nodes, one with a GPU off the bus, one with a GPU at 86% of its peers' GEMM
+rate (its own check passes it), one whose GPU 3 has another VBIOS, one on another driver, one
+whose GPUs all compute the same wrong result, and two healthy H20 nodes. The JSON must name
+exactly the bad nodes, each with the right kind of reason, and pass the H20s (a group of two:
+reported, not judged); exit 1. The input is as srun prints it (one line per report, from
+gv-check writing to a pipe), with a truncated document in the middle that is skipped and
+named; srun --label output reads the same; a healthy fleet exits 0; a missing file exits 2.
+Then gv-nccl results: a node bad with two partners is named, its partners are not.
+
+usage: test_report.py GV_FLEET GV_CHECK GV_NCCL FIXTURES FAKELIB"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+GV_FLEET, GV_CHECK, GV_NCCL, FIXTURES, FAKELIB = sys.argv[1:6]
+CHECKS = "driver,gpu,system,gemm.fp16,nccl.version"
+failures = []
+
+
+def expect(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def scenario_text(name):
+    return open(os.path.join(FIXTURES, "scenarios", name + ".conf")).read()
+
+
+def gpu_line(text, index, change):
+    """The scenario with GPU `index`'s line changed by `change` (a function of the line)."""
+    lines, seen = text.splitlines(), -1
+    for i, line in enumerate(lines):
+        if line.startswith("gpu ="):
+            seen += 1
+            if seen == index:
+                lines[i] = change(line)
+    return "\n".join(lines) + "\n"
+
+
+def sysroot_with_driver(tmp, version):
+    """The H100 sysroot with another driver's kernel module: a node upgraded apart."""
+    root = os.path.join(tmp, "sysroot-" + version)
+    shutil.copytree(os.path.join(FIXTURES, "sysroots", "h100-open"), root, symlinks=True)
+    files = [os.path.join(root, "sys", "module", "nvidia", "version")]
+    for d, _, names in os.walk(os.path.join(root, "proc", "driver", "nvidia")):
+        files += [os.path.join(d, f) for f in names]
+    for path in files:
+        if os.path.isfile(path) and not os.path.islink(path):
+            text = open(path).read()
+            open(path, "w").write(text.replace("580.95.05", version))
+    return root
+
+
+def report(tmp, hostname, text, sysroot=None):
+    path = os.path.join(tmp, hostname + ".conf")
+    open(path, "w").write(text)
+    p = subprocess.run([GV_CHECK, "--json", "--library-dir", FAKELIB, "--checks", CHECKS,
+                        "--gemm-size", "32",
+                        "--sysroot", sysroot or os.path.join(FIXTURES, "sysroots", "h100-open")],
+                       capture_output=True, text=True, env=dict(os.environ,
+                                                               GV_FAKE_SCENARIO=path))
+    # gv-check writes one line when its output is not a terminal (srun's, a pipe's).
+    expect(p.stdout.count("\n") == 1, "%s: gv-check --json to a pipe is one line" % hostname)
+    doc = json.loads(p.stdout)
+    doc["hostname"] = hostname  # one machine plays every node
+    return doc, p.returncode
+
+
+def fleet(args, stdin=None):
+    p = subprocess.run([sys.executable, GV_FLEET, "report"] + args, capture_output=True,
+                       text=True, input=stdin)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    h100 = scenario_text("h100x8")
+    # Healthy H20s: their own rate (560 TFLOPS where the H100s reach 700) passes their checks;
+    # beside the H100s' median it would be 80% of it.
+    h20 = scenario_text("h20x8").replace("gemm_tflops=148", "gemm_tflops=560")
+    nodes = {
+        "n1": h100, "n2": h100, "n3": h100, "n4": h100,
+        "lost": scenario_text("h100x8-gpu-lost"),
+        "slow": gpu_line(h100, 2, lambda l: l + "; gemm_tflops=600"),
+        "vbios": gpu_line(h100, 3, lambda l: l.replace("vbios=96.00.99.00.01",
+                                                        "vbios=96.00.74.00.0B")),
+        "driver": h100.replace("580.95.05", "580.82.07"),
+        "wrong": scenario_text("h100x8-same-wrong"),
+        "h20a": h20, "h20b": h20,
+    }
+    want = {"lost": ("FAIL", "own check"), "slow": ("FAIL", "slow"),
+            "vbios": ("WARN", "configuration"), "driver": ("WARN", "configuration"),
+            "wrong": ("FAIL", "fingerprint")}
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = {}
+        for host, text in nodes.items():
+            root = sysroot_with_driver(tmp, "580.82.07") if host == "driver" else None
+            docs[host], rc = report(tmp, host, text, root)
+            if host in ("slow", "vbios", "driver", "h20a"):
+                expect(rc == 0, "%s passes its own checks (exit %d)" % (host, rc))
+        lines = [json.dumps(docs[h]) for h in nodes]
+        # A task killed mid-write: half a document, then the others go on.
+        lines.insert(3, lines[0][:5000])
+        stream = os.path.join(tmp, "srun.out")
+        open(stream, "w").write("\n".join(lines) + "\n")
+        rc, out, err = fleet(["--json", stream])
+        result = json.loads(out) if out.startswith("{") else {}
+        verdicts = {n["hostname"]: n for n in result.get("nodes", [])}
+        expect(rc == 1, "a fleet with bad nodes exits 1 (got %d: %s)" % (rc, err.strip()))
+        expect(sorted(verdicts) == sorted(nodes), "one entry per node: %s" % sorted(verdicts))
+        bad = sorted(h for h, n in verdicts.items() if n["verdict"] != "PASS")
+        expect(bad == sorted(want), "exactly the bad nodes named: %s" % bad)
+        for host, (verdict, kind) in want.items():
+            n = verdicts.get(host, {"verdict": None, "reasons": []})
+            kinds = sorted({r["kind"] for r in n["reasons"]})
+            expect(n["verdict"] == verdict and kind in kinds,
+                   "%s: %s with a reason of kind %s (got %s, %s)" % (
+                       host, verdict, kind, n["verdict"], kinds))
+        slow = [r for r in verdicts.get("slow", {}).get("reasons", []) if r["kind"] == "slow"]
+        expect(len(slow) == 1 and slow[0]["subject"] == "gpu2" and
+               round(slow[0]["figure"]) == 600 and
+               round(slow[0]["compared_with"]["median"]) == 700,
+               "slow: gpu2's 600 TFLOPS against the median 700: %s" % slow)
+        vb = [r for r in verdicts.get("vbios", {}).get("reasons", [])]
+        expect(len(vb) == 1 and vb[0]["setting"] == "vbios@gpu3" and
+               vb[0]["majority"] == "96.00.99.00.01",
+               "vbios: GPU 3's VBIOS against the majority, nothing else: %s" % vb)
+        dr = [r.get("setting", r["why"]) for r in verdicts.get("driver", {}).get("reasons", [])]
+        expect(dr == ["driver_version"], "driver: the driver version alone: %s" % dr)
+        expect(all(verdicts.get(h, {}).get("verdict") == "PASS" for h in ("h20a", "h20b")),
+               "the H20 nodes pass: never judged against the H100s' figures")
+        h20 = [g for g in result.get("figures", []) if "H20" in str(g["model"])]
+        expect(h20 and not h20[0]["judged"] and h20[0]["nodes"] == 2,
+               "the H20 group of two is reported, not judged: %s" % h20)
+        skipped = result.get("skipped", [])
+        expect(len(skipped) == 1 and skipped[0]["line"] == 4 and
+               skipped[0]["source"] == stream,
+               "the truncated document skipped and named by file and line: %s" % skipped)
+        expect("skipped %s line 4" % stream in err, "the skip said on stderr: %s" % err)
+
+        # srun --label: each line "<task>: ..." (a long line cut in pieces joins up again).
+        labelled = []
+        for t, h in enumerate(nodes):
+            text = json.dumps(docs[h])
+            labelled += ["%d: %s" % (t, text[i:i + 4096]) for i in range(0, len(text), 4096)]
+        rc2, out2, _ = fleet(["--json", "-"], stdin="\n".join(labelled) + "\n")
+        bad2 = sorted(n["hostname"] for n in json.loads(out2)["nodes"]
+                      if n["verdict"] != "PASS") if out2.startswith("{") else None
+        expect(rc2 == 1 and bad2 == sorted(want), "srun --label output: %s" % bad2)
+
+        # The table: one line per node that is not PASS, then the counts.
+        rc3, table, _ = fleet([stream])
+        named = [l.split()[1] for l in table.splitlines() if l.split()[0] in ("FAIL", "WARN")]
+        expect(sorted(named) == sorted(want) and table.splitlines()[-1].startswith(
+            "%d node(s): 6 PASS, 2 WARN, 0 ERROR, 3 FAIL" % len(nodes)),
+            "table: a line per bad node and the counts:\n%s" % table)
+        rc4, prom, _ = fleet(["--prometheus", stream])
+        expect('gpuverify_fleet_node_ok{Hostname="slow",verdict="FAIL"} 0' in prom and
+               'gpuverify_fleet_node_ok{Hostname="n1",verdict="PASS"} 1' in prom,
+               "Prometheus: gpuverify_fleet_node_ok per node")
+        rc5, dry, _ = fleet(["--drain-dry-run", stream])
+        drains = [l for l in dry.splitlines() if l.startswith("scontrol update")]
+        expect(len(drains) == 3 and all("'reason=gpuverify: fleet: " in l for l in drains),
+               "--drain-dry-run: the three FAIL nodes, the health check's reason format: %s"
+               % drains)
+
+        # A pinned value: the driver the site requires; the node on another one FAILs.
+        rc6, out6, _ = fleet(["--json", "--pin", "driver_version=580.95.05", stream])
+        pin = [r for n in json.loads(out6)["nodes"] if n["hostname"] == "driver"
+               for r in n["reasons"] if r.get("pinned")]
+        expect(rc6 == 1 and len(pin) == 1 and pin[0]["verdict"] == "FAIL",
+               "--pin driver_version: the node on another driver FAILs: %s" % pin)
+
+        healthy = os.path.join(tmp, "healthy.out")
+        open(healthy, "w").write("\n".join(json.dumps(docs[h])
+                                           for h in ("n1", "n2", "n3", "h20a", "h20b")) + "\n")
+        rc, out, _ = fleet([healthy])
+        expect(rc == 0, "a healthy fleet exits 0:\n%s" % out)
+        rc, _, err = fleet([os.path.join(tmp, "absent.json")])
+        expect(rc == 2 and "absent.json" in err, "a missing file exits 2 naming it: %s" % err)
+        rc, _, err = fleet(["-"], stdin='{"schema_version": 7, "checks": [{"id": 3}]}\n')
+        expect(rc == 2 and "skipped stdin line 1" in err,
+               "a report with wrong types is skipped, and nothing left is exit 2: %s" % err)
+        rc, _, _ = fleet(["--tolerance", "nan", healthy])
+        expect(rc == 2, "--tolerance nan is a usage error (exit %d)" % rc)
+        # NaN figures (Python's json writes them) take no part in a median.
+        nan = dict(docs["n1"], hostname="nan")
+        nan["checks"] = [dict(c, value=float("nan")) if c["id"] == "gemm.fp16" else c
+                         for c in nan["checks"]]
+        rc, out, _ = fleet(["--json", "-"], stdin="\n".join(
+            json.dumps(d) for d in (docs["n1"], docs["n2"], docs["n3"], nan)))
+        medians = [g["median"] for g in json.loads(out)["figures"]]
+        expect(rc == 0 and all(m == m for m in medians), "NaN figures left out: %s" % medians)
+
+        # Collectives: n3 slow with n2 and failed with n4: n3 is named, n2 and n4 are not;
+        # a pair result between two nodes seen nowhere else is their link.
+        p = subprocess.run([GV_NCCL, "--library-dir", FAKELIB, "--gpus", "0,1", "-b", "1M",
+                            "-e", "1M", "-n", "2", "--json"], capture_output=True, text=True,
+                           env=dict(os.environ, GV_FAKE_SCENARIO=os.path.join(
+                               FIXTURES, "scenarios", "h100x8.conf")))
+        base = json.loads(p.stdout)
+        runs = [dict(base, hosts=h, nranks=2, peak_busbw_gbps=b, verdict=v)
+                for h, b, v in ((["n1", "n2"], 2.0, "PASS"), (["n1", "n4"], 2.0, "PASS"),
+                                (["n2", "n3"], 0.5, "PASS"), (["n3", "n4"], 1.9, "FAIL"),
+                                (["h20a", "h20b"], 0.4, "PASS"))]
+        pairs = os.path.join(tmp, "pairs.out")
+        open(pairs, "w").write("\n".join(json.dumps(r) for r in runs) + "\n")
+        rc, out, _ = fleet(["--json", healthy, pairs])
+        got = {n["hostname"]: (n["verdict"], sorted({r["kind"] for r in n["reasons"]}))
+               for n in json.loads(out)["nodes"]}
+        expect(rc == 1 and got.get("n3") == ("FAIL", ["collective"]) and
+               got.get("n2", ("PASS",))[0] == "PASS" and got.get("n4")[0] == "ERROR",
+               "collectives: n3 named, n2 not; n4 has no report of its own: %s" % got)
+        expect(got.get("h20a") == ("WARN", ["link"]) and got.get("h20b")[0] == "WARN",
+               "a slow pair seen nowhere else is a link: %s" % got)
+    print("FAIL" if failures else "PASS")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
