@@ -129,6 +129,11 @@ typedef struct gv_gpu {
      * container or job was given other GPUs, or its device node's mode refuses this user. No
      * check tests it; driver.gpu_count says why. 0 otherwise. */
     int32_t inaccessible;
+    /* Since ABI 1.1. Firmware versions, "" when NVML does not say: the InfoROM image
+     * (nvmlDeviceGetInforomImageVersion, "G520.0200.00.05") and the GSP firmware
+     * (nvmlDeviceGetGspFirmwareVersion; "" where the GPU runs without GSP). */
+    char inforom_image[16];
+    char gsp_firmware[64];
 } gv_gpu;
 
 #define GV_GPU_INIT GV_STRUCT_INIT(gv_gpu)

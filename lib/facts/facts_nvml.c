@@ -92,6 +92,16 @@ static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record 
         snprintf(g->serial, sizeof g->serial, "%s", text);
     if (NVML_QUERY(r, nv, device_get_vbios_version, dev, text, sizeof text))
         snprintf(g->vbios, sizeof g->vbios, "%s", text);
+    /* Firmware versions are facts for the fleet's majority, not judged on the node: a GPU
+     * that does not answer keeps "" and no error. NVML's GSP buffer is 64 bytes. */
+    char firmware[GVNV_GSP_FIRMWARE_VERSION_BUFFER_SIZE] = "";
+    if (nv->device_get_inforom_image_version &&
+        nv->device_get_inforom_image_version(dev, firmware, sizeof firmware) == GVNV_SUCCESS)
+        snprintf(g->inforom_image, sizeof g->inforom_image, "%s", firmware);
+    firmware[0] = '\0';
+    if (nv->device_get_gsp_firmware_version &&
+        nv->device_get_gsp_firmware_version(dev, firmware) == GVNV_SUCCESS)
+        snprintf(g->gsp_firmware, sizeof g->gsp_firmware, "%s", firmware);
     gvnv_memory mem;
     if (NVML_QUERY(r, nv, device_get_memory_info, dev, &mem)) {
         g->memory_total = (int64_t)mem.total;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 7), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 8), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -137,6 +137,11 @@ static void gpu(reader *rd, json_t *o, size_t index, gv_gpu *g)
     g->sm_count = (int32_t)integer(rd, o, "sm_count");
     g->max_sm_clock_mhz = (int32_t)integer(rd, o, "max_sm_clock_mhz");
     text(rd, o, "vbios", g->vbios, sizeof g->vbios);
+    /* Since schema 8: absent from older reports. */
+    if (json_object_get(o, "inforom_image"))
+        text(rd, o, "inforom_image", g->inforom_image, sizeof g->inforom_image);
+    if (json_object_get(o, "gsp_firmware"))
+        text(rd, o, "gsp_firmware", g->gsp_firmware, sizeof g->gsp_firmware);
     static const struct {
         const char *key;
         size_t offset;
@@ -274,10 +279,10 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
     if (!r)
         rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
     else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
-             json_integer_value(version) > 7)
+             json_integer_value(version) > 8)
         rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads versions 1 to 7",
-                            json_is_integer(version) ? "is not 1 to 7" : "missing");
+                            "report JSON: schema_version %s: this library reads versions 1 to 8",
+                            json_is_integer(version) ? "is not 1 to 8" : "missing");
     else
         read_report(&rd, root, r);
     if (rd.status != GV_OK) {

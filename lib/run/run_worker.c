@@ -75,8 +75,9 @@ typedef struct lane {
     int watching;         /* the check has watched GPUs: the context's rule is theirs */
     int late_gpu;         /* the watched GPU whose deadline is the lane's; -1 none */
     /* The pace of GPUs whose beats say how far they are (> 0: the fraction of their fixed
-     * work done, at gpu_done_at), since the check began. */
+     * work done, at gpu_done_at; the first such beat since the check began, gpu_first_*). */
     double gpu_done[GV_RUN_MAX_GPUS], gpu_done_at[GV_RUN_MAX_GPUS];
+    double gpu_first_done[GV_RUN_MAX_GPUS], gpu_first_at[GV_RUN_MAX_GPUS];
     int slow_gpu;              /* the GPU whose pace set the lane's deadline; -1 none */
     int hung[GV_RUN_MAX_GPUS]; /* after a hang or a stall: the GPUs named, by ordinal */
     size_t hung_count;
@@ -322,6 +323,7 @@ static int take_line(void *user, char *line)
         l->starting = 0;
         watch_clear(l);
         memset(l->gpu_done, 0, sizeof l->gpu_done);
+        memset(l->gpu_first_done, 0, sizeof l->gpu_first_done);
         gv_run_observer_started(&c->observer, l->check, l->subject);
     } else if (!strcmp(kind, "beat")) {
         l->last_beat = gv_now_s();
@@ -331,8 +333,11 @@ static int take_line(void *user, char *line)
         if (gpu >= 0 && l->watched[gpu])
             l->gpu_alive[gpu] = l->last_beat;
         double done = gv_worker_event_done(ev);
-        if (gpu >= 0 && done > 0)
+        if (gpu >= 0 && done > 0) {
+            if (l->gpu_first_done[gpu] <= 0)
+                l->gpu_first_done[gpu] = done, l->gpu_first_at[gpu] = l->last_beat;
             l->gpu_done[gpu] = done, l->gpu_done_at[gpu] = l->last_beat;
+        }
     } else if (!strcmp(kind, "watch")) {
         watch_take(l, ev);
     } else if (!strcmp(kind, "done_part")) {
@@ -383,10 +388,23 @@ static int take_line(void *user, char *line)
  * moment late, so that a check that keeps the budget itself (NCCL aborts its communicators)
  * reports first; the kill is the backstop. */
 #define BUDGET_GRACE_S 0.25
-/* A pace is judged once a deadline of the check's work went by, and only when it says the work
- * needs this many times the check's time: the first piece, which paid for the set-up, makes it
- * look slower than it is. Short of that, the check's own time judges. */
+/* A GPU's pace is that of its work after its first piece (which paid for the set-up: on a busy
+ * host, or with the memory to map, it alone would say a healthy GPU crawls). It is judged once
+ * a deadline of the check's work went by, and only when it says the check needs this many
+ * times its time; short of that, the check's own time judges. */
 #define PACE_MARGIN 1.5
+
+/* When GPU g's work would end, from the check's start, at its pace so far; 0 when it has no
+ * pace yet (fewer than two pieces done). */
+static double paced_total(const lane *l, int g)
+{
+    double done = l->gpu_done[g], first = l->gpu_first_done[g];
+    if (done <= first || done >= 1)
+        return 0;
+    double per_fraction = (l->gpu_done_at[g] - l->gpu_first_at[g]) / (done - first);
+    return l->gpu_done_at[g] + (1 - done) * per_fraction - l->began;
+}
+
 static double deadline_now(lane *l)
 {
     client *c = l->c;
@@ -415,8 +433,7 @@ static double deadline_now(lane *l)
                 l->late_gpu = g;
             }
         for (int g = 0; g < GV_RUN_MAX_GPUS; g++) {
-            double done = l->gpu_done[g], seen = l->gpu_done_at[g] - l->began;
-            if (done <= 0 || done >= 1 || seen / done <= PACE_MARGIN * limit)
+            if (paced_total(l, g) <= PACE_MARGIN * limit)
                 continue;
             double sure = fmax(l->began + unit, l->gpu_done_at[g]);
             if (sure < own) {
@@ -719,8 +736,9 @@ static void slow_rows(lane *l, const char *where, double spent, const char *how_
     snprintf(subject, sizeof subject, "%s", stopped_subject(l));
     if (g >= 0)
         gpu_subject_of(c, g, subject, sizeof subject);
-    if (g >= 0 && l->gpu_done[g] > 0) {
-        double seen = l->gpu_done_at[g] - l->began, need = seen / l->gpu_done[g];
+    double need = g >= 0 ? paced_total(l, g) : 0;
+    if (need > 0) {
+        double seen = l->gpu_done_at[g] - l->began;
         snprintf(why, sizeof why,
                  "too slow: %s had done %.0f%% of its work after %.1f s and was still at it (last "
                  "progress %.1f s before); at that pace it needs %.0f s, %.1fx the check's %.0f s, "
@@ -729,10 +747,14 @@ static void slow_rows(lane *l, const char *where, double spent, const char *how_
                  limit, where, how_stopped);
     } else {
         double last = g >= 0 ? l->gpu_alive[g] : l->last_beat;
+        char part[64] = "";
+        if (g >= 0 && l->gpu_done[g] > 0)
+            snprintf(part, sizeof part, " (%s had done %.0f%% of its work)", subject,
+                     100 * l->gpu_done[g]);
         snprintf(why, sizeof why,
-                 "too slow: not finished in the check's %.0f s though still making progress "
+                 "too slow: not finished in the check's %.0f s%s though still making progress "
                  "(last %.1f s before), in %s (worker %s)",
-                 limit, now - last, where, how_stopped);
+                 limit, part, now - last, where, how_stopped);
     }
     stopped_row_on(l, subject, GV_FAIL, GV_ACTION_HW_INSPECT, why, SLOW_REMEDY, spent);
     if (g >= 0) {

@@ -165,6 +165,19 @@ gvnv_return nvmlDeviceGetVbiosVersion(gvnv_device device, char *version, unsigne
     return text(version, length, g->vbios);
 }
 
+gvnv_return nvmlDeviceGetInforomImageVersion(gvnv_device device, char *version, unsigned int length)
+{
+    DEVICE_OR_RETURN(g, device);
+    return g->inforom[0] ? text(version, length, g->inforom) : GVNV_ERROR_NOT_SUPPORTED;
+}
+
+gvnv_return nvmlDeviceGetGspFirmwareVersion(gvnv_device device, char *version)
+{
+    DEVICE_OR_RETURN(g, device);
+    return g->gsp[0] ? text(version, GVNV_GSP_FIRMWARE_VERSION_BUFFER_SIZE, g->gsp)
+                     : GVNV_ERROR_NOT_SUPPORTED;
+}
+
 gvnv_return nvmlDeviceGetMemoryInfo(gvnv_device device, gvnv_memory *memory)
 {
     DEVICE_OR_RETURN(g, device);

@@ -113,6 +113,10 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         copy(g->serial, sizeof g->serial, v);
     else if (!strcmp(k, "vbios"))
         copy(g->vbios, sizeof g->vbios, v);
+    else if (!strcmp(k, "inforom"))
+        copy(g->inforom, sizeof g->inforom, v);
+    else if (!strcmp(k, "gsp"))
+        copy(g->gsp, sizeof g->gsp, v);
     else if (!strcmp(k, "device_id"))
         g->device_id = (unsigned)strtoul(v, NULL, 0);
     else if (!strcmp(k, "memory_mib"))

@@ -645,19 +645,23 @@ CASES["hang_then_nccl_without_it"] = case("hang-stall-gpu3", "cuda.copy_all,nccl
     sysroot=None, args=["--copy-mib", "1", "--nccl-kib", "64"], wall=DEADLINE + 2,
     gpus={3: "FAIL"})
 
-# A stall is not a hang: GPU 3 completes each kernel, seconds late, beating all along. Its
-# row is a FAIL for inspection (not a reset) saying how far it got; by its pace as soon as a
-# deadline of work shows it needs 1.5x the check's time, else at the check's time.
-CASES["stall_by_pace"] = case("stall-gpu3-3000ms", "mem.test", [
-    ("mem.test", "gpu3", "FAIL", "too slow: gpu3 had done 11% of its work after ", "hw_inspect"),
-    ("mem.test", "gpu3", "FAIL", "x the check's 16 s, in mem.test on gpu3"),
+# A stall is not a hang: GPU 3 completes each of its 9 steps seconds late (under the deadline),
+# beating all along. Its row is a FAIL for inspection (not a reset) saying how far it got: by
+# its pace (after its first piece) once that says it needs 1.5x the check's time (3.5 s a step
+# at --deadline 5: about 33 s of the check's 20, known at its second step, 7 s in), else at
+# the check's time (1.5 s a step at --deadline 3: about 14 s of its 12).
+CASES["stall_by_pace"] = case("stall-gpu3-3500ms", "mem.test", [
+    ("mem.test", "gpu3", "FAIL", "too slow: gpu3 had done 22% of its work after ", "hw_inspect"),
+    ("mem.test", "gpu3", "FAIL", "x the check's 20 s, in mem.test on gpu3"),
     ("mem.test", "gpu0", "PASS", "every word read back right")],
-    sysroot=None, args=["--gpus", "0,3"], deadline=4.0, wall=4.0 + 2, gpus={3: "FAIL", 0: "PASS"})
-CASES["stall_at_its_time"] = case("stall-gpu3-1100ms", "mem.test", [
-    ("mem.test", "gpu3", "FAIL", "too slow: gpu3 had done ", "hw_inspect"),
-    ("mem.test", "gpu3", "FAIL", "x the check's 8 s"),
+    sysroot=None, args=["--gpus", "0,3"], deadline=5.0, wall=2 * 3.5 + 5.0,
+    gpus={3: "FAIL", 0: "PASS"})
+CASES["stall_at_its_time"] = case("stall-gpu3-1500ms", "mem.test", [
+    ("mem.test", "gpu3", "FAIL", "too slow: ", "hw_inspect"),
+    ("mem.test", "gpu3", "FAIL", "the check's 12 s"),
     ("mem.test", "gpu0", "PASS", "every word read back right")],
-    sysroot=None, args=["--gpus", "0,3"], wall=4 * DEADLINE + 2, gpus={3: "FAIL", 0: "PASS"})
+    sysroot=None, args=["--gpus", "0,3"], deadline=3.0, wall=4 * 3.0 + 2,
+    gpus={3: "FAIL", 0: "PASS"})
 
 for _check in HANG_CHECKS:
     for _point in list(HANG_POINTS) + ["middle"]:

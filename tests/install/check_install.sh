@@ -86,10 +86,11 @@ case " $tools " in
         --sysroot "$fix/sysroots/h100-open" --library-dir "$fakelib" --checks "$passive" \
         >"$work/report.json" 2>"$work/report.err"; then
         want=$(realpath "$worker")
-        grep -q '"isolation": "process"' "$work/report.json" ||
-            fail "report's isolation is not process: $(grep '"isolation' "$work/report.json")"
-        grep -q "\"isolation_detail\": \"$want\"" "$work/report.json" ||
-            fail "report's isolation_detail is not $want: $(grep '"isolation_detail' "$work/report.json")"
+        # One line (gv-check writes its JSON compact to a file): the keys as written there.
+        grep -q '"isolation":"process"' "$work/report.json" ||
+            fail "report's isolation is not process: $(head -c 600 "$work/report.json")"
+        grep -q "\"isolation_detail\":\"$want\"" "$work/report.json" ||
+            fail "report's isolation_detail is not $want: $(head -c 600 "$work/report.json")"
         ok "installed gv-check --isolation process ran the checks in $want"
     else
         fail "installed gv-check --isolation process: exit $?: $(head -c 600 "$work/report.err")"

@@ -238,7 +238,8 @@ def settings(report):
     nvlinks = _measured(report, "gpu.nvlink")
     for g in _gpus(report):
         at = "@gpu%s" % g.get("index")
-        for k in ("vbios", "persistence_mode", "ecc_current", "mig_current", "power_limit_mw",
+        for k in ("vbios", "inforom_image", "gsp_firmware", "persistence_mode", "ecc_current",
+                  "mig_current", "power_limit_mw",
                   "pcie_gen_max", "pcie_width_max", "pcie_gen_current", "pcie_width_current",
                   "numa_node"):
             if g.get(k) not in (None, ""):
@@ -306,26 +307,32 @@ def configuration(nodes, pins=None):
             tie = len(ranked[0][1]) == len(ranked[1][1])
             fields[key] = {"majority": None if tie else json.loads(ranked[0][0]),
                            "values": {v: len(who) for v, who in ranked}}
+            counts = ", ".join("%s x%d" % (json.loads(v), len(w)) for v, w in ranked)
+            voters = "GPUs" if "@" not in key and any("@" in f for _, f in ranked[0][1]) \
+                else "nodes"
             for i, (value, who) in enumerate(ranked):
                 if not tie and i == 0:
                     continue
+                # One reason per node and value: a driver's GSP firmware on its 8 GPUs is one.
+                by_node = {}
                 for node, field in who:
+                    by_node.setdefault(node, []).append(field)
+                for node, held in by_node.items():
+                    where = held[0] if len(held) == 1 else "%s on %s" % (key, ", ".join(
+                        f.partition("@")[2] for f in held))
+                    evidence = dict(setting=held[0] if len(held) == 1 else key,
+                                    value=json.loads(value), fields=held)
                     if tie:
-                        node.add("WARN", "configuration",
-                                 "%s = %s: no majority in the class (%s)" % (
-                                     field, json.loads(value),
-                                     ", ".join("%s x%d" % (json.loads(v), len(w))
-                                               for v, w in ranked)),
-                                 setting=field, value=json.loads(value), majority=None)
+                        node.add("WARN", "configuration", "%s = %s: no majority in its class "
+                                 "(%s)" % (where, json.loads(value), counts),
+                                 majority=None, **evidence)
                     else:
-                        voters = "GPUs" if "@" in field and "@" not in key else "nodes"
                         node.add("WARN", "configuration",
                                  "%s = %s where %d of %d %s of its class have %s" % (
-                                     field, json.loads(value), len(ranked[0][1]),
+                                     where, json.loads(value), len(ranked[0][1]),
                                      sum(len(w) for _, w in ranked), voters,
                                      json.loads(ranked[0][0])),
-                                 setting=field, value=json.loads(value),
-                                 majority=json.loads(ranked[0][0]))
+                                 majority=json.loads(ranked[0][0]), **evidence)
         summary.append({"class": cls, "nodes": len(members), "judged": True,
                         "settings": fields})
     return summary
