@@ -29,7 +29,7 @@ static void usage(FILE *to)
             "                [--checks LIST] [--level L] [--budget S] [--deadline S]\n"
             "                [--gpus LIST] [--duration S] [--policy FILE] [--isolation I]\n"
             "                [--gemm-size N] [--copy-mib N] [--nccl-kib N] [--topology-xml FILE]\n"
-            "                [--state FILE|default]\n"
+            "                [--state FILE|default] [--node-name NAME]\n"
             "       gv-check --list | --version | --help\n"
             "Output (one of):\n"
             "  (default)          an inventory and one row per check, then the counts\n"
@@ -68,6 +68,8 @@ static void usage(FILE *to)
             "                     against its own history (history.*; none without --state);\n"
             "                     FILE 'default': " GV_CLI_STATE_ROOT "\n"
             "                     for root, else $XDG_STATE_HOME/gpuverify/history.db\n"
+            "  --node-name NAME   the node's name in the report, metrics and history (default\n"
+            "                     $GPUVERIFY_NODE_NAME, else the host name; a pod: its node's)\n"
             "Exit status: 0 healthy (PASS, WARN, SKIP), 1 a check FAILed, 2 usage error or the\n"
             "run could not start, 3 could not judge (no FAIL, a check ERRORed), 4 not judged:\n"
             "another gpuverify held the GPUs (no FAIL; every ERROR such a hold).\n"
@@ -287,6 +289,8 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         if (strcmp(v, "default") == 0 && !(v = gv_cli_default_state(TOOL, 1)))
             return GV_CLI_USAGE;
         opts->state_path = v;
+    } else if (strcmp(a, "--node-name") == 0) {
+        opts->node_name = v;
     } else if (strcmp(a, "--textfile") == 0)
         *textfile = v;
     else if (strcmp(a, "--gemm-size") == 0) {
@@ -338,9 +342,10 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
 static int takes_value(const char *a)
 {
     static const char *const with_value[] = {
-        "--sysroot",  "--host-root", "--library-dir", "--checks",    "--topology-xml", "--gpus",
-        "--policy",   "--textfile",  "--gemm-size",   "--copy-mib",  "--nccl-kib",     "--budget",
-        "--duration", "--deadline",  "--level",       "--isolation", "--state"};
+        "--sysroot",   "--host-root", "--library-dir", "--checks",    "--topology-xml",
+        "--gpus",      "--policy",    "--textfile",    "--gemm-size", "--copy-mib",
+        "--nccl-kib",  "--budget",    "--duration",    "--deadline",  "--level",
+        "--isolation", "--state",     "--node-name"};
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
         if (strcmp(a, with_value[k]) == 0)
             return 1;

@@ -67,13 +67,19 @@ typedef struct gv_ctx_opts {
      * record in and judges the history.* checks from (docs/history.md); NULL = none: no file
      * is read or written and history.* are not run. */
     const char *state_path;
+    /* Since ABI 1.1. The node's name in the report (its hostname), so in the metrics'
+     * Hostname label, the one line and the history's keys; NULL = $GPUVERIFY_NODE_NAME, else
+     * the host name (the sysroot's /proc/sys/kernel/hostname). A container names the node it
+     * runs on (Kubernetes: spec.nodeName through the downward API), or a recreated pod starts
+     * the node's history over under its own name. At most 63 printable characters. */
+    const char *node_name;
 } gv_ctx_opts;
 
 #ifdef __cplusplus
 #define GV_CTX_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_ctx_opts), 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,        \
-            GV_LOG_WARN, GV_AUTO, 0.0, NULL, NULL                                                  \
+            GV_LOG_WARN, GV_AUTO, 0.0, NULL, NULL, NULL                                            \
     }
 #else
 #define GV_CTX_OPTS_INIT                                                                           \

@@ -32,6 +32,21 @@ static gv_status take_path(char *dst, size_t cap, const char *opt, const char *e
     return GV_OK;
 }
 
+/* The node's name: printable, no spaces (a label value and a history key), at most 63 bytes. */
+static gv_status take_node_name(gv_ctx *ctx, const char *opt, char *err, size_t errcap)
+{
+    gv_status s = take_path(ctx->node_name, sizeof ctx->node_name, opt, "GPUVERIFY_NODE_NAME",
+                            "node_name", err, errcap);
+    for (const char *p = ctx->node_name; s == GV_OK && *p; p++)
+        if (*p <= ' ' || *p > '~') {
+            snprintf(err, errcap,
+                     "node_name: byte 0x%02x at %zu: a node's name is printable ASCII, no spaces",
+                     (unsigned char)*p, (size_t)(p - ctx->node_name));
+            s = GV_ERR_INVALID_ARG;
+        }
+    return s;
+}
+
 static gv_status take_sysroot(gv_ctx *ctx, const char *opt, char *err, size_t errcap)
 {
     if (!opt || !*opt || strcmp(opt, "/") == 0) {
@@ -100,6 +115,8 @@ static gv_status configure(gv_ctx *ctx, const gv_ctx_opts *o, char *err, size_t 
     if (s == GV_OK)
         s = take_path(ctx->state_path, sizeof ctx->state_path, o->state_path, NULL, "state_path",
                       err, errcap);
+    if (s == GV_OK)
+        s = take_node_name(ctx, o->node_name, err, errcap);
     if (s != GV_OK)
         return s;
     ctx->flags = o->flags;

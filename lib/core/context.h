@@ -66,6 +66,7 @@ struct gv_ctx {
     void (*release_libraries)(gv_ctx *ctx);
     char worker_path[PATH_MAX]; /* gv_ctx_opts.worker_path or $GPUVERIFY_WORKER; "" = search */
     char state_path[PATH_MAX];  /* gv_ctx_opts.state_path, the history database; "" = none */
+    char node_name[64];         /* gv_ctx_opts.node_name or $GPUVERIFY_NODE_NAME; "" = host's */
     uint32_t flags;             /* gv_ctx_opts.flags: GV_CTX_IN_PROCESS */
     int in_worker;  /* this process is gpuverify-worker: nothing is handed to another one */
     int calls_here; /* gv_run runs its checks in this process: so do their calls (worker/call.h) */

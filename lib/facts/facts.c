@@ -130,6 +130,10 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
     f->live = ctx->live;
     f->optional = optional;
     gv_facts_files(f);
+    /* The node named by the caller (a pod's spec.nodeName): the host name seen from inside a
+     * container is the pod's. */
+    if (ctx->node_name[0])
+        snprintf(f->hostname, sizeof f->hostname, "%s", ctx->node_name);
     gv_facts_nvml(ctx, f);
     if (optional & GV_FACTS_CUDA) {
         gv_facts_cuda(ctx, f);

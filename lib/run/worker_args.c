@@ -123,6 +123,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             out->ctx.sysroot = value;
         else if (!strcmp(flag, "--library-dir"))
             out->ctx.library_dir = value;
+        else if (!strcmp(flag, "--node-name"))
+            out->ctx.node_name = value;
         else if (!strcmp(flag, "--live"))
             out->ctx.live_libraries = !strcmp(value, "1");
         else if (!strcmp(flag, "--deadline"))

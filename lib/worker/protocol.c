@@ -52,6 +52,8 @@ void gv_argv_add_context(gv_argv *a, const gv_ctx *ctx, const char *path)
         if (ctx->library_path[i][0])
             gv_argv_add(a, gv_worker_library_flags[i], ctx->library_path[i]);
     gv_argv_add(a, "--live", ctx->live ? "1" : "0");
+    if (ctx->node_name[0])
+        gv_argv_add(a, "--node-name", ctx->node_name);
     gv_argv_add_number(a, "--deadline", "%.17g", ctx->deadline_s);
 }
 

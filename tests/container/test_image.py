@@ -143,11 +143,13 @@ def main():
 
     # The DaemonSet's own command line, one pass, in the image.
     with open(os.path.join(src, "examples", "integrations", "kubernetes", "gpuverify-daemonset.yaml")) as f:
-        pod = yaml.safe_load(f)["spec"]["template"]["spec"]
+        pod = next(d for d in yaml.safe_load_all(f) if d and d["kind"] == "DaemonSet")
+    pod = pod["spec"]["template"]["spec"]
     c = pod["containers"][0]
     if c["image"] != tag:
         fail("the DaemonSet's image %s is not build-image.sh's tag %s" % (c["image"], tag))
-    one_pass = c["command"] + [c["args"][0].replace("sleep 600", "break") + "\nexit $?"]
+    one_pass = c["command"] + [c["args"][0].replace('sleep "$GPUVERIFY_INTERVAL_S"', "break") +
+                               "\nexit $?"]
     probe = c["livenessProbe"]["exec"]["command"]
     with tempfile.TemporaryDirectory() as tmp:
         textfile, state = os.path.join(tmp, "textfile"), os.path.join(tmp, "state")
@@ -177,19 +179,21 @@ def main():
             fail("DaemonSet passes in the image: %d run(s) in /state/history.db, want 2" % runs)
         # Its liveness probe, in the image: fresh passes, 3 passes old or absent fails.
         mounts = [(textfile, "/textfile", "ro")]
-        st_fresh = img.run(probe, mounts)[0]
-        old = time.time() - 2300
+        env = {e["name"]: e["value"] for e in c.get("env", []) if "value" in e}
+        stale = 3 * (int(env["GPUVERIFY_INTERVAL_S"]) + 150) + 60
+        st_fresh = img.run(probe, mounts, env)[0]
+        old = time.time() - stale
         if os.path.exists(published):
             os.utime(published, (old, old))
-        st_old = img.run(probe, mounts)[0]
+        st_old = img.run(probe, mounts, env)[0]
         if os.path.exists(published):
             os.unlink(published)
-        st_none = img.run(probe, mounts)[0]
+        st_none = img.run(probe, mounts, env)[0]
         if st_fresh != 0 or st_old == 0 or st_none == 0:
-            fail("liveness probe: fresh file %d (want 0), 2300 s old %d, absent %d (want non-zero)"
-                 % (st_fresh, st_old, st_none))
+            fail("liveness probe: fresh file %d (want 0), %d s old %d, absent %d (want non-zero)"
+                 % (st_fresh, stale, st_old, st_none))
         else:
-            print("liveness probe: fresh 0, 2300 s old %d, absent %d" % (st_old, st_none))
+            print("liveness probe: fresh 0, %d s old %d, absent %d" % (stale, st_old, st_none))
 
         # node-problem-detector: the init container's copy, the rule run from it elsewhere.
         with open(os.path.join(src, "examples", "integrations", "node-problem-detector",

@@ -10,22 +10,45 @@ import subprocess
 import yaml
 
 
+# The loop's sleep between passes: one pass of the loop ends there.
+SLEEP = 'sleep "$GPUVERIFY_INTERVAL_S"'
+# The node's name the downward API gives the pod (spec.nodeName) in these tests.
+NODE_NAME = "node-a7"
+
+
+def documents(examples):
+    """The manifest's objects: {kind: object}."""
+    with open(os.path.join(examples, "kubernetes", "gpuverify-daemonset.yaml")) as f:
+        return {d["kind"]: d for d in yaml.safe_load_all(f) if d}
+
+
+def environment(container):
+    """The container's environment as the pod gets it: values, and spec.nodeName as NODE_NAME."""
+    env = {}
+    for e in container.get("env", []):
+        if "value" in e:
+            env[e["name"]] = str(e["value"])
+        elif e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName":
+            env[e["name"]] = NODE_NAME
+    return env
+
+
 def load(examples):
     """The manifest's pod spec, its container, and the container's shell script."""
-    with open(os.path.join(examples, "kubernetes", "gpuverify-daemonset.yaml")) as f:
-        manifest = yaml.safe_load(f)
+    manifest = documents(examples)["DaemonSet"]
     pod = manifest["spec"]["template"]["spec"]
     container = pod["containers"][0]
     return pod, container, container["args"][0]
 
 
 class OnePass:
-    """One pass of the script's loop (`sleep 600` becomes `break`), /host replaced by `root`,
+    """One pass of the script's loop (its sleep becomes `break`), /host replaced by `root`,
     /textfile/ by `textfile` and /state/ by `tmp`/state/ (the history database's folder, kept
     across passes as the node's is), gv-check found on PATH as in the image."""
 
-    def __init__(self, script, gv_check, fakelib, root, textfile, tmp):
+    def __init__(self, script, gv_check, fakelib, root, textfile, tmp, env=None):
         self.fakelib = fakelib
+        self.pod_env = env or {}
         self.bindir = os.path.join(tmp, "bin")
         os.makedirs(self.bindir, exist_ok=True)
         link = os.path.join(self.bindir, "gv-check")
@@ -33,7 +56,7 @@ class OnePass:
             os.symlink(gv_check, link)
         self.state = os.path.join(tmp, "state")
         os.makedirs(self.state, exist_ok=True)
-        self.script = (script.replace("sleep 600", "break").replace("/host", root)
+        self.script = (script.replace(SLEEP, "break").replace("/host", root)
                        .replace("/textfile/", textfile.rstrip("/") + "/")
                        .replace("/state/", self.state + "/"))
 
@@ -45,5 +68,6 @@ class OnePass:
         # (tests/CMakeLists.txt) stays, so tests side by side do not wait for one another.
         for k in [k for k in env if k.startswith("GPUVERIFY_") and k != "GPUVERIFY_LOCK_DIR"]:
             del env[k]
+        env.update(self.pod_env)
         return subprocess.run(["/bin/sh", "-c", self.script + "\nexit $?"], env=env,
                               capture_output=True, text=True, timeout=timeout)

@@ -43,14 +43,27 @@ def main():
             "SYSLOG" not in security.get("capabilities", {}).get("add", []):
         failures.append("the pod cannot read the kernel log: /dev/kmsg not mounted at "
                         "/host/dev/kmsg, or the container not privileged with CAP_SYSLOG")
-    if "sleep 600" not in script:
-        failures.append("the loop's sleep is not 'sleep 600'; the test runs one pass by it")
+    if daemonset.SLEEP not in script:
+        failures.append("the loop's sleep is not %r; the test runs one pass by it" %
+                        daemonset.SLEEP)
+    env = daemonset.environment(container)
+    if env.get("GPUVERIFY_NODE_NAME") != daemonset.NODE_NAME or \
+            not 30 <= int(env.get("GPUVERIFY_INTERVAL_S", "0")) <= 120:
+        failures.append("the pod's environment: GPUVERIFY_NODE_NAME not from spec.nodeName, or "
+                        "GPUVERIFY_INTERVAL_S not a minute or so: %s" % env)
+    namespace = daemonset.documents(examples).get("Namespace", {})
+    if namespace.get("metadata", {}).get("labels", {}).get(
+            "pod-security.kubernetes.io/enforce") != "privileged":
+        failures.append("no Namespace with Pod Security 'privileged' for the privileged pod")
+    if not any(t.get("key") == "gpuverify/gpu-unusable" for t in pod.get("tolerations", [])):
+        failures.append("the pod does not tolerate gpuverify/gpu-unusable: a node it tainted "
+                        "could never be seen healthy again")
     root = os.path.join(fixtures, "sysroots", "h100-open")
     promtool = shutil.which("promtool")
     with tempfile.TemporaryDirectory() as tmp:
         textfile = os.path.join(tmp, "textfile")
         os.mkdir(textfile)
-        one_pass = daemonset.OnePass(script, gv_check, fakelib, root, textfile, tmp)
+        one_pass = daemonset.OnePass(script, gv_check, fakelib, root, textfile, tmp, env)
         published = os.path.join(textfile, "gpuverify.prom")
         for scenario, healthy in (("h100x8", 1), ("h100x8-gpu-lost", 0)):
             run = one_pass.run(os.path.join(fixtures, "scenarios", scenario + ".conf"))
@@ -67,6 +80,13 @@ def main():
             db = os.path.join(one_pass.state, "history.db")
             runs = sqlite3.connect(db).execute("SELECT count(*) FROM runs").fetchone()[0] \
                 if os.path.exists(db) else 0
+            hosts = sqlite3.connect(db).execute("SELECT DISTINCT hostname FROM runs").fetchall() \
+                if os.path.exists(db) else []
+            if hosts != [(daemonset.NODE_NAME,)] or \
+                    'Hostname="%s"' % daemonset.NODE_NAME not in text:
+                failures.append("%s: the node is not named %s (the downward API's) in the "
+                                "metrics and the history: %s" % (scenario, daemonset.NODE_NAME,
+                                                                 hosts))
             if runs != (1 if healthy else 2):
                 failures.append("%s: %d run(s) in the history database after this pass, want "
                                 "%d" % (scenario, runs, 1 if healthy else 2))
@@ -86,7 +106,7 @@ def main():
             if not with_log:
                 os.unlink(os.path.join(node, "dev", "kmsg"))
             xid_pass = daemonset.OnePass(script, gv_check, fakelib, node, textfile,
-                                         os.path.join(tmp, "xid-%d" % with_log))
+                                         os.path.join(tmp, "xid-%d" % with_log), env)
             run = xid_pass.run(os.path.join(fixtures, "scenarios", "h100x8-xid.conf"))
             text = open(published).read() if os.path.exists(published) else ""
             # With the log, gpu3's Xid 79 (a FAIL); without it, the node's row not judged

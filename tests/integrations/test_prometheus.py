@@ -236,8 +236,9 @@ def live(args, tmp, d, timings, failures):
               lambda: [a for a in prom.alerts("GPUVerifyAbsent") if a["state"] == "firing"])
 
     root = os.path.join(fixtures, "sysroots", "h100-open")
-    one_pass = daemonset.OnePass(daemonset.load(examples)[2], gv_check, fakelib, root,
-                                 textfile, tmp)
+    _, container, script = daemonset.load(examples)
+    one_pass = daemonset.OnePass(script, gv_check, fakelib, root, textfile, tmp,
+                                 daemonset.environment(container))
     published = os.path.join(textfile, "gpuverify.prom")
     scenario = lambda name: os.path.join(fixtures, "scenarios", name + ".conf")  # noqa: E731
 

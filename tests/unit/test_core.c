@@ -111,6 +111,17 @@ static void bad_options_are_refused(void **state)
     o = (gv_ctx_opts)GV_CTX_OPTS_INIT;
     o.library_dir = longpath;
     refused(o, GV_ERR_INVALID_ARG, "longer than");
+    /* A node's name is a metric label and a history key: printable, no spaces, 63 bytes. */
+    o = (gv_ctx_opts)GV_CTX_OPTS_INIT;
+    o.node_name = "node a7";
+    refused(o, GV_ERR_INVALID_ARG, "node_name: byte 0x20 at 4");
+    o.node_name = "node\x1b[2Ja7";
+    refused(o, GV_ERR_INVALID_ARG, "node_name: byte 0x1b");
+    char long_name[65];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[64] = '\0';
+    o.node_name = long_name;
+    refused(o, GV_ERR_INVALID_ARG, "node_name is longer than 63 bytes");
 }
 
 static void api_calls_refuse_null(void **state)

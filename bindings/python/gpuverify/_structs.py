@@ -26,7 +26,9 @@ class CtxOpts(Versioned):
                 ("log_level", C.c_int32), ("live_libraries", C.c_int32),
                 ("deadline_s", C.c_double), ("worker_path", C.c_char_p),
                 # ABI 1.1: the history database; NULL (the default here) keeps none.
-                ("state_path", C.c_char_p)]
+                ("state_path", C.c_char_p),
+                # ABI 1.1: the node's name; NULL: $GPUVERIFY_NODE_NAME, else the host's.
+                ("node_name", C.c_char_p)]
 
 
 class Policy(Versioned):

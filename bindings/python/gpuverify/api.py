@@ -418,7 +418,8 @@ class Context:
     the library by default); in_process: run gemm_bench, mem_test, ... in this process rather
     than in gpuverify-worker (no process start, but no deadline on a call stuck in the driver);
     state_path: the history database run() records every run in and judges history.* from
-    (docs/history.md), "default" as gv-check's --state default, None for none.
+    (docs/history.md), "default" as gv-check's --state default, None for none; node_name: the
+    node's name in the report, metrics and history (None: $GPUVERIFY_NODE_NAME, else the host's).
 
     Raises LibraryNotFoundError when libgpuverify cannot be loaded, InvalidArgumentError for a
     relative sysroot, IOFailureError for one that does not exist. One context is used by one
@@ -431,15 +432,18 @@ class Context:
 
     def __init__(self, sysroot: Optional[str] = None, library_dir: Optional[str] = None,
                  deadline_s: float = 0.0, worker_path: Optional[str] = None,
-                 in_process: bool = False, state_path: Optional[str] = None):
+                 in_process: bool = False, state_path: Optional[str] = None,
+                 node_name: Optional[str] = None):
         deadline_s = A.real("deadline_s", deadline_s, 0, A.DAY)  # gv_ctx_opts: 0 .. a day
         self._lib = lib()
         # alive as long as the context
         self.state_path = _default_state() if state_path == "default" else state_path
-        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path), _b(self.state_path)]
+        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path), _b(self.state_path),
+                      _b(node_name)]
         opts = S.CtxOpts(sysroot=self._keep[0], library_dir=self._keep[1], log_level=1,
                          live_libraries=-1, deadline_s=deadline_s, worker_path=self._keep[2],
-                         flags=CTX_IN_PROCESS if in_process else 0, state_path=self._keep[3])
+                         flags=CTX_IN_PROCESS if in_process else 0, state_path=self._keep[3],
+                         node_name=self._keep[4])
         handle = C.c_void_p()
         st = self._lib.gv_ctx_create(C.byref(opts), C.byref(handle))
         if st != 0:
