@@ -16,6 +16,7 @@ import sys
 import tempfile
 
 import daemonset
+import yaml
 
 
 def main():
@@ -58,6 +59,16 @@ def main():
     if not any(t.get("key") == "gpuverify/gpu-unusable" for t in pod.get("tolerations", [])):
         failures.append("the pod does not tolerate gpuverify/gpu-unusable: a node it tainted "
                         "could never be seen healthy again")
+    # The PrometheusRule holds the alert rules' groups unchanged (one source,
+    # scripts/make-prometheusrule.py).
+    prom_dir = os.path.join(examples, "prometheus")
+    with open(os.path.join(prom_dir, "gpuverify-alerts.yml")) as f:
+        groups = yaml.safe_load(f)["groups"]
+    with open(os.path.join(prom_dir, "gpuverify-prometheusrule.yaml")) as f:
+        rule = yaml.safe_load(f)
+    if rule.get("kind") != "PrometheusRule" or rule.get("spec", {}).get("groups") != groups:
+        failures.append("gpuverify-prometheusrule.yaml differs from gpuverify-alerts.yml: run "
+                        "scripts/make-prometheusrule.py")
     root = os.path.join(fixtures, "sysroots", "h100-open")
     promtool = shutil.which("promtool")
     with tempfile.TemporaryDirectory() as tmp:
