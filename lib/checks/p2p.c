@@ -226,8 +226,16 @@ void gv_active_p2p(gv_active_run *run)
         uint64_t bytes = run->copy_bytes  ? run->copy_bytes
                          : run->benchmark ? 256ull << 20
                                           : 64ull << 20;
+        /* GPUs joined pair by pair by NVLink (NVSwitch) copy in rounds, every GPU at once:
+         * each copy on its own links, as alone. Over PCIe copies at once share switches and
+         * root ports, and would judge the sharing: one pair at a time there. */
+        int rounds = 1;
+        for (size_t i = 0; i < p.n; i++)
+            for (size_t j = 0; j < p.n; j++)
+                if (i != j && gv_nvlinks_between(p.gpu[i], p.gpu[j]) <= 0)
+                    rounds = 0;
         gv_errbuf err;
-        if (gv_p2p_matrix(open, p.n, bytes, 3, 4, p.m, &err) != GV_OK) {
+        if (gv_p2p_matrix(open, p.n, bytes, 3, 4, rounds, p.m, &err) != GV_OK) {
             /* A copy between GPUs failed: which GPU is not known, so the node's. */
             gv_result_action(
                 gv_report_add(run->report, gv_id_cuda_p2p, "node", GV_FAIL, "%s", err.text),

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/progress.h"
 #include "core/util.h"
@@ -83,28 +84,47 @@ static int enable_peers(p2p_gpu *g, size_t n, size_t a, gv_p2p_pair *m)
     return rc;
 }
 
-/* `count` copies of `bytes` from a to b behind a's gate; their time in ms, or -1 (rc set). */
-static double timed(p2p_gpu *a, const p2p_gpu *b, uint64_t bytes, unsigned count, int *rc)
+/* Queues `count` copies of `bytes` from a to b on a's stream behind a's gate, between a's
+ * timing events; they start when the gate opens (*a->flag = 1). */
+static int queue_copies(p2p_gpu *a, const p2p_gpu *b, uint64_t bytes, unsigned count)
 {
     const struct gv_cuda_api *cu = a->s->cu;
     gvcu_stream stream = a->s->stream;
     *a->flag = 0;
     __sync_synchronize();
-    *rc = gv_session_gate(a->s, stream, a->flag_dev, 2000000000ull);
+    int rc = use(a);
+    if (rc == GVCU_SUCCESS)
+        rc = gv_session_gate(a->s, stream, a->flag_dev, 2000000000ull);
+    if (rc == GVCU_SUCCESS)
+        rc = cu->cuEventRecord(a->start, stream);
+    for (unsigned i = 0; i < count && rc == GVCU_SUCCESS; i++)
+        rc = cu->cuMemcpyDtoDAsync(b->dst, a->src, bytes, stream);
+    if (rc == GVCU_SUCCESS)
+        rc = cu->cuEventRecord(a->end, stream);
+    if (rc == GVCU_SUCCESS)
+        rc = gv_session_mark(a->s);
+    return rc;
+}
+
+/* The time in ms between a's timing events, once its copies completed; -1 with rc set. */
+static double elapsed(p2p_gpu *a, int *rc)
+{
+    float ms = 0;
+    *rc = use(a);
     if (*rc == GVCU_SUCCESS)
-        *rc = cu->cuEventRecord(a->start, stream);
-    for (unsigned i = 0; i < count && *rc == GVCU_SUCCESS; i++)
-        *rc = cu->cuMemcpyDtoDAsync(b->dst, a->src, bytes, stream);
-    if (*rc == GVCU_SUCCESS)
-        *rc = cu->cuEventRecord(a->end, stream);
+        *rc = a->s->cu->cuEventElapsedTime(&ms, a->start, a->end);
+    return *rc == GVCU_SUCCESS ? ms : -1;
+}
+
+/* `count` copies of `bytes` from a to b behind a's gate; their time in ms, or -1 (rc set). */
+static double timed(p2p_gpu *a, const p2p_gpu *b, uint64_t bytes, unsigned count, int *rc)
+{
+    *rc = queue_copies(a, b, bytes, count);
     __sync_synchronize();
     *a->flag = 1; /* everything is queued: the copies start together */
     if (*rc == GVCU_SUCCESS)
         *rc = gv_session_sync(a->s, GV_SESSION_STEP_TIMEOUT_S);
-    float ms = 0;
-    if (*rc == GVCU_SUCCESS)
-        *rc = cu->cuEventElapsedTime(&ms, a->start, a->end);
-    return *rc == GVCU_SUCCESS ? ms : -1;
+    return *rc == GVCU_SUCCESS ? elapsed(a, rc) : -1;
 }
 
 static gv_status measure_pair(p2p_gpu *a, const p2p_gpu *b, uint64_t bytes, unsigned samples,
@@ -127,8 +147,102 @@ static gv_status measure_pair(p2p_gpu *a, const p2p_gpu *b, uint64_t bytes, unsi
     return GV_OK;
 }
 
+/* Round r of the rounds: GPU i copies to GPU (i + r) % n, every GPU at once, each behind its
+ * own gate and timed by its own events, so each sends to one GPU and receives from another:
+ * over NVSwitch each direction of each GPU's links carries one copy, as when the pair copies
+ * alone. `count` copies of `bytes` each; ms[i] the time of GPU i's, or rc set. A GPU whose
+ * copies completed leaves the watch (core/progress.h): one that hangs is named. */
+static int round_copies(p2p_gpu *g, size_t n, size_t r, uint64_t bytes, unsigned count, double *ms)
+{
+    int rc = GVCU_SUCCESS;
+    int *pending = calloc(n, sizeof *pending);
+    if (!pending)
+        return GVCU_ERROR_OUT_OF_MEMORY;
+    int ordinals[GV_PROGRESS_MAX_GPUS] = {0};
+    size_t watched = 0;
+    for (size_t i = 0; i < n && watched < GV_PROGRESS_MAX_GPUS; i++)
+        ordinals[watched++] = g[i].s->cuda_index;
+    gv_progress_watch(g[0].s->ctx, ordinals, watched);
+    for (size_t i = 0; i < n && rc == GVCU_SUCCESS; i++) {
+        rc = queue_copies(&g[i], &g[(i + r) % n], bytes, count);
+        pending[i] = rc == GVCU_SUCCESS;
+    }
+    __sync_synchronize();
+    for (size_t i = 0; i < n; i++)
+        *g[i].flag = 1; /* every copy queued, or the round given up: the gates open together */
+    double until = gv_now_s() + GV_SESSION_STEP_TIMEOUT_S;
+    struct timespec nap = {0, 20000};
+    for (size_t left = n; left > 0 && rc == GVCU_SUCCESS;) {
+        left = 0;
+        for (size_t i = 0; i < n && rc == GVCU_SUCCESS; i++) {
+            if (!pending[i])
+                continue;
+            int q = use(&g[i]);
+            if (q == GVCU_SUCCESS)
+                q = gv_session_poll(g[i].s);
+            if (q == GVCU_SUCCESS) {
+                pending[i] = 0;
+                ms[i] = elapsed(&g[i], &rc);
+                gv_progress_done(g[i].s->ctx, g[i].s->cuda_index);
+            } else if (q != GVCU_ERROR_NOT_READY) {
+                rc = q;
+            } else {
+                left++;
+            }
+        }
+        if (left && gv_now_s() > until)
+            rc = GVCU_ERROR_LAUNCH_TIMEOUT;
+        else if (left)
+            nanosleep(&nap, NULL);
+    }
+    /* Given up mid-round: what was queued drains before the buffers are freed (release). */
+    free(pending);
+    return rc;
+}
+
+static gv_status measure_round(p2p_gpu *g, size_t n, size_t r, uint64_t bytes, unsigned samples,
+                               unsigned copies, gv_p2p_pair *m, gv_errbuf *err)
+{
+    unsigned k_max = samples < 64 ? samples : 64;
+    double *ms = calloc(n, sizeof *ms), *rates = calloc(n * (k_max ? k_max : 1), sizeof *rates);
+    if (!ms || !rates) {
+        free(ms);
+        free(rates);
+        return gv_err(err, GV_ERR_NO_MEMORY, "out of memory for the peer copies");
+    }
+    int rc = GVCU_SUCCESS;
+    if (rc == GVCU_SUCCESS)
+        rc = round_copies(g, n, r, bytes, 2, ms); /* warm-up: the routes and their mappings */
+    for (unsigned k = 0; k < k_max && rc == GVCU_SUCCESS; k++) {
+        rc = round_copies(g, n, r, bytes, copies, ms);
+        for (size_t i = 0; i < n && rc == GVCU_SUCCESS; i++)
+            rates[i * k_max + k] = ms[i] > 0 ? (double)bytes * copies / (ms[i] * 1e-3) / 1e9 : 0;
+    }
+    if (rc == GVCU_SUCCESS)
+        rc = round_copies(g, n, r, SMALL, 32, ms);
+    for (size_t i = 0; i < n && rc == GVCU_SUCCESS; i++) {
+        gv_p2p_pair *p = &m[i * n + (i + r) % n];
+        p->latency_us = ms[i] * 1e3 / 32;
+        p->gbps = gv_median(&rates[i * k_max], k_max);
+    }
+    free(ms);
+    free(rates);
+    return rc == GVCU_SUCCESS ? GV_OK : gv_session_fail(g[0].s, err, "copying between GPUs", rc);
+}
+
+/* Whether every ordered pair copies GPU to GPU (peer access on): only then can a round's
+ * copies leave the host out, each on its own links. */
+static int all_direct(const gv_p2p_pair *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (i != j && !m[i * n + j].direct)
+                return 0;
+    return 1;
+}
+
 gv_status gv_p2p_matrix(gv_session *const *s, size_t n, uint64_t bytes, unsigned samples,
-                        unsigned copies, gv_p2p_pair *m, gv_errbuf *err)
+                        unsigned copies, int rounds, gv_p2p_pair *m, gv_errbuf *err)
 {
     memset(m, 0, n * n * sizeof *m);
     p2p_gpu *g = calloc(n ? n : 1, sizeof *g);
@@ -148,7 +262,13 @@ gv_status gv_p2p_matrix(gv_session *const *s, size_t n, uint64_t bytes, unsigned
         if (rc != GVCU_SUCCESS)
             st = gv_session_fail(g[i].s, err, "cuCtxEnablePeerAccess", rc);
     }
-    for (size_t i = 0; i < n && st == GV_OK; i++)
+    rounds = rounds && st == GV_OK && all_direct(m, n);
+    for (size_t r = 1; rounds && r < n && st == GV_OK; r++) {
+        gv_progress_stage(s[0]->ctx, "copying round %zu of %zu: each GPU to the one %zu after it",
+                          r, n - 1, r);
+        st = measure_round(g, n, r, bytes, samples, copies, m, err);
+    }
+    for (size_t i = 0; !rounds && i < n && st == GV_OK; i++)
         for (size_t j = 0; j < n && st == GV_OK; j++)
             if (i != j) {
                 gv_progress_stage(s[i]->ctx, "copying from GPU %d to GPU %d", s[i]->cuda_index,

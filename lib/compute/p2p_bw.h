@@ -18,9 +18,12 @@ typedef struct gv_p2p_pair {
 } gv_p2p_pair;
 
 /* The n x n matrix (row: source, column: destination; the diagonal is left zero) over the
- * sessions s[0..n) opened by the caller on this thread. GV_OK, or the first CUDA call that
+ * sessions s[0..n) opened by the caller on this thread. With `rounds`, when every pair has
+ * peer access, the n - 1 rounds of n copies at once (GPU i to GPU i + r), not the n (n - 1)
+ * pairs one after another: for GPUs whose every pair has its own links (NVSwitch), where a
+ * copy at once with others takes what it takes alone. GV_OK, or the first CUDA call that
  * failed in err; peer access stays on for the contexts' lifetime, as NCCL leaves it. */
 gv_status gv_p2p_matrix(gv_session *const *s, size_t n, uint64_t bytes, unsigned samples,
-                        unsigned copies, gv_p2p_pair *m, gv_errbuf *err);
+                        unsigned copies, int rounds, gv_p2p_pair *m, gv_errbuf *err);
 
 #endif
