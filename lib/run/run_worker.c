@@ -309,9 +309,9 @@ static int take_line(void *user, char *line)
     client *c = l->c;
     json_t *ev = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
     const char *kind = json_string_value(json_object_get(ev, "event"));
-    int ok = kind != NULL;
-    if (!ok) {
-        ;
+    int ok = 1;
+    if (!kind) {
+        ok = 0; /* not an event: garbage */
     } else if (!strcmp(kind, "row")) {
         take_row(l, json_object_get(ev, "result"));
     } else if (!strcmp(kind, "begin")) {

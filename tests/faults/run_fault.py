@@ -836,4 +836,7 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--list"]:  # the case names, for tests/CMakeLists.txt
+        print(";".join(CASES))
+        sys.exit(0)
     sys.exit(main())
