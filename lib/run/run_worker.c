@@ -684,7 +684,8 @@ static void hung_gpu_rows(lane *l, const char *where, double spent, double plann
 }
 
 /* At the check's own deadline: whether it was still making progress (each GPU it watches beat
- * within the deadline; watching none, its last beat did). Then it is too slow, not hung. */
+ * within the deadline, short of the end of its work; watching none, its last beat did). Then
+ * it is too slow, not hung. A GPU that did all its work and is held in its teardown is not. */
 static int still_going(const lane *l, double now)
 {
     double unit = l->c->ctx->deadline_s + l->watch_allow_s;
@@ -693,7 +694,7 @@ static int still_going(const lane *l, double now)
     int any = 0;
     for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
         if (l->watched[g]) {
-            if (now - l->gpu_alive[g] >= unit)
+            if (now - l->gpu_alive[g] >= unit || l->gpu_done[g] >= 1)
                 return 0;
             any = 1;
         }
