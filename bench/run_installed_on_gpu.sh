@@ -78,7 +78,7 @@ torchrun=$(command -v torchrun || true)
 venv=$(mktemp -d)/venv
 "$py" -m venv --system-site-packages "$venv" >"$out/venv.log" 2>&1
 timed pip_install env GPUVERIFY_INSTALL_LIBDIR="$prefix/lib" "$venv/bin/pip" install \
-    --no-build-isolation --no-index "$(dirname "$0")/../bindings/python"
+    --no-index "$(dirname "$0")/../bindings/python"
 timed python_version "$venv/bin/python" -c "import gpuverify; print(gpuverify.version(), gpuverify.library_path())"
 timed python_quick "$venv/bin/python" -m gpuverify --level quick --quiet
 if [ -n "$torchrun" ]; then

@@ -9,7 +9,7 @@
 set -eu
 build="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev libsqlite3-dev python3"
 test_only="libcmocka-dev abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin
-          python3-jsonschema python3-pytest python3-yaml python3-pip python3-setuptools python3-venv
+          python3-jsonschema python3-pytest python3-yaml python3-venv
           prometheus prometheus-node-exporter clang libclang-rt-14-dev
           help2man groff-base man-db iproute2 util-linux
           munge slurmctld slurmd slurm-client libpmix-dev shellcheck buildah debootstrap"

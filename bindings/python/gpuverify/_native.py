@@ -6,8 +6,8 @@ Where the library is looked for, in this order (the first that loads is used):
 1. ``$GPUVERIFY_LIBRARY``: a file. When set, it is the only place tried, so that a wrong path
    is an error rather than another copy of the library loaded silently.
 2. The installed prefix: the directory recorded when the package was built
-   (``GPUVERIFY_INSTALL_LIBDIR`` at ``pip install`` time, see setup.py), then the lib
-   directories of this interpreter's prefix (``sys.prefix``: a virtual environment's or
+   (``GPUVERIFY_INSTALL_LIBDIR`` at ``pip install`` time, see
+   build_backend/gpuverify_build.py), then the lib directories of this interpreter's prefix (``sys.prefix``: a virtual environment's or
    ``--prefix``'s ``lib/<multiarch>``, ``lib``, ``lib64``), where ``cmake --install --prefix``
    with the same prefix puts it.
 3. ``ctypes.util.find_library("gpuverify")`` (ldconfig's cache, the compiler's and linker's

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""pip install --no-build-isolation into a fresh virtual environment (offline, Debian's
-setuptools), and where the installed package finds libgpuverify: $GPUVERIFY_LIBRARY, the
-directory recorded at install (GPUVERIFY_INSTALL_LIBDIR), the environment's prefix, then the
-system's search, every place named when none loads."""
+"""pip install into a plain virtual environment (offline, pip's defaults: build isolation, no
+system site-packages; the build backend is in the tree), an sdist and an editable install, and
+where the installed package finds libgpuverify: $GPUVERIFY_LIBRARY, the directory recorded at
+install (GPUVERIFY_INSTALL_LIBDIR), the environment's prefix, then the system's search, every
+place named when none loads."""
 import ctypes.util
 import os
 import shutil
@@ -16,9 +17,9 @@ SONAME = "libgpuverify.so.1"
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
-    """A venv seeing Debian's pip and setuptools, the package installed into it from a copy of
-    bindings/python (the build writes build/ and *.egg-info beside the sources), recording
-    <root>/configured as the library's directory. {"python", "root", "configured", "prefix"}"""
+    """A plain venv (its own pip, nothing of the system's), the package installed into it from
+    a copy of bindings/python, recording <root>/configured as the library's directory.
+    {"python", "root", "configured", "prefix"}"""
     python = "/usr/bin/python3"
     if not os.path.exists(python):
         pytest.skip("needs Debian's /usr/bin/python3")
@@ -27,18 +28,16 @@ def venv(tmp_path_factory):
     shutil.copytree(SOURCE, src, ignore=shutil.ignore_patterns(
         "tests", "build", "*.egg-info", "__pycache__"))
     env_dir = root / "env"
-    subprocess.run([python, "-m", "venv", "--without-pip", "--system-site-packages",
-                    str(env_dir)], check=True)
+    subprocess.run([python, "-m", "venv", str(env_dir)], check=True)
     configured = root / "configured"
     configured.mkdir()
     pip = subprocess.run(
-        [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--no-build-isolation",
-         "--no-index", "--no-cache-dir", "--disable-pip-version-check", "-q", str(src)],
+        [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--no-index", "--no-cache-dir",
+         "--disable-pip-version-check", "-q", str(src)],
         capture_output=True, text=True, env=dict(os.environ, GPUVERIFY_INSTALL_LIBDIR=str(
             configured)))
-    assert pip.returncode == 0, ("pip install --no-build-isolation failed (Debian: "
-                                 "apt-get install python3-pip python3-setuptools)\n" +
-                                 pip.stdout + pip.stderr)
+    assert pip.returncode == 0, ("pip install failed (Debian: apt-get install python3-venv)\n"
+                                 + pip.stdout + pip.stderr)
     return {"python": str(env_dir / "bin" / "python"), "root": root,
             "configured": str(configured), "prefix": str(env_dir / "lib")}
 
@@ -112,3 +111,33 @@ def test_none_loads_and_the_error_names_every_place_tried(venv):
              "find_library gpuverify: found nothing", "soname " + SONAME + ":"]
     places = [message.index(p) for p in order]
     assert places == sorted(places), message
+
+
+def test_an_sdist_and_an_editable_install_build_offline(tmp_path):
+    """The backend's sdist installs in a plain venv with nothing fetched, and `pip install -e`
+    imports the package from the source folder."""
+    python = "/usr/bin/python3"
+    if not os.path.exists(python):
+        pytest.skip("needs Debian's /usr/bin/python3")
+    src = tmp_path / "src"
+    shutil.copytree(SOURCE, src, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    sdist = subprocess.run(
+        [python, "-c", "import sys; sys.path.insert(0, 'build_backend'); "
+                       "import gpuverify_build; print(gpuverify_build.build_sdist(sys.argv[1]))",
+         str(tmp_path)], capture_output=True, text=True, cwd=str(src))
+    assert sdist.returncode == 0, sdist.stderr
+    assert sdist.stdout.strip() == "gpuverify-1.0.0.tar.gz"
+    archive = str(tmp_path / "gpuverify-1.0.0.tar.gz")
+    for name, target, where in (("sdist", archive, "site-packages"),
+                                ("editable", "-e " + str(src), str(src))):
+        env_dir = tmp_path / name
+        subprocess.run([python, "-m", "venv", str(env_dir)], check=True)
+        pip = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install",
+                              "--no-index", "--no-cache-dir", "--disable-pip-version-check",
+                              "-q"] + target.split(), capture_output=True, text=True)
+        assert pip.returncode == 0, name + ": " + pip.stdout + pip.stderr
+        out = subprocess.run([str(env_dir / "bin" / "python"), "-c",
+                              "import gpuverify; print(gpuverify.__file__)"],
+                             capture_output=True, text=True, cwd=str(tmp_path))
+        assert out.returncode == 0, out.stderr
+        assert where in out.stdout, (name, out.stdout)
