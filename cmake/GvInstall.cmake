@@ -42,7 +42,8 @@ endif()
 
 # Manual pages.
 set(GV_MAN_PAGES gpuverify.3)
-install(FILES ${PROJECT_SOURCE_DIR}/man/gpuverify.3 DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
+install(FILES ${PROJECT_SOURCE_DIR}/man/gpuverify.3 DESTINATION ${CMAKE_INSTALL_MANDIR}/man3
+        COMPONENT dev)
 find_program(GV_HELP2MAN help2man)
 if(GV_TOOLS AND NOT GV_HELP2MAN)
   message(STATUS "help2man not found (Debian: help2man): the tools' manual pages are not generated")
@@ -68,7 +69,8 @@ elseif(GV_TOOLS)
       COMMENT "Manual page ${_gv_tool}(1) from ${_gv_tool} --help (help2man)" VERBATIM)
     list(APPEND _gv_man_outputs ${_gv_man_dir}/${_gv_tool}.1)
     # OPTIONAL: a page help2man could not make is left out, not a failed install.
-    install(FILES ${_gv_man_dir}/${_gv_tool}.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 OPTIONAL)
+    install(FILES ${_gv_man_dir}/${_gv_tool}.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 OPTIONAL
+            COMPONENT tools)
     list(APPEND GV_MAN_PAGES ${_gv_tool}.1)
   endforeach()
   add_custom_target(gv_man ALL DEPENDS ${_gv_man_outputs})
@@ -86,9 +88,9 @@ foreach(_gv_file IN LISTS _gv_files)
   file(READ ${_gv_integrations}/${_gv_file} _gv_head LIMIT 2 HEX)
   if(_gv_head STREQUAL "2321") # "#!"
     install(PROGRAMS ${_gv_integrations}/${_gv_file}
-            DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuverify/${_gv_dir})
+            DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuverify/${_gv_dir} COMPONENT integrations)
   else()
     install(FILES ${_gv_integrations}/${_gv_file}
-            DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuverify/${_gv_dir})
+            DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuverify/${_gv_dir} COMPONENT integrations)
   endif()
 endforeach()

@@ -11,7 +11,7 @@ build="build-essential cmake pkg-config libjansson-dev libhwloc-dev zlib1g-dev l
 test_only="libcmocka-dev abigail-tools valgrind clang-format libopenmpi-dev openmpi-bin
           python3-jsonschema python3-pytest python3-yaml python3-venv
           prometheus prometheus-node-exporter clang libclang-rt-14-dev
-          help2man groff-base man-db iproute2 util-linux
+          help2man groff-base man-db iproute2 util-linux file
           munge slurmctld slurmd slurm-client libpmix-dev shellcheck buildah debootstrap"
 case "${1:-}" in
 build) packages=$build ;;

@@ -13,6 +13,8 @@
 # usage: check_install.sh BUILD WORK FIXTURES FAKELIB CONSUMER_SRC INTEGRATIONS_SRC
 #        BINDIR LIBDIR LIBEXECDIR MANDIR DATADIR BIN_RUNPATH WORKER_RUNPATH TOOLS MAN_PAGES
 #        SANITIZED   (directories relative to the prefix; TOOLS and MAN_PAGES ;-separated)
+# With INSTALLED_PREFIX set (e.g. /usr, where the Debian packages went: tests/install/
+# check_debs.sh), BUILD is not installed: the checks run on what is in that prefix.
 set -eu
 build=$1 work=$2 fix=$3 fakelib=$4 consumer=$5 integrations=$6 bindir=$7 libdir=$8 libexecdir=$9
 shift 9
@@ -29,13 +31,17 @@ ok() { echo "ok: $*"; }
 
 rm -rf "$work"
 mkdir -p "$work"
-if ! cmake --install "$build" --prefix "$work/staged" >"$work/install.log" 2>&1; then
-    cat "$work/install.log" >&2
-    echo "FAIL: cmake --install $build" >&2
-    exit 1
+if [ -n "${INSTALLED_PREFIX:-}" ]; then
+    p=$INSTALLED_PREFIX
+else
+    if ! cmake --install "$build" --prefix "$work/staged" >"$work/install.log" 2>&1; then
+        cat "$work/install.log" >&2
+        echo "FAIL: cmake --install $build" >&2
+        exit 1
+    fi
+    mv "$work/staged" "$work/prefix"
+    p=$work/prefix
 fi
-mv "$work/staged" "$work/prefix"
-p=$work/prefix
 lib=$(cd "$p/$libdir" && pwd -P)/libgpuverify.so.1
 [ -f "$lib" ] || { echo "FAIL: $lib not installed" >&2; exit 1; }
 
