@@ -81,7 +81,7 @@ static void no_gpu(const gv_facts *f, int want, gv_report *r)
  * NVSwitches on HGX-2 and HGX A100, four on HGX H100/H200). Proportional, so that a VM given
  * part of a baseboard with its share of the switches expects its share of the GPUs. 0 when the
  * node has none of these (NVSwitch gen4, HGX B200, is not a PCI function of the host). */
-static int baseboard_gpus(const gv_facts *f, const char **switch_name)
+int gv_check_baseboard_gpus(const gv_facts *f, const char **switch_name)
 {
     static const struct {
         int device, per_baseboard;
@@ -188,7 +188,7 @@ void gv_check_driver_gpu_count(const gv_facts *f, gv_report *r)
      * bus altogether (not powered, not trained after a reboot) leaves PCI, NVML and CUDA
      * agreeing on one fewer, and nothing else would notice. */
     const char *switch_name = NULL;
-    int board = want < 0 ? baseboard_gpus(f, &switch_name) : 0;
+    int board = want < 0 ? gv_check_baseboard_gpus(f, &switch_name) : 0;
     if (board > 0 && f->pci_count >= 0 && f->pci_count < board) {
         c = gv_report_add(r, id, "node", GV_FAIL,
                           "%d GPU(s) on the PCI bus where the node's %d %s functions connect %d "

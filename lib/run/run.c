@@ -91,10 +91,62 @@ static gv_status select_gpus(gv_ctx *ctx, const char *list, int *chosen)
     }
 }
 
-/* A GPU the caller asked for that CUDA does not see FAILs: the GPU tests would only pass it
- * over, and a run that tested nothing of what was asked must not pass ("--gpus 9" on a node
- * with eight, or one whose GPU fell off the bus and moved CUDA's ordinals). Judged when the
- * run counted CUDA's devices (it does for every GPU test). */
+/* How many CUDA ordinals this process could have by any account of the node's GPUs: PCI,
+ * NVML, CUDA itself (MIG instances), the GPUs set apart, the policy's gpu_count, the NVSwitch
+ * baseboard; no more than CUDA_VISIBLE_DEVICES lists. -1 when nothing counted them. */
+static int ordinals_possible(const gv_facts *f, const gv_policy *policy)
+{
+    const char *switch_name = NULL;
+    int counts[] = {f->pci_count,
+                    f->nvml_count,
+                    f->cuda_count,
+                    (int)(f->gpu_count + f->other_count),
+                    policy ? policy->gpu_count : -1,
+                    gv_check_baseboard_gpus(f, &switch_name)};
+    int most = -1;
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        most = counts[i] > most ? counts[i] : most;
+    if (most >= 0 && f->cuda_visible_set) {
+        int listed = 0;
+        for (const char *p = f->cuda_visible; *p; p += strcspn(p, ","), p += *p == ',')
+            listed += strcspn(p, ",") > 0;
+        most = listed < most ? listed : most;
+    }
+    return most;
+}
+
+/* A GPU asked for that the node could never show this process ("--gpus 9" on a node of eight)
+ * is the caller's mistake: GV_ERR_INVALID_ARG, not a FAIL row that reads as broken hardware and
+ * drains a healthy node. One the node has but CUDA does not see is judge_asked_gpus's FAIL. */
+static gv_status refuse_absent_gpus(gv_ctx *ctx, const gv_facts *f, const gv_run_opts *o,
+                                    const int *asked)
+{
+    const char *list = o->gpus;
+    int possible = list ? ordinals_possible(f, o->policy) : -1;
+    /* None at all is driver.gpu_count's FAIL: a node whose GPUs all fell off the bus looks
+     * the same. */
+    if (possible <= 0)
+        return GV_OK;
+    for (int v = possible; v < GV_RUN_MAX_GPUS; v++) {
+        if (!asked[v])
+            continue;
+        char ordinals[32] = "0";
+        if (possible > 1)
+            snprintf(ordinals, sizeof ordinals, "0-%d", possible - 1);
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_run_opts.gpus \"%s\": there is no GPU %d: this process can have %d "
+                       "GPU(s) on this node (CUDA ordinals %s%s)",
+                       list, v, possible, ordinals,
+                       f->cuda_visible_set ? ", as CUDA_VISIBLE_DEVICES lists them" : "");
+    }
+    return GV_OK;
+}
+
+/* A GPU the caller asked for that the node has but CUDA does not see FAILs: the GPU tests would
+ * only pass it over, and a run that tested nothing of what was asked must not pass (a GPU that
+ * fell off the bus moved CUDA's ordinals). Judged when the run counted CUDA's devices (it does
+ * for every GPU test). A node's row: which GPU went is driver.gpu_count's to say, and "gpuN"
+ * names the inventory's GPU N, not CUDA's ordinal. */
 static void judge_asked_gpus(const gv_facts *f, const char *list, const int *asked, gv_report *r)
 {
     if (!list || f->cuda_count < 0)
@@ -102,22 +154,20 @@ static void judge_asked_gpus(const gv_facts *f, const char *list, const int *ask
     for (int v = f->cuda_count; v < GV_RUN_MAX_GPUS; v++) {
         if (!asked[v])
             continue;
-        char subject[16], seen[32] = "none";
-        snprintf(subject, sizeof subject, "gpu%d", v);
+        char seen[32] = "none";
         if (f->cuda_count == 1)
             snprintf(seen, sizeof seen, "0");
         else if (f->cuda_count > 1)
             snprintf(seen, sizeof seen, "0-%d", f->cuda_count - 1);
         gv_check_result *c =
-            gv_report_add(r, gv_id_driver_gpu_count, subject, GV_FAIL,
-                          "GPU %d was asked for (gpus \"%s\") but CUDA sees %d GPU(s) (%s): "
-                          "nothing tested it",
-                          v, list, f->cuda_count, seen);
+            gv_report_add(r, gv_id_driver_gpu_count, "node", GV_FAIL,
+                          "CUDA GPU %d was asked for (gpus \"%s\") but CUDA sees %d GPU(s) (%s) "
+                          "of the node's %d: nothing tested it",
+                          v, list, f->cuda_count, seen, ordinals_possible(f, f->policy));
         gv_result_remedy(c, "compare the GPU list with nvidia-smi -L: a GPU that fell off the "
                             "bus (Xid 79) leaves fewer and moves CUDA's ordinals");
-        /* The request names a GPU the node does not have; a GPU gone from the bus is
-         * driver.gpu_count's node row, with its own action. */
-        gv_result_action(c, GV_ACTION_FIX_CONFIG);
+        /* The node has the GPU but CUDA lost it: hardware, as driver.gpu_count's own row. */
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
     }
 }
 
@@ -484,6 +534,8 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         optional |= chosen[i] ? (unsigned)gv_checks[i].facts : 0;
     gv_facts *f;
     gv_status s = gv_refresh_facts(ctx, optional, &f);
+    if (s == GV_OK)
+        s = refuse_absent_gpus(ctx, f, o, plan->gpu_chosen);
     if (s != GV_OK)
         return s;
     bind_to_the_gpu(ctx, plan, f);

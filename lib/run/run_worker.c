@@ -789,7 +789,11 @@ static void conclude(lane *l, enum outcome how, int reaped, int status, double s
         /* The node's first worker could not make the run: the caller gets the error. Any
          * later worker's refusal costs its lane's checks only. */
         if (is_node(l) && l->workers == 1 && !c->across_started)
-            c->failed = gv_fail(c->ctx, l->error_status, "gpuverify-worker: %s", l->error);
+            /* An argument it refuses is the caller's (a GPU the node does not have), said as
+             * gv_run in this process says it; anything else is the worker's. */
+            c->failed = gv_fail(
+                c->ctx, l->error_status, "%s%s",
+                l->error_status == GV_ERR_INVALID_ARG ? "" : "gpuverify-worker: ", l->error);
         else
             close_pending(l, GV_ERROR, GV_ACTION_RERUN,
                           "not run: gpuverify-worker refused them: %s", l->error);

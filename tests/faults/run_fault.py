@@ -319,15 +319,23 @@ CASES = {
     "p2p_one_gpu": case("h100x1-compute", "cuda.p2p", [
         ("cuda.p2p", "node", "SKIP", "one GPU: no pair to copy between")],
         exit_code=0, sysroot=None, args=["--copy-mib", "1"], deadline=SLOW_FAKE),
-    # A GPU asked for that CUDA does not see FAILs instead of being passed over (in the worker
-    # and in the caller).
-    "gpus_missing": case("h100x8", "gemm.fp16", [
-        ("driver.gpu_count", "gpu9", "FAIL", 'GPU 9 was asked for (gpus "1,9") but CUDA sees 8 GPU(s) (0-7): nothing tested it'),
+    # A GPU the node does not have is the caller's mistake: a usage error (exit 2), not a FAIL
+    # that reads as broken hardware (in the worker and in the caller).
+    "gpus_absent": case("h100x8", "gemm.fp16", [], exit_code=2,
+        args=["--gpus", "1,9", "--gemm-size", "32"], wall=SLOW_FAKE,
+        error='gv_run_opts.gpus "1,9": there is no GPU 9: this process can have 8 GPU(s) on this node (CUDA ordinals 0-7)'),
+    "gpus_absent_in_process": case("h100x8", "gemm.fp16", [], exit_code=2,
+        args=["--gpus", "12", "--gemm-size", "32", "--isolation", "none"], wall=SLOW_FAKE,
+        error='gv_run_opts.gpus "12": there is no GPU 12'),
+    # One the node has but CUDA lost (GPU 3 fell off the bus: CUDA's ordinals are 0-6) FAILs
+    # instead of being passed over: hardware, whichever GPU that moved CUDA's ordinals it is.
+    "gpus_missing": case("h100x8-gpu-lost", "gemm.fp16", [
+        ("driver.gpu_count", "node", "FAIL", 'CUDA GPU 7 was asked for (gpus "1,7") but CUDA sees 7 GPU(s) (0-6) of the node\'s 8: nothing tested it', "hw_inspect"),
         ("gemm.fp16", "gpu1", "PASS", "verified")],
-        args=["--gpus", "1,9", "--gemm-size", "32"], deadline=SLOW_FAKE),
-    "gpus_missing_in_process": case("h100x8", "gemm.fp16", [
-        ("driver.gpu_count", "gpu12", "FAIL", 'GPU 12 was asked for (gpus "12") but CUDA sees 8 GPU(s) (0-7)')],
-        args=["--gpus", "12", "--gemm-size", "32", "--isolation", "none"], deadline=SLOW_FAKE),
+        args=["--gpus", "1,7", "--gemm-size", "32"], deadline=SLOW_FAKE),
+    "gpus_missing_in_process": case("h100x8-gpu-lost", "gemm.fp16", [
+        ("driver.gpu_count", "node", "FAIL", 'CUDA GPU 7 was asked for (gpus "7") but CUDA sees 7 GPU(s) (0-6)')],
+        args=["--gpus", "7", "--gemm-size", "32", "--isolation", "none"], deadline=SLOW_FAKE),
     # A container given GPUs 0 and 1 of eight tests those and says the others were not its;
     # one given none ERRORs whatever checks are selected (never PASS, never a broken GPU).
     "given_two": case("h100x8-given-2", "driver.gpu_count,gemm.fp16", [

@@ -13,17 +13,19 @@ ctypes.util.find_library, the soname libgpuverify.so.1).
         # report.exit_code: 0 healthy, 1 FAIL, 3 could not judge, 4 GPUs held by another
 """
 from .api import (EXIT_FAIL, EXIT_HEALTHY, EXIT_HELD, EXIT_UNJUDGED, EXIT_USAGE, Action,
-                  CheckResult, Context, GemmResult, HeldBy, NcclResult, Outcome, Report, Verdict,
-                  catalog, library_path, version)
-from .errors import (DeadlineError, DriverError, GpuBusyError, GpuverifyError, InternalError,
-                     InvalidArgumentError, IOFailureError, LibraryNotFoundError, NoMemoryError,
-                     NotFoundError, NvidiaLibraryError, ParseError, UnsupportedError, VersionError)
+                  CheckResult, Context, GemmResult, GpuResult, HeldBy, NcclResult, Outcome,
+                  Policy, Report, Verdict, catalog, library_path, version)
+from .errors import (ContextClosedError, DeadlineError, DriverError, GpuBusyError,
+                     GpuverifyError, InternalError, InvalidArgumentError, IOFailureError,
+                     LibraryNotFoundError, NoMemoryError, NotFoundError, NvidiaLibraryError,
+                     ParseError, UnsupportedError, VersionError)
 
 __version__ = "1.0.0"  # this package's; version() is the loaded library's
 
-__all__ = ["Action", "Context", "CheckResult", "GemmResult", "HeldBy", "NcclResult", "Outcome",
-           "Report", "Verdict", "catalog", "library_path", "version", "EXIT_HEALTHY", "EXIT_FAIL",
-           "EXIT_USAGE", "EXIT_UNJUDGED", "EXIT_HELD", "GpuverifyError",
-           "LibraryNotFoundError", "InvalidArgumentError", "VersionError", "NoMemoryError",
-           "NotFoundError", "IOFailureError", "ParseError", "NvidiaLibraryError", "DriverError",
-           "DeadlineError", "UnsupportedError", "InternalError", "GpuBusyError"]
+__all__ = ["Action", "Context", "CheckResult", "GemmResult", "GpuResult", "HeldBy", "NcclResult",
+           "Outcome", "Policy", "Report", "Verdict", "catalog", "library_path", "version",
+           "EXIT_HEALTHY", "EXIT_FAIL", "EXIT_USAGE", "EXIT_UNJUDGED", "EXIT_HELD",
+           "GpuverifyError", "LibraryNotFoundError", "InvalidArgumentError", "ContextClosedError",
+           "VersionError", "NoMemoryError", "NotFoundError", "IOFailureError", "ParseError",
+           "NvidiaLibraryError", "DriverError", "DeadlineError", "UnsupportedError",
+           "InternalError", "GpuBusyError"]

@@ -59,6 +59,45 @@ def _gpus(text):
     return gpus
 
 
+def _state(text):
+    """--state: a file or "default" (argparse type)."""
+    if not text:
+        raise argparse.ArgumentTypeError("wants a file or 'default', not ''")
+    return text
+
+
+def _publish(path, report):
+    """--textfile: the report's metrics, or when the run could not start the lines that say
+    the node was not found healthy (no earlier healthy file stays behind), through a temporary
+    file in the same folder renamed over it, so that a collector reads the old file or the new
+    one, never half of one. False after saying why it could not."""
+    import os
+    import tempfile
+    body = report.prometheus if report is not None else (
+        "# HELP gpuverify_node_healthy 1 when no check FAILed or ERRORed, else 0\n"
+        "# TYPE gpuverify_node_healthy gauge\n"
+        "gpuverify_node_healthy 0\n")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.",
+                                   dir=os.path.dirname(os.path.abspath(path)))
+        with os.fdopen(fd, "w") as f:
+            f.write(body)
+            f.flush()
+            os.fchmod(f.fileno(), 0o644)  # mkstemp makes 0600; the collector may be another user
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        return True
+    except OSError as e:
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        print("gpuverify: --textfile %s: %s" % (path, e.strerror or e), file=sys.stderr)
+        return False
+
+
 class _Version(argparse.Action):
     """--version: this package's and the loaded library's versions, and where it was loaded
     from; exit 2 when the library cannot be loaded."""
@@ -96,9 +135,16 @@ def _parser():
     out.add_argument("--npd", action="store_true",
                      help="node-problem-detector plugin: the one line; exit 0 OK, 1 problem, "
                           "2 unknown")
+    ap.add_argument("--textfile", metavar="FILE",
+                    help="also write the Prometheus text to FILE, replaced atomically whatever "
+                         "the verdict (node_exporter's textfile collector)")
     ap.add_argument("--list", action="store_true", help="print every check ID and exit")
-    ap.add_argument("--sysroot", metavar="DIR",
-                    help="judge a captured node tree (/proc, /sys, /etc) offline")
+    root = ap.add_mutually_exclusive_group()
+    root.add_argument("--sysroot", metavar="DIR",
+                      help="judge a captured node tree (/proc, /sys, /etc) offline")
+    root.add_argument("--host-root", metavar="DIR",
+                      help="the live node whose / is mounted at DIR (a container's hostPath /): "
+                           "files read there, NVIDIA libraries queried")
     ap.add_argument("--library-dir", metavar="DIR",
                     help="load the NVIDIA libraries from DIR only")
     ap.add_argument("--checks", metavar="LIST",
@@ -128,6 +174,13 @@ def _parser():
                          "(required), none (in this process, no hard deadlines)")
     ap.add_argument("--deadline", type=_seconds, default=0.0, metavar="S",
                     help="each check's deadline where the catalog sets none (30)")
+    ap.add_argument("--state", type=_state, metavar="FILE|default",
+                    help="record every run in this SQLite file and judge each GPU against its "
+                         "own history (history.*); 'default': /var/lib/gpuverify/history.db "
+                         "for root, else $XDG_STATE_HOME/gpuverify/history.db")
+    ap.add_argument("--node-name", metavar="NAME",
+                    help="the node's name in the report, metrics and history (default "
+                         "$GPUVERIFY_NODE_NAME, else the host name)")
     return ap
 
 
@@ -141,21 +194,41 @@ def _npd(report):
 def main(argv=None):
     """Runs the command line (sys.argv[1:] by default) and returns the exit status."""
     args = _parser().parse_args(argv)
-    try:
-        if args.list:
+    if args.list:
+        try:
             print("\n".join(catalog()))
             return 0
-        with Context(sysroot=args.sysroot, library_dir=args.library_dir,
-                     deadline_s=args.deadline) as ctx:
+        except GpuverifyError as e:
+            print("gpuverify: %s" % e, file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        with Context(sysroot=args.sysroot, host_root=args.host_root,
+                     library_dir=args.library_dir, deadline_s=args.deadline,
+                     state_path=args.state, node_name=args.node_name) as ctx:
+            state = ctx.state_path
             policy = ctx.policy(path=args.policy) if args.policy else None
             report = ctx.run(args.level, checks=args.checks, budget_s=args.budget,
                              gpus=args.gpus, policy=policy, gemm_size=args.gemm_size,
                              copy_bytes=args.copy_mib << 20, nccl_bytes=args.nccl_kib << 10,
                              topology_xml=args.topology_xml, isolation=args.isolation,
                              duration_s=args.duration)
-    except (GpuverifyError, ValueError) as e:
+    except (GpuverifyError, ValueError, OSError) as e:
         print("gpuverify: %s" % e, file=sys.stdout if args.npd or args.quiet else sys.stderr)
+        if args.textfile:
+            _publish(args.textfile, None)
         return EXIT_USAGE
+    code = _output(args, report, state)
+    if args.textfile and not _publish(args.textfile, report) and code == EXIT_HEALTHY:
+        code = EXIT_USAGE
+    return code
+
+
+def _output(args, report, state):
+    """Prints the report as asked; returns the exit status."""
+    if state and not args.npd and not args.quiet and \
+            not any(c.id.startswith("history.") for c in report.checks):
+        print("gpuverify: this run is recorded in %s, but --checks selects no history.* check: "
+              "nothing judged it against its history" % state, file=sys.stderr)
     if args.npd:
         return _npd(report)
     if args.quiet:

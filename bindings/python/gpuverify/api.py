@@ -5,6 +5,7 @@ import ctypes as C
 import enum
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
@@ -12,7 +13,8 @@ from . import _args as A
 from . import _native
 from . import _structs as S
 from ._native import lib, text
-from .errors import GpuverifyError, InvalidArgumentError, for_status
+from .errors import (ContextClosedError, GpuverifyError, InvalidArgumentError,
+                     NotFoundError, for_status)
 
 LEVELS = {"standard": 0, "quick": 1, "extended": 2}
 ISOLATIONS = {"auto": 0, "process": 1, "none": 2}
@@ -215,6 +217,82 @@ class CheckResult(_Result):
                    held, action)
 
 
+class GpuResult(dict):
+    """One GPU of a report: its inventory (the JSON report's gpus[i]) and its own verdict.
+
+    Typed attributes: index (the inventory's, PCI order: the N of the rows' subject "gpuN"),
+    cuda_index (the CUDA ordinal, what ``gpus=`` and torch's ``cuda:N`` name; None when CUDA
+    does not see the GPU, e.g. one fallen off the bus), nvml_index, name, uuid, pci_bus_id,
+    subject ("gpuN"), verdict (a Verdict: judged by the rows of its subject only, never the
+    node's rows: FAIL, else ERROR, else WARN or PASS, SKIP when no row judged it),
+    failed_checks (the IDs that gave that verdict), checks (those rows, CheckResult).
+
+    Still the dict it was before (``g["verdict"] == "PASS"``, ``g["memory_total_bytes"]``,
+    ``json.dumps``): every key of the JSON report's GPU, with "verdict" a Verdict."""
+
+    def __init__(self, data=(), checks: Sequence[CheckResult] = ()):
+        super().__init__(data)
+        if "verdict" in self and self["verdict"] is not None:
+            self["verdict"] = _verdict_text(self["verdict"])
+        self._checks = [c for c in checks if c.subject == self.subject]
+
+    @property
+    def index(self) -> int:
+        return self["index"]
+
+    @property
+    def cuda_index(self) -> Optional[int]:
+        return self.get("cuda_index")
+
+    @property
+    def nvml_index(self) -> Optional[int]:
+        return self.get("nvml_index")
+
+    @property
+    def name(self) -> str:
+        return self.get("name") or ""
+
+    @property
+    def uuid(self) -> str:
+        return self.get("uuid") or ""
+
+    @property
+    def pci_bus_id(self) -> str:
+        return self.get("pci_bus_id") or ""
+
+    @property
+    def subject(self) -> str:
+        return "gpu%d" % self["index"]
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.get("verdict") or Verdict.SKIP
+
+    @property
+    def failed_checks(self) -> List[str]:
+        return list(self.get("failed_checks") or [])
+
+    @property
+    def checks(self) -> List[CheckResult]:
+        return list(self._checks)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The GPU as a plain dict (the JSON report's keys; verdict a Verdict, a str)."""
+        return dict(self)
+
+    def __repr__(self) -> str:
+        return "GpuResult(index=%d, cuda_index=%r, name=%r, pci_bus_id=%r, verdict=%r)" % (
+            self.index, self.cuda_index, self.name, self.pci_bus_id, self.verdict)
+
+
+def _verdict_text(v) -> Union[Verdict, str]:
+    """The Verdict of the JSON's "PASS", ...; an unknown word stays as it came."""
+    try:
+        return Verdict(v)
+    except ValueError:
+        return v
+
+
 @dataclass
 class Report(_Result):
     """What a run found: every CheckResult, the overall verdict and the facts judged.
@@ -223,8 +301,9 @@ class Report(_Result):
     "extended"; duration_s: the run's wall-clock time; checks: the rows in run order;
     isolation: "process" (the checks ran in gpuverify-worker) or "none" (in this process);
     hostname, started_at: where and when (UTC, ISO 8601) it ran; driver: the driver and
-    libraries found (dict); gpus: one dict per GPU (name, UUID, PCI bus ID, memory, ...);
-    action: what to do about the node, the strongest of its rows' (an Action).
+    libraries found (dict); gpus: one GpuResult per GPU in PCI order (its verdict, index,
+    cuda_index, name, UUID, PCI bus ID, memory, ...; still a dict), gpu(cuda_index=N) the one
+    CUDA calls N; action: what to do about the node, the strongest of its rows' (an Action).
 
     The JSON report (docs/report.schema.json) and the Prometheus text are kept as the
     `json` and `prometheus` attributes (strings) and `document()` (a dict); to_dict() leaves
@@ -239,7 +318,7 @@ class Report(_Result):
     hostname: str = ""
     started_at: str = ""
     driver: Dict[str, Any] = field(default_factory=dict, repr=False)
-    gpus: List[Dict[str, Any]] = field(default_factory=list, repr=False)
+    gpus: List[GpuResult] = field(default_factory=list, repr=False)
     line: str = ""  # the library's one line (verdict_line())
     outcome: int = EXIT_HEALTHY  # the library's outcome (exit_code)
     action: Action = Action.NONE  # the node's (gv_report_action)
@@ -259,6 +338,26 @@ class Report(_Result):
     def counts(self) -> Dict[str, int]:
         """How many rows have each verdict: {"PASS": n, "WARN": n, ...}."""
         return {v.name: sum(c.verdict == v for c in self.checks) for v in Verdict}
+
+    def gpu(self, *, cuda_index: Optional[int] = None, index: Optional[int] = None,
+            uuid: Optional[str] = None) -> GpuResult:
+        """The GPU CUDA calls cuda_index (what ``gpus=`` and ``cuda:N`` name), or the one of
+        inventory index (PCI order, the N of subject "gpuN"), or of that UUID: exactly one of
+        them. NotFoundError when the report has no such GPU: a CUDA ordinal past what CUDA sees
+        (a GPU fell off the bus and moved the ordinals, or none was ever there)."""
+        given = [(k, v) for k, v in (("cuda_index", cuda_index), ("index", index),
+                                     ("uuid", uuid)) if v is not None]
+        if len(given) != 1:
+            raise TypeError("Report.gpu() takes one of cuda_index=, index=, uuid=")
+        key, want = given[0]
+        for g in self.gpus:
+            if g.get(key) == want:
+                return g
+        cuda = [g.cuda_index for g in self.gpus if g.cuda_index is not None]
+        raise NotFoundError("Report.gpu: no GPU with %s %r in this report (%d GPU(s), CUDA "
+                            "sees %d%s)" % (key, want, len(self.gpus), len(cuda),
+                                            ": ordinals %d-%d" % (min(cuda), max(cuda))
+                                            if cuda else ""))
 
     @property
     def held_by_other(self) -> bool:
@@ -302,7 +401,7 @@ class Report(_Result):
                 "hostname": self.hostname,
                 "started_at": self.started_at, "counts": self.counts,
                 "checks": [c.to_dict() for c in self.checks], "driver": self.driver,
-                "gpus": self.gpus}
+                "gpus": [g.to_dict() for g in self.gpus]}
 
 
 def _struct_dict(s: C.Structure) -> Dict[str, Any]:
@@ -374,6 +473,84 @@ class Outcome(_Result):
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
 
 
+BUSY_RULES = ("skip", "warn", "fail", "ignore")  # gv_policy.busy, enum gv_busy_rule
+
+
+class Policy:
+    """The site's expectations (include/gpuverify/gv_policy.h; the keys of docs/checks.md), as
+    Context.policy() reads them, readable: ``policy.gpu_count``, ``policy.gpu_model`` (str),
+    ``policy.gemm_min_tflops`` ({"fp32": ..., "bf16": ...}), ``policy.busy`` ("skip", "warn",
+    "fail", "ignore"); 0, "" or gpu_count -1 mean not set (the library's default). ``repr()``
+    shows the fields set, ``to_dict()`` all of them. Fields can be set the same way
+    (``policy.gpu_count = 8``). Pass it as run(policy=...); ``bytes(policy)`` is the C
+    struct's bytes."""
+
+    _SKIP = ("struct_size", "flags")
+
+    def __init__(self, struct: Optional[S.Policy] = None):
+        object.__setattr__(self, "_struct", struct if struct is not None else S.Policy())
+
+    @classmethod
+    def fields(cls) -> List[str]:
+        """The field names, in the C struct's order."""
+        return [n for n, _ in S.Policy._fields_
+                if n not in cls._SKIP and not n.startswith("reserved")]
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in self.fields():
+            raise AttributeError("Policy has no field %r (fields: %s)" % (
+                name, ", ".join(self.fields())))
+        v = getattr(self._struct, name)
+        if isinstance(v, bytes):
+            return text(v)
+        if name == "gemm_min_tflops":
+            return dict(zip(DTYPES, list(v)))
+        if name == "busy":
+            return BUSY_RULES[v] if 0 <= v < len(BUSY_RULES) else v
+        return v
+
+    def __setattr__(self, name: str, value) -> None:
+        if name not in self.fields():
+            raise AttributeError("Policy has no field %r" % name)
+        if name == "gemm_min_tflops":
+            for dtype, tflops in dict(value).items():
+                if dtype not in DTYPES:
+                    raise InvalidArgumentError("gemm_min_tflops: dtype %r: one of %s" % (
+                        dtype, ", ".join(DTYPES)))
+                self._struct.gemm_min_tflops[DTYPES[dtype]] = tflops
+            return
+        if name == "busy" and isinstance(value, str):
+            if value not in BUSY_RULES:
+                raise InvalidArgumentError("busy %r: one of %s" % (value, ", ".join(BUSY_RULES)))
+            value = BUSY_RULES.index(value)
+        if isinstance(value, str):
+            value = value.encode()
+        setattr(self._struct, name, value)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Every field as plain values (texts as str, gemm_min_tflops by data type, busy by
+        name)."""
+        return {n: getattr(self, n) for n in self.fields()}
+
+    def changed(self) -> Dict[str, Any]:
+        """The fields that differ from an empty policy's: what the text, dict or file set."""
+        blank = Policy()
+        return {n: v for n, v in self.to_dict().items() if v != getattr(blank, n)}
+
+    def __bytes__(self) -> bytes:
+        return bytes(self._struct)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (Policy, S.Policy)):
+            return bytes(self) == bytes(other)
+        return NotImplemented
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return "Policy(%s)" % ", ".join("%s=%r" % kv for kv in self.changed().items())
+
+
 def _progress_adapter(progress: Callable[[Dict[str, Any]], None]):
     """A run's progress events as dicts for the caller's progress function."""
     def call(event, _user):
@@ -386,6 +563,10 @@ def _progress_adapter(progress: Callable[[Dict[str, Any]], None]):
             d["verdict"] = _verdict(C.cast(e.result, C.POINTER(S.CheckResult)).contents.verdict)
         progress(d)
     return call
+
+
+# gv-history's --gpu slot: "gpu0", "gpu7" (no leading zero), the inventory's index.
+_SLOT = re.compile(r"gpu(0|[1-9][0-9]*)\Z")
 
 
 def _b(s: Optional[str]) -> Optional[bytes]:
@@ -419,7 +600,11 @@ class Context:
     than in gpuverify-worker (no process start, but no deadline on a call stuck in the driver);
     state_path: the history database run() records every run in and judges history.* from
     (docs/history.md), "default" as gv-check's --state default, None for none; node_name: the
-    node's name in the report, metrics and history (None: $GPUVERIFY_NODE_NAME, else the host's).
+    node's name in the report, metrics and history (None: $GPUVERIFY_NODE_NAME, else the host's);
+    host_root: the live node whose / is mounted there (a container's hostPath /), its files read
+    there and its NVIDIA libraries queried (gv-check --host-root; not with sysroot).
+
+    Once closed (close(), the end of the with-block) every call raises ContextClosedError.
 
     Raises LibraryNotFoundError when libgpuverify cannot be loaded, InvalidArgumentError for a
     relative sysroot, IOFailureError for one that does not exist. One context is used by one
@@ -433,15 +618,21 @@ class Context:
     def __init__(self, sysroot: Optional[str] = None, library_dir: Optional[str] = None,
                  deadline_s: float = 0.0, worker_path: Optional[str] = None,
                  in_process: bool = False, state_path: Optional[str] = None,
-                 node_name: Optional[str] = None):
+                 node_name: Optional[str] = None, host_root: Optional[str] = None):
+        self._handle = None
         deadline_s = A.real("deadline_s", deadline_s, 0, A.DAY)  # gv_ctx_opts: 0 .. a day
+        if sysroot is not None and host_root is not None:
+            raise InvalidArgumentError("Context(): sysroot or host_root, not both")
         self._lib = lib()
         # alive as long as the context
         self.state_path = _default_state() if state_path == "default" else state_path
-        self._keep = [_b(sysroot), _b(library_dir), _b(worker_path), _b(self.state_path),
-                      _b(node_name)]
+        self._keep = [_b(host_root if host_root is not None else sysroot), _b(library_dir),
+                      _b(worker_path), _b(self.state_path), _b(node_name)]
+        # A host's root seen from a container is a live node: its NVIDIA libraries answer for
+        # the GPUs its files describe (gv-check --host-root); a sysroot alone is a capture.
         opts = S.CtxOpts(sysroot=self._keep[0], library_dir=self._keep[1], log_level=1,
-                         live_libraries=-1, deadline_s=deadline_s, worker_path=self._keep[2],
+                         live_libraries=1 if host_root is not None else -1,
+                         deadline_s=deadline_s, worker_path=self._keep[2],
                          flags=CTX_IN_PROCESS if in_process else 0, state_path=self._keep[3],
                          node_name=self._keep[4])
         handle = C.c_void_p()
@@ -449,17 +640,38 @@ class Context:
         if st != 0:
             raise for_status(st, "Context(): %s: %s" % (text(self._lib.gv_strerror(st)),
                                                              text(self._lib.gv_ctx_last_error(None))))
-        self._ctx = handle
+        self._handle = handle
+
+    @property
+    def _ctx(self):
+        """The library's handle; ContextClosedError, naming the method, once closed (the
+        library would only say "no context (NULL)")."""
+        if not self._handle:
+            import sys
+            frame = sys._getframe(1)  # the public method called, not its helpers
+            while frame.f_back and frame.f_code.co_name.startswith("_") and \
+                    frame.f_code.co_name != "__enter__":
+                frame = frame.f_back
+            raise ContextClosedError(
+                "Context.%s: this Context is closed (close() was called or its with-block "
+                "ended); make a new gpuverify.Context()" % frame.f_code.co_name)
+        return self._handle
+
+    @property
+    def closed(self) -> bool:
+        """Whether close() has released the context."""
+        return not self._handle
 
     def close(self) -> None:
         """Releases the context (and the NVIDIA libraries it loaded in this process). Calling
-        it again does nothing; the context cannot be used afterwards."""
-        if getattr(self, "_ctx", None):
-            self._lib.gv_ctx_destroy(self._ctx)
-            self._ctx = None
+        it again does nothing; any other call afterwards raises ContextClosedError."""
+        if getattr(self, "_handle", None):
+            self._lib.gv_ctx_destroy(self._handle)
+            self._handle = None
 
     def __enter__(self) -> "Context":
         """The context itself; leaving the with-block closes it."""
+        self._ctx  # a closed one cannot be entered again
         return self
 
     def __exit__(self, *exc) -> None:
@@ -492,15 +704,18 @@ class Context:
         return result
 
     def policy(self, source: Union[str, Dict[str, Any], None] = None, *,
-               path: Optional[str] = None) -> S.Policy:
+               path: Optional[str] = None) -> "Policy":
         """The site's expectations (gpu_count, gpu_model, gemm thresholds, busy, ...; the keys
         of docs/checks.md) from ``key = value`` text, a dict of the same keys, or a file
-        (path=; source, when given too, overrides it). Pass the result, or the dict or text
-        itself, as run(policy=...). ParseError names the line that does not parse;
+        (path=; source, when given too, overrides it), as a Policy: readable fields
+        (``.gpu_count``, ``.gpu_model``, ``.busy``), repr() the ones set. Pass the result, or
+        the dict or text itself, as run(policy=...). ParseError names the line that does not parse;
         IOFailureError a file that cannot be read. A dict's key or value with a newline or
         another control byte, or a '#', raises ValueError: it would be another line of the
         policy, or a comment."""
         p = S.Policy()
+        if isinstance(source, Policy):
+            return Policy(S.Policy.from_buffer_copy(bytes(source)))
         if isinstance(source, dict):
             source = A.policy_text(source.items())
         if path is not None:
@@ -509,11 +724,11 @@ class Context:
         if source:
             self._check(self._lib.gv_policy_parse(self._ctx, _b(source), C.byref(p)),
                         "Context.policy")
-        return p
+        return Policy(p)
 
     def run(self, level: str = "standard", *, checks: Union[str, Sequence[str], None] = None,
             budget_s: float = 0.0, gpus: Optional[Sequence[int]] = None,
-            policy: Union[S.Policy, Dict[str, Any], str, None] = None,
+            policy: Union["Policy", S.Policy, Dict[str, Any], str, None] = None,
             gemm_size: int = 0, copy_bytes: int = 0, nccl_bytes: int = 0,
             topology_xml: Optional[str] = None, isolation: str = "auto",
             progress: Optional[Callable[[Dict[str, Any]], None]] = None,
@@ -551,8 +766,10 @@ class Context:
         copy_bytes = A.whole("copy_bytes", copy_bytes, 4 * A.KIB, A.TIB, zero=True)
         nccl_bytes = A.whole("nccl_bytes", nccl_bytes, A.KIB, 64 * A.GIB, zero=True)
         gpus = A.gpu_list("gpus", gpus, 64, hi=63)
-        if policy is not None and not isinstance(policy, S.Policy):
-            policy = self.policy(policy)
+        if isinstance(policy, Policy):
+            policy = policy._struct
+        elif policy is not None and not isinstance(policy, S.Policy):
+            policy = self.policy(policy)._struct
         keep = [_b(checks), _b(topology_xml),
                 _b(",".join(str(g) for g in gpus)) if gpus is not None else None]
         opts = S.RunOpts(checks=keep[0], gemm_size=gemm_size, copy_bytes=copy_bytes,
@@ -586,20 +803,56 @@ class Context:
 
     def history(self, path: Optional[str] = None, subject: Optional[str] = None,
                 checks: Optional[str] = None, since_unix: int = 0,
-                last: int = 0) -> Dict[str, Any]:
+                last: int = 0, node: Optional[str] = None) -> Dict[str, Any]:
         """The history database at path (default: the context's state_path; "default" as for
         gv-check) as a dict (docs/history.md): {"database", "runs": [...]},
-        runs newest first with their GPUs and rows, filtered by subject (a GPU's UUID, a host
-        name, "host/subject"), checks (as gv-check's: IDs or prefixes, comma-separated, ^ID
-        leaving one out; a run without a row selected is left out), since_unix and the last N
-        runs that match. The file is only read. NotFoundError when there is none; IOFailureError when it is not a
-        gpuverify history or cannot be read."""
+        runs newest first with their GPUs and rows, filtered by subject, checks (as gv-check's:
+        IDs or prefixes, comma-separated, ^ID leaving one out; a run without a row selected is
+        left out), since_unix, node (a host name) and the last N runs that match.
+
+        subject, as gv-history's --gpu: a GPU's UUID ("GPU-..."), followed in whatever slot or
+        node it ran; "gpuN", the GPU in slot N of the newest run (of node, when given),
+        followed by its UUID; or "host/subject". Without subject, node selects the node's runs.
+        The file is only read. NotFoundError when there is none, or no GPU "gpuN" in the
+        newest run; IOFailureError when it is not a gpuverify history or cannot be read."""
         path = _default_state() if path == "default" else path or self.state_path
         if not path:
             raise InvalidArgumentError("Context.history: no path, and the context has no "
                                        "state_path")
         since_unix = A.whole("since_unix", since_unix, 0, 2**63 - 1, zero=True)
         last = A.whole("last", last, 0, 2**32 - 1, zero=True)
+        if subject is not None and _SLOT.match(subject):
+            subject = self._follow_slot(path, subject, node)
+        # The library selects one subject: with a GPU and a node both, the node's runs and
+        # the last N are taken here afterwards (as gv-history does).
+        both = subject is not None and node is not None
+        doc = self._history(path, subject if subject is not None else node, checks, since_unix,
+                            0 if both else last)
+        if both:
+            doc["runs"] = [r for r in doc["runs"] if r.get("hostname") == node]
+            if last:
+                del doc["runs"][last:]
+        return doc
+
+    def _follow_slot(self, path: str, slot: str, node: Optional[str]) -> str:
+        """gv-history's --gpu gpuN: the UUID of slot N in the newest run (of node), so that the
+        GPU is followed across slots and nodes; "<host>/gpuN" for one without a UUID."""
+        runs = self._history(path, node, None, 0, 1)["runs"]
+        of = " of %s" % node if node else ""
+        if not runs:
+            raise NotFoundError("Context.history: no run in %s%s: no %s to follow" % (
+                path, of, slot))
+        run = runs[0]
+        for g in run.get("gpus") or []:
+            if g.get("subject") == slot:
+                return g.get("uuid") or "%s/%s" % (run.get("hostname"), slot)
+        raise NotFoundError("Context.history: the newest run in %s (%s, %s) has no %s "
+                            "(%d GPU(s))" % (path, run.get("started_at"), run.get("hostname"),
+                                             slot, len(run.get("gpus") or [])))
+
+    def _history(self, path: str, subject: Optional[str], checks: Optional[str],
+                 since_unix: int, last: int) -> Dict[str, Any]:
+        """gv_history_json as a dict."""
         keep = [_b(subject), _b(checks)]
         opts = S.HistoryOpts(subject=keep[0], checks=keep[1], since_unix=since_unix,
                              max_runs=last)
@@ -642,7 +895,8 @@ class Context:
                       prometheus=self._render(L.gv_report_prometheus, rep),
                       hostname=parsed.get("hostname") or "",
                       started_at=parsed.get("started_at") or "",
-                      driver=parsed.get("driver") or {}, gpus=parsed.get("gpus") or [],
+                      driver=parsed.get("driver") or {},
+                      gpus=[GpuResult(g, checks) for g in parsed.get("gpus") or []],
                       line=line.value.decode("utf-8", "replace"), outcome=outcome,
                       action=_action(parsed.get("action", "none")))
 

@@ -26,6 +26,12 @@ class InvalidArgumentError(GpuverifyError, ValueError):
     status = -1
 
 
+class ContextClosedError(InvalidArgumentError):
+    """A Context used after close() or the end of its with-block; make a new one. An
+    InvalidArgumentError (and ValueError, as a closed file's), which such a call raised
+    before with the library's "no context (NULL)"."""
+
+
 class VersionError(GpuverifyError):
     """The loaded libgpuverify is older than this package needs (a layout it does not know)."""
     status = -2

@@ -47,11 +47,39 @@ def test_a_healthy_gpu_trains(rank):
         assert "[rank 3] torch not installed: skipping the training step" in done.stderr
 
 
-def test_a_failing_node_exits_1_at_once(rank):
-    done = rank(3, "h100x8-gpu-lost")
-    assert done.returncode == 1, done.stderr
-    assert "[rank 3] FAIL driver.gpu_count node:" in done.stderr
-    assert "[rank 3] GPU 3: FAIL" in done.stderr and "training" not in done.stderr
+def test_only_the_rank_whose_gpu_failed_exits_1(rank):
+    # GPU 3 fell off the bus: CUDA calls the seven left 0-6. Rank 3 tests CUDA's 3 (gpu4,
+    # healthy) and trains; rank 7 finds no CUDA device 7 and alone exits 1.
+    three = rank(3, "h100x8-gpu-lost")
+    assert three.returncode == 0, three.stderr
+    assert "[rank 3] GPU 3: PASS (gpu4 0000:9a:00.0" in three.stderr
+    assert "not this rank's GPU" in three.stderr and "FAIL driver.gpu_count" not in three.stderr
+    seven = rank(7, "h100x8-gpu-lost")
+    assert seven.returncode == 1, seven.stderr
+    assert "[rank 7] FAIL driver.gpu_count node: CUDA GPU 7 was asked for" in seven.stderr
+    assert "[rank 7] GPU 7: FAIL: CUDA does not see it" in seven.stderr
+    assert "training" not in seven.stderr
+
+
+def test_every_rank_of_eight_reports_its_own_gpu(rank):
+    codes = {r: rank(r, "h100x8-gpu-lost") for r in range(8)}
+    assert {r: p.returncode for r, p in codes.items()} == {r: 1 if r == 7 else 0 for r in range(8)}
+    for r in range(7):
+        assert "[rank %d] GPU %d: PASS" % (r, r) in codes[r].stderr, codes[r].stderr
+
+
+def test_a_gpu_that_breaks_fails_its_rank_only(rank):
+    # h100x8-xid: GPU 3 needs a reboot, GPU 4 a reset; CUDA still sees all eight.
+    assert rank(3, "h100x8-xid").returncode == 1
+    ok = rank(0, "h100x8-xid")
+    assert ok.returncode == 0, ok.stderr
+    assert "left to the rank of that GPU" in ok.stderr
+
+
+def test_a_gpu_the_node_does_not_have_is_a_usage_error(rank):
+    done = rank(9, "h100x8")
+    assert done.returncode == 2, done.stderr
+    assert "there is no GPU 9" in done.stderr
 
 
 def test_each_rank_checks_its_own_gpu_only(rank, tmp_path):
