@@ -127,6 +127,18 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     got = open(os.path.join(tmp, "fake-gv-check.args")).read().split()
     if got[:5] != ["--quiet", "--budget", "30", "--deadline", "7"]:
         failures.append("healthcheck: gv-check got %r, want --quiet --budget 30 --deadline 7" % got)
+    # What each mode runs unless GPUVERIFY_CHECKS says: the health check all but the long GPU
+    # benchmarks, the Prolog (which holds a job's start) the quick level.
+    for what, extra, want in (("health check", {}, ["--checks",
+                                                    "^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem"]),
+                              ("Prolog", {"SLURM_SCRIPT_CONTEXT": "prolog_slurmd"},
+                               ["--level", "quick"])):
+        run("default selection, " + what, ("IDLE", ""), 0, gv=fake_gv, extra_env=dict(
+            extra, FAKE_LINE="OK 3 checks", FAKE_RC="0", GPUVERIFY_CHECKS=""))
+        got = open(os.path.join(tmp, "fake-gv-check.args")).read().split()
+        if got[5:] != want:
+            failures.append("healthcheck's default selection as %s: gv-check got %r, want %r"
+                            % (what, got, want))
     # The site's file (slurmd passes no environment): read, and it wins over the environment.
     conf = os.path.join(tmp, "gpuverify-healthcheck.conf")
     with open(conf, "w") as f:

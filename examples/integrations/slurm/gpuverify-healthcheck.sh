@@ -8,8 +8,9 @@
 #               HealthCheckNodeState=IDLE
 #               Prolog=/usr/local/share/gpuverify/slurm/gpuverify-healthcheck.sh
 #
-# (installed there by `cmake --install` with the /usr/local prefix). As a Prolog it knows it is
-# one from slurmd's SLURM_SCRIPT_CONTEXT; elsewhere `--prolog` says so.
+# (installed there by `cmake --install` with the /usr/local prefix; in /usr/share/gpuverify/slurm/
+# by the gpuverify-integrations package). As a Prolog it knows it is one from slurmd's
+# SLURM_SCRIPT_CONTEXT; elsewhere `--prolog` says so.
 #
 # What it does with the node (reasons start with "gpuverify: ", NHC's convention: it resumes only
 # nodes it drained itself and never touches another reason):
@@ -49,10 +50,12 @@
 #                       half of it for GPUs another gpuverify holds
 #   GPUVERIFY_DEADLINE  gv-check --deadline (default BUDGET / 4: 7 s, so that a cuInit hang,
 #                       at 4x, is judged inside the budget)
-#   GPUVERIFY_CHECKS    checks to run (default: everything but the long GPU benchmarks). Its
-#                       checks make a CUDA context on each GPU and allocate half of an idle
-#                       GPU's free memory (cuda.alloc): on nodes where jobs run while the health
-#                       check does, give GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl
+#   GPUVERIFY_CHECKS    checks to run. Default as a health check: everything but the long GPU
+#                       benchmarks (about 10 s on 4 GPUs); as a Prolog: the quick level (a
+#                       second or two: it holds a job's start). Both make a CUDA context on
+#                       each GPU and allocate half of an idle GPU's free memory for a moment
+#                       (cuda.alloc): on nodes where jobs run while the health check does, give
+#                       GPUVERIFY_CHECKS=^cuda,^mem,^gemm,^cudnn,^nccl (docs/howto.md)
 #   GPUVERIFY_STATE     gv-check --state: keep each GPU's record and judge it against it
 #                       (docs/history.md); "default" is /var/lib/gpuverify/history.db (the
 #                       script runs as root). Unset or empty: no history. A history WARN
@@ -63,8 +66,9 @@
 #                       `busy = fail` drains a node where an earlier job's process still holds
 #                       a GPU, which the default `busy = skip` passes as "not judged"
 #   --prolog            (or SLURM_SCRIPT_CONTEXT=prolog_slurmd, as slurmd sets for a Prolog)
-#                       Prolog mode: the same verdicts; a failure exits 1, so Slurm requeues
-#                       the job (held) and keeps the node drained
+#                       Prolog mode: the quick level unless GPUVERIFY_CHECKS says otherwise; a
+#                       failure exits 1, so Slurm requeues the job (held) and keeps the node
+#                       drained
 #
 # Exit status: 0 healthy, or its GPUs under test by another gpuverify; 1 not fit for jobs (the
 # node drained, or left drained for its other reason); 2 usage error of this script.
@@ -109,7 +113,13 @@ whole_number GPUVERIFY_DEADLINE "$deadline"
 # SIGTERM halfway between the budget and the limit (38 s of 45), SIGKILL at the limit.
 term_at=$(((budget + limit + 1) / 2))
 [ "$term_at" -lt "$limit" ] || term_at=$((limit - 1))
-checks=${GPUVERIFY_CHECKS:-^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem}
+if [ -n "${GPUVERIFY_CHECKS:-}" ]; then
+    selection="--checks $GPUVERIFY_CHECKS"
+elif [ "$prolog" = yes ]; then
+    selection="--level quick"
+else
+    selection="--checks ^gemm,^nccl,^cuda.copy,^cuda.copy_all,^mem"
+fi
 node=${SLURMD_NODENAME:-$(hostname -s)}
 mode=health-check
 [ "$prolog" = yes ] && mode="prolog${SLURM_JOB_ID:+ of job $SLURM_JOB_ID}"
@@ -186,9 +196,9 @@ drain() {
 err=$(mktemp "${TMPDIR:-/tmp}/gpuverify-healthcheck.XXXXXX") || exit 1
 trap 'rm -f "$err"' EXIT
 # --quiet prints exactly one line, its first word the class: OK, WARN, FAIL, ERROR, HELD.
-# shellcheck disable=SC2086 # the command and its fixed options are words
+# shellcheck disable=SC2086 # the command and its fixed options, the selection: words
 line=$(timeout -k $((limit - term_at)) "$term_at" ${GPUVERIFY_GV_CHECK:-gv-check} --quiet --budget "$budget" \
-       --deadline "$deadline" --checks "$checks" ${GPUVERIFY_STATE:+--state "$GPUVERIFY_STATE"} 2>"$err")
+       --deadline "$deadline" $selection ${GPUVERIFY_STATE:+--state "$GPUVERIFY_STATE"} 2>"$err")
 rc=$?
 line=$(printf '%s\n' "$line" | head -n 1)
 
