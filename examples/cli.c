@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,4 +132,91 @@ int gv_cli_colour(FILE *to)
 {
     const char *no = getenv("NO_COLOR");
     return isatty(fileno(to)) && !(no && *no);
+}
+
+const char *gv_cli_reason(const gv_ctx *ctx, gv_status status)
+{
+    const char *why = gv_ctx_last_error(ctx);
+    return why && *why ? why : gv_strerror(status);
+}
+
+unsigned gv_cli_width(FILE *to)
+{
+    const char *columns = getenv("COLUMNS");
+    uint64_t n = 0;
+    if (columns && gv_parse_u64(columns, 10, 1, 10000, &n) == GV_PARSE_OK)
+        return (unsigned)n;
+    struct winsize ws;
+    if (isatty(fileno(to)) && ioctl(fileno(to), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
+}
+
+size_t gv_cli_columns(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Columns a continuation line keeps for text: an indent that leaves fewer is cut to half the
+ * width (a narrow terminal still gets words on each line). */
+#define WRAP_TEXT_MIN 24
+
+/* Bytes of `s` that fill at most `room` columns, never ending inside a character. */
+static size_t bytes_within(const char *s, size_t room)
+{
+    size_t k = 0;
+    for (size_t cols = 0; s[k] && cols < room; cols++)
+        do
+            k++;
+        while (((unsigned char)s[k] & 0xC0) == 0x80);
+    return k;
+}
+
+void gv_cli_wrap(FILE *to, size_t col, const char *text, size_t indent, unsigned width)
+{
+    if (width == 0) {
+        fprintf(to, "%s\n", text);
+        return;
+    }
+    if (indent + WRAP_TEXT_MIN > width && indent > width / 2)
+        indent = width / 2;
+    const char *p = text;
+    /* Leading spaces (a column the caller lines text up with) that leave no room on the line
+     * are cut to the indent. */
+    size_t pad = strspn(p, " ");
+    if (p[pad] && col + pad >= width)
+        p += pad - (indent > col ? indent - col : 0);
+    for (;;) {
+        size_t fit = bytes_within(p, col < width ? width - col : 0);
+        if (!p[fit]) {
+            fprintf(to, "%s\n", p);
+            return;
+        }
+        /* The line ends at the last space that fits (a space just past it included), not at
+         * the spaces that lead the text (an indent of the caller's). */
+        size_t lead = strspn(p, " "), cut = fit;
+        while (cut > lead && p[cut] != ' ')
+            cut--;
+        /* No space: a word that a new line has room for starts one; a word wider than any
+         * line is cut where the line ends. */
+        if (cut <= lead) {
+            size_t word = lead + strcspn(p + lead, " ");
+            int fits_fresh = bytes_within(p, width - indent) >= word;
+            cut = col <= indent || !fits_fresh ? fit : 0;
+        }
+        size_t end = cut;
+        while (end > 0 && p[end - 1] == ' ')
+            end--;
+        fprintf(to, "%.*s\n", (int)end, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return;
+        fprintf(to, "%*s", (int)indent, "");
+        col = indent;
+    }
 }

@@ -5,6 +5,7 @@
 #ifndef GV_EXAMPLES_CLI_H
 #define GV_EXAMPLES_CLI_H
 
+#include <gpuverify/gpuverify.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,6 +47,28 @@ int gv_cli_unknown(const char *tool, const char *arg);
  * "<tool>: --state default: ..." on stderr. */
 #define GV_CLI_STATE_ROOT "/var/lib/gpuverify/history.db"
 const char *gv_cli_default_state(const char *tool, int make_dir);
+
+/* Why a call failed, for a person: the library's reason (gv_ctx_last_error of ctx, NULL for a
+ * context that could not be made), which says what was wrong and where (a file, its line, the
+ * documentation), else the status's name. Not both: "input/output error: policy /etc/x: No such
+ * file or directory" read as a disk fault. */
+const char *gv_cli_reason(const gv_ctx *ctx, gv_status status);
+
+/* The width in columns that lines to `to` must fit: $COLUMNS when it is a whole number from 1
+ * to 10000 (the user's or a test's choice), else the terminal's (TIOCGWINSZ) when `to` is one;
+ * 0 when neither says (a pipe or a file: lines are not wrapped, one line per row for grep and
+ * awk). */
+unsigned gv_cli_width(FILE *to);
+
+/* Columns `s` takes on a terminal: its UTF-8 characters (a continuation byte takes none). */
+size_t gv_cli_columns(const char *s);
+
+/* Prints `text` and a newline on `to`, the cursor at column `col` of the line already: with a
+ * `width`, wrapped so that no line is longer than it, broken at spaces (a word longer than a
+ * line is cut), each further line starting with `indent` spaces (half the width where the
+ * indent would leave under 24 columns, so that a narrow terminal still gets words on each line);
+ * with width 0, as it is. */
+void gv_cli_wrap(FILE *to, size_t col, const char *text, size_t indent, unsigned width);
 
 /* Whether to colour what goes to `to`: a terminal, and NO_COLOR unset or empty. */
 int gv_cli_colour(FILE *to);

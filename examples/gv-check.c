@@ -32,7 +32,7 @@ static void usage(FILE *to)
             "                [--state FILE|default] [--node-name NAME]\n"
             "       gv-check --list | --version | --help\n"
             "Output (one of):\n"
-            "  (default)          an inventory and one row per check, then the counts\n"
+            "  (default)          an inventory and a row per check and subject, then the counts\n"
             "  --failures         only the WARN, FAIL and ERROR rows, then the counts\n"
             "  --quiet            the verdict in one line of at most 200 bytes\n"
             "  --json             the report as JSON (docs/report.schema.json)\n"
@@ -57,7 +57,8 @@ static void usage(FILE *to)
             "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
             "  --duration S       how long stress.* loads the GPUs (extended level; default\n"
             "                     120; hours for a burn-in)\n"
-            "  --policy FILE      the site's expectations, key = value (gv_policy.h)\n"
+            "  --policy FILE      the site's expectations, key = value lines (the keys:\n"
+            "                     docs/checks.md#policy)\n"
             "  --isolation I      auto (default: gpuverify-worker when installed), process\n"
             "                     (required), none (in this process, no hard deadlines)\n"
             "  --gemm-size N      m = n = k of the gemm.* checks (default 8192, FP32/TF32 4096)\n"
@@ -73,32 +74,76 @@ static void usage(FILE *to)
             "Exit status: 0 healthy (PASS, WARN, SKIP), 1 a check FAILed, 2 usage error or the\n"
             "run could not start, 3 could not judge (no FAIL, a check ERRORed), 4 not judged:\n"
             "another gpuverify held the GPUs (no FAIL; every ERROR such a hold).\n"
-            "Environment: NO_COLOR turns colour and the progress line off.\n");
+            "Environment: NO_COLOR turns colour and the progress line off; COLUMNS is the\n"
+            "width the table wraps at (default: the terminal's; none in a pipe or file).\n");
 }
 
-static void print_inventory(const gv_report *r)
+/* Indent of an inventory line's continuation: under the name. */
+#define INVENTORY_INDENT 4
+
+/* One line of the inventory, its cells at the header's widths (the last one unpadded). With a
+ * terminal's width, a cell that would pass it starts a continuation line: the breaks depend on
+ * the widths alone, so the header's and every GPU's cells break at the same places and stay in
+ * columns. */
+static void print_cells(const char *const *cells, const int *widths, int n, unsigned width)
+{
+    char line[512];
+    size_t len = 0, col = 0;
+    for (int k = 0; k < n; k++) {
+        size_t w = (size_t)widths[k];
+        if (k > 0 && width && col + 1 + w > width) {
+            while (len > 0 && line[len - 1] == ' ')
+                len--;
+            line[len] = '\0';
+            gv_cli_wrap(stdout, 0, line, INVENTORY_INDENT, width);
+            len = (size_t)snprintf(line, sizeof line, "%*s", INVENTORY_INDENT, "");
+            col = INVENTORY_INDENT;
+        } else if (k > 0) {
+            line[len++] = ' ';
+            col++;
+        }
+        int last = k == n - 1;
+        int wrote = snprintf(line + len, sizeof line - len, "%-*.*s", last ? 0 : widths[k],
+                             widths[k], cells[k]);
+        len += wrote > 0 ? (size_t)wrote : 0;
+        if (len >= sizeof line)
+            len = sizeof line - 1;
+        col += w;
+    }
+    line[len] = '\0';
+    gv_cli_wrap(stdout, 0, line, INVENTORY_INDENT, width);
+}
+
+static void print_inventory(const gv_report *r, unsigned width)
 {
     gv_driver_info d = GV_DRIVER_INFO_INIT;
     gv_report_driver(r, &d);
     int cv = d.nvml_cuda_version > 0 ? d.nvml_cuda_version : d.cuda_driver_version;
-    char cuda[16] = "-";
+    char cuda[16] = "-", line[512];
     if (cv > 0)
         snprintf(cuda, sizeof cuda, "%d.%d", cv / 1000, (cv % 1000) / 10);
-    printf("Driver %s   CUDA %s   %s   kernel %s\n",
-           d.driver_version[0] ? d.driver_version : (d.module_version[0] ? d.module_version : "-"),
-           cuda, d.os_name, d.kernel_release);
-    printf("%-3s %-28s %-16s %-40s %9s %-4s %-4s %-6s %-7s %-8s %-10s\n", "GPU", "Name", "Bus-Id",
-           "UUID", "Mem MiB", "CC", "SMs", "Pers-M", "ECC", "Power W", "PCIe");
+    snprintf(line, sizeof line, "Driver %s   CUDA %s   %s   kernel %s",
+             d.driver_version[0] ? d.driver_version
+                                 : (d.module_version[0] ? d.module_version : "-"),
+             cuda, d.os_name, d.kernel_release);
+    gv_cli_wrap(stdout, 0, line, INVENTORY_INDENT, width);
+    static const int widths[] = {3, 28, 16, 40, 9, 4, 4, 6, 7, 8, 10};
+    const char *header[] = {"GPU", "Name",   "Bus-Id", "UUID",    "  Mem MiB", "CC",
+                            "SMs", "Pers-M", "ECC",    "Power W", "PCIe"};
+    print_cells(header, widths, 11, width);
     for (uint32_t i = 0; i < gv_report_gpu_count(r); i++) {
         gv_gpu g = GV_GPU_INIT;
         if (gv_report_gpu(r, i, &g) != GV_OK)
             continue;
+        char index[16], cc[16] = "-", pcie[24] = "-", power[16] = "-", mem[24] = "        -",
+                        sms[16] = "-";
+        snprintf(index, sizeof index, "%u", g.index);
+        const char *name = g.name[0] ? g.name : "(unknown)";
         if (g.inaccessible) { /* its container or job was not given it: driver.gpu_count */
-            printf("%-3u %-28.28s %-16s %s\n", g.index, g.name[0] ? g.name : "(unknown)",
-                   g.pci_bus_id, "not this process's GPU: not tested");
+            const char *cells[] = {index, name, g.pci_bus_id, "not this process's GPU: not tested"};
+            print_cells(cells, widths, 4, width);
             continue;
         }
-        char cc[16] = "-", pcie[24] = "-", power[16] = "-", mem[24] = "-", sms[16] = "-";
         if (g.cc_major >= 0)
             snprintf(cc, sizeof cc, "%d.%d", g.cc_major, g.cc_minor);
         if (g.pcie_gen_current >= 0)
@@ -107,46 +152,94 @@ static void print_inventory(const gv_report *r)
         if (g.power_limit_mw >= 0)
             snprintf(power, sizeof power, "%.0f", g.power_limit_mw / 1000.0);
         if (g.memory_total >= 0)
-            snprintf(mem, sizeof mem, "%lld", (long long)(g.memory_total >> 20));
+            snprintf(mem, sizeof mem, "%9lld", (long long)(g.memory_total >> 20));
         if (g.sm_count >= 0)
             snprintf(sms, sizeof sms, "%d", g.sm_count);
-        printf("%-3u %-28.28s %-16s %-40.40s %9s %-4s %-4s %-6s %-7s %-8s %-10s\n", g.index,
-               g.name[0] ? g.name : "(unknown)", g.pci_bus_id, g.uuid[0] ? g.uuid : "-", mem, cc,
-               sms, g.persistence_mode < 0 ? "-" : (g.persistence_mode ? "On" : "Off"),
-               g.ecc_current < 0 ? "N/A" : (g.ecc_current ? "On" : "Off"), power, pcie);
+        const char *cells[] = {index,
+                               name,
+                               g.pci_bus_id,
+                               g.uuid[0] ? g.uuid : "-",
+                               mem,
+                               cc,
+                               sms,
+                               g.persistence_mode < 0 ? "-" : (g.persistence_mode ? "On" : "Off"),
+                               g.ecc_current < 0 ? "N/A" : (g.ecc_current ? "On" : "Off"),
+                               power,
+                               pcie};
+        print_cells(cells, widths, 11, width);
     }
 }
 
-/* Every row, or with failures_only the WARN, FAIL and ERROR rows without the inventory. */
+/* Every row, or with failures_only the WARN, FAIL and ERROR rows without the inventory. The
+ * check and subject columns are as wide as the longest shown; with a terminal's width
+ * (gv_cli_width) each message wraps under the message column, else a row is one line. */
 static void print_table(const gv_report *r, int failures_only)
 {
     int tty = gv_cli_colour(stdout);
-    if (!failures_only) {
-        printf("GPU Health Check Summary\n");
-        print_inventory(r);
-        printf("\n");
-    }
-    printf("%-7s %-20s %-8s %s\n", "Verdict", "Check", "Subject", "Message");
+    unsigned width = gv_cli_width(stdout);
+    uint32_t rows = gv_report_count(r), checks = 0;
+    size_t id_width = strlen("Check"), subject_width = strlen("Subject");
     int count[5] = {0};
-    for (uint32_t i = 0; i < gv_report_count(r); i++) {
+    /* A check has a row per subject it judged (each GPU, library, port): the counts are of
+     * rows, and the checks are counted apart. */
+    char(*ids)[sizeof((gv_check_result *)0)->id] = calloc(rows ? rows : 1, sizeof *ids);
+    for (uint32_t i = 0; i < rows; i++) {
         gv_check_result c = GV_CHECK_RESULT_INIT;
         if (gv_report_result(r, i, &c) != GV_OK)
             continue;
         if (c.verdict >= GV_PASS && c.verdict <= GV_ERROR)
             count[c.verdict]++;
+        if (ids) {
+            uint32_t k = 0;
+            while (k < checks && strcmp(ids[k], c.id) != 0)
+                k++;
+            if (k == checks)
+                memcpy(ids[checks++], c.id, sizeof *ids);
+        }
         if (failures_only && c.verdict != GV_WARN && c.verdict != GV_FAIL && c.verdict != GV_ERROR)
             continue;
-        printf("%s%-7s%s %-20s %-8s %s\n", tty ? gv_cli_verdict_colour(c.verdict) : "",
-               gv_verdict_name(c.verdict), tty ? "\033[0m" : "", c.id, c.subject, c.message);
-        if (c.remediation[0] && c.verdict != GV_PASS && c.verdict != GV_SKIP)
-            printf("%-7s %-20s %-8s -> %s\n", "", "", "", c.remediation);
+        id_width = gv_cli_columns(c.id) > id_width ? gv_cli_columns(c.id) : id_width;
+        subject_width =
+            gv_cli_columns(c.subject) > subject_width ? gv_cli_columns(c.subject) : subject_width;
+    }
+    free(ids);
+    if (!failures_only) {
+        gv_cli_wrap(stdout, 0, "GPU Health Check Summary", 0, width);
+        print_inventory(r, width);
+        printf("\n");
+    }
+    size_t message_col = 8 + id_width + 1 + subject_width + 1;
+    char line[sizeof((gv_check_result *)0)->message + 512];
+    snprintf(line, sizeof line, "%-7s %-*s %-*s %s", "Verdict", (int)id_width, "Check",
+             (int)subject_width, "Subject", "Message");
+    gv_cli_wrap(stdout, 0, line, message_col, width);
+    for (uint32_t i = 0; i < rows; i++) {
+        gv_check_result c = GV_CHECK_RESULT_INIT;
+        if (gv_report_result(r, i, &c) != GV_OK)
+            continue;
+        if (failures_only && c.verdict != GV_WARN && c.verdict != GV_FAIL && c.verdict != GV_ERROR)
+            continue;
+        printf("%s%-7s%s ", tty ? gv_cli_verdict_colour(c.verdict) : "", gv_verdict_name(c.verdict),
+               tty ? "\033[0m" : "");
+        snprintf(line, sizeof line, "%-*s %-*s %s", (int)id_width, c.id, (int)subject_width,
+                 c.subject, c.message);
+        gv_cli_wrap(stdout, 8, line, message_col, width);
+        if (c.remediation[0] && c.verdict != GV_PASS && c.verdict != GV_SKIP) {
+            snprintf(line, sizeof line, "%*s-> %s", (int)message_col, "", c.remediation);
+            gv_cli_wrap(stdout, 0, line, message_col + 3, width);
+        }
     }
     /* The node's action after the verdict, as the one line ends: "=> FAIL [reset_gpu]". */
     int32_t action = gv_report_action(r);
-    printf("\nPASS: %d  WARN: %d  FAIL: %d  SKIP: %d  ERROR: %d  => %s%s%s%s\n", count[GV_PASS],
-           count[GV_WARN], count[GV_FAIL], count[GV_SKIP], count[GV_ERROR],
-           gv_verdict_name(gv_report_verdict(r)), action ? " [" : "",
-           action ? gv_action_name(action) : "", action ? "]" : "");
+    snprintf(line, sizeof line, "%u checks in %u rows (a row per check and subject):", checks,
+             rows);
+    printf("\n");
+    gv_cli_wrap(stdout, 0, line, 0, width);
+    snprintf(line, sizeof line, "PASS: %d  WARN: %d  FAIL: %d  SKIP: %d  ERROR: %d  => %s%s%s%s",
+             count[GV_PASS], count[GV_WARN], count[GV_FAIL], count[GV_SKIP], count[GV_ERROR],
+             gv_verdict_name(gv_report_verdict(r)), action ? " [" : "",
+             action ? gv_action_name(action) : "", action ? "]" : "");
+    gv_cli_wrap(stdout, 0, line, 0, width);
 }
 
 enum output { TABLE, FAILURES, QUIET, JSON, PROMETHEUS, NPD };
@@ -420,11 +513,12 @@ int main(int argc, char **argv)
     if (run.on_event)
         fprintf(stderr, "\r\033[K");
     if (s != GV_OK) {
+        const char *why = gv_cli_reason(ctx, s);
         /* Under --npd and --quiet the answer is one line on stdout, its class first. */
         if (out == NPD || out == QUIET)
-            printf("ERROR gv-check: %s: %.150s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+            printf("ERROR gv-check: %.150s\n", why);
         else
-            fprintf(stderr, "gv-check: %s: %s\n", gv_strerror(s), gv_ctx_last_error(ctx));
+            fprintf(stderr, "gv-check: %s\n", why);
         if (textfile)
             publish(textfile, NULL);
         gv_ctx_destroy(ctx);

@@ -32,7 +32,7 @@ static void usage(void)
     printf(
         "usage: gv-history --state FILE|default [--gpu UUID|gpuN] [--node HOST]\n"
         "                  [--checks LIST] [--since YYYY-MM-DD|DAYSd] [--last N]\n"
-        "                  [--json | --csv | --chart]\n"
+        "                  [--failures] [--json | --csv | --chart]\n"
         "       gv-history --version | --help\n"
         "What to show:\n"
         "  --state FILE       the SQLite file gv-check --state wrote; default: the one\n"
@@ -45,6 +45,8 @@ static void usage(void)
         "                     ^ID leaves one out\n"
         "  --since WHEN       runs since a day (YYYY-MM-DD, UTC) or DAYS days back (30d)\n"
         "  --last N           the newest N runs that match (without it or --since: 400)\n"
+        "  --failures         of those runs, only the WARN, FAIL and ERROR rows, and only the\n"
+        "                     runs that have one (in every output)\n"
         "Output (one of):\n"
         "  (default)          a table: a line per run (time, host, level, verdict, action),\n"
         "                     then a line per matching row (verdict, check, subject, value)\n"
@@ -57,7 +59,8 @@ static void usage(void)
         "  --json             gv_history_json's JSON (docs/tools.md, \"gv-history\")\n"
         "Exit status: 0 shown, 1 nothing matched, 2 usage error or the database cannot be read.\n"
         "Environment: NO_COLOR turns colour off; LC_ALL, LC_CTYPE, LANG choose the chart's\n"
-        "characters.\n");
+        "characters; COLUMNS is the width the table wraps at (default: the terminal's; none\n"
+        "in a pipe or file).\n");
 }
 
 typedef struct args {
@@ -65,6 +68,7 @@ typedef struct args {
     long long since_unix;
     uint64_t last;
     const char *out_flag; /* --json, --csv, --chart; NULL: the table */
+    int failures;         /* --failures: WARN, FAIL and ERROR rows only */
 } args;
 
 /* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar (Howard Hinnant's
@@ -186,6 +190,10 @@ static int parse(int argc, char **argv, args *a)
             a->out_flag = o;
             continue;
         }
+        if (strcmp(o, "--failures") == 0) {
+            a->failures = 1;
+            continue;
+        }
         if (strcmp(o, "--version") == 0) {
             gv_cli_version(TOOL);
             return -1;
@@ -254,10 +262,7 @@ static int fetch(gv_ctx *ctx, const char *path, const char *subject, const char 
     char *json = NULL;
     gv_status s = gv_history_json(ctx, path, &o, &json);
     if (s != GV_OK) {
-        /* The library's reason names the file and what is wrong with it; the status's own
-         * name ("input/output error") would suggest a disk fault. */
-        fprintf(stderr, "%s: %s\n", TOOL,
-                *gv_ctx_last_error(ctx) ? gv_ctx_last_error(ctx) : gv_strerror(s));
+        fprintf(stderr, "%s: %s\n", TOOL, gv_cli_reason(ctx, s));
         return -1;
     }
     json_error_t e;
@@ -323,6 +328,29 @@ static int narrow(json_t *runs, const args *a)
     while (a->last && json_array_size(runs) > a->last)
         json_array_remove(runs, json_array_size(runs) - 1), changed = 1;
     return changed;
+}
+
+/* --failures: of the runs selected, the rows that are no PASS or SKIP and the runs that have
+ * one (a healthy record of hundreds of runs shows what went wrong, not 300 rows a run). Returns
+ * how many runs had none. */
+static size_t failures_only(json_t *runs)
+{
+    size_t none = 0;
+    for (size_t i = 0; i < json_array_size(runs);) {
+        json_t *rows = json_object_get(json_array_get(runs, i), "checks");
+        for (size_t k = 0; k < json_array_size(rows);) {
+            const char *v = text_of(json_array_get(rows, k), "verdict");
+            if (!strcmp(v, "WARN") || !strcmp(v, "FAIL") || !strcmp(v, "ERROR"))
+                k++;
+            else
+                json_array_remove(rows, k);
+        }
+        if (json_array_size(rows))
+            i++;
+        else
+            json_array_remove(runs, i), none++;
+    }
+    return none;
 }
 
 /* The database's text as a terminal shows it: control characters (an escape sequence a host
@@ -393,19 +421,50 @@ static int32_t verdict_of(const char *name)
     return GV_SKIP;
 }
 
-static void print_table(const json_t *runs)
+/* The widest of `key`'s text among the rows of every run (or the runs themselves, rows 0). */
+static size_t widest(const json_t *runs, int rows, const char *key, size_t least)
+{
+    for (size_t i = 0; i < json_array_size(runs); i++) {
+        json_t *run = json_array_get(runs, i), *list = json_object_get(run, "checks");
+        for (size_t k = 0; rows && k < json_array_size(list); k++) {
+            size_t n = gv_cli_columns(text_of(json_array_get(list, k), key));
+            least = n > least ? n : least;
+        }
+        if (!rows && gv_cli_columns(text_of(run, key)) > least)
+            least = gv_cli_columns(text_of(run, key));
+    }
+    return least;
+}
+
+/* A line per run, a line per row under it; the host, check and subject columns as wide as the
+ * longest shown, and with a terminal's width (gv_cli_width) the rest of a line wraps under its
+ * column, else every run and row is one line. With failures, left_out runs had no row left. */
+static void print_table(const json_t *runs, int failures, size_t left_out)
 {
     int tty = gv_cli_colour(stdout);
-    printf("%-20s  %-16s %-9s %-7s %-12s %s\n", "Started (UTC)", "Host", "Level", "Verdict",
-           "Action", "Rows");
+    unsigned width = gv_cli_width(stdout);
+    int host_width = (int)widest(runs, 0, "hostname", 16);
+    int id_width = (int)widest(runs, 1, "id", 24),
+        subject_width = (int)widest(runs, 1, "subject", 10);
+    size_t value_col = 4 + 8 + (size_t)id_width + 1 + (size_t)subject_width + 1;
+    char line[1024];
+    snprintf(line, sizeof line, "%-20s  %-*s %-9s %-7s %-12s %s", "Started (UTC)", host_width,
+             "Host", "Level", "Verdict", "Action", "Rows");
+    gv_cli_wrap(stdout, 0, line, 4, width);
     size_t total = 0;
     for (size_t i = 0; i < json_array_size(runs); i++) {
         json_t *run = json_array_get(runs, i), *rows = json_object_get(run, "checks");
         const char *verdict = text_of(run, "verdict");
-        printf("%-20s  %-16s %-9s %s%-7s%s %-12s %zu\n", text_of(run, "started_at"),
-               text_of(run, "hostname"), text_of(run, "level"),
-               tty ? gv_cli_verdict_colour(verdict_of(verdict)) : "", verdict, tty ? "\033[0m" : "",
-               text_of(run, "action"), json_array_size(rows));
+        snprintf(line, sizeof line, "%-20s  %-*s %-9s %-7s %-12s %zu", text_of(run, "started_at"),
+                 host_width, text_of(run, "hostname"), text_of(run, "level"), verdict,
+                 text_of(run, "action"), json_array_size(rows));
+        /* The verdict coloured where the line fits as it is (a run's line is short). */
+        size_t at = 20 + 2 + (size_t)host_width + 1 + 9 + 1, len = strlen(verdict);
+        if (tty && (!width || gv_cli_columns(line) <= width))
+            printf("%.*s%s%-7s%s%s\n", (int)at, line, gv_cli_verdict_colour(verdict_of(verdict)),
+                   verdict, "\033[0m", line + at + (len > 7 ? len : 7));
+        else
+            gv_cli_wrap(stdout, 0, line, 4, width);
         for (size_t k = 0; k < json_array_size(rows); k++) {
             json_t *row = json_array_get(rows, k), *value = json_object_get(row, "value");
             const char *rv = text_of(row, "verdict");
@@ -418,16 +477,23 @@ static void print_table(const json_t *runs)
                 snprintf(shown, sizeof shown, "%s",
                          *text_of(row, "measured") ? text_of(row, "measured") : "-");
             }
-            printf("    %s%-7s%s %-24s %-10s %s\n",
-                   tty ? gv_cli_verdict_colour(verdict_of(rv)) : "", rv, tty ? "\033[0m" : "",
-                   text_of(row, "id"), text_of(row, "subject"), shown);
+            printf("    %s%-7s%s ", tty ? gv_cli_verdict_colour(verdict_of(rv)) : "", rv,
+                   tty ? "\033[0m" : "");
+            snprintf(line, sizeof line, "%-*s %-*s %s", id_width, text_of(row, "id"), subject_width,
+                     text_of(row, "subject"), shown);
+            gv_cli_wrap(stdout, 12, line, value_col, width);
             /* Why a row is not a PASS: the database keeps the message of those. */
-            if (*text_of(row, "message"))
-                printf("            %.160s\n", text_of(row, "message"));
+            if (*text_of(row, "message")) {
+                snprintf(line, sizeof line, "            %.160s", text_of(row, "message"));
+                gv_cli_wrap(stdout, 0, line, 12, width);
+            }
         }
         total += json_array_size(rows);
     }
-    printf("\n%zu run(s), %zu row(s)\n", json_array_size(runs), total);
+    printf("\n%zu run(s), %zu row(s)", json_array_size(runs), total);
+    if (failures)
+        printf(" (--failures: the WARN, FAIL and ERROR rows; %zu more run(s) had none)", left_out);
+    printf("\n");
 }
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break, quotes
@@ -751,6 +817,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: the newest %d runs shown; --last N or --since WHEN for more\n", TOOL,
                 DEFAULT_LAST);
     }
+    /* After --last and the cap: the failures of the runs selected, not the newest N runs
+     * with a failure (which could mean reading every run of the database). */
+    size_t selected = json_array_size(runs), healthy = 0;
+    if (a.failures) {
+        healthy = failures_only(runs);
+        changed = 1;
+    }
     if (!a.out_flag || strcmp(a.out_flag, "--json") != 0)
         clean_strings(root);
     int shown = json_array_size(runs) > 0;
@@ -772,9 +845,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: no figure (a row with a value) among the %zu run(s) matched\n",
                     TOOL, json_array_size(runs));
     } else {
-        print_table(runs);
+        print_table(runs, a.failures, healthy);
     }
-    if (!shown && !no_slot)
+    if (!shown && !no_slot && a.failures && selected)
+        fprintf(stderr, "%s: no WARN, FAIL or ERROR row in the %zu run(s) selected\n", TOOL,
+                selected);
+    else if (!shown && !no_slot)
         fprintf(stderr, "%s: no run in %s matches the selection\n", TOOL, a.state);
     gv_free(text);
     json_decref(root);

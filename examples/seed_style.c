@@ -16,7 +16,8 @@ static void usage(const char *tool)
            "  --sysroot DIR       judge a captured node tree (/proc, /sys, /etc) offline\n"
            "  --library-dir DIR   load the NVIDIA and RDMA libraries from DIR only\n"
            "  --topology-xml F    GPU/NIC locality from this `lstopo --of xml` file\n"
-           "  --policy FILE       the site's expectations, key = value (gv_policy.h)\n"
+           "  --policy FILE       the site's expectations, key = value lines (the keys:\n"
+           "                      docs/checks.md#policy)\n"
            "  --json              the gpuverify report as JSON (docs/report.schema.json)\n"
            "Exit status: 0 healthy, 1 a check FAILed or ERRORed, 2 usage or library error.\n",
            tool, (int)strlen(tool), "");
@@ -121,14 +122,14 @@ int seed_main(int argc, char **argv, const char *tool, const seed_section *secti
     gv_ctx *ctx = NULL;
     gv_status st = gv_ctx_create(&co, &ctx);
     if (st != GV_OK) {
-        fprintf(stderr, "%s: %s: %s\n", tool, gv_strerror(st), gv_ctx_last_error(NULL));
+        fprintf(stderr, "%s: %s\n", tool, gv_cli_reason(NULL, st));
         return 2;
     }
     gv_report *r = NULL;
     if (policy_path && (st = gv_policy_load(ctx, policy_path, &policy)) == GV_OK)
         ro.policy = &policy;
     if (st != GV_OK || (st = gv_run(ctx, &ro, &r)) != GV_OK) {
-        fprintf(stderr, "%s: %s: %s\n", tool, gv_strerror(st), gv_ctx_last_error(ctx));
+        fprintf(stderr, "%s: %s\n", tool, gv_cli_reason(ctx, st));
         gv_ctx_destroy(ctx);
         return 2;
     }

@@ -229,8 +229,10 @@ enum gv_outcome {
 /* The report's verdict in one line of at most GV_REPORT_LINE_MAX bytes, no newline, into out
  * (cap > GV_REPORT_LINE_MAX): node-problem-detector's max_output_length, a Slurm drain reason.
  * The first word is the class and the grammar is stable (docs/outputs.md); the message is cut
- * at a word, never the counts nor the node's action (gv_report_action, when not none):
- *   OK <n> checks, <p> PASS, <s> SKIP
+ * at a word, never the counts nor the node's action (gv_report_action, when not none). <n>
+ * and the verdicts' counts are of rows (a check has one per subject it judged, each GPU...),
+ * <c> of checks:
+ *   OK <c> checks, <n> rows: <p> PASS, <s> SKIP
  *   WARN <check> <subject>: <message> (<w> WARN of <n>) [<action>]
  *   FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>) [<action>]
  *   ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>) [<action>]

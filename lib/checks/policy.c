@@ -18,6 +18,10 @@
 #include "gpuverify/gv_policy.h"
 #include "sys/sysroot.h"
 
+/* Where a person who wrote a policy file reads its keys and values: the user's documentation,
+ * not the C header (a site's administrator edits the file, not a program). */
+#define POLICY_DOCS "the keys and their values: docs/checks.md#policy"
+
 /* A number in [lo, hi], the whole value; 0 when it parses. */
 static int number(const char *v, double lo, double hi, double *out)
 {
@@ -150,7 +154,7 @@ static int apply(gv_policy *p, const char *key, const char *value, char *why, si
             return snprintf(why, cap, "retired_pages_fail wants a whole number of pages"), -1;
         p->retired_pages_fail = (int32_t)d;
     } else {
-        return snprintf(why, cap, "unknown key '%s' (see gv_policy.h)", key), -1;
+        return snprintf(why, cap, "unknown key '%s'", key), -1;
     }
     return 0;
 }
@@ -245,12 +249,13 @@ gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out)
             apply(&p, gv_trim(line), gv_trim(eq + 1), why, sizeof why);
         }
         if (why[0])
-            st = gv_fail(ctx, GV_ERR_PARSE, "policy line %u: %s", line_no, why);
+            st = gv_fail(ctx, GV_ERR_PARSE, "policy line %u: %s (%s)", line_no, why, POLICY_DOCS);
     }
     free(copy);
     if (st == GV_OK && p.gemm_warn_fraction > 0 && p.gemm_fail_fraction > p.gemm_warn_fraction)
-        st = gv_fail(ctx, GV_ERR_PARSE, "policy: gemm_fail_fraction %g above gemm_warn_fraction %g",
-                     p.gemm_fail_fraction, p.gemm_warn_fraction);
+        st = gv_fail(ctx, GV_ERR_PARSE,
+                     "policy: gemm_fail_fraction %g above gemm_warn_fraction %g (%s)",
+                     p.gemm_fail_fraction, p.gemm_warn_fraction, POLICY_DOCS);
     if (st == GV_OK)
         memcpy(out, &p, out->struct_size < sizeof p ? out->struct_size : sizeof p);
     return st;

@@ -2,7 +2,8 @@
 /* gv_report_line: the run's verdict in one line, for programs that read one line (gv-check
  * --quiet and --npd, the Slurm and NHC scripts' drain reasons, the Python binding). A line
  * that is not OK ends with the node's action in brackets ("[reset_gpu]"), after the counts:
- * a drain reason says what to do as well as what was found. */
+ * a drain reason says what to do as well as what was found. The counts in it are of rows (a
+ * check has one per subject it judged); the OK line counts the checks too. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,6 +79,19 @@ static void failed_gpus(const gv_report *r, char *out, size_t cap)
     snprintf(out, cap, "gpus %s: ", list);
 }
 
+/* How many checks made the rows: distinct IDs, wherever their rows are. */
+static size_t distinct_checks(const gv_report *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        size_t k = 0;
+        while (k < i && strcmp(r->results[k].id, r->results[i].id) != 0)
+            k++;
+        n += k == i;
+    }
+    return n;
+}
+
 int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
 {
     if (!r || !out || cap <= GV_REPORT_LINE_MAX)
@@ -142,6 +156,9 @@ int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
         fit(out, cap, head, c->message, tail);
         return GV_OUTCOME_HEALTHY;
     }
-    snprintf(out, cap, "OK %u checks, %u PASS, %u SKIP", n, count[GV_PASS], count[GV_SKIP]);
+    /* A check has a row per subject it judged (each GPU, library, port): "OK 284 checks" for
+     * 67 checks misled, so the checks and the rows are counted apart. */
+    snprintf(out, cap, "OK %zu checks, %u rows: %u PASS, %u SKIP", distinct_checks(r), n,
+             count[GV_PASS], count[GV_SKIP]);
     return GV_OUTCOME_HEALTHY;
 }

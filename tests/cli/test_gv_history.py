@@ -261,6 +261,52 @@ rc, out, err = history("--state", db, "--node", HOST.replace("-", "_"))
 expect(rc == 1, "--node %s: exit %s, want 1 (no host of that name)"
        % (HOST.replace("-", "_"), rc), out + err)
 
+# --failures: of the runs selected, only the WARN, FAIL and ERROR rows, and only the runs that
+# have one, in every output; a healthy selection exits 1 saying so.
+bad, con = copy_of("failures.db")
+run_ids = [r[0] for r in con.execute("SELECT id FROM runs ORDER BY id")]
+con.execute("UPDATE results SET verdict = 'PASS', message = '' WHERE verdict IN "
+            "('WARN', 'FAIL', 'ERROR')")
+con.execute("UPDATE results SET verdict = 'FAIL', message = 'lost' WHERE run_id = ? AND "
+            "check_id = 'gpu.nvml' AND row_subject = 'gpu3'", (run_ids[-2],))
+con.execute("UPDATE results SET verdict = 'WARN', message = 'warm' WHERE run_id = ? AND "
+            "check_id = 'gpu.temperature' AND row_subject IN ('gpu0', 'gpu5')", (run_ids[0],))
+con.commit()
+rc, out, err = history("--state", bad, "--failures")
+rows = [line.split()[:3] for line in out.splitlines() if ROW.match(line)]
+run_lines = [line for line in out.splitlines() if re.match(r"\d{4}-\d\d-\d\dT", line)]
+expect(rc == 0 and len(run_lines) == 2 and rows == [["FAIL", "gpu.nvml", "gpu3"],
+                                                     ["WARN", "gpu.temperature", "gpu0"],
+                                                     ["WARN", "gpu.temperature", "gpu5"]]
+       and "2 run(s), 3 row(s)" in out and "%d more run(s) had none" % (RUNS - 2) in out,
+       "--failures: want the two runs with a failure and their 3 rows", out + err)
+rc, out, err = history("--state", bad, "--failures", "--csv")
+expect(rc == 0 and [r["verdict"] for r in csv.DictReader(io.StringIO(out))]
+       == ["FAIL", "WARN", "WARN"], "--failures --csv: want the 3 rows", out + err)
+rc, out, err = history("--state", bad, "--failures", "--json")
+runs = json.loads(out)["runs"] if rc == 0 else []
+expect([[c["verdict"] for c in r["checks"]] for r in runs] == [["FAIL"], ["WARN", "WARN"]],
+       "--failures --json: want the 2 runs, their failing rows only", out + err)
+# --last first, then --failures: the failures of the newest run alone are none.
+rc, out, err = history("--state", bad, "--failures", "--last", "1")
+expect(rc == 1 and not out and "no WARN, FAIL or ERROR row in the 1 run(s) selected" in err,
+       "--failures --last 1: want exit 1 and a word that the run had none", out + err)
+rc, out, err = history("--state", bad, "--failures", "--last", "2", "--checks", "gpu.nvml")
+expect(rc == 0 and "1 run(s), 1 row(s)" in out, "--failures --last 2 --checks gpu.nvml",
+       out + err)
+
+# The table fits the terminal: with COLUMNS no line is wider (the value and message wrap under
+# their columns); piped without it, a row is one line; long check IDs keep the columns.
+rc, out, err = history("--state", bad, "--last", "2", env={"COLUMNS": "60"})
+expect(rc == 0 and out and max(len(line) for line in out.splitlines()) <= 60,
+       "COLUMNS=60: a line of %d columns" % max(len(line) for line in out.splitlines() or [""]),
+       out + err)
+rc, out, err = history("--state", bad, "--last", "2")
+starts = {m.start(1) for m in (re.match(r"    (?:PASS|WARN|FAIL|SKIP|ERROR) +\S+ +\S+ +(\S)", line)
+                               for line in out.splitlines()) if m}
+expect(rc == 0 and len(starts) == 1, "piped: the values start in one column, not %s"
+       % sorted(starts), out)
+
 # Without --last or --since, the newest 400 runs and a word that there are more.
 many, con = copy_of("many.db")
 cols = [c[1] for c in con.execute("PRAGMA table_info(runs)") if c[1] != "id"]

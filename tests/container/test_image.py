@@ -10,7 +10,9 @@ Debian 12 base bootstrapped from the Debian mirror where no registry answers) an
   on none;
 - node-problem-detector: the snippet's init container copies gv-check into an emptyDir, and the
   monitor's rule (path and args) runs from it in an image without gpuverify's libraries;
-- the DaemonSet's and the snippet's image is the tag build-image.sh gives.
+- the DaemonSet's and the snippet's image is the tag build-image.sh gives;
+- `scripts/setup-debian.sh build` (the README's first command's setup) in the bare base: no
+  daemon package (Slurm, munge, Prometheus, buildah) and no new systemd unit.
 The storage (buildah/podman) is the build tree's own: the bootstrapped base is made once.
 
 Usage (ctest): test_image.py SOURCE_DIR BUILD_DIR. Exit 77 (skip) without root, buildah or
@@ -232,6 +234,24 @@ def main():
                                                                       want_status, want))
             else:
                 print("NPD rule from the copy in %s, %s: exit %d: %s" % (base, scenario, st, line))
+        # The README's first command sets up with `setup-debian.sh build`: on a fresh Debian 12
+        # it installs what building gv-check needs and no daemon (a GPU node must not get a
+        # second node_exporter, slurmd or munged), and no service unit.
+        units = "ls /lib/systemd/system /etc/systemd/system 2>/dev/null | sort"
+        st, out = img.run(["sh", "-c", units + " >/tmp/before && sh /src/scripts/setup-debian.sh "
+                           "build >/tmp/setup.log 2>&1 || { tail -n 20 /tmp/setup.log; exit 1; }; "
+                           + units + " >/tmp/after; echo UNITS $(comm -13 /tmp/before /tmp/after); "
+                           "echo PACKAGES $(dpkg-query -W -f '${Package} ')"],
+                          [(src, "/src", "ro")], image=base)
+        said = dict(l.split(" ", 1) for l in out.splitlines() if l.startswith(("UNITS", "PACKAGES")))
+        packages = said.get("PACKAGES", "").split()
+        daemons = [p for p in packages if p.startswith(("slurm", "prometheus", "munge", "buildah"))]
+        if st != 0 or "cmake" not in packages or daemons or said.get("UNITS", "x").strip():
+            fail("setup-debian.sh build on a fresh %s: exit %d, daemons %s, new units %r: %s"
+                 % (base, st, daemons, said.get("UNITS"), out[-800:]))
+        else:
+            print("setup-debian.sh build on a fresh %s: %d packages, no daemon, no unit"
+                  % (base, len(packages)))
     # The image goes, the base stays for the next run; images the tag left behind go too.
     if tool == "buildah":
         subprocess.run(["buildah", "rmi", "-f", tag], capture_output=True)

@@ -8,7 +8,8 @@ exactly the bad nodes, each with the right kind of reason, and pass the H20s (a 
 reported, not judged); exit 1. The input is as srun prints it (one line per report, from
 gv-check writing to a pipe), with a truncated document in the middle that is skipped and
 named; srun --label output reads the same; a healthy fleet exits 0; a missing file exits 2.
-Then gv-nccl results: a node bad with two partners is named, its partners are not.
+Then gv-nccl results: a node bad with two partners is named, its partners are not; figures
+under 0.1 GB/s read apart from their median (figures_text).
 
 usage: test_report.py GV_FLEET GV_CHECK GV_NCCL FIXTURES FAKELIB"""
 import json
@@ -221,6 +222,36 @@ def main():
                "collectives: n3 named, n2 not; n4 has no report of its own: %s" % got)
         expect(got.get("h20a") == ("WARN", ["link"]) and got.get("h20b")[0] == "WARN",
                "a slow pair seen nowhere else is a link: %s" % got)
+
+        # Figures under 0.1: the slow run and the median read apart ("0.1 GB/s, 38% of the
+        # median 0.1 GB/s" said nothing), in the JSON's reasons and the table alike.
+        tiny = [dict(r, peak_busbw_gbps=0.05 if r["hosts"] == ["n2", "n3"] else 0.13,
+                     verdict="PASS") for r in runs]
+        open(pairs, "w").write("\n".join(json.dumps(r) for r in tiny) + "\n")
+        rc, out, _ = fleet(["--json", healthy, pairs])
+        whys = [r["why"] for n in json.loads(out)["nodes"] if n["hostname"] == "n3"
+                for r in n["reasons"]]
+        want_why = "all_reduce over n2+n3: 0.05 GB/s busbw, 38% of the median 0.13 GB/s"
+        expect(rc == 1 and any(want_why in w for w in whys),
+               "slow figures under 0.1 told apart from the median: %s" % whys)
+        rc, table, _ = fleet([healthy, pairs])
+        expect(want_why in table, "the table tells them apart too:\n%s" % table)
+
+    # The rule itself: one decimal (two for pairs) as before, more significant digits only
+    # where two figures that differ would read the same or one would read as 0.
+    sys.path.insert(0, os.path.dirname(os.path.realpath(GV_FLEET)))
+    from gvfleet.report import figures_text
+    for values, kw, want_text in (((600.0, 700.0), {}, ["600.0", "700.0"]),
+                                  ((0.05, 0.13), {}, ["0.05", "0.13"]),
+                                  ((700.04, 700.01), {}, ["700.04", "700.01"]),
+                                  ((0.04,), {}, ["0.04"]),
+                                  ((0.0, 5.0), {}, ["0.0", "5.0"]),
+                                  ((5.0, 5.0), {}, ["5.0", "5.0"]),
+                                  ((0.5, 1.9), {"decimals": 2}, ["0.50", "1.90"]),
+                                  ((0.001, 0.004), {"decimals": 2}, ["0.001", "0.004"])):
+        got_text = figures_text(*values, **kw)
+        expect(got_text == want_text, "figures_text%r: %r, want %r" % (values, got_text,
+                                                                       want_text))
     print("FAIL" if failures else "PASS")
     return 1 if failures else 0
 

@@ -58,7 +58,13 @@ static void parse_fills_every_key_and_refuses_bad_lines(void **state)
         assert_int_equal(gv_policy_parse(ctx, bad[i], &p), GV_ERR_PARSE);
         assert_memory_equal(&before, &p, sizeof p); /* nothing changed */
         assert_non_null(strstr(gv_ctx_last_error(ctx), "policy"));
+        /* Whoever wrote the file is sent to the keys' documentation, not to a C header. */
+        assert_non_null(strstr(gv_ctx_last_error(ctx), "docs/checks.md#policy"));
+        assert_null(strstr(gv_ctx_last_error(ctx), "gv_policy.h"));
     }
+    assert_int_equal(gv_policy_parse(ctx, "color = blue\n", &p), GV_ERR_PARSE);
+    assert_string_equal(gv_ctx_last_error(ctx), "policy line 1: unknown key 'color' (the keys and "
+                                                "their values: docs/checks.md#policy)");
     assert_int_equal(gv_policy_parse(ctx, "gpu_count = 8\nwhat\n", &p), GV_ERR_PARSE);
     assert_non_null(strstr(gv_ctx_last_error(ctx), "line 2"));
     gv_policy small = {.struct_size = 8};

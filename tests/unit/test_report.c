@@ -297,15 +297,26 @@ static void held_row(void **state)
     gv_ctx_destroy(ctx);
 }
 
-/* The one line: its class is the outcome, it fits 200 bytes with the counts whole and the
- * message cut at a word, a held run says for how long, and bad arguments change nothing. */
+/* The one line: its class is the outcome, OK counts checks and rows apart, it fits 200 bytes
+ * with the counts whole and the message cut at a word, a held run says for how long, and bad
+ * arguments change nothing. */
 static void one_line(void **state)
 {
     (void)state;
     char line[GV_REPORT_LINE_MAX + 1];
     struct gv_report *r = calloc(1, sizeof *r);
     assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HEALTHY);
-    assert_string_equal(line, "OK 0 checks, 0 PASS, 0 SKIP");
+    assert_string_equal(line, "OK 0 checks, 0 rows: 0 PASS, 0 SKIP");
+    /* A check with a row per GPU is one check: checks and rows counted apart, the rows of a
+     * check counted once wherever they are in the report. */
+    gv_report_add(r, "gpu.ecc", "gpu0", GV_PASS, "on");
+    gv_report_add(r, "driver.module", "node", GV_PASS, "loaded");
+    gv_report_add(r, "gpu.ecc", "gpu1", GV_PASS, "on");
+    gv_report_add(r, "gpu.ecc", "gpu2", GV_SKIP, "not applicable");
+    assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HEALTHY);
+    assert_string_equal(line, "OK 2 checks, 4 rows: 3 PASS, 1 SKIP");
+    gv_report_free(r);
+    r = calloc(1, sizeof *r);
     gv_report_add(r, "driver.module", "node", GV_PASS, "loaded");
     gv_report_add(r, "gpu.thermal", "gpu3", GV_WARN, "T.Limit margin 4 C");
     assert_int_equal(gv_report_line(r, line, sizeof line), GV_OUTCOME_HEALTHY);

@@ -379,13 +379,14 @@ class Report(_Result):
         gv-check's --quiet and --npd. Its first word is the class, and the grammar is stable
         (docs/outputs.md):
 
-            OK <n> checks, <p> PASS, <s> SKIP
+            OK <c> checks, <n> rows: <p> PASS, <s> SKIP
             WARN <check> <subject>: <message> (<w> WARN of <n>) [<action>]
             FAIL <check> <subject>: <message> (<f> FAIL, <w> WARN, <e> ERROR of <n>) [<action>]
             ERROR <check> <subject>: <message> (<e> ERROR, <w> WARN of <n>) [<action>]
             HELD for <seconds|?> s by PID <pid|?>: <check> <subject>: <message> [<action>]
 
-        The message is cut at a word, never the counts nor the node's action."""
+        <c> counts checks, <n> and the verdicts' counts rows (a check has one per subject it
+        judged). The message is cut at a word, never the counts nor the node's action."""
         return self.line
 
     def document(self) -> Dict[str, Any]:

@@ -20,6 +20,24 @@ HIGHER_IS_BETTER = {"TFLOPS", "GB/s"}
 MIN_PEERS = 3  # a group of fewer nodes has no majority or median worth judging by
 
 
+def figures_text(*values, decimals=1):
+    """The values as people read them, told apart: `decimals` decimals, as before, unless two
+    values that differ would read the same or a value that is not 0 would read 0 ("0.1 GB/s,
+    39% of the median 0.1 GB/s" for 0.05 and 0.13); then as many significant digits as that
+    takes (0.05, 0.13)."""
+    def clear(texts):
+        same = any(texts[i] == texts[j] and values[i] != values[j]
+                   for i in range(len(values)) for j in range(i))
+        return not same and all(v == 0 or float(t) != 0 for v, t in zip(values, texts))
+
+    texts = ["%.*f" % (decimals, v) for v in values]
+    for digits in range(2, 18):
+        if clear(texts):
+            break
+        texts = ["%.*g" % (digits, v) for v in values]
+    return texts
+
+
 class BadInput(Exception):
     """Input that cannot be read at all (a missing file): exit 2."""
 
@@ -201,9 +219,10 @@ def figures(nodes, tolerance):
             continue
         for node, subject, value, unit in rows:
             if value < (1 - tolerance) * median:
+                shown, middle = figures_text(value, median)
                 node.add("FAIL", "slow",
-                         "%s %s: %.1f %s, %.0f%% of the median %.1f %s of %d nodes (%s)" % (
-                             check, subject, value, unit, 100 * value / median, median, unit,
+                         "%s %s: %s %s, %.0f%% of the median %s %s of %d nodes (%s)" % (
+                             check, subject, shown, unit, 100 * value / median, middle, unit,
                              len(hosts), model),
                          check=check, subject=subject, figure=value, unit=unit,
                          compared_with={"median": median, "nodes": len(hosts), "model": model,
@@ -414,8 +433,9 @@ def collectives(nccl_runs, tolerance, node_of):
                         and 0 <= b < len(ranks)):
                     continue
                 if p["busbw_gbps"] < 0.5 * median or p.get("wrong"):
-                    why = "pair %d->%d (%s->%s) %.2f GB/s, the median pair %.2f GB/s%s" % (
-                        a, b, ranks[a], ranks[b], p["busbw_gbps"], median,
+                    shown, middle = figures_text(p["busbw_gbps"], median, decimals=2)
+                    why = "pair %d->%d (%s->%s) %s GB/s, the median pair %s GB/s%s" % (
+                        a, b, ranks[a], ranks[b], shown, middle,
                         ", %d wrong elements" % p["wrong"] if p.get("wrong") else "")
                     ha, hb = ranks[a], ranks[b]
                     if ha == hb:
@@ -432,9 +452,10 @@ def collectives(nccl_runs, tolerance, node_of):
             continue
         for hosts, run, where in runs:
             if run["peak_busbw_gbps"] < (1 - tolerance) * median:
-                why = "%s over %s: %.1f GB/s busbw, %.0f%% of the median %.1f GB/s (%s)" % (
-                    coll, "+".join(hosts), run["peak_busbw_gbps"],
-                    100 * run["peak_busbw_gbps"] / median, median, where)
+                shown, middle = figures_text(run["peak_busbw_gbps"], median)
+                why = "%s over %s: %s GB/s busbw, %.0f%% of the median %s GB/s (%s)" % (
+                    coll, "+".join(hosts), shown, 100 * run["peak_busbw_gbps"] / median, middle,
+                    where)
                 for h in hosts:
                     for p in [x for x in hosts if x != h] or [""]:
                         bad_with.setdefault(h, {}).setdefault(p, []).append(why)
@@ -539,8 +560,8 @@ def table(nodes, extra, skipped):
     for g in extra["figures"]:
         if not g["judged"]:
             lines.append("note  %s on %s: %d node(s), fewer than %d: reported, not judged "
-                         "(median %.1f %s)" % (g["check"], g["model"], g["nodes"], MIN_PEERS,
-                                               g["median"], g["unit"]))
+                         "(median %s %s)" % (g["check"], g["model"], g["nodes"], MIN_PEERS,
+                                             figures_text(g["median"])[0], g["unit"]))
     for c in extra["configuration"]:
         if not c["judged"]:
             lines.append("note  class %s: %d node(s), fewer than %d: configuration not "
