@@ -290,6 +290,12 @@ void gv_active_cuda(gv_active_run *run)
                                     ? GV_ACTION_HW_INSPECT
                                     : GV_ACTION_RESET_GPU);
             gv_busy_apply(&busy, run->policy, c, strstr(r.copy_message, "wrong") != NULL);
+            /* Figures of a GPU nobody else used, data right: cuda.copy_all's alone. */
+            if (context_ok && busy.n == 0 && !strstr(r.copy_message, "wrong") && gpu >= 0 &&
+                gpu < GV_RUN_MAX_GPUS) {
+                run->copy_alone_h2d[gpu] = r.h2d_gbps;
+                run->copy_alone_d2h[gpu] = r.d2h_gbps;
+            }
         }
         if (matmul) {
             gv_check_result *c = gv_report_add(run->report, gv_id_cuda_matmul, subject,

@@ -11,6 +11,8 @@
 
 struct gv_busy;
 
+#define GV_RUN_MAX_GPUS 64
+
 typedef struct gv_active_run {
     gv_ctx *ctx;
     const gv_facts *facts;
@@ -30,9 +32,11 @@ typedef struct gv_active_run {
     struct gv_topo *topo; /* built once per run for topo.* and gpudirect.nic_locality */
     gv_status topo_status;
     char topo_error[512];
+    /* Each GPU's host copies alone as cuda.copy measured them in this process (GB/s, 0: not
+     * measured, or not a figure to reuse): cuda.copy_all's figures alone, the same copies at
+     * the same sizes, not measured a second time. */
+    double copy_alone_h2d[GV_RUN_MAX_GPUS], copy_alone_d2h[GV_RUN_MAX_GPUS];
 } gv_active_run;
-
-#define GV_RUN_MAX_GPUS 64
 
 typedef void (*gv_active_fn)(gv_active_run *run);
 
