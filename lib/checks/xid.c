@@ -51,28 +51,6 @@ static int on_gpu(const gv_xid_event *e, const char *bus_id)
     return n && strncasecmp(e->bus, bus_id, n) == 0 && (bus_id[n] == '.' || !bus_id[n]);
 }
 
-/* How far back the log was read: "since boot", or from when it starts once the kernel's ring
- * buffer has overwritten its beginning (an Xid before then is no longer there to see). */
-static void scope_of(const gv_kmsg_span *span, char *out, size_t cap)
-{
-    if (span->first_seq <= 0) {
-        snprintf(out, cap, "since boot");
-        return;
-    }
-    double s = span->first_s;
-    char when[32];
-    if (s >= 7200)
-        snprintf(when, sizeof when, "%.1f h", s / 3600);
-    else if (s >= 120)
-        snprintf(when, sizeof when, "%.0f min", s / 60);
-    else
-        snprintf(when, sizeof when, "%.0f s", s);
-    snprintf(out, cap,
-             "since %s after boot (the kernel log no longer reaches back to boot: its first %lld "
-             "records were overwritten)",
-             when, span->first_seq);
-}
-
 void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
 {
     if (f->gpu_count == 0)
@@ -97,7 +75,7 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
         return;
     }
     char scope[160];
-    scope_of(&span, scope, sizeof scope);
+    gv_kmsg_scope(&span, scope, sizeof scope);
     /* What of the log could not be read: any GPU's Xid may be in it. */
     char unread_log[448] = "";
     if (span.unreadable)
@@ -112,7 +90,7 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
         gv_gpu_subject(g, subject, sizeof subject);
         size_t faults = 0, others = 0, remaps = 0, bad = 0;
         for (size_t k = 0; k < count; k++) {
-            if (!on_gpu(&events[k], g->gpu.pci_bus_id))
+            if (events[k].sxid || !on_gpu(&events[k], g->gpu.pci_bus_id))
                 continue;
             if (events[k].unreadable) {
                 if (!bad++)

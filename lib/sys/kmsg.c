@@ -47,12 +47,41 @@ static void first_record(collector *c, const char *s)
     }
 }
 
-/* One log line: an Xid event when it is one. The first says where the log starts. */
+/* "nvidia-nvswitch3" before ": SXid" in s (at x), "" when the line names no device. */
+static void sxid_device(const char *s, const char *x, char *out, size_t cap)
+{
+    const char *start = x;
+    while (start > s && start[-1] != ' ' && start[-1] != ';' && start[-1] != ']')
+        start--;
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(x - start), start);
+    gv_text_clean(out, cap, name);
+}
+
+/* After an SXid's code: "Fatal, Link 30 ..." or "Non-fatal, Link 04 ...". */
+static void sxid_severity(gv_xid_event *e, const char *p)
+{
+    e->fatal = strncmp(p, "Fatal", 5) == 0;
+    e->link = -1;
+    const char *l = strstr(p, "Link ");
+    uint64_t link;
+    if (l) {
+        l += 5;
+        if (gv_parse_u64_at(&l, 10, 0, 1023, &link) == GV_PARSE_OK)
+            e->link = (int)link;
+    }
+}
+
+/* One log line: an Xid or SXid event when it is one. The first says where the log starts. */
 static void line(collector *c, const char *s)
 {
     if (c->lines++ == 0)
         first_record(c, s);
-    const char *x = strstr(s, "NVRM: Xid (PCI:");
+    static const char xid_mark[] = "NVRM: Xid (PCI:", sxid_mark[] = ": SXid (PCI:";
+    const char *x = strstr(s, xid_mark);
+    int sxid = 0;
+    if (!x && (x = strstr(s, sxid_mark)) != NULL)
+        sxid = 1;
     if (!x)
         return;
     if (c->count >= MAX_EVENTS) {
@@ -60,24 +89,29 @@ static void line(collector *c, const char *s)
                  "more than %d Xid lines: the rest not read", MAX_EVENTS);
         return;
     }
-    x += strlen("NVRM: Xid (PCI:");
+    const char *mark = x;
+    x += sxid ? strlen(sxid_mark) : strlen(xid_mark);
     const char *close = strchr(x, ')');
     if (!close || close == x || (size_t)(close - x) >= sizeof c->events->bus) {
         char shown[64];
         gv_text_clean(shown, sizeof shown, x);
         char why[160];
-        snprintf(why, sizeof why, "an Xid line naming no GPU: '%s'", shown);
+        snprintf(why, sizeof why, "an %s line naming no %s: '%s'", sxid ? "SXid" : "Xid",
+                 sxid ? "NVSwitch" : "GPU", shown);
         unreadable(c, why);
         return;
     }
-    /* A code that is not a number in range is that GPU's unknown Xid, never a value: a
+    /* A code that is not a number in range is that device's unknown Xid, never a value: a
      * wrapped or truncated number must not read as some other code. */
     const char *p = close + 1;
     uint64_t code = 0;
     enum gv_parse_result pr = GV_PARSE_NOT_NUMBER;
     if (*p == ':') {
         p++;
-        pr = gv_parse_u64_at(&p, 10, 1, 65535, &code);
+        pr = gv_parse_u64_at(&p, 10, 1, sxid ? 99999 : 65535, &code);
+        /* "2x0o34": a number cut short by garbage is no code at all. */
+        if (pr == GV_PARSE_OK && *p && *p != ',' && *p != ' ' && *p != '\n')
+            pr = GV_PARSE_TRAILING;
     }
     if (c->count == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 16;
@@ -89,6 +123,11 @@ static void line(collector *c, const char *s)
         c->events = grown, c->cap = cap;
     }
     gv_xid_event *e = &c->events[c->count++];
+    memset(e, 0, sizeof *e);
+    e->sxid = sxid;
+    e->link = -1;
+    if (sxid)
+        sxid_device(s, mark, e->device, sizeof e->device);
     char bus[sizeof e->bus];
     snprintf(bus, sizeof bus, "%.*s", (int)(close - x), x);
     gv_text_clean(e->bus, sizeof e->bus, bus);
@@ -97,14 +136,20 @@ static void line(collector *c, const char *s)
         e->xid = (int)code;
         e->unreadable = 0;
         p += strspn(p, ", ");
+        if (sxid) { /* the severity is a field of its own: the text is what follows */
+            sxid_severity(e, p);
+            size_t word = strcspn(p, ",");
+            if (!strncmp(p, "Fatal", 5) || !strncmp(p, "Non-fatal", 9))
+                p += word + strspn(p + word, ", ");
+        }
         snprintf(rest, sizeof rest, "%.*s", (int)strcspn(p, "\n"), p);
     } else {
         e->xid = 0;
         e->unreadable = 1;
         const char *q = close + 1 + (close[1] == ':');
         q += strspn(q, " ");
-        snprintf(rest, sizeof rest, "an Xid whose code is %s: '%.*s'", gv_parse_why(pr),
-                 (int)strcspn(q, ",\n"), q);
+        snprintf(rest, sizeof rest, "an %s whose code is %s: '%.*s'", sxid ? "SXid" : "Xid",
+                 gv_parse_why(pr), (int)strcspn(q, ",\n"), q);
     }
     gv_text_clean(e->text, sizeof e->text, rest);
 }
@@ -196,4 +241,24 @@ gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, g
     *events = c.events;
     *count = c.count;
     return GV_OK;
+}
+
+void gv_kmsg_scope(const gv_kmsg_span *span, char *out, size_t cap)
+{
+    if (span->first_seq <= 0) {
+        snprintf(out, cap, "since boot");
+        return;
+    }
+    double s = span->first_s;
+    char when[32];
+    if (s >= 7200)
+        snprintf(when, sizeof when, "%.1f h", s / 3600);
+    else if (s >= 120)
+        snprintf(when, sizeof when, "%.0f min", s / 60);
+    else
+        snprintf(when, sizeof when, "%.0f s", s);
+    snprintf(out, cap,
+             "since %s after boot (the kernel log no longer reaches back to boot: its first %lld "
+             "records were overwritten)",
+             when, span->first_seq);
 }

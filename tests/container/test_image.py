@@ -243,7 +243,8 @@ def main():
                            + units + " >/tmp/after; echo UNITS $(comm -13 /tmp/before /tmp/after); "
                            "echo PACKAGES $(dpkg-query -W -f '${Package} ')"],
                           [(src, "/src", "ro")], image=base)
-        said = dict(l.split(" ", 1) for l in out.splitlines() if l.startswith(("UNITS", "PACKAGES")))
+        said = dict(l.partition(" ")[::2] for l in out.splitlines()
+                    if l.startswith(("UNITS", "PACKAGES")))
         packages = said.get("PACKAGES", "").split()
         daemons = [p for p in packages if p.startswith(("slurm", "prometheus", "munge", "buildah"))]
         if st != 0 or "cmake" not in packages or daemons or said.get("UNITS", "x").strip():

@@ -165,8 +165,8 @@ CASES = {
                                 worker="/nonexistent/gpuverify-worker", wall=5),
     # A selection that leaves nothing to run is refused: a report of no rows would pass. On a
     # node without GPUs any selection brings in driver.gpu_count to judge that.
-    "nothing_selected": case("h100x8", "^system,^driver,^gpu,^topo,^rdma,^gpudirect,^cuda,^mem,"
-                             "^gemm,^cudnn,^nccl", [], exit_code=2, sysroot="no-nvidia", wall=5,
+    "nothing_selected": case("h100x8", "^system,^driver,^gpu,^nvswitch,^topo,^rdma,^gpudirect,"
+                             "^cuda,^mem,^gemm,^cudnn,^nccl", [], exit_code=2, sysroot="no-nvidia", wall=5,
                              error="leaves none of the standard level's checks to run"),
     "gpu_less_rdma_only": case("no-gpus", "rdma.modules", [
         ("driver.gpu_count", "node", "FAIL", "no NVIDIA GPU found")], sysroot="no-nvidia", wall=5),
@@ -597,6 +597,19 @@ CASES = {
         ("gpu.xid", "gpu0", "PASS", "1 Xid event(s) since 225.7 h after boot (the kernel log no longer reaches back to boot: its first 152361 records were overwritten) (codes 13)"),
         ("gpu.xid", "gpu1", "PASS", "no Xid logged since 225.7 h after boot")], sysroot="h100-kmsg-wrapped",
         exit_code=0),
+    # The NVSwitches' SXids: a fatal one FAILs its switch until the reboot that resets the
+    # fabric; non-fatal ones are named and pass; a garbled code may be a fatal one.
+    "sxid_logged": case("h100x8", "nvswitch.sxid", [
+        ("nvswitch.sxid", "nvswitch0", "FAIL", "nvswitch0 (0000:05:00.0): 1 fatal SXid(s) logged since boot: 24007 Fatal on link 30: sourcetrack timeout error", "reboot_node"),
+        ("nvswitch.sxid", "nvswitch1", "PASS", "2 non-fatal SXid(s) logged since boot, corrected by the switch: 20009 Non-fatal on link 28: RX Short Error Rate; 28006 Non-fatal on link 29: MC TS crumbstore MCTO"),
+        ("nvswitch.sxid", "nvswitch2", "FAIL", "an SXid whose code could not be read")],
+        sysroot="h100-sxid"),
+    "sxid_none": case("h100x8", "nvswitch.sxid", [
+        ("nvswitch.sxid", "node", "PASS", "no SXid logged since boot by the node's 4 NVSwitch(es)")],
+        exit_code=0),
+    "sxid_no_nvswitch": case("nvml-mismatch", "nvswitch.sxid", [
+        ("nvswitch.sxid", "node", "SKIP", "not applicable: no NVSwitch on the PCI bus")],
+        sysroot="debian12-proprietary", exit_code=0),
     "nvml_wrong_version": case("nvml-mismatch", "driver.nvml", [
         ("driver.nvml", "node", "FAIL", "")], sysroot="debian12-proprietary"),
     # The health counters alone with NVML broken: every row SKIPs "NVML has no answer", and the
