@@ -12,6 +12,8 @@
 #include "core/util.h"
 #include "rdma/rdma.h"
 #include "sys/kconfig.h"
+#include "sys/pci.h"
+#include "sys/pci_acs.h"
 #include "topo/topology.h"
 #include "gpuverify/gv_policy.h"
 
@@ -349,6 +351,115 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
     gv_result_expected(c, level ? level->source : "NCCL default", "within %s", lvl);
 }
 
+/* The ports below the nearest switch the GPU and the NIC share (their own downstream ports and
+ * any between): where ACS would send their peer traffic up to the root complex. 0 when they
+ * share none (their traffic crosses the CPU whatever ACS says). */
+static size_t ports_between(const gv_pci_function *gpu, const gv_pci_function *nic,
+                            gv_pci_addr *out, size_t cap)
+{
+    for (size_t g = 0; g < gpu->parent_count; g++)
+        for (size_t k = 0; k < nic->parent_count; k++) {
+            if (gv_pci_addr_compare(&gpu->parents[g], &nic->parents[k]) != 0)
+                continue;
+            size_t n = 0;
+            for (size_t i = 0; i < g && n < cap; i++)
+                out[n++] = gpu->parents[i];
+            for (size_t i = 0; i < k && n < cap; i++)
+                out[n++] = nic->parents[i];
+            return n;
+        }
+    return 0;
+}
+
+/* ACS on the switch ports between each GPU and its nearest RDMA NIC (NCCL's troubleshooting
+ * guide: "ACSCtl: SrcValid+" there forces GPUDirect traffic through the CPU, slow or hung). */
+static void acs(gv_active_run *run, const gv_rdma_report *r)
+{
+    const char *id = gv_id_gpudirect_acs;
+    char why[256];
+    if (r->device_count == 0) {
+        gv_report_add(run->report, id, "node", GV_SKIP, "no RDMA NIC on this node");
+        return;
+    }
+    if (!gv_active_topology_usable(run, why, sizeof why)) {
+        gv_report_add(run->report, id, "node", GV_SKIP, "%s", why);
+        return;
+    }
+    const gv_topo *t = gv_active_topology(run);
+    if (!t) {
+        gv_result_action(gv_report_add(run->report, id, "node", GV_ERROR, "%s", run->topo_error),
+                         GV_ACTION_RERUN);
+        return;
+    }
+    gv_pci_addr seen[64];
+    size_t ports = 0, pairs = 0;
+    char on[512] = "", unread[320] = "";
+    for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
+        gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
+        gv_topo_device_at(t, i, &d);
+        if (d.kind != GV_TOPO_GPU || d.nearest_nic < 0 ||
+            gv_topo_device_at(t, (uint32_t)d.nearest_nic, &nic) != GV_OK)
+            continue;
+        gv_pci_addr ga, na;
+        gv_pci_function gf, nf;
+        gv_errbuf err;
+        if (gv_pci_parse_addr(d.pci_bus_id, &ga) != 0 ||
+            gv_pci_parse_addr(nic.pci_bus_id, &na) != 0 ||
+            gv_pci_read_function(run->ctx->sysroot, &ga, &gf, &err) != GV_OK ||
+            gv_pci_read_function(run->ctx->sysroot, &na, &nf, &err) != GV_OK)
+            continue;
+        gv_pci_addr between[2 * GV_PCI_MAX_PARENTS];
+        size_t n = ports_between(&gf, &nf, between, sizeof between / sizeof *between);
+        pairs += n > 0;
+        for (size_t b = 0; b < n; b++) {
+            size_t s = 0;
+            while (s < ports && gv_pci_addr_compare(&seen[s], &between[b]) != 0)
+                s++;
+            if (s < ports || ports == sizeof seen / sizeof *seen)
+                continue;
+            seen[ports++] = between[b];
+            char bdf[32], bits[64], one[160];
+            gv_pci_format_addr(&between[b], bdf, sizeof bdf);
+            gv_pci_acs a;
+            gv_status st = gv_pci_acs_read(run->ctx->sysroot, bdf, &a, &err);
+            if (st != GV_OK) {
+                if (!unread[0])
+                    snprintf(unread, sizeof unread, "%s", err.text);
+                continue;
+            }
+            if (!a.present || !(a.control & GV_ACS_PEER_TRAFFIC))
+                continue;
+            gv_pci_acs_bits(a.control, bits, sizeof bits);
+            snprintf(one, sizeof one, "%s (between %s %s and %s %s: %s)", bdf, d.label,
+                     d.pci_bus_id, nic.name, nic.pci_bus_id, bits);
+            gv_append(on, sizeof on, "; ", one);
+        }
+    }
+    gv_check_result *c;
+    if (on[0]) {
+        c = gv_report_add(run->report, id, "node", GV_WARN,
+                          "ACS reroutes peer traffic on the switch ports between GPUs and their "
+                          "NICs: %s: GPUDirect RDMA goes through the CPU or fails",
+                          on);
+        gv_result_remedy(c, "turn ACS off on those ports: in the BIOS (PCIe ACS / IOMMU "
+                            "settings), or until reboot with setpci -s <port> ECAP_ACS+0x6.w=0000 "
+                            "(NCCL's troubleshooting guide); keep it where VMs need it");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
+    } else if (pairs == 0) {
+        c = gv_report_add(run->report, id, "node", GV_SKIP,
+                          "no GPU shares a PCIe switch with its nearest RDMA NIC: their traffic "
+                          "crosses the CPU whatever ACS says (gpudirect.nic_locality)");
+    } else if (unread[0]) {
+        c = gv_report_add(run->report, id, "node", GV_SKIP, "ACS not read: %s", unread);
+    } else {
+        c = gv_report_add(run->report, id, "node", GV_PASS,
+                          "no ACS redirect or source validation on the %zu switch port(s) "
+                          "between %zu GPU(s) and their nearest RDMA NICs",
+                          ports, pairs);
+    }
+    gv_result_measured(c, (double)ports, "ports", "%zu port(s)", ports);
+}
+
 /* The one verdict over the rows this group added: the worst of them, SKIPs aside unless every
  * prerequisite was skipped. */
 static void ready(gv_active_run *run, size_t first)
@@ -395,10 +506,10 @@ static void ready(gv_active_run *run, size_t first)
 
 void gv_active_gpudirect(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_gpudirect_open_module,  gv_id_gpudirect_p2pdma,
-                                      gv_id_gpudirect_kernel,       gv_id_gpudirect_peermem,
-                                      gv_id_gpudirect_dmabuf,       gv_id_gpudirect_nic_dmabuf,
-                                      gv_id_gpudirect_nic_locality, gv_id_gpudirect_ready};
+    static const char *const ids[] = {
+        gv_id_gpudirect_open_module,  gv_id_gpudirect_p2pdma, gv_id_gpudirect_kernel,
+        gv_id_gpudirect_peermem,      gv_id_gpudirect_dmabuf, gv_id_gpudirect_nic_dmabuf,
+        gv_id_gpudirect_nic_locality, gv_id_gpudirect_acs,    gv_id_gpudirect_ready};
     const size_t n = sizeof ids / sizeof *ids;
     if (!gv_facts_has_gpus(run->facts)) {
         gv_active_rows(run, ids, n, "node", GV_SKIP, "no NVIDIA GPU on this node");
@@ -425,6 +536,8 @@ void gv_active_gpudirect(gv_active_run *run)
         nic_dmabuf(run, r);
     if (gv_active_selected(run, gv_id_gpudirect_nic_locality))
         nic_locality(run, r);
+    if (gv_active_selected(run, gv_id_gpudirect_acs))
+        acs(run, r);
     if (gv_active_selected(run, gv_id_gpudirect_ready))
         ready(run, first);
 }

@@ -14,6 +14,7 @@
 #include "sys/nvidia_proc.h"
 #include "sys/os.h"
 #include "sys/pci.h"
+#include "sys/pci_acs.h"
 #include "sys/pci_share.h"
 #include "sys/sysroot.h"
 
@@ -284,12 +285,73 @@ static void links_stay_inside_the_root(void **state)
     free(root);
 }
 
+/* A port's config space of `size` bytes with extended capabilities: ids[i] at 0x100 + 0x10 i,
+ * each pointing at the next (the last at `last_next`), the ACS one's control register set. */
+static void put_config(const char *root, size_t size, const unsigned *ids, size_t n,
+                       unsigned last_next, unsigned control)
+{
+    unsigned char config[4096] = {0};
+    for (size_t i = 0; i < n; i++) {
+        unsigned at = 0x100 + 0x10 * (unsigned)i, next = i + 1 < n ? at + 0x10 : last_next;
+        unsigned header = ids[i] | 1u << 16 | next << 20;
+        for (int b = 0; b < 4; b++)
+            config[at + b] = (unsigned char)(header >> (8 * b));
+        if (ids[i] == 0x000d) {
+            config[at + 6] = (unsigned char)control;
+            config[at + 7] = (unsigned char)(control >> 8);
+        }
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:01:00.0/config", root);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(config, 1, size, f), size);
+    fclose(f);
+}
+
+/* ACS from a bridge's config space: found behind other capabilities, absent, the standard
+ * header only (not root), conventional PCI, and capability lists that loop or run out. */
+static void acs_from_config_space(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    put_file(root, "/sys/bus/pci/devices/0000:01:00.0/vendor", "0x10b5\n");
+    gv_pci_acs a;
+    gv_errbuf err;
+    const unsigned found[] = {0x0001, 0x000b, 0x000d};
+    put_config(root, 4096, found, 3, 0, 0x000d);
+    assert_int_equal(gv_pci_acs_read(root, "0000:01:00.0", &a, &err), GV_OK);
+    assert_true(a.present);
+    assert_int_equal(a.control & GV_ACS_PEER_TRAFFIC, 0x000d);
+    char bits[64];
+    gv_pci_acs_bits(a.control, bits, sizeof bits);
+    assert_string_equal(bits, "SrcValid ReqRedir CmpltRedir");
+    const unsigned none[] = {0x0001, 0x000b};
+    put_config(root, 4096, none, 2, 0, 0);
+    assert_int_equal(gv_pci_acs_read(root, "0000:01:00.0", &a, &err), GV_OK);
+    assert_false(a.present);
+    put_config(root, 64, found, 0, 0, 0); /* what a process without CAP_SYS_ADMIN reads */
+    assert_int_equal(gv_pci_acs_read(root, "0000:01:00.0", &a, &err), GV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.text, "needs root"));
+    put_config(root, 256, found, 0, 0, 0);
+    assert_int_equal(gv_pci_acs_read(root, "0000:01:00.0", &a, &err), GV_OK);
+    assert_false(a.present);
+    put_config(root, 4096, none, 2, 0x100, 0); /* the last points back at the first */
+    assert_int_equal(gv_pci_acs_read(root, "0000:01:00.0", &a, &err), GV_ERR_PARSE);
+    put_config(root, 4096, none, 2, 0xffc, 0); /* past the space's end */
+    assert_int_equal(gv_pci_acs_read(root, "0000:01:00.0", &a, &err), GV_ERR_PARSE);
+    assert_int_equal(gv_pci_acs_read(root, "0000:02:00.0", &a, &err), GV_ERR_IO);
+    remove_tree(root);
+    free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nvidia_version_lines),       cmocka_unit_test(fixture_readers),
         cmocka_unit_test(pci_text_parsers),           cmocka_unit_test(malformed_files),
         cmocka_unit_test(links_stay_inside_the_root), cmocka_unit_test(pci_parents_and_link_share),
+        cmocka_unit_test(acs_from_config_space),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
