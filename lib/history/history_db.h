@@ -15,6 +15,7 @@ struct gv_history {
     gv_history_limits limits;
     int pruned;     /* runs were deleted: their pages can go back to the file system */
     int wal_pages;  /* the WAL's pages after the last commit */
+    double wait_s;  /* how long a statement waits for another's lock (set_wait) */
     char note[256]; /* what the last append left undone (gv_history_note) */
     /* Statements prepared once per connection (gv_history_statement): a run's judges ask the
      * same few questions of every GPU, and preparing one costs about as much as running it. */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "history/history_db.h"
 
 #define GV_HISTORY_WAL_PAGES 256 /* 1 MB of 4 KiB pages */
@@ -171,8 +172,19 @@ static int migrate(gv_history *h, char *why, size_t cap)
     int wal = 0;
     if (exec(h, "PRAGMA auto_vacuum = INCREMENTAL", why, cap, "reading it"))
         return -1;
+    /* The switch needs the file to itself, and SQLite does not call the busy handler for it
+     * while other runs read the new file: tried again within the run's wait, so that runs
+     * opening a new file at once do not give up on each other. */
+    double until = gv_now_s() + h->wait_s;
     if (sqlite3_prepare_v2(h->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+            if (gv_now_s() >= until)
+                break;
+            sqlite3_reset(st);
+            sqlite3_sleep(10 + (int)(gv_now_s() * 1e6) % 20); /* apart, not in step */
+        }
+        if (rc == SQLITE_ROW)
             mode = (const char *)sqlite3_column_text(st, 0);
         wal = mode && !strcmp(mode, "wal");
         sqlite3_finalize(st);
@@ -276,9 +288,10 @@ static int unusable_path(const char *path, int writing, char *why, size_t cap)
 
 /* How long a statement waits for another's lock: at most a day, so that a policy's wait of
  * millions of seconds does not wrap into none. */
-static void set_wait(sqlite3 *db, double wait_s)
+static void set_wait(gv_history *h, double wait_s)
 {
-    sqlite3_busy_timeout(db, (int)((wait_s > 86400 ? 86400 : wait_s < 0 ? 0 : wait_s) * 1000));
+    h->wait_s = wait_s > 86400 ? 86400 : wait_s < 0 ? 0 : wait_s;
+    sqlite3_busy_timeout(h->db, (int)(h->wait_s * 1000));
 }
 
 /* The file opened with these SQLite flags and a wait of wait_s for another's lock, after the
@@ -298,7 +311,7 @@ static gv_history *connect(const char *path, int flags, double wait_s, char *why
         gv_history_close(h);
         return NULL;
     }
-    set_wait(h->db, wait_s);
+    set_wait(h, wait_s);
     return h;
 }
 
@@ -723,7 +736,7 @@ static void fold_wal(gv_history *h)
     int log = 0, done = 0;
     /* Busy: a reader kept it; SQLite copied what it could, as a passive checkpoint does. */
     int rc = sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
-    set_wait(h->db, h->limits.wait_s);
+    set_wait(h, h->limits.wait_s);
     if (rc == SQLITE_BUSY && log > 0)
         snprintf(h->note, sizeof h->note,
                  "the database's write-ahead log is %.1f MB and grows: another process keeps a "
