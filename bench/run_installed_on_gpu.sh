@@ -61,6 +61,10 @@ rm -f "$out/scontrol.args"
 timed slurm_healthcheck env PATH="$fake:$bin:$PATH" GPUVERIFY_GV_CHECK="$bin/gv-check" \
     sh "$prefix/share/gpuverify/slurm/gpuverify-healthcheck.sh"
 say "slurm scontrol calls" "$(grep -c . "$out/scontrol.args" 2>/dev/null || echo 0): $(grep -v '^show' "$out/scontrol.args" 2>/dev/null | head -n 1)"
+# The same script as a Prolog: the quick level, which holds the job's start.
+timed slurm_prolog env PATH="$fake:$bin:$PATH" GPUVERIFY_GV_CHECK="$bin/gv-check" \
+    SLURM_SCRIPT_CONTEXT=prolog_slurmd SLURM_JOB_ID=1 \
+    sh "$prefix/share/gpuverify/slurm/gpuverify-healthcheck.sh"
 
 # NHC: the check under stand-ins for NHC's die/log (NHC is bash).
 timed nhc_check bash -c '
@@ -69,6 +73,13 @@ timed nhc_check bash -c '
     . '"$prefix"'/share/gpuverify/nhc/gpuverify.nhc
     check_gpuverify && echo "check_gpuverify passed"'
 
+# Python: offline into a plain venv of the system's python3 (pip's defaults: the build backend
+# in the tree, nothing fetched, no system packages).
+plain=$(mktemp -d)/plain
+python3 -m venv "$plain" >"$out/plain_venv.log" 2>&1
+timed pip_plain_venv "$plain/bin/pip" install --no-index "$(dirname "$0")/../bindings/python"
+timed python_plain_venv env GPUVERIFY_LIBRARY="$prefix/lib/libgpuverify.so.1" "$plain/bin/python" \
+    -c "import gpuverify; r = gpuverify.Context().run('quick'); print(r.verdict, [(g.cuda_index, g.verdict.name) for g in r.gpus])"
 # Python: offline install into a fresh venv, the installed library found by its prefix.
 # The venv on the interpreter that has torch, when there is one, so the torchrun example runs
 # beside PyTorch as a training job would.
