@@ -81,7 +81,8 @@ static void expect_ports(const gv_report *r, const char *id, int want, const cha
 static void test_healthy_roce(void **state)
 {
     (void)state;
-    gv_report *r = run_rdma("h100-roce", "h100x8-rdma");
+    /* The config space as root reads it: gpudirect.acs judges the ports too. */
+    gv_report *r = run_rdma("h100-roce-acs-off", "h100x8-rdma");
     static const char *const modules[] = {"ib_core", "rdma_cm", "ib_uverbs", "mlx5_core",
                                           "mlx5_ib"};
     for (size_t i = 0; i < 5; i++) {
@@ -112,9 +113,11 @@ static void test_healthy_roce(void **state)
     expect(r, "gpudirect.nic_dmabuf", "node", GV_PASS, "8/8 RDMA devices register DMA-BUF");
     expect(r, "gpudirect.nic_locality", "node", GV_PASS,
            "8/8 GPUs have an RDMA NIC within NCCL_NET_GDR_LEVEL=PXB (farthest nearest NIC: PIX)");
+    expect(r, "gpudirect.acs", "node", GV_PASS,
+           "no ACS redirect or source validation on the 16 switch port(s) between 8 GPU(s)");
     expect(r, "gpudirect.ready", "node", GV_PASS, "GPUDirect RDMA over DMA-BUF is ready");
     assert_int_equal(count_verdict(r, GV_PASS), (int)gv_report_count(r));
-    assert_int_equal(gv_report_count(r), 5 + 8 * 4 + 1 + 8 + 8); /* ... + topo.gpu_nic */
+    assert_int_equal(gv_report_count(r), 5 + 8 * 4 + 1 + 9 + 8); /* ... + topo.gpu_nic */
     gv_report_free(r);
 }
 
