@@ -42,22 +42,20 @@ static void describe(const gv_xid_event *e, char *out, size_t cap)
 
 void gv_check_nvswitch_sxid(const gv_facts *f, gv_report *r)
 {
-    gv_xid_event *events = NULL;
-    size_t count = 0;
-    gv_errbuf err;
-    gv_kmsg_span span;
-    if (gv_kmsg_xids(f->sysroot, &events, &count, &span, &err) != GV_OK) {
+    const gv_xid_event *events = f->kmsg_events;
+    size_t count = f->kmsg_count;
+    if (f->kmsg_status != GV_OK) {
         if (f->nvswitch_count > 0)
             gv_report_add(r, gv_id_nvswitch_sxid, "node", GV_SKIP,
                           "kernel log not read, no SXid judged: %s (gpu.xid says what to fix)",
-                          err.text);
+                          f->kmsg_err.text);
         else
             gv_report_add(r, gv_id_nvswitch_sxid, "node", GV_SKIP,
                           "not applicable: no NVSwitch on the PCI bus");
         return;
     }
     char scope[160];
-    gv_kmsg_scope(&span, scope, sizeof scope);
+    gv_kmsg_scope(&f->kmsg_span, scope, sizeof scope);
     /* The switches that logged SXids, in the order of their first line. */
     char seen[16][48];
     size_t switches = 0, sxids = 0;
@@ -82,7 +80,6 @@ void gv_check_nvswitch_sxid(const gv_facts *f, gv_report *r)
             gv_report_add(r, gv_id_nvswitch_sxid, "node", GV_SKIP,
                           "not applicable: no NVSwitch on the PCI bus and no SXid in the kernel "
                           "log");
-        free(events);
         return;
     }
     for (size_t i = 0; i < switches; i++) {
@@ -126,5 +123,4 @@ void gv_check_nvswitch_sxid(const gv_facts *f, gv_report *r)
         gv_result_measured(c, (double)(fatal_n + unknown), "fatal SXids", "%zu fatal, %zu other",
                            fatal_n + unknown, other_n);
     }
-    free(events);
 }

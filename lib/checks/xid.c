@@ -57,15 +57,15 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
         return;
     const char *list = f->policy && f->policy->xids[0] ? f->policy->xids : default_xids;
     const char *source = f->policy && f->policy->xids[0] ? "policy" : "default";
-    gv_xid_event *events = NULL;
-    size_t count = 0;
-    gv_errbuf err;
-    gv_kmsg_span span;
-    if (gv_kmsg_xids(f->sysroot, &events, &count, &span, &err) != GV_OK) {
+    const gv_xid_event *events = f->kmsg_events;
+    size_t count = f->kmsg_count;
+    const gv_kmsg_span span = f->kmsg_span;
+    if (f->kmsg_status != GV_OK) {
         /* Not a quiet SKIP: a container or a user that cannot read the log would otherwise
          * report a node whose GPU fell off the bus as healthy. */
-        gv_check_result *c = gv_report_add(r, gv_id_gpu_xid, "node", GV_WARN,
-                                           "kernel log not read, no Xid judged: %s", err.text);
+        gv_check_result *c =
+            gv_report_add(r, gv_id_gpu_xid, "node", GV_WARN,
+                          "kernel log not read, no Xid judged: %s", f->kmsg_err.text);
         if (c) {
             gv_result_remedy(c, "let gpuverify read /dev/kmsg: as root, or with CAP_SYSLOG where "
                                 "kernel.dmesg_restrict is 1; a container needs the device too "
@@ -185,5 +185,4 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
             gv_result_action(c, action > 0 ? gv_action_of_recovery(action) : GV_ACTION_REBOOT_NODE);
         }
     }
-    free(events);
 }

@@ -148,6 +148,10 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
     for (size_t i = 0; i < f->gpu_count; i++)
         f->gpus[i].gpu.index = (uint32_t)i;
     gv_facts_set_apart(f);
+    f->kmsg_status = GV_ERR_UNSUPPORTED;
+    if (optional & GV_FACTS_KERNEL_LOG)
+        f->kmsg_status =
+            gv_kmsg_xids(f->sysroot, &f->kmsg_events, &f->kmsg_count, &f->kmsg_span, &f->kmsg_err);
     f->duration_s = gv_now_s() - t0;
     return GV_OK;
 }
@@ -156,6 +160,9 @@ void gv_facts_free(gv_facts *f)
 {
     free(f->gpus);
     free(f->others);
+    free(f->kmsg_events);
+    f->kmsg_events = NULL;
+    f->kmsg_count = 0;
     f->gpus = f->others = NULL;
     f->gpu_count = f->other_count = 0;
 }

@@ -8,6 +8,7 @@
 
 #include "backends/loader.h"
 #include "facts/health.h"
+#include "sys/kmsg.h"
 #include "core/errbuf.h"
 #include "gpuverify/gpuverify.h"
 #include "sys/nvidia_proc.h"
@@ -86,6 +87,13 @@ typedef struct gv_facts {
      * process, so that memory no listed process holds was left behind (gpu.memory_unowned). */
     int host_pid_ns;
     double unowned_wait_s; /* how long the facts waited for such memory to be freed */
+    /* The kernel log's Xid and SXid lines (GV_FACTS_KERNEL_LOG), read once for gpu.xid and
+     * nvswitch.sxid: kmsg_status GV_OK, or why it could not be read in kmsg_err. */
+    gv_status kmsg_status;
+    gv_errbuf kmsg_err;
+    gv_xid_event *kmsg_events;
+    size_t kmsg_count;
+    gv_kmsg_span kmsg_span;
 
     unsigned optional;   /* enum gv_facts_optional: what was gathered beyond the rest */
     gv_gpu_record *gpus; /* the GPUs this process may use: every check judges these */
@@ -100,8 +108,9 @@ typedef struct gv_facts {
 
 /* The facts gathered only when a selected check needs them. */
 enum gv_facts_optional {
-    GV_FACTS_CUDA = 1,  /* libcuda: cuInit costs ~0.2 s, more than all the rest together */
-    GV_FACTS_HEALTH = 2 /* health counters: ~15 NVML calls per GPU and 5 per NVLink, AER files */
+    GV_FACTS_CUDA = 1,   /* libcuda: cuInit costs ~0.2 s, more than all the rest together */
+    GV_FACTS_HEALTH = 2, /* health counters: ~15 NVML calls per GPU and 5 per NVLink, AER files */
+    GV_FACTS_KERNEL_LOG = 4 /* the kernel log's Xid and SXid lines: up to 16 MiB read */
 };
 
 /* Gathers the facts, and the optional ones asked for (enum gv_facts_optional); GV_OK unless out
