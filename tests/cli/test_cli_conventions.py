@@ -20,14 +20,13 @@
 usage: test_cli_conventions.py EXAMPLES_DIR FIXTURES_DIR FAKELIB_DIR
 """
 import os
-import pty
 import re
-import select
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
+
+from terminal import run_on_terminal
 
 examples, fixtures, fakelib = (os.path.abspath(a) for a in sys.argv[1:4])
 source_fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
@@ -172,34 +171,8 @@ def on_terminal(tool, args, env, timeout=120):
     """The tool's stdout and stderr on one pseudo-terminal: (exit status, all it wrote)."""
     global checked
     checked += 1
-    master, slave = pty.openpty()
-    try:
-        p = subprocess.Popen([os.path.join(examples, tool)] + args, stdin=slave, stdout=slave,
-                             stderr=slave, env=dict(os.environ, **env), close_fds=True)
-    finally:
-        os.close(slave)
-    data = b""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: every writer closed the terminal
-                break
-            if not chunk:
-                break
-            data += chunk
-        elif p.poll() is not None:
-            break
-    os.close(master)
-    try:
-        rc = p.wait(timeout=max(1, end - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
-        rc = None
-    return rc, data.decode(errors="replace")
+    return run_on_terminal([os.path.join(examples, tool)] + args, dict(os.environ, **env),
+                           timeout=timeout)
 
 
 def refused(tool, args, must_name, ranged=False, names=()):

@@ -11,14 +11,13 @@ apart, as the JSON has them, and so does --quiet's OK line.
 
 usage: test_gv_check_table.py EXAMPLES_DIR FIXTURES_DIR FAKELIB_DIR
 """
-import fcntl
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
-import termios
+
+from terminal import run_on_terminal
 
 examples, fixtures, fakelib = (os.path.abspath(a) for a in sys.argv[1:4])
 gv_check = os.path.join(examples, "gv-check")
@@ -63,23 +62,8 @@ def check(node, *args, columns=None):
 def on_terminal(node, cols):
     """The table written to a pseudo-terminal of `cols` columns, COLUMNS unset."""
     argv, extra = NODES[node]
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
-    p = subprocess.Popen([gv_check, "--library-dir", fakelib] + argv, stdout=slave,
-                         stderr=subprocess.PIPE, env=environment(extra))
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the other end is closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(master)
-    p.wait(timeout=120)
-    return p.returncode, b"".join(chunks).decode().replace("\r\n", "\n")
+    return run_on_terminal([gv_check, "--library-dir", fakelib] + argv, environment(extra),
+                           cols=cols, stderr_too=False)
 
 
 def dense(text):
