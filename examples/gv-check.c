@@ -27,7 +27,8 @@ static void usage(FILE *to)
             "                [--textfile FILE] [--sysroot DIR | --host-root DIR]\n"
             "                [--library-dir DIR]\n"
             "                [--checks LIST] [--level L] [--budget S] [--deadline S]\n"
-            "                [--gpus LIST] [--duration S] [--policy FILE] [--isolation I]\n"
+            "                [--gpus LIST] [--duration S] [--watch S] [--policy FILE]\n"
+            "                [--isolation I]\n"
             "                [--gemm-size N] [--copy-mib N] [--nccl-kib N] [--topology-xml FILE]\n"
             "                [--state FILE|default] [--node-name NAME]\n"
             "       gv-check --list | --version | --help\n"
@@ -57,6 +58,10 @@ static void usage(FILE *to)
             "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
             "  --duration S       how long stress.* loads the GPUs (extended level; default\n"
             "                     120; hours for a burn-in)\n"
+            "  --watch S          before judging gpu.xid, wait up to S s for an Xid NVML\n"
+            "                     reports (half a second more after the first): a loop of\n"
+            "                     passes that watches in place of a sleep sees each Xid at once,\n"
+            "                     also where the kernel log cannot be read\n"
             "  --policy FILE      the site's expectations, key = value lines (the keys:\n"
             "                     docs/checks.md#policy)\n"
             "  --isolation I      auto (default: gpuverify-worker when installed), process\n"
@@ -398,6 +403,10 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         if (gv_cli_uint64(TOOL, a, v, 1, 1u << 24, &u))
             return GV_CLI_USAGE;
         run->nccl_bytes = u << 10;
+    } else if (strcmp(a, "--watch") == 0) {
+        if (gv_cli_double(TOOL, a, v, 0, 86400.0, &d))
+            return GV_CLI_USAGE;
+        run->watch_s = d;
     } else if (strcmp(a, "--budget") == 0 || strcmp(a, "--duration") == 0 ||
                strcmp(a, "--deadline") == 0) {
         /* A stress up to a week (a burn-in of days, not a typo of a million seconds); the
@@ -438,7 +447,7 @@ static int takes_value(const char *a)
         "--sysroot",   "--host-root", "--library-dir", "--checks",    "--topology-xml",
         "--gpus",      "--policy",    "--textfile",    "--gemm-size", "--copy-mib",
         "--nccl-kib",  "--budget",    "--duration",    "--deadline",  "--level",
-        "--isolation", "--state",     "--node-name"};
+        "--isolation", "--state",     "--node-name",   "--watch"};
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
         if (strcmp(a, with_value[k]) == 0)
             return 1;

@@ -143,13 +143,18 @@ typedef struct gv_run_opts {
     /* stress.* (extended level): how long the GPUs are loaded, seconds; 0 = 120. Hours for a
      * burn-in: the run's budget grows to hold it. */
     double duration_s;
+    /* Since ABI 1.1. gpu.xid: before judging, wait up to this long (seconds, 0 = not at all)
+     * for Xid events NVML reports, ending the wait half a second after the first. A loop of
+     * passive passes that watches in place of sleeping sees every Xid as it happens, also where
+     * the kernel log cannot be read (a container); the run's budget grows by it. */
+    double watch_s;
 } gv_run_opts;
 
 #ifdef __cplusplus
 #define GV_RUN_OPTS_INIT                                                                           \
     {                                                                                              \
         sizeof(gv_run_opts), 0, NULL, 0, 0, 0, NULL, 0, GV_LEVEL_STANDARD, 0, 0.0, NULL, NULL,     \
-            GV_ISOLATION_AUTO, 0, NULL, NULL, 0.0                                                  \
+            GV_ISOLATION_AUTO, 0, NULL, NULL, 0.0, 0.0                                             \
     }
 #else
 #define GV_RUN_OPTS_INIT                                                                           \

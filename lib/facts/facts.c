@@ -161,6 +161,7 @@ void gv_facts_free(gv_facts *f)
     free(f->gpus);
     free(f->others);
     free(f->kmsg_events);
+    gv_xid_watch_free(&f->watch);
     f->kmsg_events = NULL;
     f->kmsg_count = 0;
     f->gpus = f->others = NULL;

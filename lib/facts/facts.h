@@ -54,6 +54,20 @@ typedef struct gv_gpu_record {
 
 struct gv_policy;
 
+/* What gv_facts_watch_xids saw: the Xid events NVML reported while the run waited (each with
+ * watched_at_s set), the GPUs registered and those that cannot report, and whether the watch
+ * could be made (status, err: no NVML, no event API, no GPU reporting). */
+#define GV_XID_WATCH_MAX_GPUS 64
+typedef struct gv_xid_watch {
+    double watched_s; /* how long it waited, 0: no watch asked */
+    int registered, unsupported;
+    char unsupported_why[96]; /* the first GPU that cannot report: "<bus id>: <NVML error>" */
+    gv_status status;
+    gv_errbuf err;
+    gv_xid_event *events;
+    size_t count;
+} gv_xid_watch;
+
 typedef struct gv_facts {
     char sysroot[4096];
     char hostname[64];
@@ -94,6 +108,7 @@ typedef struct gv_facts {
     gv_xid_event *kmsg_events;
     size_t kmsg_count;
     gv_kmsg_span kmsg_span;
+    gv_xid_watch watch; /* gv_run_opts.watch_s's Xid events (gv_facts_watch_xids) */
 
     unsigned optional;   /* enum gv_facts_optional: what was gathered beyond the rest */
     gv_gpu_record *gpus; /* the GPUs this process may use: every check judges these */
@@ -117,6 +132,11 @@ enum gv_facts_optional {
  * of memory (a source's failure is recorded in it). */
 gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *out, unsigned optional);
 void gv_facts_free(gv_facts *facts);
+/* Waits up to `seconds` for Xid events NVML reports on the facts' GPUs, into f->watch; returns
+ * half a second after the first (events that come together are read together). Takes the
+ * time asked even when nothing can be watched (f->watch.status says why). */
+void gv_facts_watch_xids(gv_ctx *ctx, gv_facts *f, double seconds);
+void gv_xid_watch_free(gv_xid_watch *w);
 /* Frees the facts or GPUs kept on the context for gv_gpu_info; its drop_facts hook. */
 void gv_ctx_drop_facts(gv_ctx *ctx);
 /* Gathers the facts in this process (enum gv_facts_optional) and keeps them on the context

@@ -271,6 +271,8 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
                        (int)o->level);
     if (!(o->budget_s >= 0 && o->budget_s <= 86400))
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.budget_s %g (0..86400)", o->budget_s);
+    if (!(o->watch_s >= 0 && o->watch_s <= 86400.0))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.watch_s %g (0 .. 1 day)", o->watch_s);
     if (!(o->duration_s >= 0 && o->duration_s <= 7 * 86400.0))
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.duration_s %g (0 .. 7 days)",
                        o->duration_s);
@@ -311,6 +313,10 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
         stressing |= plan->chosen[i] && gv_checks[i].loads_for_duration;
     if (stressing && o->budget_s <= 0)
         plan->budget_s += plan->stress_s;
+    /* The watch for Xids comes before the checks: it is the pass's pause, not its work. */
+    int xid = gv_catalog_index(gv_id_gpu_xid);
+    plan->watch_s = xid >= 0 && plan->chosen[xid] ? o->watch_s : 0;
+    plan->budget_s += plan->watch_s;
     return GV_OK;
 }
 
@@ -539,6 +545,11 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     if (s != GV_OK)
         return s;
     bind_to_the_gpu(ctx, plan, f);
+    if (plan->watch_s > 0) {
+        /* The worker's supervisor allows the wait and a unit after it (run_worker.c). */
+        gv_progress_wait(ctx, gv_id_gpu_xid, plan->watch_s);
+        gv_facts_watch_xids(ctx, f, plan->watch_s);
+    }
     gv_report *r = gv_report_new(f);
     if (!r)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");

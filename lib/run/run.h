@@ -17,6 +17,7 @@ typedef struct gv_run_plan {
     const gv_level_def *level;
     double budget_s;            /* the level's or the caller's, grown to hold the stress */
     double stress_s;            /* how long stress.* loads the GPUs */
+    double watch_s;             /* gpu.xid's wait for NVML's Xid events (gv_run_opts.watch_s) */
     int chosen[GV_CATALOG_MAX]; /* per catalog entry */
     /* The history checks selected, run by gv_run after the rest (run_history.h), never in a
      * worker: chosen[] never holds them. */

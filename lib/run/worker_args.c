@@ -17,6 +17,10 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
     gv_argv_add_context(&a, ctx, path);
     const gv_run_opts *o = &plan->opts;
     gv_argv_add_number(&a, "--level", "%.0f", o->level);
+    /* The worker's plan adds the watch to its budget again, as the caller's did. */
+    int watch = o->watch_s > 0 && pending[gv_catalog_index(gv_id_gpu_xid)];
+    if (watch)
+        budget_s = budget_s - o->watch_s > 0.001 ? budget_s - o->watch_s : 0.001;
     gv_argv_add_number(&a, "--budget", "%.17g", budget_s);
     char *checks = calloc(gv_check_count, 48);
     if (!checks)
@@ -38,6 +42,8 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
         gv_argv_add_number(&a, "--nccl-bytes", "%.0f", (double)o->nccl_bytes);
     if (o->duration_s > 0)
         gv_argv_add_number(&a, "--duration", "%.17g", o->duration_s);
+    if (watch)
+        gv_argv_add_number(&a, "--watch", "%.17g", o->watch_s);
     if (o->gpus)
         gv_argv_add(&a, "--gpus", o->gpus);
     if (plan->lanes)
@@ -143,6 +149,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             bad = number(value, 0, 1e12, &d), out->run.nccl_bytes = (uint64_t)d;
         else if (!strcmp(flag, "--duration"))
             bad = number(value, 0, 7 * 86400.0, &out->run.duration_s);
+        else if (!strcmp(flag, "--watch"))
+            bad = number(value, 0, 86400.0, &out->run.watch_s);
         else if (!strcmp(flag, "--gpus"))
             out->run.gpus = value;
         else if (!strcmp(flag, "--lanes"))

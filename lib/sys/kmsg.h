@@ -24,6 +24,10 @@ typedef struct gv_xid_event {
      * never a value; text then says why. */
     int unreadable;
     char text[160]; /* the rest of the line, control bytes replaced */
+    /* Reported by NVML while a run watched for Xids (this long into the watch), not read from
+     * the log. */
+    int from_nvml;
+    double watched_at_s;
 } gv_xid_event;
 
 /* How far back the log reaches: the sequence number of its oldest record (the kernel numbers

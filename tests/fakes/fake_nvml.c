@@ -670,3 +670,111 @@ gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_v
     }
     return GVNV_SUCCESS;
 }
+
+/* One event set at a time, as gpuverify opens: the GPUs registered and when, and whether each
+ * GPU's planted Xid was delivered. */
+static struct gvnv_event_set_st {
+    int open;
+    double registered_at[FAKE_MAX_GPUS]; /* 0: not registered */
+    int delivered[FAKE_MAX_GPUS];
+} event_set;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+gvnv_return nvmlEventSetCreate(gvnv_event_set *set)
+{
+    if (!ready())
+        return GVNV_ERROR_UNINITIALIZED;
+    if (!set)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    memset(&event_set, 0, sizeof event_set);
+    event_set.open = 1;
+    *set = &event_set;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceGetSupportedEventTypes(gvnv_device device, unsigned long long *types)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (!types)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    *types = g->events_unsupported ? 0 : GVNV_EVENT_TYPE_XID_CRITICAL_ERROR;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlDeviceRegisterEvents(gvnv_device device, unsigned long long types,
+                                     gvnv_event_set set)
+{
+    DEVICE_OR_RETURN(g, device);
+    if (set != &event_set || !event_set.open)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    if (g->events_unsupported || types & ~GVNV_EVENT_TYPE_XID_CRITICAL_ERROR)
+        return GVNV_ERROR_NOT_SUPPORTED;
+    int code = fake_fault_at(&sc, "nvmlDeviceRegisterEvents", (int)(g - sc.gpus));
+    if (code)
+        return code;
+    event_set.registered_at[g - sc.gpus] = now_s();
+    return GVNV_SUCCESS;
+}
+
+/* The earliest planted Xid due by now, or the time until the next one (< 0: none planted). */
+static int due_event(double *wait_s)
+{
+    double t = now_s();
+    *wait_s = -1;
+    for (int i = 0; i < sc.gpu_count; i++) {
+        if (!event_set.registered_at[i] || !sc.gpus[i].xid_event || event_set.delivered[i])
+            continue;
+        double left = event_set.registered_at[i] + sc.gpus[i].xid_event_ms / 1000.0 - t;
+        if (left <= 0)
+            return i;
+        if (*wait_s < 0 || left < *wait_s)
+            *wait_s = left;
+    }
+    return -1;
+}
+
+gvnv_return nvmlEventSetWait_v2(gvnv_event_set set, gvnv_event_data *data, unsigned int timeout_ms)
+{
+    if (!ready())
+        return GVNV_ERROR_UNINITIALIZED;
+    if (set != &event_set || !event_set.open || !data)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    int code = fake_fault_at(&sc, "nvmlEventSetWait", -1);
+    if (code)
+        return code;
+    double wait_s;
+    int i = due_event(&wait_s);
+    if (i < 0) {
+        double timeout_s = timeout_ms / 1000.0;
+        if (wait_s < 0 || wait_s > timeout_s) {
+            struct timespec ts = {(time_t)timeout_s, (long)((timeout_s - (time_t)timeout_s) * 1e9)};
+            nanosleep(&ts, NULL);
+            return GVNV_ERROR_TIMEOUT;
+        }
+        struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
+        nanosleep(&ts, NULL);
+        i = due_event(&wait_s);
+        if (i < 0)
+            return GVNV_ERROR_TIMEOUT;
+    }
+    event_set.delivered[i] = 1;
+    memset(data, 0, sizeof *data);
+    data->device = (gvnv_device)(uintptr_t)(i + 1);
+    data->event_type = GVNV_EVENT_TYPE_XID_CRITICAL_ERROR;
+    data->event_data = (unsigned long long)sc.gpus[i].xid_event;
+    return GVNV_SUCCESS;
+}
+
+gvnv_return nvmlEventSetFree(gvnv_event_set set)
+{
+    if (set != &event_set || !event_set.open)
+        return GVNV_ERROR_INVALID_ARGUMENT;
+    event_set.open = 0;
+    return GVNV_SUCCESS;
+}

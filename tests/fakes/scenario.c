@@ -184,6 +184,12 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         g->slow_streams = atoi(v);
     else if (!strcmp(k, "kernel_wall_ms"))
         g->kernel_wall_ms = atoi(v);
+    else if (!strcmp(k, "xid_event"))
+        g->xid_event = atoi(v);
+    else if (!strcmp(k, "xid_event_ms"))
+        g->xid_event_ms = atoi(v);
+    else if (!strcmp(k, "events_unsupported"))
+        g->events_unsupported = atoi(v);
     else if (!strcmp(k, "gemm_lsb_flip"))
         g->gemm_lsb_flip = atoi(v);
     else if (!strcmp(k, "gemm_drift_after"))

@@ -178,6 +178,9 @@ typedef struct fake_gpu {
     unsigned proc_pid[4];
     int kernel_wall_ms;
     unsigned long long proc_mib[4];
+    /* NVML's Xid events: this code (0 none) is reported to an event set that registered the GPU,
+     * xid_event_ms after it did; events_unsupported: the GPU registers for none. */
+    int xid_event, xid_event_ms, events_unsupported;
     long long health[FH_COUNT];
 } fake_gpu;
 

@@ -597,6 +597,30 @@ CASES = {
         ("gpu.xid", "gpu0", "PASS", "1 Xid event(s) since 225.7 h after boot (the kernel log no longer reaches back to boot: its first 152361 records were overwritten) (codes 13)"),
         ("gpu.xid", "gpu1", "PASS", "no Xid logged since 225.7 h after boot")], sysroot="h100-kmsg-wrapped",
         exit_code=0),
+    # NVML's Xid events, watched before judging (gv-check --watch, the DaemonSet's pause): a
+    # fault ends the wait at once (the wall bound holds a 30 s watch to its deadline + 1 s) and
+    # FAILs its GPU also where the kernel log cannot be read.
+    "xid_watched_without_log": case("h100x8-xid-event", "gpu.xid", [
+        ("gpu.xid", "node", "WARN", "kernel log not read, no Xid logged before this run judged", "fix_config"),
+        ("gpu.xid", "node", "WARN", "1 reported by NVML while it watched 8 GPU(s)"),
+        ("gpu.xid", "gpu5", "FAIL", "1 Xid fault(s) reported while NVML was watched for", "reboot_node"),
+        ("gpu.xid", "gpu5", "FAIL", "last: Xid 79 reported by NVML 0.")],
+        sysroot="h100-open-no-kmsg", args=["--watch", "30"], plan={"gpu.xid": 2}),
+    "xid_watched_with_log": case("h100x8-xid-event", "gpu.xid", [
+        ("gpu.xid", "gpu5", "FAIL", "1 Xid fault(s) logged since boot (codes 79); last: Xid 79 reported by NVML"),
+        ("gpu.xid", "gpu5", "FAIL", "; 1 reported by NVML while it watched 8 GPU(s)"),
+        ("gpu.xid", "gpu1", "PASS", "no Xid logged since boot; 0 reported by NVML while it watched 8 GPU(s)")],
+        args=["--watch", "30"]),
+    "xid_watch_quiet": case("h100x8", "gpu.xid", [
+        ("gpu.xid", "gpu1", "PASS", Seconds("no Xid logged since boot; 0 reported by NVML while it watched 8 GPU(s) for {} s", 0.5))],
+        args=["--watch", "0.5"], exit_code=0),
+    "xid_watch_unsupported": case("h100x8-events-unsupported", "gpu.xid", [
+        ("gpu.xid", "gpu1", "PASS", "NVML's Xid events not watched: no GPU reports Xid events to NVML (8 GPU(s) cannot; first: 0000:18:00.0: NVML_ERROR_NOT_SUPPORTED)")],
+        args=["--watch", "0.5"], exit_code=0),
+    # A wait that never returns is cut at the watch + the deadline, as any hang.
+    "xid_watch_hang": case("fault-event-wait-hang", "gpu.xid", [
+        ("gpu.xid", "node", "FAIL", timed_out(3.0, "gpu.xid on node, in watching 8 GPU(s) for Xid events"))],
+        args=["--watch", "1"], wall=4.0),
     # The NVSwitches' SXids: a fatal one FAILs its switch until the reboot that resets the
     # fabric; non-fatal ones are named and pass; a garbled code may be a fatal one.
     "sxid_logged": case("h100x8", "nvswitch.sxid", [

@@ -10,8 +10,11 @@ import subprocess
 import yaml
 
 
-# The loop's sleep between passes: one pass of the loop ends there.
-SLEEP = 'sleep "$GPUVERIFY_INTERVAL_S"'
+# The loop's pause after a pass that ended early: one pass of the loop ends there.
+SLEEP = 'if [ "$left" -gt 0 ]; then sleep "$left"; fi'
+# Each pass watches NVML's Xid events for the interval before judging: a second here, not the
+# pod's minute.
+WATCH_S = "1"
 # The node's name the downward API gives the pod (spec.nodeName) in these tests.
 NODE_NAME = "node-a7"
 
@@ -69,5 +72,6 @@ class OnePass:
         for k in [k for k in env if k.startswith("GPUVERIFY_") and k != "GPUVERIFY_LOCK_DIR"]:
             del env[k]
         env.update(self.pod_env)
+        env["GPUVERIFY_INTERVAL_S"] = WATCH_S
         return subprocess.run(["/bin/sh", "-c", self.script + "\nexit $?"], env=env,
                               capture_output=True, text=True, timeout=timeout)

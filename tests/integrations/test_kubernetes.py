@@ -128,6 +128,16 @@ def main():
                 failures.append("h100-xid, kernel log %s: no %s series published (exit %d, %s)"
                                 % ("present" if with_log else "absent", want, run.returncode,
                                    run.stdout.strip()))
+            if with_log:
+                continue
+            # Without the log, an Xid NVML reports while the pass watches FAILs its GPU.
+            run = xid_pass.run(os.path.join(fixtures, "scenarios", "h100x8-xid-event.conf"))
+            text = open(published).read() if os.path.exists(published) else ""
+            want = 'check="gpu.xid",subject="gpu5",verdict="FAIL"'
+            if want not in text:
+                failures.append("h100-xid, kernel log absent, Xid 79 reported by NVML: no %s "
+                                "series published (exit %d, %s)"
+                                % (want, run.returncode, run.stdout.strip()))
     for f in failures:
         print("FAIL", f)
     print("kubernetes DaemonSet: %d problems" % len(failures))

@@ -166,6 +166,12 @@ SAME(sizeof(gvnv_field_value), sizeof(nvmlFieldValue_t));
 SAME(offsetof(gvnv_field_value, value_type), offsetof(nvmlFieldValue_t, valueType));
 SAME(offsetof(gvnv_field_value, nvml_return), offsetof(nvmlFieldValue_t, nvmlReturn));
 SAME(offsetof(gvnv_field_value, value), offsetof(nvmlFieldValue_t, value));
+SAME(sizeof(gvnv_event_data), sizeof(nvmlEventData_t));
+SAME(offsetof(gvnv_event_data, event_type), offsetof(nvmlEventData_t, eventType));
+SAME(offsetof(gvnv_event_data, event_data), offsetof(nvmlEventData_t, eventData));
+SAME(offsetof(gvnv_event_data, compute_instance_id),
+     offsetof(nvmlEventData_t, computeInstanceId));
+SAME(GVNV_EVENT_TYPE_XID_CRITICAL_ERROR, nvmlEventTypeXidCriticalError);
 SAME(GVNV_MEMORY_LOCATION_DRAM, NVML_MEMORY_LOCATION_DRAM);
 SAME(GVNV_MEMORY_ERROR_UNCORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
 SAME(GVNV_AGGREGATE_ECC, NVML_AGGREGATE_ECC);

@@ -157,6 +157,11 @@ def _parser():
     ap.add_argument("--duration", type=_seconds, default=0.0, metavar="S",
                     help="how long stress.* loads the GPUs (extended level; default 120; "
                          "hours for a burn-in)")
+    ap.add_argument("--watch", type=_seconds, default=0.0, metavar="S",
+                    help="before judging gpu.xid, wait up to S s for an Xid NVML reports (half "
+                         "a second more after the first): a loop of passes that watches in "
+                         "place of a sleep sees each Xid at once, also where the kernel log "
+                         "cannot be read")
     ap.add_argument("--gpus", type=_gpus, metavar="LIST",
                     help="CUDA devices the GPU tests use, 0,2 (default all)")
     ap.add_argument("--policy", metavar="FILE",
@@ -211,7 +216,7 @@ def main(argv=None):
                              gpus=args.gpus, policy=policy, gemm_size=args.gemm_size,
                              copy_bytes=args.copy_mib << 20, nccl_bytes=args.nccl_kib << 10,
                              topology_xml=args.topology_xml, isolation=args.isolation,
-                             duration_s=args.duration)
+                             duration_s=args.duration, watch_s=args.watch)
     except (GpuverifyError, ValueError, OSError) as e:
         print("gpuverify: %s" % e, file=sys.stdout if args.npd or args.quiet else sys.stderr)
         if args.textfile:

@@ -77,7 +77,9 @@ class RunOpts(Versioned):
                 ("budget_s", C.c_double), ("gpus", C.c_char_p),
                 ("policy", C.POINTER(Policy)), ("isolation", C.c_int32),
                 ("reserved2", C.c_uint32), ("on_event", RUN_EVENT_FN),
-                ("on_event_user", C.c_void_p), ("duration_s", C.c_double)]
+                ("on_event_user", C.c_void_p), ("duration_s", C.c_double),
+                # Grown after 1.0.0: gpu.xid's wait for NVML's Xid events before judging.
+                ("watch_s", C.c_double)]
 
 
 class CheckResult(Versioned):

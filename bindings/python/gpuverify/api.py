@@ -733,7 +733,7 @@ class Context:
             gemm_size: int = 0, copy_bytes: int = 0, nccl_bytes: int = 0,
             topology_xml: Optional[str] = None, isolation: str = "auto",
             progress: Optional[Callable[[Dict[str, Any]], None]] = None,
-            duration_s: float = 0.0) -> Report:
+            duration_s: float = 0.0, watch_s: float = 0.0) -> Report:
         """Runs the checks and returns a Report; a FAIL is a verdict in the report, never an
         exception.
 
@@ -749,7 +749,10 @@ class Context:
         progress(event): called as checks start and rows finish with a dict: kind ("started"
         or "finished"), check, subject, verdict (finished only), checks_started,
         checks_selected, elapsed_s, budget_s (what it raises is printed and ignored);
-        duration_s: how long stress.* loads the GPUs at the extended level (0: 120 s).
+        duration_s: how long stress.* loads the GPUs at the extended level (0: 120 s);
+        watch_s: before judging gpu.xid, wait up to this long for an Xid NVML reports (the
+        wait ends half a second after the first): a loop of passes that watches in place of
+        a sleep sees each Xid at once, also where the kernel log cannot be read.
 
         A GPU another gpuverify is testing is waited for (up to half the budget); rows it left
         unrun are ERRORs with held_by set. Raises InvalidArgumentError for an unknown level,
@@ -763,6 +766,7 @@ class Context:
         # gv_run_plan_make's ranges: ctypes would wrap what does not fit without a word.
         budget_s = A.real("budget_s", budget_s, 0, A.DAY)
         duration_s = A.real("duration_s", duration_s, 0, 7 * A.DAY)
+        watch_s = A.real("watch_s", watch_s, 0, A.DAY)
         gemm_size = A.whole("gemm_size", gemm_size, 0, 65536)
         copy_bytes = A.whole("copy_bytes", copy_bytes, 4 * A.KIB, A.TIB, zero=True)
         nccl_bytes = A.whole("nccl_bytes", nccl_bytes, A.KIB, 64 * A.GIB, zero=True)
@@ -777,7 +781,8 @@ class Context:
                          topology_xml=keep[1], nccl_bytes=nccl_bytes, level=LEVELS[level],
                          budget_s=budget_s, gpus=keep[2],
                          policy=C.pointer(policy) if policy is not None else None,
-                         isolation=ISOLATIONS[isolation], duration_s=duration_s)
+                         isolation=ISOLATIONS[isolation], duration_s=duration_s,
+                         watch_s=watch_s)
         if progress is not None:
             opts.on_event = keep_fn = S.RUN_EVENT_FN(_progress_adapter(progress))
             keep.append(keep_fn)

@@ -112,6 +112,18 @@ typedef struct gvnv_field_value { /* nvmlFieldValue_t */
     } value;
 } gvnv_field_value;
 
+typedef struct gvnv_event_set_st *gvnv_event_set; /* nvmlEventSet_t */
+
+typedef struct gvnv_event_data { /* nvmlEventData_t: the _v2 wait fills the instance IDs too */
+    gvnv_device device;
+    unsigned long long event_type; /* GVNV_EVENT_TYPE_* */
+    unsigned long long event_data; /* an Xid event's code; 999 an Xid NVML cannot name */
+    unsigned int gpu_instance_id;
+    unsigned int compute_instance_id;
+} gvnv_event_data;
+
+#define GVNV_EVENT_TYPE_XID_CRITICAL_ERROR 0x8ULL /* nvmlEventTypeXidCriticalError */
+
 #define GVNV_SUCCESS 0
 #define GVNV_ERROR_UNINITIALIZED 1
 #define GVNV_ERROR_INVALID_ARGUMENT 2
