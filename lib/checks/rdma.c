@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* rdma.modules, rdma.devices, rdma.ports, rdma.mtu, rdma.roce_tos, rdma.nccl_env (and
  * rdma.port_errors, rdma_errors.c): judged on the run's gv_rdma_status report, grouped as
- * gv-rdma prints them. A node with no RDMA hardware at
- * all gets SKIP rows that say so: RDMA matters only for multi-node work. */
+ * gv-rdma prints them. A node with no RDMA hardware at all gets SKIP rows that say so: RDMA
+ * matters only for multi-node work. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
