@@ -85,6 +85,12 @@ typedef struct gv_policy {
     double history_keep_runs;            /* retention: at most this many runs; 0 = 10000 */
     double history_keep_mb;              /* retention: the file's size; 0 = 256 */
     double history_wait_s;               /* a run waits this long for another's write; 0 = 10 */
+    /* Since ABI 1.1. history.port_errors: an RDMA port's symbol errors per hour between two
+     * runs (their growth over the time between, an hour at least). */
+    double history_symbol_error_warn_per_h; /* WARN above this rate; 0 = any growth (Meta's GCM
+                                               warns above 0) */
+    double history_symbol_error_fail_per_h; /* FAIL above this rate; 0 = 120 (NVIDIA NVSentinel's
+                                               fatal rate) */
 } gv_policy;
 
 /* What a performance verdict becomes when the GPU was shared during its test. */

@@ -157,6 +157,23 @@ typedef struct gv_rdma_port {
      * runs' difference is a flap no snapshot shows (history.links). */
     int64_t link_downed;
     int64_t link_error_recovery;
+    /* Since ABI 1.1. The port's other error counters since the driver loaded (-1 unknown: the
+     * file is absent, which is "not supported by this device", or unreadable or malformed,
+     * which counters_problem names). counters/: symbol_error (bit errors on the wire),
+     * port_rcv_errors, excessive_buffer_overrun_errors, local_link_integrity_errors,
+     * port_xmit_discards; hw_counters/ (driver-specific): rnr_nak_retry_err; the port's netdev
+     * (RoCE): /sys/class/net/<if>/carrier_changes. Judged by rdma.port_errors, their growth
+     * between runs by history.port_errors. */
+    int64_t symbol_error;
+    int64_t port_rcv_errors;
+    int64_t excessive_buffer_overrun_errors;
+    int64_t local_link_integrity_errors;
+    int64_t port_xmit_discards;
+    int64_t rnr_nak_retry_err;
+    int64_t carrier_changes;
+    int32_t has_counters;       /* 1: ports/<n>/counters exists; 0: the driver gives none */
+    int32_t reserved2;          /* 0 */
+    char counters_problem[256]; /* counter files that exist but could not be read, "" */
 } gv_rdma_port;
 
 #define GV_RDMA_PORT_INIT GV_STRUCT_INIT(gv_rdma_port)

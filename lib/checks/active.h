@@ -73,6 +73,9 @@ void gv_active_stress(gv_active_run *run);
 void gv_active_nccl(gv_active_run *run);
 void gv_active_topo(gv_active_run *run);
 void gv_active_rdma(gv_active_run *run);
+/* rdma_errors.c: rdma.port_errors, judged by gv_active_rdma on its report. */
+struct gv_rdma_report;
+void gv_rdma_judge_port_errors(gv_active_run *run, const struct gv_rdma_report *r);
 void gv_active_gpudirect(gv_active_run *run);
 /* Whether a chosen GPU (gpu_chosen per CUDA ordinal, NULL all) is a part whose GEMM peak is an
  * estimate: its gemm.* rows are judged against the node's other GPUs of the part, so those

@@ -29,6 +29,8 @@ void gv_history_policy_of(const gv_policy *p, gv_history_policy *out)
     out->remap_warn = OR(p->history_remap_warn, 1);
     out->exhaustion_days_warn = OR(p->history_exhaustion_days_warn, 180);
     out->record_warn = OR(p->history_record_warn, 3);
+    out->symbol_error_warn_per_h = OR(p->history_symbol_error_warn_per_h, 0);
+    out->symbol_error_fail_per_h = OR(p->history_symbol_error_fail_per_h, 120);
     out->limits.keep_days = OR(p->history_keep_days, 365);
     out->limits.keep_runs = OR(p->history_keep_runs, 10000);
     out->limits.keep_mb = OR(p->history_keep_mb, 256);
@@ -36,7 +38,7 @@ void gv_history_policy_of(const gv_policy *p, gv_history_policy *out)
 #undef OR
 }
 
-static void day(long long unix_s, char *out, size_t cap)
+void gv_history_day(long long unix_s, char *out, size_t cap)
 {
     time_t t = (time_t)unix_s;
     struct tm tm;
@@ -83,9 +85,8 @@ static const gv_check_result *row_of(const gv_history_judge *j, const char *chec
     return NULL;
 }
 
-/* A counter of this run's row (report_counters.c); NAN when absent. */
-static double counter_now(const gv_history_judge *j, const char *check, const char *subject,
-                          const char *name)
+double gv_history_counter_now(const gv_history_judge *j, const char *check, const char *subject,
+                              const char *name)
 {
     size_t index;
     if (!row_of(j, check, subject, &index))
@@ -176,7 +177,7 @@ void gv_history_history_performance(gv_history_judge *j)
             double spread, m = median(p, n, &spread), ratio = c->value / m;
             double floor = fmin(pol.perf_warn_fraction, 1 - 3 * spread / m);
             char since[16], text[200];
-            day(p[n - 1].started_unix, since, sizeof since);
+            gv_history_day(p[n - 1].started_unix, since, sizeof since);
             snprintf(text, sizeof text,
                      "%s %.4g %s vs this GPU's median %.4g over %ld runs since %s", c->id, c->value,
                      c->unit, m, n, since);
@@ -226,7 +227,7 @@ void gv_history_history_performance(gv_history_judge *j)
 static int span(gv_history_judge *j, const char *subject, const char *hs, const char *check,
                 const char *name, long long since, gv_history_point *first, double *now)
 {
-    *now = counter_now(j, check, subject, name);
+    *now = gv_history_counter_now(j, check, subject, name);
     if (!isfinite(*now))
         return 0;
     char why[512];
@@ -259,7 +260,7 @@ static int memory_trend(gv_history_judge *j, const gv_history_policy *pol, const
         double elapsed = (j->run->started_unix - first.started_unix) / 86400.0;
         double growth = now - first.value;
         double rate = growth / (elapsed > 1.0 / 24 ? elapsed : 1.0 / 24);
-        day(first.started_unix, since_day, sizeof since_day);
+        gv_history_day(first.started_unix, since_day, sizeof since_day);
         snprintf(part, sizeof part, "correctable ECC %+.0f since %s (%.1f/day, policy %g)", growth,
                  since_day, growth > 0 ? rate : 0, pol->ecc_per_day_warn);
         gv_append(text, cap, "; ", part);
@@ -322,8 +323,9 @@ void gv_history_history_memory_errors(gv_history_judge *j)
     for (size_t s = 0; s + 1 < ns; s++) { /* GPUs only */
         char hs[160], why[512], text[480] = "";
         gv_history_subject(j->report, subs[s], hs, sizeof hs);
-        if (!isfinite(counter_now(j, gv_id_gpu_ecc_errors, subs[s], "correctable_aggregate")) &&
-            !isfinite(counter_now(j, gv_id_gpu_row_remap, subs[s], "banks_max"))) {
+        if (!isfinite(gv_history_counter_now(j, gv_id_gpu_ecc_errors, subs[s],
+                                             "correctable_aggregate")) &&
+            !isfinite(gv_history_counter_now(j, gv_id_gpu_row_remap, subs[s], "banks_max"))) {
             gv_report_add(j->report, id, subs[s], GV_SKIP,
                           "no ECC or row-remapping counters in this run (gpu.ecc_errors, "
                           "gpu.row_remap)");
@@ -362,7 +364,7 @@ static int last_and_now(gv_history_judge *j, const char *subject, const char *hs
 {
     gv_history_point p[1];
     char why[512];
-    *now = counter_now(j, check, subject, name);
+    *now = gv_history_counter_now(j, check, subject, name);
     if (!isfinite(*now))
         return 0;
     int n = gv_history_counter_end(j->db, hs, check, name, 0, j->run->started_unix, 0, p, why,
@@ -402,7 +404,7 @@ static void links_of(gv_history_judge *j, const char *subject, const link_counte
         if (!last_and_now(j, subject, hs, list[k].check, list[k].name, &last, &now, &when, &failed))
             continue;
         known = 1;
-        day(when, when_day, sizeof when_day);
+        gv_history_day(when, when_day, sizeof when_day);
         /* A count lower than before was reset (driver reload, GPU reset): no growth known. */
         if (now == last || (list[k].grows && now < last))
             continue;
@@ -485,7 +487,7 @@ static void clock_behind(gv_history_judge *j, gv_check_result *c)
     if (!c || gv_history_last_run(j->db, host, &last, why, sizeof why) != 1 ||
         last <= j->run->started_unix + CLOCK_SLACK_S)
         return;
-    day(last, when, sizeof when);
+    gv_history_day(last, when, sizeof when);
     char note[160];
     snprintf(note, sizeof note,
              "the clock is behind the last run's: it was stamped %s, %.1f days after this one",
@@ -519,7 +521,7 @@ void gv_history_history_record(gv_history_judge *j)
         int now = bad_now(j, subs[s]);
         long runs = rec.runs + 1, bad = rec.bad + now;
         long long first_unix = rec.bad ? rec.first_unix : j->run->started_unix;
-        day(first_unix, first, sizeof first);
+        gv_history_day(first_unix, first, sizeof first);
         const char *whose = strcmp(subs[s], "node") ? "this GPU" : "the node";
         gv_check_result *c;
         if (bad >= pol.record_warn) {

@@ -22,9 +22,16 @@ typedef struct gv_history_policy {
     long min_runs, runs;
     double perf_warn_fraction, window_days, ecc_per_day_warn, remap_warn;
     double exhaustion_days_warn, record_warn;
+    double symbol_error_warn_per_h, symbol_error_fail_per_h;
     gv_history_limits limits;
 } gv_history_policy;
 void gv_history_policy_of(const gv_policy *p, gv_history_policy *out);
+
+/* A counter of this run's row of `check` on `subject` (report_counters.c); NAN when absent. */
+double gv_history_counter_now(const gv_history_judge *j, const char *check, const char *subject,
+                              const char *name);
+/* A time stamp's day, "2026-11-28" (UTC). */
+void gv_history_day(long long unix_s, char *out, size_t cap);
 
 #define GV_HISTORY(nm, i, lv) void gv_history_##nm(gv_history_judge *judge);
 #define GV_PASSIVE(nm, i, lv, f, nd, dl)

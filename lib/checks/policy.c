@@ -77,6 +77,8 @@ static const struct {
     {"history_keep_runs", offsetof(gv_policy, history_keep_runs)},
     {"history_keep_mb", offsetof(gv_policy, history_keep_mb)},
     {"history_wait_s", offsetof(gv_policy, history_wait_s)},
+    {"history_symbol_error_warn_per_h", offsetof(gv_policy, history_symbol_error_warn_per_h)},
+    {"history_symbol_error_fail_per_h", offsetof(gv_policy, history_symbol_error_fail_per_h)},
 };
 
 static double *health_threshold(gv_policy *p, const char *key)

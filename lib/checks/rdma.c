@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rdma.modules, rdma.devices, rdma.ports, rdma.mtu, rdma.roce_tos, rdma.nccl_env: judged on the
- * run's gv_rdma_status report, grouped as gv-rdma prints them. A node with no RDMA hardware at
- * all gets SKIP rows that say so: RDMA matters only for multi-node work. */
+/* rdma.modules, rdma.devices, rdma.ports, rdma.mtu, rdma.roce_tos, rdma.nccl_env (and
+ * rdma.port_errors, rdma_errors.c): judged on the run's gv_rdma_status report, grouped as
+ * gv-rdma prints them. A node with no RDMA hardware at all gets SKIP rows that say so: RDMA
+ * matters only for multi-node work. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -520,11 +521,12 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
 
 void gv_active_rdma(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_rdma_modules, gv_id_rdma_devices,  gv_id_rdma_ports,
-                                      gv_id_rdma_mtu,     gv_id_rdma_roce_tos, gv_id_rdma_nccl_env};
+    static const char *const ids[] = {
+        gv_id_rdma_modules, gv_id_rdma_devices,  gv_id_rdma_ports,   gv_id_rdma_port_errors,
+        gv_id_rdma_mtu,     gv_id_rdma_roce_tos, gv_id_rdma_nccl_env};
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
-        gv_active_rows_action(run, ids, 6, "node", GV_ERROR, GV_ACTION_RERUN,
+        gv_active_rows_action(run, ids, sizeof ids / sizeof *ids, "node", GV_ERROR, GV_ACTION_RERUN,
                               gv_ctx_last_error(run->ctx));
         return;
     }
@@ -533,17 +535,21 @@ void gv_active_rdma(gv_active_run *run)
     if (gv_active_selected(run, gv_id_rdma_devices))
         judge_devices(run, r);
     if (r->port_count == 0 && gv_rdma_has_hardware(r)) {
-        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_mtu,
-                                               gv_id_rdma_roce_tos};
-        gv_active_rows_action(run, per_port, 3, "node", GV_FAIL, GV_ACTION_FIX_CONFIG,
+        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_port_errors,
+                                               gv_id_rdma_mtu, gv_id_rdma_roce_tos};
+        gv_active_rows_action(run, per_port, sizeof per_port / sizeof *per_port, "node", GV_FAIL,
+                              GV_ACTION_FIX_CONFIG,
                               "the RDMA hardware has no port to check (no RDMA device is bound)");
     } else if (r->port_count == 0) {
-        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_mtu,
-                                               gv_id_rdma_roce_tos};
-        gv_active_rows(run, per_port, 3, "node", GV_SKIP, "no RDMA port on this node");
+        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_port_errors,
+                                               gv_id_rdma_mtu, gv_id_rdma_roce_tos};
+        gv_active_rows(run, per_port, sizeof per_port / sizeof *per_port, "node", GV_SKIP,
+                       "no RDMA port on this node");
     } else {
         if (gv_active_selected(run, gv_id_rdma_ports))
             judge_ports(run, r);
+        if (gv_active_selected(run, gv_id_rdma_port_errors))
+            gv_rdma_judge_port_errors(run, r);
         if (gv_active_selected(run, gv_id_rdma_mtu))
             judge_mtu(run, r);
         if (gv_active_selected(run, gv_id_rdma_roce_tos))

@@ -47,6 +47,9 @@ int gv_rdma_has_hardware(const gv_rdma_report *r);
 /* rdma_sysfs.c: modules, devices, ports, GIDs, RoCE MTU and ToS, peer memory, netdevs and the
  * Mellanox PCI functions, all under root. */
 void gv_rdma_read_sysfs(const char *root, gv_rdma_report *r);
+/* rdma_counters.c: the error counters of the port whose directory is pdir (and of its RoCE
+ * netdev, once p->netdev and p->link_layer are known). */
+void gv_rdma_read_port_counters(const char *root, const char *pdir, gv_rdma_port *p);
 
 /* rdma_verbs.c: InfiniBand MTUs, visibility and the DMA-BUF registration probe per device. */
 struct gv_ibverbs_api;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The RDMA stack from files under the sysroot (formats as the kernel writes them):
  * /sys/class/infiniband/<dev>/{fw_ver,node_guid,hca_type,board_id,device,ports/<n>/...},
- * /sys/class/net/<if>/mtu, configfs rdma_cm, /proc/modules, peer memory. A file that is absent
- * or malformed is noted on its device or port; nothing here fails the whole report. */
+ * /sys/class/net/<if>/mtu, configfs rdma_cm, /proc/modules, peer memory; the ports' error
+ * counters in rdma_counters.c. A file that is absent or malformed is noted on its device or
+ * port; nothing here fails the whole report. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,17 +356,12 @@ static void read_port(const char *root, const char *ddir, const char *pci_dir, c
     snprintf(rel, sizeof rel, "%s/lid", pdir);
     if (gv_sys_read_long(root, rel, &lid, &err) == GV_OK)
         p->lid = (int32_t)lid;
-    /* Optional: a NIC driver without the counters files leaves them unknown, no problem. */
-    long count;
-    snprintf(rel, sizeof rel, "%s/counters/link_downed", pdir);
-    p->link_downed = gv_sys_read_long(root, rel, &count, &err) == GV_OK && count >= 0 ? count : -1;
-    snprintf(rel, sizeof rel, "%s/counters/link_error_recovery", pdir);
-    p->link_error_recovery =
-        gv_sys_read_long(root, rel, &count, &err) == GV_OK && count >= 0 ? count : -1;
 
     read_gids(root, pdir, r, index);
     p = &r->ports[index];
     port_netdev(root, pci_dir, r, p);
+    /* After the netdev: a RoCE port's carrier changes are its netdev's. */
+    gv_rdma_read_port_counters(root, pdir, p);
     if (p->netdev[0]) {
         long mtu;
         snprintf(rel, sizeof rel, "/sys/class/net/%s/mtu", p->netdev);

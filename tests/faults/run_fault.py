@@ -170,6 +170,29 @@ CASES = {
                              error="leaves none of the standard level's checks to run"),
     "gpu_less_rdma_only": case("no-gpus", "rdma.modules", [
         ("driver.gpu_count", "node", "FAIL", "no NVIDIA GPU found")], sysroot="no-nvidia", wall=5),
+    # An RDMA port's error counters as they stand: listed, never judged by their size alone
+    # (history.port_errors judges their growth); a counter that is no number WARNs naming the
+    # file, a port without the counters directory or without a link SKIPs.
+    "rdma_port_errors_counted": case("h100x8-rdma", "rdma.port_errors", [
+        ("rdma.port_errors", "mlx5_2/1", "PASS", "symbol_error 2 since the driver loaded"),
+        ("rdma.port_errors", "mlx5_3/1", "PASS", "port_xmit_discards 14 since the driver loaded"),
+        ("rdma.port_errors", "mlx5_6/1", "PASS", "link_downed 1 since the driver loaded"),
+        ("rdma.port_errors", "mlx5_0/1", "PASS", "no error counted since the driver loaded")],
+        exit_code=0, sysroot="h100-ib", wall=5, plan={"rdma.port_errors": 8}),
+    "rdma_port_errors_unreadable": case("h100x8-rdma", "rdma.port_errors,rdma.ports", [
+        ("rdma.port_errors", "mlx5_3/1", "WARN",
+         "counters unreadable: counters/symbol_error: '12abc': a number followed by other bytes",
+         "fix_config"),
+        ("rdma.port_errors", "mlx5_3/1", "WARN", "remedy: read the files named by hand"),
+        ("rdma.ports", "mlx5_3/1", "PASS", "PORT_ACTIVE"),
+        ("rdma.port_errors", "mlx5_5/1", "SKIP", "has no counters directory (ports/1/counters)"),
+        ("rdma.port_errors", "mlx5_1/1", "SKIP", "state unknown, not ACTIVE"),
+        ("rdma.port_errors", "mlx5_0/1", "PASS", "carrier_changes 2")],
+        exit_code=3, sysroot="h100-roce-malformed", wall=5),
+    "rdma_port_errors_port_down": case("h100x8-rdma", "rdma.port_errors", [
+        ("rdma.port_errors", "mlx5_5/1", "SKIP", "state DOWN, not ACTIVE"),
+        ("rdma.port_errors", "mlx5_4/1", "PASS", "")],
+        exit_code=0, sysroot="h100-roce-port-down", wall=5),
     # Each GPU in a lane of its own: a hang or crash on one GPU costs that GPU's row only, and
     # every GPU of the plan has its row.
     "lanes_hang_two": case("fault-ctx-hang-gpu3-gpu5", "cuda.init,cuda.matmul", [

@@ -279,6 +279,89 @@ static void a_port_that_flapped_between_runs_warns(void **state)
     assert_int_equal(c.verdict, GV_PASS);
 }
 
+/* history.port_errors on mlx5_0/1's rdma.port_errors counters: `now` against the run 2 h
+ * before whose counters were `before`; the row. */
+static gv_check_result port_errors(history_fixture *f, const char *name, double before, double now,
+                                   long long apart, const gv_policy *policy)
+{
+    static const char *const all[] = {"link_downed", "symbol_error", "port_rcv_errors",
+                                      "port_xmit_discards", "carrier_changes"};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        set_counter(f->r, "rdma.port_errors", "mlx5_0/1", all[k],
+                    strcmp(all[k], name) ? 2 : before);
+    append(f, T0);
+    set_counter(f->r, "rdma.port_errors", "mlx5_0/1", name, now);
+    gv_check_result c = judge(f, gv_history_history_port_errors, T0 + apart, "history.port_errors",
+                              "mlx5_0/1", policy);
+    /* The next case starts from a database without this run's predecessor. */
+    char why[1024];
+    gv_history_close(f->db);
+    remove(f->path);
+    gv_history_limits limits = {.wait_s = 5, .keep_days = 3650, .keep_runs = 10000, .keep_mb = 256};
+    if (gv_history_open(f->path, &limits, &f->db, why, sizeof why))
+        fail_msg("%s", why);
+    return c;
+}
+
+static void expect_port(gv_check_result c, int verdict, int32_t action, const char *text)
+{
+    if (c.verdict != verdict || c.action != action || !strstr(c.message, text))
+        fail_msg("history.port_errors %s [%s] '%s', wanted %s [%s] with '%s'",
+                 gv_verdict_name(c.verdict), gv_action_name(c.action), c.message,
+                 gv_verdict_name(verdict), gv_action_name(action), text);
+    if (verdict == GV_WARN || verdict == GV_FAIL)
+        assert_true(c.remediation[0] != '\0');
+}
+
+static void port_error_growth_is_judged_as_rates(void **state)
+{
+    history_fixture *f = *state;
+    const long long two_h = 7200;
+    /* Before any earlier run: nothing to make a rate of. */
+    set_counter(f->r, "rdma.port_errors", "mlx5_0/1", "symbol_error", 2);
+    gv_check_result c =
+        judge(f, gv_history_history_port_errors, T0, "history.port_errors", "mlx5_0/1", NULL);
+    expect_port(c, GV_SKIP, GV_ACTION_NONE, "no earlier run with this port's error counters");
+    /* Any link-down between runs fails, however slow. */
+    c = port_errors(f, "link_downed", 3, 4, 5 * DAY, NULL);
+    expect_port(c, GV_FAIL, GV_ACTION_HW_INSPECT, "link_downed +1 (3 -> 4, 0.00833/h");
+    /* Symbol errors: 300 in 2 h is 150/h, above NVSentinel's 120/h; 100 in 2 h a WARN. */
+    c = port_errors(f, "symbol_error", 12, 312, two_h, NULL);
+    expect_port(c, GV_FAIL, GV_ACTION_HW_INSPECT,
+                "symbol_error +300 (12 -> 312, 150/h; FAIL above 120/h");
+    assert_true(fabs(c.value - 150) < 1e-9);
+    assert_string_equal(c.unit, "symbol errors/h");
+    c = port_errors(f, "symbol_error", 12, 112, two_h, NULL);
+    expect_port(c, GV_WARN, GV_ACTION_HW_INSPECT,
+                "symbol_error +100 (12 -> 112, 50/h; WARN above 0/h");
+    /* The policy's rates: 50/h under a warn rate of 60/h is reported, not a finding; over a
+     * fail rate of 40/h it fails. */
+    gv_policy pol = GV_POLICY_INIT;
+    pol.history_symbol_error_warn_per_h = 60;
+    c = port_errors(f, "symbol_error", 12, 112, two_h, &pol);
+    expect_port(c, GV_PASS, GV_ACTION_NONE,
+                "symbol_error +100 (12 -> 112, 50/h; at or below the WARN rate 60/h");
+    pol.history_symbol_error_fail_per_h = 40;
+    c = port_errors(f, "symbol_error", 12, 112, two_h, &pol);
+    expect_port(c, GV_FAIL, GV_ACTION_HW_INSPECT, "FAIL above 40/h");
+    /* Runs a minute apart: the rate is over an hour at least, a burst is no 180/h. */
+    c = port_errors(f, "symbol_error", 0, 3, 60, NULL);
+    expect_port(c, GV_WARN, GV_ACTION_HW_INSPECT, "symbol_error +3 (0 -> 3, 3/h");
+    assert_non_null(strstr(c.message, "0.0 h before; rates over 1 h at least"));
+    /* A counter lower than before was reset: no growth, and said. */
+    c = port_errors(f, "symbol_error", 812, 0, two_h, NULL);
+    expect_port(c, GV_PASS, GV_ACTION_NONE, "counted as no growth: symbol_error 812 -> 0");
+    /* Discards are the traffic's (congestion), a flap of RoCE's carrier the link's. */
+    c = port_errors(f, "port_xmit_discards", 14, 2014, two_h, NULL);
+    expect_port(c, GV_WARN, GV_ACTION_FIX_CONFIG, "port_xmit_discards +2000 (14 -> 2014, 1e+03/h");
+    c = port_errors(f, "carrier_changes", 2, 4, two_h, NULL);
+    expect_port(c, GV_WARN, GV_ACTION_HW_INSPECT,
+                "carrier_changes +2 (2 -> 4, 1/h: netdev carrier");
+    c = port_errors(f, "port_rcv_errors", 5, 5, two_h, NULL);
+    expect_port(c, GV_PASS, GV_ACTION_NONE, "no error counter grew since the last run");
+    assert_non_null(strstr(c.message, "2.0 h before"));
+}
+
 static void a_lemon_gpu_and_node_are_named(void **state)
 {
     history_fixture *f = *state;
@@ -438,6 +521,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(climbing_correctable_errors_warn, setup, teardown),
         cmocka_unit_test_setup_teardown(spare_banks_running_out_are_projected, setup, teardown),
         cmocka_unit_test_setup_teardown(a_port_that_flapped_between_runs_warns, setup, teardown),
+        cmocka_unit_test_setup_teardown(port_error_growth_is_judged_as_rates, setup, teardown),
         cmocka_unit_test_setup_teardown(a_lemon_gpu_and_node_are_named, setup, teardown),
         cmocka_unit_test_setup_teardown(the_record_counts_only_its_window, setup, teardown),
         cmocka_unit_test_setup_teardown(a_gpu_moved_to_another_slot_keeps_its_record, setup,

@@ -117,7 +117,7 @@ static void test_healthy_roce(void **state)
            "no ACS redirect or source validation on the 16 switch port(s) between 8 GPU(s)");
     expect(r, "gpudirect.ready", "node", GV_PASS, "GPUDirect RDMA over DMA-BUF is ready");
     assert_int_equal(count_verdict(r, GV_PASS), (int)gv_report_count(r));
-    assert_int_equal(gv_report_count(r), 5 + 8 * 4 + 1 + 9 + 8); /* ... + topo.gpu_nic */
+    assert_int_equal(gv_report_count(r), 5 + 8 * 5 + 1 + 9 + 8); /* ... + topo.gpu_nic */
     gv_report_free(r);
 }
 
@@ -590,6 +590,123 @@ static void test_rate_out_of_range(void **state)
     free(root);
 }
 
+/* gv_rdma_status's report over a sysroot, through the worker (the ports cross as records). */
+static gv_rdma_report *status_at(const char *root)
+{
+    use_scenario("h100x8-rdma");
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    co.sysroot = root;
+    co.library_dir = fakelib();
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    gv_rdma_report *r = NULL;
+    assert_int_equal(gv_rdma_status(ctx, NULL, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    return r;
+}
+
+static gv_rdma_port port_named(const gv_rdma_report *r, const char *device)
+{
+    gv_rdma_info info = GV_RDMA_INFO_INIT;
+    assert_int_equal(gv_rdma_summary(r, &info), GV_OK);
+    for (uint32_t i = 0; i < info.port_count; i++) {
+        gv_rdma_port p = GV_RDMA_PORT_INIT;
+        assert_int_equal(gv_rdma_port_at(r, i, &p), GV_OK);
+        if (!strcmp(p.device, device))
+            return p;
+    }
+    fail_msg("no port of %s", device);
+    gv_rdma_port none = GV_RDMA_PORT_INIT;
+    return none;
+}
+
+/* The error counters as the kernel writes them; a file absent is a counter the device does
+ * not give (-1, no note); one that is not a decimal number in range is -1 and named in
+ * counters_problem, and changes nothing rdma.ports judges. */
+static void test_port_counters(void **state)
+{
+    (void)state;
+    char *root = copy_of("h100-ib");
+    const char *dir = "/sys/class/infiniband/mlx5_%d/ports/1/%s";
+    char rel[160], cmd[8192];
+    snprintf(rel, sizeof rel, dir, 0, "hw_counters/rnr_nak_retry_err");
+    snprintf(cmd, sizeof cmd, "rm '%s%s'", root, rel);
+    assert_int_equal(system(cmd), 0);
+    snprintf(rel, sizeof rel, dir, 1, "counters");
+    snprintf(cmd, sizeof cmd, "rm -r '%s%s'", root, rel);
+    assert_int_equal(system(cmd), 0);
+    static const char *const bad[] = {"0x10\n", "-5\n", "", "18446744073709551615\n",
+                                      "12 errors\n"};
+    static const char *const why[] = {"'0x10': a number followed by other bytes",
+                                      "'-5': out of range", "symbol_error: empty file",
+                                      "'18446744073709551615': out of range",
+                                      "'12 errors': a number followed by other bytes"};
+    for (int i = 0; i < 5; i++) { /* mlx5_3 ... mlx5_7 */
+        snprintf(rel, sizeof rel, dir, 3 + i, "counters/symbol_error");
+        put_file(root, rel, bad[i]);
+    }
+    gv_rdma_report *r = status_at(root);
+
+    gv_rdma_port p = port_named(r, "mlx5_2"); /* present: as written */
+    assert_int_equal(p.has_counters, 1);
+    assert_int_equal(p.symbol_error, 2);
+    assert_int_equal(p.link_downed, 0);
+    assert_int_equal(p.port_xmit_discards, 0);
+    assert_int_equal(p.rnr_nak_retry_err, 0);
+    assert_int_equal(p.carrier_changes, -1); /* InfiniBand: IPoIB's carrier is not read */
+    assert_string_equal(p.counters_problem, "");
+    assert_true(p.struct_size == sizeof p);
+    p = port_named(r, "mlx5_6");
+    assert_int_equal(p.link_downed, 1);
+    p = port_named(r, "mlx5_0"); /* a hw_counters file the driver lacks: unknown, no note */
+    assert_int_equal(p.rnr_nak_retry_err, -1);
+    assert_int_equal(p.symbol_error, 0);
+    assert_string_equal(p.counters_problem, "");
+    p = port_named(r, "mlx5_1"); /* no counters directory */
+    assert_int_equal(p.has_counters, 0);
+    assert_int_equal(p.symbol_error, -1);
+    assert_int_equal(p.link_downed, -1);
+    assert_int_equal(p.rnr_nak_retry_err, 0); /* hw_counters stay */
+    assert_string_equal(p.counters_problem, "");
+    for (int i = 0; i < 5; i++) {
+        char device[16];
+        snprintf(device, sizeof device, "mlx5_%d", 3 + i);
+        p = port_named(r, device);
+        assert_int_equal(p.symbol_error, -1);
+        if (!strstr(p.counters_problem, "counters/symbol_error: ") ||
+            !strstr(p.counters_problem, why[i]))
+            fail_msg("%s: counters_problem '%s', wanted '%s'", p.device, p.counters_problem,
+                     why[i]);
+        assert_string_equal(p.problem, ""); /* rdma.ports' own problems: untouched */
+        assert_int_equal(p.port_xmit_discards, p.device[5] == '3' ? 14 : 0); /* the rest read */
+    }
+    gv_rdma_free(r);
+
+    /* Through gv_run: the unreadable counters WARN in rdma.port_errors alone. */
+    gv_report *rep = run_rdma_at(root);
+    expect(rep, "rdma.ports", "mlx5_3/1", GV_PASS, "PORT_ACTIVE");
+    expect(rep, "rdma.port_errors", "mlx5_3/1", GV_WARN,
+           "counters unreadable: counters/symbol_error: '0x10': a number followed by other bytes; "
+           "read: port_xmit_discards 14");
+    expect(rep, "rdma.port_errors", "mlx5_1/1", GV_SKIP, "no counters directory");
+    expect(rep, "rdma.port_errors", "mlx5_0/1", GV_PASS,
+           "no error counted since the driver loaded; not given by this device: rnr_nak_retry_err");
+    expect(rep, "rdma.port_errors", "mlx5_2/1", GV_PASS, "symbol_error 2 since the driver loaded");
+    gv_report_free(rep);
+    remove_tree(root);
+    free(root);
+
+    /* RoCE: the netdev's carrier changes, and a flap of them. */
+    root = copy_of("h100-roce");
+    put_file(root, "/sys/class/net/ens5f0np0/carrier_changes", "7\n");
+    r = status_at(root);
+    assert_int_equal(port_named(r, "mlx5_0").carrier_changes, 2);
+    assert_int_equal(port_named(r, "mlx5_4").carrier_changes, 7);
+    gv_rdma_free(r);
+    remove_tree(root);
+    free(root);
+}
+
 /* /etc/nccl.conf is read whole up to 1 MiB: 100 kB of comments still give their setting;
  * bigger, binary, a FIFO or a device is an ERROR naming the file, and nothing blocks. */
 static void test_nccl_conf_hostile(void **state)
@@ -718,6 +835,7 @@ int main(void)
         cmocka_unit_test_setup(test_ports_on_their_way, clean_env),
         cmocka_unit_test_setup(test_bad_input, clean_env),
         cmocka_unit_test_setup(test_rate_out_of_range, clean_env),
+        cmocka_unit_test_setup(test_port_counters, clean_env),
         cmocka_unit_test_setup(test_nccl_conf_hostile, clean_env),
         cmocka_unit_test(test_nccl_lists_and_mtu_rule),
     };

@@ -49,7 +49,9 @@ class Policy(Versioned):
                 ("history_exhaustion_days_warn", C.c_double),
                 ("history_record_warn", C.c_double), ("history_keep_days", C.c_double),
                 ("history_keep_runs", C.c_double), ("history_keep_mb", C.c_double),
-                ("history_wait_s", C.c_double)]
+                ("history_wait_s", C.c_double),
+                ("history_symbol_error_warn_per_h", C.c_double),
+                ("history_symbol_error_fail_per_h", C.c_double)]
 
     def __init__(self, **kw):
         super().__init__(**kw)
