@@ -444,6 +444,62 @@ void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
     }
 }
 
+/* A GPU's NVLink error counters summed over its links, and the links that stand out: the one
+ * that retrained most, the one past the policy's CRC count with most, and for NVLink 5 the one
+ * whose recovery failed most and the one with most errors FEC could not correct (or most local
+ * link integrity errors). */
+typedef struct nvlink_totals {
+    gv_nvlink_errors t;
+    int recovery_link, crc_link, failed_link, effective_link;
+    long long recoveries, crcs, failed, effective;
+} nvlink_totals;
+
+static void nvlink_add(const gv_gpu_record *g, double crc_warn, nvlink_totals *s)
+{
+    gv_nvlink_errors *t = &s->t;
+    for (int l = 0; l < g->nvlink_count; l++) {
+        const gv_nvlink_errors *e = &g->health.nvlink[l];
+        t->replay = sum(t->replay, e->replay);
+        t->recovery = sum(t->recovery, e->recovery);
+        t->crc_flit = sum(t->crc_flit, e->crc_flit);
+        t->crc_data = sum(t->crc_data, e->crc_data);
+        t->ecc_data = sum(t->ecc_data, e->ecc_data);
+        t->recovery_ok = sum(t->recovery_ok, e->recovery_ok);
+        t->recovery_failed = sum(t->recovery_failed, e->recovery_failed);
+        t->effective = sum(t->effective, e->effective);
+        t->symbol = sum(t->symbol, e->symbol);
+        t->integrity = sum(t->integrity, e->integrity);
+        long long crc = sum(e->crc_flit, e->crc_data);
+        long long uncorrected = sum(e->effective, e->integrity);
+        if (e->recovery > s->recoveries)
+            s->recovery_link = l, s->recoveries = e->recovery;
+        if (crc_warn > 0 && crc >= crc_warn && crc > s->crcs)
+            s->crc_link = l, s->crcs = crc;
+        if (e->recovery_failed > s->failed)
+            s->failed_link = l, s->failed = e->recovery_failed;
+        if (uncorrected > s->effective)
+            s->effective_link = l, s->effective = uncorrected;
+    }
+}
+
+/* NVLink 5's counters in words, or which of them NVML does not give (Hopper gives none). */
+static void nvlink5_text(const gv_nvlink_errors *t, char *out, size_t cap)
+{
+    char b[5][24];
+    if (t->recovery_ok == GV_UNKNOWN && t->recovery_failed == GV_UNKNOWN &&
+        t->effective == GV_UNKNOWN && t->symbol == GV_UNKNOWN && t->integrity == GV_UNKNOWN) {
+        snprintf(out, cap,
+                 "; NVLink 5 counters not given by NVML for this GPU (fields 211, "
+                 "213, 214, 219, 221: NOT_SUPPORTED before Blackwell)");
+        return;
+    }
+    snprintf(out, cap,
+             "; NVLink 5: link recoveries %s succeeded, %s failed; uncorrected (effective) "
+             "errors %s; symbol errors %s (corrected by FEC); local link integrity errors %s",
+             n(t->recovery_ok, b[0], 24), n(t->recovery_failed, b[1], 24),
+             n(t->effective, b[2], 24), n(t->symbol, b[3], 24), n(t->integrity, b[4], 24));
+}
+
 void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
 {
     double crc_warn = POLICY(f, nvlink_crc_warn, 0);
@@ -457,56 +513,70 @@ void gv_check_gpu_nvlink_errors(const gv_facts *f, gv_report *r)
                           "not applicable: no NVLink (NVML reports none)");
             continue;
         }
-        const gv_health *h = &g->health;
-        gv_nvlink_errors t = {GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN};
-        /* The link that retrained most, else the one past the policy's CRC count with most. */
-        int recovery_link = -1, crc_link = -1;
-        long long recoveries = 0, crcs = 0;
-        for (int l = 0; l < g->nvlink_count; l++) {
-            const gv_nvlink_errors *e = &h->nvlink[l];
-            t.replay = sum(t.replay, e->replay);
-            t.recovery = sum(t.recovery, e->recovery);
-            t.crc_flit = sum(t.crc_flit, e->crc_flit);
-            t.crc_data = sum(t.crc_data, e->crc_data);
-            t.ecc_data = sum(t.ecc_data, e->ecc_data);
-            long long crc = sum(e->crc_flit, e->crc_data);
-            if (e->recovery > recoveries)
-                recovery_link = l, recoveries = e->recovery;
-            if (crc_warn > 0 && crc >= crc_warn && crc > crcs)
-                crc_link = l, crcs = crc;
-        }
-        char b[5][24], text[300];
+        nvlink_totals s = {{GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN,
+                            GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN},
+                           -1,
+                           -1,
+                           -1,
+                           -1,
+                           0,
+                           0,
+                           0,
+                           0};
+        nvlink_add(g, crc_warn, &s);
+        const gv_nvlink_errors *t = &s.t;
+        char b[5][24], text[640], v5[300];
+        nvlink5_text(t, v5, sizeof v5);
         snprintf(text, sizeof text,
                  "%d link(s), totals since the last reset: replay %s, recovery %s, CRC flit %s, "
-                 "CRC data %s, ECC data %s",
-                 g->nvlink_count, n(t.replay, b[0], 24), n(t.recovery, b[1], 24),
-                 n(t.crc_flit, b[2], 24), n(t.crc_data, b[3], 24), n(t.ecc_data, b[4], 24));
+                 "CRC data %s, ECC data %s%s",
+                 g->nvlink_count, n(t->replay, b[0], 24), n(t->recovery, b[1], 24),
+                 n(t->crc_flit, b[2], 24), n(t->crc_data, b[3], 24), n(t->ecc_data, b[4], 24), v5);
         gv_check_result *c;
-        if (t.replay == GV_UNKNOWN && t.recovery == GV_UNKNOWN && t.crc_flit == GV_UNKNOWN) {
+        if (t->replay == GV_UNKNOWN && t->recovery == GV_UNKNOWN && t->crc_flit == GV_UNKNOWN &&
+            t->recovery_failed == GV_UNKNOWN && t->effective == GV_UNKNOWN) {
             gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_SKIP,
                           "NVML gives no NVLink error counters for this GPU");
             continue;
         }
-        if (recovery_link >= 0 || crc_link >= 0) {
+        if (s.failed_link >= 0) {
+            /* A recovery that failed took the link down: traffic over it stopped. */
+            c = gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_FAIL,
+                              "NVLink %d: %lld failed link recoveries; %s", s.failed_link, s.failed,
+                              text);
+            gv_result_remedy(c, "a link that went down and did not come back: reset the GPU, "
+                                "then check the NVLink/NVSwitch board if it returns");
+            gv_result_action(c, GV_ACTION_HW_INSPECT);
+        } else if (s.effective_link >= 0 || s.recovery_link >= 0 || s.crc_link >= 0) {
+            int link = s.effective_link >= 0  ? s.effective_link
+                       : s.recovery_link >= 0 ? s.recovery_link
+                                              : s.crc_link;
+            long long count = s.effective_link >= 0  ? s.effective
+                              : s.recovery_link >= 0 ? s.recoveries
+                                                     : s.crcs;
+            const char *what = s.effective_link >= 0
+                                   ? "errors FEC did not correct (effective and link integrity)"
+                               : s.recovery_link >= 0 ? "recoveries"
+                                                      : "CRC errors";
             c = gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_WARN,
-                              "NVLink %d: %lld %s; %s",
-                              recovery_link >= 0 ? recovery_link : crc_link,
-                              recovery_link >= 0 ? recoveries : crcs,
-                              recovery_link >= 0 ? "recoveries" : "CRC errors", text);
+                              "NVLink %d: %lld %s; %s", link, count, what, text);
             gv_result_remedy(c, "a link that retrains or corrupts flits: run the NCCL test "
                                 "(nccl.allreduce) and check the NVLink/NVSwitch board");
             gv_result_action(c, GV_ACTION_HW_INSPECT);
         } else {
             c = gv_report_add(r, gv_id_gpu_nvlink_errors, subject, GV_PASS, "%s", text);
         }
-        gv_result_measured(c, (double)(t.recovery < 0 ? 0 : t.recovery), "recoveries",
-                           "%s recoveries", n(t.recovery, b[1], 24));
+        gv_result_measured(c, (double)(t->recovery < 0 ? 0 : t->recovery), "recoveries",
+                           "%s recoveries", n(t->recovery, b[1], 24));
         gv_counter k[GV_ROW_COUNTERS_MAX];
         uint32_t nk = 0;
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "replay", (double)t.replay);
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "recovery", (double)t.recovery);
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "crc", (double)sum(t.crc_flit, t.crc_data));
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "ecc", (double)t.ecc_data);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "replay", (double)t->replay);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "recovery", (double)t->recovery);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "crc", (double)sum(t->crc_flit, t->crc_data));
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "ecc", (double)t->ecc_data);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "recovery_failed", (double)t->recovery_failed);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "effective", (double)t->effective);
+        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "integrity", (double)t->integrity);
         gv_report_attach_counters(r, c, k, nk);
     }
 }

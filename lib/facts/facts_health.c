@@ -33,7 +33,8 @@ void gv_health_init(gv_health *h)
         *flags[i] = -1;
     for (int l = 0; l < GVNV_NVLINK_MAX_LINKS; l++)
         h->nvlink[l] =
-            (gv_nvlink_errors){GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN};
+            (gv_nvlink_errors){GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN,
+                               GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN};
     h->ce_sw_power_cap_s = h->ce_sync_boost_s = h->ce_sw_thermal_s = h->ce_hw_thermal_s =
         h->ce_hw_power_brake_s = -1;
     h->tlimit_shutdown = h->tlimit_slowdown = h->tlimit_gpu_max = h->tlimit_mem_max = INT_MIN;
@@ -208,6 +209,38 @@ static void fields(const struct gv_nvml_api *nv, gvnv_device dev, gv_health *h)
     h->has_thresholds = h->tlimit_slowdown != INT_MIN && h->tlimit_shutdown != INT_MIN;
 }
 
+/* NVLink 5's per-link field values: one call for every link (scope = the link). */
+static void nvlink_fields(const struct gv_nvml_api *nv, gvnv_device dev, int nvlink_count,
+                          gv_health *h)
+{
+    static const unsigned ids[] = {GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS,
+                                   GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS,
+                                   GVNV_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS,
+                                   GVNV_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS,
+                                   GVNV_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS};
+    enum { K = sizeof ids / sizeof *ids };
+    gvnv_field_value v[GVNV_NVLINK_MAX_LINKS * K];
+    int links = nvlink_count < GVNV_NVLINK_MAX_LINKS ? nvlink_count : GVNV_NVLINK_MAX_LINKS;
+    if (links <= 0)
+        return;
+    memset(v, 0, sizeof v);
+    for (int l = 0; l < links; l++)
+        for (int k = 0; k < K; k++)
+            v[l * K + k].field_id = ids[k], v[l * K + k].scope_id = (unsigned)l;
+    if (!CALL(nv, device_get_field_values, dev, links * K, v))
+        return;
+    for (int l = 0; l < links; l++) {
+        gv_nvlink_errors *e = &h->nvlink[l];
+        long long *out[K] = {&e->recovery_ok, &e->recovery_failed, &e->effective, &e->symbol,
+                             &e->integrity};
+        for (int k = 0; k < K; k++) {
+            long long x = field_integer(&v[l * K + k]);
+            if (v[l * K + k].nvml_return == GVNV_SUCCESS && x != LLONG_MIN && x >= 0)
+                *out[k] = x;
+        }
+    }
+}
+
 void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvlink_count,
                          gv_health *h)
 {
@@ -229,6 +262,7 @@ void gv_health_from_nvml(const struct gv_nvml_api *nv, gvnv_device dev, int nvli
                 *out[k] = (long long)n;
         }
     }
+    nvlink_fields(nv, dev, nvlink_count, h);
     gvnv_margin_temperature margin = {GVNV_STRUCT_VERSION(gvnv_margin_temperature, 1), 0};
     if (CALL(nv, device_get_margin_temperature, dev, &margin)) {
         h->margin_c = margin.margin_c;

@@ -12,6 +12,11 @@
 
 typedef struct gv_nvlink_errors {
     long long replay, recovery, crc_flit, crc_data, ecc_data; /* since the last reset */
+    /* NVLink 5's field values (Blackwell; GV_UNKNOWN on Hopper, whose NVML answers
+     * NOT_SUPPORTED): link-level recoveries that worked and that failed (the link went down),
+     * errors FEC could not correct (effective), raw symbol errors FEC corrected, and local link
+     * integrity errors. */
+    long long recovery_ok, recovery_failed, effective, symbol, integrity;
 } gv_nvlink_errors;
 
 typedef struct gv_health {

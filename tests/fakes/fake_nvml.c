@@ -642,11 +642,31 @@ gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_v
         {GVNV_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, FH_TLIMIT_GPU_MAX, 1},
         {GVNV_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, FH_TLIMIT_MEM_MAX, 1},
         {GVNV_FI_DEV_GET_GPU_RECOVERY_ACTION, FH_RECOVERY_ACTION, 1}};
+    static const struct {
+        unsigned id;
+        int key;
+    } per_link[] = {
+        {GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS, FH_NVLINK_RECOVERY_OK},
+        {GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS, FH_NVLINK_RECOVERY_FAILED},
+        {GVNV_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS, FH_NVLINK_EFFECTIVE},
+        {GVNV_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS, FH_NVLINK_SYMBOL},
+        {GVNV_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS, FH_NVLINK_INTEGRITY}};
     if (count < 0 || (count && !values))
         return GVNV_ERROR_INVALID_ARGUMENT;
     for (int i = 0; i < count; i++) {
         gvnv_field_value *v = &values[i];
         v->nvml_return = GVNV_ERROR_NOT_SUPPORTED;
+        for (size_t k = 0; k < sizeof per_link / sizeof *per_link; k++) {
+            long long x = g->health[per_link[k].key];
+            if (per_link[k].id != v->field_id || x < 0)
+                continue;
+            if ((int)v->scope_id >= g->nvlinks)
+                break; /* no such link: NOT_SUPPORTED, as NVML answers per field */
+            v->nvml_return = GVNV_SUCCESS;
+            v->value_type = GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG;
+            v->value.ull =
+                (long long)v->scope_id == HEALTH(g, NVLINK_ERR_LINK) ? (unsigned long long)x : 0;
+        }
         for (size_t k = 0; k < sizeof map / sizeof *map; k++) {
             if (map[k].id != v->field_id)
                 continue;

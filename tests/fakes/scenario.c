@@ -78,7 +78,12 @@ const char *const fake_health_names[FH_COUNT] = {"sram_cor_vol",
                                                  "fabric_status",
                                                  "fabric_health",
                                                  "recovery_action",
-                                                 "fabric_done_ms"};
+                                                 "fabric_done_ms",
+                                                 "nvlink_recovery_ok",
+                                                 "nvlink_recovery_failed",
+                                                 "nvlink_effective",
+                                                 "nvlink_symbol",
+                                                 "nvlink_integrity"};
 
 /* "dram_unc_vol:2,remap_pending:1" over the GPU's defaults. */
 static int health_list(fake_gpu *g, const char *v)
@@ -389,6 +394,8 @@ static int gpu_line(fake_scenario *s, char *v)
     g->health[FH_CE_SW_POWER_MS] = 1200;
     g->health[FH_FABRIC_STATE] = 0;    /* NVML_GPU_FABRIC_STATE_NOT_SUPPORTED */
     g->health[FH_RECOVERY_ACTION] = 0; /* none pending, as driver 580 reports on an H100 */
+    for (int k = FH_NVLINK_RECOVERY_OK; k <= FH_NVLINK_INTEGRITY; k++)
+        g->health[k] = -1; /* Hopper: NVLink 5's fields NOT_SUPPORTED */
     return fields(v, g, set_gpu);
 }
 

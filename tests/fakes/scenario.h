@@ -130,6 +130,13 @@ enum fake_health {
     FH_RECOVERY_ACTION, /* NVML's GPU recovery action; -1: not supported (a driver before R550) */
     FH_FABRIC_DONE_MS,  /* the fabric state reads COMPLETED this long after the process first
                            asked (the fabric manager finishing at boot); 0: never changes */
+    /* NVLink 5 field values on nvlink_err_link (0 on the others); -1 (the default): NVML
+     * answers NOT_SUPPORTED, as on Hopper. */
+    FH_NVLINK_RECOVERY_OK,
+    FH_NVLINK_RECOVERY_FAILED,
+    FH_NVLINK_EFFECTIVE,
+    FH_NVLINK_SYMBOL,
+    FH_NVLINK_INTEGRITY,
     FH_COUNT
 };
 extern const char *const fake_health_names[FH_COUNT];

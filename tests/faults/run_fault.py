@@ -524,6 +524,12 @@ CASES = {
     "health_retired_policy": case("health-retired", "gpu.retired_pages", [
         ("gpu.retired_pages", "gpu0", "WARN", "a page retirement is pending")], sysroot=None,
         policy="retired_pages_fail = 100\n", exit_code=0),
+    # NVLink 5's counters where NVML gives them: a failed recovery took its link down (FAIL),
+    # errors FEC could not correct WARN, corrected symbol errors are only counted.
+    "nvlink5_counters": case("h100x8-nvlink5-counters", "gpu.nvlink_errors", [
+        ("gpu.nvlink_errors", "gpu1", "FAIL", "NVLink 4: 2 failed link recoveries", "hw_inspect"),
+        ("gpu.nvlink_errors", "gpu2", "WARN", "NVLink 4: 7 errors FEC did not correct", "hw_inspect"),
+        ("gpu.nvlink_errors", "gpu0", "PASS", "NVLink 5: link recoveries 0 succeeded, 0 failed; uncorrected (effective) errors 0; symbol errors 12345 (corrected by FEC)")]),
     "health_links": case("health-links", "gpu.nvlink_errors,gpu.clock_events,gpu.temperature,gpu.pcie_errors", [
         ("gpu.nvlink_errors", "gpu0", "WARN", "NVLink 5: 3 recoveries"),
         ("gpu.nvlink_errors", "gpu1", "PASS", "CRC flit 150"),

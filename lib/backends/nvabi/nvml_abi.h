@@ -194,6 +194,13 @@ typedef struct gvnv_event_data { /* nvmlEventData_t: the _v2 wait fills the inst
 /* What the driver says a GPU needs before it can be used again (nvmlDeviceGpuRecoveryAction_t;
  * R550 on; the driver logs each change as Xid 154). */
 #define GVNV_FI_DEV_GET_GPU_RECOVERY_ACTION 230
+/* NVLink 5 (Blackwell) per-link counters, scope = the link; NOT_SUPPORTED on Hopper (driver
+ * 580 on H200: bench/results/2026-11-28-h200x2-nvlink-fields.md). */
+#define GVNV_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS 211
+#define GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS 213
+#define GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS 214
+#define GVNV_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS 219
+#define GVNV_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS 221
 #define GVNV_RECOVERY_ACTION_NONE 0
 #define GVNV_RECOVERY_ACTION_GPU_RESET 1
 #define GVNV_RECOVERY_ACTION_NODE_REBOOT 2
