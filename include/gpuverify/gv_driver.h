@@ -134,6 +134,9 @@ typedef struct gv_gpu {
      * (nvmlDeviceGetGspFirmwareVersion; "" where the GPU runs without GSP). */
     char inforom_image[16];
     char gsp_firmware[64];
+    /* Since ABI 1.1. The board's part number (nvmlDeviceGetBoardPartNumber,
+     * "692-2G520-0282-001": the board and its revision), "" when NVML does not say. */
+    char board_part_number[32];
 } gv_gpu;
 
 #define GV_GPU_INIT GV_STRUCT_INIT(gv_gpu)

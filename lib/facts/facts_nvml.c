@@ -102,6 +102,10 @@ static void device(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record 
     if (nv->device_get_gsp_firmware_version &&
         nv->device_get_gsp_firmware_version(dev, firmware) == GVNV_SUCCESS)
         snprintf(g->gsp_firmware, sizeof g->gsp_firmware, "%s", firmware);
+    firmware[0] = '\0';
+    if (nv->device_get_board_part_number &&
+        nv->device_get_board_part_number(dev, firmware, sizeof firmware) == GVNV_SUCCESS)
+        snprintf(g->board_part_number, sizeof g->board_part_number, "%s", firmware);
     gvnv_memory mem;
     if (NVML_QUERY(r, nv, device_get_memory_info, dev, &mem)) {
         g->memory_total = (int64_t)mem.total;

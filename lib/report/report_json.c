@@ -14,7 +14,7 @@
  * 6: a GPU's verdict and failed_checks (docs/report.schema.v5.json is version 5).
  * 7: the node's and each check's action, a check's optional fingerprint (docs/report.schema.v6.json
  *    is version 6). */
-#define GV_REPORT_SCHEMA_VERSION 8
+#define GV_REPORT_SCHEMA_VERSION 9
 
 /* -1 (unknown) becomes null, so no consumer mistakes it for a value. */
 static json_t *int_or_null(long long v)
@@ -112,6 +112,7 @@ static json_t *gpu_json(const gv_gpu *g)
     json_object_set_new(o, "vbios", text_or_null(g->vbios));
     json_object_set_new(o, "inforom_image", text_or_null(g->inforom_image));
     json_object_set_new(o, "gsp_firmware", text_or_null(g->gsp_firmware));
+    json_object_set_new(o, "board_part_number", text_or_null(g->board_part_number));
     json_object_set_new(o, "persistence_mode", int_or_null(g->persistence_mode));
     json_object_set_new(o, "ecc_current", int_or_null(g->ecc_current));
     json_object_set_new(o, "ecc_pending", int_or_null(g->ecc_pending));

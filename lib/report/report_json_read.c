@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 8), so that a report
+/* gv_report_from_json: a report read back from its JSON (schema_version 1 to 9), so that a report
  * made elsewhere (another process, another node) is handled like one made here: accessors,
  * Prometheus text, JSON again. Fields the JSON does not carry come back unknown (-1). */
 #define _GNU_SOURCE /* timegm */
@@ -142,6 +142,8 @@ static void gpu(reader *rd, json_t *o, size_t index, gv_gpu *g)
         text(rd, o, "inforom_image", g->inforom_image, sizeof g->inforom_image);
     if (json_object_get(o, "gsp_firmware"))
         text(rd, o, "gsp_firmware", g->gsp_firmware, sizeof g->gsp_firmware);
+    if (json_object_get(o, "board_part_number"))
+        text(rd, o, "board_part_number", g->board_part_number, sizeof g->board_part_number);
     static const struct {
         const char *key;
         size_t offset;
@@ -279,10 +281,10 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
     if (!r)
         rd.status = gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory reading a report");
     else if (!json_is_integer(version) || json_integer_value(version) < 1 ||
-             json_integer_value(version) > 8)
+             json_integer_value(version) > 9)
         rd.status = gv_fail(ctx, GV_ERR_PARSE,
-                            "report JSON: schema_version %s: this library reads versions 1 to 8",
-                            json_is_integer(version) ? "is not 1 to 8" : "missing");
+                            "report JSON: schema_version %s: this library reads versions 1 to 9",
+                            json_is_integer(version) ? "is not 1 to 9" : "missing");
     else
         read_report(&rd, root, r);
     if (rd.status != GV_OK) {

@@ -171,6 +171,12 @@ gvnv_return nvmlDeviceGetInforomImageVersion(gvnv_device device, char *version, 
     return g->inforom[0] ? text(version, length, g->inforom) : GVNV_ERROR_NOT_SUPPORTED;
 }
 
+gvnv_return nvmlDeviceGetBoardPartNumber(gvnv_device device, char *part, unsigned int length)
+{
+    DEVICE_OR_RETURN(g, device);
+    return g->board_part[0] ? text(part, length, g->board_part) : GVNV_ERROR_NOT_SUPPORTED;
+}
+
 gvnv_return nvmlDeviceGetGspFirmwareVersion(gvnv_device device, char *version)
 {
     DEVICE_OR_RETURN(g, device);

@@ -118,6 +118,8 @@ static int gpu_field(fake_gpu *g, const char *k, const char *v)
         copy(g->serial, sizeof g->serial, v);
     else if (!strcmp(k, "vbios"))
         copy(g->vbios, sizeof g->vbios, v);
+    else if (!strcmp(k, "board_part"))
+        copy(g->board_part, sizeof g->board_part, v);
     else if (!strcmp(k, "inforom"))
         copy(g->inforom, sizeof g->inforom, v);
     else if (!strcmp(k, "gsp"))

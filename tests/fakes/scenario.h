@@ -5,7 +5,8 @@
  *   nvml_init = 0                  cu_init = 0              (return codes to inject)
  *   gpu = name=NVIDIA H100 80GB HBM3; device_id=0x2330; bus=0000:18:00.0; uuid=GPU-...;
  *         serial=...; memory_mib=81559; cc=9.0; sms=132; max_sm_clock=1980; vbios=...;
- *         inforom=G520.0200.00.05; gsp=580.95.05 (firmware; absent: NOT_SUPPORTED);
+ *         inforom=G520.0200.00.05; gsp=580.95.05; board_part=692-2G520-0200-000 (firmware
+ *         and board; absent: NOT_SUPPORTED);
  *         persistence=1; ecc=1; mig=0; compute_mode=0; power_limit_w=700; temp=31;
  *         default_power_limit_w=700 (when someone lowered the limit below it);
  *         pcie=5,16,5,16; lost=0; free_mib=256; copy_gbps=50; gemm_tflops=700;
@@ -144,6 +145,7 @@ extern const char *const fake_health_names[FH_COUNT];
 typedef struct fake_gpu {
     char name[96], bus[32], uuid[96], serial[32], vbios[32];
     char inforom[16], gsp[64]; /* firmware versions; "": NOT_SUPPORTED */
+    char board_part[32];       /* nvmlDeviceGetBoardPartNumber; "": NOT_SUPPORTED */
     unsigned device_id;
     unsigned long long memory_mib;
     int cc_major, cc_minor, sms, max_sm_clock;

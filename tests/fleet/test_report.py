@@ -92,18 +92,22 @@ def main():
         "vbios": gpu_line(h100, 3, lambda l: l.replace("vbios=96.00.99.00.01",
                                                         "vbios=96.00.74.00.0B")),
         "driver": h100.replace("580.95.05", "580.82.07"),
+        # A GPU of another board revision (the fleet's configuration majority, issue 47).
+        "board": gpu_line(h100, 5, lambda l: l.replace("board_part=692-2G520-0200-000",
+                                                        "board_part=692-2G520-0202-000")),
         "wrong": scenario_text("h100x8-same-wrong"),
         "h20a": h20, "h20b": h20,
     }
     want = {"lost": ("FAIL", "own check"), "slow": ("FAIL", "slow"),
             "vbios": ("WARN", "configuration"), "driver": ("WARN", "configuration"),
+            "board": ("WARN", "configuration"),
             "wrong": ("FAIL", "fingerprint")}
     with tempfile.TemporaryDirectory() as tmp:
         docs = {}
         for host, text in nodes.items():
             root = sysroot_with_driver(tmp, "580.82.07") if host == "driver" else None
             docs[host], rc = report(tmp, host, text, root)
-            if host in ("slow", "vbios", "driver", "h20a"):
+            if host in ("slow", "vbios", "driver", "board", "h20a"):
                 expect(rc == 0, "%s passes its own checks (exit %d)" % (host, rc))
         lines = [json.dumps(docs[h]) for h in nodes]
         # A task killed mid-write: half a document, then the others go on.
@@ -132,6 +136,10 @@ def main():
         expect(len(vb) == 1 and vb[0]["setting"] == "vbios@gpu3" and
                vb[0]["majority"] == "96.00.99.00.01",
                "vbios: GPU 3's VBIOS against the majority, nothing else: %s" % vb)
+        bp = [r for r in verdicts.get("board", {}).get("reasons", [])]
+        expect(len(bp) == 1 and bp[0]["setting"] == "board_part_number@gpu5" and
+               bp[0]["majority"] == "692-2G520-0200-000",
+               "board: GPU 5's board part number against the majority, nothing else: %s" % bp)
         dr = sorted(r.get("setting", r["why"]) for r in verdicts.get("driver", {}).get("reasons", []))
         # The GSP firmware comes with the driver: one reason for its eight GPUs.
         expect(dr == ["driver_version", "gsp_firmware"],
@@ -161,7 +169,7 @@ def main():
         rc3, table, _ = fleet([stream])
         named = [l.split()[1] for l in table.splitlines() if l.split()[0] in ("FAIL", "WARN")]
         expect(sorted(named) == sorted(want) and table.splitlines()[-1].startswith(
-            "%d node(s): 6 PASS, 2 WARN, 0 ERROR, 3 FAIL" % len(nodes)),
+            "%d node(s): 6 PASS, 3 WARN, 0 ERROR, 3 FAIL" % len(nodes)),
             "table: a line per bad node and the counts:\n%s" % table)
         rc4, prom, _ = fleet(["--prometheus", stream])
         expect('gpuverify_fleet_node_ok{Hostname="slow",verdict="FAIL"} 0' in prom and

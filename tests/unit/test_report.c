@@ -17,7 +17,7 @@ static void json_round_trip(void **state)
     json_error_t err;
     json_t *root = json_loads(text, 0, &err);
     assert_non_null(root);
-    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 8);
+    assert_int_equal(json_integer_value(json_object_get(root, "schema_version")), 9);
     assert_string_equal(json_string_value(json_object_get(root, "verdict")), "FAIL");
     /* GPU 3 off the bus: the node's action is the strongest row's, hardware inspection. */
     assert_string_equal(json_string_value(json_object_get(root, "action")), "hw_inspect");

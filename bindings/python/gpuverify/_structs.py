@@ -153,7 +153,8 @@ class Gpu(Versioned):
                 ("link_speed_current_gts", C.c_double), ("link_speed_max_gts", C.c_double),
                 ("link_width_current_sysfs", C.c_int32), ("link_width_max_sysfs", C.c_int32),
                 ("nvml_result", C.c_int32), ("inaccessible", C.c_int32),
-                ("inforom_image", C.c_char * 16), ("gsp_firmware", C.c_char * 64)]
+                ("inforom_image", C.c_char * 16), ("gsp_firmware", C.c_char * 64),
+                ("board_part_number", C.c_char * 32)]
 
 
 class CudaOpts(Versioned):

@@ -257,7 +257,8 @@ def settings(report):
     nvlinks = _measured(report, "gpu.nvlink")
     for g in _gpus(report):
         at = "@gpu%s" % g.get("index")
-        for k in ("vbios", "inforom_image", "gsp_firmware", "persistence_mode", "ecc_current",
+        for k in ("vbios", "inforom_image", "gsp_firmware", "board_part_number",
+                  "persistence_mode", "ecc_current",
                   "mig_current", "power_limit_mw",
                   "pcie_gen_max", "pcie_width_max", "pcie_gen_current", "pcie_width_current",
                   "numa_node"):
