@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "core/settle.h"
 #include "core/util.h"
 #include "gpuverify/gv_policy.h"
 
@@ -778,7 +779,17 @@ void gv_check_gpu_fabric(const gv_facts *f, gv_report *r)
         char waited[64] = ""; /* the facts wait for a fabric on its way (facts_nvml.c) */
         if (f->fabric_wait_s > 0)
             snprintf(waited, sizeof waited, " after waiting %.1f s for it", f->fabric_wait_s);
-        if (h->fabric_state != GVNV_FABRIC_STATE_COMPLETED) {
+        if (h->fabric_state != GVNV_FABRIC_STATE_COMPLETED && gv_settle_booting(f->uptime_s)) {
+            /* The fabric manager starts with the node and trains the fabric after it: within
+             * what booting takes, a fabric on its way is not yet a fault. */
+            c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_WARN,
+                              "not registered with the NVSwitch fabric yet (probe %s%s), %.0f s "
+                              "after boot: the fabric manager may still be setting it up",
+                              state, waited, f->uptime_s);
+            gv_result_remedy(c, "check again in a few minutes; if it stays, start "
+                                "nvidia-fabricmanager and check its log");
+            gv_result_action(c, GV_ACTION_RERUN);
+        } else if (h->fabric_state != GVNV_FABRIC_STATE_COMPLETED) {
             c = gv_report_add(r, gv_id_gpu_fabric, subject, GV_FAIL,
                               "not registered with the NVSwitch fabric (probe %s%s): CUDA cannot "
                               "use the GPU until it is",

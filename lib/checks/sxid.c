@@ -13,6 +13,7 @@
 #include "checks/checks.h"
 #include "core/util.h"
 #include "sys/kmsg.h"
+#include "sys/pci.h"
 
 #define SXID_REMEDY                                                                                \
     "drain the node: a fatal SXid leaves the NVSwitch fabric down until the GPUs and NVSwitches "  \
@@ -26,13 +27,38 @@ static void switch_subject(const gv_xid_event *e, char *out, size_t cap)
     snprintf(out, cap, "%s", name[0] ? name : e->bus);
 }
 
-/* "24007 Fatal on link 30: sourcetrack timeout error" appended to out, "; " between. */
-static void describe(const gv_xid_event *e, char *out, size_t cap)
+/* The GPU whose NVLink ends at this NVSwitch's link (NVML's far end of each link: the switch's
+ * bus and port), as " (gpu6's NVLink 0)"; "" where the topology does not say. */
+static void gpu_behind(const gv_facts *f, const gv_xid_event *e, char *out, size_t cap)
 {
-    char one[200], link[24] = "";
+    gv_pci_addr sw;
+    out[0] = '\0';
+    if (e->link < 0 || gv_pci_parse_addr(e->bus, &sw) != 0)
+        return;
+    for (size_t i = 0; i < f->gpu_count; i++) {
+        const gv_gpu_record *g = &f->gpus[i];
+        for (int l = 0; l < g->nvlink_count; l++) {
+            const gv_nvlink *n = &g->nvlinks[l];
+            if (n->to_switch && n->remote_known && n->remote_link == e->link &&
+                gv_pci_addr_compare(&n->remote, &sw) == 0) {
+                char subject[48];
+                gv_gpu_subject(g, subject, sizeof subject);
+                snprintf(out, cap, " (%s's NVLink %d)", subject, l);
+                return;
+            }
+        }
+    }
+}
+
+/* "24007 Fatal on link 30 (gpu6's NVLink 0): sourcetrack timeout error" appended to out, "; "
+ * between. */
+static void describe(const gv_facts *f, const gv_xid_event *e, char *out, size_t cap)
+{
+    char one[260], link[80] = "", gpu[64];
     const char *text = e->text;
     if (e->link >= 0) {
-        snprintf(link, sizeof link, " on link %d", e->link);
+        gpu_behind(f, e, gpu, sizeof gpu);
+        snprintf(link, sizeof link, " on link %d%s", e->link, gpu);
         if (!strncmp(text, "Link ", 5)) /* the line's "Link 30 ": said already */
             text += 5 + strspn(text + 5, "0123456789 ");
     }
@@ -97,10 +123,10 @@ void gv_check_nvswitch_sxid(const gv_facts *f, gv_report *r)
                 unknown++;
             } else if (events[k].fatal) {
                 fatal_n++;
-                describe(&events[k], fatal, sizeof fatal);
+                describe(f, &events[k], fatal, sizeof fatal);
             } else {
                 other_n++;
-                describe(&events[k], other, sizeof other);
+                describe(f, &events[k], other, sizeof other);
             }
         }
         gv_check_result *c;

@@ -148,6 +148,9 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
     for (size_t i = 0; i < f->gpu_count; i++)
         f->gpus[i].gpu.index = (uint32_t)i;
     gv_facts_set_apart(f);
+    f->fm_found = -1;
+    if (optional & GV_FACTS_HEALTH)
+        f->fm_found = gv_find_process(f->sysroot, GV_FABRIC_MANAGER_COMM, &f->fm, &f->fm_err);
     f->kmsg_status = GV_ERR_UNSUPPORTED;
     if (optional & GV_FACTS_KERNEL_LOG)
         f->kmsg_status =

@@ -9,6 +9,7 @@
 #include "backends/loader.h"
 #include "facts/health.h"
 #include "sys/kmsg.h"
+#include "sys/process.h"
 #include "core/errbuf.h"
 #include "gpuverify/gpuverify.h"
 #include "sys/nvidia_proc.h"
@@ -23,6 +24,7 @@ typedef struct gv_nvlink {
     int to_switch;      /* the far end is an NVSwitch */
     gv_pci_addr remote; /* the far end's PCI address */
     int remote_known;
+    int remote_link; /* the far end's port (an NVSwitch's link number), -1 unknown */
 } gv_nvlink;
 
 /* One source's outcome: GV_OK, or the status and the text naming the file or call. */
@@ -109,6 +111,11 @@ typedef struct gv_facts {
     size_t kmsg_count;
     gv_kmsg_span kmsg_span;
     gv_xid_watch watch; /* gv_run_opts.watch_s's Xid events (gv_facts_watch_xids) */
+    /* The NVSwitch fabric manager's daemon in the node's /proc (GV_FACTS_HEALTH): fm_found 1
+     * running (fm), 0 not, -1 /proc could not be listed (fm_err). */
+    int fm_found;
+    gv_process fm;
+    gv_errbuf fm_err;
 
     unsigned optional;   /* enum gv_facts_optional: what was gathered beyond the rest */
     gv_gpu_record *gpus; /* the GPUs this process may use: every check judges these */

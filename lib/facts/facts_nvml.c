@@ -28,6 +28,32 @@ static int took(gv_gpu_record *r, const char *what, gvnv_return rc)
 #define NVML_QUERY(r, nv, fn, ...)                                                                 \
     took(r, #fn, (nv)->fn ? (nv)->fn(__VA_ARGS__) : GVNV_ERROR_FUNCTION_NOT_FOUND)
 
+/* The far end's port of each NVLink to an NVSwitch (NVML's remote NVLink ID, one call for all):
+ * the link an NVSwitch's SXid names leads back to this GPU. */
+static void remote_links(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r)
+{
+    gvnv_field_value v[GV_NVLINK_MAX];
+    int n = 0, at[GV_NVLINK_MAX];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < r->nvlink_count; i++)
+        if (r->nvlinks[i].active && r->nvlinks[i].to_switch) {
+            v[n].field_id = GVNV_FI_DEV_NVLINK_REMOTE_NVLINK_ID;
+            v[n].scope_id = (unsigned)i;
+            at[n++] = i;
+        }
+    if (!n || !nv->device_get_field_values ||
+        nv->device_get_field_values(dev, n, v) != GVNV_SUCCESS)
+        return;
+    for (int k = 0; k < n; k++) {
+        unsigned long long port = v[k].value_type == GVNV_VALUE_TYPE_UNSIGNED_INT ? v[k].value.ui
+                                  : v[k].value_type == GVNV_VALUE_TYPE_UNSIGNED_LONG_LONG
+                                      ? v[k].value.ull
+                                      : ~0ull;
+        if (v[k].nvml_return == GVNV_SUCCESS && port < 1024)
+            r->nvlinks[at[k]].remote_link = (int)port;
+    }
+}
+
 /* Each link NVML answers for: state and far end. NOT_SUPPORTED (or INVALID_ARGUMENT past the
  * GPU's last link) ends the list; a GPU without NVLink has none. */
 static void nvlinks(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record *r)
@@ -49,7 +75,9 @@ static void nvlinks(const struct gv_nvml_api *nv, gvnv_device dev, gv_gpu_record
         if (l->active && nv->device_get_nvlink_remote_device_type &&
             nv->device_get_nvlink_remote_device_type(dev, link, &type) == GVNV_SUCCESS)
             l->to_switch = type == GVNV_NVLINK_DEVICE_TYPE_SWITCH;
+        l->remote_link = -1;
     }
+    remote_links(nv, dev, r);
 }
 
 int gv_nvlinks_between(const gv_gpu_record *a, const gv_gpu_record *b)

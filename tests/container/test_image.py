@@ -150,8 +150,13 @@ def main():
     c = pod["containers"][0]
     if c["image"] != tag:
         fail("the DaemonSet's image %s is not build-image.sh's tag %s" % (c["image"], tag))
-    one_pass = c["command"] + [c["args"][0].replace('sleep "$GPUVERIFY_INTERVAL_S"', "break") +
-                               "\nexit $?"]
+    # One pass: the loop's pause becomes its end, and the pass watches for Xids a second.
+    sys.path.insert(0, os.path.join(src, "tests", "integrations"))
+    import daemonset
+    if daemonset.SLEEP not in c["args"][0]:
+        fail("the DaemonSet's loop has no %r to end one pass at" % daemonset.SLEEP)
+        return 1
+    one_pass = c["command"] + [c["args"][0].replace(daemonset.SLEEP, "break") + "\nexit $?"]
     probe = c["livenessProbe"]["exec"]["command"]
     with tempfile.TemporaryDirectory() as tmp:
         textfile, state = os.path.join(tmp, "textfile"), os.path.join(tmp, "state")
@@ -165,7 +170,8 @@ def main():
                 (fakelib, "/usr/local/nvidia/lib64", "ro"),
                 (os.path.join(fixtures, "scenarios"), "/scenarios", "ro")],
                 env={"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64",
-                     "GV_FAKE_SCENARIO": "/scenarios/%s.conf" % scenario})
+                     "GV_FAKE_SCENARIO": "/scenarios/%s.conf" % scenario,
+                     "GPUVERIFY_INTERVAL_S": daemonset.WATCH_S})
             text = open(published).read() if os.path.exists(published) else ""
             if "\ngpuverify_node_healthy %d\n" % healthy not in text:
                 fail("DaemonSet pass in the image, %s: exit %d, published %r, want "

@@ -397,15 +397,31 @@ static int peer_is_switch(const fake_gpu *g)
     return !g->nvlink_peer[0] || !strcmp(g->nvlink_peer, "switch");
 }
 
+/* The NVSwitch a link of an HGX H100 reaches (nvswitch_buses: links 0-4, 5-8, 9-12, 13-17),
+ * and the link's place among the GPU's links to that switch. */
+static int switch_of(unsigned link, int *k)
+{
+    static const unsigned first[] = {0, 5, 9, 13, 18};
+    int s = 0;
+    while (s < 3 && link >= first[s + 1])
+        s++;
+    *k = (int)(link - first[s]);
+    return s;
+}
+
 gvnv_return nvmlDeviceGetNvLinkRemotePciInfo_v2(gvnv_device device, unsigned int link,
                                                 gvnv_pci_info *pci)
 {
     DEVICE_OR_RETURN(g, device);
     LINK_OR_RETURN(g, link);
     memset(pci, 0, sizeof *pci);
-    /* An NVSwitch answers with its own bus id; the fake's switches sit on bus 0xff. */
-    snprintf(pci->bus_id, sizeof pci->bus_id, "%s",
-             peer_is_switch(g) ? "00000000:FF:00.0" : g->nvlink_peer);
+    /* An NVSwitch answers with its own bus id; without the scenario's, one on bus 0xff. */
+    int k;
+    const char *bus = !peer_is_switch(g) ? g->nvlink_peer
+                      : sc.nvswitch_count > 0
+                          ? sc.nvswitch_buses[switch_of(link, &k) % sc.nvswitch_count]
+                          : "00000000:FF:00.0";
+    snprintf(pci->bus_id, sizeof pci->bus_id, "%s", bus);
     return GVNV_SUCCESS;
 }
 
@@ -662,6 +678,15 @@ gvnv_return nvmlDeviceGetFieldValues(gvnv_device device, int count, gvnv_field_v
     for (int i = 0; i < count; i++) {
         gvnv_field_value *v = &values[i];
         v->nvml_return = GVNV_ERROR_NOT_SUPPORTED;
+        if (v->field_id == GVNV_FI_DEV_NVLINK_REMOTE_NVLINK_ID && sc.nvswitch_count > 0 &&
+            peer_is_switch(g) && (int)v->scope_id < g->nvlinks) {
+            int k;
+            (void)switch_of(v->scope_id, &k);
+            v->nvml_return = GVNV_SUCCESS;
+            v->value_type = GVNV_VALUE_TYPE_UNSIGNED_INT;
+            v->value.ui = (unsigned)((g - sc.gpus) * 5 + k);
+            continue;
+        }
         for (size_t k = 0; k < sizeof per_link / sizeof *per_link; k++) {
             long long x = g->health[per_link[k].key];
             if (per_link[k].id != v->field_id || x < 0)

@@ -455,7 +455,11 @@ static int load_into(fake_scenario *s)
             copy(s->nccl_transport_across_pairs, sizeof s->nccl_transport_across_pairs, v);
         else if (!strcmp(k, "nccl_network"))
             copy(s->nccl_network, sizeof s->nccl_network, v);
-        else if (!strcmp(k, "nccl_busbw_gbps"))
+        else if (!strcmp(k, "nvswitch_buses")) {
+            s->nvswitch_count = 0;
+            for (char *t = strtok(v, ","); t && s->nvswitch_count < 4; t = strtok(NULL, ","))
+                copy(s->nvswitch_buses[s->nvswitch_count++], sizeof s->nvswitch_buses[0], trim(t));
+        } else if (!strcmp(k, "nccl_busbw_gbps"))
             s->nccl_busbw_gbps = atof(v);
         else if (!strcmp(k, "gpu"))
             rc = gpu_line(s, v);

@@ -235,6 +235,12 @@ typedef struct fake_scenario {
     int nccl_hang_rank;     /* nccl_fault = hang for this rank only; -1 every rank */
     int nccl_hang_after;    /* ... from its Nth operation on; 0 from the first */
     double nccl_busbw_gbps; /* the bus bandwidth the fake NCCL takes its time for; 0 instant */
+    /* The baseboard's NVSwitches (comma-separated bus ids, HGX H100's four): a GPU's links to
+     * "switch" spread over them (links 0-4 on the first, 5-8, 9-12, 13-17), GPU i's k-th link
+     * to a switch on its port i * 5 + k (NVML's remote NVLink ID field). Unset: one switch on
+     * bus 0xff and no remote link ID (NOT_SUPPORTED). */
+    char nvswitch_buses[4][32];
+    int nvswitch_count;
     int gpu_count;
     fake_gpu gpus[FAKE_MAX_GPUS];
     int ib_count;

@@ -570,6 +570,28 @@ CASES = {
         ("gpu.pcie_errors", "gpu3", "WARN", "5 correctable PCIe errors (policy: 1)"),
         ("gpu.pcie_errors", "gpu4", "PASS", "")], sysroot="h100-aer", policy="aer_correctable_warn = 1\n",
         exit_code=0),
+    # The fabric manager's daemon: running since boot, not running (a WARN while the fabric it
+    # set up carries on, a FAIL with the GPUs unregistered), restarted hours after boot.
+    "fabric_manager_running": case("h100x8", "nvswitch.fabric_manager", [
+        ("nvswitch.fabric_manager", "node", "PASS", "nv-fabricmanager running (pid 4242) since 38 s after boot")],
+        exit_code=0),
+    "fabric_manager_down": case("h100x8", "nvswitch.fabric_manager", [
+        ("nvswitch.fabric_manager", "node", "WARN", "nv-fabricmanager is not running on a node with an NVSwitch fabric", "fix_config")],
+        sysroot="h100-fm-down", exit_code=0),
+    "fabric_manager_down_fabric_down": case("h100x8-fabric-down", "nvswitch.fabric_manager", [
+        ("nvswitch.fabric_manager", "node", "FAIL", "GPUs are not registered with the fabric (gpu.fabric)", "fix_config")],
+        sysroot="h100-fm-down"),
+    "fabric_manager_restarted": case("h100x8", "nvswitch.fabric_manager", [
+        ("nvswitch.fabric_manager", "node", "WARN", "nv-fabricmanager (pid 4242) started 7.5 h after boot (the node is up 72.0 h): it was restarted", "fix_config")],
+        sysroot="h100-fm-restarted", exit_code=0),
+    "fabric_manager_not_applicable": case("h100x8-pcie-no-bridge", "nvswitch.fabric_manager", [
+        ("nvswitch.fabric_manager", "node", "SKIP", "not applicable: no NVSwitch")],
+        sysroot="azure-nc-h100", exit_code=0),
+    # Two minutes after boot a fabric still on its way is not yet a fault.
+    "fabric_at_boot": case("h100x8-fabric-down", "gpu.fabric", [
+        ("gpu.fabric", "gpu0", "WARN", "not registered with the NVSwitch fabric yet (probe not started", "rerun"),
+        ("gpu.fabric", "gpu0", "WARN", "120 s after boot")],
+        sysroot="h100-booting", exit_code=0, deadline=3.0),
     "health_fabric": case("health-fabric", "gpu.fabric", [
         ("gpu.fabric", "gpu0", "PASS", "registered with the NVSwitch fabric"),
         ("gpu.fabric", "gpu1", "FAIL", Seconds("not registered with the NVSwitch fabric (probe in progress after waiting {} s", 1.0)),
@@ -656,6 +678,11 @@ CASES = {
         ("nvswitch.sxid", "nvswitch0", "FAIL", "nvswitch0 (0000:05:00.0): 1 fatal SXid(s) logged since boot: 24007 Fatal on link 30: sourcetrack timeout error", "reboot_node"),
         ("nvswitch.sxid", "nvswitch1", "PASS", "2 non-fatal SXid(s) logged since boot, corrected by the switch: 20009 Non-fatal on link 28: RX Short Error Rate; 28006 Non-fatal on link 29: MC TS crumbstore MCTO"),
         ("nvswitch.sxid", "nvswitch2", "FAIL", "an SXid whose code could not be read")],
+        sysroot="h100-sxid"),
+    # Where NVML names each NVLink's NVSwitch and port, the fatal SXid's link leads to its GPU.
+    "sxid_to_gpu": case("h100x8-nvswitch-ports", "nvswitch.sxid", [
+        ("nvswitch.sxid", "nvswitch0", "FAIL", "24007 Fatal on link 30 (gpu6's NVLink 0): sourcetrack timeout error", "reboot_node"),
+        ("nvswitch.sxid", "nvswitch1", "PASS", "20009 Non-fatal on link 28 (gpu5's NVLink 8): RX Short Error Rate")],
         sysroot="h100-sxid"),
     "sxid_none": case("h100x8", "nvswitch.sxid", [
         ("nvswitch.sxid", "node", "PASS", "no SXid logged since boot by the node's 4 NVSwitch(es)")],

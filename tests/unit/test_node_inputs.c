@@ -116,6 +116,23 @@ static void kmsg_of_random_bytes_is_an_error(void **state)
     drop(root);
 }
 
+/* A kernel log that cannot be read as one (a directory in its place; root reads any file, so a
+ * mode would not stop CI): every GPU's row says so, never a quiet pass. */
+static void unreadable_kmsg_is_loud(void **state)
+{
+    (void)state;
+    char *root = copy_of_h100();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dev/kmsg", root);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkdir(path, 0755), 0);
+    gv_report *r = run_on(root, "gpu.xid");
+    every_xid_row_errs(r, "not a kernel log");
+    assert_int_equal(result_of(r, "gpu.xid", "gpu0").action, GV_ACTION_FIX_CONFIG);
+    gv_report_free(r);
+    drop(root);
+}
+
 static void endless_kmsg_devices_are_errors(void **state)
 {
     (void)state;
@@ -259,6 +276,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kmsg_of_random_bytes_is_an_error),
         cmocka_unit_test(endless_kmsg_devices_are_errors),
+        cmocka_unit_test(unreadable_kmsg_is_loud),
         cmocka_unit_test(readable_lines_beside_binary_ones_count),
         cmocka_unit_test(xid_code_too_large_is_unreadable),
         cmocka_unit_test(one_empty_information_file_costs_one_gpu),

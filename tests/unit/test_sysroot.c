@@ -11,6 +11,7 @@
 #include "gpuverify/gv_driver.h"
 #include "sys/modules.h"
 #include "sys/mounts.h"
+#include "sys/process.h"
 #include "sys/nvidia_proc.h"
 #include "sys/os.h"
 #include "sys/pci.h"
@@ -311,6 +312,37 @@ static void put_config(const char *root, size_t size, const unsigned *ids, size_
 
 /* ACS from a bridge's config space: found behind other capabilities, absent, the standard
  * header only (not root), conventional PCI, and capability lists that loop or run out. */
+/* A process's start from its stat line: the comm may hold spaces and ')', the rest may be cut
+ * short or garbled. */
+static void process_start_from_stat(void **state)
+{
+    (void)state;
+    const char *tail = " S 1 4242 4242 0 -1 4194560 3519 0 2 0 41 88 0 0 20 0 9 0 3820 11 4";
+    char line[256];
+    snprintf(line, sizeof line, "4242 (nv-fabricmanage)%s", tail);
+    assert_true(gv_stat_started_s(line) == 38.2);
+    snprintf(line, sizeof line, "77 (a) b) c)%s", tail); /* comm "a) b) c" */
+    assert_true(gv_stat_started_s(line) == 38.2);
+    assert_true(gv_stat_started_s("4242 (nv-fabricmanage) S 1 4242") == -1);
+    assert_true(gv_stat_started_s("4242 nv-fabricmanage S 1") == -1);
+    snprintf(line, sizeof line,
+             "4242 (x) S 1 4242 4242 0 -1 4194560 3519 0 2 0 41 88 0 0 20 0 9 0 "
+             "38x0 11");
+    assert_true(gv_stat_started_s(line) == -1);
+    assert_true(gv_stat_started_s(NULL) == -1);
+    /* In a fixture tree: the daemon found by its comm, its start read. */
+    gv_process p = {0, -1};
+    gv_errbuf err = {{0}};
+    assert_int_equal(
+        gv_find_process(fixture("sysroots/h100-open"), GV_FABRIC_MANAGER_COMM, &p, &err), 1);
+    assert_int_equal(p.pid, 4242);
+    assert_true(p.started_s > 38.1 && p.started_s < 38.3);
+    assert_int_equal(
+        gv_find_process(fixture("sysroots/h100-fm-down"), GV_FABRIC_MANAGER_COMM, &p, &err), 0);
+    assert_int_equal(gv_find_process("/nonexistent-root", GV_FABRIC_MANAGER_COMM, &p, &err), -1);
+    assert_true(err.text[0] != '\0');
+}
+
 static void acs_from_config_space(void **state)
 {
     (void)state;
@@ -351,7 +383,7 @@ int main(void)
         cmocka_unit_test(nvidia_version_lines),       cmocka_unit_test(fixture_readers),
         cmocka_unit_test(pci_text_parsers),           cmocka_unit_test(malformed_files),
         cmocka_unit_test(links_stay_inside_the_root), cmocka_unit_test(pci_parents_and_link_share),
-        cmocka_unit_test(acs_from_config_space),
+        cmocka_unit_test(acs_from_config_space),      cmocka_unit_test(process_start_from_stat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

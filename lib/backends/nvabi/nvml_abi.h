@@ -196,6 +196,8 @@ typedef struct gvnv_event_data { /* nvmlEventData_t: the _v2 wait fills the inst
 #define GVNV_FI_DEV_GET_GPU_RECOVERY_ACTION 230
 /* NVLink 5 (Blackwell) per-link counters, scope = the link; NOT_SUPPORTED on Hopper (driver
  * 580 on H200: bench/results/2026-11-28-h200x2-nvlink-fields.md). */
+/* The far end's port number of an NVLink (scope = the link): an NVSwitch's link an SXid names. */
+#define GVNV_FI_DEV_NVLINK_REMOTE_NVLINK_ID 146
 #define GVNV_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS 211
 #define GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS 213
 #define GVNV_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS 214
