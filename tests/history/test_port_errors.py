@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 
 GV_CHECK, FIXTURES, FAKELIB, WORK = sys.argv[1:5]
 failures = []
@@ -43,10 +44,14 @@ def rows(report, check):
 
 
 def two_hours_back(state):
-    """Every stamp of the runs recorded so far, two hours earlier."""
+    """The runs recorded so far moved to two hours before now, just before the next run starts:
+    the rates then come out of 2 h whatever time the first run took on a loaded host (the
+    stamps are whole seconds: 2 h or 2 h and 1 s)."""
     with sqlite3.connect(state) as db:
+        last = db.execute("SELECT max(started_unix) FROM runs").fetchone()[0]
+        shift = int(time.time()) - 7200 - last
         for table in ("runs", "gpus", "counters"):
-            db.execute("UPDATE %s SET started_unix = started_unix - 7200" % table)
+            db.execute("UPDATE %s SET started_unix = started_unix + ?" % table, (shift,))
 
 
 def expect_row(got, subject, verdict, text, action=None):
@@ -82,7 +87,7 @@ expect_row(got, "mlx5_0/1", "PASS", "2.0 h before")
 expect_row(got, "mlx5_1/1", "WARN", "rnr_nak_retry_err +37 (0 -> 37, 18.5/h", "fix_config")
 expect_row(got, "mlx5_2/1", "FAIL", "symbol_error +400 (2 -> 402, 200/h; FAIL above 120/h",
            "hw_inspect")
-expect(got.get("mlx5_2/1", {}).get("value") == 200 and
+expect(abs(got.get("mlx5_2/1", {}).get("value", 0) - 200) < 0.1 and
        got.get("mlx5_2/1", {}).get("unit") == "symbol errors/h",
        "mlx5_2/1: value 200 symbol errors/h (%s)" % got.get("mlx5_2/1"))
 expect_row(got, "mlx5_3/1", "WARN", "symbol_error +10 (0 -> 10, 5/h; WARN above 0/h", "hw_inspect")
