@@ -69,8 +69,6 @@ int gv_catalog_across_gpus(size_t i);
 int gv_gpu_nvml_ok(const gv_gpu_record *g);
 /* "gpu3" for the record's inventory index. */
 void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap);
-/* Whether the node has NVIDIA GPUs by any source (PCI, /proc, NVML). */
-int gv_facts_has_gpus(const gv_facts *f);
 /* The GPUs the node's HGX baseboard connects, by its NVSwitch functions on the PCI bus (the
  * switches' name into *switch_name); 0 when the node has none of those switches. */
 int gv_check_baseboard_gpus(const gv_facts *f, const char **switch_name);
