@@ -1089,7 +1089,7 @@ static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *work
         free(c);
         return NULL;
     }
-    gv_report_stamp(c->report, plan, (long long)time(NULL));
+    gv_report_stamp(c->report, plan->level->name, plan->budget_s, (long long)time(NULL));
     c->report->finalize = settle_row;
     gv_run_observer_init(&c->observer, plan, gv_now_s());
     if (c->observer.fn) {
