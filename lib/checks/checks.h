@@ -10,7 +10,7 @@
 #include "report/report.h"
 
 typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
-struct gv_history_judge; /* checks/history.h */
+struct gv_history_judge; /* checks/history_judge.h */
 
 /* What a check judges that a node may not have: where the node lacks it, the check SKIPs as
  * "not applicable" before it runs, so no check can FAIL a node for hardware it does not have
@@ -30,7 +30,7 @@ typedef struct gv_check_def {
     int level;           /* enum gv_check_level */
     gv_check_fn run;     /* judges the facts; NULL for an active check */
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
-    /* judges the run against the history database, in the caller (checks/history.h) */
+    /* judges the run against the history database, in the caller (checks/history_judge.h) */
     void (*history)(struct gv_history_judge *judge);
     int facts; /* the optional facts it needs (enum gv_facts_optional) */
     int needs; /* enum gv_check_needs */
