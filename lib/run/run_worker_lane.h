@@ -106,7 +106,7 @@ static inline int any_pending(const int *pending)
 }
 
 /* run_worker_events.c: one event line of the lane's worker; 0 when it is one, -1 when it is
- * not the worker's (a gv_line_fn). */
+ * not the worker's (the `take` of gv_line_reader_feed and gv_worker_take_lines). */
 int gv_lane_take_line(void *user, char *line);
 /* The lane's check watches no GPU (a check began, or a group). */
 void gv_lane_watch_clear(lane *l);
