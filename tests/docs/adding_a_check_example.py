@@ -190,8 +190,9 @@ def main():
                  % (row, p.stdout + p.stderr))
     print("the worked example passes as written: %s, test_driver and report_outputs, and %s"
           % (new_id, command))
-    if len(sys.argv) <= 2:
-        shutil.rmtree(work, ignore_errors=True)
+    # Passed: the copy and its build go (a failure leaves them beside log.txt to look at).
+    for d in (tree, build) if len(sys.argv) > 2 else (work,):
+        shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
