@@ -26,7 +26,7 @@
 
 #include "bench_clock.h"
 #include "checks/checks.h"
-#include "checks/history.h"
+#include "checks/history_judge.h"
 #include "history/history.h"
 #include "history/history_db.h"
 #include "report/report.h"

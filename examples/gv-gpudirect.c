@@ -5,9 +5,9 @@
 #include <gpuverify/gpuverify.h>
 #include <stdio.h>
 
-#include "seed_style.h"
+#include "sections.h"
 
-static const seed_section sections[] = {
+static const tool_section sections[] = {
     {"NVIDIA Driver Status", "driver.module,driver.gpu_count"},
     {"DMA-BUF Support (NVIDIA-Recommended Method)",
      "gpudirect.p2pdma,gpudirect.open_module,gpudirect.kernel,gpudirect.dmabuf,"
@@ -41,6 +41,6 @@ static void extra(gv_ctx *ctx, const gv_report *report, size_t section)
 
 int main(int argc, char **argv)
 {
-    return seed_main(argc, argv, "gv-gpudirect", sections, sizeof sections / sizeof *sections,
-                     extra);
+    return sections_main(argc, argv, "gv-gpudirect", sections, sizeof sections / sizeof *sections,
+                         extra);
 }

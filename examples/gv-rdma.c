@@ -5,9 +5,9 @@
 #include <gpuverify/gpuverify.h>
 #include <stdio.h>
 
-#include "seed_style.h"
+#include "sections.h"
 
-static const seed_section sections[] = {
+static const tool_section sections[] = {
     {"Inbox RDMA Kernel Modules", "rdma.modules"},
     {"RDMA Devices", "rdma.devices,rdma.ports"},
     {"MTU Configuration", "rdma.mtu"},
@@ -56,5 +56,6 @@ static void extra(gv_ctx *ctx, const gv_report *report, size_t section)
 
 int main(int argc, char **argv)
 {
-    return seed_main(argc, argv, "gv-rdma", sections, sizeof sections / sizeof *sections, extra);
+    return sections_main(argc, argv, "gv-rdma", sections, sizeof sections / sizeof *sections,
+                         extra);
 }

@@ -61,8 +61,9 @@ void gv_active_rows_action(gv_active_run *run, const char *const *ids, size_t n,
                            const char *subject, int verdict, int32_t action, const char *why);
 
 /* The active tests, one per group of checks.def (which checks each runs is written there
- * alone), each in the checks/ file of its name: active.c holds compat, cuda and cudnn. */
-void gv_active_compat(gv_active_run *run);
+ * alone), each in the checks/ file of its name (compat: driver_compat.c). The helpers above
+ * are in active_run.c. */
+void gv_active_compat(gv_active_run *run); /* driver_compat.c */
 void gv_active_cuda(gv_active_run *run);
 void gv_active_gemm(gv_active_run *run);
 void gv_active_cudnn(gv_active_run *run);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
-#include "checks/history.h"
+#include "checks/history_judge.h"
 #include "compute/compute.h"
 #include "gpuverify/gv_report.h"
 #include "rdma/rdma.h"
@@ -37,7 +37,7 @@ const gv_check_def gv_checks[] = {
      .needs = nd,                                                                                  \
      .deadline_factor = dl,                                                                        \
      .loads_for_duration = du},
-#define GV_HISTORY(nm, i, lv) {.id = gv_id_##nm, .level = GV_FROM_##lv, .history = gv_history_##nm},
+#define GV_HISTORY(nm, i, lv) {.id = gv_id_##nm, .level = GV_FROM_##lv, .history = gv_check_##nm},
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE

@@ -10,7 +10,7 @@
 #include "report/report.h"
 
 typedef void (*gv_check_fn)(const gv_facts *facts, gv_report *report);
-struct gv_history_judge; /* checks/history.h */
+struct gv_history_judge; /* checks/history_judge.h */
 
 /* What a check judges that a node may not have: where the node lacks it, the check SKIPs as
  * "not applicable" before it runs, so no check can FAIL a node for hardware it does not have
@@ -30,7 +30,7 @@ typedef struct gv_check_def {
     int level;           /* enum gv_check_level */
     gv_check_fn run;     /* judges the facts; NULL for an active check */
     gv_active_fn active; /* runs work on the GPUs, once per group (checks/active.h) */
-    /* judges the run against the history database, in the caller (checks/history.h) */
+    /* judges the run against the history database, in the caller (checks/history_judge.h) */
     void (*history)(struct gv_history_judge *judge);
     int facts; /* the optional facts it needs (enum gv_facts_optional) */
     int needs; /* enum gv_check_needs */
@@ -69,8 +69,6 @@ int gv_catalog_across_gpus(size_t i);
 int gv_gpu_nvml_ok(const gv_gpu_record *g);
 /* "gpu3" for the record's inventory index. */
 void gv_gpu_subject(const gv_gpu_record *g, char *out, size_t cap);
-/* Whether the node has NVIDIA GPUs by any source (PCI, /proc, NVML). */
-int gv_facts_has_gpus(const gv_facts *f);
 /* The GPUs the node's HGX baseboard connects, by its NVSwitch functions on the PCI bus (the
  * switches' name into *switch_name); 0 when the node has none of those switches. */
 int gv_check_baseboard_gpus(const gv_facts *f, const char **switch_name);

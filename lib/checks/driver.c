@@ -10,11 +10,6 @@
 #include "checks/checks.h"
 #include "gpuverify/gv_driver.h"
 
-int gv_facts_has_gpus(const gv_facts *f)
-{
-    return f->pci_count > 0 || f->gpu_count > 0 || f->nvml_count > 0;
-}
-
 void gv_check_driver_module(const gv_facts *f, gv_report *r)
 {
     const char *id = gv_id_driver_module;

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "checks/checks.h"
-#include "checks/history.h"
+#include "checks/history_judge.h"
 #include "core/util.h"
 
 #define GV_HISTORY_MAX_POINTS 512
@@ -134,7 +134,7 @@ static int is_performance(const gv_check_result *c)
            (!strcmp(c->unit, "TFLOPS") || !strcmp(c->unit, "GB/s"));
 }
 
-void gv_history_history_performance(gv_history_judge *j)
+void gv_check_history_performance(gv_history_judge *j)
 {
     const char *id = gv_id_history_performance;
     gv_history_policy pol;
@@ -312,7 +312,7 @@ static int memory_trend(gv_history_judge *j, const gv_history_policy *pol, const
     return warn;
 }
 
-void gv_history_history_memory_errors(gv_history_judge *j)
+void gv_check_history_memory_errors(gv_history_judge *j)
 {
     const char *id = gv_id_history_memory_errors;
     gv_history_policy pol;
@@ -434,7 +434,7 @@ static void links_of(gv_history_judge *j, const char *subject, const link_counte
     }
 }
 
-void gv_history_history_links(gv_history_judge *j)
+void gv_check_history_links(gv_history_judge *j)
 {
     static const link_counter gpu[] = {
         {gv_id_gpu_nvlink, "active", "NVLinks active", 0},
@@ -502,7 +502,7 @@ static void clock_behind(gv_history_judge *j, gv_check_result *c)
     }
 }
 
-void gv_history_history_record(gv_history_judge *j)
+void gv_check_history_record(gv_history_judge *j)
 {
     const char *id = gv_id_history_record;
     gv_history_policy pol;

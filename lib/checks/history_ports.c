@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
-#include "checks/history.h"
+#include "checks/history_judge.h"
 #include "checks/port_counters.h"
 #include "core/util.h"
 
@@ -151,7 +151,7 @@ static void port_of(gv_history_judge *j, const gv_history_policy *pol, const cha
                        pol->symbol_error_fail_per_h, pol->symbol_error_warn_per_h);
 }
 
-void gv_history_history_port_errors(gv_history_judge *j)
+void gv_check_history_port_errors(gv_history_judge *j)
 {
     gv_history_policy pol;
     gv_history_policy_of(j->policy, &pol);

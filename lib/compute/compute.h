@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the active tests share inside the library: their calls' deadlines, whether a toolkit
  * library can run on this driver, our own matmul, and the pieces of their results the cuda.*,
- * mem.test and driver.compat checks (checks/active.c, checks/mem.c) turn into rows. */
+ * mem.test and driver.compat checks (checks/cuda.c, checks/mem.c, checks/driver_compat.c) turn
+ * into rows. */
 #ifndef GV_COMPUTE_COMPUTE_H
 #define GV_COMPUTE_COMPUTE_H
 

@@ -171,6 +171,11 @@ void gv_facts_free(gv_facts *f)
     f->gpu_count = f->other_count = 0;
 }
 
+int gv_facts_has_gpus(const gv_facts *f)
+{
+    return f->pci_count > 0 || f->gpu_count > 0 || f->nvml_count > 0;
+}
+
 void gv_facts_driver_info(const gv_facts *f, gv_driver_info *d)
 {
     memset(d, 0, sizeof *d);

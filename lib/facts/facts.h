@@ -151,6 +151,8 @@ void gv_ctx_drop_facts(gv_ctx *ctx);
 gv_status gv_refresh_facts(gv_ctx *ctx, unsigned optional, gv_facts **out);
 /* The public driver summary of the facts. */
 void gv_facts_driver_info(const gv_facts *facts, gv_driver_info *out);
+/* Whether the node has NVIDIA GPUs by any source (PCI, /proc, NVML). */
+int gv_facts_has_gpus(const gv_facts *f);
 /* Active NVLinks joining two GPUs: direct links, else through NVSwitch (each GPU's switch
  * links, the fewer of the two, as nvidia-smi counts them); 0 when either is NULL. */
 int gv_nvlinks_between(const gv_gpu_record *a, const gv_gpu_record *b);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/context.h"
 #include "core/parse.h"
@@ -56,6 +57,36 @@ gv_report *gv_report_new(const gv_facts *f)
         qsort(r->gpus, n, sizeof *r->gpus, by_index);
         r->gpu_count = n;
     }
+    return r;
+}
+
+void gv_report_stamp(gv_report *r, const char *level, double budget_s, long long started_unix)
+{
+    time_t wall = (time_t)started_unix;
+    struct tm tm;
+    if (gmtime_r(&wall, &tm))
+        strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    r->started_unix = started_unix;
+    snprintf(r->level, sizeof r->level, "%s", level);
+    r->budget_s = budget_s;
+}
+
+gv_report *gv_report_blank(const gv_ctx *ctx)
+{
+    gv_facts *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    snprintf(f->sysroot, sizeof f->sysroot, "%s", ctx->sysroot);
+    f->nvidia_loaded = f->nouveau_loaded = -1;
+    f->nvml_init = f->cuda_init = -1;
+    f->nvml_cuda_version = f->cuda_driver_version = -1;
+    f->pci_count = f->nvml_count = f->cuda_count = -1;
+    f->nvswitch_count = f->nvswitch_device = -1;
+    f->nvml_lib.state = f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;
+    gv_report *r = gv_report_new(f);
+    free(f);
+    if (r)
+        r->facts_known = 0; /* until the worker's facts come */
     return r;
 }
 

@@ -77,6 +77,11 @@ extern const char *const gv_library_state_names[GV_LIBRARY_STATE_NAMES];
 
 /* A report holding a copy of the facts' driver summary and GPUs; NULL when out of memory. */
 gv_report *gv_report_new(const gv_facts *facts);
+/* A report with no facts yet (all unknown), for a run whose worker sends none; NULL when out
+ * of memory. */
+gv_report *gv_report_blank(const gv_ctx *ctx);
+/* Stamps the start time (UTC), the level's name and the budget on a report. */
+void gv_report_stamp(gv_report *r, const char *level, double budget_s, long long started_unix);
 
 /* Per-GPU verdicts (report_gpus.c). N of a subject "gpuN", -1 for any other ("node", "mlx5_0"). */
 long gv_subject_gpu(const char *subject);

@@ -320,36 +320,6 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
     return GV_OK;
 }
 
-void gv_report_stamp(gv_report *r, const gv_run_plan *plan, long long started_unix)
-{
-    time_t wall = (time_t)started_unix;
-    struct tm tm;
-    if (gmtime_r(&wall, &tm))
-        strftime(r->started_at, sizeof r->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    r->started_unix = started_unix;
-    snprintf(r->level, sizeof r->level, "%s", plan->level->name);
-    r->budget_s = plan->budget_s;
-}
-
-gv_report *gv_report_blank(const gv_ctx *ctx)
-{
-    gv_facts *f = calloc(1, sizeof *f);
-    if (!f)
-        return NULL;
-    snprintf(f->sysroot, sizeof f->sysroot, "%s", ctx->sysroot);
-    f->nvidia_loaded = f->nouveau_loaded = -1;
-    f->nvml_init = f->cuda_init = -1;
-    f->nvml_cuda_version = f->cuda_driver_version = -1;
-    f->pci_count = f->nvml_count = f->cuda_count = -1;
-    f->nvswitch_count = f->nvswitch_device = -1;
-    f->nvml_lib.state = f->cuda_lib.state = GV_LIBSTATE_NOT_QUERIED;
-    gv_report *r = gv_report_new(f);
-    free(f);
-    if (r)
-        r->facts_known = 0; /* until the worker's facts come */
-    return r;
-}
-
 /* No GPU for this process to test: none on the node, or none it was given (facts_reach.c).
  * driver.gpu_count judges either. */
 static const char *no_gpu_to_test(const gv_facts *f)
@@ -553,7 +523,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     gv_report *r = gv_report_new(f);
     if (!r)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory creating the report");
-    gv_report_stamp(r, plan, (long long)wall);
+    gv_report_stamp(r, plan->level->name, plan->budget_s, (long long)wall);
     snprintf(r->isolation, sizeof r->isolation, "none");
     if (stream) {
         r->sink = stream->row;

@@ -63,9 +63,4 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
  * check. */
 double gv_catalog_deadline(const gv_ctx *ctx, const gv_run_plan *plan, int index);
 
-/* A report with no facts yet (all unknown), for a run whose worker sends none. */
-gv_report *gv_report_blank(const gv_ctx *ctx);
-/* Stamps the start time, level and budget on a report. */
-void gv_report_stamp(gv_report *r, const gv_run_plan *plan, long long started_unix);
-
 #endif

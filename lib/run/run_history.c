@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
-#include "checks/history.h"
+#include "checks/history_judge.h"
 #include "core/context.h"
 #include "core/util.h"
 #include "history/history.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
-#include "checks/history.h"
+#include "checks/history_judge.h"
 #include "helpers.h"
 #include "history/history.h"
 #include "report/report.h"
@@ -132,22 +132,21 @@ static void slowing_gpu_warns_against_its_own_median(void **state)
     }
     set_value(f->r, "gemm.fp16", "gpu0", 690, "TFLOPS");
     set_value(f->r, "gemm.fp16", "gpu1", 701, "TFLOPS");
-    gv_check_result c = judge(f, gv_history_history_performance, T0 + 20 * DAY,
-                              "history.performance", "gpu0", NULL);
+    gv_check_result c =
+        judge(f, gv_check_history_performance, T0 + 20 * DAY, "history.performance", "gpu0", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_int_equal(c.action, GV_ACTION_RERUN);
     /* Its last 20 runs: 14 at 740 and 6 slower, median 740. */
     assert_non_null(strstr(c.message, "gemm.fp16 690 TFLOPS vs this GPU's median 740 over 20 runs "
                                       "since 2026-10-25"));
     assert_true(fabs(c.value - 690.0 / 740.0) < 1e-6);
-    c = judge(f, gv_history_history_performance, T0 + 20 * DAY, "history.performance", "gpu1",
-              NULL);
+    c = judge(f, gv_check_history_performance, T0 + 20 * DAY, "history.performance", "gpu1", NULL);
     assert_int_equal(c.verdict, GV_PASS);
     assert_non_null(strstr(c.message, "median 700 over 20 runs"));
     /* A tighter window of the policy: the median of the last 5 runs is the slow ones'. */
     gv_policy p = GV_POLICY_INIT;
     p.history_runs = 5;
-    c = judge(f, gv_history_history_performance, T0 + 20 * DAY, "history.performance", "gpu0", &p);
+    c = judge(f, gv_check_history_performance, T0 + 20 * DAY, "history.performance", "gpu0", &p);
     assert_int_equal(c.verdict, GV_PASS);
     assert_non_null(strstr(c.message, "median 716 over 5 runs"));
 }
@@ -165,7 +164,7 @@ static void a_failing_figure_is_still_judged(void **state)
     }
     set_value(f->r, "cuda.copy", "gpu1", 22, "GB/s");
     gv_check_result c =
-        judge(f, gv_history_history_performance, T0 + 7 * DAY, "history.performance", "gpu1", NULL);
+        judge(f, gv_check_history_performance, T0 + 7 * DAY, "history.performance", "gpu1", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_non_null(strstr(c.message, "cuda.copy 22 GB/s vs this GPU's median 54 over 6 runs"));
 }
@@ -182,12 +181,11 @@ static void a_noisy_gpu_is_judged_by_its_own_spread(void **state)
         append(f, T0 + i * DAY);
     }
     set_value(f->r, "gemm.fp16", "gpu0", 640, "TFLOPS");
-    gv_check_result c = judge(f, gv_history_history_performance, T0 + 10 * DAY,
-                              "history.performance", "gpu0", NULL);
+    gv_check_result c =
+        judge(f, gv_check_history_performance, T0 + 10 * DAY, "history.performance", "gpu0", NULL);
     assert_int_equal(c.verdict, GV_PASS);
     set_value(f->r, "gemm.fp16", "gpu0", 290.9, "TFLOPS");
-    c = judge(f, gv_history_history_performance, T0 + 10 * DAY, "history.performance", "gpu0",
-              NULL);
+    c = judge(f, gv_check_history_performance, T0 + 10 * DAY, "history.performance", "gpu0", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_non_null(strstr(c.message, "spread"));
     /* The floor is the policy's 0.95 or three spreads below the median, the lower. */
@@ -201,10 +199,10 @@ static void too_few_runs_skip_saying_how_many(void **state)
     for (int i = 0; i < 3; i++)
         append(f, T0 + i * DAY);
     gv_check_result c =
-        judge(f, gv_history_history_performance, T0 + 3 * DAY, "history.performance", "gpu0", NULL);
+        judge(f, gv_check_history_performance, T0 + 3 * DAY, "history.performance", "gpu0", NULL);
     assert_int_equal(c.verdict, GV_SKIP);
     assert_non_null(strstr(c.message, "3 comparable earlier run(s) of 5 needed"));
-    c = judge(f, gv_history_history_record, T0 + 3 * DAY, "history.record", "gpu0", NULL);
+    c = judge(f, gv_check_history_record, T0 + 3 * DAY, "history.record", "gpu0", NULL);
     assert_int_equal(c.verdict, GV_SKIP);
     assert_non_null(strstr(c.message, "3 earlier run(s)"));
 }
@@ -222,13 +220,13 @@ static void climbing_correctable_errors_warn(void **state)
     set_counter(f->r, "gpu.ecc_errors", "gpu2", "correctable_aggregate", 4000);
     set_counter(f->r, "gpu.row_remap", "gpu2", "remapped_correctable", 2);
     set_counter(f->r, "gpu.ecc_errors", "gpu3", "correctable_aggregate", 12);
-    gv_check_result c = judge(f, gv_history_history_memory_errors, T0 + 10 * DAY,
+    gv_check_result c = judge(f, gv_check_history_memory_errors, T0 + 10 * DAY,
                               "history.memory_errors", "gpu2", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_int_equal(c.action, GV_ACTION_HW_INSPECT);
     assert_non_null(strstr(c.message, "correctable ECC +3000 since 2026-10-25 (300.0/day"));
     assert_non_null(strstr(c.message, "+2 row(s) remapped"));
-    c = judge(f, gv_history_history_memory_errors, T0 + 10 * DAY, "history.memory_errors", "gpu3",
+    c = judge(f, gv_check_history_memory_errors, T0 + 10 * DAY, "history.memory_errors", "gpu3",
               NULL);
     assert_int_equal(c.verdict, GV_PASS);
     assert_non_null(strstr(c.message, "correctable ECC +0"));
@@ -244,7 +242,7 @@ static void spare_banks_running_out_are_projected(void **state)
         if (i < 10)
             append(f, T0 + i * DAY);
     }
-    gv_check_result c = judge(f, gv_history_history_memory_errors, T0 + 10 * DAY,
+    gv_check_result c = judge(f, gv_check_history_memory_errors, T0 + 10 * DAY,
                               "history.memory_errors", "gpu4", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_non_null(strstr(c.message, "banks out of spares in about 67 days"));
@@ -264,18 +262,18 @@ static void a_port_that_flapped_between_runs_warns(void **state)
     set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 5);
     set_counter(f->r, "gpu.nvlink", "gpu5", "active", 17);
     gv_check_result c =
-        judge(f, gv_history_history_links, T0 + DAY, "history.links", "mlx5_0/1", NULL);
+        judge(f, gv_check_history_links, T0 + DAY, "history.links", "mlx5_0/1", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_int_equal(c.action, GV_ACTION_HW_INSPECT);
     assert_non_null(strstr(c.message, "link went down +2 (3 -> 5)"));
-    c = judge(f, gv_history_history_links, T0 + DAY, "history.links", "gpu5", NULL);
+    c = judge(f, gv_check_history_links, T0 + DAY, "history.links", "gpu5", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_non_null(strstr(c.message, "NVLinks active 18 -> 17"));
-    c = judge(f, gv_history_history_links, T0 + DAY, "history.links", "gpu6", NULL);
+    c = judge(f, gv_check_history_links, T0 + DAY, "history.links", "gpu6", NULL);
     assert_int_equal(c.verdict, GV_PASS);
     /* A counter lower than before was reset with the driver: no flap is made of it. */
     set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 0);
-    c = judge(f, gv_history_history_links, T0 + DAY, "history.links", "mlx5_0/1", NULL);
+    c = judge(f, gv_check_history_links, T0 + DAY, "history.links", "mlx5_0/1", NULL);
     assert_int_equal(c.verdict, GV_PASS);
 }
 
@@ -291,7 +289,7 @@ static gv_check_result port_errors(history_fixture *f, const char *name, double 
                     strcmp(all[k], name) ? 2 : before);
     append(f, T0);
     set_counter(f->r, "rdma.port_errors", "mlx5_0/1", name, now);
-    gv_check_result c = judge(f, gv_history_history_port_errors, T0 + apart, "history.port_errors",
+    gv_check_result c = judge(f, gv_check_history_port_errors, T0 + apart, "history.port_errors",
                               "mlx5_0/1", policy);
     /* The next case starts from a database without this run's predecessor. */
     char why[1024];
@@ -320,7 +318,7 @@ static void port_error_growth_is_judged_as_rates(void **state)
     /* Before any earlier run: nothing to make a rate of. */
     set_counter(f->r, "rdma.port_errors", "mlx5_0/1", "symbol_error", 2);
     gv_check_result c =
-        judge(f, gv_history_history_port_errors, T0, "history.port_errors", "mlx5_0/1", NULL);
+        judge(f, gv_check_history_port_errors, T0, "history.port_errors", "mlx5_0/1", NULL);
     expect_port(c, GV_SKIP, GV_ACTION_NONE, "no earlier run with this port's error counters");
     /* Any link-down between runs fails, however slow. */
     c = port_errors(f, "link_downed", 3, 4, 5 * DAY, NULL);
@@ -383,21 +381,21 @@ static void a_lemon_gpu_and_node_are_named(void **state)
     ecc->action = GV_ACTION_HW_INSPECT;
     ecc->held_by_other = 0;
     gv_check_result c =
-        judge(f, gv_history_history_record, T0 + 8 * DAY, "history.record", "gpu7", NULL);
+        judge(f, gv_check_history_record, T0 + 8 * DAY, "history.record", "gpu7", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_int_equal(c.action, GV_ACTION_HW_INSPECT);
     assert_non_null(strstr(c.message, "3 of 9 runs in the last 30 days had a FAIL or ERROR on "
                                       "this GPU, the first on 2026-10-26"));
     assert_true(c.value == 3);
-    c = judge(f, gv_history_history_record, T0 + 8 * DAY, "history.record", "node", NULL);
+    c = judge(f, gv_check_history_record, T0 + 8 * DAY, "history.record", "node", NULL);
     assert_int_equal(c.verdict, GV_WARN);
-    c = judge(f, gv_history_history_record, T0 + 8 * DAY, "history.record", "gpu0", NULL);
+    c = judge(f, gv_check_history_record, T0 + 8 * DAY, "history.record", "gpu0", NULL);
     assert_int_equal(c.verdict, GV_PASS);
     assert_non_null(strstr(c.message, "0 of 9 runs"));
     /* Out of the window, the record is clean again. */
     ecc->verdict = GV_PASS;
     ecc->action = GV_ACTION_NONE;
-    c = judge(f, gv_history_history_record, T0 + 60 * DAY, "history.record", "gpu7", NULL);
+    c = judge(f, gv_check_history_record, T0 + 60 * DAY, "history.record", "gpu7", NULL);
     assert_int_equal(c.verdict, GV_SKIP);
 }
 
@@ -413,17 +411,17 @@ static void the_record_counts_only_its_window(void **state)
     ecc->verdict = GV_PASS;
     /* The window starts at day 10: days 10-39 and this run. */
     gv_check_result c =
-        judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "gpu7", NULL);
+        judge(f, gv_check_history_record, T0 + 40 * DAY, "history.record", "gpu7", NULL);
     assert_int_equal(c.verdict, GV_PASS);
     assert_non_null(strstr(c.message, "2 of 31 runs in the last 30 days"));
-    c = judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "node", NULL);
+    c = judge(f, gv_check_history_record, T0 + 40 * DAY, "history.record", "node", NULL);
     assert_non_null(strstr(c.message, "2 of 31 runs in the last 30 days"));
     ecc->verdict = GV_FAIL;
-    c = judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "gpu7", NULL);
+    c = judge(f, gv_check_history_record, T0 + 40 * DAY, "history.record", "gpu7", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_non_null(strstr(c.message, "3 of 31 runs in the last 30 days had a FAIL or ERROR on "
                                       "this GPU, the first on 2026-11-09"));
-    c = judge(f, gv_history_history_record, T0 + 40 * DAY, "history.record", "gpu0", NULL);
+    c = judge(f, gv_check_history_record, T0 + 40 * DAY, "history.record", "gpu0", NULL);
     assert_non_null(strstr(c.message, "0 of 31 runs"));
 }
 
@@ -440,7 +438,7 @@ static void a_gpu_moved_to_another_slot_keeps_its_record(void **state)
     snprintf(f->r->gpus[1].uuid, sizeof f->r->gpus[1].uuid, "%s", uuid);
     set_value(f->r, "gemm.fp16", "gpu1", 650, "TFLOPS");
     gv_check_result c =
-        judge(f, gv_history_history_performance, T0 + 6 * DAY, "history.performance", "gpu1", NULL);
+        judge(f, gv_check_history_performance, T0 + 6 * DAY, "history.performance", "gpu1", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_non_null(strstr(c.message, "median 740 over 6 runs"));
 }
@@ -488,10 +486,10 @@ static void a_clock_far_ahead_erases_nothing(void **state)
     /* The clock is right again, and the port flapped: reported once, by the first run after. */
     set_counter(f->r, "rdma.ports", "mlx5_0/1", "link_downed", 5);
     gv_check_result c =
-        judge(f, gv_history_history_links, T0 + 20 * DAY, "history.links", "mlx5_0/1", NULL);
+        judge(f, gv_check_history_links, T0 + 20 * DAY, "history.links", "mlx5_0/1", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     /* The step back is said on the node's record, not judged as anything else. */
-    c = judge(f, gv_history_history_record, T0 + 20 * DAY, "history.record", "node", NULL);
+    c = judge(f, gv_check_history_record, T0 + 20 * DAY, "history.record", "node", NULL);
     assert_int_equal(c.verdict, GV_WARN);
     assert_int_equal(c.action, GV_ACTION_FIX_CONFIG);
     assert_non_null(strstr(c.message, "the clock is behind the last run's"));
@@ -500,9 +498,9 @@ static void a_clock_far_ahead_erases_nothing(void **state)
     assert_int_equal(gv_history_record_of(f->db, "gpu-h100-017/node", 0, &rec, why, sizeof why), 0);
     assert_int_equal(rec.runs, 22);
     /* The next run compares with that one, not with the run stamped ahead: not again. */
-    c = judge(f, gv_history_history_links, T0 + 21 * DAY, "history.links", "mlx5_0/1", NULL);
+    c = judge(f, gv_check_history_links, T0 + 21 * DAY, "history.links", "mlx5_0/1", NULL);
     assert_int_equal(c.verdict, GV_PASS);
-    c = judge(f, gv_history_history_record, T0 + 21 * DAY, "history.record", "node", NULL);
+    c = judge(f, gv_check_history_record, T0 + 21 * DAY, "history.record", "node", NULL);
     assert_null(strstr(c.message, "the clock is behind")); /* the last run is on time again */
     /* Runs far older than the window go, down to the newest ten, never fewer. */
     for (int i = 0; i < 3; i++)

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Rows of the active checks, from gv_cuda_check, gv_gemm_bench, gv_cudnn_check and the
- * library compatibility test. gv_run uses short settings: a verdict in seconds per GPU (the
- * public functions take full control). */
-#include <math.h>
+/* cuda.init, cuda.alloc, cuda.copy, cuda.matmul (gv_active_cuda): rows from gv_cuda_check and
+ * our own matmul, one CUDA context per GPU for the group. gv_run uses short settings: a verdict
+ * in seconds per GPU (the public functions take full control). */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,101 +14,6 @@
 #include "core/progress.h"
 #include "core/util.h"
 #include "gpuverify/gv_policy.h"
-
-const gv_gpu_record *gv_active_gpu_record(const gv_facts *f, int ordinal)
-{
-    for (size_t i = 0; i < f->gpu_count; i++)
-        if (f->gpus[i].gpu.cuda_index == ordinal)
-            return &f->gpus[i];
-    return NULL;
-}
-
-void gv_active_sample_busy(gv_active_run *run, int ordinal, gv_busy *b)
-{
-    const gv_gpu_record *g = gv_active_gpu_record(run->facts, ordinal);
-    if (g)
-        gv_busy_sample(run->ctx, g, b);
-}
-
-void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap)
-{
-    const gv_gpu_record *g = gv_active_gpu_record(f, ordinal);
-    if (g)
-        gv_gpu_subject(g, out, cap);
-    else
-        snprintf(out, cap, "cuda%d", ordinal);
-}
-
-void gv_active_rows_action(gv_active_run *run, const char *const *ids, size_t n,
-                           const char *subject, int verdict, int32_t action, const char *why)
-{
-    for (size_t i = 0; i < n; i++)
-        if (gv_active_selected(run, ids[i]))
-            gv_result_action(gv_report_add(run->report, ids[i], subject, verdict, "%s", why),
-                             action);
-}
-
-void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
-                    int verdict, const char *why)
-{
-    gv_active_rows_action(run, ids, n, subject, verdict, GV_ACTION_NONE, why);
-}
-
-int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
-{
-    const gv_facts *f = run->facts;
-    if (f->cuda_count > 0)
-        return 0;
-    char why[256];
-    if (f->cuda_lib.state != GV_LIBSTATE_LOADED || f->cuda_init != 0) {
-        /* driver.cuda judges why, once: a FAIL when CUDA is broken on a node with GPUs, a WARN
-         * when CUDA_VISIBLE_DEVICES hides them all (a GPU test here FAILed "no GPU to test" on
-         * a healthy node then), none when the node has no GPU. */
-        if (f->cuda_lib.state != GV_LIBSTATE_LOADED)
-            snprintf(why, sizeof why, "libcuda is not usable: %s (driver.cuda judges that)",
-                     f->cuda_lib.detail[0] ? f->cuda_lib.detail : f->cuda_lib.tried);
-        else
-            snprintf(why, sizeof why,
-                     "cuInit failed (CUresult %d): no GPU to test (driver.cuda judges that)",
-                     f->cuda_init);
-        gv_active_rows(run, ids, n, "node", GV_SKIP, why);
-        gv_report_delegate(run->report, gv_id_driver_cuda);
-        return 1;
-    }
-    snprintf(why, sizeof why, "CUDA sees no GPU to test");
-    /* GPUs on the node, cuInit fine, and none enumerated: as driver.gpu_count's NVML-against-
-     * CUDA count, not a GPU to name for a reset. */
-    gv_active_rows_action(run, ids, n, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP,
-                          GV_ACTION_REBOOT_NODE, why);
-    return 1;
-}
-
-void gv_active_compat(gv_active_run *run)
-{
-    static const struct {
-        int32_t library;
-        const char *subject;
-    } libs[] = {{GV_LIB_CUBLASLT, "cublasLt"}, {GV_LIB_CUDNN, "cudnn"}, {GV_LIB_NCCL, "nccl"}};
-    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
-        gv_compat c;
-        gv_compat_check(run->ctx, libs[i].library, &c);
-        gv_check_result *res = gv_report_add(run->report, gv_id_driver_compat, libs[i].subject,
-                                             c.verdict, "%s", c.message);
-        if (c.library_cuda > 0) {
-            gv_result_measured(res, c.library_cuda, "", "CUDA %d.%d", c.library_cuda / 1000,
-                               c.library_cuda % 1000 / 10);
-            gv_result_expected(res, "driver", "<= CUDA %d.%d", c.driver_cuda / 1000,
-                               c.driver_cuda % 1000 / 10);
-        }
-        if (c.verdict == GV_FAIL)
-            gv_result_remedy(res,
-                             "install a driver that supports CUDA %d.%d, or a %s built for "
-                             "CUDA %d.%d",
-                             c.library_cuda / 1000, c.library_cuda % 1000 / 10, libs[i].subject,
-                             c.driver_cuda / 1000, c.driver_cuda % 1000 / 10);
-        gv_result_action(res, GV_ACTION_FIX_CONFIG); /* libraries against the driver */
-    }
-}
 
 /* One short window is not a slow part. The figures the run measures briefly (64 MiB copies, a
  * tenth of a second of GEMM) fall below their floors when something else on the host takes the
@@ -314,78 +218,4 @@ void gv_active_cuda(gv_active_run *run)
             gv_busy_apply(&busy, run->policy, c, m.errors != 0);
         }
     }
-}
-
-#define CUDNN_REMEDY                                                                               \
-    "install the cuDNN built for the driver's CUDA (driver.compat names both versions), or a "     \
-    "driver for cuDNN's"
-
-void gv_active_cudnn(gv_active_run *run)
-{
-    static const char *const ids[] = {gv_id_cudnn_version, gv_id_cudnn_conv};
-    if (!gv_active_selected(run, gv_id_cudnn_conv)) {
-        /* The version alone needs no GPU: load the library and ask it. */
-        gv_compat c;
-        gv_compat_check(run->ctx, GV_LIB_CUDNN, &c);
-        gv_check_result *res =
-            gv_report_add(run->report, gv_id_cudnn_version, "node", c.verdict, "%s", c.message);
-        if (c.version[0])
-            gv_result_measured(res, NAN, "", "%s", c.version);
-        if (c.verdict == GV_FAIL)
-            gv_result_remedy(res, CUDNN_REMEDY);
-        gv_result_action(res, GV_ACTION_FIX_CONFIG);
-        return;
-    }
-    if (gv_active_no_devices(run, ids, 2))
-        return;
-    /* cuDNN is the same library for every GPU: the first chosen one answers for the node. */
-    int gpu = 0;
-    while (gpu < run->facts->cuda_count - 1 && !gv_active_gpu_chosen(run, gpu))
-        gpu++;
-    gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
-    char subject[48];
-    gv_active_subject(run->facts, gpu, subject, sizeof subject);
-    gv_progress_begin(run->ctx, gv_id_cudnn_conv, subject);
-    if (gv_cudnn_check(run->ctx, (uint32_t)gpu, &r) != GV_OK) {
-        gv_active_rows_action(run, ids, 2, subject, GV_ERROR, GV_ACTION_RERUN,
-                              gv_ctx_last_error(run->ctx));
-        return;
-    }
-    int loaded = r.version[0] != '\0';
-    if (gv_active_selected(run, gv_id_cudnn_version)) {
-        int v = !loaded ? r.verdict
-                : r.verdict == GV_FAIL && r.fp32_verdict != GV_SKIP
-                    ? GV_PASS /* the conv row carries its failure */
-                    : r.verdict;
-        gv_check_result *c =
-            gv_report_add(run->report, gv_id_cudnn_version, "node", v, "%s",
-                          loaded && v == GV_PASS ? "cuDNN loads and makes a handle" : r.message);
-        if (loaded)
-            gv_result_measured(c, NAN, "", "%s", r.version);
-        if (v == GV_FAIL)
-            gv_result_remedy(c, CUDNN_REMEDY);
-        /* Not loaded, or loaded and no handle: the installation; a context refused: the GPU. */
-        gv_result_action(c, loaded || !strstr(r.message, "CUDA_ERROR") ? GV_ACTION_FIX_CONFIG
-                                                                       : GV_ACTION_RESET_GPU);
-    }
-    if (gv_active_selected(run, gv_id_cudnn_conv)) {
-        int v = r.fp32_verdict == GV_SKIP && r.fp16_verdict == GV_SKIP ? GV_SKIP : r.verdict;
-        gv_check_result *c =
-            gv_report_add(run->report, gv_id_cudnn_conv, subject, v, "%s", r.message);
-        double worst = r.fp32_worst > r.fp16_worst ? r.fp32_worst : r.fp16_worst;
-        if (r.fp32_verdict != GV_SKIP)
-            gv_result_measured(c, worst, "x tolerance", "error %.2g x tolerance", worst);
-        /* A convolution that ran and came out wrong is the GPU's arithmetic; one that did not
-         * run (cuDNN not loaded, no handle, an execution error) leaves a context a reset
-         * clears, or an installation: a rerun after the reset tells. */
-        gv_result_action(c, strstr(r.message, "convolution wrong") ? GV_ACTION_HW_INSPECT
-                            : !loaded                              ? GV_ACTION_FIX_CONFIG
-                                                                   : GV_ACTION_RESET_GPU);
-    }
-}
-
-int gv_active_gpu_chosen(const gv_active_run *run, int ordinal)
-{
-    return !run->gpu_chosen ||
-           (ordinal >= 0 && ordinal < GV_RUN_MAX_GPUS && run->gpu_chosen[ordinal]);
 }

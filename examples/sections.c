@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "seed_style.h"
+#include "sections.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +51,8 @@ static const char *tag(int32_t verdict)
     }
 }
 
-static int print_sections(gv_ctx *ctx, const gv_report *r, const seed_section *sections, size_t n,
-                          seed_extra_fn extra)
+static int print_sections(gv_ctx *ctx, const gv_report *r, const tool_section *sections, size_t n,
+                          section_extra_fn extra)
 {
     unsigned counts[5] = {0};
     int colour = gv_cli_colour(stdout);
@@ -81,8 +81,8 @@ static int print_sections(gv_ctx *ctx, const gv_report *r, const seed_section *s
     return counts[GV_FAIL] || counts[GV_ERROR] ? 1 : 0;
 }
 
-int seed_main(int argc, char **argv, const char *tool, const seed_section *sections, size_t n,
-              seed_extra_fn extra)
+int sections_main(int argc, char **argv, const char *tool, const tool_section *sections, size_t n,
+                  section_extra_fn extra)
 {
     gv_ctx_opts co = GV_CTX_OPTS_INIT;
     gv_run_opts ro = GV_RUN_OPTS_INIT;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The history.* checks: this run's rows against each GPU's and the node's own record in the
- * history database (docs/history.md). gv_run calls them in the caller's process once every
- * other row is in, before it appends the run. */
-#ifndef GV_CHECKS_HISTORY_H
-#define GV_CHECKS_HISTORY_H
+/* The history.* checks' judges and what they share: this run's rows against each GPU's and the
+ * node's own record in the history database (docs/history.md). gv_run calls them in the
+ * caller's process once every other row is in, before it appends the run. (lib/history/history.h
+ * is the database itself.) */
+#ifndef GV_CHECKS_HISTORY_JUDGE_H
+#define GV_CHECKS_HISTORY_JUDGE_H
 
 #include "gpuverify/gv_policy.h"
 #include "history/history.h"
@@ -33,7 +34,8 @@ double gv_history_counter_now(const gv_history_judge *j, const char *check, cons
 /* A time stamp's day, "2026-11-28" (UTC). */
 void gv_history_day(long long unix_s, char *out, size_t cap);
 
-#define GV_HISTORY(nm, i, lv) void gv_history_##nm(gv_history_judge *judge);
+/* Each history check's judge, gv_check_<name> (checks.def), in history.c or history_ports.c. */
+#define GV_HISTORY(nm, i, lv) void gv_check_##nm(gv_history_judge *judge);
 #define GV_PASSIVE(nm, i, lv, f, nd, dl)
 #define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du)
 #include "checks/checks.def"

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* gv_run through gpuverify-worker, the caller's side, as its three files share it: a lane (a
+ * sequence of workers testing one GPU, or the node) and the client that holds the lanes.
+ * run_worker.c supervises the workers (starts them, their deadlines, the loop reading them),
+ * run_worker_events.c takes each line a worker sends, run_worker_rows.c makes the rows of a
+ * worker that stopped and says whether a fresh one follows. Private to those three. */
+#ifndef GV_RUN_RUN_WORKER_LANE_H
+#define GV_RUN_RUN_WORKER_LANE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checks/checks.h"
+#include "run/run.h"
+#include "run/run_events.h"
+#include "worker/lines.h"
+#include "worker/spawn.h"
+
+#define MAX_WORKERS 4 /* per lane: the first and three fresh ones after crashes */
+
+/* How one worker's run ended. */
+enum outcome { ENDED, TIMED_OUT, DIED, GARBLED, FAILED };
+
+struct client;
+
+/* A sequence of workers testing one GPU (or the node), one worker at a time. */
+typedef struct lane {
+    struct client *c;
+    int ordinal;          /* the CUDA ordinal this lane tests; the node's: its own GPU's */
+    char gpu_subject[48]; /* its rows' subject: "gpu3"; "node" for the node's lane */
+    char gpus[GV_RUN_MAX_GPUS * 4]; /* its workers' --gpus; "" the plan's */
+    int lanes_mode;                 /* its workers may open lanes (gv_run_plan.lanes) */
+    int pending[GV_CATALOG_MAX];    /* chosen entries this lane has yet to finish */
+    int assigned[GV_CATALOG_MAX];   /* what the current worker was given */
+    int rows[GV_CATALOG_MAX];       /* rows received per entry */
+    int accept_any;                 /* the node's first worker: its delegated judges count too */
+    int workers;                    /* started so far */
+    int running, finished, timed_out, starting;
+    gv_worker_proc p;
+    gv_line_reader reader;
+    /* Where the current worker is. */
+    char check[48], subject[48], stage[256];
+    double began;
+    double waiting_s; /* > 0: what began is a wait of this long before `check` (GV_PROGRESS_WAIT) */
+    double last_beat; /* > 0: the check has sent heartbeats, the last at this time */
+    /* The GPUs the check watches now (core/progress.h), by CUDA ordinal: when each last showed
+     * it was alive (its beat, or the watch); those that left the watch since the last GPU
+     * joined it have finished their part. */
+    int watched[GV_RUN_MAX_GPUS], finished_part[GV_RUN_MAX_GPUS];
+    double gpu_alive[GV_RUN_MAX_GPUS];
+    double watch_allow_s; /* the watch's allowance on top of the deadline */
+    int watching;         /* the check has watched GPUs: the context's rule is theirs */
+    int late_gpu;         /* the watched GPU whose deadline is the lane's; -1 none */
+    /* The pace of GPUs whose beats say how far they are (> 0: the fraction of their fixed
+     * work done, at gpu_done_at; the first such beat since the check began, gpu_first_*). */
+    double gpu_done[GV_RUN_MAX_GPUS], gpu_done_at[GV_RUN_MAX_GPUS];
+    double gpu_first_done[GV_RUN_MAX_GPUS], gpu_first_at[GV_RUN_MAX_GPUS];
+    int slow_gpu;              /* the GPU whose pace set the lane's deadline; -1 none */
+    int hung[GV_RUN_MAX_GPUS]; /* after a hang or a stall: the GPUs named, by ordinal */
+    size_t hung_count;
+    char error[512]; /* an "error" event's message */
+    int errored;     /* the worker sent an "error" event */
+    gv_status error_status;
+    char garbage[80];
+    int ended; /* the worker said "end" or "error" */
+    int by_budget, by_liveness, by_pace;
+    int drained; /* its pipe was read once after its deadline passed */
+} lane;
+
+typedef struct client {
+    gv_ctx *ctx;
+    const gv_run_plan *plan;
+    const char *worker;
+    gv_report *report;
+    int have_facts;
+    double budget_end;
+    gv_run_observer observer; /* the caller's progress callback, as the rows and begins come */
+    lane node;
+    lane *lanes; /* the other GPUs' lanes */
+    size_t lane_count;
+    int lanes_opened;
+    char own_subject[48];       /* the GPU the node's worker tests itself, once lanes are open */
+    int own_gpu_hung;           /* the node's worker hung in a test of that GPU */
+    int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
+    int across_started;
+    gv_status failed; /* the run could not be made: the caller gets this error */
+} client;
+
+static inline int lane_index(const lane *l, const char *id)
+{
+    (void)l;
+    return id ? gv_catalog_index(id) : -1;
+}
+
+static inline int is_node(const lane *l)
+{
+    return l == &l->c->node;
+}
+
+static inline int any_pending(const int *pending)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (pending[i])
+            return 1;
+    return 0;
+}
+
+/* run_worker_events.c: one event line of the lane's worker; 0 when it is one, -1 when it is
+ * not the worker's (the `take` of gv_line_reader_feed and gv_worker_take_lines). */
+int gv_lane_take_line(void *user, char *line);
+/* The lane's check watches no GPU (a check began, or a group). */
+void gv_lane_watch_clear(lane *l);
+/* Marks the entries of groups before `group` as done. */
+void gv_lane_groups_done_before(lane *l, int group);
+
+/* run_worker_rows.c: one row per pending entry of the lane, all with this verdict, action and
+ * text. */
+void gv_lane_close_pending(lane *l, int verdict, int32_t action, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */
+void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double spent);
+
+/* run_worker.c: when GPU g's work would end, from the check's start, at its pace so far; 0
+ * when it has no pace yet (fewer than two pieces done). */
+double gv_lane_paced_total(const lane *l, int g);
+
+#endif
