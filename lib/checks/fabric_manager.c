@@ -4,7 +4,8 @@
  * fabric after the next GPU reset or reboot; a daemon started long after boot was restarted:
  * it stopped while jobs ran (NVIDIA's fabric manager guide: a fatal NVSwitch error or a crash
  * ends it, and jobs using the fabric then fail). Read from the node's /proc, so that a pod
- * with the host's PID namespace sees it as systemd does; a node with no NVSwitch SKIPs. */
+ * with the host's PID namespace sees it as systemd does. Judged where the NVSwitches are on the
+ * PCI bus; a node without any SKIPs. */
 #include <stdio.h>
 
 #include "checks/checks.h"
@@ -14,31 +15,38 @@
     "start it (systemctl enable --now nvidia-fabricmanager; its version must match the "           \
     "driver's) and read /var/log/fabricmanager.log for why it is not running"
 
-/* Whether the node has an NVSwitch fabric: NVSwitches on the PCI bus (before NVSwitch gen4)
- * or a GPU whose fabric state NVML gives. */
-static int has_fabric(const gv_facts *f, int *registered, int *gpus)
+/* The GPUs NVML places in an NVSwitch fabric, and how many of them are registered. */
+static void fabric_gpus(const gv_facts *f, int *registered, int *gpus)
 {
-    int fabric = f->nvswitch_count > 0;
     *registered = *gpus = 0;
     for (size_t i = 0; i < f->gpu_count; i++) {
         int state = f->gpus[i].health.fabric_state;
         if (state < GVNV_FABRIC_STATE_NOT_STARTED || state > GVNV_FABRIC_STATE_COMPLETED)
             continue;
-        fabric = 1;
         (*gpus)++;
         *registered += state == GVNV_FABRIC_STATE_COMPLETED;
     }
-    return fabric;
 }
 
 void gv_check_nvswitch_fabric_manager(const gv_facts *f, gv_report *r)
 {
     const char *id = gv_id_nvswitch_fabric_manager;
     int registered, gpus;
-    if (!has_fabric(f, &registered, &gpus)) {
-        gv_report_add(r, id, "node", GV_SKIP,
-                      "not applicable: no NVSwitch on the PCI bus and no GPU in an NVSwitch "
-                      "fabric (NVML)");
+    fabric_gpus(f, &registered, &gpus);
+    /* The daemon runs where the NVSwitches are: a VM given an HGX board's GPUs (shared NVSwitch
+     * virtualization) sees their fabric but not the switches, whose fabric manager runs in the
+     * host or a service VM. */
+    if (f->nvswitch_count <= 0) {
+        if (gpus)
+            gv_report_add(r, id, "node", GV_SKIP,
+                          "not judged here: %d GPU(s) in an NVSwitch fabric, but no NVSwitch on "
+                          "this node's PCI bus: its fabric manager runs elsewhere (the host or a "
+                          "service VM of a virtual machine)",
+                          gpus);
+        else
+            gv_report_add(r, id, "node", GV_SKIP,
+                          "not applicable: no NVSwitch on the PCI bus and no GPU in an NVSwitch "
+                          "fabric (NVML)");
         return;
     }
     gv_check_result *c;

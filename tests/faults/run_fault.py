@@ -587,6 +587,11 @@ CASES = {
     "fabric_manager_not_applicable": case("h100x8-pcie-no-bridge", "nvswitch.fabric_manager", [
         ("nvswitch.fabric_manager", "node", "SKIP", "not applicable: no NVSwitch")],
         sysroot="azure-nc-h100", exit_code=0),
+    # A VM given an HGX board's GPUs: their fabric is set up, the NVSwitches and their daemon
+    # are the host's (2 x H200 VMs answer so).
+    "fabric_manager_in_a_vm": case("h100x8", "nvswitch.fabric_manager", [
+        ("nvswitch.fabric_manager", "node", "SKIP", "not judged here: 8 GPU(s) in an NVSwitch fabric, but no NVSwitch on this node's PCI bus")],
+        sysroot="azure-nd-h100", exit_code=0),
     # Two minutes after boot a fabric still on its way is not yet a fault.
     "fabric_at_boot": case("h100x8-fabric-down", "gpu.fabric", [
         ("gpu.fabric", "gpu0", "WARN", "not registered with the NVSwitch fabric yet (probe not started", "rerun"),
