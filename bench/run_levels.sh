@@ -16,16 +16,6 @@ sets="0"
 [ "$n" -ge 2 ] && sets="$sets 0,1"
 [ "$n" -ge 4 ] && sets="$sets 0,1,2,3"
 [ "$n" -ge 8 ] && sets="$sets 0,1,2,3,4,5,6,7"
-timed() { # NAME gv-check arguments...
-    name=$1
-    shift
-    start=$(date +%s.%N)
-    "$bin/gv-check" --json "$@" >"$out/$name.json" 2>"$out/$name.err"
-    rc=$?
-    end=$(date +%s.%N)
-    awk -v n="$name" -v rc="$rc" -v a="$start" -v b="$end" 'BEGIN { printf "%s %d %.3f\n", n, rc, b - a }' >>"$out/walls.txt"
-}
-: >"$out/walls.txt"
 for round in 1 2 3; do
     for set in $sets; do
         gpus=$(echo "$set" | tr ',' '\n' | wc -l)

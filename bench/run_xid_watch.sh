@@ -7,16 +7,6 @@
 set -u
 . "$(dirname "$0")/bench_setup.sh"
 bench_setup "$1" "$2"
-timed() { # NAME gv-check arguments...
-    name=$1
-    shift
-    start=$(date +%s.%N)
-    "$bin/gv-check" --json "$@" >"$out/$name.json" 2>"$out/$name.err"
-    rc=$?
-    end=$(date +%s.%N)
-    awk -v n="$name" -v rc="$rc" -v a="$start" -v b="$end" 'BEGIN { printf "%s %d %.3f\n", n, rc, b - a }' >>"$out/walls.txt"
-}
-: >"$out/walls.txt"
 timed quiet --checks gpu.xid --watch 5
 timed quiet_no_watch --checks gpu.xid
 dmesg 2>/dev/null | grep -c 'NVRM: Xid' >"$out/xids_before.txt"
