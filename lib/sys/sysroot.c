@@ -56,11 +56,18 @@ int gv_sys_open(const char *root, const char *rel, int flags)
      * process spares a failing syscall per file (a benign race: both answers are right). */
     static int refused;
     int fd = -1, e = ENOSYS;
-    if (!__atomic_load_n(&refused, __ATOMIC_RELAXED)) {
+    /* EAGAIN: a rename or mount anywhere on the system while a ".." was resolved (a sysfs link,
+     * "../../devices/..."), which the kernel cannot prove stayed inside the root; openat2(2)
+     * has the caller try again. Opening a fixture's /sys/class/net/<if>/carrier_changes while
+     * another process renamed a file in a loop: 128 of 200000 opens failed so, each a counter
+     * read as absent. */
+    for (int tries = 0; !__atomic_load_n(&refused, __ATOMIC_RELAXED) && tries < 64; tries++) {
         fd = (int)syscall(SYS_openat2, dir, *rel ? rel : ".", &how, sizeof how);
         e = errno;
         if (fd < 0 && (e == ENOSYS || e == EPERM))
             __atomic_store_n(&refused, 1, __ATOMIC_RELAXED);
+        if (fd >= 0 || e != EAGAIN)
+            break;
     }
     if (fd < 0 && (e == ENOSYS || e == EPERM)) {
         char path[PATH_MAX];
