@@ -454,8 +454,12 @@ void gv_check_history_links(gv_history_judge *j)
     for (size_t s = 0; s + 1 < ns; s++)
         links_of(j, subs[s], gpu, sizeof gpu / sizeof *gpu);
     for (size_t i = 0; i < j->judged; i++)
-        if (!strcmp(j->report->results[i].id, gv_id_rdma_ports))
-            links_of(j, j->report->results[i].subject, port, sizeof port / sizeof *port);
+        if (!strcmp(j->report->results[i].id, gv_id_rdma_ports)) {
+            /* A copy: the rows it adds may move the report's results. */
+            char subject[sizeof j->report->results[i].subject];
+            memcpy(subject, j->report->results[i].subject, sizeof subject);
+            links_of(j, subject, port, sizeof port / sizeof *port);
+        }
     if (j->report->count == before)
         gv_report_add(j->report, gv_id_history_links, "node", GV_SKIP,
                       "no NVLink or RDMA port counters in this run (gpu.nvlink, rdma.ports)");

@@ -158,8 +158,12 @@ void gv_check_history_port_errors(gv_history_judge *j)
     size_t before = j->report->count;
     for (size_t i = 0; i < j->judged; i++)
         if (!strcmp(j->report->results[i].id, gv_id_rdma_port_errors) &&
-            gv_report_counters_of(j->report, i))
-            port_of(j, &pol, j->report->results[i].subject);
+            gv_report_counters_of(j->report, i)) {
+            /* A copy: the rows it adds may move the report's results. */
+            char subject[sizeof j->report->results[i].subject];
+            memcpy(subject, j->report->results[i].subject, sizeof subject);
+            port_of(j, &pol, subject);
+        }
     if (j->report->count == before)
         gv_report_add(j->report, gv_id_history_port_errors, "node", GV_SKIP,
                       "no RDMA port error counters in this run (rdma.port_errors: no ACTIVE port "
