@@ -169,8 +169,7 @@ SAME(offsetof(gvnv_field_value, value), offsetof(nvmlFieldValue_t, value));
 SAME(sizeof(gvnv_event_data), sizeof(nvmlEventData_t));
 SAME(offsetof(gvnv_event_data, event_type), offsetof(nvmlEventData_t, eventType));
 SAME(offsetof(gvnv_event_data, event_data), offsetof(nvmlEventData_t, eventData));
-SAME(offsetof(gvnv_event_data, compute_instance_id),
-     offsetof(nvmlEventData_t, computeInstanceId));
+SAME(offsetof(gvnv_event_data, compute_instance_id), offsetof(nvmlEventData_t, computeInstanceId));
 SAME(GVNV_EVENT_TYPE_XID_CRITICAL_ERROR, nvmlEventTypeXidCriticalError);
 SAME(GVNV_FI_DEV_NVLINK_REMOTE_NVLINK_ID, NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID);
 SAME(GVNV_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS,

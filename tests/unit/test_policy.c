@@ -262,7 +262,8 @@ static void xids_fail_the_gpus_with_hardware_faults(void **state)
     gv_check_result none = result_of(r, "gpu.xid", "node");
     assert_int_equal(none.verdict, GV_WARN);
     assert_int_equal(none.action, GV_ACTION_FIX_CONFIG);
-    assert_non_null(strstr(none.message, "kernel log not read, no Xid logged before this run judged"));
+    assert_non_null(
+        strstr(none.message, "kernel log not read, no Xid logged before this run judged"));
     assert_non_null(strstr(none.message, "dev/kmsg"));
     gv_report_free(r);
 }
