@@ -51,13 +51,53 @@ static void describe(gv_session *s)
             : 0;
 }
 
+/* The worker's slot for GPU s's context and module; NULL outside gpuverify-worker, whose
+ * caller's contexts are not ours to keep. */
+static gv_kept_gpu *kept_slot(const gv_session *s)
+{
+    if (!s->ctx->in_worker || s->cuda_index < 0 ||
+        s->cuda_index >= (int)(sizeof s->ctx->kept / sizeof s->ctx->kept[0]))
+        return NULL;
+    return &s->ctx->kept[s->cuda_index];
+}
+
+static void release_kept(gv_ctx *ctx)
+{
+    const struct gv_cuda_api *cu = gv_cuda(ctx);
+    for (size_t i = 0; cu && i < sizeof ctx->kept / sizeof ctx->kept[0]; i++) {
+        gvcu_device device;
+        if (!ctx->kept[i].retained || cu->cuDeviceGet(&device, (int)i) != GVCU_SUCCESS)
+            continue;
+        gvcu_context context;
+        if (ctx->kept[i].module && cu->cuDevicePrimaryCtxRetain(&context, device) == GVCU_SUCCESS) {
+            if (cu->cuCtxPushCurrent(context) == GVCU_SUCCESS) {
+                cu->cuModuleUnload(ctx->kept[i].module);
+                cu->cuCtxPopCurrent(&context);
+            }
+            cu->cuDevicePrimaryCtxRelease(device);
+        }
+        cu->cuDevicePrimaryCtxRelease(device);
+        ctx->kept[i].retained = 0;
+        ctx->kept[i].module = NULL;
+    }
+}
+
 static gv_status load_kernels(gv_session *s, gv_errbuf *err)
 {
     const struct gv_cuda_api *cu = s->cu;
-    int rc = cu->cuModuleLoadData(&s->module, gv_kernels_ptx);
+    gv_kept_gpu *kept = kept_slot(s);
+    int rc = GVCU_SUCCESS;
+    if (kept && kept->module)
+        s->module = kept->module;
+    else
+        rc = cu->cuModuleLoadData(&s->module, gv_kernels_ptx);
     if (rc != GVCU_SUCCESS) {
         s->module = NULL;
         return gv_session_fail(s, err, "cuModuleLoadData (the PTX of lib/kernels)", rc);
+    }
+    if (kept && kept->retained) {
+        kept->module = s->module;
+        s->module_kept = 1;
     }
     static const struct {
         const char *name;
@@ -143,6 +183,13 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     if ((rc = s->cu->cuDevicePrimaryCtxRetain(&s->context, s->device)) != GVCU_SUCCESS)
         return gv_session_fail(s, err, "cuDevicePrimaryCtxRetain", rc);
     s->retained = 1;
+    gv_kept_gpu *kept = kept_slot(s);
+    gvcu_context again;
+    if (kept && !kept->retained &&
+        s->cu->cuDevicePrimaryCtxRetain(&again, s->device) == GVCU_SUCCESS) {
+        kept->retained = 1;
+        ctx->release_kept = release_kept;
+    }
     if ((rc = s->cu->cuCtxPushCurrent(s->context)) != GVCU_SUCCESS)
         return gv_session_fail(s, err, "cuCtxPushCurrent", rc);
     s->pushed = 1;
@@ -156,6 +203,7 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     }
     gv_status st = load_kernels(s, err);
     s->context_s = gv_now_s() - t0;
+    s->opened = st == GV_OK;
     return st;
 }
 
@@ -176,15 +224,25 @@ void gv_session_close(gv_session *s)
 {
     if (!s->cu)
         return;
+    int healthy = s->opened;
     if (s->stream) {
-        gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S);
+        healthy = healthy && gv_session_sync(s, GV_SESSION_STEP_TIMEOUT_S) == GVCU_SUCCESS;
         s->cu->cuStreamDestroy(s->stream);
     }
     if (s->done)
         s->cu->cuEventDestroy(s->done);
     s->done = NULL;
-    if (s->module)
+    gv_kept_gpu *kept = kept_slot(s);
+    /* A context that failed (an error CUDA keeps, a wedged GPU, a half-made session) is not
+     * the next session's: it goes with our module, and the next open makes a fresh one. */
+    int drop = kept && kept->retained && !healthy;
+    if (s->module && (!s->module_kept || drop))
         s->cu->cuModuleUnload(s->module);
+    if (drop) {
+        kept->module = NULL;
+        kept->retained = 0;
+        s->cu->cuDevicePrimaryCtxRelease(s->device);
+    }
     if (s->pushed) {
         gvcu_context popped;
         s->cu->cuCtxPopCurrent(&popped);
@@ -193,7 +251,7 @@ void gv_session_close(gv_session *s)
         s->cu->cuDevicePrimaryCtxRelease(s->device);
     s->stream = NULL;
     s->module = NULL;
-    s->pushed = s->retained = 0;
+    s->pushed = s->retained = s->module_kept = s->opened = 0;
     /* Last: the next holder must not see this context as a job on the GPU. */
     if (s->gpu_held)
         gv_gpu_lock_give(s->bus_id);

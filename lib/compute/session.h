@@ -20,6 +20,8 @@ typedef struct gv_session {
     int retained, pushed;
     int gpu_held; /* this process holds the GPU's gpuverify lock for the session (core/gpu_lock.h)
                    */
+    int module_kept; /* module is the worker's, kept for the next session (not unloaded) */
+    int opened;      /* gv_session_open succeeded */
     gvcu_context context;
     gvcu_stream stream;
     gvcu_event done; /* recorded and polled by gv_session_sync */
@@ -36,9 +38,13 @@ typedef struct gv_session {
 } gv_session;
 
 /* Opens a session on CUDA device `gpu`, holding the GPU's gpuverify lock (waiting up to half
- * the context's deadline for another gpuverify to finish with it). GV_ERR_LIBRARY: no usable
- * libcuda or cuInit failed; GV_ERR_NOT_FOUND: no such device; GV_ERR_DRIVER: a CUDA call failed;
- * GV_ERR_BUSY: another gpuverify held the GPU all that time. err says which. */
+ * the context's deadline for another gpuverify to finish with it). In gpuverify-worker the
+ * primary context and our kernels' module outlive the session for the next one on that GPU
+ * (one process, one test after another: making them took 0.15-0.2 s a GPU each time on an
+ * H200), unless the session ended with the context failing: then the next makes a fresh one.
+ * GV_ERR_LIBRARY: no usable libcuda or cuInit failed; GV_ERR_NOT_FOUND: no such device;
+ * GV_ERR_DRIVER: a CUDA call failed; GV_ERR_BUSY: another gpuverify held the GPU all that time. err
+ * says which. */
 gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *err);
 /* Keeps GPU `gpu`'s primary context alive between sessions (keep = 1 retains it, 0 releases
  * that retain), so that checks run one after another on a GPU create it once: a session's

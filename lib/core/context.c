@@ -194,6 +194,8 @@ void gv_ctx_destroy(gv_ctx *ctx)
         return;
     if (ctx->drop_facts)
         ctx->drop_facts(ctx);
+    if (ctx->release_kept)
+        ctx->release_kept(ctx);
     if (ctx->release_libraries)
         ctx->release_libraries(ctx);
     free(ctx);

@@ -31,6 +31,13 @@ struct gv_nccl_api;
 struct gv_ibverbs_api;
 struct gv_facts;
 
+/* Inside gpuverify-worker, for one CUDA ordinal: a primary context a session left retained for
+ * the next one, and our kernels' module loaded in it (compute/session.c). */
+typedef struct gv_kept_gpu {
+    int retained;
+    void *module; /* a CUmodule */
+} gv_kept_gpu;
+
 struct gv_ctx {
     char sysroot[PATH_MAX]; /* "/" or an absolute directory without a trailing slash */
     char library_dir[PATH_MAX];
@@ -81,6 +88,8 @@ struct gv_ctx {
      * beats of no GPU (atomic) */
     long long progress_beat_ms[GV_PROGRESS_MAX_GPUS + 1];
     long long progress_part_ms[GV_PROGRESS_MAX_GPUS]; /* the same for the beats with a pace */
+    gv_kept_gpu kept[GV_PROGRESS_MAX_GPUS];           /* per CUDA ordinal, in gpuverify-worker */
+    void (*release_kept)(gv_ctx *ctx); /* set by whoever kept one: lets them all go */
 };
 
 /* Records the detail of an error on the context and returns status, for `return gv_fail(...)`. */

@@ -310,6 +310,26 @@ int fake_cuda_fault(const char *point)
     return fake_fault_at(&sc, point, current);
 }
 
+/* The primary contexts' references, as the driver counts them: made at the first retain,
+ * gone at the last release. */
+static int context_refs[FAKE_MAX_GPUS], contexts_made[FAKE_MAX_GPUS];
+
+int fake_cuda_contexts_made(int index)
+{
+    pthread_mutex_lock(&lock);
+    int n = index >= 0 && index < FAKE_MAX_GPUS ? contexts_made[index] : 0;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+int fake_cuda_context_refs(int index)
+{
+    pthread_mutex_lock(&lock);
+    int n = index >= 0 && index < FAKE_MAX_GPUS ? context_refs[index] : 0;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
 static gvcu_result fake_cuDevicePrimaryCtxRetain(gvcu_context *context, gvcu_device device)
 {
     if (!gpu_of(device))
@@ -318,6 +338,10 @@ static gvcu_result fake_cuDevicePrimaryCtxRetain(gvcu_context *context, gvcu_dev
     if (fault)
         return fault;
     *context = (gvcu_context)(uintptr_t)(0x1000 + device);
+    pthread_mutex_lock(&lock);
+    if (device < FAKE_MAX_GPUS && context_refs[device]++ == 0)
+        contexts_made[device]++;
+    pthread_mutex_unlock(&lock);
     return GVCU_SUCCESS;
 }
 
@@ -325,7 +349,12 @@ static gvcu_result fake_cuDevicePrimaryCtxRelease(gvcu_device device)
 {
     if (!gpu_of(device))
         return GVCU_ERROR_INVALID_DEVICE;
-    return fake_fault_at(&sc, "cuDevicePrimaryCtxRelease", (int)device);
+    int fault = fake_fault_at(&sc, "cuDevicePrimaryCtxRelease", (int)device);
+    pthread_mutex_lock(&lock);
+    if (!fault && device < FAKE_MAX_GPUS && context_refs[device] > 0)
+        context_refs[device]--;
+    pthread_mutex_unlock(&lock);
+    return fault;
 }
 
 static gvcu_result fake_cuCtxPushCurrent(gvcu_context context)

@@ -20,6 +20,11 @@ __attribute__((visibility("default"))) void fake_cuda_hold_stream(gvcu_stream st
  * cuBLASLt and cuDNN fakes ask through libcuda, which holds the scenario. */
 __attribute__((visibility("default"))) int fake_cuda_fault(const char *point);
 
+/* How many times GPU `index`'s primary context was made (retained with no reference held), and
+ * the references held now: a test's view of which contexts a run kept. */
+__attribute__((visibility("default"))) int fake_cuda_contexts_made(int index);
+__attribute__((visibility("default"))) int fake_cuda_context_refs(int index);
+
 /* ECC errors the memory test has caused so far on scenario GPU `index` (uncorrected = 1: those),
  * which the fake NVML adds to its volatile DRAM counters. */
 __attribute__((visibility("default"))) long long fake_cuda_ecc_added(int index, int uncorrected);

@@ -2,6 +2,7 @@
 /* The active tests over the fake libcuda, cuBLASLt and cuDNN: verdicts and figures per
  * scenario, and refusals of bad input. */
 #define _GNU_SOURCE /* usleep */
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -13,6 +14,8 @@
 #include <string.h>
 
 #include "compute/gpu_specs.h"
+#include "compute/session.h"
+#include "core/context.h"
 #include "helpers.h"
 
 static gv_gemm_result gemm_on_part(const char *sysroot, const char *scenario, int dtype)
@@ -425,6 +428,77 @@ static void cuda_check_measures_and_verifies(void **state)
     assert_int_equal(r.numa_node, 0);
     assert_string_equal(r.pci_bus_id, "0000:18:00.0");
     gv_ctx_destroy(ctx);
+}
+
+/* A counter of the fake libcuda (fake_cuda_device.h), from `lib`: the test holds the library
+ * open, so that its counts outlive the contexts that load it. */
+static int (*fake_counter(void *lib, const char *name))(int)
+{
+    int (*fn)(int);
+    *(void **)&fn = dlsym(lib, name);
+    assert_non_null(fn);
+    return fn;
+}
+
+/* Opens and closes a session on GPU 0; how many contexts that made. */
+static int session_made(gv_ctx *ctx, int (*made)(int))
+{
+    int before = made(0);
+    gv_session s;
+    gv_errbuf err;
+    assert_int_equal(gv_session_open(ctx, 0, &s, &err), GV_OK);
+    gv_session_close(&s);
+    return made(0) - before;
+}
+
+/* In gpuverify-worker a GPU's context and kernels outlive a session for the next (made once:
+ * 0.15-0.2 s a GPU each time on an H200), unless the session ended with the context failing;
+ * in the caller's process every session's context goes with it. */
+static void worker_keeps_a_healthy_context_between_sessions(void **state)
+{
+    (void)state;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/libcuda.so.1", fakelib());
+    void *lib = dlopen(path, RTLD_NOW);
+    assert_non_null(lib);
+    int (*made)(int) = fake_counter(lib, "fake_cuda_contexts_made");
+    int (*refs)(int) = fake_counter(lib, "fake_cuda_context_refs");
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x1-compute");
+    assert_int_equal(refs(0), 0);
+    assert_int_equal(session_made(ctx, made), 1);
+    assert_int_equal(session_made(ctx, made), 1);
+    ctx->in_worker = 1;
+    assert_int_equal(session_made(ctx, made), 1);
+    assert_int_equal(refs(0), 1); /* kept */
+    assert_int_equal(session_made(ctx, made), 0);
+    assert_int_equal(session_made(ctx, made), 0);
+    assert_int_equal(refs(0), 1);
+    assert_non_null(ctx->kept[0].module);
+    gv_ctx_destroy(ctx);
+    assert_int_equal(refs(0), 0); /* the context's end lets them go */
+
+    /* The GPU fails the wait at every session's end: its context is dropped each time. */
+    char *root = temp_root(), conf[PATH_MAX], line[4096];
+    snprintf(conf, sizeof conf, "%s/failing.conf", root);
+    FILE *in = fopen(fixture("scenarios/h100x1-compute.conf"), "r"), *out = fopen(conf, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    while (fgets(line, sizeof line, in))
+        fputs(line, out);
+    fputs("fault = cuEventQuery error=700 gpu=0\n", out);
+    fclose(in);
+    fclose(out);
+    ctx = sysroot_ctx("h100-open", 1);
+    setenv("GV_FAKE_SCENARIO", conf, 1);
+    ctx->in_worker = 1;
+    assert_int_equal(session_made(ctx, made), 1);
+    assert_int_equal(refs(0), 0);
+    assert_int_equal(session_made(ctx, made), 1);
+    assert_null(ctx->kept[0].module);
+    gv_ctx_destroy(ctx);
+    use_scenario(NULL);
+    remove_tree(root);
+    dlclose(lib);
 }
 
 static void cuda_check_slow_copies_fail_against_the_link(void **state)
@@ -908,6 +982,7 @@ int main(void)
         cmocka_unit_test(gemm_fp8_needs_ada_or_hopper),
         cmocka_unit_test(cublas_newer_than_the_driver_fails_with_the_fix),
         cmocka_unit_test(cuda_check_measures_and_verifies),
+        cmocka_unit_test(worker_keeps_a_healthy_context_between_sessions),
         cmocka_unit_test(cuda_check_slow_copies_fail_against_the_link),
         cmocka_unit_test(cuda_check_oversized_allocation_fails_cleanly),
         cmocka_unit_test(memtest_covers_the_fraction_and_every_word),
