@@ -515,6 +515,18 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     if (s != GV_OK)
         return s;
     bind_to_the_gpu(ctx, plan, f);
+    /* The GPUs to test: the plan's, or those the caller names once a standby may start. */
+    int gpu_chosen[GV_RUN_MAX_GPUS];
+    memcpy(gpu_chosen, plan->gpu_chosen, sizeof gpu_chosen);
+    const char *gpus = o->gpus;
+    char named[GV_RUN_MAX_GPUS * 4];
+    if (plan->standby) {
+        if (!stream || !stream->standby || stream->standby(stream->user, named, sizeof named) != 0)
+            return gv_fail(ctx, GV_ERR_IO, "gpuverify-worker on standby was never told its GPUs");
+        if ((s = select_gpus(ctx, named, gpu_chosen)) != GV_OK)
+            return s;
+        gpus = named;
+    }
     if (plan->watch_s > 0) {
         /* The worker's supervisor allows the wait and a unit after it (run_worker.c). */
         gv_progress_wait(ctx, gv_id_gpu_xid, plan->watch_s);
@@ -541,13 +553,13 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             .benchmark = plan->level->benchmark,
                             .budget_end = t0 + plan->budget_s,
                             .policy = o->policy,
-                            .gpu_chosen = o->gpus ? plan->gpu_chosen : NULL,
+                            .gpu_chosen = gpus ? gpu_chosen : NULL,
                             .topology_xml = o->topology_xml,
                             .chosen = chosen};
     f->policy = o->policy;
     r->finalize = finalize_row;
     r->finalize_user = &active;
-    judge_asked_gpus(f, o->gpus, plan->gpu_chosen, r);
+    judge_asked_gpus(f, gpus, gpu_chosen, r);
     /* A node with no GPU for this process is judged by driver.gpu_count whatever the
      * selection: no choice of checks (system, rdma or topo alone) makes it a report that
      * passes. A CPU node checked on purpose says gpu_count = 0 in its policy. */
@@ -590,7 +602,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                 unrun_for_hold(r, chosen, i, &hold);
             else
                 gv_checks[i].active(&active);
-            no_row_left(r, chosen, i, o->gpus);
+            no_row_left(r, chosen, i, gpus);
         }
         gv_report_flush(r);
         run_delegated(f, r, ran);

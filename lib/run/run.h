@@ -27,6 +27,10 @@ typedef struct gv_run_plan {
      * (gv_catalog_per_gpu) it runs the first chosen GPU's and names the others, each tested by
      * a worker of its own at the same time; the tests across GPUs it leaves to a later worker. */
     int lanes;
+    /* gpuverify-worker started while other workers still hold its GPUs (the tests across GPUs,
+     * started as the lanes open): it gathers the facts, then waits for stream->standby to name
+     * the GPUs it tests, which the lanes left to it, so that its start overlaps theirs. */
+    int standby;
 } gv_run_plan;
 
 /* A GPU a run tests in a lane of its own: CUDA ordinal and the subject of its rows. */
@@ -47,6 +51,9 @@ typedef struct gv_run_stream {
      * and the tests of one GPU that must run with the others all the same (together[] per
      * catalog entry: gemm.* judged by the node's other GPUs of a part with no datasheet). */
     void (*lanes)(void *user, const gv_run_lane *lanes, size_t n, const int *together);
+    /* plan->standby: blocks until the GPUs to test are known, then writes them as gv_run_opts.gpus
+     * does ("0,2,3", among the plan's); 0, or -1 when they never will be (the run ends). */
+    int (*standby)(void *user, char *gpus, size_t cap);
     void *user;
 } gv_run_stream;
 

@@ -107,6 +107,71 @@ static double deadline_now(lane *l)
     return l->by_budget ? budget : own;
 }
 
+/* The lanes' GPUs for a worker's --gpus ("0,2,3"), less those whose own tests hung when
+ * skip_hung; how many. */
+static int lanes_gpus(const client *c, int skip_hung, char *gpus, size_t cap)
+{
+    int n = 0;
+    gpus[0] = '\0';
+    for (size_t k = 0; k <= c->lane_count; k++) {
+        const lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
+        /* The node's worker may have hung at a node check (a file, a NIC), which costs its GPU
+         * nothing. */
+        if (skip_hung && (k == 0 ? c->own_gpu_hung : l->timed_out))
+            continue;
+        char text[8];
+        snprintf(text, sizeof text, "%s%d", gpus[0] ? "," : "", l->ordinal);
+        gv_append(gpus, cap, "", text);
+        n++;
+    }
+    return n;
+}
+
+/* As the lanes open: the worker for the tests across GPUs starts on standby (plan.standby), so
+ * that its start (the process, NVML, cuInit: half a second on two H200s, more with more GPUs)
+ * overlaps the lanes instead of following them. Without it the across tests start a worker
+ * after the lanes, as they always could. */
+static void start_standby(client *c)
+{
+    c->standby_tried = 1;
+    gv_run_plan plan = *c->plan;
+    plan.lanes = 0;
+    plan.standby = 1;
+    char gpus[sizeof c->node.gpus];
+    lanes_gpus(c, 0, gpus, sizeof gpus);
+    plan.opts.gpus = gpus;
+    double left = c->budget_end - gv_now_s();
+    char **argv = gv_worker_argv(c->ctx, &plan, c->across, left > 0.001 ? left : 0.001, c->worker);
+    char why[PATH_MAX + 128];
+    if (!argv || gv_worker_spawn(c->worker, argv, 1, &c->standby, why, sizeof why) != GV_OK)
+        c->standby.pid = -1;
+    gv_worker_argv_free(argv);
+}
+
+static void stop_standby(client *c)
+{
+    if (c->standby.pid > 0)
+        gv_worker_stop(&c->standby, 1, 0, NULL);
+    c->standby.pid = -1;
+}
+
+/* The standby worker becomes the node lane's for the tests across GPUs, told its GPUs; 0 when
+ * it did, -1 when it cannot (gone): then a fresh worker starts. */
+static int adopt_standby(lane *l)
+{
+    client *c = l->c;
+    char line[sizeof l->gpus + 8];
+    snprintf(line, sizeof line, "go %s\n", l->gpus);
+    if (c->standby.pid <= 0 || gv_worker_send(&c->standby, line) != 0) {
+        stop_standby(c);
+        return -1;
+    }
+    l->p = c->standby;
+    c->standby.pid = -1;
+    c->standby.fd = c->standby.in = -1;
+    return 0;
+}
+
 /* Starts a worker for what the lane has pending; the first pending check is where it starts. */
 static gv_status start(lane *l)
 {
@@ -130,6 +195,10 @@ static gv_status start(lane *l)
     l->accept_any = is_node(l) && l->workers == 0 && !c->across_started;
     memcpy(l->assigned, l->pending, sizeof l->assigned);
     l->workers++;
+    if (is_node(l) && c->across_started && adopt_standby(l) == 0) {
+        l->running = 1;
+        return GV_OK;
+    }
     gv_run_plan plan = *c->plan;
     plan.lanes = l->lanes_mode;
     if (l->gpus[0])
@@ -139,7 +208,7 @@ static gv_status start(lane *l)
     if (!argv)
         return gv_fail(c->ctx, GV_ERR_NO_MEMORY, "out of memory starting gpuverify-worker");
     char why[PATH_MAX + 128];
-    gv_status s = gv_worker_spawn(c->worker, argv, &l->p, why, sizeof why);
+    gv_status s = gv_worker_spawn(c->worker, argv, 0, &l->p, why, sizeof why);
     gv_worker_argv_free(argv);
     if (s != GV_OK)
         return gv_fail(c->ctx, s, "%s", why);
@@ -186,36 +255,30 @@ static void start_across(client *c)
 {
     lane *n = &c->node;
     c->across_started = 1;
-    char gpus[sizeof n->gpus] = "";
-    int left = 0;
     for (size_t k = 0; k <= c->lane_count; k++) {
         const lane *l = k == 0 ? n : &c->lanes[k - 1];
-        /* A GPU whose own tests hung is left out; the node's worker may have hung at a node
-         * check (a file, a NIC), which costs its GPU nothing. */
-        int hung = k == 0 ? c->own_gpu_hung : l->timed_out;
-        if (hung) {
-            /* The tests of one GPU among these (gemm.* judged by its peers) get their row. */
+        /* A GPU whose own tests hung is left out; the tests of one GPU among these (gemm.*
+         * judged by its peers) get their row. */
+        if (k == 0 ? c->own_gpu_hung : l->timed_out)
             for (size_t i = 0; i < gv_check_count; i++)
                 if (c->across[i] && gv_catalog_per_gpu(i))
                     gv_report_add(c->report, gv_checks[i].id,
                                   k == 0 ? c->own_subject : l->gpu_subject, GV_SKIP,
                                   "not run: the GPU's own tests timed out");
-            continue;
-        }
-        char text[8];
-        snprintf(text, sizeof text, "%s%d", gpus[0] ? "," : "", l->ordinal);
-        gv_append(gpus, sizeof gpus, "", text);
-        left++;
     }
+    char gpus[sizeof n->gpus];
+    int left = lanes_gpus(c, 1, gpus, sizeof gpus);
     memcpy(n->pending, c->across, sizeof n->pending);
     memset(c->across, 0, sizeof c->across);
     memset(n->rows, 0, sizeof n->rows);
     if (gv_now_s() >= c->budget_end) {
+        stop_standby(c);
         gv_lane_close_pending(n, GV_ERROR, GV_ACTION_RERUN,
                               "not run: the run's budget of %.0f s was spent", c->plan->budget_s);
         return;
     }
     if (!left) {
+        stop_standby(c);
         gv_lane_close_pending(n, GV_SKIP, GV_ACTION_NONE,
                               "not run: every GPU's own tests timed out (see their rows)");
         return;
@@ -252,6 +315,8 @@ static void start_lanes(client *c)
                               gv_ctx_last_error(c->ctx));
         l->finished = 1;
     }
+    if (c->lanes_opened && !c->standby_tried && !c->across_started && any_pending(c->across))
+        start_standby(c);
 }
 
 /* Reads every running worker until each lane has finished. */
@@ -325,6 +390,7 @@ static void drive(client *c)
         }
     }
     /* An error that ends the run: no worker is left behind. */
+    stop_standby(c);
     for (size_t k = 0; k <= c->lane_count; k++) {
         lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
         if (l->running) {
@@ -354,6 +420,8 @@ static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *work
     c->budget_end = gv_now_s() + plan->budget_s;
     c->node.c = c;
     c->node.ordinal = -1;
+    c->standby.pid = -1;
+    c->standby.fd = c->standby.in = -1;
     c->node.lanes_mode = 1;
     snprintf(c->node.gpu_subject, sizeof c->node.gpu_subject, "node");
     memcpy(c->node.pending, plan->chosen, sizeof c->node.pending);

@@ -83,6 +83,10 @@ typedef struct client {
     int own_gpu_hung;           /* the node's worker hung in a test of that GPU */
     int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
     int across_started;
+    /* The worker for the tests across GPUs, started on standby as the lanes open (its facts
+     * gathered while they run), told its GPUs once they have finished; pid -1 when none. */
+    gv_worker_proc standby;
+    int standby_tried;
     gv_status failed; /* the run could not be made: the caller gets this error */
 } client;
 

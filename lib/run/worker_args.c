@@ -48,6 +48,8 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
         gv_argv_add(&a, "--gpus", o->gpus);
     if (plan->lanes)
         gv_argv_add(&a, "--lanes", "1");
+    if (plan->standby)
+        gv_argv_add(&a, "--standby", "1");
     if (o->topology_xml)
         gv_argv_add(&a, "--topology-xml", o->topology_xml);
     if (o->policy) {
@@ -112,6 +114,7 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
     out->policy = policy_defaults;
     out->has_policy = 0;
     out->lanes = 0;
+    out->standby = 0;
     out->policy_text = NULL;
     out->call = NULL;
     out->call_args = NULL;
@@ -155,6 +158,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             out->run.gpus = value;
         else if (!strcmp(flag, "--lanes"))
             out->lanes = !strcmp(value, "1");
+        else if (!strcmp(flag, "--standby"))
+            out->standby = !strcmp(value, "1");
         else if (!strcmp(flag, "--topology-xml"))
             out->run.topology_xml = value;
         else if (!strcmp(flag, "--policy"))

@@ -14,7 +14,9 @@
  *   {"event":"row","result":<one check result as in the report's "checks">}
  *   {"event":"error","status":-5,"message":"..."}       the run could not be made
  *   {"event":"end"}
- * Rows and facts are the report's own JSON (report_json.c and report_json_read.c). */
+ * Rows and facts are the report's own JSON (report_json.c and report_json_read.c). A worker
+ * started with --standby reads one line on stdin once it has the facts, "go 0,2,3" (the GPUs it
+ * tests), before it sends anything else. */
 #ifndef GV_RUN_WORKER_ARGS_H
 #define GV_RUN_WORKER_ARGS_H
 
@@ -43,7 +45,8 @@ typedef struct gv_worker_args {
     gv_run_opts run;
     gv_policy policy;
     int has_policy;
-    int lanes; /* --lanes 1: gv_run_plan.lanes */
+    int lanes;   /* --lanes 1: gv_run_plan.lanes */
+    int standby; /* --standby 1: gv_run_plan.standby; the GPUs come on stdin */
     const char *policy_text;
     const gv_call_kind *call; /* --call: one call instead of checks */
     void *call_args;          /* its arguments, from --args */

@@ -129,6 +129,26 @@ static int fail(gv_status s, const char *message)
     return 2;
 }
 
+/* --standby: the caller's "go 0,2,3" on stdin, one line. */
+static int read_go(void *user, char *gpus, size_t cap)
+{
+    (void)user;
+    char line[GV_RUN_MAX_GPUS * 4 + 8];
+    size_t n = 0;
+    for (;;) {
+        ssize_t got = read(0, line + n, 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0 || line[n] == '\n' || ++n == sizeof line - 1)
+            break;
+    }
+    line[n] = '\0';
+    if (strncmp(line, "go ", 3) != 0 || strlen(line + 3) >= cap)
+        return -1;
+    snprintf(gpus, cap, "%s", line + 3);
+    return 0;
+}
+
 /* The run the caller asked for, in this process. */
 static int serve(gv_worker_args *a, const char *nccl_log)
 {
@@ -157,6 +177,7 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     if (s == GV_OK)
         s = gv_run_plan_make(ctx, &a->run, &plan);
     plan.lanes = a->lanes;
+    plan.standby = a->standby;
     if (s != GV_OK) {
         int rc = fail(s, gv_ctx_last_error(ctx));
         gv_ctx_destroy(ctx);
@@ -164,7 +185,8 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     }
     ctx->progress = on_progress;
     ctx->in_worker = 1;
-    gv_run_stream stream = {.facts = on_facts, .row = on_row, .lanes = on_lanes, .user = NULL};
+    gv_run_stream stream = {
+        .facts = on_facts, .row = on_row, .lanes = on_lanes, .standby = read_go, .user = NULL};
     gv_report *report = NULL;
     s = gv_run_in_process(ctx, &plan, &stream, &report);
     if (s != GV_OK) {

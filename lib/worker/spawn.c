@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Finding gpuverify-worker and starting it: posix_spawn in its own process group, stdin and
- * stderr on /dev/null, stdout the pipe back, no other descriptor, and an environment cut down
- * to what the NVIDIA libraries and the loader read. */
+/* Finding gpuverify-worker and starting it: posix_spawn in its own process group, stderr on
+ * /dev/null, stdin too unless the caller writes to it, stdout the pipe back, no other
+ * descriptor, and an environment cut down to what the NVIDIA libraries and the loader read. */
 #define _GNU_SOURCE /* dladdr, pipe2, posix_spawn_file_actions_addclosefrom_np */
 #include "worker/spawn.h"
 
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -125,14 +126,21 @@ static char **clean_environment(void)
     return env;
 }
 
-gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *out, char *why,
-                          size_t cap)
+gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input, gv_worker_proc *out,
+                          char *why, size_t cap)
 {
     out->pid = -1;
-    out->fd = -1;
-    int fds[2];
+    out->fd = out->in = -1;
+    int fds[2], input[2] = {-1, -1};
     if (pipe2(fds, O_CLOEXEC) != 0) {
         snprintf(why, cap, "pipe: %s", strerror(errno));
+        return GV_ERR_IO;
+    }
+    /* A socket, not a pipe: send() can refuse a worker that is gone without raising SIGPIPE. */
+    if (with_input && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) {
+        snprintf(why, cap, "socketpair: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
         return GV_ERR_IO;
     }
     char **env = clean_environment();
@@ -140,7 +148,10 @@ gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (with_input)
+        posix_spawn_file_actions_adddup2(&fa, input[1], 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
@@ -160,14 +171,37 @@ gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *
     posix_spawnattr_destroy(&attr);
     free(env);
     close(fds[1]);
+    if (with_input)
+        close(input[1]);
     if (rc != 0) {
         close(fds[0]);
+        if (with_input)
+            close(input[0]);
         snprintf(why, cap, "starting %s: %s", path, strerror(rc));
         return GV_ERR_LIBRARY;
     }
     out->pid = pid;
     out->fd = fds[0];
+    out->in = input[0];
     return GV_OK;
+}
+
+int gv_worker_send(gv_worker_proc *p, const char *text)
+{
+    if (p->in < 0)
+        return -1;
+    size_t len = strlen(text), done = 0;
+    while (done < len) {
+        ssize_t n = send(p->in, text + done, len - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    close(p->in);
+    p->in = -1;
+    return done == len ? 0 : -1;
 }
 
 /* Reaps the worker if it has ended; 1 then, with its wait status. */
@@ -198,6 +232,10 @@ int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double li
     if (p->fd >= 0) {
         close(p->fd);
         p->fd = -1;
+    }
+    if (p->in >= 0) {
+        close(p->in);
+        p->in = -1;
     }
     if (p->pid <= 0)
         return 1;

@@ -11,12 +11,17 @@
 typedef struct gv_worker_proc {
     pid_t pid; /* also its process group */
     int fd;    /* the read end of its stdout */
+    int in;    /* with_input: a socket that is its stdin (gv_worker_send); -1 none */
 } gv_worker_proc;
 
-/* Starts path with argv; GV_ERR_LIBRARY / GV_ERR_IO with the reason in why. */
-gv_status gv_worker_spawn(const char *path, char *const argv[], gv_worker_proc *out, char *why,
-                          size_t cap);
-/* Closes the pipe and ends the worker: waits up to grace_s for it to exit (0 when kill_now),
+/* Starts path with argv; GV_ERR_LIBRARY / GV_ERR_IO with the reason in why. Its stdin is
+ * /dev/null, or with_input a socket the caller writes with gv_worker_send. */
+gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input, gv_worker_proc *out,
+                          char *why, size_t cap);
+/* Writes text whole to the worker's stdin, then closes it: 0, or -1 when the worker is gone
+ * (never SIGPIPE: the caller's process is not ours to kill) or has no input. */
+int gv_worker_send(gv_worker_proc *p, const char *text);
+/* Closes its pipes and ends the worker: waits up to grace_s for it to exit (0 when kill_now),
  * then kills its process group. 1 when it was reaped (status is its wait status), 0 when it
  * could not be (stuck in the kernel: it is left behind rather than waited for). */
 int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status);

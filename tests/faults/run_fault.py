@@ -21,6 +21,7 @@ import sys
 import time
 
 DEADLINE = 2.0
+REAL_WORKER = None  # the build's gpuverify-worker, found from gv-check's path in main()
 # The fakes compute GEMMs and memory tests on the host: seconds in a release build, more under
 # the sanitizers and on a loaded host. Cases that do not hang get this deadline, so only a hang
 # times out; their wall bound is that deadline (a run that waited one out takes at least that
@@ -250,6 +251,20 @@ CASES = {
     "worker_garbage": case("h100x8", "driver", [
         ("driver.nvml", "node", "ERROR", "not its protocol", "fix_config")], exit_code=3, worker="@garbage",
         wall=5),
+    # The worker for the tests across GPUs starts on standby as the lanes open. One that is gone
+    # when the lanes have finished is replaced by a fresh one: the rows are as always.
+    "standby_gone": case("h100x8", "cuda.init,cuda.copy_all,cuda.p2p", [
+        ("cuda.init", "gpu7", "PASS", ""),
+        ("cuda.copy_all", "node", "PASS", "8 GPUs copying at once"),
+        ("cuda.p2p", "gpu7", "PASS", "copies to gpu0")], args=["--copy-mib", "1"],
+        worker="@standby-exits", exit_code=0, wall=5),
+    # One stuck before it reads its GPUs (in cuInit, say) is that test's hang, within its deadline.
+    "standby_stuck": case("h100x8", "cuda.init,cuda.copy_all,cuda.p2p", [
+        ("cuda.init", "gpu7", "PASS", ""),
+        ("cuda.copy_all", "node", "FAIL",
+         timed_out(4 * DEADLINE, "cuda.copy_all on node, in starting gpuverify-worker")),
+        ("cuda.p2p", "node", "SKIP", "")], args=["--copy-mib", "1"],
+        worker="@standby-sleeps", wall=4 * DEADLINE + 3),
     "gpu_gone": case("fault-gpu-gone", "cuda.init", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
         args=["--copy-mib", "1"], wall=10),
@@ -779,7 +794,8 @@ for _check in HANG_CHECKS:
 
 
 def materialise(work, what):
-    """@dir, @truncated, @empty, @plain-file, @garbage: files made for the case."""
+    """@dir, @truncated, @empty, @plain-file, @garbage, @standby-exits, @standby-sleeps: files
+    made for the case (the last two: the real worker, but on standby exit at once or sleep)."""
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, what[1:])
     if what == "@dir":
@@ -790,6 +806,11 @@ def materialise(work, what):
         open(path, "wb").close()
     elif what == "@garbage":
         open(path, "w").write("#!/bin/sh\necho 'hello, this is not JSON'\nsleep 30\n")
+        os.chmod(path, 0o755)
+    elif what in ("@standby-exits", "@standby-sleeps"):
+        standby = "exit 1" if what == "@standby-exits" else "exec /bin/sleep 600"
+        open(path, "w").write('#!/bin/sh\ncase " $* " in *" --standby 1 "*) %s ;; esac\nexec %s "$@"\n'
+                              % (standby, REAL_WORKER))
         os.chmod(path, 0o755)
     return path
 
@@ -858,7 +879,11 @@ def timed(cmd, env, timeout):
 
 
 def main():
+    global REAL_WORKER
     gv_check, fixtures, fakelib, work, name = sys.argv[1:6]
+    # gv-check finds its worker in the build folder, above examples/.
+    REAL_WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(gv_check))),
+                               "gpuverify-worker")
     c = CASES[name]
     scenario = os.path.join(fixtures, "scenarios", c["scenario"] + ".conf")
     lines = open(scenario).read().splitlines(True)
