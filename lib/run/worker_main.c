@@ -164,8 +164,12 @@ static int serve(gv_worker_args *a, const char *nccl_log)
         ctx->worker_path[n > 0 ? n : 0] = '\0';
     }
     if (a->call) {
-        ctx->in_worker = 1;
+        ctx->in_worker = ctx->one_call = 1;
         gv_call_serve(ctx, a->call, a->call_args, emit);
+        if (ctx->left_to_exit) {
+            fflush(stdout);
+            _exit(0);
+        }
         gv_ctx_destroy(ctx);
         return 0;
     }

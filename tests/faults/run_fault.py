@@ -755,6 +755,12 @@ def hang_case(check, point, gpu):
     middle = {"stress": "stall-later", "nccl": "nccl-middle"}.get(check, "stall-middle")
     scenario = "hang-" + (middle if point == "middle" else HANG_POINTS[point][check == "nccl"])
     subject = "gpu%d" % gpu
+    if check == "nccl" and point == "teardown":
+        # The sweep's worker ends with it: a sweep that went well leaves the communicators to
+        # its exit, and never calls the ncclCommDestroy that would hang.
+        return case("%s-gpu%d" % (scenario, gpu), checks, [
+            (checks, "node", "PASS", "all_reduce over 8 ranks")], sysroot=None, args=args,
+            exit_code=0, wall=DEADLINE + 2)
     return case("%s-gpu%d" % (scenario, gpu), checks, [
         (checks, subject, "FAIL", Seconds("no progress on %s for {} s in " % subject, DEADLINE),
          "reset_gpu")], sysroot=None, args=args, baseline_args=baseline_args,
