@@ -17,9 +17,11 @@ seen = set()
 
 
 def progress(e):
-    if e["kind"] == "started" and e["check"] in seen:
+    # Each check's start once per subject: the lanes' GPUs start each check at their own time.
+    key = (e["check"], e.get("subject"))
+    if e["kind"] == "started" and key in seen:
         return
-    seen.add(e["check"])
+    seen.add(key)
     marks.append((time.monotonic() - t0, e["kind"], e["check"], "%s %s (lib %.2f s)" % (
         e.get("subject") or "", e.get("verdict") or "", e["elapsed_s"])))
 
