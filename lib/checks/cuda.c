@@ -51,21 +51,17 @@ static void copies_again(gv_active_run *run, uint32_t gpu, const char *subject, 
     gv_append(r->copy_message, sizeof r->copy_message, "; ", first);
 }
 
-/* The first of ids the run selected; the last when none is (cuda.matmul alone). */
-static const char *first_selected(const gv_active_run *run, const char *const *ids, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (gv_active_selected(run, ids[i]))
-            return ids[i];
-    return ids[n];
-}
-
 void gv_active_cuda(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_cuda_init, gv_id_cuda_alloc, gv_id_cuda_copy,
-                                      gv_id_cuda_matmul};
-    if (gv_active_no_devices(run, ids, 4))
+    const gv_active_members members = gv_active_group(gv_active_cuda);
+    if (gv_active_no_devices(run, members))
         return;
+    /* A hang in the context, the VRAM test or the copies is charged to the first of them
+     * selected: never to one left out (cuda.matmul when it is alone). */
+    const char *charged =
+        gv_active_first_selected(run, gv_active_span(gv_id_cuda_init, gv_id_cuda_copy));
+    if (!charged)
+        charged = gv_id_cuda_matmul;
     gv_cuda_opts o = GV_CUDA_OPTS_INIT; /* benchmark length: 256 MiB, 5 samples of 16 */
     if (!run->benchmark) {
         o.copy_bytes = 64ull << 20;
@@ -84,9 +80,7 @@ void gv_active_cuda(gv_active_run *run)
             continue;
         char subject[48];
         gv_active_subject(run->facts, gpu, subject, sizeof subject);
-        /* A hang in the context, the VRAM test or the copies is charged to the first of them
-         * selected: never to one left out. */
-        gv_progress_begin(run->ctx, first_selected(run, ids, 3), subject);
+        gv_progress_begin(run->ctx, charged, subject);
         gv_busy busy = {0};
         gv_active_sample_busy(run, gpu, &busy);
         /* The second VRAM test holds half the free memory: on a GPU others use, the quick
@@ -104,7 +98,7 @@ void gv_active_cuda(gv_active_run *run)
         gv_session_keep_context(run->ctx, (uint32_t)gpu, 1);
         made = gv_now_s() - made;
         if (gv_cuda_check(run->ctx, (uint32_t)gpu, &here, &r) != GV_OK) {
-            gv_active_rows_action(run, ids, 4, subject, GV_ERROR, GV_ACTION_RERUN,
+            gv_active_rows_action(run, members, subject, GV_ERROR, GV_ACTION_RERUN,
                                   gv_ctx_last_error(run->ctx));
             gv_session_keep_context(run->ctx, (uint32_t)gpu, 0);
             continue;

@@ -469,7 +469,8 @@ static void ready(gv_active_run *run, size_t first)
     char failing[384] = "", skipped[256] = "";
     for (size_t i = first; i < run->report->count; i++) {
         const gv_check_result *res = &run->report->results[i];
-        const char *name = res->id + strlen("gpudirect.");
+        const char *dot = strchr(res->id, '.'); /* "p2pdma" of gpudirect.p2pdma */
+        const char *name = dot ? dot + 1 : res->id;
         if (res->verdict == GV_SKIP) {
             gv_append(skipped, sizeof skipped, ", ", name);
             continue;
@@ -506,18 +507,14 @@ static void ready(gv_active_run *run, size_t first)
 
 void gv_active_gpudirect(gv_active_run *run)
 {
-    static const char *const ids[] = {
-        gv_id_gpudirect_open_module,  gv_id_gpudirect_p2pdma, gv_id_gpudirect_kernel,
-        gv_id_gpudirect_peermem,      gv_id_gpudirect_dmabuf, gv_id_gpudirect_nic_dmabuf,
-        gv_id_gpudirect_nic_locality, gv_id_gpudirect_acs,    gv_id_gpudirect_ready};
-    const size_t n = sizeof ids / sizeof *ids;
+    const gv_active_members members = gv_active_group(gv_active_gpudirect);
     if (!gv_facts_has_gpus(run->facts)) {
-        gv_active_rows(run, ids, n, "node", GV_SKIP, "no NVIDIA GPU on this node");
+        gv_active_rows(run, members, "node", GV_SKIP, "no NVIDIA GPU on this node");
         return;
     }
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
-        gv_active_rows_action(run, ids, n, "node", GV_ERROR, GV_ACTION_RERUN,
+        gv_active_rows_action(run, members, "node", GV_ERROR, GV_ACTION_RERUN,
                               gv_ctx_last_error(run->ctx));
         return;
     }

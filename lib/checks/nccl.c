@@ -40,9 +40,13 @@ static void version_row(gv_active_run *run)
     gv_result_action(res, GV_ACTION_FIX_CONFIG);
 }
 
-static const char *const sweep_ids[] = {gv_id_nccl_allreduce, gv_id_nccl_transport};
+/* The checks one all-reduce sweep answers: the group's but nccl.version. */
+static gv_active_members sweep(void)
+{
+    return gv_active_span(gv_id_nccl_allreduce, gv_id_nccl_transport);
+}
 
-/* Adds a row for each selected ID of the sweep with the same verdict and text. */
+/* Adds a row for each selected check of the sweep with the same verdict and text. */
 static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
@@ -52,7 +56,7 @@ static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    gv_active_rows(run, sweep_ids, 2, "node", verdict, why);
+    gv_active_rows(run, sweep(), "node", verdict, why);
 }
 
 /* Whether NVLink joins the GPUs of ranks a and b (rank i is o->gpus[i]: one process). */
@@ -231,7 +235,7 @@ static void sweep_rows(gv_active_run *run)
     const gv_facts *f = run->facts;
     /* CUDA unusable is driver.cuda's to judge, as for every CUDA test ("CUDA sees -1" said
      * nothing). */
-    if (gv_active_no_devices(run, sweep_ids, 2))
+    if (gv_active_no_devices(run, sweep()))
         return;
     gv_nccl_opts o = GV_NCCL_OPTS_INIT;
     for (int gpu = 0; gpu < f->cuda_count && gpu < GV_NCCL_MAX_GPUS; gpu++)
@@ -291,9 +295,10 @@ static void sweep_rows(gv_active_run *run)
             rows(run, GV_SKIP, "%s", gv_ctx_last_error(run->ctx));
             return;
         }
-        for (size_t i = 0; i < 2; i++)
-            if (gv_active_selected(run, sweep_ids[i])) {
-                gv_check_result *c = gv_report_add(run->report, sweep_ids[i], "node", GV_ERROR,
+        const gv_active_members m = sweep();
+        for (size_t i = m.first; i < m.end; i++)
+            if (run->chosen[i]) {
+                gv_check_result *c = gv_report_add(run->report, gv_checks[i].id, "node", GV_ERROR,
                                                    "%s", gv_ctx_last_error(run->ctx));
                 gv_result_remedy(c, "run gv-nccl with NCCL_DEBUG=WARN to see where it stops; look "
                                     "at driver.cuda, gpu.nvml and gpu.xid for the GPU named");

@@ -521,30 +521,23 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
 
 void gv_active_rdma(gv_active_run *run)
 {
-    static const char *const ids[] = {
-        gv_id_rdma_modules, gv_id_rdma_devices,  gv_id_rdma_ports,   gv_id_rdma_port_errors,
-        gv_id_rdma_mtu,     gv_id_rdma_roce_tos, gv_id_rdma_nccl_env};
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
-        gv_active_rows_action(run, ids, sizeof ids / sizeof *ids, "node", GV_ERROR, GV_ACTION_RERUN,
-                              gv_ctx_last_error(run->ctx));
+        gv_active_rows_action(run, gv_active_group(gv_active_rdma), "node", GV_ERROR,
+                              GV_ACTION_RERUN, gv_ctx_last_error(run->ctx));
         return;
     }
     if (gv_active_selected(run, gv_id_rdma_modules))
         judge_modules(run, r);
     if (gv_active_selected(run, gv_id_rdma_devices))
         judge_devices(run, r);
+    /* The checks of each port: the group's lines from rdma.ports through rdma.roce_tos. */
+    const gv_active_members per_port = gv_active_span(gv_id_rdma_ports, gv_id_rdma_roce_tos);
     if (r->port_count == 0 && gv_rdma_has_hardware(r)) {
-        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_port_errors,
-                                               gv_id_rdma_mtu, gv_id_rdma_roce_tos};
-        gv_active_rows_action(run, per_port, sizeof per_port / sizeof *per_port, "node", GV_FAIL,
-                              GV_ACTION_FIX_CONFIG,
+        gv_active_rows_action(run, per_port, "node", GV_FAIL, GV_ACTION_FIX_CONFIG,
                               "the RDMA hardware has no port to check (no RDMA device is bound)");
     } else if (r->port_count == 0) {
-        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_port_errors,
-                                               gv_id_rdma_mtu, gv_id_rdma_roce_tos};
-        gv_active_rows(run, per_port, sizeof per_port / sizeof *per_port, "node", GV_SKIP,
-                       "no RDMA port on this node");
+        gv_active_rows(run, per_port, "node", GV_SKIP, "no RDMA port on this node");
     } else {
         if (gv_active_selected(run, gv_id_rdma_ports))
             judge_ports(run, r);
