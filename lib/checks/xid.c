@@ -111,7 +111,7 @@ typedef struct xid_log {
     size_t unreadable;         /* records of the log not read */
 } xid_log;
 
-static void read_log(const gv_facts *f, xid_log *log)
+static void how_read(const gv_facts *f, xid_log *log)
 {
     memset(log, 0, sizeof *log);
     int by_policy = f->policy && f->policy->xids[0];
@@ -181,7 +181,7 @@ enum xid_outcome {
     XID_HISTORY,  /* faults the driver says need nothing now */
     XID_PENDING,  /* faults with the driver's recovery action pending */
     XID_FAULT,    /* faults, the driver unable to say what they need */
-    XID_UNREAD,   /* no fault read, but Xids or log records that could not be read */
+    XID_UNREAD,   /* nothing that FAILs, but Xids or log records that could not be read */
 };
 
 /* A log not read whole: where the log is read from. A fault the driver says needs nothing now:
@@ -246,8 +246,7 @@ static void describe(enum xid_outcome o, const tally *t, const xid_log *log, int
                   "(gpu.recovery): it was reset since, or the fault needed none");
     else if (o == XID_PENDING)
         snprintf(msg + strlen(msg), cap - strlen(msg),
-                 "; the driver says the GPU needs %s "
-                 "(gpu.recovery)",
+                 "; the driver says the GPU needs %s (gpu.recovery)",
                  gv_recovery_action_name(recovery, buf, sizeof buf));
 }
 
@@ -310,7 +309,7 @@ void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
     if (f->gpu_count == 0)
         return;
     xid_log log;
-    read_log(f, &log);
+    how_read(f, &log);
     if (!log.read) {
         log_not_read(f, r);
         if (!f->watch.count)
