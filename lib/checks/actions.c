@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "checks/actions.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "backends/nvml_backend.h"
+#include "checks/checks.h"
 
 int32_t gv_action_of_recovery(int recovery_action)
 {
@@ -32,39 +30,6 @@ int32_t gv_action_of_recovery(int recovery_action)
     }
 }
 
-/* The default of a WARN or FAIL row by check, longest prefix first: where a family mixes
- * settings and hardware, the default is the action of most of its rules. A check missing here
- * (one added without its actions) gets hw_inspect: a person looks, never less than needed. */
-static const struct {
-    const char *prefix;
-    int32_t action;
-} families[] = {
-    {"system.", GV_ACTION_FIX_CONFIG},
-    {"driver.gpu_count", GV_ACTION_HW_INSPECT},
-    {"driver.", GV_ACTION_FIX_CONFIG},
-    {"gpu.ecc", GV_ACTION_HW_INSPECT}, /* gpu.ecc (mode) sets its own; gpu.ecc_errors */
-    {"gpu.mig", GV_ACTION_RESET_GPU},  /* a mode waiting for the reset */
-    {"gpu.model", GV_ACTION_FIX_CONFIG},
-    {"gpu.fabric", GV_ACTION_FIX_CONFIG},
-    {"gpu.recovery", GV_ACTION_RESET_GPU},
-    {"gpu.memory_unowned", GV_ACTION_RESET_GPU},
-    {"gpu.", GV_ACTION_HW_INSPECT},
-    {"topo.", GV_ACTION_FIX_CONFIG},
-    {"rdma.", GV_ACTION_FIX_CONFIG},
-    {"gpudirect.", GV_ACTION_FIX_CONFIG},
-    {"cudnn.version", GV_ACTION_FIX_CONFIG},
-    {"nccl.version", GV_ACTION_FIX_CONFIG},
-    {"nccl.transport", GV_ACTION_FIX_CONFIG},
-    {"cuda.", GV_ACTION_HW_INSPECT},
-    {"mem.", GV_ACTION_HW_INSPECT},
-    {"gemm.", GV_ACTION_HW_INSPECT},
-    {"cudnn.", GV_ACTION_HW_INSPECT},
-    {"nccl.", GV_ACTION_HW_INSPECT},
-    {"stress.", GV_ACTION_HW_INSPECT},
-    {"history.performance", GV_ACTION_RERUN}, /* one slow run may be another job's */
-    {"history.", GV_ACTION_HW_INSPECT},
-};
-
 int32_t gv_action_default(const char *id, int32_t verdict, int32_t held_by_other)
 {
     if (verdict != GV_WARN && verdict != GV_FAIL && verdict != GV_ERROR)
@@ -73,16 +38,12 @@ int32_t gv_action_default(const char *id, int32_t verdict, int32_t held_by_other
         return GV_ACTION_WAIT;
     if (verdict == GV_ERROR)
         return GV_ACTION_RERUN;
-    for (size_t i = 0; i < sizeof families / sizeof *families; i++)
-        if (!strncmp(id, families[i].prefix, strlen(families[i].prefix)))
-            return families[i].action;
-    return GV_ACTION_HW_INSPECT;
-}
-
-static int strict(void)
-{
-    const char *s = getenv("GPUVERIFY_STRICT_ACTIONS");
-    return s && *s && strcmp(s, "0") != 0;
+    /* The check's catalog line names both; an ID of no line (a report of a newer library read
+     * back) gets hw_inspect: a person looks, never less than needed. */
+    int i = gv_catalog_index(id);
+    if (i < 0)
+        return GV_ACTION_HW_INSPECT;
+    return verdict == GV_WARN ? gv_checks[i].warn_action : gv_checks[i].fail_action;
 }
 
 void gv_action_settle(gv_check_result *row)
@@ -93,7 +54,5 @@ void gv_action_settle(gv_check_result *row)
     }
     if (row->action > GV_ACTION_NONE && row->action <= GV_ACTION_HW_INSPECT)
         return;
-    row->action = GV_ACTION_NONE;
-    if (!strict())
-        row->action = gv_action_default(row->id, row->verdict, row->held_by_other);
+    row->action = gv_action_default(row->id, row->verdict, row->held_by_other);
 }

@@ -51,14 +51,25 @@ const gv_gpu_record *gv_active_gpu_record(const gv_facts *f, int ordinal);
 void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap);
 /* Other processes on the GPU of this ordinal now, added to b. */
 void gv_active_sample_busy(gv_active_run *run, int ordinal, struct gv_busy *b);
-/* When CUDA has no device, each selected ID gets one row saying why; 1 then. */
-int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n);
-/* One row per selected ID of a group that could not run, all with the same verdict and text;
- * with an action (enum gv_action) for WARN, FAIL and ERROR rows. */
-void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
-                    int verdict, const char *why);
-void gv_active_rows_action(gv_active_run *run, const char *const *ids, size_t n,
-                           const char *subject, int verdict, int32_t action, const char *why);
+/* Checks of one active group, as its catalog lines say (checks.def): the entries first to end
+ * (exclusive) of the catalog, adjacent there. */
+typedef struct gv_active_members {
+    size_t first, end;
+} gv_active_members;
+/* Every line of group gv_active_<group> (catalog.c). */
+gv_active_members gv_active_group(gv_active_fn group);
+/* The lines from check `first` through check `last`, both of one group, in catalog order. */
+gv_active_members gv_active_span(const char *first, const char *last);
+/* The first of the members the run selected; NULL when it selected none. */
+const char *gv_active_first_selected(const gv_active_run *run, gv_active_members m);
+/* When CUDA has no device, each selected member gets one row saying why; 1 then. */
+int gv_active_no_devices(gv_active_run *run, gv_active_members m);
+/* One row per selected member of a group that could not run, all with the same verdict and
+ * text; with an action (enum gv_action) for WARN, FAIL and ERROR rows. */
+void gv_active_rows(gv_active_run *run, gv_active_members m, const char *subject, int verdict,
+                    const char *why);
+void gv_active_rows_action(gv_active_run *run, gv_active_members m, const char *subject,
+                           int verdict, int32_t action, const char *why);
 
 /* The active tests, one per group of checks.def (which checks each runs is written there
  * alone), each in the checks/ file of its name (compat: driver_compat.c). The helpers above

@@ -32,22 +32,30 @@ void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap)
         snprintf(out, cap, "cuda%d", ordinal);
 }
 
-void gv_active_rows_action(gv_active_run *run, const char *const *ids, size_t n,
-                           const char *subject, int verdict, int32_t action, const char *why)
+const char *gv_active_first_selected(const gv_active_run *run, gv_active_members m)
 {
-    for (size_t i = 0; i < n; i++)
-        if (gv_active_selected(run, ids[i]))
-            gv_result_action(gv_report_add(run->report, ids[i], subject, verdict, "%s", why),
-                             action);
+    for (size_t i = m.first; i < m.end; i++)
+        if (run->chosen[i])
+            return gv_checks[i].id;
+    return NULL;
 }
 
-void gv_active_rows(gv_active_run *run, const char *const *ids, size_t n, const char *subject,
-                    int verdict, const char *why)
+void gv_active_rows_action(gv_active_run *run, gv_active_members m, const char *subject,
+                           int verdict, int32_t action, const char *why)
 {
-    gv_active_rows_action(run, ids, n, subject, verdict, GV_ACTION_NONE, why);
+    for (size_t i = m.first; i < m.end; i++)
+        if (run->chosen[i])
+            gv_result_action(
+                gv_report_add(run->report, gv_checks[i].id, subject, verdict, "%s", why), action);
 }
 
-int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
+void gv_active_rows(gv_active_run *run, gv_active_members m, const char *subject, int verdict,
+                    const char *why)
+{
+    gv_active_rows_action(run, m, subject, verdict, GV_ACTION_NONE, why);
+}
+
+int gv_active_no_devices(gv_active_run *run, gv_active_members m)
 {
     const gv_facts *f = run->facts;
     if (f->cuda_count > 0)
@@ -64,14 +72,14 @@ int gv_active_no_devices(gv_active_run *run, const char *const *ids, size_t n)
             snprintf(why, sizeof why,
                      "cuInit failed (CUresult %d): no GPU to test (driver.cuda judges that)",
                      f->cuda_init);
-        gv_active_rows(run, ids, n, "node", GV_SKIP, why);
+        gv_active_rows(run, m, "node", GV_SKIP, why);
         gv_report_delegate(run->report, gv_id_driver_cuda);
         return 1;
     }
     snprintf(why, sizeof why, "CUDA sees no GPU to test");
     /* GPUs on the node, cuInit fine, and none enumerated: as driver.gpu_count's NVML-against-
      * CUDA count, not a GPU to name for a reset. */
-    gv_active_rows_action(run, ids, n, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP,
+    gv_active_rows_action(run, m, "node", gv_facts_has_gpus(f) ? GV_FAIL : GV_SKIP,
                           GV_ACTION_REBOOT_NODE, why);
     return 1;
 }

@@ -10,6 +10,7 @@
 #include "core/util.h"
 #include "report/report.h"
 #include "sys/os.h"
+#include "sys/process.h"
 
 /* Memory held beyond what the listed processes hold that means processes NVML did not list. */
 #define GV_BUSY_UNLISTED_BYTES (256ull << 20)
@@ -30,15 +31,7 @@ static void add(gv_busy *b, unsigned gpu, const gvnv_process_info *p)
         b->n++;
         return;
     }
-    /* The PID is the driver's: in another PID namespace it names nobody here. */
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/comm", p->pid);
-    FILE *f = fopen(path, "re");
-    if (f) {
-        if (fgets(b->seen[b->n].name, sizeof b->seen[b->n].name, f))
-            b->seen[b->n].name[strcspn(b->seen[b->n].name, "\n")] = '\0';
-        fclose(f);
-    }
+    gv_process_comm(p->pid, b->seen[b->n].name, sizeof b->seen[b->n].name);
     /* MPS's server (nvidia-cuda-mps-server, its comm cut to 15 characters) holds the contexts
      * of its clients, this one's among them, and NVML lists each client on its own: with the
      * MPS daemon running and nobody else on an H100, it left every figure "not judged". */

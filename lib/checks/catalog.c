@@ -7,37 +7,66 @@
 #include "checks/history_judge.h"
 #include "compute/compute.h"
 #include "gpuverify/gv_report.h"
+#include "report/prometheus.h"
 #include "rdma/rdma.h"
 #include "topo/topology.h"
 #include "worker/call.h"
 
-/* Each macro's parameters are checks.def's fields, abbreviated so that none is also a member
- * name of gv_check_def: (name, id, level, group, facts, needs, deadline, duration). */
-#define GV_PASSIVE(nm, i, lv, f, nd, dl) const char gv_id_##nm[] = i;
-#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du) const char gv_id_##nm[] = i;
-#define GV_HISTORY(nm, i, lv) const char gv_id_##nm[] = i;
+#define GV_PASSIVE(nm, i, ...) const char gv_id_##nm[] = i;
+#define GV_ACTIVE(nm, i, ...) const char gv_id_##nm[] = i;
+#define GV_HISTORY(nm, i, ...) const char gv_id_##nm[] = i;
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE
 #undef GV_HISTORY
 
+/* A finding without an action is no line of the catalog: the line's warn and fail columns must
+ * name one, checked here where the line is compiled rather than by a run's output. */
+#define GV_ACTIONS_NAMED(i, w, fl)                                                                 \
+    _Static_assert(GV_ACTION_##w > GV_ACTION_NONE && GV_ACTION_##w <= GV_ACTION_HW_INSPECT &&      \
+                       GV_ACTION_##fl > GV_ACTION_NONE && GV_ACTION_##fl <= GV_ACTION_HW_INSPECT,  \
+                   "checks.def, " i ": its warn and fail columns must each name an action "        \
+                   "(RERUN, WAIT, FIX_CONFIG, RESET_GPU, REBOOT_NODE or HW_INSPECT), not NONE");
+#define GV_PASSIVE(nm, i, lv, f, nd, dl, w, fl, m) GV_ACTIONS_NAMED(i, w, fl)
+#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du, w, fl, m) GV_ACTIONS_NAMED(i, w, fl)
+#define GV_HISTORY(nm, i, lv, w, fl, m) GV_ACTIONS_NAMED(i, w, fl)
+#include "checks/checks.def"
+#undef GV_PASSIVE
+#undef GV_ACTIVE
+#undef GV_HISTORY
+
+/* Each macro's parameters are checks.def's fields, abbreviated so that none is also a member
+ * name of gv_check_def: (name, id, level, group, facts, needs, deadline, duration, warn, fail,
+ * metric). */
 const gv_check_def gv_checks[] = {
-#define GV_PASSIVE(nm, i, lv, f, nd, dl)                                                           \
+#define GV_PASSIVE(nm, i, lv, f, nd, dl, w, fl, m)                                                 \
     {.id = gv_id_##nm,                                                                             \
      .level = GV_FROM_##lv,                                                                        \
      .run = gv_check_##nm,                                                                         \
      .facts = f,                                                                                   \
      .needs = nd,                                                                                  \
-     .deadline_factor = dl},
-#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du)                                                     \
+     .deadline_factor = dl,                                                                        \
+     .warn_action = GV_ACTION_##w,                                                                 \
+     .fail_action = GV_ACTION_##fl,                                                                \
+     .metric = GV_METRIC_##m},
+#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du, w, fl, m)                                           \
     {.id = gv_id_##nm,                                                                             \
      .level = GV_FROM_##lv,                                                                        \
      .active = gv_active_##g,                                                                      \
      .facts = f,                                                                                   \
      .needs = nd,                                                                                  \
      .deadline_factor = dl,                                                                        \
-     .loads_for_duration = du},
-#define GV_HISTORY(nm, i, lv) {.id = gv_id_##nm, .level = GV_FROM_##lv, .history = gv_check_##nm},
+     .loads_for_duration = du,                                                                     \
+     .warn_action = GV_ACTION_##w,                                                                 \
+     .fail_action = GV_ACTION_##fl,                                                                \
+     .metric = GV_METRIC_##m},
+#define GV_HISTORY(nm, i, lv, w, fl, m)                                                            \
+    {.id = gv_id_##nm,                                                                             \
+     .level = GV_FROM_##lv,                                                                        \
+     .history = gv_check_##nm,                                                                     \
+     .warn_action = GV_ACTION_##w,                                                                 \
+     .fail_action = GV_ACTION_##fl,                                                                \
+     .metric = GV_METRIC_##m},
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE
@@ -93,6 +122,26 @@ uint32_t gv_catalog_count(void)
 const char *gv_catalog_id(uint32_t index)
 {
     return index < gv_check_count ? gv_checks[index].id : NULL;
+}
+
+gv_active_members gv_active_group(gv_active_fn group)
+{
+    gv_active_members m = {0, 0};
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (gv_checks[i].active == group) {
+            if (m.first == m.end)
+                m.first = i;
+            m.end = i + 1;
+        }
+    return m;
+}
+
+gv_active_members gv_active_span(const char *first, const char *last)
+{
+    int a = gv_catalog_index(first), b = gv_catalog_index(last);
+    if (a < 0 || b < a || gv_checks[a].active != gv_checks[b].active)
+        return (gv_active_members){0, 0};
+    return (gv_active_members){(size_t)a, (size_t)b + 1};
 }
 
 int gv_active_selected(const gv_active_run *run, const char *id)

@@ -4,9 +4,9 @@
 #ifndef GV_CHECKS_CHECK_IDS_H
 #define GV_CHECKS_CHECK_IDS_H
 
-#define GV_PASSIVE(nm, i, lv, f, nd, dl) extern const char gv_id_##nm[];
-#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du) extern const char gv_id_##nm[];
-#define GV_HISTORY(nm, i, lv) extern const char gv_id_##nm[];
+#define GV_PASSIVE(nm, i, ...) extern const char gv_id_##nm[];
+#define GV_ACTIVE(nm, i, ...) extern const char gv_id_##nm[];
+#define GV_HISTORY(nm, i, ...) extern const char gv_id_##nm[];
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE

@@ -38,6 +38,10 @@ typedef struct gv_check_def {
      * the context's deadline is the unit, so a caller who shortens it shortens all. */
     double deadline_factor;
     int loads_for_duration; /* stress.*: runs the plan's stress time, added to its deadline */
+    /* The action of a WARN and of a FAIL row whose rule named none (enum gv_action, never
+     * none: catalog.c does not compile a line without them). */
+    int32_t warn_action, fail_action;
+    int metric; /* the Prometheus metric its rows feed (enum gv_metric), GV_METRIC_none */
 } gv_check_def;
 
 /* The catalog in run order (checks.def, through catalog.c; docs/checks.md describes each). */
@@ -56,10 +60,9 @@ int gv_catalog_per_gpu(size_t i);
 int gv_catalog_across_gpus(size_t i);
 
 /* Each passive check's judge, gv_check_<name>, defined in the checks/ file of its family. */
-#define GV_PASSIVE(nm, i, lv, f, nd, dl)                                                           \
-    void gv_check_##nm(const gv_facts *facts, gv_report *report);
-#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du)
-#define GV_HISTORY(nm, i, lv)
+#define GV_PASSIVE(nm, ...) void gv_check_##nm(const gv_facts *facts, gv_report *report);
+#define GV_ACTIVE(...)
+#define GV_HISTORY(...)
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE

@@ -145,15 +145,15 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, size_t reused, cons
 
 void gv_active_copy_all(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_cuda_copy_all};
-    if (gv_active_no_devices(run, ids, 1))
+    const gv_active_members members = gv_active_group(gv_active_copy_all);
+    if (gv_active_no_devices(run, members))
         return;
     copy_gpu *g = calloc(GV_RUN_MAX_GPUS, sizeof *g);
     gv_copy_gpu *at_once = calloc(GV_RUN_MAX_GPUS, sizeof *at_once);
     if (!g || !at_once) {
         free(g);
         free(at_once);
-        gv_active_rows_action(run, ids, 1, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
+        gv_active_rows_action(run, members, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
         return;
     }
     gv_progress_begin(run->ctx, gv_id_cuda_copy_all, "node");

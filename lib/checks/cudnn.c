@@ -16,7 +16,7 @@
 
 void gv_active_cudnn(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_cudnn_version, gv_id_cudnn_conv};
+    const gv_active_members members = gv_active_group(gv_active_cudnn);
     if (!gv_active_selected(run, gv_id_cudnn_conv)) {
         /* The version alone needs no GPU: load the library and ask it. */
         gv_compat c;
@@ -30,7 +30,7 @@ void gv_active_cudnn(gv_active_run *run)
         gv_result_action(res, GV_ACTION_FIX_CONFIG);
         return;
     }
-    if (gv_active_no_devices(run, ids, 2))
+    if (gv_active_no_devices(run, members))
         return;
     /* cuDNN is the same library for every GPU: the first chosen one answers for the node. */
     int gpu = 0;
@@ -41,7 +41,7 @@ void gv_active_cudnn(gv_active_run *run)
     gv_active_subject(run->facts, gpu, subject, sizeof subject);
     gv_progress_begin(run->ctx, gv_id_cudnn_conv, subject);
     if (gv_cudnn_check(run->ctx, (uint32_t)gpu, &r) != GV_OK) {
-        gv_active_rows_action(run, ids, 2, subject, GV_ERROR, GV_ACTION_RERUN,
+        gv_active_rows_action(run, members, subject, GV_ERROR, GV_ACTION_RERUN,
                               gv_ctx_last_error(run->ctx));
         return;
     }

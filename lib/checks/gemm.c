@@ -29,8 +29,12 @@
 #define PEER_WARN 0.75
 #define PEER_FAIL 0.50
 
-static const char *const ids[] = {gv_id_gemm_fp32, gv_id_gemm_tf32, gv_id_gemm_fp16,
-                                  gv_id_gemm_bf16, gv_id_gemm_fp8};
+/* The check of each data type (enum gv_dtype). */
+static const char *const ids[] = {[GV_DTYPE_FP32] = gv_id_gemm_fp32,
+                                  [GV_DTYPE_TF32] = gv_id_gemm_tf32,
+                                  [GV_DTYPE_FP16] = gv_id_gemm_fp16,
+                                  [GV_DTYPE_BF16] = gv_id_gemm_bf16,
+                                  [GV_DTYPE_FP8_E4M3] = gv_id_gemm_fp8};
 
 /* One GPU's figure for one data type. */
 typedef struct gemm_figure {
@@ -223,7 +227,7 @@ static gv_gemm_opts gemm_opts(const gv_active_run *run, int dtype)
 
 void gv_active_gemm(gv_active_run *run)
 {
-    if (gv_active_no_devices(run, ids, 5))
+    if (gv_active_no_devices(run, gv_active_group(gv_active_gemm)))
         return;
     const gv_policy *p = run->policy;
     int fractions_by_policy = p && (p->gemm_warn_fraction > 0 || p->gemm_fail_fraction > 0);

@@ -11,7 +11,6 @@
 #include "core/context.h"
 #include "core/util.h"
 #include "rdma/rdma.h"
-#include "sys/kconfig.h"
 #include "sys/pci.h"
 #include "sys/pci_acs.h"
 #include "topo/topology.h"
@@ -56,40 +55,37 @@ static void open_module(gv_active_run *run)
 
 static void p2pdma(gv_active_run *run)
 {
-    gv_kconfig_value v;
-    char tried[1024];
-    gv_errbuf err;
-    gv_status s = gv_kconfig_lookup(run->ctx->sysroot, run->facts->kernel, "CONFIG_PCI_P2PDMA", &v,
-                                    tried, sizeof tried, &err);
+    const gv_kconfig_value *v = &run->facts->p2pdma;
+    gv_status s = run->facts->p2pdma_status;
     gv_check_result *c;
     if (s == GV_ERR_NOT_FOUND) {
         gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_SKIP,
                       "cannot tell whether the kernel has CONFIG_PCI_P2PDMA: no configuration "
                       "found (tried %s)",
-                      tried);
+                      run->facts->p2pdma_tried);
         return;
     }
     if (s != GV_OK) {
-        gv_result_action(
-            gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_ERROR, "%s", err.text),
-            GV_ACTION_FIX_CONFIG);
+        gv_result_action(gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_ERROR, "%s",
+                                       run->facts->p2pdma_err.text),
+                         GV_ACTION_FIX_CONFIG);
         return;
     }
-    if (strcmp(v.value, "y") == 0) {
+    if (strcmp(v->value, "y") == 0) {
         c = gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_PASS,
-                          "Kernel has CONFIG_PCI_P2PDMA=y (P2P DMA enabled; %s)", v.source);
+                          "Kernel has CONFIG_PCI_P2PDMA=y (P2P DMA enabled; %s)", v->source);
     } else {
         c = gv_report_add(run->report, gv_id_gpudirect_p2pdma, "node", GV_FAIL,
                           "Kernel %s: CONFIG_PCI_P2PDMA %s (%s): no PCI peer-to-peer DMA, so "
                           "no DMA-BUF GPUDirect RDMA",
                           run->facts->kernel[0] ? run->facts->kernel : "?",
-                          v.listed ? (strcmp(v.value, "n") == 0 ? "is not set" : v.value)
-                                   : "is absent from the configuration",
-                          v.source);
+                          v->listed ? (strcmp(v->value, "n") == 0 ? "is not set" : v->value)
+                                    : "is absent from the configuration",
+                          v->source);
         gv_result_remedy(c, "boot a kernel built with CONFIG_PCI_P2PDMA=y (Ubuntu 24.04's 6.8 "
                             "kernels are)");
     }
-    gv_result_measured(c, NAN, "", "%s", v.value);
+    gv_result_measured(c, NAN, "", "%s", v->value);
     gv_result_expected(c, "DMA-BUF", "y");
     gv_result_action(c, GV_ACTION_FIX_CONFIG);
 }
@@ -246,6 +242,46 @@ static void nic_dmabuf(gv_active_run *run, const gv_rdma_report *r)
     gv_result_measured(c, (double)yes, "NICs", "%zu/%zu", yes, asked);
 }
 
+/* Each GPU of the topology against its nearest RDMA NIC: within NCCL's GPUDirect RDMA level
+ * (near, the farthest such path in worst), beyond it (named in far), or at a distance hwloc
+ * cannot tell (named in unplaced). */
+typedef struct locality {
+    size_t gpus, near, unknown;
+    int worst;
+    char far[384], unplaced[192];
+} locality;
+
+static void gpu_distances(const gv_topo *t, locality *l)
+{
+    memset(l, 0, sizeof *l);
+    l->worst = GV_PATH_UNKNOWN;
+    for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
+        gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
+        gv_topo_device_at(t, i, &d);
+        if (d.kind != GV_TOPO_GPU)
+            continue;
+        l->gpus++;
+        if (d.gdr_capable == 1) {
+            l->near++;
+            l->worst = d.nearest_path > l->worst ? d.nearest_path : l->worst;
+            continue;
+        }
+        char one[160];
+        /* A distance hwloc cannot tell (a GPU it does not place) is no finding: named, not
+         * judged. */
+        if (d.nearest_nic < 0 || d.nearest_path == GV_PATH_UNKNOWN ||
+            gv_topo_device_at(t, (uint32_t)d.nearest_nic, &nic) != GV_OK) {
+            l->unknown++;
+            snprintf(one, sizeof one, "%s (%s)", d.label, d.pci_bus_id);
+            gv_append(l->unplaced, sizeof l->unplaced, ", ", one);
+            continue;
+        }
+        snprintf(one, sizeof one, "%s (%s: nearest %s at %s)", d.label, d.pci_bus_id, nic.name,
+                 gv_path_name(d.nearest_path));
+        gv_append(l->far, sizeof l->far, ", ", one);
+    }
+}
+
 static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
 {
     char why[256];
@@ -276,34 +312,11 @@ static void nic_locality(gv_active_run *run, const gv_rdma_report *r)
     }
     gv_topo_info info = GV_TOPO_INFO_INIT;
     gv_topo_summary(t, &info);
-    size_t gpus = 0, near = 0, unknown = 0;
-    int worst = GV_PATH_UNKNOWN;
-    char far[384] = "", unplaced[192] = "";
-    for (uint32_t i = 0; i < gv_topo_device_count(t); i++) {
-        gv_topo_device d = GV_TOPO_DEVICE_INIT, nic = GV_TOPO_DEVICE_INIT;
-        gv_topo_device_at(t, i, &d);
-        if (d.kind != GV_TOPO_GPU)
-            continue;
-        gpus++;
-        if (d.gdr_capable == 1) {
-            near++;
-            worst = d.nearest_path > worst ? d.nearest_path : worst;
-            continue;
-        }
-        char one[160];
-        /* A distance hwloc cannot tell (a GPU it does not place) is no finding: named, not
-         * judged. */
-        if (d.nearest_nic < 0 || d.nearest_path == GV_PATH_UNKNOWN ||
-            gv_topo_device_at(t, (uint32_t)d.nearest_nic, &nic) != GV_OK) {
-            unknown++;
-            snprintf(one, sizeof one, "%s (%s)", d.label, d.pci_bus_id);
-            gv_append(unplaced, sizeof unplaced, ", ", one);
-            continue;
-        }
-        snprintf(one, sizeof one, "%s (%s: nearest %s at %s)", d.label, d.pci_bus_id, nic.name,
-                 gv_path_name(d.nearest_path));
-        gv_append(far, sizeof far, ", ", one);
-    }
+    locality l;
+    gpu_distances(t, &l);
+    size_t gpus = l.gpus, near = l.near, unknown = l.unknown;
+    const char *far = l.far, *unplaced = l.unplaced;
+    int worst = l.worst;
     const char *lvl = gv_path_name(info.gdr_level);
     gv_check_result *c;
     if (gpus == 0 || info.nic_count == 0) {
@@ -469,7 +482,8 @@ static void ready(gv_active_run *run, size_t first)
     char failing[384] = "", skipped[256] = "";
     for (size_t i = first; i < run->report->count; i++) {
         const gv_check_result *res = &run->report->results[i];
-        const char *name = res->id + strlen("gpudirect.");
+        const char *dot = strchr(res->id, '.'); /* "p2pdma" of gpudirect.p2pdma */
+        const char *name = dot ? dot + 1 : res->id;
         if (res->verdict == GV_SKIP) {
             gv_append(skipped, sizeof skipped, ", ", name);
             continue;
@@ -506,18 +520,14 @@ static void ready(gv_active_run *run, size_t first)
 
 void gv_active_gpudirect(gv_active_run *run)
 {
-    static const char *const ids[] = {
-        gv_id_gpudirect_open_module,  gv_id_gpudirect_p2pdma, gv_id_gpudirect_kernel,
-        gv_id_gpudirect_peermem,      gv_id_gpudirect_dmabuf, gv_id_gpudirect_nic_dmabuf,
-        gv_id_gpudirect_nic_locality, gv_id_gpudirect_acs,    gv_id_gpudirect_ready};
-    const size_t n = sizeof ids / sizeof *ids;
+    const gv_active_members members = gv_active_group(gv_active_gpudirect);
     if (!gv_facts_has_gpus(run->facts)) {
-        gv_active_rows(run, ids, n, "node", GV_SKIP, "no NVIDIA GPU on this node");
+        gv_active_rows(run, members, "node", GV_SKIP, "no NVIDIA GPU on this node");
         return;
     }
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
-        gv_active_rows_action(run, ids, n, "node", GV_ERROR, GV_ACTION_RERUN,
+        gv_active_rows_action(run, members, "node", GV_ERROR, GV_ACTION_RERUN,
                               gv_ctx_last_error(run->ctx));
         return;
     }

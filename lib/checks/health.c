@@ -338,110 +338,128 @@ void gv_check_gpu_recovery(const gv_facts *f, gv_report *r)
     }
 }
 
-void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
+/* The AER counters of the functions from a GPU to its root port, summed: the first error of
+ * the most severe kind and where, and the first counter file that could not be read. */
+typedef struct aer_sum {
+    long long cor, nonfatal, fatal;
+    const char *first, *first_at, *problem;
+} aer_sum;
+
+static void sum_aer(const gv_health *h, aer_sum *s)
+{
+    const gv_aer_chain *aer = &h->aer;
+    *s = (aer_sum){GV_UNKNOWN, GV_UNKNOWN, GV_UNKNOWN, "", "", h->aer_problem};
+    int first_severity = 0; /* the most severe kind's counter is the one named */
+    for (size_t k = 0; k < aer->n; k++) {
+        const gv_aer_counts *a = &aer->hop[k];
+        s->cor = sum(s->cor, a->correctable);
+        s->nonfatal = sum(s->nonfatal, a->nonfatal);
+        s->fatal = sum(s->fatal, a->fatal);
+        if (a->first[0] && a->first_severity > first_severity) {
+            s->first = a->first;
+            s->first_at = a->bdf;
+            first_severity = a->first_severity;
+        }
+        if (!s->problem[0] && a->problem[0])
+            s->problem = a->problem;
+    }
+}
+
+static void pcie_errors_of(const gv_facts *f, const gv_gpu_record *g, const char *subject,
+                           gv_report *r)
 {
     double per_min = POLICY(f, pcie_replay_warn_per_min, PCIE_REPLAY_PER_MIN);
     double aer_warn = POLICY(f, aer_correctable_warn, 0);
+    const gv_health *h = &g->health;
+    aer_sum s;
+    sum_aer(h, &s);
+    long long cor = s.cor, nonfatal = s.nonfatal, fatal = s.fatal;
+    const char *first = s.first, *first_at = s.first_at, *problem = s.problem;
+    if (h->pcie_replays == GV_UNKNOWN && cor == GV_UNKNOWN && nonfatal == GV_UNKNOWN &&
+        fatal == GV_UNKNOWN) {
+        gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_SKIP,
+                      "no PCIe error counters: NVML has no replay counter and sysfs no AER "
+                      "statistics for %s%s%s",
+                      g->gpu.pci_bus_id, problem[0] ? "; " : "", problem);
+        return;
+    }
+    char b[4][24], rate[64] = "", text[400];
+    double rate_per_min = -1;
+    if (h->pcie_replays != GV_UNKNOWN && f->uptime_s > 60) {
+        rate_per_min = (double)h->pcie_replays / (f->uptime_s / 60);
+        snprintf(rate, sizeof rate, " (%.2f per minute over %.1f h of uptime)", rate_per_min,
+                 f->uptime_s / 3600);
+    }
+    snprintf(text, sizeof text,
+             "replays %s%s; AER over %zu function(s) from the GPU to the root port: "
+             "correctable %s, non-fatal %s, fatal %s%s%s%s%s",
+             n(h->pcie_replays, b[0], 24), rate, h->aer.n, n(cor, b[1], 24), n(nonfatal, b[2], 24),
+             n(fatal, b[3], 24), first[0] ? " (" : "", first, first[0] ? " on " : "",
+             first[0] ? first_at : "");
+    if (first[0])
+        gv_append(text, sizeof text, "", ")");
+    gv_check_result *c;
+    int action = h->recovery_action;
+    char buf[32];
+    if (fatal > 0 && action == GVNV_RECOVERY_ACTION_NONE) {
+        /* The kernel keeps AER counts until the next boot, past the recovery that brought
+         * the link back: with the driver asking nothing of a GPU that answers NVML, the
+         * error is the path's history (as gpu.xid's Xids), not its present. */
+        c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
+                          "fatal PCIe errors on the GPU's path since boot; %s; the driver now "
+                          "reports no recovery action needed for this GPU (gpu.recovery) and "
+                          "it answers: the link recovered",
+                          text);
+        gv_result_remedy(c, "read the AER reports in `dmesg` (when, which function); reseat "
+                            "or replace the GPU, riser or switch named if they return");
+        gv_result_action(c, GV_ACTION_RERUN); /* history, as gpu.xid's: if they return */
+    } else if (fatal > 0) {
+        c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_FAIL,
+                          "fatal PCIe errors on the GPU's path; %s%s%s%s", text,
+                          action > 0 ? "; the driver says the GPU needs " : "",
+                          action > 0 ? gv_recovery_action_name(action, buf, sizeof buf) : "",
+                          action > 0 ? " (gpu.recovery)" : "");
+        gv_result_remedy(c, "drain the node; reseat or replace the GPU, riser or switch "
+                            "named, and check `dmesg` for AER reports");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
+    } else if (nonfatal > 0) {
+        c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
+                          "non-fatal PCIe errors on the GPU's path; %s", text);
+        gv_result_remedy(c, "check `dmesg` for AER reports; reseat the GPU or riser");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
+    } else if (rate_per_min > per_min) {
+        c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
+                          "PCIe replays above %g per minute; %s", per_min, text);
+        gv_result_remedy(c,
+                         "a marginal link: check the slot, riser and cable; compare gpu.pcie_link");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
+    } else if (aer_warn > 0 && cor >= aer_warn) {
+        c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
+                          "%lld correctable PCIe errors (policy: %g); %s", cor, aer_warn, text);
+        gv_result_remedy(c, "a marginal link: check the slot, riser and cable");
+        gv_result_action(c, GV_ACTION_HW_INSPECT);
+    } else if (problem[0]) {
+        /* A counter that cannot be read is not a zero: the totals above lack it. */
+        c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
+                          "an AER statistics file is unreadable (%s); %s", problem, text);
+        gv_result_remedy(c, "read the file by hand; the kernel's AER statistics may be "
+                            "broken on this function");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
+    } else {
+        c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_PASS, "%s", text);
+    }
+    gv_result_measured(c, (double)(h->pcie_replays < 0 ? 0 : h->pcie_replays), "replays",
+                       "%s replays", n(h->pcie_replays, b[0], 24));
+    gv_result_expected(c, SOURCE(f, pcie_replay_warn_per_min, "DCGM"), "<= %g replays per minute",
+                       per_min);
+}
+
+void gv_check_gpu_pcie_errors(const gv_facts *f, gv_report *r)
+{
     for (size_t i = 0; i < f->gpu_count; i++) {
-        const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
-        if (!judged(g, r, gv_id_gpu_pcie_errors, subject))
-            continue;
-        const gv_health *h = &g->health;
-        const gv_aer_chain *aer = &h->aer;
-        long long cor = GV_UNKNOWN, nonfatal = GV_UNKNOWN, fatal = GV_UNKNOWN;
-        const char *first = "", *first_at = "", *problem = h->aer_problem;
-        int first_severity = 0; /* the most severe kind's counter is the one named */
-        for (size_t k = 0; k < aer->n; k++) {
-            const gv_aer_counts *a = &aer->hop[k];
-            cor = sum(cor, a->correctable);
-            nonfatal = sum(nonfatal, a->nonfatal);
-            fatal = sum(fatal, a->fatal);
-            if (a->first[0] && a->first_severity > first_severity) {
-                first = a->first;
-                first_at = a->bdf;
-                first_severity = a->first_severity;
-            }
-            if (!problem[0] && a->problem[0])
-                problem = a->problem;
-        }
-        if (h->pcie_replays == GV_UNKNOWN && cor == GV_UNKNOWN && nonfatal == GV_UNKNOWN &&
-            fatal == GV_UNKNOWN) {
-            gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_SKIP,
-                          "no PCIe error counters: NVML has no replay counter and sysfs no AER "
-                          "statistics for %s%s%s",
-                          g->gpu.pci_bus_id, problem[0] ? "; " : "", problem);
-            continue;
-        }
-        char b[4][24], rate[64] = "", text[400];
-        double rate_per_min = -1;
-        if (h->pcie_replays != GV_UNKNOWN && f->uptime_s > 60) {
-            rate_per_min = (double)h->pcie_replays / (f->uptime_s / 60);
-            snprintf(rate, sizeof rate, " (%.2f per minute over %.1f h of uptime)", rate_per_min,
-                     f->uptime_s / 3600);
-        }
-        snprintf(text, sizeof text,
-                 "replays %s%s; AER over %zu function(s) from the GPU to the root port: "
-                 "correctable %s, non-fatal %s, fatal %s%s%s%s%s",
-                 n(h->pcie_replays, b[0], 24), rate, aer->n, n(cor, b[1], 24),
-                 n(nonfatal, b[2], 24), n(fatal, b[3], 24), first[0] ? " (" : "", first,
-                 first[0] ? " on " : "", first[0] ? first_at : "");
-        if (first[0])
-            gv_append(text, sizeof text, "", ")");
-        gv_check_result *c;
-        int action = h->recovery_action;
-        char buf[32];
-        if (fatal > 0 && action == GVNV_RECOVERY_ACTION_NONE) {
-            /* The kernel keeps AER counts until the next boot, past the recovery that brought
-             * the link back: with the driver asking nothing of a GPU that answers NVML, the
-             * error is the path's history (as gpu.xid's Xids), not its present. */
-            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
-                              "fatal PCIe errors on the GPU's path since boot; %s; the driver now "
-                              "reports no recovery action needed for this GPU (gpu.recovery) and "
-                              "it answers: the link recovered",
-                              text);
-            gv_result_remedy(c, "read the AER reports in `dmesg` (when, which function); reseat "
-                                "or replace the GPU, riser or switch named if they return");
-            gv_result_action(c, GV_ACTION_RERUN); /* history, as gpu.xid's: if they return */
-        } else if (fatal > 0) {
-            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_FAIL,
-                              "fatal PCIe errors on the GPU's path; %s%s%s%s", text,
-                              action > 0 ? "; the driver says the GPU needs " : "",
-                              action > 0 ? gv_recovery_action_name(action, buf, sizeof buf) : "",
-                              action > 0 ? " (gpu.recovery)" : "");
-            gv_result_remedy(c, "drain the node; reseat or replace the GPU, riser or switch "
-                                "named, and check `dmesg` for AER reports");
-            gv_result_action(c, GV_ACTION_HW_INSPECT);
-        } else if (nonfatal > 0) {
-            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
-                              "non-fatal PCIe errors on the GPU's path; %s", text);
-            gv_result_remedy(c, "check `dmesg` for AER reports; reseat the GPU or riser");
-            gv_result_action(c, GV_ACTION_HW_INSPECT);
-        } else if (rate_per_min > per_min) {
-            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
-                              "PCIe replays above %g per minute; %s", per_min, text);
-            gv_result_remedy(
-                c, "a marginal link: check the slot, riser and cable; compare gpu.pcie_link");
-            gv_result_action(c, GV_ACTION_HW_INSPECT);
-        } else if (aer_warn > 0 && cor >= aer_warn) {
-            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
-                              "%lld correctable PCIe errors (policy: %g); %s", cor, aer_warn, text);
-            gv_result_remedy(c, "a marginal link: check the slot, riser and cable");
-            gv_result_action(c, GV_ACTION_HW_INSPECT);
-        } else if (problem[0]) {
-            /* A counter that cannot be read is not a zero: the totals above lack it. */
-            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_WARN,
-                              "an AER statistics file is unreadable (%s); %s", problem, text);
-            gv_result_remedy(c, "read the file by hand; the kernel's AER statistics may be "
-                                "broken on this function");
-            gv_result_action(c, GV_ACTION_FIX_CONFIG);
-        } else {
-            c = gv_report_add(r, gv_id_gpu_pcie_errors, subject, GV_PASS, "%s", text);
-        }
-        gv_result_measured(c, (double)(h->pcie_replays < 0 ? 0 : h->pcie_replays), "replays",
-                           "%s replays", n(h->pcie_replays, b[0], 24));
-        gv_result_expected(c, SOURCE(f, pcie_replay_warn_per_min, "DCGM"),
-                           "<= %g replays per minute", per_min);
+        if (judged(&f->gpus[i], r, gv_id_gpu_pcie_errors, subject))
+            pcie_errors_of(f, &f->gpus[i], subject, r);
     }
 }
 

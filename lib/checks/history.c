@@ -124,13 +124,20 @@ static double median(const gv_history_point *p, long n, double *spread)
     return m;
 }
 
+/* Whether check `id` is a history check (its rows judge the record, they are not part of it). */
+static int is_history(const char *id)
+{
+    int i = gv_catalog_index(id);
+    return i >= 0 && gv_checks[i].history != NULL;
+}
+
 /* A performance figure of this run: more is better, in one of these units. A FAIL's figure too
  * (slower than the datasheet allows is slower than its record too); the record's own figures
  * are its PASS and WARN runs' only (gv_history_figures). */
 static int is_performance(const gv_check_result *c)
 {
     return (c->verdict == GV_PASS || c->verdict == GV_WARN || c->verdict == GV_FAIL) &&
-           isfinite(c->value) && c->value > 0 && strncmp(c->id, "history.", 8) != 0 &&
+           isfinite(c->value) && c->value > 0 && !is_history(c->id) &&
            (!strcmp(c->unit, "TFLOPS") || !strcmp(c->unit, "GB/s"));
 }
 

@@ -35,9 +35,9 @@ double gv_history_counter_now(const gv_history_judge *j, const char *check, cons
 void gv_history_day(long long unix_s, char *out, size_t cap);
 
 /* Each history check's judge, gv_check_<name> (checks.def), in history.c or history_ports.c. */
-#define GV_HISTORY(nm, i, lv) void gv_check_##nm(gv_history_judge *judge);
-#define GV_PASSIVE(nm, i, lv, f, nd, dl)
-#define GV_ACTIVE(nm, i, lv, g, f, nd, dl, du)
+#define GV_HISTORY(nm, ...) void gv_check_##nm(gv_history_judge *judge);
+#define GV_PASSIVE(...)
+#define GV_ACTIVE(...)
 #include "checks/checks.def"
 #undef GV_PASSIVE
 #undef GV_ACTIVE

@@ -15,8 +15,8 @@
 
 void gv_active_memtest(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_mem_test};
-    if (gv_active_no_devices(run, ids, 1))
+    const gv_active_members members = gv_active_group(gv_active_memtest);
+    if (gv_active_no_devices(run, members))
         return;
     for (int gpu = 0; gpu < run->facts->cuda_count; gpu++) {
         if (!gv_active_gpu_chosen(run, gpu))

@@ -40,9 +40,13 @@ static void version_row(gv_active_run *run)
     gv_result_action(res, GV_ACTION_FIX_CONFIG);
 }
 
-static const char *const sweep_ids[] = {gv_id_nccl_allreduce, gv_id_nccl_transport};
+/* The checks one all-reduce sweep answers: the group's but nccl.version. */
+static gv_active_members sweep(void)
+{
+    return gv_active_span(gv_id_nccl_allreduce, gv_id_nccl_transport);
+}
 
-/* Adds a row for each selected ID of the sweep with the same verdict and text. */
+/* Adds a row for each selected check of the sweep with the same verdict and text. */
 static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
@@ -52,7 +56,7 @@ static void rows(gv_active_run *run, int verdict, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    gv_active_rows(run, sweep_ids, 2, "node", verdict, why);
+    gv_active_rows(run, sweep(), "node", verdict, why);
 }
 
 /* Whether NVLink joins the GPUs of ranks a and b (rank i is o->gpus[i]: one process). */
@@ -225,13 +229,76 @@ static void below_nvlink_design(gv_active_run *run, const gv_nccl_opts *o, const
  * the data and the transport, shows at this size. As mem.test and cuda.alloc (gv_busy_spares). */
 #define BUSY_SWEEP_MAX (64ull << 20)
 
+/* The sweep's sizes, deadline, process and floor. */
+static void sweep_opts(const gv_active_run *run, int timed, gv_nccl_opts *o)
+{
+    /* Short: 1 to 256 MiB by four-fold steps; extended: to 4 GiB doubling, where peaks are;
+     * for the transport alone, 1 MiB (a connection for every ring and tree is made there). */
+    o->max_bytes = run->nccl_bytes ? run->nccl_bytes : run->benchmark ? 4ull << 30 : 256ull << 20;
+    if (!timed)
+        o->max_bytes = 1ull << 20;
+    o->min_bytes = o->max_bytes < (1ull << 20) ? o->max_bytes : 1ull << 20;
+    o->step_factor = run->benchmark ? 2 : 4;
+    /* The deadline is what remains of the run's budget, less a second for the sweep's own
+     * worker to be stopped and the row written before gv_run stops this one (at least a
+     * second). */
+    double left = run->budget_end - gv_now_s() - 1.0;
+    o->deadline_s = left > 1 ? left : 1;
+    /* gv_run in the caller's process (GV_ISOLATION_NONE, or no worker found) keeps NCCL there
+     * too; in gv_run's worker the sweep gets a worker of its own (blocking communicators, and
+     * a hang in NCCL's host code is still this check's FAIL, not the run's budget). */
+    if (!run->ctx->in_worker)
+        o->flags |= GV_NCCL_IN_PROCESS;
+    if (run->policy && run->policy->nccl_min_busbw_gbps > 0)
+        o->min_busbw_gbps = run->policy->nccl_min_busbw_gbps;
+}
+
+/* nccl.allreduce's row from the sweep that ended with st; busy what was seen on its GPUs, and
+ * asked_bytes the largest size before the busy rule lowered it. */
+static void allreduce_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nccl_result *r,
+                          gv_status st, const gv_busy *busy, uint64_t asked_bytes)
+{
+    gv_check_result *c =
+        gv_report_add(run->report, gv_id_nccl_allreduce, "node", r->verdict, "%s", r->message);
+    if (c && r->verdict == GV_PASS && o->min_busbw_gbps <= 0)
+        below_nvlink_design(run, o, r, c);
+    if (r->size_count)
+        gv_result_measured(c, r->peak_busbw_gbps, "GB/s", "busbw %.1f GB/s at %llu MiB",
+                           r->peak_busbw_gbps, (unsigned long long)(r->peak_bytes >> 20));
+    if (o->min_busbw_gbps > 0)
+        gv_result_expected(c, "policy", ">= %.1f GB/s busbw", o->min_busbw_gbps);
+    if (r->wrong_elements)
+        gv_result_remedy(c, "drain the node: a GPU or NVLink/PCIe path corrupts data; run "
+                            "nccl-tests per GPU pair and the vendor diagnostics to find it");
+    else if (st == GV_ERR_TIMEOUT)
+        gv_result_remedy(c, "check NVLink/NVSwitch state (nvidia-smi nvlink -s, fabric manager) "
+                            "and NCCL_DEBUG=INFO output for the transport that hangs");
+    /* Wrong sums, a pair or a bus bandwidth below its floor: the GPUs or their links. A
+     * collective that did not finish: the GPUs it hung on are reset (which of them is not
+     * known: every one of the run). An NCCL error: run it again. */
+    if (c && c->action == GV_ACTION_NONE)
+        gv_result_action(c, r->verdict == GV_ERROR ? GV_ACTION_RERUN
+                            : st == GV_ERR_TIMEOUT ? GV_ACTION_RESET_GPU
+                                                   : GV_ACTION_HW_INSPECT);
+    if (st == GV_OK)
+        gv_busy_apply(busy, run->policy, c, r->wrong_elements != 0);
+    if (c && o->max_bytes < asked_bytes) {
+        size_t len = strlen(c->message);
+        snprintf(c->message + len, sizeof c->message - len,
+                 "; sizes above %llu MiB not run: holding twice the largest (%llu MiB) on each GPU "
+                 "would take what that process may need next",
+                 (unsigned long long)(o->max_bytes >> 20),
+                 (unsigned long long)(2 * asked_bytes >> 20));
+    }
+}
+
 /* nccl.allreduce and nccl.transport from one sweep. */
 static void sweep_rows(gv_active_run *run)
 {
     const gv_facts *f = run->facts;
     /* CUDA unusable is driver.cuda's to judge, as for every CUDA test ("CUDA sees -1" said
      * nothing). */
-    if (gv_active_no_devices(run, sweep_ids, 2))
+    if (gv_active_no_devices(run, sweep()))
         return;
     gv_nccl_opts o = GV_NCCL_OPTS_INIT;
     for (int gpu = 0; gpu < f->cuda_count && gpu < GV_NCCL_MAX_GPUS; gpu++)
@@ -244,26 +311,8 @@ static void sweep_rows(gv_active_run *run)
         return;
     }
     int timed = gv_active_selected(run, gv_id_nccl_allreduce);
-    /* Short: 1 to 256 MiB by four-fold steps; extended: to 4 GiB doubling, where peaks are;
-     * for the transport alone, 1 MiB (a connection for every ring and tree is made there). */
-    o.max_bytes = run->nccl_bytes ? run->nccl_bytes : run->benchmark ? 4ull << 30 : 256ull << 20;
-    if (!timed)
-        o.max_bytes = 1ull << 20;
-    o.min_bytes = o.max_bytes < (1ull << 20) ? o.max_bytes : 1ull << 20;
-    o.step_factor = run->benchmark ? 2 : 4;
-    /* The deadline is what remains of the run's budget, less a second for the sweep's own
-     * worker to be stopped and the row written before gv_run stops this one (at least a
-     * second). */
-    double left = run->budget_end - gv_now_s() - 1.0;
-    o.deadline_s = left > 1 ? left : 1;
-    /* gv_run in the caller's process (GV_ISOLATION_NONE, or no worker found) keeps NCCL there
-     * too; in gv_run's worker the sweep gets a worker of its own (blocking communicators, and
-     * a hang in NCCL's host code is still this check's FAIL, not the run's budget). */
-    if (!run->ctx->in_worker)
-        o.flags |= GV_NCCL_IN_PROCESS;
+    sweep_opts(run, timed, &o);
     const gv_policy *p = run->policy;
-    if (p && p->nccl_min_busbw_gbps > 0)
-        o.min_busbw_gbps = p->nccl_min_busbw_gbps;
     gv_nccl_result r = GV_NCCL_RESULT_INIT;
     gv_status st = GV_OK;
     gv_progress_begin(run->ctx, timed ? gv_id_nccl_allreduce : gv_id_nccl_transport, "node");
@@ -291,9 +340,10 @@ static void sweep_rows(gv_active_run *run)
             rows(run, GV_SKIP, "%s", gv_ctx_last_error(run->ctx));
             return;
         }
-        for (size_t i = 0; i < 2; i++)
-            if (gv_active_selected(run, sweep_ids[i])) {
-                gv_check_result *c = gv_report_add(run->report, sweep_ids[i], "node", GV_ERROR,
+        const gv_active_members m = sweep();
+        for (size_t i = m.first; i < m.end; i++)
+            if (run->chosen[i]) {
+                gv_check_result *c = gv_report_add(run->report, gv_checks[i].id, "node", GV_ERROR,
                                                    "%s", gv_ctx_last_error(run->ctx));
                 gv_result_remedy(c, "run gv-nccl with NCCL_DEBUG=WARN to see where it stops; look "
                                     "at driver.cuda, gpu.nvml and gpu.xid for the GPU named");
@@ -303,40 +353,8 @@ static void sweep_rows(gv_active_run *run)
     }
     if (gv_active_selected(run, gv_id_nccl_transport))
         transport_row(run, &o, &r);
-    if (!timed)
-        return;
-    gv_check_result *c =
-        gv_report_add(run->report, gv_id_nccl_allreduce, "node", r.verdict, "%s", r.message);
-    if (c && r.verdict == GV_PASS && o.min_busbw_gbps <= 0)
-        below_nvlink_design(run, &o, &r, c);
-    if (r.size_count)
-        gv_result_measured(c, r.peak_busbw_gbps, "GB/s", "busbw %.1f GB/s at %llu MiB",
-                           r.peak_busbw_gbps, (unsigned long long)(r.peak_bytes >> 20));
-    if (o.min_busbw_gbps > 0)
-        gv_result_expected(c, "policy", ">= %.1f GB/s busbw", o.min_busbw_gbps);
-    if (r.wrong_elements)
-        gv_result_remedy(c, "drain the node: a GPU or NVLink/PCIe path corrupts data; run "
-                            "nccl-tests per GPU pair and the vendor diagnostics to find it");
-    else if (st == GV_ERR_TIMEOUT)
-        gv_result_remedy(c, "check NVLink/NVSwitch state (nvidia-smi nvlink -s, fabric manager) "
-                            "and NCCL_DEBUG=INFO output for the transport that hangs");
-    /* Wrong sums, a pair or a bus bandwidth below its floor: the GPUs or their links. A
-     * collective that did not finish: the GPUs it hung on are reset (which of them is not
-     * known: every one of the run). An NCCL error: run it again. */
-    if (c && c->action == GV_ACTION_NONE)
-        gv_result_action(c, r.verdict == GV_ERROR  ? GV_ACTION_RERUN
-                            : st == GV_ERR_TIMEOUT ? GV_ACTION_RESET_GPU
-                                                   : GV_ACTION_HW_INSPECT);
-    if (st == GV_OK)
-        gv_busy_apply(&busy, p, c, r.wrong_elements != 0);
-    if (c && o.max_bytes < asked_bytes) {
-        size_t len = strlen(c->message);
-        snprintf(c->message + len, sizeof c->message - len,
-                 "; sizes above %llu MiB not run: holding twice the largest (%llu MiB) on each GPU "
-                 "would take what that process may need next",
-                 (unsigned long long)(o.max_bytes >> 20),
-                 (unsigned long long)(2 * asked_bytes >> 20));
-    }
+    if (timed)
+        allreduce_row(run, &o, &r, st, &busy, asked_bytes);
 }
 
 void gv_active_nccl(gv_active_run *run)

@@ -182,8 +182,8 @@ static void gpu_row(gv_active_run *run, const p2p_node *p, size_t i, const gv_bu
 
 void gv_active_p2p(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_cuda_p2p};
-    if (gv_active_no_devices(run, ids, 1))
+    const gv_active_members members = gv_active_group(gv_active_p2p);
+    if (gv_active_no_devices(run, members))
         return;
     gv_session *s = calloc(GV_RUN_MAX_GPUS, sizeof *s);
     gv_session **open = calloc(GV_RUN_MAX_GPUS, sizeof *open);
@@ -192,7 +192,7 @@ void gv_active_p2p(gv_active_run *run)
                   .pci = calloc(GV_RUN_MAX_GPUS, sizeof *p.pci)};
     int *ordinal = calloc(GV_RUN_MAX_GPUS, sizeof *ordinal);
     if (!s || !open || !p.subject || !p.gpu || !p.pci || !ordinal) {
-        gv_active_rows_action(run, ids, 1, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
+        gv_active_rows_action(run, members, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
         goto done;
     }
     gv_progress_begin(run->ctx, gv_id_cuda_p2p, "node");

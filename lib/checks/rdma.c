@@ -187,11 +187,132 @@ static int leaves_gpus_far(gv_active_run *run, const gv_rdma_report *r, const ch
     return gpus[0] != '\0';
 }
 
+/* "InfiniBand, LID 0x12", "Ethernet (RoCE v2 GID 3 on eth2)". */
+static void link_layer_text(const gv_rdma_port *p, char *out, size_t cap)
+{
+    if (p->link_layer == GV_LINK_LAYER_INFINIBAND)
+        snprintf(out, cap, "InfiniBand, LID 0x%x", p->lid < 0 ? 0 : p->lid);
+    else if (p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid >= 0)
+        snprintf(out, cap, "Ethernet (RoCE v2 GID %d on %s)", p->roce_v2_gid,
+                 p->netdev[0] ? p->netdev : "?");
+    else
+        snprintf(out, cap, "%s",
+                 p->link_layer == GV_LINK_LAYER_ETHERNET ? "Ethernet" : "unknown link layer");
+}
+
+/* The row of an ACTIVE port. */
+static gv_check_result *active_port(gv_active_run *run, const gv_rdma_port *p, const char *subject)
+{
+    gv_check_result *c;
+    if (p->rate_gbps < 0) {
+        /* An ACTIVE port whose rate is unknown cannot be said to carry traffic at speed. */
+        c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_ERROR,
+                          "%s port %u: PORT_ACTIVE, rate unknown: %s", p->device, p->port,
+                          p->problem[0] ? p->problem : "no rate file");
+        gv_result_remedy(c, "read the port's rate with `ibstat`; a rate no port has is the "
+                            "NIC driver's or the sysroot's fault");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
+        return c;
+    }
+    char layer[160];
+    link_layer_text(p, layer, sizeof layer);
+    int no_v2 = p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid < 0;
+    int verdict = no_v2 || p->problem[0] ? GV_WARN : GV_PASS;
+    c = gv_report_add(run->report, gv_id_rdma_ports, subject, verdict,
+                      "%s port %u: PORT_ACTIVE, %s, %s, %s%s%s%s", p->device, p->port,
+                      p->phys_state_text[0] ? p->phys_state_text : "?",
+                      p->rate_text[0] ? p->rate_text : "rate unknown", layer,
+                      no_v2 ? "; no RoCE v2 GID: its netdev has no IP address" : "",
+                      p->problem[0] ? "; " : "", p->problem);
+    if (no_v2)
+        gv_result_remedy(c, "give %s an IP address: RoCE v2 GIDs follow the netdev's addresses",
+                         p->netdev[0] ? p->netdev : "the port's netdev");
+    else if (p->problem[0])
+        gv_result_remedy(c, "read the port's sysfs files named by hand; a malformed attribute is "
+                            "the NIC driver's or the kernel's");
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
+    return c;
+}
+
+/* The row of a port that is not ACTIVE: switched off, beside no GPU's traffic, or a fault. */
+static gv_check_result *inactive_port(gv_active_run *run, const gv_rdma_report *r,
+                                      const gv_rdma_port *p, const char *subject)
+{
+    gv_check_result *c;
+    char far[256] = "";
+    if (p->state == GV_PORT_DOWN && p->phys_state == 3) {
+        c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_WARN,
+                          "%s port %u: DOWN, physical state Disabled (administratively off)",
+                          p->device, p->port);
+        gv_result_remedy(c,
+                         "if this port should carry traffic, enable it (ip link set %s "
+                         "up, or the switch port)",
+                         p->netdev[0] ? p->netdev : "<netdev>");
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
+    } else if (p->state == GV_PORT_DOWN &&
+               leaves_gpus_far(run, r, p->device, far, sizeof far) == 0) {
+        /* No GPU's traffic leaves through it: a NIC beside none of them (storage,
+         * management), or the unused port of one whose other ports serve them. */
+        c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_WARN,
+                          "%s port %u: %s, physical state %s: no link; every GPU keeps an "
+                          "ACTIVE RDMA NIC as near as this one (NCCL uses only ACTIVE "
+                          "ports): not a fault of the GPUs' fabric",
+                          p->device, p->port, p->state_text,
+                          p->phys_state_text[0] ? p->phys_state_text : "?");
+        gv_result_remedy(c, "if this port should carry traffic (storage, a second rail), "
+                            "check its cable, transceiver and switch port");
+        /* Not the GPUs' fabric: whether the port is meant to carry traffic comes first, a
+         * cable only then. */
+        gv_result_action(c, GV_ACTION_FIX_CONFIG);
+    } else {
+        const char *why = p->state == GV_PORT_INIT
+                              ? "the link is up but no subnet manager has configured it"
+                          : p->state == GV_PORT_ARMED ? "waiting for the subnet manager"
+                                                      : "no link";
+        c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_FAIL,
+                          "%s port %u: %s, physical state %s: %s%s%s%s", p->device, p->port,
+                          p->state_text, p->phys_state_text[0] ? p->phys_state_text : "?", why,
+                          far[0] ? "; the nearest RDMA NIC of " : "", far,
+                          far[0] ? ", whose traffic leaves through a farther NIC or none" : "");
+        gv_result_remedy(c, p->state == GV_PORT_DOWN
+                                ? "check the cable, the transceiver and the switch port "
+                                  "(Polling: nothing answers at the other end)"
+                                : "start a subnet manager (opensm) or check the fabric's SM");
+        /* No link: the cable, transceiver or switch port. A link without a subnet
+         * manager's configuration: the fabric's settings. */
+        gv_result_action(c, p->state == GV_PORT_DOWN ? GV_ACTION_HW_INSPECT : GV_ACTION_FIX_CONFIG);
+    }
+    return c;
+}
+
+/* What every port's row carries: the wait for ports on their way, the rate, and the counters
+ * history.links compares between runs. */
+static void port_figures(gv_active_run *run, const gv_rdma_report *r, const gv_rdma_port *p,
+                         gv_check_result *c)
+{
+    if (c && r->port_wait_s > 0) /* gv_rdma_build waited for ports on their way */
+        snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
+                 " (read after waiting %.1f s for ports on their way to ACTIVE)", r->port_wait_s);
+    gv_result_measured(c, p->rate_gbps >= 0 ? p->rate_gbps : NAN, "Gb/s", "%s",
+                       p->state_text[0] ? p->state_text : "?");
+    gv_result_expected(c, "kernel", "ACTIVE, LinkUp");
+    /* What history.links compares between runs: a port that went down and came back
+     * between two runs is ACTIVE in both, but its link_downed grew. */
+    gv_counter k[GV_ROW_COUNTERS_MAX];
+    uint32_t nk = 0;
+    gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "state", p->state);
+    gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "phys_state", p->phys_state);
+    gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "link_downed", (double)p->link_downed);
+    gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "link_error_recovery",
+                   (double)p->link_error_recovery);
+    gv_report_attach_counters(run->report, c, k, nk);
+}
+
 static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
 {
     for (size_t i = 0; i < r->port_count; i++) {
         const gv_rdma_port *p = &r->ports[i];
-        char subject[96], layer[160] = "", far[256] = "";
+        char subject[96];
         port_subject(p, subject, sizeof subject);
         if (p->state == GV_PORT_STATE_UNKNOWN) {
             gv_result_action(gv_report_add(run->report, gv_id_rdma_ports, subject, GV_ERROR,
@@ -200,101 +321,9 @@ static void judge_ports(gv_active_run *run, const gv_rdma_report *r)
                              GV_ACTION_FIX_CONFIG);
             continue;
         }
-        if (p->link_layer == GV_LINK_LAYER_INFINIBAND)
-            snprintf(layer, sizeof layer, "InfiniBand, LID 0x%x", p->lid < 0 ? 0 : p->lid);
-        else if (p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid >= 0)
-            snprintf(layer, sizeof layer, "Ethernet (RoCE v2 GID %d on %s)", p->roce_v2_gid,
-                     p->netdev[0] ? p->netdev : "?");
-        else
-            snprintf(layer, sizeof layer, "%s",
-                     p->link_layer == GV_LINK_LAYER_ETHERNET ? "Ethernet" : "unknown link layer");
-        gv_check_result *c;
-        if (p->state == GV_PORT_ACTIVE && p->rate_gbps < 0) {
-            /* An ACTIVE port whose rate is unknown cannot be said to carry traffic at speed. */
-            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_ERROR,
-                              "%s port %u: PORT_ACTIVE, rate unknown: %s", p->device, p->port,
-                              p->problem[0] ? p->problem : "no rate file");
-            gv_result_remedy(c, "read the port's rate with `ibstat`; a rate no port has is the "
-                                "NIC driver's or the sysroot's fault");
-            gv_result_action(c, GV_ACTION_FIX_CONFIG);
-        } else if (p->state == GV_PORT_ACTIVE) {
-            int no_v2 = p->link_layer == GV_LINK_LAYER_ETHERNET && p->roce_v2_gid < 0;
-            int verdict = no_v2 || p->problem[0] ? GV_WARN : GV_PASS;
-            c = gv_report_add(run->report, gv_id_rdma_ports, subject, verdict,
-                              "%s port %u: PORT_ACTIVE, %s, %s, %s%s%s%s", p->device, p->port,
-                              p->phys_state_text[0] ? p->phys_state_text : "?",
-                              p->rate_text[0] ? p->rate_text : "rate unknown", layer,
-                              no_v2 ? "; no RoCE v2 GID: its netdev has no IP address" : "",
-                              p->problem[0] ? "; " : "", p->problem);
-            if (no_v2)
-                gv_result_remedy(c,
-                                 "give %s an IP address: RoCE v2 GIDs follow the netdev's "
-                                 "addresses",
-                                 p->netdev[0] ? p->netdev : "the port's netdev");
-            else if (p->problem[0])
-                gv_result_remedy(c, "read the port's sysfs files named by hand; a malformed "
-                                    "attribute is the NIC driver's or the kernel's");
-            gv_result_action(c, GV_ACTION_FIX_CONFIG);
-        } else if (p->state == GV_PORT_DOWN && p->phys_state == 3) {
-            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_WARN,
-                              "%s port %u: DOWN, physical state Disabled (administratively off)",
-                              p->device, p->port);
-            gv_result_remedy(c,
-                             "if this port should carry traffic, enable it (ip link set %s "
-                             "up, or the switch port)",
-                             p->netdev[0] ? p->netdev : "<netdev>");
-            gv_result_action(c, GV_ACTION_FIX_CONFIG);
-        } else if (p->state == GV_PORT_DOWN &&
-                   leaves_gpus_far(run, r, p->device, far, sizeof far) == 0) {
-            /* No GPU's traffic leaves through it: a NIC beside none of them (storage,
-             * management), or the unused port of one whose other ports serve them. */
-            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_WARN,
-                              "%s port %u: %s, physical state %s: no link; every GPU keeps an "
-                              "ACTIVE RDMA NIC as near as this one (NCCL uses only ACTIVE "
-                              "ports): not a fault of the GPUs' fabric",
-                              p->device, p->port, p->state_text,
-                              p->phys_state_text[0] ? p->phys_state_text : "?");
-            gv_result_remedy(c, "if this port should carry traffic (storage, a second rail), "
-                                "check its cable, transceiver and switch port");
-            /* Not the GPUs' fabric: whether the port is meant to carry traffic comes first, a
-             * cable only then. */
-            gv_result_action(c, GV_ACTION_FIX_CONFIG);
-        } else {
-            const char *why = p->state == GV_PORT_INIT
-                                  ? "the link is up but no subnet manager has configured it"
-                              : p->state == GV_PORT_ARMED ? "waiting for the subnet manager"
-                                                          : "no link";
-            c = gv_report_add(run->report, gv_id_rdma_ports, subject, GV_FAIL,
-                              "%s port %u: %s, physical state %s: %s%s%s%s", p->device, p->port,
-                              p->state_text, p->phys_state_text[0] ? p->phys_state_text : "?", why,
-                              far[0] ? "; the nearest RDMA NIC of " : "", far,
-                              far[0] ? ", whose traffic leaves through a farther NIC or none" : "");
-            gv_result_remedy(c, p->state == GV_PORT_DOWN
-                                    ? "check the cable, the transceiver and the switch port "
-                                      "(Polling: nothing answers at the other end)"
-                                    : "start a subnet manager (opensm) or check the fabric's SM");
-            /* No link: the cable, transceiver or switch port. A link without a subnet
-             * manager's configuration: the fabric's settings. */
-            gv_result_action(c, p->state == GV_PORT_DOWN ? GV_ACTION_HW_INSPECT
-                                                         : GV_ACTION_FIX_CONFIG);
-        }
-        if (c && r->port_wait_s > 0) /* gv_rdma_build waited for ports on their way */
-            snprintf(c->message + strlen(c->message), sizeof c->message - strlen(c->message),
-                     " (read after waiting %.1f s for ports on their way to ACTIVE)",
-                     r->port_wait_s);
-        gv_result_measured(c, p->rate_gbps >= 0 ? p->rate_gbps : NAN, "Gb/s", "%s",
-                           p->state_text[0] ? p->state_text : "?");
-        gv_result_expected(c, "kernel", "ACTIVE, LinkUp");
-        /* What history.links compares between runs: a port that went down and came back
-         * between two runs is ACTIVE in both, but its link_downed grew. */
-        gv_counter k[GV_ROW_COUNTERS_MAX];
-        uint32_t nk = 0;
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "state", p->state);
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "phys_state", p->phys_state);
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "link_downed", (double)p->link_downed);
-        gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, "link_error_recovery",
-                       (double)p->link_error_recovery);
-        gv_report_attach_counters(run->report, c, k, nk);
+        gv_check_result *c = p->state == GV_PORT_ACTIVE ? active_port(run, p, subject)
+                                                        : inactive_port(run, r, p, subject);
+        port_figures(run, r, p, c);
     }
 }
 
@@ -521,30 +550,23 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
 
 void gv_active_rdma(gv_active_run *run)
 {
-    static const char *const ids[] = {
-        gv_id_rdma_modules, gv_id_rdma_devices,  gv_id_rdma_ports,   gv_id_rdma_port_errors,
-        gv_id_rdma_mtu,     gv_id_rdma_roce_tos, gv_id_rdma_nccl_env};
     const gv_rdma_report *r = gv_active_rdma_report(run);
     if (!r) {
-        gv_active_rows_action(run, ids, sizeof ids / sizeof *ids, "node", GV_ERROR, GV_ACTION_RERUN,
-                              gv_ctx_last_error(run->ctx));
+        gv_active_rows_action(run, gv_active_group(gv_active_rdma), "node", GV_ERROR,
+                              GV_ACTION_RERUN, gv_ctx_last_error(run->ctx));
         return;
     }
     if (gv_active_selected(run, gv_id_rdma_modules))
         judge_modules(run, r);
     if (gv_active_selected(run, gv_id_rdma_devices))
         judge_devices(run, r);
+    /* The checks of each port: the group's lines from rdma.ports through rdma.roce_tos. */
+    const gv_active_members per_port = gv_active_span(gv_id_rdma_ports, gv_id_rdma_roce_tos);
     if (r->port_count == 0 && gv_rdma_has_hardware(r)) {
-        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_port_errors,
-                                               gv_id_rdma_mtu, gv_id_rdma_roce_tos};
-        gv_active_rows_action(run, per_port, sizeof per_port / sizeof *per_port, "node", GV_FAIL,
-                              GV_ACTION_FIX_CONFIG,
+        gv_active_rows_action(run, per_port, "node", GV_FAIL, GV_ACTION_FIX_CONFIG,
                               "the RDMA hardware has no port to check (no RDMA device is bound)");
     } else if (r->port_count == 0) {
-        static const char *const per_port[] = {gv_id_rdma_ports, gv_id_rdma_port_errors,
-                                               gv_id_rdma_mtu, gv_id_rdma_roce_tos};
-        gv_active_rows(run, per_port, sizeof per_port / sizeof *per_port, "node", GV_SKIP,
-                       "no RDMA port on this node");
+        gv_active_rows(run, per_port, "node", GV_SKIP, "no RDMA port on this node");
     } else {
         if (gv_active_selected(run, gv_id_rdma_ports))
             judge_ports(run, r);

@@ -148,8 +148,8 @@ static void gemm_row(gv_active_run *run, const char *subject, const gv_stress_gp
 
 void gv_active_stress(gv_active_run *run)
 {
-    static const char *const ids[] = {gv_id_stress_gemm, gv_id_stress_power};
-    if (gv_active_no_devices(run, ids, 2))
+    const gv_active_members members = gv_active_group(gv_active_stress);
+    if (gv_active_no_devices(run, members))
         return;
     gv_stress_opts o = GV_STRESS_OPTS_INIT;
     o.duration_s = run->stress_s;
@@ -172,7 +172,7 @@ void gv_active_stress(gv_active_run *run)
         if (gv_busy_spares(b, run->policy, "loading it at full power for the run's duration",
                            spared, sizeof spared)) {
             gv_active_subject(run->facts, gpu, subject, sizeof subject);
-            gv_active_rows(run, ids, 2, subject, GV_SKIP, spared);
+            gv_active_rows(run, members, subject, GV_SKIP, spared);
             continue;
         }
         o.gpus[o.gpu_count++] = (uint32_t)gpu;
@@ -188,7 +188,7 @@ void gv_active_stress(gv_active_run *run)
     if (!r || !o.series) {
         free(o.series);
         free(r);
-        gv_active_rows_action(run, ids, 2, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
+        gv_active_rows_action(run, members, "node", GV_ERROR, GV_ACTION_RERUN, "out of memory");
         return;
     }
     *r = (gv_stress_result)GV_STRESS_RESULT_INIT;
@@ -198,7 +198,7 @@ void gv_active_stress(gv_active_run *run)
     /* Every GPU was loaded at once: each row's time is the whole stress, not a share. */
     double took = gv_now_s() - began;
     if (st != GV_OK) {
-        gv_active_rows_action(run, ids, 2, "node", GV_ERROR, GV_ACTION_RERUN,
+        gv_active_rows_action(run, members, "node", GV_ERROR, GV_ACTION_RERUN,
                               gv_ctx_last_error(run->ctx));
         free(o.series);
         free(r);

@@ -15,9 +15,9 @@
 
 static void rows_for_all(gv_active_run *run, int verdict, const char *why)
 {
-    static const char *const ids[] = {gv_id_topo_numa, gv_id_topo_gpu_nic};
     /* No topology (hwloc or the XML failed): not judged, run again. */
-    gv_active_rows_action(run, ids, 2, "node", verdict, GV_ACTION_RERUN, why);
+    gv_active_rows_action(run, gv_active_group(gv_active_topo), "node", verdict, GV_ACTION_RERUN,
+                          why);
 }
 
 static void judge_numa(gv_active_run *run, const gv_topo *t, const gv_topo_info *info)

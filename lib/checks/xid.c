@@ -101,166 +101,220 @@ static void watch_note(const gv_xid_watch *w, size_t seen_here, char *out, size_
                  seen_here, w->registered, w->watched_s, not_watched);
 }
 
+/* How the node's log was read: the same for every GPU's row. */
+typedef struct xid_log {
+    const char *list, *source; /* the fault set, and "policy" or "default" */
+    int read;                  /* the kernel log was read; else only NVML's watch speaks */
+    char scope[160];           /* "since boot", "while NVML was watched for 3.0 s" */
+    char unread[448];          /* what of the log could not be read (any GPU's Xid may be in it) */
+    const char *verb, *where;  /* "logged" in the log's path, or "reported" in NVML's events */
+    size_t unreadable;         /* records of the log not read */
+} xid_log;
+
+static void how_read(const gv_facts *f, xid_log *log)
+{
+    memset(log, 0, sizeof *log);
+    int by_policy = f->policy && f->policy->xids[0];
+    log->list = by_policy ? f->policy->xids : default_xids;
+    log->source = by_policy ? "policy" : "default";
+    log->read = f->kmsg_status == GV_OK;
+    log->verb = log->read ? "logged" : "reported";
+    log->where = log->read ? f->kmsg_span.path : "NVML's events";
+    if (!log->read) {
+        snprintf(log->scope, sizeof log->scope, "while NVML was watched for %.1f s",
+                 f->watch.watched_s);
+        return;
+    }
+    const gv_kmsg_span *span = &f->kmsg_span;
+    gv_kmsg_scope(span, log->scope, sizeof log->scope);
+    log->unreadable = span->unreadable;
+    if (span->unreadable)
+        snprintf(log->unread, sizeof log->unread, "%zu record(s) not read (first: %s)",
+                 span->unreadable, span->why);
+    if (span->cut_short[0])
+        gv_append(log->unread, sizeof log->unread, "; ", span->cut_short);
+}
+
+/* The node's row when the log could not be read. Not a quiet SKIP: a container or a user that
+ * cannot read the log would otherwise report a node whose GPU fell off the bus as healthy.
+ * What NVML reported while the run watched is judged GPU by GPU. */
+static void log_not_read(const gv_facts *f, gv_report *r)
+{
+    char note[512];
+    watch_note(&f->watch, f->watch.count, note, sizeof note);
+    gv_check_result *c = gv_report_add(
+        r, gv_id_gpu_xid, "node", GV_WARN,
+        "kernel log not read, no Xid logged before this run judged: %s%s", f->kmsg_err.text, note);
+    gv_result_remedy(c, "let gpuverify read /dev/kmsg: as root, or with CAP_SYSLOG where "
+                        "kernel.dmesg_restrict is 1; a container needs the device too "
+                        "(privileged, /dev/kmsg mounted, as node-problem-detector's)");
+    gv_result_action(c, GV_ACTION_FIX_CONFIG);
+}
+
+/* An event NVML reported is a fault as much as a logged one: one tally of both. */
+static void add_watched(tally *t, const tally *watched)
+{
+    t->faults += watched->faults;
+    t->others += watched->others;
+    t->remaps += watched->remaps;
+    if (watched->last[0])
+        snprintf(t->last, sizeof t->last, "%s", watched->last);
+    if (watched->bad && !t->bad++)
+        snprintf(t->bad_text, sizeof t->bad_text, "%s", watched->bad_text);
+    else if (watched->bad)
+        t->bad += watched->bad - 1;
+    for (const char *p = watched->seen; *p;) {
+        char one[16];
+        size_t n = strcspn(p, ",");
+        snprintf(one, sizeof one, "%.*s", (int)(n < 15 ? n : 15), p);
+        if (!strstr(t->seen, one))
+            gv_append(t->seen, sizeof t->seen, ", ", one);
+        p += n;
+        p += strspn(p, ", ");
+    }
+}
+
+/* What a GPU's Xids come to, decided once: xid_outcomes says the rest. */
+enum xid_outcome {
+    XID_NONE,     /* no Xid */
+    XID_PROGRAMS, /* Xids, none of the fault set */
+    XID_HISTORY,  /* faults the driver says need nothing now */
+    XID_PENDING,  /* faults with the driver's recovery action pending */
+    XID_FAULT,    /* faults, the driver unable to say what they need */
+    XID_UNREAD,   /* nothing that FAILs, but Xids or log records that could not be read */
+};
+
+/* A log not read whole: where the log is read from. A fault the driver says needs nothing now:
+ * the GPU's history, checked again by the next run (a fault that returns FAILs). A fault with
+ * a recovery action pending: that action; where the driver cannot say (before R550), a reboot,
+ * which clears whatever the fault left (NVIDIA's Xid catalog asks a reset or a reboot of most
+ * of the fault set). */
+#define XID_DRAIN                                                                                  \
+    "drain the node; look up the Xid codes in NVIDIA's Xid catalog, reset the GPU (nvidia-smi "    \
+    "-r) or reboot, and replace hardware if they return"
+static const struct {
+    int verdict;
+    const char *remedy; /* NULL: none */
+    int32_t action;     /* XID_PENDING: the recovery action's (gv_action_of_recovery) */
+} xid_outcomes[] = {
+    [XID_NONE] = {GV_PASS, NULL, GV_ACTION_NONE},
+    [XID_PROGRAMS] = {GV_PASS, NULL, GV_ACTION_NONE},
+    [XID_HISTORY] = {GV_WARN,
+                     "look the Xid codes up in NVIDIA's Xid catalog; replace the hardware if they "
+                     "return",
+                     GV_ACTION_RERUN},
+    [XID_PENDING] = {GV_FAIL, XID_DRAIN, GV_ACTION_NONE},
+    [XID_FAULT] = {GV_FAIL, XID_DRAIN, GV_ACTION_REBOOT_NODE},
+    [XID_UNREAD] = {GV_ERROR,
+                    "read the kernel log (dmesg) for NVRM Xid lines; check that /dev/kmsg is the "
+                    "kernel's log device",
+                    GV_ACTION_FIX_CONFIG},
+};
+
+/* What was found, before what could not be read is weighed. */
+static enum xid_outcome found(const tally *t, int recovery)
+{
+    if (!t->faults)
+        return t->others ? XID_PROGRAMS : XID_NONE;
+    if (recovery == GVNV_RECOVERY_ACTION_NONE)
+        return XID_HISTORY;
+    return recovery > 0 ? XID_PENDING : XID_FAULT;
+}
+
+/* The message of what was found (not XID_UNREAD). */
+static void describe(enum xid_outcome o, const tally *t, const xid_log *log, int recovery,
+                     char *msg, size_t cap)
+{
+    char buf[32];
+    if (o == XID_NONE) {
+        snprintf(msg, cap, "no Xid %s %s", log->verb, log->scope);
+        return;
+    }
+    if (o == XID_PROGRAMS) {
+        snprintf(msg, cap, "%zu Xid event(s) %s (codes %s), none a hardware fault: %s", t->others,
+                 log->scope, t->seen,
+                 t->remaps ? "a row marked for remapping (63, judged by gpu.row_remap) or "
+                             "programs' errors"
+                           : "caused by programs");
+        return;
+    }
+    snprintf(msg, cap, "%zu Xid fault(s) %s %s (codes %s); last: %s", t->faults, log->verb,
+             log->scope, t->seen, t->last);
+    if (o == XID_HISTORY)
+        gv_append(msg, cap, "; ",
+                  "the driver now reports no recovery action needed for this GPU "
+                  "(gpu.recovery): it was reset since, or the fault needed none");
+    else if (o == XID_PENDING)
+        snprintf(msg + strlen(msg), cap - strlen(msg),
+                 "; the driver says the GPU needs %s (gpu.recovery)",
+                 gv_recovery_action_name(recovery, buf, sizeof buf));
+}
+
+static void judge_gpu(const gv_facts *f, const xid_log *log, const gv_gpu_record *g, gv_report *r)
+{
+    const gv_xid_watch *w = &f->watch;
+    tally t = {0}, watched = {0};
+    if (log->read)
+        count_events(f->kmsg_events, f->kmsg_count, g->gpu.pci_bus_id, log->list, &t);
+    count_events(w->events, w->count, g->gpu.pci_bus_id, log->list, &watched);
+    size_t by_nvml = watched.faults + watched.others + watched.bad;
+    if (!log->read && !by_nvml)
+        return; /* the node's row says the log was not read */
+    add_watched(&t, &watched);
+    char watch_text[384] = "";
+    if (log->read) /* else the scope says it */
+        watch_note(w, by_nvml, watch_text, sizeof watch_text);
+    /* The recovery action was read before the watch: a fault reported during it is newer
+     * than what the driver said, so its action is unknown. */
+    int recovery = watched.faults ? -1 : g->health.recovery_action;
+    /* An Xid that could not be read may be a fault: the GPU cannot pass on the rest, and a
+     * fault read beside it still FAILs. */
+    char unread[512] = "";
+    if (t.bad)
+        snprintf(unread, sizeof unread, "%zu Xid line(s) of this GPU unreadable (%s)", t.bad,
+                 t.bad_text);
+    if (log->unread[0])
+        gv_append(unread, sizeof unread, "; ", log->unread);
+    enum xid_outcome o = found(&t, recovery);
+    char msg[512], subject[48];
+    describe(o, &t, log, recovery, msg, sizeof msg);
+    if (unread[0] && xid_outcomes[o].verdict != GV_FAIL)
+        o = XID_UNREAD;
+    gv_gpu_subject(g, subject, sizeof subject);
+    gv_check_result *c;
+    if (o == XID_UNREAD)
+        c = gv_report_add(r, gv_id_gpu_xid, subject, GV_ERROR,
+                          "kernel log %s not read whole: %s; of what was read: %s%s", log->where,
+                          unread, msg, watch_text);
+    else if (unread[0])
+        c = gv_report_add(r, gv_id_gpu_xid, subject, xid_outcomes[o].verdict,
+                          "%s; besides, in %s: %s%s", msg, log->where, unread, watch_text);
+    else
+        c = gv_report_add(r, gv_id_gpu_xid, subject, xid_outcomes[o].verdict, "%s%s", msg,
+                          watch_text);
+    gv_result_measured(c, o == XID_UNREAD ? NAN : (double)t.faults, "Xids",
+                       "%zu fault(s), %zu other, %zu unreadable", t.faults, t.others,
+                       t.bad + log->unreadable);
+    gv_result_expected(c, log->source, "no Xid in %s", log->list);
+    if (xid_outcomes[o].remedy)
+        gv_result_remedy(c, "%s", xid_outcomes[o].remedy);
+    if (o == XID_PENDING)
+        gv_result_action(c, gv_action_of_recovery(recovery));
+    else if (xid_outcomes[o].action != GV_ACTION_NONE)
+        gv_result_action(c, xid_outcomes[o].action);
+}
+
 void gv_check_gpu_xid(const gv_facts *f, gv_report *r)
 {
     if (f->gpu_count == 0)
         return;
-    const char *list = f->policy && f->policy->xids[0] ? f->policy->xids : default_xids;
-    const char *source = f->policy && f->policy->xids[0] ? "policy" : "default";
-    const gv_xid_event *events = f->kmsg_events;
-    size_t count = f->kmsg_count;
-    const gv_kmsg_span span = f->kmsg_span;
-    const gv_xid_watch *w = &f->watch;
-    int log_read = f->kmsg_status == GV_OK;
-    if (!log_read) {
-        /* Not a quiet SKIP: a container or a user that cannot read the log would otherwise
-         * report a node whose GPU fell off the bus as healthy. What NVML reported while the
-         * run watched is judged below, GPU by GPU. */
-        char note[512];
-        watch_note(w, w->count, note, sizeof note);
-        gv_check_result *c =
-            gv_report_add(r, gv_id_gpu_xid, "node", GV_WARN,
-                          "kernel log not read, no Xid logged before this run judged: %s%s",
-                          f->kmsg_err.text, note);
-        if (c) {
-            gv_result_remedy(c, "let gpuverify read /dev/kmsg: as root, or with CAP_SYSLOG where "
-                                "kernel.dmesg_restrict is 1; a container needs the device too "
-                                "(privileged, /dev/kmsg mounted, as node-problem-detector's)");
-            gv_result_action(c, GV_ACTION_FIX_CONFIG);
-        }
-        if (!w->count)
+    xid_log log;
+    how_read(f, &log);
+    if (!log.read) {
+        log_not_read(f, r);
+        if (!f->watch.count)
             return;
     }
-    char scope[160];
-    if (log_read)
-        gv_kmsg_scope(&span, scope, sizeof scope);
-    else
-        snprintf(scope, sizeof scope, "while NVML was watched for %.1f s", w->watched_s);
-    /* What of the log could not be read: any GPU's Xid may be in it. */
-    char unread_log[448] = "";
-    if (log_read && span.unreadable)
-        snprintf(unread_log, sizeof unread_log, "%zu record(s) not read (first: %s)",
-                 span.unreadable, span.why);
-    if (log_read && span.cut_short[0])
-        snprintf(unread_log + strlen(unread_log), sizeof unread_log - strlen(unread_log), "%s%s",
-                 unread_log[0] ? "; " : "", span.cut_short);
-    for (size_t i = 0; i < f->gpu_count; i++) {
-        const gv_gpu_record *g = &f->gpus[i];
-        char subject[48];
-        gv_gpu_subject(g, subject, sizeof subject);
-        tally t = {0}, watched = {0};
-        if (log_read)
-            count_events(events, count, g->gpu.pci_bus_id, list, &t);
-        count_events(w->events, w->count, g->gpu.pci_bus_id, list, &watched);
-        size_t by_nvml = watched.faults + watched.others + watched.bad;
-        if (!log_read && !by_nvml)
-            continue; /* the node's row says the log was not read */
-        /* An event NVML reported is a fault as much as a logged one: one tally of both. */
-        t.faults += watched.faults;
-        t.others += watched.others;
-        t.remaps += watched.remaps;
-        if (watched.last[0])
-            snprintf(t.last, sizeof t.last, "%s", watched.last);
-        if (watched.bad && !t.bad++)
-            snprintf(t.bad_text, sizeof t.bad_text, "%s", watched.bad_text);
-        else if (watched.bad)
-            t.bad += watched.bad - 1;
-        for (char *p = watched.seen; *p;) {
-            char one[16];
-            size_t n = strcspn(p, ",");
-            snprintf(one, sizeof one, "%.*s", (int)(n < 15 ? n : 15), p);
-            if (!strstr(t.seen, one))
-                snprintf(t.seen + strlen(t.seen), sizeof t.seen - strlen(t.seen), "%s%s",
-                         t.seen[0] ? ", " : "", one);
-            p += n;
-            p += strspn(p, ", ");
-        }
-        size_t faults = t.faults, others = t.others, remaps = t.remaps, bad = t.bad;
-        const char *verb = log_read ? "logged" : "reported";
-        const char *where = log_read ? span.path : "NVML's events";
-        size_t log_unread = log_read ? span.unreadable : 0;
-        const char *seen = t.seen, *last = t.last, *bad_text = t.bad_text;
-        char watch_text[384];
-        watch_text[0] = '\0';
-        if (log_read) /* else the scope says it */
-            watch_note(w, by_nvml, watch_text, sizeof watch_text);
-        /* The recovery action was read before the watch: a fault reported during it is newer
-         * than what the driver said, so its action is unknown. */
-        int action = watched.faults ? -1 : g->health.recovery_action;
-        char buf[32], msg[512];
-        enum gv_verdict verdict;
-        if (faults && action == GVNV_RECOVERY_ACTION_NONE) {
-            verdict = GV_WARN;
-            snprintf(msg, sizeof msg,
-                     "%zu Xid fault(s) %s %s (codes %s); last: %s; the driver now reports no "
-                     "recovery action needed for this GPU (gpu.recovery): it was reset since, or "
-                     "the fault needed none",
-                     faults, verb, scope, seen, last);
-        } else if (faults && action > 0) {
-            verdict = GV_FAIL;
-            snprintf(msg, sizeof msg,
-                     "%zu Xid fault(s) %s %s (codes %s); last: %s; the driver says the GPU "
-                     "needs %s (gpu.recovery)",
-                     faults, verb, scope, seen, last,
-                     gv_recovery_action_name(action, buf, sizeof buf));
-        } else if (faults) {
-            verdict = GV_FAIL;
-            snprintf(msg, sizeof msg, "%zu Xid fault(s) %s %s (codes %s); last: %s", faults, verb,
-                     scope, seen, last);
-        } else if (others) {
-            verdict = GV_PASS;
-            snprintf(msg, sizeof msg, "%zu Xid event(s) %s (codes %s), none a hardware fault: %s",
-                     others, scope, seen,
-                     remaps ? "a row marked for remapping (63, judged by gpu.row_remap) or "
-                              "programs' errors"
-                            : "caused by programs");
-        } else {
-            verdict = GV_PASS;
-            snprintf(msg, sizeof msg, "no Xid %s %s", verb, scope);
-        }
-        /* An Xid that could not be read may be a fault: the GPU cannot pass on the rest, and a
-         * fault read beside it still FAILs. */
-        char unread[512] = "";
-        if (bad)
-            snprintf(unread, sizeof unread, "%zu Xid line(s) of this GPU unreadable (%s)", bad,
-                     bad_text);
-        if (unread_log[0])
-            snprintf(unread + strlen(unread), sizeof unread - strlen(unread), "%s%s",
-                     unread[0] ? "; " : "", unread_log);
-        gv_check_result *c;
-        if (unread[0] && verdict != GV_FAIL) {
-            verdict = GV_ERROR;
-            c = gv_report_add(r, gv_id_gpu_xid, subject, GV_ERROR,
-                              "kernel log %s not read whole: %s; of what was read: %s%s", where,
-                              unread, msg, watch_text);
-        } else if (unread[0]) {
-            c = gv_report_add(r, gv_id_gpu_xid, subject, verdict, "%s; besides, in %s: %s%s", msg,
-                              where, unread, watch_text);
-        } else {
-            c = gv_report_add(r, gv_id_gpu_xid, subject, verdict, "%s%s", msg, watch_text);
-        }
-        gv_result_measured(c, verdict == GV_ERROR ? NAN : (double)faults, "Xids",
-                           "%zu fault(s), %zu other, %zu unreadable", faults, others,
-                           bad + log_unread);
-        gv_result_expected(c, source, "no Xid in %s", list);
-        /* A log not read whole: where the log is read from. A fault the driver says needs
-         * nothing now: the GPU's history, checked again by the next run (a fault that returns
-         * FAILs). A fault with a recovery action pending: that action; where the driver cannot
-         * say (before R550), a reboot, which clears whatever the fault left (NVIDIA's Xid
-         * catalog asks a reset or a reboot of most of the fault set). */
-        if (verdict == GV_ERROR) {
-            gv_result_remedy(c, "read the kernel log (dmesg) for NVRM Xid lines; check that "
-                                "/dev/kmsg is the kernel's log device");
-            gv_result_action(c, GV_ACTION_FIX_CONFIG);
-        } else if (faults && action == GVNV_RECOVERY_ACTION_NONE) {
-            gv_result_remedy(c, "look the Xid codes up in NVIDIA's Xid catalog; replace the "
-                                "hardware if they return");
-            gv_result_action(c, GV_ACTION_RERUN);
-        } else if (faults) {
-            gv_result_remedy(c, "drain the node; look up the Xid codes in NVIDIA's Xid catalog, "
-                                "reset the GPU (nvidia-smi -r) or reboot, and replace hardware "
-                                "if they return");
-            gv_result_action(c, action > 0 ? gv_action_of_recovery(action) : GV_ACTION_REBOOT_NODE);
-        }
-    }
+    for (size_t i = 0; i < f->gpu_count; i++)
+        judge_gpu(f, &log, &f->gpus[i], r);
 }

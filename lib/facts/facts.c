@@ -155,6 +155,11 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
     if (optional & GV_FACTS_KERNEL_LOG)
         f->kmsg_status =
             gv_kmsg_xids(f->sysroot, &f->kmsg_events, &f->kmsg_count, &f->kmsg_span, &f->kmsg_err);
+    f->p2pdma_status = GV_ERR_UNSUPPORTED;
+    if (optional & GV_FACTS_KERNEL_CONFIG)
+        f->p2pdma_status =
+            gv_kconfig_lookup(f->sysroot, f->kernel, "CONFIG_PCI_P2PDMA", &f->p2pdma,
+                              f->p2pdma_tried, sizeof f->p2pdma_tried, &f->p2pdma_err);
     f->duration_s = gv_now_s() - t0;
     return GV_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "backends/loader.h"
 #include "facts/health.h"
+#include "sys/kconfig.h"
 #include "sys/kmsg.h"
 #include "sys/process.h"
 #include "core/errbuf.h"
@@ -111,6 +112,13 @@ typedef struct gv_facts {
     size_t kmsg_count;
     gv_kmsg_span kmsg_span;
     gv_xid_watch watch; /* gv_run_opts.watch_s's Xid events (gv_facts_watch_xids) */
+    /* The kernel's CONFIG_PCI_P2PDMA (GV_FACTS_KERNEL_CONFIG), for gpudirect.p2pdma:
+     * p2pdma_status GV_OK with its value, GV_ERR_NOT_FOUND when no configuration exists
+     * (p2pdma_tried lists the files), else why it could not be read (p2pdma_err). */
+    gv_status p2pdma_status;
+    gv_kconfig_value p2pdma;
+    char p2pdma_tried[1024];
+    gv_errbuf p2pdma_err;
     /* The NVSwitch fabric manager's daemon in the node's /proc (GV_FACTS_HEALTH): fm_found 1
      * running (fm), 0 not, -1 /proc could not be listed (fm_err). */
     int fm_found;
@@ -132,7 +140,8 @@ typedef struct gv_facts {
 enum gv_facts_optional {
     GV_FACTS_CUDA = 1,   /* libcuda: cuInit costs ~0.2 s, more than all the rest together */
     GV_FACTS_HEALTH = 2, /* health counters: ~15 NVML calls per GPU and 5 per NVLink, AER files */
-    GV_FACTS_KERNEL_LOG = 4 /* the kernel log's Xid and SXid lines: up to 16 MiB read */
+    GV_FACTS_KERNEL_LOG = 4,   /* the kernel log's Xid and SXid lines: up to 16 MiB read */
+    GV_FACTS_KERNEL_CONFIG = 8 /* the kernel's build options: /proc/config.gz decompressed */
 };
 
 /* Gathers the facts, and the optional ones asked for (enum gv_facts_optional); GV_OK unless out

@@ -20,20 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/prometheus.h"
 #include "report/report.h"
 
-/* Which rows become which metric: one place. A row feeds the first metric whose check list
- * names its ID ("gemm." a prefix) and whose unit is the row's, with a finite value and a
- * subject of the metric's kind ("gpuN" or "node"); the value is multiplied by `scale` into
- * the base unit. Rows that match none (versions, enabled/disabled states, RDMA ports, counts
- * of ready devices) have no metric of their own: their verdict is in gpuverify_check_status. */
+/* A metric's definition (metrics.def); which rows feed it is their check's catalog line's. */
 enum scope { GPU, NODE };
 
 typedef struct metric_def {
     const char *name;
     const char *type; /* "gauge" or "counter" (name ends in _total) */
     enum scope scope;
-    const char *checks[6];
     const char *unit; /* the rows' unit */
     double scale;     /* into the base unit */
     const char *help;
@@ -43,79 +39,14 @@ typedef struct metric_def {
 #define TERA 1e12
 #define MIB 1048576.0
 
-// clang-format off
 static const metric_def metrics[] = {
-    /* Health counters (NVML, sysfs, the kernel log): every level. */
-    {.name = "gpuverify_gpu_ecc_uncorrectable_errors_total", .type = "counter", .scope = GPU,
-     .checks = {"gpu.ecc_errors"}, .unit = "errors", .scale = 1,
-     .help = "Uncorrectable ECC errors since the GPU's last reset (gpu.ecc_errors)."},
-    {.name = "gpuverify_gpu_remapped_rows_total", .type = "counter", .scope = GPU,
-     .checks = {"gpu.row_remap"}, .unit = "rows", .scale = 1,
-     .help = "Memory rows remapped, correctable and uncorrectable causes (gpu.row_remap)."},
-    {.name = "gpuverify_gpu_retired_pages_total", .type = "counter", .scope = GPU,
-     .checks = {"gpu.retired_pages"}, .unit = "pages", .scale = 1,
-     .help = "Memory pages retired (gpu.retired_pages; GPUs before row remapping)."},
-    {.name = "gpuverify_gpu_pcie_replays_total", .type = "counter", .scope = GPU,
-     .checks = {"gpu.pcie_errors"}, .unit = "replays", .scale = 1,
-     .help = "PCIe replays since the driver loaded (gpu.pcie_errors)."},
-    {.name = "gpuverify_gpu_nvlink_recoveries_total", .type = "counter", .scope = GPU,
-     .checks = {"gpu.nvlink_errors"}, .unit = "recoveries", .scale = 1,
-     .help = "NVLink recoveries, all links, since the last reset (gpu.nvlink_errors)."},
-    {.name = "gpuverify_gpu_xid_faults_total", .type = "counter", .scope = GPU,
-     .checks = {"gpu.xid"}, .unit = "Xids", .scale = 1,
-     .help = "Xid faults in the kernel log since boot, the policy's fault codes only (gpu.xid)."},
-    {.name = "gpuverify_gpu_clock_event_seconds", .type = "gauge", .scope = GPU,
-     .checks = {"gpu.clock_events"}, .unit = "s", .scale = 1,
-     .help = "The longer of HW thermal slowdown and HW power brake time since the driver "
-             "loaded when over the policy's threshold, else 0 (gpu.clock_events)."},
-    {.name = "gpuverify_gpu_tlimit_margin_celsius", .type = "gauge", .scope = GPU,
-     .checks = {"gpu.temperature"}, .unit = "C", .scale = 1,
-     .help = "How far the GPU is below its T.Limit slowdown temperature (gpu.temperature)."},
-    {.name = "gpuverify_gpu_memory_unowned_bytes", .type = "gauge", .scope = GPU,
-     .checks = {"gpu.memory_unowned"}, .unit = "MiB", .scale = MIB,
-     .help = "GPU memory in use that no listed process holds (gpu.memory_unowned)."},
-    {.name = "gpuverify_gpu_pcie_link_lanes", .type = "gauge", .scope = GPU,
-     .checks = {"gpu.pcie_link"}, .unit = "lanes", .scale = 1,
-     .help = "The PCIe link's current width (gpu.pcie_link)."},
-    {.name = "gpuverify_gpu_nvlink_active_links", .type = "gauge", .scope = GPU,
-     .checks = {"gpu.nvlink"}, .unit = "links", .scale = 1,
-     .help = "NVLinks active (gpu.nvlink)."},
-    /* Active tests, at the levels that run them. */
-    {.name = "gpuverify_gpu_cuda_init_seconds", .type = "gauge", .scope = GPU,
-     .checks = {"cuda.init"}, .unit = "s", .scale = 1,
-     .help = "Time to create a CUDA context on the GPU (cuda.init)."},
-    {.name = "gpuverify_gpu_memory_bad_words", .type = "gauge", .scope = GPU,
-     .checks = {"cuda.alloc", "mem.test"}, .unit = "words", .scale = 1,
-     .help = "Memory words that read back wrong in this run's test (check: cuda.alloc, mem.test)."},
-    {.name = "gpuverify_gpu_copy_bytes_per_second", .type = "gauge", .scope = GPU,
-     .checks = {"cuda.copy", "cuda.p2p"}, .unit = "GB/s", .scale = GIGA,
-     .help = "Copy bandwidth: host-device, the slower direction (cuda.copy); to the slowest peer "
-             "(cuda.p2p)."},
-    {.name = "gpuverify_gpu_matmul_flops_per_second", .type = "gauge", .scope = GPU,
-     .checks = {"gemm.", "cuda.matmul", "stress.gemm"}, .unit = "TFLOPS", .scale = TERA,
-     .help = "Matrix multiply throughput, floating-point operations per second (2mnk per GEMM; "
-             "check: gemm.<dtype> median, cuda.matmul FP16, stress.gemm median under load)."},
-    {.name = "gpuverify_gpu_cudnn_error_tolerance_ratio", .type = "gauge", .scope = GPU,
-     .checks = {"cudnn.conv"}, .unit = "x tolerance", .scale = 1,
-     .help = "cuDNN convolution's worst error over its tolerance; 1 or more fails (cudnn.conv)."},
-    {.name = "gpuverify_gpu_power_draw_watts", .type = "gauge", .scope = GPU,
-     .checks = {"stress.power"}, .unit = "W", .scale = 1,
-     .help = "Median power drawn under the stress GEMM (stress.power)."},
-    /* The node. */
-    {.name = "gpuverify_node_gpus", .type = "gauge", .scope = NODE,
-     .checks = {"driver.gpu_count"}, .unit = "GPUs", .scale = 1,
-     .help = "The GPUs driver.gpu_count counted usable (PCI, NVML and CUDA agreeing)."},
-    {.name = "gpuverify_node_copy_bytes_per_second", .type = "gauge", .scope = NODE,
-     .checks = {"cuda.copy_all"}, .unit = "GB/s", .scale = GIGA,
-     .help = "Host-to-device bandwidth with every GPU copying at once (cuda.copy_all)."},
-    {.name = "gpuverify_node_nccl_bus_bandwidth_bytes_per_second", .type = "gauge", .scope = NODE,
-     .checks = {"nccl.allreduce"}, .unit = "GB/s", .scale = GIGA,
-     .help = "NCCL all-reduce peak bus bandwidth over the local GPUs (nccl.allreduce)."},
-    {.name = "gpuverify_node_nccl_p2p_connections", .type = "gauge", .scope = NODE,
-     .checks = {"nccl.transport"}, .unit = "P2P connections", .scale = 1,
-     .help = "NCCL connections between local GPUs that went peer-to-peer (nccl.transport)."},
+    [GV_METRIC_none] = {0},
+#define GV_METRIC(nm, ty, sc, un, scl, hlp)                                                        \
+    [GV_METRIC_##nm] = {                                                                           \
+        .name = "gpuverify_" #nm, .type = ty, .scope = sc, .unit = un, .scale = scl, .help = hlp},
+#include "report/metrics.def"
+#undef GV_METRIC
 };
-// clang-format on
 
 /* A label, after a comma unless it is the first: backslash, double quote and line feed
  * escaped, as the format requires. An empty value is no label (Prometheus reads them alike). */
@@ -191,33 +122,22 @@ static void subject_labels(FILE *f, int *first, const gv_report *r, const char *
     label(f, first, "Hostname", r->hostname);
 }
 
-static int names_check(const metric_def *m, const char *id)
+/* The metric a row feeds, NULL for none: its check's, when the row's value is finite, its unit
+ * the metric's and its subject of the metric's kind ("gpuN" or "node"). */
+static const metric_def *row_metric(const gv_check_result *c, gv_metric_of_fn check_metric)
 {
-    for (size_t k = 0; k < sizeof m->checks / sizeof *m->checks && m->checks[k]; k++) {
-        size_t len = strlen(m->checks[k]);
-        if (m->checks[k][len - 1] == '.' ? strncmp(id, m->checks[k], len) == 0
-                                         : strcmp(id, m->checks[k]) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* The metric a row feeds, NULL for none. */
-static const metric_def *metric_of(const gv_check_result *c)
-{
-    if (!isfinite(c->value))
+    int k = check_metric(c->id);
+    if (!isfinite(c->value) || k <= GV_METRIC_none || (size_t)k >= sizeof metrics / sizeof *metrics)
         return NULL;
-    for (size_t i = 0; i < sizeof metrics / sizeof *metrics; i++) {
-        const metric_def *m = &metrics[i];
-        if (!names_check(m, c->id) || strcmp(c->unit, m->unit) != 0)
-            continue;
-        if (m->scope == GPU ? subject_index(c->subject) >= 0 : strcmp(c->subject, "node") == 0)
-            return m;
-    }
-    return NULL;
+    const metric_def *m = &metrics[k];
+    if (strcmp(c->unit, m->unit) != 0)
+        return NULL;
+    return (m->scope == GPU ? subject_index(c->subject) >= 0 : strcmp(c->subject, "node") == 0)
+               ? m
+               : NULL;
 }
 
-static void render(const gv_report *r, FILE *f)
+static void render(const gv_report *r, gv_metric_of_fn check_metric, FILE *f)
 {
     int first = 1;
     family(f, "gpuverify_info", "gauge",
@@ -281,12 +201,12 @@ static void render(const gv_report *r, FILE *f)
         subject_labels(f, &first, r, subject);
         fprintf(f, "} %d\n", v != GV_FAIL && v != GV_ERROR);
     }
-    for (size_t k = 0; k < sizeof metrics / sizeof *metrics; k++) {
+    for (size_t k = GV_METRIC_none + 1; k < sizeof metrics / sizeof *metrics; k++) {
         const metric_def *m = &metrics[k];
         int header = 0;
         for (size_t i = 0; i < r->count; i++) {
             const gv_check_result *c = &r->results[i];
-            if (metric_of(c) != m)
+            if (row_metric(c, check_metric) != m)
                 continue;
             if (!header++)
                 family(f, m->name, m->type, m->help);
@@ -305,19 +225,20 @@ static void render(const gv_report *r, FILE *f)
     }
 }
 
-gv_status gv_report_prometheus(const gv_report *r, uint32_t flags, char **out)
+gv_status gv_report_prometheus_text(const gv_report *r, uint32_t flags, gv_metric_of_fn metric_of,
+                                    char **out)
 {
     if (!out)
         return GV_ERR_INVALID_ARG;
     *out = NULL;
-    if (!r || flags)
+    if (!r || flags || !metric_of)
         return GV_ERR_INVALID_ARG;
     char *text = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     if (!f)
         return GV_ERR_NO_MEMORY;
-    render(r, f);
+    render(r, metric_of, f);
     int failed = ferror(f);
     if (fclose(f) != 0 || failed) {
         free(text);

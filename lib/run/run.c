@@ -496,6 +496,57 @@ static void bind_to_the_gpu(const gv_ctx *ctx, const gv_run_plan *plan, const gv
         gv_pci_bind_to_cpus(only->gpu.local_cpus);
 }
 
+/* Runs each chosen entry of the catalog in its order, an active group once for all its chosen
+ * entries: the lanes opened before the first test on a GPU, an entry past the budget or
+ * refused the GPUs' hold given rows that say so, the checks others delegated to run. */
+static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_run_stream *stream,
+                       int *chosen, const char *gpus, double t0)
+{
+    gv_ctx *ctx = active->ctx;
+    gv_report *r = active->report;
+    const gv_facts *f = active->facts;
+    /* Lanes open before the first test on a GPU, so that the GPUs this worker holds are only
+     * its own lane's. */
+    int per_gpu = 0, lanes_open = 0, own_only[GV_RUN_MAX_GPUS], together[GV_CATALOG_MAX] = {0};
+    for (size_t i = 0; plan->lanes && i < gv_check_count; i++)
+        per_gpu |= chosen[i] && gv_catalog_per_gpu(i);
+    int ran[GV_CATALOG_MAX] = {0};
+    gv_run_hold hold = {0};
+    for (size_t i = 0; i < gv_check_count; i++) {
+        if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
+            continue;
+        if (per_gpu && gv_run_hold_needed(i)) {
+            lanes_open = open_lanes(active, stream, chosen, own_only, together);
+            per_gpu = 0;
+        }
+        if (lanes_open && (gv_catalog_across_gpus(i) || together[i]))
+            continue; /* the caller runs these once every lane has finished */
+        if (gv_now_s() > active->budget_end) {
+            unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0);
+            continue;
+        }
+        gv_progress_group(ctx, gv_checks[i].id);
+        gv_progress_begin(ctx, gv_checks[i].id, "node");
+        gv_report_begin_rows(r);
+        ran[i] = 1;
+        if (drop_inapplicable(active, chosen, i)) {
+            if (gv_checks[i].run)
+                gv_checks[i].run(f, r);
+            else if (gv_run_hold_needed(i) &&
+                     !gv_run_hold_take(active, &hold, gv_checks[i].id, t0 + plan->budget_s / 2))
+                unrun_for_hold(r, chosen, i, &hold);
+            else
+                gv_checks[i].active(active);
+            no_row_left(r, chosen, i, gpus);
+        }
+        gv_report_flush(r);
+        run_delegated(f, r, ran);
+    }
+    run_delegated(f, r, ran);
+    gv_report_flush(r);
+    gv_run_hold_give(&hold);
+}
+
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out)
 {
@@ -570,46 +621,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         ctx->progress = flush_then_progress;
         ctx->progress_user = &flushing;
     }
-    /* Lanes open before the first test on a GPU, so that the GPUs this worker holds are only
-     * its own lane's. */
-    int per_gpu = 0, lanes_open = 0, own_only[GV_RUN_MAX_GPUS], together[GV_CATALOG_MAX] = {0};
-    for (size_t i = 0; plan->lanes && i < gv_check_count; i++)
-        per_gpu |= chosen[i] && gv_catalog_per_gpu(i);
-    int ran[GV_CATALOG_MAX] = {0};
-    gv_run_hold hold = {0};
-    for (size_t i = 0; i < gv_check_count; i++) {
-        if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
-            continue;
-        if (per_gpu && gv_run_hold_needed(i)) {
-            lanes_open = open_lanes(&active, stream, chosen, own_only, together);
-            per_gpu = 0;
-        }
-        if (lanes_open && (gv_catalog_across_gpus(i) || together[i]))
-            continue; /* the caller runs these once every lane has finished */
-        if (gv_now_s() > active.budget_end) {
-            unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0);
-            continue;
-        }
-        gv_progress_group(ctx, gv_checks[i].id);
-        gv_progress_begin(ctx, gv_checks[i].id, "node");
-        gv_report_begin_rows(r);
-        ran[i] = 1;
-        if (drop_inapplicable(&active, chosen, i)) {
-            if (gv_checks[i].run)
-                gv_checks[i].run(f, r);
-            else if (gv_run_hold_needed(i) &&
-                     !gv_run_hold_take(&active, &hold, gv_checks[i].id, t0 + plan->budget_s / 2))
-                unrun_for_hold(r, chosen, i, &hold);
-            else
-                gv_checks[i].active(&active);
-            no_row_left(r, chosen, i, gpus);
-        }
-        gv_report_flush(r);
-        run_delegated(f, r, ran);
-    }
-    run_delegated(f, r, ran);
-    gv_report_flush(r);
-    gv_run_hold_give(&hold);
+    run_chosen(&active, plan, stream, chosen, gpus, t0);
     ctx->progress = flushing.progress;
     ctx->progress_user = flushing.progress_user;
     gv_rdma_free(active.rdma);

@@ -60,3 +60,18 @@ int gv_find_process(const char *root, const char *comm, gv_process *out, gv_errb
     free(names);
     return found;
 }
+
+void gv_process_comm(unsigned pid, char *out, size_t cap)
+{
+    out[0] = '\0';
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/comm", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    if (fgets(out, (int)cap, f))
+        out[strcspn(out, "\n")] = '\0';
+    else
+        out[0] = '\0';
+    fclose(f);
+}

@@ -7,10 +7,11 @@ The copy: the files git knows (tracked, and untracked ones it does not ignore) c
 temporary directory, or the tree less its build directories where there is no git. Applied
 there, from the doc's own code blocks: step 1's line into lib/checks/checks.def after the
 gpu.mig line, step 2's judge into lib/checks/gpu.c after gv_check_gpu_mig, step 3's case into
-tests/unit/test_driver.c with the `cmocka_unit_test(...)` line the doc names, step 4's ID
-appended to tests/abi/check_ids.txt. Then, as the doc says: the copy is built (the targets
-test_driver and gv-check need, -j2), ctest runs test_driver and report_outputs there, and the
-doc's gv-check command over the fake scenario prints the FAIL row and the remedy the doc shows.
+tests/unit/test_driver.c with the `cmocka_unit_test(...)` line the doc names, step 5's line into
+CHANGELOG.md's [Unreleased] Added list. Then, as the doc says: the copy is built (the targets
+test_driver and gv-check need, -j2), ctest runs test_driver, check_ids_frozen and
+report_outputs there, and the doc's gv-check command over the fake scenario prints the FAIL row
+and the remedy the doc shows.
 
 Usage: adding_a_check_example.py SOURCE_DIR [WORK_DIR]  (WORK_DIR is emptied first)
 Exit 0 when the example passes as written; 1 with what failed."""
@@ -81,7 +82,7 @@ def end_of_function(path, name):
 def apply(doc, tree):
     s = steps(doc)
     for need in ("lib/checks/checks.def", "lib/checks/gpu.c", "tests/unit/test_driver.c",
-                 "tests/abi/check_ids.txt"):
+                 "CHANGELOG.md"):
         if need not in s:
             fail("the worked example has no step for %s" % need)
     # 1: the catalog line, after gpu.mig's.
@@ -111,13 +112,24 @@ def apply(doc, tree):
                   "const struct CMUnitTest tests[] = {\n        " + entry.group(1), 1)
     with open(test_c, "w") as f:
         f.write(t)
-    # 4: the ID appended to the frozen list.
-    _, prose = s["tests/abi/check_ids.txt"]
-    new_id = re.search(r"`([a-z_]+\.[a-z_]+)` appended", prose)
+    # 5: the changelog's line, first under [Unreleased]'s Added heading and its blank line.
+    _, prose = s["CHANGELOG.md"]
+    entry = re.search(r"`(- [^`]+)`", prose)
+    if not entry:
+        fail("step 5 names no changelog line `- ...`")
+    path = os.path.join(tree, "CHANGELOG.md")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    at = lines.index("## [Unreleased]")
+    at = next((i for i in range(at, len(lines)) if lines[i] == "### Added"), None)
+    if at is None or lines[at + 1] != "":
+        fail("CHANGELOG.md: no '### Added' heading and blank line under [Unreleased]")
+    lines[at + 2:at + 2] = [entry.group(1)]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    new_id = re.search(r'"([a-z_]+\.[a-z_]+)"', line)
     if not new_id:
-        fail("step 4 names no ID `...` appended")
-    with open(os.path.join(tree, "tests/abi/check_ids.txt"), "a") as f:
-        f.write(new_id.group(1) + "\n")
+        fail("step 1's line names no ID")
     return new_id.group(1)
 
 
@@ -170,11 +182,11 @@ def main():
     # report_outputs over the scenarios the example is judged on: the whole sweep is the
     # release stage's, and a second one beside it doubles its time for nothing new.
     os.environ["GV_VALIDATE_CASES"] = "^(h100x8|fault-exclusive-nobody|no libraries: h100-open)$"
-    p = run(["ctest", "--test-dir", build, "-R", "^(test_driver|report_outputs)$",
+    p = run(["ctest", "--test-dir", build, "-R", "^(test_driver|check_ids_frozen|report_outputs)$",
              "--output-on-failure"], work, log, 1800)
     print(p.stdout[-6000:])
     if p.returncode:
-        fail("ctest -R test_driver/report_outputs fails with the example applied")
+        fail("ctest -R test_driver/check_ids_frozen/report_outputs fails with the example applied")
 
     command, rows = shown_output(doc)
     env = dict(os.environ)
@@ -191,8 +203,8 @@ def main():
         if row not in got:
             fail("the doc's gv-check run shows\n    %s\nwhich it did not print; it printed:\n%s"
                  % (row, p.stdout + p.stderr))
-    print("the worked example passes as written: %s, test_driver and report_outputs, and %s"
-          % (new_id, command))
+    print("the worked example passes as written: %s, test_driver, check_ids_frozen and "
+          "report_outputs, and %s" % (new_id, command))
     # Passed: the copy and its build go (a failure leaves them beside log.txt to look at).
     for d in (tree, build) if len(sys.argv) > 2 else (work,):
         shutil.rmtree(d, ignore_errors=True)

@@ -55,8 +55,8 @@ def timed_out(seconds, where):
 # rows: (id, subject, verdict, text[, action]); text is looked for in the row's message, then
 # after "remedy: " in its remediation ("remedy: start nvidia-fabricmanager"); action, when
 # given, is the row's (docs/checks.md, "Actions"). Every case also asserts what every report
-# must: each WARN, FAIL and ERROR row names the action its rule set (GPUVERIFY_STRICT_ACTIONS
-# keeps the safety net's default out), each PASS and SKIP row none.
+# must: each WARN, FAIL and ERROR row names an action (its rule's, or its check's catalog line's),
+# each PASS and SKIP row none.
 # exit_code: gv-check's, 1 for a FAIL, 3 when no check FAILed but one ERRORed.
 # plan: {id: n}, the number of rows the report must have of that check (one per GPU of the
 # plan, whatever happened to the workers that held them).
@@ -859,8 +859,7 @@ def command(gv_check, fixtures, fakelib, work, name, c, scenario, args, inject):
     once = os.path.join(work, name + ".once")  # crash_once's marks: fresh for every run
     shutil.rmtree(once, ignore_errors=True)
     os.makedirs(once)
-    env = dict(os.environ, GV_FAKE_SCENARIO=scenario, GV_FAKE_ONCE_DIR=once,
-               GPUVERIFY_STRICT_ACTIONS="1")
+    env = dict(os.environ, GV_FAKE_SCENARIO=scenario, GV_FAKE_ONCE_DIR=once)
     for k, v in c["env"].items() if inject else ():
         env[k] = materialise(work, v) if v.startswith("@") else v
     if c["worker"] and inject:

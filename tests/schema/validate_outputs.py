@@ -6,8 +6,8 @@ the exit code of each mode
 (default: 0 healthy, 1 FAIL, 3 ERROR, 4 ERRORs all from another gpuverify's hold; --npd: 0 OK,
 1 FAIL, 2 unknown, one line of at most 200 bytes), that every
 FAIL and WARN says what to do and no row prints an unknown as a number, and that every WARN,
-FAIL and ERROR row names the action its rule set (GPUVERIFY_STRICT_ACTIONS: no default from the
-safety net) and every PASS and SKIP row none, the node's the strongest, in each output.
+FAIL and ERROR row names an action (its rule's, or its check's catalog line's) and every PASS and
+SKIP row none, the node's the strongest, in each output.
 
 Usage (ctest runs it with Debian's /usr/bin/python3):
     validate_outputs.py GV_CHECK FIXTURES FAKELIB EMPTYLIB SCHEMA PROMTOOL
@@ -86,8 +86,7 @@ ACTIONS = ("none", "rerun", "wait", "fix_config", "reset_gpu", "reboot_node", "h
 
 
 def action_problems(report):
-    """The action of each row as its rule set it (the runs set GPUVERIFY_STRICT_ACTIONS, so the
-    safety net gives no default): one for every WARN, FAIL and ERROR, none for PASS and SKIP,
+    """The action of each row: one for every WARN, FAIL and ERROR, none for PASS and SKIP,
     wait for another gpuverify's hold; the node's the strongest of its rows'."""
     strongest = "none"
     for c in report["checks"]:
@@ -280,8 +279,7 @@ def main():
         for mode in MODES:
             lock_dir = os.path.join(locks, "case-%d%s" % (i, mode))
             os.makedirs(lock_dir, exist_ok=True)
-            runs.append((root, libdir, scenario, args,
-                         dict(env, GPUVERIFY_LOCK_DIR=lock_dir, GPUVERIFY_STRICT_ACTIONS="1"),
+            runs.append((root, libdir, scenario, args, dict(env, GPUVERIFY_LOCK_DIR=lock_dir),
                          mode))
     with concurrent.futures.ThreadPoolExecutor(PARALLEL) as pool:
         done = list(pool.map(lambda r: run(gv_check, *r), runs))
