@@ -498,6 +498,7 @@ static void worker_keeps_a_healthy_context_between_sessions(void **state)
     gv_ctx_destroy(ctx);
     use_scenario(NULL);
     remove_tree(root);
+    free(root);
     dlclose(lib);
 }
 
