@@ -34,6 +34,9 @@ void gv_history_close(gv_history *h); /* NULL-safe */
 typedef struct gv_history_run {
     long long started_unix;
     char comparable[160];
+    /* The report's last rows that are the history checks' own (0: none), which judge the
+     * record and are not part of a subject's. */
+    size_t history_rows;
 } gv_history_run;
 
 /* The subject a row's history belongs to: the GPU's UUID for a "gpuN" row whose GPU has one, else

@@ -551,18 +551,19 @@ static int insert_run(gv_history *h, const gv_report *r, const gv_history_run *r
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* A FAIL, or an ERROR not another gpuverify's hold, among the subject's rows (history.* rows
- * left out: they judge the record, they are not part of it). */
-static int subject_bad(const gv_report *r, const char *subject)
+/* A FAIL, or an ERROR not another gpuverify's hold, among the subject's rows of the run (the
+ * history checks' left out: they judge the record, they are not part of it). */
+static int subject_bad(const gv_report *r, size_t history_rows, const char *subject)
 {
-    for (size_t i = 0; i < r->count; i++)
-        if (!strcmp(r->results[i].subject, subject) && strncmp(r->results[i].id, "history.", 8) &&
-            gv_history_bad_row(&r->results[i]))
+    size_t rows = history_rows < r->count ? r->count - history_rows : 0;
+    for (size_t i = 0; i < rows; i++)
+        if (!strcmp(r->results[i].subject, subject) && gv_history_bad_row(&r->results[i]))
             return 1;
     return 0;
 }
 
-static int insert_gpus(gv_history *h, const gv_report *r, long long run_id, long long started)
+static int insert_gpus(gv_history *h, const gv_report *r, long long run_id,
+                       const gv_history_run *run)
 {
     const char *sql = "INSERT INTO gpus(run_id, subject, uuid, name, pci_bus_id, serial, verdict,"
                       " bad, n, bad_n, started_unix) VALUES(?,?,?,?,?,?,?,?,?,?,?)";
@@ -571,7 +572,7 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id, long
         const gv_gpu *g = &r->gpus[i];
         char subject[32], counted[160];
         snprintf(subject, sizeof subject, "gpu%u", (unsigned)g->index);
-        int bad = subject_bad(r, subject);
+        int bad = subject_bad(r, run->history_rows, subject);
         long long tally[2];
         gv_history_subject(r, subject, counted, sizeof counted);
         sqlite3_stmt *st;
@@ -587,7 +588,7 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id, long
         sqlite3_bind_int(st, 8, bad);
         sqlite3_bind_int64(st, 9, tally[0]);
         sqlite3_bind_int64(st, 10, tally[1]);
-        sqlite3_bind_int64(st, 11, started);
+        sqlite3_bind_int64(st, 11, run->started_unix);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
     }
@@ -757,8 +758,8 @@ int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *r
     const char *doing = "recording the run";
     int failed = insert_run(h, r, run);
     long long run_id = sqlite3_last_insert_rowid(h->db);
-    failed = failed || insert_gpus(h, r, run_id, run->started_unix) ||
-             insert_rows(h, r, run_id, run->started_unix);
+    failed =
+        failed || insert_gpus(h, r, run_id, run) || insert_rows(h, r, run_id, run->started_unix);
     if (!failed) {
         doing = "deleting runs past the policy's limits";
         failed = prune(h, run->started_unix);

@@ -140,6 +140,7 @@ void gv_run_history(gv_ctx *ctx, const gv_run_plan *plan, gv_report *r)
             if (plan->history[i])
                 gv_checks[i].history(&judge);
         gv_report_flush(r);
+        run.history_rows = r->count - first;
         if (gv_history_append(db, r, &run, why, sizeof why)) {
             /* The rows above stand; one row says the run was not kept. */
             gv_append(why, sizeof why, "", "; this run is not recorded");

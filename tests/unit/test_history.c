@@ -469,6 +469,33 @@ static void retention_keeps_the_newest_runs(void **state)
     assert_int_equal(rec.runs, 4);
 }
 
+/* A GPU's record counts the run's own rows, not the history checks' after them, which judge the
+ * record: a history row's FAIL on gpu0 leaves gpu0's run clean; one of the run's own marks it. */
+static void history_rows_are_not_part_of_the_record(void **state)
+{
+    history_fixture *f = *state;
+    char why[1024], uuid[96];
+    snprintf(uuid, sizeof uuid, "%s", f->r->gpus[0].uuid);
+    gv_history_record rec;
+    size_t before = f->r->count;
+    gv_result_action(gv_report_add(f->r, "history.performance", "gpu0", GV_FAIL, "slower"),
+                     GV_ACTION_HW_INSPECT);
+    gv_history_run run = {.started_unix = T0, .comparable = "x", .history_rows = 1};
+    if (gv_history_append(f->db, f->r, &run, why, sizeof why))
+        fail_msg("%s", why);
+    assert_int_equal(gv_history_record_of(f->db, uuid, 0, &rec, why, sizeof why), 0);
+    assert_int_equal(rec.runs, 1);
+    assert_int_equal(rec.bad, 0);
+    run.started_unix = T0 + DAY;
+    run.history_rows = 0; /* the same row as the run's own */
+    if (gv_history_append(f->db, f->r, &run, why, sizeof why))
+        fail_msg("%s", why);
+    assert_int_equal(gv_history_record_of(f->db, uuid, 0, &rec, why, sizeof why), 0);
+    assert_int_equal(rec.runs, 2);
+    assert_int_equal(rec.bad, 1);
+    f->r->count = before;
+}
+
 /* A run with its clock 400 days ahead deletes nothing; the runs after it, back on time, keep
  * theirs and are compared with the last run before them in time, not with it. */
 static void a_clock_far_ahead_erases_nothing(void **state)
@@ -525,6 +552,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_gpu_moved_to_another_slot_keeps_its_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(retention_keeps_the_newest_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(history_rows_are_not_part_of_the_record, setup, teardown),
         cmocka_unit_test_setup_teardown(a_clock_far_ahead_erases_nothing, setup, teardown),
     };
     return run_shard("test_history", tests, sizeof tests / sizeof *tests);
