@@ -61,22 +61,14 @@ static gv_kept_gpu *kept_slot(const gv_session *s)
     return &s->ctx->kept[s->cuda_index];
 }
 
+/* The kept references go; a context with no other takes our module with it. */
 static void release_kept(gv_ctx *ctx)
 {
     const struct gv_cuda_api *cu = gv_cuda(ctx);
     for (size_t i = 0; cu && i < sizeof ctx->kept / sizeof ctx->kept[0]; i++) {
         gvcu_device device;
-        if (!ctx->kept[i].retained || cu->cuDeviceGet(&device, (int)i) != GVCU_SUCCESS)
-            continue;
-        gvcu_context context;
-        if (ctx->kept[i].module && cu->cuDevicePrimaryCtxRetain(&context, device) == GVCU_SUCCESS) {
-            if (cu->cuCtxPushCurrent(context) == GVCU_SUCCESS) {
-                cu->cuModuleUnload(ctx->kept[i].module);
-                cu->cuCtxPopCurrent(&context);
-            }
+        if (ctx->kept[i].retained && cu->cuDeviceGet(&device, (int)i) == GVCU_SUCCESS)
             cu->cuDevicePrimaryCtxRelease(device);
-        }
-        cu->cuDevicePrimaryCtxRelease(device);
         ctx->kept[i].retained = 0;
         ctx->kept[i].module = NULL;
     }

@@ -127,6 +127,8 @@ static int lanes_gpus(const client *c, int skip_hung, char *gpus, size_t cap)
     return n;
 }
 
+static const gv_worker_proc no_worker = {.pid = -1, .fd = -1, .in = -1};
+
 /* As the lanes open: the worker for the tests across GPUs starts on standby (plan.standby), so
  * that its start (the process, NVML, cuInit: half a second on two H200s, more with more GPUs)
  * overlaps the lanes instead of following them. Without it the across tests start a worker
@@ -144,7 +146,7 @@ static void start_standby(client *c)
     char **argv = gv_worker_argv(c->ctx, &plan, c->across, left > 0.001 ? left : 0.001, c->worker);
     char why[PATH_MAX + 128];
     if (!argv || gv_worker_spawn(c->worker, argv, 1, &c->standby, why, sizeof why) != GV_OK)
-        c->standby.pid = -1;
+        c->standby = no_worker;
     gv_worker_argv_free(argv);
 }
 
@@ -152,7 +154,7 @@ static void stop_standby(client *c)
 {
     if (c->standby.pid > 0)
         gv_worker_stop(&c->standby, 1, 0, NULL);
-    c->standby.pid = -1;
+    c->standby = no_worker;
 }
 
 /* The standby worker becomes the node lane's for the tests across GPUs, told its GPUs; 0 when
@@ -167,8 +169,7 @@ static int adopt_standby(lane *l)
         return -1;
     }
     l->p = c->standby;
-    c->standby.pid = -1;
-    c->standby.fd = c->standby.in = -1;
+    c->standby = no_worker;
     return 0;
 }
 
@@ -420,8 +421,7 @@ static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *work
     c->budget_end = gv_now_s() + plan->budget_s;
     c->node.c = c;
     c->node.ordinal = -1;
-    c->standby.pid = -1;
-    c->standby.fd = c->standby.in = -1;
+    c->standby = no_worker;
     c->node.lanes_mode = 1;
     snprintf(c->node.gpu_subject, sizeof c->node.gpu_subject, "node");
     memcpy(c->node.pending, plan->chosen, sizeof c->node.pending);
