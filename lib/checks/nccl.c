@@ -244,11 +244,11 @@ static void sweep_opts(const gv_active_run *run, int timed, gv_nccl_opts *o)
      * second). */
     double left = run->budget_end - gv_now_s() - 1.0;
     o->deadline_s = left > 1 ? left : 1;
-    /* gv_run in the caller's process (GV_ISOLATION_NONE, or no worker found) keeps NCCL there
-     * too; in gv_run's worker the sweep gets a worker of its own (blocking communicators, and
-     * a hang in NCCL's host code is still this check's FAIL, not the run's budget). */
-    if (!run->ctx->in_worker)
-        o->flags |= GV_NCCL_IN_PROCESS;
+    /* In the process of the run: the caller's (GV_ISOLATION_NONE, or no worker found), or
+     * gv_run's worker, whose caller holds it to this check's deadline and its GPUs' beats.
+     * There its contexts are made already: a worker of the sweep's own would make them again
+     * after its own start and cuInit (the sweep 1.98 s there, 1.05 s here on 4 x H200). */
+    o->flags |= GV_NCCL_IN_PROCESS;
     if (run->policy && run->policy->nccl_min_busbw_gbps > 0)
         o->min_busbw_gbps = run->policy->nccl_min_busbw_gbps;
 }
@@ -292,6 +292,15 @@ static void allreduce_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
     }
 }
 
+/* Whether the run has a test on the GPUs after the sweep's. */
+static int gpu_tests_after(const gv_active_run *run)
+{
+    for (size_t i = sweep().end; i < gv_check_count; i++)
+        if (run->chosen[i] && gv_checks[i].active)
+            return 1;
+    return 0;
+}
+
 /* nccl.allreduce and nccl.transport from one sweep. */
 static void sweep_rows(gv_active_run *run)
 {
@@ -331,7 +340,10 @@ static void sweep_rows(gv_active_run *run)
             o.max_bytes = BUSY_SWEEP_MAX;
             o.min_bytes = o.min_bytes < o.max_bytes ? o.min_bytes : o.max_bytes;
         }
+        /* The worker's last test on the GPUs leaves NCCL's teardown to its exit. */
+        run->ctx->exit_follows = run->ctx->in_worker && !gpu_tests_after(run);
         st = gv_nccl_bench(run->ctx, &o, &r); /* it watches its GPUs (core/progress.h) */
+        run->ctx->exit_follows = 0;
         gv_progress_watch(run->ctx, NULL, 0);
     }
     if (st != GV_OK && st != GV_ERR_TIMEOUT) {

@@ -77,10 +77,11 @@ struct gv_ctx {
     uint32_t flags;             /* gv_ctx_opts.flags: GV_CTX_IN_PROCESS */
     int in_worker;  /* this process is gpuverify-worker: nothing is handed to another one */
     int calls_here; /* gv_run runs its checks in this process: so do their calls (worker/call.h) */
-    /* gpuverify-worker serving one call, which exits once it has answered; a call that left
-     * what that exit frees (NCCL's communicators) sets left_to_exit: the process then ends
-     * without unloading the libraries still in use. */
-    int one_call, left_to_exit;
+    /* Inside gpuverify-worker: nothing in this process uses the GPUs after the work under way
+     * but its exit (a worker serving one call; gv_run's last test on the GPUs). A call that
+     * leaves what that exit frees (NCCL's communicators) sets left_to_exit: the process then
+     * ends without unloading the libraries still in use. */
+    int exit_follows, left_to_exit;
     /* Inside gpuverify-worker: the file NCCL writes its INFO log to (nccl/nccl_log.h), "" when
      * NCCL's log is not captured (always in the caller's process, whose environment is not
      * ours to change). */

@@ -42,6 +42,8 @@ void gv_nccl_stage(nccl_run *n, const char *stage)
     n->stage = stage;
     if (n->watch && n->watch->stage)
         n->watch->stage(n->watch->user, stage);
+    else if (!n->watch)
+        gv_progress_stage(n->ctx, "%s", stage); /* gv_run's worker: its caller names it */
 }
 
 gv_status gv_nccl_fail(nccl_run *n, const char *call, int rc, gvnc_comm comm)
@@ -614,7 +616,7 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
      * that went well to its exit: finalizing and destroying them took 0.44 s of a 1.2 s sweep
      * on 2 x H200, the exit no longer for it. Ranks in other processes may still be finalizing
      * with ours: those keep the teardown, as does anything after an error. */
-    if (st == GV_OK && ctx->one_call && n->local == (uint32_t)nranks) {
+    if (st == GV_OK && ctx->exit_follows && n->local == (uint32_t)nranks) {
         gv_nccl_stage(n, "leaving the communicators to the worker's exit");
         ctx->left_to_exit = 1;
     } else {
@@ -713,9 +715,9 @@ static gv_status dispatch(gv_ctx *ctx, gv_nccl_call *call, gv_nccl_result *out)
     gv_status st;
     if (call->o.deadline_s <= 0)
         call->o.deadline_s = ctx->deadline_s; /* the worker's context has its own default */
-    /* Also from inside gv_run's worker: the sweep gets a worker of its own, whose blocking
-     * communicators that worker can give up on by killing it. Here, without one, they must be
-     * non-blocking: nobody else would end a wait that never ends. */
+    /* In this process the communicators must be non-blocking: nobody else would end a wait
+     * that never ends (inside gv_run's worker its caller would, but the sweep's own deadline
+     * makes the row say where it stopped). */
     int here = (call->o.flags & GV_NCCL_IN_PROCESS) || (ctx->flags & GV_CTX_IN_PROCESS);
     if (!here && gv_worker_find(ctx, &where)) {
         double t0 = gv_now_s();

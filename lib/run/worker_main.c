@@ -157,14 +157,8 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     if (s != GV_OK)
         return fail(s, "gpuverify-worker: the context options were refused");
     snprintf(ctx->nccl_log, sizeof ctx->nccl_log, "%s", nccl_log);
-    /* A sweep of gv_nccl_bench started here (nccl.allreduce) runs in a worker of its own: this
-     * very executable, wherever it was installed. Every other call runs here. */
-    if (!ctx->worker_path[0]) {
-        ssize_t n = readlink("/proc/self/exe", ctx->worker_path, sizeof ctx->worker_path - 1);
-        ctx->worker_path[n > 0 ? n : 0] = '\0';
-    }
     if (a->call) {
-        ctx->in_worker = ctx->one_call = 1;
+        ctx->in_worker = ctx->exit_follows = 1;
         gv_call_serve(ctx, a->call, a->call_args, emit);
         if (ctx->left_to_exit) {
             fflush(stdout);
@@ -199,6 +193,10 @@ static int serve(gv_worker_args *a, const char *nccl_log)
         return rc;
     }
     emit(json_pack("{s:s}", "event", "end"));
+    if (ctx->left_to_exit) {
+        fflush(stdout);
+        _exit(0);
+    }
     gv_report_free(report);
     gv_ctx_destroy(ctx);
     return 0;

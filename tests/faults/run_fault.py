@@ -230,9 +230,9 @@ CASES = {
         ("cuda.alloc", "gpu0", "PASS", ""), ("cuda.copy", "gpu0", "PASS", ""),
         ("cuda.matmul", "gpu0", "PASS", "")], exit_code=3, sysroot=None,
         args=["--copy-mib", "1", "--gemm-size", "32"], deadline=SLOW_FAKE, wall=30),
-    # NCCL's sweep crashes in a worker of its own: its rows ERROR and the checks after it run.
+    # NCCL's sweep crashes its worker: its rows ERROR, naming where, and the checks after it run.
     "crash_in_nccl_group": case("h100x8-nccl-crash", "nccl.allreduce,stress.power", [
-        ("nccl.allreduce", "node", "ERROR", "while running all_reduce at 65536 bytes"),
+        ("nccl.allreduce", "node", "ERROR", "during nccl.allreduce on node, in running all_reduce at 65536 bytes"),
         ("stress.power", "gpu0", "PASS", ""), ("stress.power", "gpu7", "PASS", "")],
         exit_code=3, args=["--level", "extended", "--nccl-kib", "64", "--gemm-size", "32",
                            "--duration", "0.2"], deadline=SLOW_FAKE, wall=30,
