@@ -479,14 +479,15 @@ static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *chos
 /* A worker testing one GPU (a lane) runs on that GPU's CPUs, as a job placed next to it would:
  * its host copies and launches do not cross the socket, and eight lanes of eight GPUs do not
  * crowd one socket. Never the caller's process: its affinity is its own. */
-static void bind_to_the_gpu(const gv_ctx *ctx, const gv_run_plan *plan, const gv_facts *f)
+static void bind_to_the_gpu(const gv_ctx *ctx, const gv_run_plan *plan, const gv_facts *f,
+                            const char *gpus, const int *gpu_chosen)
 {
-    if (!ctx->in_worker || plan->lanes || !plan->opts.gpus)
+    if (!ctx->in_worker || plan->lanes || !gpus)
         return;
     const gv_gpu_record *only = NULL;
     for (size_t i = 0; i < f->gpu_count; i++) {
         int o = f->gpus[i].gpu.cuda_index;
-        if (o < 0 || o >= GV_RUN_MAX_GPUS || !plan->gpu_chosen[o])
+        if (o < 0 || o >= GV_RUN_MAX_GPUS || !gpu_chosen[o])
             continue;
         if (only)
             return; /* several GPUs: no one place */
@@ -547,6 +548,20 @@ static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_
     gv_run_hold_give(&hold);
 }
 
+/* A worker on standby reads what it tests: its GPUs, and its checks (*checks, to free). */
+static gv_status told_the_work(gv_ctx *ctx, const gv_run_stream *stream, char *gpus, size_t cap,
+                               char **checks)
+{
+    size_t checks_cap = gv_check_count * 48;
+    *checks = malloc(checks_cap);
+    if (!*checks)
+        return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
+    if (!stream || !stream->standby ||
+        stream->standby(stream->user, gpus, cap, *checks, checks_cap) != 0 || !**checks)
+        return gv_fail(ctx, GV_ERR_IO, "gpuverify-worker on standby was never told its work");
+    return GV_OK;
+}
+
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out)
 {
@@ -565,19 +580,25 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         s = refuse_absent_gpus(ctx, f, o, plan->gpu_chosen);
     if (s != GV_OK)
         return s;
-    bind_to_the_gpu(ctx, plan, f);
-    /* The GPUs to test: the plan's, or those the caller names once a standby may start. */
+    /* The GPUs to test and the checks: the plan's, or those the caller names once a standby
+     * may start. */
     int gpu_chosen[GV_RUN_MAX_GPUS];
     memcpy(gpu_chosen, plan->gpu_chosen, sizeof gpu_chosen);
     const char *gpus = o->gpus;
-    char named[GV_RUN_MAX_GPUS * 4];
-    if (plan->standby) {
-        if (!stream || !stream->standby || stream->standby(stream->user, named, sizeof named) != 0)
-            return gv_fail(ctx, GV_ERR_IO, "gpuverify-worker on standby was never told its GPUs");
-        if ((s = select_gpus(ctx, named, gpu_chosen)) != GV_OK)
-            return s;
+    char named[GV_RUN_MAX_GPUS * 4], *checks = NULL;
+    if (plan->standby && (s = told_the_work(ctx, stream, named, sizeof named, &checks)) == GV_OK)
+        s = select_gpus(ctx, named, gpu_chosen);
+    if (plan->standby && s == GV_OK) {
         gpus = named;
+        int only[GV_CATALOG_MAX];
+        s = select_checks(ctx, checks, NULL, only);
+        for (size_t i = 0; i < gv_check_count; i++)
+            chosen[i] &= only[i];
     }
+    free(checks);
+    if (s != GV_OK)
+        return s;
+    bind_to_the_gpu(ctx, plan, f, gpus, gpu_chosen);
     if (plan->watch_s > 0) {
         /* The worker's supervisor allows the wait and a unit after it (run_worker.c). */
         gv_progress_wait(ctx, gv_id_gpu_xid, plan->watch_s);

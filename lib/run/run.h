@@ -27,9 +27,10 @@ typedef struct gv_run_plan {
      * (gv_catalog_per_gpu) it runs the first chosen GPU's and names the others, each tested by
      * a worker of its own at the same time; the tests across GPUs it leaves to a later worker. */
     int lanes;
-    /* gpuverify-worker started while other workers still hold its GPUs (the tests across GPUs,
-     * started as the lanes open): it gathers the facts, then waits for stream->standby to name
-     * the GPUs it tests, which the lanes left to it, so that its start overlaps theirs. */
+    /* gpuverify-worker started before its work is known (a lane's, started with the node's
+     * worker; the tests across GPUs, started as the lanes open): it gathers the facts, then
+     * waits for stream->standby to name its GPUs and checks, so that its start overlaps what
+     * comes before its work (run_worker_standby.c). */
     int standby;
 } gv_run_plan;
 
@@ -52,8 +53,9 @@ typedef struct gv_run_stream {
      * catalog entry: gemm.* judged by the node's other GPUs of a part with no datasheet). */
     void (*lanes)(void *user, const gv_run_lane *lanes, size_t n, const int *together);
     /* plan->standby: blocks until the GPUs to test are known, then writes them as gv_run_opts.gpus
-     * does ("0,2,3", among the plan's); 0, or -1 when they never will be (the run ends). */
-    int (*standby)(void *user, char *gpus, size_t cap);
+     * does ("0,2,3") and the checks to run of the plan's, as gv_run_opts.checks does; 0, or -1
+     * when they never will be (the run ends). */
+    int (*standby)(void *user, char *gpus, size_t gpus_cap, char *checks, size_t checks_cap);
     void *user;
 } gv_run_stream;
 

@@ -127,52 +127,6 @@ static int lanes_gpus(const client *c, int skip_hung, char *gpus, size_t cap)
     return n;
 }
 
-static const gv_worker_proc no_worker = {.pid = -1, .fd = -1, .in = -1};
-
-/* As the lanes open: the worker for the tests across GPUs starts on standby (plan.standby), so
- * that its start (the process, NVML, cuInit: half a second on two H200s, more with more GPUs)
- * overlaps the lanes instead of following them. Without it the across tests start a worker
- * after the lanes, as they always could. */
-static void start_standby(client *c)
-{
-    c->standby_tried = 1;
-    gv_run_plan plan = *c->plan;
-    plan.lanes = 0;
-    plan.standby = 1;
-    char gpus[sizeof c->node.gpus];
-    lanes_gpus(c, 0, gpus, sizeof gpus);
-    plan.opts.gpus = gpus;
-    double left = c->budget_end - gv_now_s();
-    char **argv = gv_worker_argv(c->ctx, &plan, c->across, left > 0.001 ? left : 0.001, c->worker);
-    char why[PATH_MAX + 128];
-    if (!argv || gv_worker_spawn(c->worker, argv, 1, &c->standby, why, sizeof why) != GV_OK)
-        c->standby = no_worker;
-    gv_worker_argv_free(argv);
-}
-
-static void stop_standby(client *c)
-{
-    if (c->standby.pid > 0)
-        gv_worker_stop(&c->standby, 1, 0, NULL);
-    c->standby = no_worker;
-}
-
-/* The standby worker becomes the node lane's for the tests across GPUs, told its GPUs; 0 when
- * it did, -1 when it cannot (gone): then a fresh worker starts. */
-static int adopt_standby(lane *l)
-{
-    client *c = l->c;
-    char line[sizeof l->gpus + 8];
-    snprintf(line, sizeof line, "go %s\n", l->gpus);
-    if (c->standby.pid <= 0 || gv_worker_send(&c->standby, line) != 0) {
-        stop_standby(c);
-        return -1;
-    }
-    l->p = c->standby;
-    c->standby = no_worker;
-    return 0;
-}
-
 /* Starts a worker for what the lane has pending; the first pending check is where it starts. */
 static gv_status start(lane *l)
 {
@@ -196,7 +150,10 @@ static gv_status start(lane *l)
     l->accept_any = is_node(l) && l->workers == 0 && !c->across_started;
     memcpy(l->assigned, l->pending, sizeof l->assigned);
     l->workers++;
-    if (is_node(l) && c->across_started && adopt_standby(l) == 0) {
+    l->heard = 0;
+    l->adopted =
+        is_node(l) ? c->across_started && gv_standby_adopt(l) == 0 : gv_spare_adopt(l) == 0;
+    if (l->adopted) {
         l->running = 1;
         return GV_OK;
     }
@@ -225,6 +182,12 @@ static void stop_worker(lane *l, enum outcome how)
     int reaped = gv_worker_stop_by(&l->p, how != ENDED, 1.0, l->c->budget_end + 0.75, &status);
     gv_line_reader_free(&l->reader);
     l->running = 0;
+    /* One started on standby that died without a word was gone before it read its work, as
+     * one found gone when told it would have been: a fresh worker takes its place. */
+    if (how == DIED && l->adopted && !l->heard) {
+        l->workers--;
+        return;
+    }
     gv_lane_conclude(l, how, reaped, status, spent);
 }
 
@@ -273,13 +236,13 @@ static void start_across(client *c)
     memset(c->across, 0, sizeof c->across);
     memset(n->rows, 0, sizeof n->rows);
     if (gv_now_s() >= c->budget_end) {
-        stop_standby(c);
+        gv_standby_stop(c);
         gv_lane_close_pending(n, GV_ERROR, GV_ACTION_RERUN,
                               "not run: the run's budget of %.0f s was spent", c->plan->budget_s);
         return;
     }
     if (!left) {
-        stop_standby(c);
+        gv_standby_stop(c);
         gv_lane_close_pending(n, GV_SKIP, GV_ACTION_NONE,
                               "not run: every GPU's own tests timed out (see their rows)");
         return;
@@ -289,6 +252,13 @@ static void start_across(client *c)
     n->workers = 0;
     n->finished = 0;
     n->timed_out = 0;
+}
+
+/* The node's worker is at a test of one GPU without having opened lanes: it will not. */
+static int node_tests_a_gpu(const client *c)
+{
+    int index = gv_catalog_index(c->node.check);
+    return !c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index);
 }
 
 /* Starts a worker for every lane that has checks left and none running. */
@@ -316,8 +286,16 @@ static void start_lanes(client *c)
                               gv_ctx_last_error(c->ctx));
         l->finished = 1;
     }
-    if (c->lanes_opened && !c->standby_tried && !c->across_started && any_pending(c->across))
-        start_standby(c);
+    if (!c->spares_tried && c->node.running)
+        gv_spares_start(c);
+    /* Spares wait for the lanes the node's worker opens before its first test on a GPU. */
+    if (c->spare_count && (c->lanes_opened || !c->node.running || node_tests_a_gpu(c)))
+        gv_spares_stop(c);
+    if (c->lanes_opened && !c->standby_tried && !c->across_started && any_pending(c->across)) {
+        char gpus[sizeof c->node.gpus];
+        lanes_gpus(c, 0, gpus, sizeof gpus);
+        gv_standby_start(c, gpus);
+    }
 }
 
 /* Reads every running worker until each lane has finished. */
@@ -391,7 +369,8 @@ static void drive(client *c)
         }
     }
     /* An error that ends the run: no worker is left behind. */
-    stop_standby(c);
+    gv_spares_stop(c);
+    gv_standby_stop(c);
     for (size_t k = 0; k <= c->lane_count; k++) {
         lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
         if (l->running) {
@@ -421,7 +400,7 @@ static client *client_new(gv_ctx *ctx, const gv_run_plan *plan, const char *work
     c->budget_end = gv_now_s() + plan->budget_s;
     c->node.c = c;
     c->node.ordinal = -1;
-    c->standby = no_worker;
+    c->standby = gv_no_worker;
     c->node.lanes_mode = 1;
     snprintf(c->node.gpu_subject, sizeof c->node.gpu_subject, "node");
     memcpy(c->node.pending, plan->chosen, sizeof c->node.pending);

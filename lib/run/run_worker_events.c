@@ -256,6 +256,7 @@ int gv_lane_take_line(void *user, char *line)
         ok = 0;
     }
     json_decref(ev);
+    l->heard |= ok;
     if (!ok)
         snprintf(l->garbage, sizeof l->garbage, "%.60s", line);
     return ok ? 0 : -1;

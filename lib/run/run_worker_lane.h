@@ -62,7 +62,9 @@ typedef struct lane {
     int errored;     /* the worker sent an "error" event */
     gv_status error_status;
     char garbage[80];
-    int ended; /* the worker said "end" or "error" */
+    int ended;   /* the worker said "end" or "error" */
+    int adopted; /* the worker was started on standby (run_worker_standby.c) */
+    int heard;   /* the worker has sent an event */
     int by_budget, by_liveness, by_pace;
     int drained; /* its pipe was read once after its deadline passed */
 } lane;
@@ -83,8 +85,12 @@ typedef struct client {
     int own_gpu_hung;           /* the node's worker hung in a test of that GPU */
     int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
     int across_started;
-    /* The worker for the tests across GPUs, started on standby as the lanes open (its facts
-     * gathered while they run), told its GPUs once they have finished; pid -1 when none. */
+    /* Workers started on standby (run_worker_standby.c): spares for the lanes, started with
+     * the node's worker; the one for the tests across GPUs, started as the lanes open (pid -1
+     * when none). */
+    gv_worker_proc spares[GV_RUN_MAX_GPUS];
+    size_t spare_count;
+    int spares_tried;
     gv_worker_proc standby;
     int standby_tried;
     gv_status failed; /* the run could not be made: the caller gets this error */
@@ -123,6 +129,22 @@ void gv_lane_close_pending(lane *l, int verdict, int32_t action, const char *fmt
     __attribute__((format(printf, 4, 5)));
 /* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */
 void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double spent);
+
+/* run_worker_standby.c: workers started before their work is known. A worker that is none. */
+extern const gv_worker_proc gv_no_worker;
+/* Starts the lanes' spares, as many as the node seems to have GPUs but one. */
+void gv_spares_start(client *c);
+/* The lane's worker is a spare, told its GPU and checks: 0, or -1 when none is left (or
+ * every one left is gone). */
+int gv_spare_adopt(lane *l);
+/* Stops the spares no lane took. */
+void gv_spares_stop(client *c);
+/* Starts the worker for the tests across GPUs (c->across) on `gpus`, the lanes'. */
+void gv_standby_start(client *c, const char *gpus);
+void gv_standby_stop(client *c);
+/* The node lane's worker for the tests across GPUs is the standby one, told its GPUs and
+ * checks: 0, or -1 when it is gone (stopped: a fresh worker starts). */
+int gv_standby_adopt(lane *l);
 
 /* run_worker.c: when GPU g's work would end, from the check's start, at its pace so far; 0
  * when it has no pace yet (fewer than two pieces done). */

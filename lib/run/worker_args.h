@@ -15,8 +15,9 @@
  *   {"event":"error","status":-5,"message":"..."}       the run could not be made
  *   {"event":"end"}
  * Rows and facts are the report's own JSON (report_json.c and report_json_read.c). A worker
- * started with --standby reads one line on stdin once it has the facts, "go 0,2,3" (the GPUs it
- * tests), before it sends anything else. */
+ * started with --standby reads one line on stdin once it has gathered the facts, "go 0,2,3
+ * cuda.copy_all,cuda.p2p" (the GPUs it tests, then the checks of its --checks it runs), before
+ * it sends anything else. */
 #ifndef GV_RUN_WORKER_ARGS_H
 #define GV_RUN_WORKER_ARGS_H
 

@@ -129,11 +129,12 @@ static int fail(gv_status s, const char *message)
     return 2;
 }
 
-/* --standby: the caller's "go 0,2,3" on stdin, one line. */
-static int read_go(void *user, char *gpus, size_t cap)
+/* --standby: the caller's "go 0,2,3 cuda.copy_all,cuda.p2p" on stdin, one line: the GPUs,
+ * then the checks (of those it was started with) that it runs. */
+static int read_go(void *user, char *gpus, size_t gpus_cap, char *checks, size_t checks_cap)
 {
     (void)user;
-    char line[GV_RUN_MAX_GPUS * 4 + 8];
+    char line[GV_CATALOG_MAX * 48 + GV_RUN_MAX_GPUS * 4 + 8];
     size_t n = 0;
     for (;;) {
         ssize_t got = read(0, line + n, 1);
@@ -143,9 +144,11 @@ static int read_go(void *user, char *gpus, size_t cap)
             break;
     }
     line[n] = '\0';
-    if (strncmp(line, "go ", 3) != 0 || strlen(line + 3) >= cap)
+    char *space = strncmp(line, "go ", 3) == 0 ? strchr(line + 3, ' ') : NULL;
+    if (!space || (size_t)(space - (line + 3)) >= gpus_cap || strlen(space + 1) >= checks_cap)
         return -1;
-    snprintf(gpus, cap, "%s", line + 3);
+    snprintf(gpus, gpus_cap, "%.*s", (int)(space - (line + 3)), line + 3);
+    snprintf(checks, checks_cap, "%s", space + 1);
     return 0;
 }
 

@@ -251,8 +251,9 @@ CASES = {
     "worker_garbage": case("h100x8", "driver", [
         ("driver.nvml", "node", "ERROR", "not its protocol", "fix_config")], exit_code=3, worker="@garbage",
         wall=5),
-    # The worker for the tests across GPUs starts on standby as the lanes open. One that is gone
-    # when the lanes have finished is replaced by a fresh one: the rows are as always.
+    # Workers on standby: the lanes' spares start with the node's worker, the one for the tests
+    # across GPUs as the lanes open. Those gone when their work comes are replaced by fresh
+    # ones: the rows are as always.
     "standby_gone": case("h100x8", "cuda.init,cuda.copy_all,cuda.p2p", [
         ("cuda.init", "gpu7", "PASS", ""),
         ("cuda.copy_all", "node", "PASS", "8 GPUs copying at once"),
@@ -265,6 +266,14 @@ CASES = {
          timed_out(4 * DEADLINE, "cuda.copy_all on node, in starting gpuverify-worker")),
         ("cuda.p2p", "node", "SKIP", "")], args=["--copy-mib", "1"],
         worker="@standby-sleeps", wall=4 * DEADLINE + 3),
+    # A lane's spare stuck before it reads its work is that lane's hang, within cuInit's deadline
+    # (a lane's worker starts there); the other GPU's rows stand.
+    "spare_stuck": case("h100x8", "cuda.init", [
+        ("cuda.init", "gpu0", "PASS", ""),
+        ("cuda.init", "gpu3", "FAIL",
+         timed_out(4 * DEADLINE, "cuda.init on gpu3, in starting gpuverify-worker"))],
+        args=["--copy-mib", "1", "--gpus", "0,3"], worker="@spares-sleep",
+        wall=4 * DEADLINE + 3, gpus={3: "FAIL"}),
     "gpu_gone": case("fault-gpu-gone", "cuda.init", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
         args=["--copy-mib", "1"], wall=10),
@@ -799,9 +808,16 @@ for _check in HANG_CHECKS:
             CASES["hang_%s_%s_gpu%d" % (_check, _point, _gpu)] = hang_case(_check, _point, _gpu)
 
 
+# Wrappers of the real worker whose workers on standby (run_worker_standby.c) exit at once or
+# sleep: (the across-GPU worker's command, the lanes' spares').
+EXIT, SLEEP, RUN = "exit 1", "exec /bin/sleep 600", ":"
+STANDBY_WRAPPERS = {"@standby-exits": (EXIT, EXIT), "@standby-sleeps": (SLEEP, RUN),
+                    "@spares-sleep": (RUN, SLEEP)}
+
+
 def materialise(work, what):
-    """@dir, @truncated, @empty, @plain-file, @garbage, @standby-exits, @standby-sleeps: files
-    made for the case (the last two: the real worker, but on standby exit at once or sleep)."""
+    """@dir, @truncated, @empty, @plain-file, @garbage, STANDBY_WRAPPERS: files made for the
+    case."""
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, what[1:])
     if what == "@dir":
@@ -813,10 +829,12 @@ def materialise(work, what):
     elif what == "@garbage":
         open(path, "w").write("#!/bin/sh\necho 'hello, this is not JSON'\nsleep 30\n")
         os.chmod(path, 0o755)
-    elif what in ("@standby-exits", "@standby-sleeps"):
-        standby = "exit 1" if what == "@standby-exits" else "exec /bin/sleep 600"
-        open(path, "w").write('#!/bin/sh\ncase " $* " in *" --standby 1 "*) %s ;; esac\nexec %s "$@"\n'
-                              % (standby, REAL_WORKER))
+    elif what in STANDBY_WRAPPERS:
+        # The worker for the tests across GPUs is told its GPUs' list (--gpus); spares are not.
+        across, spare = STANDBY_WRAPPERS[what]
+        open(path, "w").write('#!/bin/sh\ncase " $* " in *" --gpus "*" --standby 1 "*) %s ;;\n'
+                              '*" --standby 1 "*) %s ;; esac\nexec %s "$@"\n'
+                              % (across, spare, REAL_WORKER))
         os.chmod(path, 0o755)
     return path
 

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* gv_run through gpuverify-worker, the caller's side: workers started before their work is
+ * known (plan.standby), so that their start (the process, NVML, cuInit: 0.9 s on four H200s,
+ * longer with more GPUs, and slower when several run it at once) overlaps what comes before
+ * their work instead of following it. Each gathers the facts, then reads one line on its
+ * stdin: "go GPUS CHECKS", what it tests (worker_args.h).
+ *
+ * Spares start with the node's worker, one for each GPU the node seems to have but the node
+ * worker's own (PCI, or the GPUs asked for): each becomes a lane when the node's worker names
+ * the lanes. The worker for the tests across GPUs starts as the lanes open and is told the
+ * GPUs whose lanes did not hang once they have finished. A worker that is gone by then is
+ * replaced by a fresh one; one stuck before it reads its line (in cuInit, say) is the hang of
+ * what it was given, within that test's deadline. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "run/run_worker_lane.h"
+#include "run/worker_args.h"
+#include "sys/pci.h"
+
+const gv_worker_proc gv_no_worker = {.pid = -1, .fd = -1, .in = -1};
+
+static gv_worker_proc spawn_standby(client *c, gv_run_plan *plan, const int *checks)
+{
+    plan->lanes = 0;
+    plan->standby = 1;
+    double left = c->budget_end - gv_now_s();
+    char **argv = gv_worker_argv(c->ctx, plan, checks, left > 0.001 ? left : 0.001, c->worker);
+    gv_worker_proc p = gv_no_worker;
+    char why[PATH_MAX + 128];
+    if (!argv || gv_worker_spawn(c->worker, argv, 1, &p, why, sizeof why) != GV_OK)
+        p = gv_no_worker;
+    gv_worker_argv_free(argv);
+    return p;
+}
+
+/* "go 2 cuda.init,mem.test": the GPUs, then the checks (those of `checks`) it runs. */
+static int send_go(gv_worker_proc *p, const char *gpus, const int *checks)
+{
+    char line[GV_CATALOG_MAX * 48 + sizeof(((lane *)0)->gpus) + 8];
+    snprintf(line, sizeof line, "go %s ", gpus);
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (checks[i])
+            gv_append(line, sizeof line, line[strlen(line) - 1] == ' ' ? "" : ",", gv_checks[i].id);
+    gv_append(line, sizeof line, "", "\n");
+    return p->pid > 0 ? gv_worker_send(p, line) : -1;
+}
+
+/* How many GPUs the node's worker may name for lanes: those asked for, else the NVIDIA GPUs
+ * on the PCI bus, no more than CUDA_VISIBLE_DEVICES lists. A guess: a spare too many is
+ * stopped, one too few leaves a lane to start its worker then. */
+static size_t gpus_expected(const client *c)
+{
+    const char *asked = c->plan->opts.gpus;
+    size_t n = 0;
+    if (asked) {
+        for (const char *p = asked; *p; p++)
+            n += *p == ',';
+        return n + 1;
+    }
+    gv_pci_function *gpus = NULL;
+    gv_errbuf err;
+    if (gv_pci_nvidia_gpus(c->ctx->sysroot, &gpus, &n, &err) != GV_OK)
+        n = 0;
+    free(gpus);
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (visible) {
+        size_t listed = *visible != '\0';
+        for (const char *p = visible; *p; p++)
+            listed += *p == ',';
+        n = listed < n ? listed : n;
+    }
+    return n;
+}
+
+void gv_spares_start(client *c)
+{
+    c->spares_tried = 1;
+    int checks[GV_CATALOG_MAX] = {0}, any = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        any |= checks[i] = c->plan->chosen[i] && gv_catalog_per_gpu(i);
+    size_t want = gpus_expected(c);
+    if (!any || want < 2)
+        return;
+    gv_run_plan plan = *c->plan;
+    plan.opts.gpus = NULL; /* told on stdin */
+    for (size_t k = 0; k + 1 < want && k < GV_RUN_MAX_GPUS; k++) {
+        gv_worker_proc p = spawn_standby(c, &plan, checks);
+        if (p.pid <= 0)
+            break;
+        c->spares[c->spare_count++] = p;
+    }
+}
+
+int gv_spare_adopt(lane *l)
+{
+    client *c = l->c;
+    while (c->spare_count) {
+        gv_worker_proc p = c->spares[--c->spare_count];
+        if (send_go(&p, l->gpus, l->pending) == 0) {
+            l->p = p;
+            return 0;
+        }
+        gv_worker_stop(&p, 1, 0, NULL); /* gone: the next, or a fresh worker */
+    }
+    return -1;
+}
+
+void gv_spares_stop(client *c)
+{
+    /* Killed first, then reaped: several in cuInit cost the caller one wait, not one each. */
+    for (size_t k = 0; k < c->spare_count; k++)
+        kill(-c->spares[k].pid, SIGKILL);
+    for (size_t k = 0; k < c->spare_count; k++)
+        gv_worker_stop(&c->spares[k], 1, 0, NULL);
+    c->spare_count = 0;
+}
+
+void gv_standby_start(client *c, const char *gpus)
+{
+    c->standby_tried = 1;
+    gv_run_plan plan = *c->plan;
+    plan.opts.gpus = gpus;
+    c->standby = spawn_standby(c, &plan, c->across);
+}
+
+void gv_standby_stop(client *c)
+{
+    if (c->standby.pid > 0)
+        gv_worker_stop(&c->standby, 1, 0, NULL);
+    c->standby = gv_no_worker;
+}
+
+int gv_standby_adopt(lane *l)
+{
+    client *c = l->c;
+    if (send_go(&c->standby, l->gpus, l->pending) != 0) {
+        gv_standby_stop(c);
+        return -1;
+    }
+    l->p = c->standby;
+    c->standby = gv_no_worker;
+    return 0;
+}
