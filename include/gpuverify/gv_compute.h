@@ -67,7 +67,9 @@ typedef struct gv_cuda_result {
     uint64_t alloc_bytes;  /* the second test's size, 0 when not run */
     uint64_t alloc_errors; /* 8-byte words read back wrong, over both tests */
     char alloc_message[256];
-    /* Copies: pinned host buffers on the GPU's NUMA node, medians of the samples. */
+    /* Copies: pinned host buffers on the GPU's NUMA node, medians of the samples, timed with
+     * no other gpuverify copying to or from the host. GV_ERROR: not measured, another held the
+     * host's links past twice the deadline (copy_message says who). */
     int32_t copy_verdict;
     int32_t numa_node; /* where the host buffers live; -1 unknown */
     double h2d_gbps;

@@ -97,7 +97,13 @@ static double total(const copy_gpu *g, size_t n, int h2d)
 static void judge(gv_active_run *run, copy_gpu *g, size_t n, size_t reused, const gv_busy *busy)
 {
     for (size_t i = 0; i < n; i++)
-        if (g[i].at_once.status != GV_OK) {
+        if (g[i].at_once.status == GV_ERR_BUSY) {
+            /* Another's copies on the host's links all along: not measured, wait for them. */
+            gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_ERROR, "%s",
+                                           g[i].at_once.err.text),
+                             GV_ACTION_WAIT);
+            return;
+        } else if (g[i].at_once.status != GV_OK) {
             /* A CUDA call failed mid-copy: the GPU's context is gone, a reset first. */
             gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, g[i].subject, GV_FAIL,
                                            "copying with the other GPUs failed: %s",
@@ -141,6 +147,58 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, size_t reused, cons
      * node's layout, and jobs are placed around it. */
     gv_result_action(c, GV_ACTION_FIX_CONFIG);
     gv_busy_apply(busy, run->policy, c, 0);
+}
+
+/* Each GPU's copies alone (cuda.copy's when the run measured them), then all at once; the
+ * row. */
+static void measure(gv_active_run *run, copy_gpu *g, gv_copy_gpu *at_once, size_t n, uint64_t bytes,
+                    unsigned samples, unsigned copies, gv_busy *busy)
+{
+    link_shares(run, g, n);
+    gv_progress_stage(run->ctx, "each GPU's copies alone");
+    size_t failed = n, reused = 0;
+    int ordinals[GV_RUN_MAX_GPUS];
+    for (size_t i = 0; i < n && failed == n; i++) {
+        ordinals[i] = g[i].ordinal;
+        double h2d = run->copy_alone_h2d[g[i].ordinal], d2h = run->copy_alone_d2h[g[i].ordinal];
+        if (h2d > 0 && d2h > 0) { /* cuda.copy's, moments ago: the same copies */
+            g[i].alone.h2d_gbps = h2d;
+            g[i].alone.d2h_gbps = d2h;
+            reused++;
+            continue;
+        }
+        /* The GPU copying must beat (core/progress.h): one that hangs is named. */
+        gv_progress_watch(run->ctx, &g[i].ordinal, 1);
+        if (gv_copy_together(&at_once[i], 1, bytes, samples, copies) != GV_OK ||
+            at_once[i].status != GV_OK)
+            failed = i;
+        g[i].alone = at_once[i].out;
+    }
+    gv_progress_stage(run->ctx, "%zu GPUs' copies at once", n);
+    if (failed == n)
+        gv_progress_watch(run->ctx, ordinals, n);
+    if (failed < n && at_once[failed].status == GV_ERR_BUSY) {
+        /* Another's copies on the host's links all along: not measured, wait for them. */
+        gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_ERROR, "%s",
+                                       at_once[failed].err.text),
+                         GV_ACTION_WAIT);
+    } else if (failed < n) {
+        gv_result_action(
+            gv_report_add(run->report, gv_id_cuda_copy_all, g[failed].subject, GV_FAIL,
+                          "copying alone failed: %s",
+                          at_once[failed].err.text[0] ? at_once[failed].err.text : "out of memory"),
+            GV_ACTION_RESET_GPU);
+    } else if (gv_copy_together(at_once, n, bytes, samples, copies) != GV_OK) {
+        gv_result_action(
+            gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_ERROR, "out of memory"),
+            GV_ACTION_RERUN);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            g[i].at_once = at_once[i];
+            gv_active_sample_busy(run, g[i].ordinal, busy);
+        }
+        judge(run, g, n, reused, busy);
+    }
 }
 
 void gv_active_copy_all(gv_active_run *run)
@@ -191,46 +249,7 @@ void gv_active_copy_all(gv_active_run *run)
             gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_SKIP,
                           "one GPU: no link for GPUs to share (cuda.copy measures it)");
     } else {
-        link_shares(run, g, n);
-        gv_progress_stage(run->ctx, "each GPU's copies alone");
-        size_t failed = n, reused = 0;
-        int ordinals[GV_RUN_MAX_GPUS];
-        for (size_t i = 0; i < n && failed == n; i++) {
-            ordinals[i] = g[i].ordinal;
-            double h2d = run->copy_alone_h2d[g[i].ordinal], d2h = run->copy_alone_d2h[g[i].ordinal];
-            if (h2d > 0 && d2h > 0) { /* cuda.copy's, moments ago: the same copies */
-                g[i].alone.h2d_gbps = h2d;
-                g[i].alone.d2h_gbps = d2h;
-                reused++;
-                continue;
-            }
-            /* The GPU copying must beat (core/progress.h): one that hangs is named. */
-            gv_progress_watch(run->ctx, &g[i].ordinal, 1);
-            if (gv_copy_together(&at_once[i], 1, bytes, samples, copies) != GV_OK ||
-                at_once[i].status != GV_OK)
-                failed = i;
-            g[i].alone = at_once[i].out;
-        }
-        gv_progress_stage(run->ctx, "%zu GPUs' copies at once", n);
-        if (failed == n)
-            gv_progress_watch(run->ctx, ordinals, n);
-        if (failed < n) {
-            gv_result_action(gv_report_add(run->report, gv_id_cuda_copy_all, g[failed].subject,
-                                           GV_FAIL, "copying alone failed: %s",
-                                           at_once[failed].err.text[0] ? at_once[failed].err.text
-                                                                       : "out of memory"),
-                             GV_ACTION_RESET_GPU);
-        } else if (gv_copy_together(at_once, n, bytes, samples, copies) != GV_OK) {
-            gv_result_action(
-                gv_report_add(run->report, gv_id_cuda_copy_all, "node", GV_ERROR, "out of memory"),
-                GV_ACTION_RERUN);
-        } else {
-            for (size_t i = 0; i < n; i++) {
-                g[i].at_once = at_once[i];
-                gv_active_sample_busy(run, g[i].ordinal, &busy);
-            }
-            judge(run, g, n, reused, &busy);
-        }
+        measure(run, g, at_once, n, bytes, samples, copies, &busy);
     }
     for (size_t i = n; i-- > 0;) { /* pushed in order: popped in reverse */
         gv_progress_watch(run->ctx, &g[i].ordinal, 1);

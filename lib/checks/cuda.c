@@ -197,7 +197,10 @@ static void copy_row(gv_active_run *run, const cuda_gpu *t)
                             "settings and the NUMA placement of the job");
     /* Figures below the link's (measured twice), or data wrong: the path's hardware. No
      * figures at all: a CUDA call failed, and the GPU is reset first. */
-    gv_result_action(c, r->h2d_gbps > 0 || wrong ? GV_ACTION_HW_INSPECT : GV_ACTION_RESET_GPU);
+    /* Not measured, another's copies on the host's links all along: wait for them. */
+    gv_result_action(c, r->copy_verdict == GV_ERROR ? GV_ACTION_WAIT
+                        : r->h2d_gbps > 0 || wrong  ? GV_ACTION_HW_INSPECT
+                                                    : GV_ACTION_RESET_GPU);
     gv_busy_apply(&t->busy, run->policy, c, wrong);
     /* Figures of a GPU nobody else used, data right: cuda.copy_all's alone. */
     if (t->context_ok && t->busy.n == 0 && !wrong && t->gpu >= 0 && t->gpu < GV_RUN_MAX_GPUS) {

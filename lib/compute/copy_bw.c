@@ -7,12 +7,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/compute.h"
+#include "compute/gpu_lock.h"
+#include "core/context.h"
 #include "core/progress.h"
 #include "core/util.h"
 #include "sys/pci.h"
 #include "kernels/gv_random.h"
 
 enum direction { H2D, D2H, D2D };
+
+/* How long timed copies wait for another GPU's to leave the host's links: two deadlines of
+ * cuda.copy's, by which a holder that hung (another lane's test) was stopped. */
+#define LINKS_WAIT_DEADLINES 2
+
+/* The host's links to these copies alone (gv_host_copies_take): another GPU's timed copies, in
+ * a lane beside this one or another gpuverify, are waited for, and the wait is announced so
+ * that it is not the check's time. The locked descriptor, -1 when there is nothing to lock
+ * through; -2 when another held them all along (GV_ERR_BUSY in err, saying who). */
+static int take_links(gv_ctx *ctx, gv_errbuf *err)
+{
+    int fd = gv_host_copies_take(0, NULL);
+    if (fd != -2)
+        return fd;
+    double wait_s = LINKS_WAIT_DEADLINES * ctx->deadline_s * GV_DEADLINE_CUDA_CHECK;
+    gv_progress_wait(ctx, "", wait_s, "another GPU's copies to leave the host's links");
+    gv_gpu_holder holder;
+    fd = gv_host_copies_take(wait_s, &holder);
+    gv_progress_wait(ctx, "", 0, ""); /* over: the check's own time from here */
+    if (fd == -2) {
+        char who[200];
+        gv_gpu_holder_text(&holder, who, sizeof who);
+        gv_err(err, GV_ERR_BUSY, "not measured: %s held the host's links for copies all of %.0f s",
+               who, wait_s);
+    }
+    return fd;
+}
 
 struct job {
     gv_session *s;
@@ -164,12 +194,19 @@ static gv_status run_all(struct job *j)
     int rc = gv_session_fill_pattern(s, j->dev_a, j->bytes / 8, seed_a);
     if (rc != GVCU_SUCCESS)
         return gv_session_fail(s, j->err, "filling the copy buffer", rc);
+    /* Timed with the host's links to these copies alone, and no longer: a GPU's lane measures
+     * them while the other lanes run their own tests. */
+    int links = take_links(s->ctx, j->err);
+    if (links == -2)
+        return GV_ERR_BUSY;
     gv_status st = measure(j, D2H, &j->out->d2h_gbps);
+    if (st == GV_OK)
+        st = measure(j, H2D, &j->out->h2d_gbps);
+    gv_host_copies_give(links);
     if (st != GV_OK)
         return st;
+    /* The host buffer holds what D2H brought back; H2D wrote it to the device again. */
     j->out->bad_words += host_mismatches(j, seed_a);
-    if ((st = measure(j, H2D, &j->out->h2d_gbps)) != GV_OK)
-        return st;
     if ((rc = device_mismatches(j, seed_a, &bad)) != GVCU_SUCCESS)
         return gv_session_fail(s, j->err, "checking the host-to-device copy", rc);
     j->out->bad_words += bad;
@@ -298,7 +335,14 @@ gv_status gv_copy_together(gv_copy_gpu *gpus, size_t n, uint64_t bytes, unsigned
     }
     pthread_mutex_init(&pace.lock, NULL);
     pthread_cond_init(&pace.moved, NULL);
-    for (size_t i = 0; i < n; i++) {
+    /* The host's links to these GPUs' copies alone for the whole measurement. */
+    gv_errbuf held = {""};
+    int links = n ? take_links(gpus[0].s->ctx, &held) : -1;
+    for (size_t i = 0; links == -2 && i < n; i++) {
+        gpus[i].err = held;
+        gpus[i].status = GV_ERR_BUSY;
+    }
+    for (size_t i = 0; links != -2 && i < n; i++) {
         gv_copy_gpu *g = &gpus[i];
         memset(&g->out, 0, sizeof g->out);
         g->out.numa_node = g->numa_node;
@@ -317,11 +361,12 @@ gv_status gv_copy_together(gv_copy_gpu *gpus, size_t n, uint64_t bytes, unsigned
             pace_leave(&pace);
         }
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; links != -2 && i < n; i++) {
         if (started[i])
             pthread_join(threads[i], NULL);
         gpus[i].status = jobs[i].status;
     }
+    gv_host_copies_give(links);
     pthread_cond_destroy(&pace.moved);
     pthread_mutex_destroy(&pace.lock);
     free(jobs);

@@ -117,13 +117,13 @@ static const char *lock_dir(void)
  * where it cannot be written: flock needs no write access. -1 when there is no file to lock;
  * LOCK_FILE_PLANTED when something that is not a regular file (a link, a FIFO) is there. */
 #define LOCK_FILE_PLANTED (-2)
-static int open_lock_file(const char *bus_id)
+static int open_lock_file(const char *name)
 {
     const char *dir = lock_dir();
     if (!dir)
         return -1;
     char path[512];
-    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", dir, bus_id);
+    snprintf(path, sizeof path, "%s/gpuverify-%s.lock", dir, name);
     const int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
     for (int attempt = 0; attempt < 3; attempt++) {
         int fd = open(path, O_RDWR | flags);
@@ -167,16 +167,16 @@ static void comm_of(long pid, char *out, size_t cap)
     fclose(f);
 }
 
-/* Who holds the GPU, for the one waiting: written by the holder once it has the lock. */
-static void write_holder(int fd)
+/* Who holds the lock, for the one waiting: written by the holder once it has the lock;
+ * until_exit when it gives it back at its exit only. */
+static void write_holder(int fd, int until_exit)
 {
     char me[16], parent[16], text[160];
     comm_of((long)getpid(), me, sizeof me);
     comm_of((long)getppid(), parent, sizeof parent);
     int n = snprintf(text, sizeof text,
                      "pid=%ld\nparent=%ld\nsince_ms=%.0f\nuntil_exit=%d\nprogram=%s\nby=%s\n",
-                     (long)getpid(), (long)getppid(), wall_ms(),
-                     __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED), me, parent);
+                     (long)getpid(), (long)getppid(), wall_ms(), until_exit, me, parent);
     if (ftruncate(fd, 0) == 0 && n > 0)
         (void)!pwrite(fd, text, (size_t)n, 0);
 }
@@ -332,11 +332,12 @@ static void vouch(int fd, gv_gpu_holder *h)
         comm_of(h->pid, h->program, sizeof h->program);
 }
 
-/* Locks the GPU's file within wait_s: 0 locked (*fd the file, or -1 when there is nothing to
+/* Locks the file `name` within wait_s: 0 locked (*fd the file, or -1 when there is nothing to
  * lock or the parent holds it), 1 held by another process all along. */
-static int lock_file(const char *bus_id, double wait_s, int *fd, gv_gpu_holder *holder)
+static int lock_file(const char *name, int until_exit, double wait_s, int *fd,
+                     gv_gpu_holder *holder)
 {
-    *fd = open_lock_file(bus_id);
+    *fd = open_lock_file(name);
     if (*fd == LOCK_FILE_PLANTED) {
         /* Someone put a link or a FIFO where the lock goes: not a lock any gpuverify holds, and
          * not one to run without. */
@@ -355,7 +356,8 @@ static int lock_file(const char *bus_id, double wait_s, int *fd, gv_gpu_holder *
         if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
             gv_gpu_holder previous;
             read_holder(*fd, &previous);
-            write_holder(*fd); /* the waiting ones name this holder, not the one leaving */
+            write_holder(*fd,
+                         until_exit); /* the waiting ones name this holder, not the one leaving */
             wait_for_exit_of(&previous);
             return 0;
         }
@@ -460,7 +462,10 @@ int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
     pthread_mutex_unlock(&mutex);
     int fd;
     double left = end - gv_now_s();
-    int busy = lock_file(bus_id, left > 0 ? left : 0, &fd, holder);
+    char name[sizeof bus_id + 8];
+    snprintf(name, sizeof name, "gpu-%s", bus_id);
+    int busy = lock_file(name, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED),
+                         left > 0 ? left : 0, &fd, holder);
     pthread_mutex_lock(&mutex);
     e->taking = 0;
     e->fd = fd;
@@ -524,4 +529,22 @@ void gv_gpu_holder_text(const gv_gpu_holder *h, char *out, size_t cap)
     if (h->held_s >= 0)
         snprintf(held_for, sizeof held_for, ", which has held it for %.0f s", h->held_s);
     snprintf(out, cap, "another gpuverify%s%s%s%s", who, by, h->pid ? ")" : "", held_for);
+}
+
+int gv_host_copies_take(double wait_s, gv_gpu_holder *holder)
+{
+    if (holder) {
+        memset(holder, 0, sizeof *holder);
+        holder->held_s = -1;
+    }
+    int fd;
+    if (lock_file("host-copies", 0, wait_s > 0 ? wait_s : 0, &fd, holder))
+        return -2;
+    return fd;
+}
+
+void gv_host_copies_give(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* drops the lock */
 }

@@ -41,6 +41,14 @@ void gv_gpu_lock_give(const char *bus_id);
  * primary context), so another gpuverify that took the GPU at the last give saw that context
  * as a job's (on an H100, a second standard run's cuda.copy and cuda.matmul "not judged"). */
 void gv_gpu_lock_hold_to_exit(void);
+/* The host's links for copies measured alone (cuda.copy): one GPU's copies at a time on the
+ * node, whichever process measures them, as each GPU's lane measures its own at the same time
+ * as the others'. The lock file is gpuverify-host-copies.lock beside the GPUs'; held for the
+ * copies only, never to the exit. The locked descriptor (give it back with
+ * gv_host_copies_give), -1 when there is nothing to lock through (copy unlocked), -2 when
+ * another process held it all along (holder says who). */
+int gv_host_copies_take(double wait_s, gv_gpu_holder *holder);
+void gv_host_copies_give(int fd);
 /* "another gpuverify (PID 4121, gpuverify-worke, started by PID 4120, gv-check), which has held
  * it for 35 s" into out; for a foreign holder "a process that is not gpuverify (PID 777, flock;
  * the lock file's note names PID 1)". */

@@ -31,12 +31,12 @@ void gv_progress_stage(gv_ctx *ctx, const char *fmt, ...)
     ctx->progress(ctx->progress_user, GV_PROGRESS_STAGE, "", text);
 }
 
-void gv_progress_wait(gv_ctx *ctx, const char *check, double seconds)
+void gv_progress_wait(gv_ctx *ctx, const char *check, double seconds, const char *why)
 {
     if (!ctx->progress)
         return;
-    char text[32];
-    snprintf(text, sizeof text, "%.3f", seconds);
+    char text[256];
+    snprintf(text, sizeof text, "%.3f %s", seconds, why);
     ctx->progress(ctx->progress_user, GV_PROGRESS_WAIT, check, text);
 }
 

@@ -13,8 +13,10 @@ enum gv_progress_kind {
     GV_PROGRESS_GROUP = 0, /* a catalog group starts: the checks before it have finished */
     GV_PROGRESS_BEGIN = 1, /* a check starts on a subject: its deadline clock restarts */
     GV_PROGRESS_STAGE = 2, /* a step inside the check that began last */
-    GV_PROGRESS_WAIT = 3,  /* before `check` begins, a wait of up to `text` seconds (another
-                              gpuverify's hold on the GPUs): the deadline is the wait's */
+    GV_PROGRESS_WAIT = 3,  /* before `check` begins ("": within the check under way), a wait
+                              of up to `text` seconds, then after a space what for ("another
+                              gpuverify to finish with the GPUs"): the deadline is the wait's;
+                              0 seconds: the wait is over, the check's time starts again */
     GV_PROGRESS_BEAT = 4,  /* a GPU (`text`: its CUDA ordinal, "" none) finished a piece of
                               the check's work: it is alive */
     GV_PROGRESS_WATCH = 5, /* the check works on these GPUs now (`text`: CUDA ordinals, "0,3",
@@ -31,7 +33,8 @@ enum gv_progress_kind {
 void gv_progress_group(gv_ctx *ctx, const char *check);
 void gv_progress_begin(gv_ctx *ctx, const char *check, const char *subject);
 void gv_progress_stage(gv_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gv_progress_wait(gv_ctx *ctx, const char *check, double seconds);
+/* `why` ends "waiting up to 30 s for ...": "another gpuverify to finish with the GPUs". */
+void gv_progress_wait(gv_ctx *ctx, const char *check, double seconds, const char *why);
 /* A heartbeat of CUDA device `gpu` (-1: of no GPU in particular): call it where the GPU's side
  * of the work completed (an event or a kernel that finished), never from a timer, so that a GPU
  * stuck mid-check stops the beats. A check that has beaten once is held to them: gv_run kills

@@ -459,13 +459,11 @@ static int open_lanes(gv_active_run *run, const gv_run_stream *stream, int *chos
         }
     if (n < 2 || !stream || !stream->lanes)
         return 0;
-    /* Host copies share the host's links (two GPUs under one switch split its uplink): each
-     * GPU's cuda.copy is measured with no other GPU copying, one after another. */
+    /* GEMMs judged by the node's other GPUs run with them. Each lane measures its GPU's
+     * cuda.copy with the host's links to itself (checks/cuda.c). */
     int peers = gv_gemm_needs_peers(run->facts, run->gpu_chosen);
-    int copy = gv_catalog_index(gv_id_cuda_copy);
     for (size_t i = 0; i < gv_check_count; i++) {
-        together[i] =
-            chosen[i] && ((peers && gv_checks[i].active == gv_active_gemm) || (int)i == copy);
+        together[i] = chosen[i] && peers && gv_checks[i].active == gv_active_gemm;
         if (together[i])
             chosen[i] = 0; /* not this worker's: its group runs without it */
     }
@@ -548,18 +546,53 @@ static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_
     gv_run_hold_give(&hold);
 }
 
-/* A worker on standby reads what it tests: its GPUs, and its checks (*checks, to free). */
-static gv_status told_the_work(gv_ctx *ctx, const gv_run_stream *stream, char *gpus, size_t cap,
-                               char **checks)
+/* What a worker on standby is told (gv_run_stream.standby). */
+typedef struct standby_work {
+    char gpus[GV_RUN_MAX_GPUS * 4];
+    int gpu_chosen[GV_RUN_MAX_GPUS];
+    int checks[GV_CATALOG_MAX];
+    /* Each GPU's cuda.copy figures as its lane measured them (0: none), for cuda.copy_all. */
+    double copy_h2d[GV_RUN_MAX_GPUS], copy_d2h[GV_RUN_MAX_GPUS];
+} standby_work;
+
+/* "0:54.9/55.2,2:55.0/55.1": GPU, then H2D / D2H GB/s; what does not parse is left out. */
+static void take_copy_alone(char *list, standby_work *w)
 {
-    size_t checks_cap = gv_check_count * 48;
-    *checks = malloc(checks_cap);
-    if (!*checks)
+    char *save = NULL;
+    for (char *one = strtok_r(list, ",", &save); one; one = strtok_r(NULL, ",", &save)) {
+        int gpu;
+        double h2d, d2h;
+        if (sscanf(one, "%d:%lf/%lf", &gpu, &h2d, &d2h) == 3 && gpu >= 0 && gpu < GV_RUN_MAX_GPUS &&
+            h2d > 0 && d2h > 0)
+            w->copy_h2d[gpu] = h2d, w->copy_d2h[gpu] = d2h;
+    }
+}
+
+/* Waits for the work and reads it: "GPUS CHECKS [copy-alone=...]". */
+static gv_status told_the_work(gv_ctx *ctx, const gv_run_stream *stream, standby_work *w)
+{
+    char *line = malloc(GV_RUN_GO_MAX);
+    if (!line)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
-    if (!stream || !stream->standby ||
-        stream->standby(stream->user, gpus, cap, *checks, checks_cap) != 0 || !**checks)
-        return gv_fail(ctx, GV_ERR_IO, "gpuverify-worker on standby was never told its work");
-    return GV_OK;
+    gv_status s = GV_OK;
+    if (!stream || !stream->standby || stream->standby(stream->user, line, GV_RUN_GO_MAX) != 0)
+        s = gv_fail(ctx, GV_ERR_IO, "gpuverify-worker on standby was never told its work");
+    char *save = NULL, *gpus = s == GV_OK ? strtok_r(line, " ", &save) : NULL;
+    char *checks = gpus ? strtok_r(NULL, " ", &save) : NULL;
+    if (s == GV_OK && (!checks || strlen(gpus) >= sizeof w->gpus))
+        s = gv_fail(ctx, GV_ERR_INVALID_ARG,
+                    "gpuverify-worker on standby: its work names no GPUs and checks");
+    if (s == GV_OK) {
+        snprintf(w->gpus, sizeof w->gpus, "%s", gpus);
+        s = select_gpus(ctx, gpus, w->gpu_chosen);
+    }
+    if (s == GV_OK)
+        s = select_checks(ctx, checks, NULL, w->checks);
+    for (char *more; s == GV_OK && (more = strtok_r(NULL, " ", &save));)
+        if (!strncmp(more, "copy-alone=", 11))
+            take_copy_alone(more + 11, w);
+    free(line);
+    return s;
 }
 
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
@@ -582,26 +615,21 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         return s;
     /* The GPUs to test and the checks: the plan's, or those the caller names once a standby
      * may start. */
-    int gpu_chosen[GV_RUN_MAX_GPUS];
-    memcpy(gpu_chosen, plan->gpu_chosen, sizeof gpu_chosen);
+    standby_work work = {0};
+    const int *gpu_chosen = plan->gpu_chosen;
     const char *gpus = o->gpus;
-    char named[GV_RUN_MAX_GPUS * 4], *checks = NULL;
-    if (plan->standby && (s = told_the_work(ctx, stream, named, sizeof named, &checks)) == GV_OK)
-        s = select_gpus(ctx, named, gpu_chosen);
-    if (plan->standby && s == GV_OK) {
-        gpus = named;
-        int only[GV_CATALOG_MAX];
-        s = select_checks(ctx, checks, NULL, only);
+    if (plan->standby) {
+        if ((s = told_the_work(ctx, stream, &work)) != GV_OK)
+            return s;
+        gpus = work.gpus;
+        gpu_chosen = work.gpu_chosen;
         for (size_t i = 0; i < gv_check_count; i++)
-            chosen[i] &= only[i];
+            chosen[i] &= work.checks[i];
     }
-    free(checks);
-    if (s != GV_OK)
-        return s;
     bind_to_the_gpu(ctx, plan, f, gpus, gpu_chosen);
     if (plan->watch_s > 0) {
         /* The worker's supervisor allows the wait and a unit after it (run_worker.c). */
-        gv_progress_wait(ctx, gv_id_gpu_xid, plan->watch_s);
+        gv_progress_wait(ctx, gv_id_gpu_xid, plan->watch_s, "the GPUs' Xid events");
         gv_facts_watch_xids(ctx, f, plan->watch_s);
     }
     gv_report *r = gv_report_new(f);
@@ -628,6 +656,8 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
                             .gpu_chosen = gpus ? gpu_chosen : NULL,
                             .topology_xml = o->topology_xml,
                             .chosen = chosen};
+    memcpy(active.copy_alone_h2d, work.copy_h2d, sizeof work.copy_h2d);
+    memcpy(active.copy_alone_d2h, work.copy_d2h, sizeof work.copy_d2h);
     f->policy = o->policy;
     r->finalize = finalize_row;
     r->finalize_user = &active;

@@ -34,6 +34,9 @@ typedef struct gv_run_plan {
     int standby;
 } gv_run_plan;
 
+/* The longest work a worker on standby is given (gv_run_stream.standby). */
+#define GV_RUN_GO_MAX (GV_CATALOG_MAX * 48 + GV_RUN_MAX_GPUS * 32)
+
 /* A GPU a run tests in a lane of its own: CUDA ordinal and the subject of its rows. */
 typedef struct gv_run_lane {
     int ordinal;
@@ -52,10 +55,11 @@ typedef struct gv_run_stream {
      * and the tests of one GPU that must run with the others all the same (together[] per
      * catalog entry: gemm.* judged by the node's other GPUs of a part with no datasheet). */
     void (*lanes)(void *user, const gv_run_lane *lanes, size_t n, const int *together);
-    /* plan->standby: blocks until the GPUs to test are known, then writes them as gv_run_opts.gpus
-     * does ("0,2,3") and the checks to run of the plan's, as gv_run_opts.checks does; 0, or -1
-     * when they never will be (the run ends). */
-    int (*standby)(void *user, char *gpus, size_t gpus_cap, char *checks, size_t checks_cap);
+    /* plan->standby: blocks until the work is known, then writes it (GV_RUN_GO_MAX bytes at
+     * most): "0,2,3 cuda.copy_all,cuda.p2p copy-alone=0:54.9/55.2,2:...", the GPUs and the
+     * checks of the plan's to run (as gv_run_opts.gpus and .checks say them), then what the
+     * lanes measured that the checks use; 0, or -1 when it never will be (the run ends). */
+    int (*standby)(void *user, char *work, size_t cap);
     void *user;
 } gv_run_stream;
 

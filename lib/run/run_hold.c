@@ -43,7 +43,8 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
     }
     qsort(want, n, sizeof want[0], by_bus_id);
     double wait_s = until - gv_now_s();
-    gv_progress_wait(run->ctx, check, wait_s > 0 ? wait_s : 0);
+    gv_progress_wait(run->ctx, check, wait_s > 0 ? wait_s : 0,
+                     "another gpuverify to finish with the GPUs");
     for (size_t i = 0; i < n; i++) {
         double left = until - gv_now_s();
         gv_gpu_holder holder;

@@ -78,6 +78,21 @@ static int report_has(const gv_report *r, const char *id, const char *subject)
     return 0;
 }
 
+/* A lane's cuda.copy figures (its row's "H2D 54.9, D2H 55.2 GB/s"), measured with no other GPU
+ * copying: cuda.copy_all's figures alone, handed to the worker of the tests across GPUs. */
+static void keep_copy_figures(lane *l, const gv_check_result *row)
+{
+    client *c = l->c;
+    double h2d, d2h;
+    int gpu = l->ordinal;
+    if (strcmp(row->id, gv_id_cuda_copy) != 0 || gpu < 0 || gpu >= GV_RUN_MAX_GPUS ||
+        (row->verdict != GV_PASS && row->verdict != GV_WARN && row->verdict != GV_FAIL) ||
+        strstr(row->message, "wrong") || sscanf(row->measured, "H2D %lf, D2H %lf", &h2d, &d2h) != 2)
+        return;
+    c->copy_h2d[gpu] = h2d;
+    c->copy_d2h[gpu] = d2h;
+}
+
 /* A row from the lane's worker; one for a check it was not given (a judge a later worker
  * brought in again) is the node's first worker's to make, and dropped. */
 static void take_row(lane *l, json_t *o)
@@ -103,6 +118,7 @@ static void take_row(lane *l, json_t *o)
         (void)gv_series_from_json(c->ctx, o, c->report, (size_t)(res - c->report->results));
         (void)gv_counters_from_json(c->ctx, o, c->report, (size_t)(res - c->report->results));
         gv_report_settle(c->report); /* its duration came with it */
+        keep_copy_figures(l, res);
     }
 }
 
@@ -196,14 +212,25 @@ static void take_beat(lane *l, json_t *ev)
     }
 }
 
-/* A "wait" event: the check waits for another gpuverify's hold on the GPUs. */
+/* A "wait" event: the check waits before it begins (another gpuverify's hold on the GPUs), or
+ * within the check under way (no check named: another GPU's copies on the host's links); a
+ * wait of 0 s is over, and the check's own time starts again. */
 static void take_wait(lane *l, json_t *ev)
 {
-    gv_worker_event_text(ev, "check", l->check, sizeof l->check);
-    snprintf(l->subject, sizeof l->subject, "%s", l->gpu_subject);
+    char check[sizeof l->check];
+    gv_worker_event_text(ev, "check", check, sizeof check);
+    if (check[0]) {
+        snprintf(l->check, sizeof l->check, "%s", check);
+        snprintf(l->subject, sizeof l->subject, "%s", l->gpu_subject);
+    }
     double s = json_number_value(json_object_get(ev, "seconds"));
-    snprintf(l->stage, sizeof l->stage,
-             "waiting up to %.0f s for another gpuverify to finish with the GPUs", s);
+    char why[160];
+    gv_worker_event_text(ev, "for", why, sizeof why);
+    if (s > 0)
+        snprintf(l->stage, sizeof l->stage, "waiting up to %.0f s for %s", s,
+                 why[0] ? why : "another gpuverify to finish with the GPUs");
+    else
+        l->stage[0] = '\0'; /* the wait is over */
     l->began = gv_now_s();
     l->waiting_s = s > 0 ? s : 0;
     l->last_beat = 0;

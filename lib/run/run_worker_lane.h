@@ -85,6 +85,8 @@ typedef struct client {
     int own_gpu_hung;           /* the node's worker hung in a test of that GPU */
     int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
     int across_started;
+    /* Each GPU's cuda.copy figures, by CUDA ordinal, as its lane measured them (0: none). */
+    double copy_h2d[GV_RUN_MAX_GPUS], copy_d2h[GV_RUN_MAX_GPUS];
     /* Workers started on standby (run_worker_standby.c): spares for the lanes, started with
      * the node's worker; the one for the tests across GPUs, started as the lanes open (pid -1
      * when none). */

@@ -37,16 +37,30 @@ static gv_worker_proc spawn_standby(client *c, gv_run_plan *plan, const int *che
     return p;
 }
 
-/* "go 2 cuda.init,mem.test": the GPUs, then the checks (those of `checks`) it runs. */
-static int send_go(gv_worker_proc *p, const char *gpus, const int *checks)
+/* "go 2 cuda.init,mem.test": the GPUs, then the checks (those of `checks`) it runs, then the
+ * lanes' copy figures when there are any ("copy-alone=0:54.9/55.2,..."). */
+static int send_go(const client *c, gv_worker_proc *p, const char *gpus, const int *checks)
 {
-    char line[GV_CATALOG_MAX * 48 + sizeof(((lane *)0)->gpus) + 8];
-    snprintf(line, sizeof line, "go %s ", gpus);
+    char *line = malloc(GV_RUN_GO_MAX + 4);
+    if (!line)
+        return -1;
+    snprintf(line, GV_RUN_GO_MAX, "go %s ", gpus);
     for (size_t i = 0; i < gv_check_count; i++)
         if (checks[i])
-            gv_append(line, sizeof line, line[strlen(line) - 1] == ' ' ? "" : ",", gv_checks[i].id);
-    gv_append(line, sizeof line, "", "\n");
-    return p->pid > 0 ? gv_worker_send(p, line) : -1;
+            gv_append(line, GV_RUN_GO_MAX, line[strlen(line) - 1] == ' ' ? "" : ",",
+                      gv_checks[i].id);
+    for (int g = 0, first = 1; g < GV_RUN_MAX_GPUS; g++)
+        if (c->copy_h2d[g] > 0 && c->copy_d2h[g] > 0) {
+            char one[48];
+            snprintf(one, sizeof one, "%s%d:%.2f/%.2f", first ? " copy-alone=" : ",", g,
+                     c->copy_h2d[g], c->copy_d2h[g]);
+            gv_append(line, GV_RUN_GO_MAX, "", one);
+            first = 0;
+        }
+    gv_append(line, GV_RUN_GO_MAX + 4, "", "\n");
+    int rc = p->pid > 0 ? gv_worker_send(p, line) : -1;
+    free(line);
+    return rc;
 }
 
 /* How many GPUs the node's worker may name for lanes: those asked for, else the NVIDIA GPUs
@@ -100,7 +114,7 @@ int gv_spare_adopt(lane *l)
     client *c = l->c;
     while (c->spare_count) {
         gv_worker_proc p = c->spares[--c->spare_count];
-        if (send_go(&p, l->gpus, l->pending) == 0) {
+        if (send_go(c, &p, l->gpus, l->pending) == 0) {
             l->p = p;
             return 0;
         }
@@ -137,7 +151,7 @@ void gv_standby_stop(client *c)
 int gv_standby_adopt(lane *l)
 {
     client *c = l->c;
-    if (send_go(&c->standby, l->gpus, l->pending) != 0) {
+    if (send_go(c, &c->standby, l->gpus, l->pending) != 0) {
         gv_standby_stop(c);
         return -1;
     }

@@ -9,7 +9,8 @@
  *   {"event":"beat","gpu":3,"done":0.25}     ... and a quarter of its fixed work (its pace)
  *   {"event":"watch","gpus":[0,3]}           each of these GPUs must beat from now on
  *   {"event":"done_part","gpu":3}            a watched GPU finished its part
- *   {"event":"wait","check":"mem.test","seconds":15}   another gpuverify holds the GPUs
+ *   {"event":"wait","check":"mem.test","seconds":15,"for":"another gpuverify to finish
+ *    with the GPUs"}                                     a wait before the check
  *   {"event":"lanes","gpus":[{"cuda":0,"subject":"gpu0"},...],"together":["gemm.fp16"]}
  *   {"event":"row","result":<one check result as in the report's "checks">}
  *   {"event":"error","status":-5,"message":"..."}       the run could not be made

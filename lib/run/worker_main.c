@@ -84,7 +84,8 @@ static void on_progress(void *user, int kind, const char *check, const char *tex
     else if (gv_worker_is_liveness(kind))
         emit(gv_worker_progress_event(kind, text));
     else if (kind == GV_PROGRESS_WAIT)
-        emit(json_pack("{s:s, s:s, s:f}", "event", "wait", "check", check, "seconds", atof(text)));
+        emit(json_pack("{s:s, s:s, s:f, s:s}", "event", "wait", "check", check, "seconds",
+                       atof(text), "for", strchr(text, ' ') ? strchr(text, ' ') + 1 : ""));
     else
         emit(json_pack("{s:s, s:s%}", "event", "stage", "stage", text, strlen(text)));
 }
@@ -129,12 +130,11 @@ static int fail(gv_status s, const char *message)
     return 2;
 }
 
-/* --standby: the caller's "go 0,2,3 cuda.copy_all,cuda.p2p" on stdin, one line: the GPUs,
- * then the checks (of those it was started with) that it runs. */
-static int read_go(void *user, char *gpus, size_t gpus_cap, char *checks, size_t checks_cap)
+/* --standby: the caller's "go WORK" on stdin, one line (worker_args.h); WORK into work. */
+static int read_go(void *user, char *work, size_t cap)
 {
     (void)user;
-    char line[GV_CATALOG_MAX * 48 + GV_RUN_MAX_GPUS * 4 + 8];
+    char line[GV_RUN_GO_MAX + 4];
     size_t n = 0;
     for (;;) {
         ssize_t got = read(0, line + n, 1);
@@ -144,11 +144,9 @@ static int read_go(void *user, char *gpus, size_t gpus_cap, char *checks, size_t
             break;
     }
     line[n] = '\0';
-    char *space = strncmp(line, "go ", 3) == 0 ? strchr(line + 3, ' ') : NULL;
-    if (!space || (size_t)(space - (line + 3)) >= gpus_cap || strlen(space + 1) >= checks_cap)
+    if (strncmp(line, "go ", 3) != 0 || strlen(line + 3) >= cap)
         return -1;
-    snprintf(gpus, gpus_cap, "%.*s", (int)(space - (line + 3)), line + 3);
-    snprintf(checks, checks_cap, "%s", space + 1);
+    snprintf(work, cap, "%s", line + 3);
     return 0;
 }
 

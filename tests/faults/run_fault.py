@@ -784,6 +784,14 @@ CASES["hang_then_nccl_without_it"] = case("hang-stall-gpu3", "cuda.copy_all,nccl
     sysroot=None, args=["--copy-mib", "1", "--nccl-kib", "64"], wall=DEADLINE + 2,
     gpus={3: "FAIL"})
 
+# Each GPU's lane measures its copies holding the host's links: a GPU that hangs in them holds
+# the links until its worker is stopped at the check's deadline; the other lanes wait for them
+# (a wait, not their test's time) and then measure, as always.
+CASES["copy_hang_holds_the_links"] = case("hang-stall-gpu3", "cuda.copy", [
+    ("cuda.copy", "gpu3", "FAIL", timed_out(DEADLINE, "cuda.copy on gpu3")),
+    ("cuda.copy", "gpu0", "PASS", "pinned H2D"), ("cuda.copy", "gpu7", "PASS", "pinned H2D")],
+    sysroot=None, args=["--copy-mib", "1"], wall=DEADLINE + 2, gpus={3: "FAIL"})
+
 # A stall is not a hang: GPU 3 completes each of its 9 steps seconds late (under the deadline),
 # beating all along. Its row is a FAIL for inspection (not a reset) saying how far it got: by
 # its pace (after its first piece) once that says it needs 1.5x the check's time (3.5 s a step

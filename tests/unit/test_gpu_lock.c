@@ -470,8 +470,8 @@ static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
     }
 }
 
-/* gv_run's worker holds the GPUs; the NCCL sweep's own worker, its child, works under that
- * hold (without it: GV_ERR_BUSY after half the deadline, an ERROR row). */
+/* gv_run's worker holds the GPUs, and its NCCL sweep works under that hold (without it:
+ * GV_ERR_BUSY after half the deadline, an ERROR row). */
 static void the_nccl_sweep_works_under_the_runs_hold(void **state)
 {
     (void)state;
@@ -491,6 +491,75 @@ static void the_nccl_sweep_works_under_the_runs_hold(void **state)
     assert_int_equal(verdict_of(r, "nccl.allreduce", "node"), GV_PASS);
     gv_report_free(r);
     gv_ctx_destroy(ctx);
+}
+
+/* A child that holds the host's links for copies (gv_host_copies_take) for hold_s, then exits. */
+static pid_t host_links_child(double hold_s)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        int fd = gv_host_copies_take(5, NULL);
+        char c = fd >= 0 ? 'y' : 'n';
+        if (write(fds[1], &c, 1) != 1)
+            _exit(3);
+        struct timespec t = {(time_t)hold_s, (long)((hold_s - (double)(time_t)hold_s) * 1e9)};
+        nanosleep(&t, NULL);
+        gv_host_copies_give(fd);
+        _exit(0);
+    }
+    close(fds[1]);
+    char c = 0;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    assert_int_equal(c, 'y');
+    return pid;
+}
+
+static gv_report *run_copy(int isolation, double deadline_s)
+{
+    gv_ctx *ctx = fake_ctx("h100x1-compute", deadline_s);
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "cuda.init,cuda.copy";
+    o.copy_bytes = 1 << 20;
+    o.isolation = isolation;
+    gv_report *r = NULL;
+    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+    return r;
+}
+
+/* Each GPU's copies are measured with the host's links to themselves, whichever process
+ * measures: another's copies are waited for (not this check's time), the holder given back by
+ * its give or its death; one that holds them past two of the check's deadlines is named and the
+ * copies are not measured, a wait, not a verdict on the GPU. */
+static void copies_wait_for_the_host_links(void **state)
+{
+    (void)state;
+    for (int isolation = GV_ISOLATION_PROCESS; isolation <= GV_ISOLATION_NONE; isolation++) {
+        lock_dir(isolation == GV_ISOLATION_NONE ? "links-none" : "links-worker");
+        pid_t pid = host_links_child(60);
+        gv_report *r = run_copy(isolation, 1); /* 2 s of waiting, then not measured */
+        gv_check_result c = result_of(r, "cuda.copy", "gpu0");
+        assert_int_equal(c.verdict, GV_ERROR);
+        char want[96];
+        snprintf(want, sizeof want, "not measured: another gpuverify (PID %ld", (long)pid);
+        assert_non_null(strstr(c.message, want));
+        assert_int_equal(c.action, GV_ACTION_WAIT);
+        assert_int_equal(verdict_of(r, "cuda.init", "gpu0"), GV_PASS);
+        gv_report_free(r);
+        reap(pid); /* its death gives the links back */
+        pid = host_links_child(0.8);
+        double t0 = gv_now_s();
+        r = run_copy(isolation, 30);
+        assert_true(gv_now_s() - t0 > 0.6);
+        assert_int_equal(verdict_of(r, "cuda.copy", "gpu0"), GV_PASS);
+        gv_report_free(r);
+        waitpid(pid, NULL, 0);
+    }
 }
 
 /* A direct call waits up to half the context's deadline, then says who holds the GPU. */
@@ -536,6 +605,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_run_names_the_gpuverify_that_kept_its_gpu),
         cmocka_unit_test(the_nccl_sweep_works_under_the_runs_hold),
         cmocka_unit_test(a_call_says_who_holds_the_gpu),
+        cmocka_unit_test(copies_wait_for_the_host_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
