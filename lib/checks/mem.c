@@ -33,11 +33,6 @@ void gv_active_memtest(gv_active_run *run)
             continue;
         }
         gv_memtest_opts o = GV_MEMTEST_OPTS_INIT;
-        /* Few large chunks: the driver maps and frees memory under one lock for the whole node,
-         * and the lanes test every GPU at once. On 4 x H200 freeing 126 chunks of 1 GiB took
-         * 0.05 s alone and 0.32-0.38 s with the other three GPUs freeing theirs; 8 of 16 GiB
-         * took 0.12-0.19 s. */
-        o.chunk_bytes = 16ull << 30;
         gv_memtest_result r = GV_MEMTEST_RESULT_INIT;
         /* Its rounds take seconds and beat from the first: a GPU hung from its first kernel is
          * found a deadline after the test began, not after its whole multiplied time. */
