@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Two builds of gv-check, alternating on the same GPUs: the standard level on one GPU and on all
-# of them (up to 4), three rounds each. Prints per build and GPU count the median wall time and
+# of them (up to 4), three rounds each, the builds' order swapped every round (a run's time
+# depends a little on the run before it: the second of two 1-GPU runs took 0.2-0.4 s longer). Prints per build and GPU count the median wall time and
 # whether the verdicts (check, subject, verdict) are the same, and each build's rows of the
 # checks named in CHECKS (default cuda.copy_all,cuda.copy) from its last run.
 # Usage: bench/run_ab.sh OLD_BINDIR NEW_BINDIR OUTDIR
@@ -16,7 +17,9 @@ while [ "$i" -lt "$n" ] && [ "$i" -lt 4 ]; do all="$all,$i"; i=$((i + 1)); done
 : >"$out/walls.txt"
 for round in 1 2 3; do
     for gpus in 0 "$all"; do
-        for build in old new; do
+        order="old new"
+        [ $((round % 2)) -eq 0 ] && order="new old"
+        for build in $order; do
             eval bin=\$$build
             name=$build-$(echo "$gpus" | tr ',' '\n' | wc -l)gpu-r$round
             start=$(date +%s.%N)

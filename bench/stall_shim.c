@@ -20,6 +20,7 @@
 typedef int (*get_proc_v2_fn)(const char *, void **, int, uint64_t, int *);
 typedef int (*get_proc_fn)(const char *, void **, int, uint64_t);
 typedef int (*event_query_fn)(void *);
+typedef int (*event_create_fn)(void **, unsigned);
 typedef int (*ctx_get_device_fn)(int *);
 
 #define NOT_READY 600 /* CUDA_ERROR_NOT_READY */
@@ -29,11 +30,44 @@ static void *real;
 static get_proc_v2_fn real_v2;
 static get_proc_fn real_v1;
 static event_query_fn real_query;
+static event_create_fn real_create;
 static ctx_get_device_fn real_get_device;
 static int stall_gpu = -1;
 static double stall_after;
 static long slow_ms;
 static long long first_query_us; /* atomic */
+/* Each event's GPU, the current one where it was made: NCCL's waits query every GPU's event
+ * from one thread, whatever context is current. */
+#define MAX_EVENTS 4096
+static struct {
+    void *event;
+    int device;
+} events[MAX_EVENTS];
+static int event_count; /* atomic */
+
+static int created_event(void **event, unsigned flags)
+{
+    int rc = real_create(event, flags);
+    int device = -1;
+    if (rc == 0 && real_get_device && real_get_device(&device) == 0) {
+        int i = __atomic_fetch_add(&event_count, 1, __ATOMIC_RELAXED);
+        if (i < MAX_EVENTS) {
+            events[i].device = device;
+            __atomic_store_n(&events[i].event, *event, __ATOMIC_RELEASE);
+        }
+    }
+    return rc;
+}
+
+static int device_of(void *event)
+{
+    int n = __atomic_load_n(&event_count, __ATOMIC_RELAXED);
+    for (int i = (n < MAX_EVENTS ? n : MAX_EVENTS) - 1; i >= 0; i--)
+        if (__atomic_load_n(&events[i].event, __ATOMIC_ACQUIRE) == event)
+            return events[i].device;
+    int device = -1;
+    return real_get_device && real_get_device(&device) == 0 ? device : -1;
+}
 
 static double now_s(void)
 {
@@ -57,14 +91,14 @@ static void load(void)
     slow_ms = slow ? atol(slow) : 0;
     if (real_v2) {
         real_v2("cuEventQuery", (void **)&real_query, 12000, 0, NULL);
+        real_v2("cuEventCreate", (void **)&real_create, 12000, 0, NULL);
         real_v2("cuCtxGetDevice", (void **)&real_get_device, 12000, 0, NULL);
     }
 }
 
 static int stalled_query(void *event)
 {
-    int device = -1;
-    if (real_get_device && real_get_device(&device) == 0 && device == stall_gpu) {
+    if (device_of(event) == stall_gpu) {
         long long now = (long long)(now_s() * 1e6), first = 0;
         __atomic_compare_exchange_n(&first_query_us, &first, now, 0, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED);
@@ -85,6 +119,8 @@ static void swap_in(const char *symbol, void **pfn)
 {
     if (*pfn && real_query && !strcmp(symbol, "cuEventQuery"))
         *pfn = (void *)stalled_query;
+    if (*pfn && real_create && !strcmp(symbol, "cuEventCreate"))
+        *pfn = (void *)created_event;
 }
 
 __attribute__((visibility("default"))) int
