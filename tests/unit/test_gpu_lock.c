@@ -22,7 +22,9 @@
 #define GPU "0000:18:00.0" /* GPU 0 of the fake scenarios */
 static const char owner[] = "this test", other_owner[] = "another context";
 
-/* A child that takes `bus_id`, says so on the pipe, and holds it for hold_s (then exits). */
+/* A child that takes `bus_id` (HOST_LINKS: the host's links for copies), says so on the pipe,
+ * and holds it for hold_s (then exits). */
+#define HOST_LINKS NULL
 static pid_t holder_child(const char *bus_id, double hold_s)
 {
     int fds[2];
@@ -31,13 +33,16 @@ static pid_t holder_child(const char *bus_id, double hold_s)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        int got = gv_gpu_lock_take(owner, bus_id, 5, NULL);
+        int links = bus_id ? -1 : gv_host_copies_take(5, NULL);
+        int got = bus_id ? gv_gpu_lock_take(owner, bus_id, 5, NULL) : links >= 0 ? 0 : 1;
         char c = got == 0 ? 'y' : 'n';
         if (write(fds[1], &c, 1) != 1)
             _exit(3);
         struct timespec t = {(time_t)hold_s, (long)((hold_s - (double)(time_t)hold_s) * 1e9)};
         nanosleep(&t, NULL);
-        gv_gpu_lock_give(bus_id);
+        if (bus_id)
+            gv_gpu_lock_give(bus_id);
+        gv_host_copies_give(links);
         _exit(0);
     }
     close(fds[1]);
@@ -378,13 +383,17 @@ static gv_ctx *fake_ctx(const char *scenario, double deadline_s)
     return ctx;
 }
 
-/* gv_run through gpuverify-worker (isolation process) or in this process (none). */
-static gv_report *run_cuda(int isolation, double budget_s)
+#define CUDA_CHECKS "system.kernel,cuda.init,cuda.alloc,gemm.fp16"
+
+/* gv_run of `checks` through gpuverify-worker (isolation process) or in this process (none),
+ * its budget (0: the level's) and the context's deadline (0: the default). */
+static gv_report *run_checks(int isolation, const char *checks, double budget_s, double deadline_s)
 {
-    gv_ctx *ctx = fake_ctx("h100x1-compute", 0);
+    gv_ctx *ctx = fake_ctx("h100x1-compute", deadline_s);
     gv_run_opts o = GV_RUN_OPTS_INIT;
-    o.checks = "system.kernel,cuda.init,cuda.alloc,gemm.fp16";
+    o.checks = checks;
     o.gemm_size = 32;
+    o.copy_bytes = 1 << 20;
     o.isolation = isolation;
     o.budget_s = budget_s;
     gv_report *r = NULL;
@@ -400,7 +409,7 @@ static void a_run_waits_for_another_gpuverify(void **state)
         lock_dir(isolation == GV_ISOLATION_NONE ? "run-wait-none" : "run-wait-worker");
         pid_t pid = holder_child(GPU, 1.0);
         double t0 = gv_now_s();
-        gv_report *r = run_cuda(isolation, 60);
+        gv_report *r = run_checks(isolation, CUDA_CHECKS, 60, 0);
         assert_true(gv_now_s() - t0 > 0.8);                            /* it waited ... */
         assert_int_equal(verdict_of(r, "cuda.init", "gpu0"), GV_PASS); /* ... then tested */
         assert_int_equal(verdict_of(r, "gemm.fp16", "gpu0"), GV_PASS);
@@ -429,7 +438,7 @@ static void a_run_in_process_waits_for_another_context(void **state)
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, hold_a_second, NULL), 0);
     double t0 = gv_now_s();
-    gv_report *r = run_cuda(GV_ISOLATION_NONE, 60);
+    gv_report *r = run_checks(GV_ISOLATION_NONE, CUDA_CHECKS, 60, 0);
     assert_true(gv_now_s() - t0 > 0.8);
     assert_int_equal(verdict_of(r, "cuda.init", "gpu0"), GV_PASS);
     gv_report_free(r);
@@ -443,11 +452,11 @@ static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
         lock_dir(isolation == GV_ISOLATION_NONE ? "run-kept-none" : "run-kept-worker");
         /* The same run with the GPU free: what the host takes for it now. */
         double t0 = gv_now_s();
-        gv_report_free(run_cuda(isolation, 4));
+        gv_report_free(run_checks(isolation, CUDA_CHECKS, 4, 0));
         double alone = gv_now_s() - t0;
         pid_t pid = holder_child(GPU, 60);
         t0 = gv_now_s();
-        gv_report *r = run_cuda(isolation, 4); /* waits 2 s, half its budget */
+        gv_report *r = run_checks(isolation, CUDA_CHECKS, 4, 0); /* waits 2 s, half its budget */
         double took = gv_now_s() - t0;
         assert_true(took > 1.5);
         assert_true(took < 4.5 + alone); /* within its budget, the host's slowness apart */
@@ -493,45 +502,6 @@ static void the_nccl_sweep_works_under_the_runs_hold(void **state)
     gv_ctx_destroy(ctx);
 }
 
-/* A child that holds the host's links for copies (gv_host_copies_take) for hold_s, then exits. */
-static pid_t host_links_child(double hold_s)
-{
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        int fd = gv_host_copies_take(5, NULL);
-        char c = fd >= 0 ? 'y' : 'n';
-        if (write(fds[1], &c, 1) != 1)
-            _exit(3);
-        struct timespec t = {(time_t)hold_s, (long)((hold_s - (double)(time_t)hold_s) * 1e9)};
-        nanosleep(&t, NULL);
-        gv_host_copies_give(fd);
-        _exit(0);
-    }
-    close(fds[1]);
-    char c = 0;
-    assert_int_equal(read(fds[0], &c, 1), 1);
-    close(fds[0]);
-    assert_int_equal(c, 'y');
-    return pid;
-}
-
-static gv_report *run_copy(int isolation, double deadline_s)
-{
-    gv_ctx *ctx = fake_ctx("h100x1-compute", deadline_s);
-    gv_run_opts o = GV_RUN_OPTS_INIT;
-    o.checks = "cuda.init,cuda.copy";
-    o.copy_bytes = 1 << 20;
-    o.isolation = isolation;
-    gv_report *r = NULL;
-    assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
-    gv_ctx_destroy(ctx);
-    return r;
-}
-
 /* Each GPU's copies are measured with the host's links to themselves, whichever process
  * measures: another's copies are waited for (not this check's time), the holder given back by
  * its give or its death; one that holds them past two of the check's deadlines is named and the
@@ -541,8 +511,9 @@ static void copies_wait_for_the_host_links(void **state)
     (void)state;
     for (int isolation = GV_ISOLATION_PROCESS; isolation <= GV_ISOLATION_NONE; isolation++) {
         lock_dir(isolation == GV_ISOLATION_NONE ? "links-none" : "links-worker");
-        pid_t pid = host_links_child(60);
-        gv_report *r = run_copy(isolation, 1); /* 2 s of waiting, then not measured */
+        pid_t pid = holder_child(HOST_LINKS, 60);
+        gv_report *r = run_checks(isolation, "cuda.init,cuda.copy", 0,
+                                  1); /* 2 s of waiting, then not measured */
         gv_check_result c = result_of(r, "cuda.copy", "gpu0");
         assert_int_equal(c.verdict, GV_ERROR);
         char want[96];
@@ -552,9 +523,9 @@ static void copies_wait_for_the_host_links(void **state)
         assert_int_equal(verdict_of(r, "cuda.init", "gpu0"), GV_PASS);
         gv_report_free(r);
         reap(pid); /* its death gives the links back */
-        pid = host_links_child(0.8);
+        pid = holder_child(HOST_LINKS, 0.8);
         double t0 = gv_now_s();
-        r = run_copy(isolation, 30);
+        r = run_checks(isolation, "cuda.init,cuda.copy", 0, 30);
         assert_true(gv_now_s() - t0 > 0.6);
         assert_int_equal(verdict_of(r, "cuda.copy", "gpu0"), GV_PASS);
         gv_report_free(r);
