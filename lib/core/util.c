@@ -23,6 +23,14 @@ void gv_append(char *dst, size_t cap, const char *sep, const char *text)
     snprintf(dst + n, cap - n, "%s%s", n ? sep : "", text);
 }
 
+size_t gv_list_count(const char *list)
+{
+    size_t n = 0;
+    for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+        n += strcspn(p, ",") > 0;
+    return n;
+}
+
 static int by_value(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;

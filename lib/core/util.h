@@ -15,6 +15,8 @@
 double gv_now_s(void);
 /* Appends text to dst, preceded by sep unless dst is empty; truncates at cap. */
 void gv_append(char *dst, size_t cap, const char *sep, const char *text);
+/* The non-empty entries of a comma-separated list ("0,2,3": 3; "": 0). */
+size_t gv_list_count(const char *list);
 /* The median of n > 0 samples; sorts them in place (v[0] is then the smallest). */
 double gv_median(double *v, size_t n);
 /* The smaller of two measurements where negative means unknown: min(a, b), or the known one. */

@@ -107,9 +107,7 @@ static int ordinals_possible(const gv_facts *f, const gv_policy *policy)
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
         most = counts[i] > most ? counts[i] : most;
     if (most >= 0 && f->cuda_visible_set) {
-        int listed = 0;
-        for (const char *p = f->cuda_visible; *p; p += strcspn(p, ","), p += *p == ',')
-            listed += strcspn(p, ",") > 0;
+        int listed = (int)gv_list_count(f->cuda_visible);
         most = listed < most ? listed : most;
     }
     return most;

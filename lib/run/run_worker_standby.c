@@ -68,25 +68,17 @@ static int send_go(const client *c, gv_worker_proc *p, const char *gpus, const i
  * stopped, one too few leaves a lane to start its worker then. */
 static size_t gpus_expected(const client *c)
 {
-    const char *asked = c->plan->opts.gpus;
+    if (c->plan->opts.gpus)
+        return gv_list_count(c->plan->opts.gpus);
     size_t n = 0;
-    if (asked) {
-        for (const char *p = asked; *p; p++)
-            n += *p == ',';
-        return n + 1;
-    }
     gv_pci_function *gpus = NULL;
     gv_errbuf err;
     if (gv_pci_nvidia_gpus(c->ctx->sysroot, &gpus, &n, &err) != GV_OK)
         n = 0;
     free(gpus);
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    if (visible) {
-        size_t listed = *visible != '\0';
-        for (const char *p = visible; *p; p++)
-            listed += *p == ',';
-        n = listed < n ? listed : n;
-    }
+    if (visible && gv_list_count(visible) < n)
+        n = gv_list_count(visible);
     return n;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "helpers.h"
 
 static void every_status_has_text(void **state)
@@ -196,12 +197,24 @@ static void opts_init_fills_the_defaults(void **state)
     assert_int_equal(gv_run_opts_init(&r, (size_t)1 << 20), GV_ERR_INVALID_ARG);
 }
 
+/* A comma-separated list's entries, empty ones not counted (CUDA_VISIBLE_DEVICES="" lists
+ * none). */
+static void list_entries_are_counted(void **state)
+{
+    (void)state;
+    assert_int_equal(gv_list_count(""), 0);
+    assert_int_equal(gv_list_count("3"), 1);
+    assert_int_equal(gv_list_count("0,2,3"), 3);
+    assert_int_equal(gv_list_count("0,,3,"), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_status_has_text), cmocka_unit_test(versions_agree),
-        cmocka_unit_test(default_context),       cmocka_unit_test(bad_options_are_refused),
-        cmocka_unit_test(api_calls_refuse_null), cmocka_unit_test(opts_init_fills_the_defaults),
+        cmocka_unit_test(every_status_has_text),    cmocka_unit_test(versions_agree),
+        cmocka_unit_test(default_context),          cmocka_unit_test(bad_options_are_refused),
+        cmocka_unit_test(api_calls_refuse_null),    cmocka_unit_test(opts_init_fills_the_defaults),
+        cmocka_unit_test(list_entries_are_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
