@@ -212,6 +212,30 @@ void gv_session_keep_context(gv_ctx *ctx, uint32_t gpu, int keep)
         cu->cuDevicePrimaryCtxRelease(device);
 }
 
+int gv_session_make_ahead(gv_ctx *ctx, uint32_t gpu)
+{
+    const struct gv_cuda_api *cu = gv_cuda(ctx);
+    gvcu_device device;
+    gvcu_context context, popped;
+    if (!ctx->in_worker || gpu >= sizeof ctx->kept / sizeof ctx->kept[0] || !cu ||
+        gv_cuda_init(ctx) != GVCU_SUCCESS || cu->cuDeviceGet(&device, (int)gpu) != GVCU_SUCCESS)
+        return -1;
+    gv_kept_gpu *kept = &ctx->kept[gpu];
+    if (kept->retained)
+        return 0;
+    if (cu->cuDevicePrimaryCtxRetain(&context, device) != GVCU_SUCCESS)
+        return -1;
+    kept->retained = 1;
+    ctx->release_kept = release_kept;
+    if (cu->cuCtxPushCurrent(context) != GVCU_SUCCESS)
+        return 0;
+    gvcu_module module;
+    if (cu->cuModuleLoadData(&module, gv_kernels_ptx) == GVCU_SUCCESS)
+        kept->module = module;
+    cu->cuCtxPopCurrent(&popped);
+    return 0;
+}
+
 void gv_session_close(gv_session *s)
 {
     if (!s->cu)

@@ -50,6 +50,11 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
  * that retain), so that checks run one after another on a GPU create it once: a session's
  * close would otherwise destroy it, and the next open pay for it again. */
 void gv_session_keep_context(gv_ctx *ctx, uint32_t gpu, int keep);
+/* In gpuverify-worker: makes GPU `gpu`'s primary context and loads our kernels into it ahead of
+ * the first session, kept as that session would keep them (a session that fails still lets
+ * them go). The caller holds the GPU's lock (run_hold.c). 0 when made or already there; -1
+ * when CUDA refused, which leaves the first session to try again. */
+int gv_session_make_ahead(gv_ctx *ctx, uint32_t gpu);
 
 /* Frees what open made and pops the context; safe on a half-opened session. */
 void gv_session_close(gv_session *s);

@@ -566,14 +566,26 @@ static void take_copy_alone(char *list, standby_work *w)
     }
 }
 
-/* Waits for the work and reads it: "GPUS CHECKS [copy-alone=...]". */
-static gv_status told_the_work(gv_ctx *ctx, const gv_run_stream *stream, standby_work *w)
+/* Waits for the work and reads it: "GPUS CHECKS [copy-alone=...]"; meanwhile makes the GPUs
+ * of the plan's it is told are free ready. */
+static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_facts *f,
+                               const gv_run_stream *stream, standby_work *w)
 {
     char *line = malloc(GV_RUN_GO_MAX);
     if (!line)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
     gv_status s = GV_OK;
-    if (!stream || !stream->standby || stream->standby(stream->user, line, GV_RUN_GO_MAX) != 0)
+    int told;
+    while ((told = stream && stream->standby ? stream->standby(stream->user, line, GV_RUN_GO_MAX)
+                                             : -1) == 1) {
+        int ready[GV_RUN_MAX_GPUS];
+        if (select_gpus(ctx, line, ready) != GV_OK)
+            continue;
+        for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
+            ready[g] &= plan->gpu_chosen[g];
+        gv_run_hold_ahead(ctx, f, ready);
+    }
+    if (told != 0)
         s = gv_fail(ctx, GV_ERR_IO, "gpuverify-worker on standby was never told its work");
     char *save = NULL, *gpus = s == GV_OK ? strtok_r(line, " ", &save) : NULL;
     char *checks = gpus ? strtok_r(NULL, " ", &save) : NULL;
@@ -617,7 +629,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
     const int *gpu_chosen = plan->gpu_chosen;
     const char *gpus = o->gpus;
     if (plan->standby) {
-        if ((s = told_the_work(ctx, stream, &work)) != GV_OK)
+        if ((s = told_the_work(ctx, plan, f, stream, &work)) != GV_OK)
             return s;
         gpus = work.gpus;
         gpu_chosen = work.gpu_chosen;

@@ -58,7 +58,9 @@ typedef struct gv_run_stream {
     /* plan->standby: blocks until the work is known, then writes it (GV_RUN_GO_MAX bytes at
      * most): "0,2,3 cuda.copy_all,cuda.p2p copy-alone=0:54.9/55.2,2:...", the GPUs and the
      * checks of the plan's to run (as gv_run_opts.gpus and .checks say them), then what the
-     * lanes measured that the checks use; 0, or -1 when it never will be (the run ends). */
+     * lanes measured that the checks use; 0, or -1 when it never will be (the run ends). 1
+     * before that for GPUs whose lanes have finished, written as "2,3": the worker makes them
+     * ready (run_hold.h, gv_run_hold_ahead), then asks again. */
     int (*standby)(void *user, char *work, size_t cap);
     void *user;
 } gv_run_stream;

@@ -29,5 +29,11 @@ int gv_run_hold_needed(size_t i);
  * check about to begin, for the deadline gv_run keeps from outside the worker. */
 int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, double until);
 void gv_run_hold_give(gv_run_hold *h);
+/* In the worker of the tests across GPUs, while the lanes still test other GPUs: takes the
+ * GPUs in gpu_chosen (by CUDA ordinal), whose lanes have finished, and makes their contexts
+ * ahead of those tests, so that the driver's context creation, one GPU after another, does not
+ * follow the last lane. Never waits: a GPU another process holds is left for the tests' own
+ * hold to wait for. Taken, a GPU stays the worker's to its exit, as the run's hold keeps it. */
+void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen);
 
 #endif

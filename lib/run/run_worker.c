@@ -296,6 +296,8 @@ static void start_lanes(client *c)
         lanes_gpus(c, 0, gpus, sizeof gpus);
         gv_standby_start(c, gpus);
     }
+    if (c->lanes_opened && !c->across_started)
+        gv_standby_prepare(c);
 }
 
 /* Reads every running worker until each lane has finished. */

@@ -64,6 +64,7 @@ typedef struct lane {
     char garbage[80];
     int ended;   /* the worker said "end" or "error" */
     int adopted; /* the worker was started on standby (run_worker_standby.c) */
+    int offered; /* finished, its GPU was offered to the worker on standby */
     int heard;   /* the worker has sent an event */
     int by_budget, by_liveness, by_pace;
     int drained; /* its pipe was read once after its deadline passed */
@@ -144,6 +145,8 @@ void gv_spares_stop(client *c);
 /* Starts the worker for the tests across GPUs (c->across) on `gpus`, the lanes'. */
 void gv_standby_start(client *c, const char *gpus);
 void gv_standby_stop(client *c);
+/* Tells it to make ready the GPUs of the lanes that have finished since (and did not hang). */
+void gv_standby_prepare(client *c);
 /* The node lane's worker for the tests across GPUs is the standby one, told its GPUs and
  * checks: 0, or -1 when it is gone (stopped: a fresh worker starts). */
 int gv_standby_adopt(lane *l);

@@ -7,10 +7,12 @@
  *
  * Spares start with the node's worker, one for each GPU the node seems to have but the node
  * worker's own (PCI, or the GPUs asked for): each becomes a lane when the node's worker names
- * the lanes. The worker for the tests across GPUs starts as the lanes open and is told the
- * GPUs whose lanes did not hang once they have finished. A worker that is gone by then is
- * replaced by a fresh one; one stuck before it reads its line (in cuInit, say) is the hang of
- * what it was given, within that test's deadline. */
+ * the lanes. The worker for the tests across GPUs starts as the lanes open; as each lane
+ * finishes it is told "prepare GPU" and makes that GPU's context while the others still run
+ * (the driver makes contexts one at a time: 0.12 s each on an H200, which no longer follow the
+ * last lane), and it is told the GPUs whose lanes did not hang once all have finished. A
+ * worker that is gone by then is replaced by a fresh one; one stuck before it reads its line
+ * (in cuInit, say) is the hang of what it was given, within that test's deadline. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +133,27 @@ void gv_standby_start(client *c, const char *gpus)
     gv_run_plan plan = *c->plan;
     plan.opts.gpus = gpus;
     c->standby = spawn_standby(c, &plan, c->across);
+}
+
+void gv_standby_prepare(client *c)
+{
+    if (c->standby.pid <= 0 || c->across_started)
+        return;
+    char line[sizeof c->node.gpus + 16] = "prepare ";
+    size_t n = 0;
+    for (size_t k = 0; k <= c->lane_count; k++) {
+        lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
+        /* Its worker has exited; a GPU whose tests hung is left out of those across GPUs. */
+        if (l->running || !l->finished || l->offered || (k == 0 ? c->own_gpu_hung : l->timed_out))
+            continue;
+        l->offered = 1;
+        char one[16];
+        snprintf(one, sizeof one, "%s%d", n++ ? "," : "", l->ordinal);
+        gv_append(line, sizeof line, "", one);
+    }
+    gv_append(line, sizeof line, "", "\n");
+    if (n && gv_worker_tell(&c->standby, line) != 0)
+        gv_standby_stop(c);
 }
 
 void gv_standby_stop(client *c)

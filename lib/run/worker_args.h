@@ -18,7 +18,8 @@
  * Rows and facts are the report's own JSON (report_json.c and report_json_read.c). A worker
  * started with --standby reads one line on stdin once it has gathered the facts, "go 0,2,3
  * cuda.copy_all,cuda.p2p" (the GPUs it tests, then the checks of its --checks it runs), before
- * it sends anything else. */
+ * it sends anything else; "prepare 2,3" lines may come first, for GPUs of its --gpus whose
+ * lanes have finished: it makes them ready meanwhile (gv_run_hold_ahead). */
 #ifndef GV_RUN_WORKER_ARGS_H
 #define GV_RUN_WORKER_ARGS_H
 

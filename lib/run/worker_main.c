@@ -130,7 +130,8 @@ static int fail(gv_status s, const char *message)
     return 2;
 }
 
-/* --standby: the caller's "go WORK" on stdin, one line (worker_args.h); WORK into work. */
+/* --standby: the caller's "go WORK" on stdin, one line (worker_args.h); WORK into work. 1, the
+ * GPUs into work, for a "prepare GPUS" line. */
 static int read_go(void *user, char *work, size_t cap)
 {
     (void)user;
@@ -144,10 +145,12 @@ static int read_go(void *user, char *work, size_t cap)
             break;
     }
     line[n] = '\0';
-    if (strncmp(line, "go ", 3) != 0 || strlen(line + 3) >= cap)
+    int prepare = !strncmp(line, "prepare ", 8);
+    const char *told = line + (prepare ? 8 : 3);
+    if ((!prepare && strncmp(line, "go ", 3) != 0) || strlen(told) >= cap)
         return -1;
-    snprintf(work, cap, "%s", line + 3);
-    return 0;
+    snprintf(work, cap, "%s", told);
+    return prepare;
 }
 
 /* The run the caller asked for, in this process. */

@@ -186,7 +186,7 @@ gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input, 
     return GV_OK;
 }
 
-int gv_worker_send(gv_worker_proc *p, const char *text)
+int gv_worker_tell(gv_worker_proc *p, const char *text)
 {
     if (p->in < 0)
         return -1;
@@ -199,9 +199,16 @@ int gv_worker_send(gv_worker_proc *p, const char *text)
             break;
         done += (size_t)n;
     }
-    close(p->in);
-    p->in = -1;
     return done == len ? 0 : -1;
+}
+
+int gv_worker_send(gv_worker_proc *p, const char *text)
+{
+    int rc = gv_worker_tell(p, text);
+    if (p->in >= 0)
+        close(p->in);
+    p->in = -1;
+    return rc;
 }
 
 /* Reaps the worker if it has ended; 1 then, with its wait status. */

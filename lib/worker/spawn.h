@@ -21,6 +21,8 @@ gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input, 
 /* Writes text whole to the worker's stdin, then closes it: 0, or -1 when the worker is gone
  * (never SIGPIPE: the caller's process is not ours to kill) or has no input. */
 int gv_worker_send(gv_worker_proc *p, const char *text);
+/* Writes text whole to the worker's stdin and keeps it open for more: 0, or -1 as above. */
+int gv_worker_tell(gv_worker_proc *p, const char *text);
 /* Closes its pipes and ends the worker: waits up to grace_s for it to exit (0 when kill_now),
  * then kills its process group. 1 when it was reaped (status is its wait status), 0 when it
  * could not be (stuck in the kernel: it is left behind rather than waited for). */

@@ -792,6 +792,14 @@ CASES["copy_hang_holds_the_links"] = case("hang-stall-gpu3", "cuda.copy", [
     ("cuda.copy", "gpu0", "PASS", "pinned H2D"), ("cuda.copy", "gpu7", "PASS", "pinned H2D")],
     sysroot=None, args=["--copy-mib", "1"], wall=DEADLINE + 2, gpus={3: "FAIL"})
 
+# The worker of the tests across GPUs makes each GPU ready as its lane finishes: never the GPU
+# whose lane hung, so the pairs run over the seven others in the worker that made them ready.
+CASES["lane_hang_then_pairs_without_it"] = case("hang-stall-gpu3", "cuda.init,cuda.p2p", [
+    ("cuda.init", "gpu3", "FAIL", timed_out(DEADLINE, "cuda.init on gpu3")),
+    ("cuda.p2p", "gpu0", "PASS", "gpu2 450.0, gpu4 450.0"),
+    ("cuda.p2p", "gpu7", "PASS", "gpu2 450.0, gpu4 450.0")],
+    sysroot=None, args=["--copy-mib", "1"], wall=DEADLINE + 2, gpus={3: "FAIL"})
+
 # A stall is not a hang: GPU 3 completes each of its 9 steps seconds late (under the deadline),
 # beating all along. Its row is a FAIL for inspection (not a reset) saying how far it got: by
 # its pace (after its first piece) once that says it needs 1.5x the check's time (3.5 s a step

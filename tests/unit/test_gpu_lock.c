@@ -2,7 +2,8 @@
 /* One gpuverify at a time on a GPU (compute/gpu_lock.h) and gv_run's hold on its GPUs
  * (run/run_hold.h): processes exclude each other, threads of one share, a child works under
  * its parent's hold, a killed holder leaves nothing behind, and a run waits for another's GPUs
- * or says who kept them. The other gpuverify is a forked child holding the lock. */
+ * or says who kept them; the worker of the tests across GPUs makes ready only the GPUs it can
+ * take. The other gpuverify is a forked child holding the lock. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,8 +17,10 @@
 #include <unistd.h>
 
 #include "compute/gpu_lock.h"
+#include "core/context.h"
 #include "core/util.h"
 #include "helpers.h"
+#include "run/run.h"
 
 #define GPU "0000:18:00.0" /* GPU 0 of the fake scenarios */
 static const char owner[] = "this test", other_owner[] = "another context";
@@ -554,6 +557,50 @@ static void a_call_says_who_holds_the_gpu(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* What the caller tells a worker on standby, one line a call (gv_run_stream.standby). */
+static int tell_standby(void *user, char *work, size_t cap)
+{
+    static const char *const lines[] = {"1 0,1", "1 7", "1 nonsense", "0 0,1,2 driver.cuda"};
+    int *next = user;
+    const char *line = lines[(*next)++];
+    snprintf(work, cap, "%s", line + 2);
+    return line[0] - '0';
+}
+
+/* "prepare" lines before the work: the GPUs of the plan's that are free get their context and
+ * our kernels ahead, kept for the sessions to come; one another gpuverify holds, one never
+ * offered and one not the plan's do not, and a line that names no GPU changes nothing. */
+static void the_across_worker_makes_free_gpus_ready(void **state)
+{
+    (void)state;
+    lock_dir("ahead");
+    pid_t pid = holder_child("0000:2a:00.0", 60); /* GPU 1 of h100x8 */
+    gv_ctx *ctx = fake_ctx("h100x8", 0);
+    ctx->in_worker = 1;
+    gv_run_opts o = GV_RUN_OPTS_INIT;
+    o.checks = "driver.cuda"; /* CUDA's facts: which GPU is which ordinal */
+    o.gpus = "0,1,2";
+    gv_run_plan plan;
+    assert_int_equal(gv_run_plan_make(ctx, &o, &plan), GV_OK);
+    plan.standby = 1;
+    int next = 0;
+    gv_run_stream stream = {.standby = tell_standby, .user = &next};
+    gv_report *r = NULL;
+    assert_int_equal(gv_run_in_process(ctx, &plan, &stream, &r), GV_OK);
+    assert_int_equal(next, 4);
+    assert_int_equal(verdict_of(r, "driver.cuda", "node"), GV_PASS);
+    assert_int_equal(ctx->kept[0].retained, 1);
+    assert_non_null(ctx->kept[0].module);
+    assert_int_equal(ctx->kept[1].retained, 0); /* the child holds it */
+    assert_int_equal(ctx->kept[2].retained, 0); /* never offered */
+    assert_int_equal(ctx->kept[7].retained, 0); /* not the plan's */
+    /* Taken to make it ready, GPU 0 was given back: this process holds it no longer. */
+    assert_int_equal(exec_taker(GPU), 0);
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+    reap(pid);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--take"))
@@ -577,6 +624,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_nccl_sweep_works_under_the_runs_hold),
         cmocka_unit_test(a_call_says_who_holds_the_gpu),
         cmocka_unit_test(copies_wait_for_the_host_links),
+        cmocka_unit_test(the_across_worker_makes_free_gpus_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
