@@ -391,22 +391,26 @@ def scenarios(c, failures, timings):
 
     # 5. GPUs another gpuverify holds: for a short while that run judges them; for longer than
     # the script's limit it is stuck. A 24 s limit: budget 16 s, half of it waited for the GPU.
+    # The state is read while the holder still holds: slurmd starts the next health check as
+    # soon as one ends, and one that copied the step before it was removed would find the GPUs
+    # free once the holder is stopped and resume the node before it was read (seen under load).
     held_env = dict(GPUVERIFY_TIMEOUT="24", GPUVERIFY_CHECKS="cuda.init")
     for held_s, name in ((5, "held-5s"), (400, "held-400s")):
         holder = gpu_holder.start(c.locks, held_s)
         try:
             dur, rc = c.step("healthcheck", name, "h100x1-compute", **held_env)
+            timings[name] = dur
+            if held_s == 5:
+                expect("GPUs held 5 s by another gpuverify", base="IDLE", flags=set(), reason="")
+                if rc != 0 or "another gpuverify is testing" not in c.out("healthcheck"):
+                    failures.append("held 5 s: exit %d, log %r" % (rc,
+                                                                  c.out("healthcheck")[-300:]))
+            else:
+                expect("GPUs held 400 s by another gpuverify", flags={"DRAIN"},
+                       reason_has=["gpuverify: another gpuverify stuck on the GPUs: HELD for 4",
+                                   " s by PID %d: " % holder.pid])
         finally:
             gpu_holder.stop(holder)
-        timings[name] = dur
-        if held_s == 5:
-            expect("GPUs held 5 s by another gpuverify", base="IDLE", flags=set(), reason="")
-            if rc != 0 or "another gpuverify is testing" not in c.out("healthcheck"):
-                failures.append("held 5 s: exit %d, log %r" % (rc, c.out("healthcheck")[-300:]))
-        else:
-            expect("GPUs held 400 s by another gpuverify", flags={"DRAIN"},
-                   reason_has=["gpuverify: another gpuverify stuck on the GPUs: HELD for 4",
-                               " s by PID %d: " % holder.pid])
     c.step("healthcheck", "healthy-after-held", "h100x8")
     expect("healthy after the stuck holder", base="IDLE", flags=set(), reason="")
 
