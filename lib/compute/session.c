@@ -74,6 +74,20 @@ static void release_kept(gv_ctx *ctx)
     }
 }
 
+/* The worker's own reference on GPU `index`'s primary context, taken once, so that the context
+ * outlives the sessions (release_kept lets it go); 0 when held. */
+static int keep_retained(gv_ctx *ctx, int index, gvcu_device device)
+{
+    gv_kept_gpu *kept = &ctx->kept[index];
+    gvcu_context context;
+    if (!kept->retained &&
+        gv_cuda(ctx)->cuDevicePrimaryCtxRetain(&context, device) == GVCU_SUCCESS) {
+        kept->retained = 1;
+        ctx->release_kept = release_kept;
+    }
+    return kept->retained ? 0 : -1;
+}
+
 static gv_status load_kernels(gv_session *s, gv_errbuf *err)
 {
     const struct gv_cuda_api *cu = s->cu;
@@ -175,13 +189,8 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     if ((rc = s->cu->cuDevicePrimaryCtxRetain(&s->context, s->device)) != GVCU_SUCCESS)
         return gv_session_fail(s, err, "cuDevicePrimaryCtxRetain", rc);
     s->retained = 1;
-    gv_kept_gpu *kept = kept_slot(s);
-    gvcu_context again;
-    if (kept && !kept->retained &&
-        s->cu->cuDevicePrimaryCtxRetain(&again, s->device) == GVCU_SUCCESS) {
-        kept->retained = 1;
-        ctx->release_kept = release_kept;
-    }
+    if (kept_slot(s))
+        keep_retained(ctx, s->cuda_index, s->device);
     if ((rc = s->cu->cuCtxPushCurrent(s->context)) != GVCU_SUCCESS)
         return gv_session_fail(s, err, "cuCtxPushCurrent", rc);
     s->pushed = 1;
@@ -221,18 +230,21 @@ int gv_session_make_ahead(gv_ctx *ctx, uint32_t gpu)
         gv_cuda_init(ctx) != GVCU_SUCCESS || cu->cuDeviceGet(&device, (int)gpu) != GVCU_SUCCESS)
         return -1;
     gv_kept_gpu *kept = &ctx->kept[gpu];
-    if (kept->retained)
+    if (kept->module)
         return 0;
-    if (cu->cuDevicePrimaryCtxRetain(&context, device) != GVCU_SUCCESS)
+    /* The kept reference holds the context; this one is for the push and goes after it. */
+    if (keep_retained(ctx, (int)gpu, device) != 0 ||
+        cu->cuDevicePrimaryCtxRetain(&context, device) != GVCU_SUCCESS)
         return -1;
-    kept->retained = 1;
-    ctx->release_kept = release_kept;
-    if (cu->cuCtxPushCurrent(context) != GVCU_SUCCESS)
+    if (cu->cuCtxPushCurrent(context) != GVCU_SUCCESS) {
+        cu->cuDevicePrimaryCtxRelease(device);
         return 0;
+    }
     gvcu_module module;
     if (cu->cuModuleLoadData(&module, gv_kernels_ptx) == GVCU_SUCCESS)
         kept->module = module;
     cu->cuCtxPopCurrent(&popped);
+    cu->cuDevicePrimaryCtxRelease(device);
     return 0;
 }
 

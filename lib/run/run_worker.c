@@ -115,9 +115,7 @@ static int lanes_gpus(const client *c, int skip_hung, char *gpus, size_t cap)
     gpus[0] = '\0';
     for (size_t k = 0; k <= c->lane_count; k++) {
         const lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
-        /* The node's worker may have hung at a node check (a file, a NIC), which costs its GPU
-         * nothing. */
-        if (skip_hung && (k == 0 ? c->own_gpu_hung : l->timed_out))
+        if (skip_hung && gpu_hung(l))
             continue;
         char text[8];
         snprintf(text, sizeof text, "%s%d", gpus[0] ? "," : "", l->ordinal);
@@ -223,7 +221,7 @@ static void start_across(client *c)
         const lane *l = k == 0 ? n : &c->lanes[k - 1];
         /* A GPU whose own tests hung is left out; the tests of one GPU among these (gemm.*
          * judged by its peers) get their row. */
-        if (k == 0 ? c->own_gpu_hung : l->timed_out)
+        if (gpu_hung(l))
             for (size_t i = 0; i < gv_check_count; i++)
                 if (c->across[i] && gv_catalog_per_gpu(i))
                     gv_report_add(c->report, gv_checks[i].id,

@@ -110,6 +110,13 @@ static inline int is_node(const lane *l)
     return l == &l->c->node;
 }
 
+/* The lane's own GPU tests hung: its GPU is left out of the tests across GPUs. The node's
+ * worker may hang at a node check (a file, a NIC), which costs its GPU nothing. */
+static inline int gpu_hung(const lane *l)
+{
+    return is_node(l) ? l->c->own_gpu_hung : l->timed_out;
+}
+
 static inline int any_pending(const int *pending)
 {
     for (size_t i = 0; i < gv_check_count; i++)

@@ -144,7 +144,7 @@ void gv_standby_prepare(client *c)
     for (size_t k = 0; k <= c->lane_count; k++) {
         lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
         /* Its worker has exited; a GPU whose tests hung is left out of those across GPUs. */
-        if (l->running || !l->finished || l->offered || (k == 0 ? c->own_gpu_hung : l->timed_out))
+        if (l->running || !l->finished || l->offered || gpu_hung(l))
             continue;
         l->offered = 1;
         char one[16];
