@@ -89,6 +89,9 @@ struct gv_ctx {
     /* Set inside gpuverify-worker only: where the work is (core/progress.h). */
     void (*progress)(void *user, int kind, const char *check, const char *text);
     void *progress_user;
+    /* Set inside gpuverify-worker only: called before cuInit, which it may hold back (a
+     * lane's spare waits for the caller's word that another worker has CUDA up). */
+    void (*before_cuinit)(gv_ctx *ctx);
     /* gv_now_s() in ms of the last heartbeat sent for each CUDA ordinal, the last slot for
      * beats of no GPU (atomic) */
     long long progress_beat_ms[GV_PROGRESS_MAX_GPUS + 1];

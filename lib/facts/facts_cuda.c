@@ -65,6 +65,8 @@ void gv_facts_cuda(gv_ctx *ctx, gv_facts *f)
     int v;
     if (cu->cuDriverGetVersion(&v) == GVCU_SUCCESS)
         f->cuda_driver_version = v;
+    if (ctx->before_cuinit)
+        ctx->before_cuinit(ctx);
     gv_progress_stage(ctx, "cuInit");
     f->cuda_init = gv_cuda_init(ctx);
     gv_progress_stage(ctx, "enumerating CUDA devices");

@@ -32,6 +32,11 @@ typedef struct gv_run_plan {
      * waits for stream->standby to name its GPUs and checks, so that its start overlaps what
      * comes before its work (run_worker_standby.c). */
     int standby;
+    /* A lane's spare (standby): cuInit waits for the caller's "cuda" line, sent once the
+     * node's worker has CUDA up. cuInit in several processes at once costs each about what
+     * all of them would one after another (four H200s: 1.2 s each against 0.55 s alone), and
+     * one made while another process holds CUDA is quick (0.06 s). */
+    int await_cuda;
 } gv_run_plan;
 
 /* The longest work a worker on standby is given (gv_run_stream.standby). */

@@ -94,6 +94,7 @@ typedef struct client {
     gv_worker_proc spares[GV_RUN_MAX_GPUS];
     size_t spare_count;
     int spares_tried;
+    int spares_told_cuda; /* "cuda" was written to them (gv_run_plan.await_cuda) */
     gv_worker_proc standby;
     int standby_tried;
     gv_status failed; /* the run could not be made: the caller gets this error */
@@ -144,6 +145,8 @@ void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double 
 extern const gv_worker_proc gv_no_worker;
 /* Starts the lanes' spares, as many as the node seems to have GPUs but one. */
 void gv_spares_start(client *c);
+/* Tells the spares the node's worker has CUDA up: their cuInit may start. Once. */
+void gv_spares_tell_cuda(client *c);
 /* The lane's worker is a spare, told its GPU and checks: 0, or -1 when none is left (or
  * every one left is gone). */
 int gv_spare_adopt(lane *l);

@@ -50,6 +50,8 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
         gv_argv_add(&a, "--lanes", "1");
     if (plan->standby)
         gv_argv_add(&a, "--standby", "1");
+    if (plan->await_cuda)
+        gv_argv_add(&a, "--await-cuda", "1");
     if (o->topology_xml)
         gv_argv_add(&a, "--topology-xml", o->topology_xml);
     if (o->policy) {
@@ -114,7 +116,7 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
     out->policy = policy_defaults;
     out->has_policy = 0;
     out->lanes = 0;
-    out->standby = 0;
+    out->standby = out->await_cuda = 0;
     out->policy_text = NULL;
     out->call = NULL;
     out->call_args = NULL;
@@ -160,6 +162,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             out->lanes = !strcmp(value, "1");
         else if (!strcmp(flag, "--standby"))
             out->standby = !strcmp(value, "1");
+        else if (!strcmp(flag, "--await-cuda"))
+            out->await_cuda = !strcmp(value, "1");
         else if (!strcmp(flag, "--topology-xml"))
             out->run.topology_xml = value;
         else if (!strcmp(flag, "--policy"))

@@ -130,27 +130,42 @@ static int fail(gv_status s, const char *message)
     return 2;
 }
 
+/* One line of the caller's on stdin, without its end; "" when it closed the pipe. */
+static void read_line(char *line, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        ssize_t got = read(0, line + n, 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0 || line[n] == '\n' || ++n == cap - 1)
+            break;
+    }
+    line[n] = '\0';
+}
+
 /* --standby: the caller's "go WORK" on stdin, one line (worker_args.h); WORK into work. 1, the
  * GPUs into work, for a "prepare GPUS" line. */
 static int read_go(void *user, char *work, size_t cap)
 {
     (void)user;
     char line[GV_RUN_GO_MAX + 4];
-    size_t n = 0;
-    for (;;) {
-        ssize_t got = read(0, line + n, 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0 || line[n] == '\n' || ++n == sizeof line - 1)
-            break;
-    }
-    line[n] = '\0';
+    read_line(line, sizeof line);
     int prepare = !strncmp(line, "prepare ", 8);
     const char *told = line + (prepare ? 8 : 3);
     if ((!prepare && strncmp(line, "go ", 3) != 0) || strlen(told) >= cap)
         return -1;
     snprintf(work, cap, "%s", told);
     return prepare;
+}
+
+/* --await-cuda: cuInit once the caller says "cuda" (gv_run_plan.await_cuda). Whatever else
+ * comes, or none, cuInit goes ahead: the work that follows says what was wrong. */
+static void await_cuda_word(gv_ctx *ctx)
+{
+    char line[16];
+    gv_progress_stage(ctx, "waiting for the node's worker to have CUDA up");
+    read_line(line, sizeof line);
 }
 
 /* The run the caller asked for, in this process. */
@@ -180,6 +195,9 @@ static int serve(gv_worker_args *a, const char *nccl_log)
         s = gv_run_plan_make(ctx, &a->run, &plan);
     plan.lanes = a->lanes;
     plan.standby = a->standby;
+    plan.await_cuda = a->await_cuda;
+    if (plan.await_cuda)
+        ctx->before_cuinit = await_cuda_word;
     if (s != GV_OK) {
         int rc = fail(s, gv_ctx_last_error(ctx));
         gv_ctx_destroy(ctx);

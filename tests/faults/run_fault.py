@@ -274,6 +274,13 @@ CASES = {
          timed_out(4 * DEADLINE, "cuda.init on gpu3, in starting gpuverify-worker"))],
         args=["--copy-mib", "1", "--gpus", "0,3"], worker="@spares-sleep",
         wall=4 * DEADLINE + 3, gpus={3: "FAIL"}),
+    # The spares' cuInit waits for the node's worker's (several at once cost each about what
+    # all would one after another): the run's first cuInit is the node's worker's, whose crash
+    # there is driver.cuda's ERROR; a spare's would have been replaced without a row.
+    "cuinit_node_first": case("fault-cuinit-crash-once", "cuda.init", [
+        ("driver.cuda", "node", "ERROR", "during driver.cuda on node, in cuInit"),
+        ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu3", "PASS", "")],
+        exit_code=3, args=["--copy-mib", "1", "--gpus", "0,3"], wall=5),
     "gpu_gone": case("fault-gpu-gone", "cuda.init", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
         args=["--copy-mib", "1"], wall=10),
