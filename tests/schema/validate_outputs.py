@@ -190,6 +190,7 @@ def run(gv_check, sysroot, libdir, scenario, args, env, mode):
         e["GV_FAKE_SCENARIO"] = scenario
     cmd = [gv_check, "--sysroot", sysroot, "--library-dir", libdir] + args + ([mode] if mode else [])
     with tempfile.TemporaryDirectory() as tmp:
+        e["GV_FAKE_ONCE_DIR"] = tmp  # a fault "crash_once" crashes the run's first worker only
         textfile = os.path.join(tmp, "gpuverify.prom")
         if mode == "--json":
             cmd += ["--textfile", textfile]
