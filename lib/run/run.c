@@ -581,7 +581,7 @@ static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_fa
         int ready[GV_RUN_MAX_GPUS];
         if (select_gpus(ctx, line, ready) != GV_OK)
             continue;
-        for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
+        for (int g = 0; plan->opts.gpus && g < GV_RUN_MAX_GPUS; g++)
             ready[g] &= plan->gpu_chosen[g];
         gv_run_hold_ahead(ctx, f, ready);
     }

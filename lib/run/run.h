@@ -28,14 +28,15 @@ typedef struct gv_run_plan {
      * a worker of its own at the same time; the tests across GPUs it leaves to a later worker. */
     int lanes;
     /* gpuverify-worker started before its work is known (a lane's, started with the node's
-     * worker; the tests across GPUs, started as the lanes open): it gathers the facts, then
+     * worker; the tests across GPUs, started with them): it gathers the facts, then
      * waits for stream->standby to name its GPUs and checks, so that its start overlaps what
      * comes before its work (run_worker_standby.c). */
     int standby;
-    /* A lane's spare (standby): cuInit waits for the caller's "cuda" line, sent once the
-     * node's worker has CUDA up. cuInit in several processes at once costs each about what
-     * all of them would one after another (four H200s: 1.2 s each against 0.55 s alone), and
-     * one made while another process holds CUDA is quick (0.06 s). */
+    /* A worker on standby whose cuInit waits for the caller's "cuda" line: a lane's spare's,
+     * sent once the node's worker has CUDA up; the worker across GPUs', once a lane ended. cuInit
+     * in several processes at once costs each about what all of them would one after another (four
+     * H200s: 1.2 s each against 0.55 s alone), and one made while another process holds CUDA is
+     * quick (0.06 s). */
     int await_cuda;
 } gv_run_plan;
 

@@ -291,10 +291,12 @@ static void start_lanes(client *c)
     /* Spares wait for the lanes the node's worker opens before its first test on a GPU. */
     if (c->spare_count && (c->lanes_opened || !c->node.running || node_tests_a_gpu(c)))
         gv_spares_stop(c);
+    if (!c->lanes_opened && c->standby.pid > 0 && (!c->node.running || node_tests_a_gpu(c)))
+        gv_standby_stop(c); /* no lane: the node's worker runs the tests across GPUs */
     if (c->lanes_opened && !c->standby_tried && !c->across_started && any_pending(c->across)) {
         char gpus[sizeof c->node.gpus];
         lanes_gpus(c, 0, gpus, sizeof gpus);
-        gv_standby_start(c, gpus);
+        gv_standby_start(c, gpus, c->across);
     }
     if (c->lanes_opened && !c->across_started)
         gv_standby_prepare(c);

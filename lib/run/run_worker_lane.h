@@ -89,7 +89,7 @@ typedef struct client {
     /* Each GPU's cuda.copy figures, by CUDA ordinal, as its lane measured them (0: none). */
     double copy_h2d[GV_RUN_MAX_GPUS], copy_d2h[GV_RUN_MAX_GPUS];
     /* Workers started on standby (run_worker_standby.c): spares for the lanes, started with
-     * the node's worker; the one for the tests across GPUs, started as the lanes open (pid -1
+     * the node's worker; the one for the tests across GPUs, started with them (pid -1
      * when none). */
     gv_worker_proc spares[GV_RUN_MAX_GPUS];
     size_t spare_count;
@@ -97,6 +97,7 @@ typedef struct client {
     int spares_told_cuda; /* "cuda" was written to them (gv_run_plan.await_cuda) */
     gv_worker_proc standby;
     int standby_tried;
+    int standby_told_cuda; /* "cuda" was written to it (gv_run_plan.await_cuda) */
     gv_status failed; /* the run could not be made: the caller gets this error */
 } client;
 
@@ -152,8 +153,8 @@ void gv_spares_tell_cuda(client *c);
 int gv_spare_adopt(lane *l);
 /* Stops the spares no lane took. */
 void gv_spares_stop(client *c);
-/* Starts the worker for the tests across GPUs (c->across) on `gpus`, the lanes'. */
-void gv_standby_start(client *c, const char *gpus);
+/* Starts the worker for the tests across GPUs on `gpus` (NULL: the plan's), for `checks`. */
+void gv_standby_start(client *c, const char *gpus, const int *checks);
 void gv_standby_stop(client *c);
 /* Tells it to make ready the GPUs of the lanes that have finished since (and did not hang). */
 void gv_standby_prepare(client *c);

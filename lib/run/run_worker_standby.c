@@ -12,8 +12,10 @@
  * 1.2 s after they began (0.55 s alone); once one process holds CUDA another's takes 0.06 s
  * alone and 0.2-0.3 s three at once, so the lanes' contexts came 0.8 s sooner.
  *
- * The worker for the tests across GPUs starts as the lanes open; as each lane
- * finishes it is told "prepare GPU" and makes that GPU's context while the others still run
+ * The worker for the tests across GPUs starts with them, and waits for a lane to end before its
+ * cuInit (on four H200s its NVML and cuInit as the lanes opened slowed their contexts, or
+ * another lane's allocations for mem.test, by 0.3 s); as each lane finishes it is told
+ * "prepare GPU" and makes that GPU's context while the others still run
  * (the driver makes contexts one at a time: 0.12 s each on an H200, which no longer follow the
  * last lane), and it is told the GPUs whose lanes did not hang once all have finished. A
  * worker that is gone by then is replaced by a fresh one; one stuck before it reads its line
@@ -107,6 +109,14 @@ void gv_spares_start(client *c)
             break;
         c->spares[c->spare_count++] = p;
     }
+    /* The worker for the tests across GPUs too: its NVML now, its cuInit once a lane ends. */
+    int across[GV_CATALOG_MAX] = {0}, any_across = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        any_across |= across[i] = c->plan->chosen[i] && gv_catalog_across_gpus(i);
+    for (size_t i = 0; i < gv_check_count; i++)
+        across[i] |= checks[i]; /* gemm.* may come too, judged by the GPUs' peers */
+    if (c->spare_count && any_across)
+        gv_standby_start(c, c->plan->opts.gpus, across);
 }
 
 void gv_spares_tell_cuda(client *c)
@@ -149,12 +159,24 @@ void gv_spares_stop(client *c)
     c->spare_count = 0;
 }
 
-void gv_standby_start(client *c, const char *gpus)
+void gv_standby_start(client *c, const char *gpus, const int *checks)
 {
     c->standby_tried = 1;
     gv_run_plan plan = *c->plan;
     plan.opts.gpus = gpus;
-    c->standby = spawn_standby(c, &plan, c->across);
+    plan.await_cuda = 1; /* told once a lane has ended */
+    c->standby = spawn_standby(c, &plan, checks);
+}
+
+/* "cuda" before its first other line: its cuInit then comes while the lanes left run tests,
+ * not while they make their contexts or allocate (the driver serves those one process at a
+ * time). 0, or -1 when it is gone. */
+static int standby_tell_cuda(client *c)
+{
+    if (c->standby_told_cuda)
+        return 0;
+    c->standby_told_cuda = 1;
+    return gv_worker_tell(&c->standby, "cuda\n");
 }
 
 void gv_standby_prepare(client *c)
@@ -174,7 +196,7 @@ void gv_standby_prepare(client *c)
         gv_append(line, sizeof line, "", one);
     }
     gv_append(line, sizeof line, "", "\n");
-    if (n && gv_worker_tell(&c->standby, line) != 0)
+    if (n && (standby_tell_cuda(c) != 0 || gv_worker_tell(&c->standby, line) != 0))
         gv_standby_stop(c);
 }
 
@@ -188,7 +210,8 @@ void gv_standby_stop(client *c)
 int gv_standby_adopt(lane *l)
 {
     client *c = l->c;
-    if (send_go(c, &c->standby, l->gpus, l->pending) != 0) {
+    if (c->standby.pid <= 0 || standby_tell_cuda(c) != 0 ||
+        send_go(c, &c->standby, l->gpus, l->pending) != 0) {
         gv_standby_stop(c);
         return -1;
     }

@@ -853,10 +853,11 @@ def materialise(work, what):
         open(path, "w").write("#!/bin/sh\necho 'hello, this is not JSON'\nsleep 30\n")
         os.chmod(path, 0o755)
     elif what in STANDBY_WRAPPERS:
-        # The worker for the tests across GPUs is told its GPUs' list (--gpus); spares are not.
+        # The worker for the tests across GPUs is given them in --checks; spares are not.
         across, spare = STANDBY_WRAPPERS[what]
-        open(path, "w").write('#!/bin/sh\ncase " $* " in *" --gpus "*" --standby 1 "*) %s ;;\n'
-                              '*" --standby 1 "*) %s ;; esac\nexec %s "$@"\n'
+        open(path, "w").write('#!/bin/sh\ncase " $* " in *" --standby 1 "*)\n'
+                              '    case " $* " in *cuda.copy_all*|*cuda.p2p*|*nccl.*) %s ;;\n'
+                              '    *) %s ;; esac ;; esac\nexec %s "$@"\n'
                               % (across, spare, REAL_WORKER))
         os.chmod(path, 0o755)
     return path
