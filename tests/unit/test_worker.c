@@ -51,6 +51,7 @@ static void command_line_round_trip(void **state)
     assert_int_equal(gv_run_plan_make(ctx, &ro, &plan), GV_OK);
     plan.lanes = 1;
     plan.standby = 1;
+    plan.await_cuda = 1;
     char **argv = gv_worker_argv(ctx, &plan, plan.chosen, 42.0, "/x/gpuverify-worker");
     assert_non_null(argv);
     int argc = 0;
@@ -73,6 +74,7 @@ static void command_line_round_trip(void **state)
     assert_int_equal(a.run.isolation, GV_ISOLATION_NONE); /* the worker is the isolation */
     assert_int_equal(a.lanes, 1);
     assert_int_equal(a.standby, 1);
+    assert_int_equal(a.await_cuda, 1);
     assert_non_null(strstr(a.run.checks, "driver.gpu_count"));
     assert_non_null(strstr(a.run.checks, "gemm.bf16"));
     assert_null(strstr(a.run.checks, "gemm.fp16"));
