@@ -286,7 +286,8 @@ static void start_lanes(client *c)
     }
     if (!c->spares_tried && c->node.running)
         gv_spares_start(c);
-    if (c->have_facts)
+    /* Past its cuInit: its facts came, or it waits after them (Xid events, a lock). */
+    if (c->have_facts || c->node.waiting_s > 0)
         gv_spares_tell_cuda(c);
     /* Spares wait for the lanes the node's worker opens before its first test on a GPU. */
     if (c->spare_count && (c->lanes_opened || !c->node.running || node_tests_a_gpu(c)))

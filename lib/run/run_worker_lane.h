@@ -89,8 +89,8 @@ typedef struct client {
     /* Each GPU's cuda.copy figures, by CUDA ordinal, as its lane measured them (0: none). */
     double copy_h2d[GV_RUN_MAX_GPUS], copy_d2h[GV_RUN_MAX_GPUS];
     /* Workers started on standby (run_worker_standby.c): spares for the lanes, started with
-     * the node's worker; the one for the tests across GPUs, started with them (pid -1
-     * when none). */
+     * the node's worker; the one for the tests across GPUs, started with them or as the lanes open
+     * (pid -1 when none). */
     gv_worker_proc spares[GV_RUN_MAX_GPUS];
     size_t spare_count;
     int spares_tried;
@@ -98,7 +98,7 @@ typedef struct client {
     gv_worker_proc standby;
     int standby_tried;
     int standby_told_cuda; /* "cuda" was written to it (gv_run_plan.await_cuda) */
-    gv_status failed; /* the run could not be made: the caller gets this error */
+    gv_status failed;      /* the run could not be made: the caller gets this error */
 } client;
 
 static inline int lane_index(const lane *l, const char *id)
@@ -144,16 +144,18 @@ void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double 
 
 /* run_worker_standby.c: workers started before their work is known. A worker that is none. */
 extern const gv_worker_proc gv_no_worker;
-/* Starts the lanes' spares, as many as the node seems to have GPUs but one. */
+/* Starts the lanes' spares, as many as the node seems to have GPUs but one, and with them the
+ * worker for the tests across GPUs when the plan has any. */
 void gv_spares_start(client *c);
-/* Tells the spares the node's worker has CUDA up: their cuInit may start. Once. */
+/* Tells the spares the node's worker is past its cuInit: theirs may start. Once. */
 void gv_spares_tell_cuda(client *c);
 /* The lane's worker is a spare, told its GPU and checks: 0, or -1 when none is left (or
  * every one left is gone). */
 int gv_spare_adopt(lane *l);
 /* Stops the spares no lane took. */
 void gv_spares_stop(client *c);
-/* Starts the worker for the tests across GPUs on `gpus` (NULL: the plan's), for `checks`. */
+/* Starts the worker for the tests across GPUs on `gpus` (NULL: every GPU it sees), for
+ * `checks`. */
 void gv_standby_start(client *c, const char *gpus, const int *checks);
 void gv_standby_stop(client *c);
 /* Tells it to make ready the GPUs of the lanes that have finished since (and did not hang). */

@@ -8,16 +8,16 @@
  * Spares start with the node's worker, one for each GPU the node seems to have but the node
  * worker's own (PCI, or the GPUs asked for): each becomes a lane when the node's worker names
  * the lanes. Their cuInit waits for the node's worker's (gv_run_plan.await_cuda): they are
- * told "cuda" once its facts came. Four processes' cuInit at once on four H200s end together
- * 1.2 s after they began (0.55 s alone); once one process holds CUDA another's takes 0.06 s
- * alone and 0.2-0.3 s three at once, so the lanes' contexts came 0.8 s sooner.
+ * told "cuda" once its facts came (or it waits past them, for Xid events or a lock). Four
+ * processes' cuInit at once on four H200s end together 1.2 s after they began (0.55 s alone);
+ * once one process holds CUDA another's takes 0.06 s alone and 0.2-0.3 s three at once.
  *
- * The worker for the tests across GPUs starts with them, and waits for a lane to end before its
- * cuInit (on four H200s its NVML and cuInit as the lanes opened slowed their contexts, or
- * another lane's allocations for mem.test, by 0.3 s); as each lane finishes it is told
- * "prepare GPU" and makes that GPU's context while the others still run
- * (the driver makes contexts one at a time: 0.12 s each on an H200, which no longer follow the
- * last lane), and it is told the GPUs whose lanes did not hang once all have finished. A
+ * The worker for the tests across GPUs starts with them (or as the lanes open when no spare
+ * started), and its cuInit waits for the first lane to finish: NVML and cuInit in another
+ * process stretch a lane's context, or its allocation for mem.test, from 0.09 to 0.30 s on four
+ * H200s. As each lane finishes it is told "prepare GPU" and makes that GPU's context while the
+ * others still run (the driver makes contexts one at a time: 0.12 s each on an H200), and it
+ * is told the GPUs whose lanes did not hang once all have finished. A
  * worker that is gone by then is replaced by a fresh one; one stuck before it reads its line
  * (in cuInit, say) is the hang of what it was given, within that test's deadline. */
 #include <signal.h>

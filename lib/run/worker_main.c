@@ -150,7 +150,9 @@ static int read_go(void *user, char *work, size_t cap)
 {
     (void)user;
     char line[GV_RUN_GO_MAX + 4];
-    read_line(line, sizeof line);
+    do /* a "cuda" its cuInit did not wait for (no libcuda to load) */
+        read_line(line, sizeof line);
+    while (!strcmp(line, "cuda"));
     int prepare = !strncmp(line, "prepare ", 8);
     const char *told = line + (prepare ? 8 : 3);
     if ((!prepare && strncmp(line, "go ", 3) != 0) || strlen(told) >= cap)
@@ -164,7 +166,7 @@ static int read_go(void *user, char *work, size_t cap)
 static void await_cuda_word(gv_ctx *ctx)
 {
     char line[16];
-    gv_progress_stage(ctx, "waiting for the node's worker to have CUDA up");
+    gv_progress_stage(ctx, "waiting for the caller's word to make cuInit");
     read_line(line, sizeof line);
 }
 

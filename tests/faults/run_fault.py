@@ -251,9 +251,9 @@ CASES = {
     "worker_garbage": case("h100x8", "driver", [
         ("driver.nvml", "node", "ERROR", "not its protocol", "fix_config")], exit_code=3, worker="@garbage",
         wall=5),
-    # Workers on standby: the lanes' spares start with the node's worker, the one for the tests
-    # across GPUs as the lanes open. Those gone when their work comes are replaced by fresh
-    # ones: the rows are as always.
+    # Workers on standby: the lanes' spares start with the node's worker, and so does the one
+    # for the tests across GPUs. Those gone when their work comes are replaced by fresh ones:
+    # the rows are as always.
     "standby_gone": case("h100x8", "cuda.init,cuda.copy_all,cuda.p2p", [
         ("cuda.init", "gpu7", "PASS", ""),
         ("cuda.copy_all", "node", "PASS", "8 GPUs copying at once"),
@@ -856,7 +856,7 @@ def materialise(work, what):
         # The worker for the tests across GPUs is given them in --checks; spares are not.
         across, spare = STANDBY_WRAPPERS[what]
         open(path, "w").write('#!/bin/sh\ncase " $* " in *" --standby 1 "*)\n'
-                              '    case " $* " in *cuda.copy_all*|*cuda.p2p*|*nccl.*) %s ;;\n'
+                              '    case " $* " in *cuda.copy_all*|*cuda.p2p*|*nccl.*|*stress.*) %s ;;\n'
                               '    *) %s ;; esac ;; esac\nexec %s "$@"\n'
                               % (across, spare, REAL_WORKER))
         os.chmod(path, 0o755)
