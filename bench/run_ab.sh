@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Two builds of gv-check, alternating on the same GPUs: the standard level on one GPU and on all
-# of them (up to 4), three rounds each, the builds' order swapped every round (a run's time
-# depends a little on the run before it: the second of two 1-GPU runs took 0.2-0.4 s longer). Prints per build and GPU count the median wall time and
+# of them (up to 4), ROUNDS rounds each (default 3; a VM whose runs spread 0.5 s wants more),
+# the builds' order swapped every round (a run's time depends a little on the run before it:
+# the second of two 1-GPU runs took 0.2-0.4 s longer). Prints per build and GPU count the
+# median wall time and
 # whether the verdicts (check, subject, verdict) are the same, and each build's rows of the
 # checks named in CHECKS (default cuda.copy_all,cuda.copy) from its last run.
-# Usage: bench/run_ab.sh OLD_BINDIR NEW_BINDIR OUTDIR
+# Usage: [ROUNDS=N] [CHECKS=...] bench/run_ab.sh OLD_BINDIR NEW_BINDIR OUTDIR
 set -u
 old=$(cd "$1" && pwd) new=$(cd "$2" && pwd) out=$3
 mkdir -p "$out"
@@ -15,7 +17,7 @@ all=0
 i=1
 while [ "$i" -lt "$n" ] && [ "$i" -lt 4 ]; do all="$all,$i"; i=$((i + 1)); done
 : >"$out/walls.txt"
-for round in 1 2 3; do
+for round in $(seq 1 "${ROUNDS:-3}"); do
     for gpus in 0 "$all"; do
         order="old new"
         [ $((round % 2)) -eq 0 ] && order="new old"
