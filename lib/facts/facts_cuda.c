@@ -52,6 +52,8 @@ static int named_by_cuda(const gv_gpu_record *r)
 void gv_facts_cuda(gv_ctx *ctx, gv_facts *f)
 {
     gv_progress_begin(ctx, "driver.cuda", "node");
+    if (ctx->before_cuinit) /* before libcuda too: what it waits for is always read */
+        ctx->before_cuinit(ctx);
     gv_progress_stage(ctx, "loading libcuda");
     const struct gv_cuda_api *cu = gv_cuda(ctx);
     f->cuda_lib = ctx->libs[GV_LIB_CUDA];
@@ -65,8 +67,6 @@ void gv_facts_cuda(gv_ctx *ctx, gv_facts *f)
     int v;
     if (cu->cuDriverGetVersion(&v) == GVCU_SUCCESS)
         f->cuda_driver_version = v;
-    if (ctx->before_cuinit)
-        ctx->before_cuinit(ctx);
     gv_progress_stage(ctx, "cuInit");
     f->cuda_init = gv_cuda_init(ctx);
     gv_progress_stage(ctx, "enumerating CUDA devices");

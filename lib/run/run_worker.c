@@ -289,11 +289,13 @@ static void start_lanes(client *c)
     /* Past its cuInit: its facts came, or it waits after them (Xid events, a lock). */
     if (c->have_facts || c->node.waiting_s > 0)
         gv_spares_tell_cuda(c);
-    /* Spares wait for the lanes the node's worker opens before its first test on a GPU. */
-    if (c->spare_count && (c->lanes_opened || !c->node.running || node_tests_a_gpu(c)))
+    /* Spares wait for the lanes the node's worker opens before its first test on a GPU; when
+     * it will open none, it runs the tests across GPUs itself. */
+    int no_lanes = !c->lanes_opened && (!c->node.running || node_tests_a_gpu(c));
+    if (c->spare_count && (c->lanes_opened || no_lanes))
         gv_spares_stop(c);
-    if (!c->lanes_opened && c->standby.pid > 0 && (!c->node.running || node_tests_a_gpu(c)))
-        gv_standby_stop(c); /* no lane: the node's worker runs the tests across GPUs */
+    if (no_lanes && c->standby.pid > 0)
+        gv_standby_stop(c);
     if (c->lanes_opened && !c->standby_tried && !c->across_started && any_pending(c->across)) {
         char gpus[sizeof c->node.gpus];
         lanes_gpus(c, 0, gpus, sizeof gpus);

@@ -111,10 +111,11 @@ void gv_spares_start(client *c)
     }
     /* The worker for the tests across GPUs too: its NVML now, its cuInit once a lane ends. */
     int across[GV_CATALOG_MAX] = {0}, any_across = 0;
-    for (size_t i = 0; i < gv_check_count; i++)
-        any_across |= across[i] = c->plan->chosen[i] && gv_catalog_across_gpus(i);
-    for (size_t i = 0; i < gv_check_count; i++)
-        across[i] |= checks[i]; /* gemm.* may come too, judged by the GPUs' peers */
+    for (size_t i = 0; i < gv_check_count; i++) {
+        int together = c->plan->chosen[i] && gv_catalog_across_gpus(i);
+        any_across |= together;
+        across[i] = together || checks[i]; /* gemm.* may come too, judged by the GPUs' peers */
+    }
     if (c->spare_count && any_across)
         gv_standby_start(c, c->plan->opts.gpus, across);
 }

@@ -150,9 +150,7 @@ static int read_go(void *user, char *work, size_t cap)
 {
     (void)user;
     char line[GV_RUN_GO_MAX + 4];
-    do /* a "cuda" its cuInit did not wait for (no libcuda to load) */
-        read_line(line, sizeof line);
-    while (!strcmp(line, "cuda"));
+    read_line(line, sizeof line);
     int prepare = !strncmp(line, "prepare ", 8);
     const char *told = line + (prepare ? 8 : 3);
     if ((!prepare && strncmp(line, "go ", 3) != 0) || strlen(told) >= cap)
