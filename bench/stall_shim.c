@@ -4,7 +4,9 @@
  * GPU $GV_STALL_GPU once $GV_STALL_AFTER seconds have passed since this process first queried
  * it (0: from the first query). With $GV_SLOW_MS set, the GPU is slow instead of stopped: each
  * wait that completes is answered that many ms late, as on a GPU throttled to a crawl. Every
- * other call, and every other GPU, is the real driver's.
+ * other call, and every other GPU, is the real driver's. With $GV_CUINIT_FAULT set to "crash"
+ * or "hang", cuInit segfaults or never returns instead, in every process that calls it (a
+ * broken driver's start).
  * gpuverify loads it through GPUVERIFY_CUDA_LIBRARY; the real driver is $GV_STALL_REAL
  * (default libcuda.so.1 from the loader's path). NCCL and cuBLASLt load the real driver
  * themselves: only gpuverify's own waits see the stall, as they would a GPU that stopped.
@@ -12,10 +14,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int (*get_proc_v2_fn)(const char *, void **, int, uint64_t, int *);
 typedef int (*get_proc_fn)(const char *, void **, int, uint64_t);
@@ -115,8 +119,20 @@ static int stalled_query(void *event)
     return real_query(event);
 }
 
+static int faulty_init(unsigned flags)
+{
+    (void)flags;
+    if (!strcmp(getenv("GV_CUINIT_FAULT"), "crash"))
+        raise(SIGSEGV);
+    for (;;)
+        pause();
+}
+
 static void swap_in(const char *symbol, void **pfn)
 {
+    const char *fault = getenv("GV_CUINIT_FAULT");
+    if (*pfn && fault && *fault && !strcmp(symbol, "cuInit"))
+        *pfn = (void *)faulty_init;
     if (*pfn && real_query && !strcmp(symbol, "cuEventQuery"))
         *pfn = (void *)stalled_query;
     if (*pfn && real_create && !strcmp(symbol, "cuEventCreate"))

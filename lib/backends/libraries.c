@@ -39,6 +39,14 @@ gv_lib_slot *gv_library_slot(gv_ctx *ctx, int32_t library)
         memcpy(slot->detail, detail, sizeof detail);
         return slot;
     }
+    if (ctx->library_refused[library][0]) {
+        memset(slot, 0, sizeof *slot);
+        slot->attempted = 1;
+        slot->state = GV_LIBSTATE_BROKEN;
+        _Static_assert(sizeof slot->detail >= sizeof ctx->library_refused[0], "detail holds why");
+        memcpy(slot->detail, ctx->library_refused[library], sizeof ctx->library_refused[library]);
+        return slot;
+    }
     int major = 0;
     if (library == GV_LIB_CUBLASLT || library == GV_LIB_CUDNN || library == GV_LIB_NCCL)
         major = driver_cuda_major(ctx);

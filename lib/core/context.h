@@ -92,6 +92,9 @@ struct gv_ctx {
     /* Set inside gpuverify-worker only: called before cuInit, which it may hold back (a
      * lane's spare waits for the caller's word that another worker has CUDA up). */
     void (*before_cuinit)(gv_ctx *ctx);
+    /* Set inside gpuverify-worker only: libraries not to load, each with why ("" loads it): its
+     * start hung or crashed an earlier worker of the run, which goes on without it. */
+    char library_refused[GV_LIBRARY_KINDS][200];
     /* gv_now_s() in ms of the last heartbeat sent for each CUDA ordinal, the last slot for
      * beats of no GPU (atomic) */
     long long progress_beat_ms[GV_PROGRESS_MAX_GPUS + 1];

@@ -42,6 +42,7 @@ static gv_status gather_in_worker(gv_ctx *ctx, const char *worker, gv_driver_inf
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory gathering the inventory");
     gv_report *r = NULL;
     gv_status s = gv_run_plan_make(ctx, &o, plan);
+    plan->inventory = 1;
     if (s == GV_OK)
         s = gv_worker_run(ctx, plan, worker, &r);
     free(plan);

@@ -7,6 +7,7 @@
 
 #include "checks/active.h"
 #include "checks/checks.h"
+#include "core/context.h"
 #include "run/levels.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_report.h"
@@ -38,6 +39,13 @@ typedef struct gv_run_plan {
      * H200s: 1.2 s each against 0.55 s alone), and one made while another process holds CUDA is
      * quick (0.06 s). */
     int await_cuda;
+    /* Libraries gpuverify-worker is not to load, each with why (NULL loads it): gv_run's
+     * supervisor names one whose start (NVML's, libcuda's and cuInit, in the facts) hung or
+     * crashed a worker, so that the workers after it judge everything else. */
+    const char *without[GV_LIBRARY_KINDS];
+    /* The facts alone, for gv_check_driver: a library's start that hangs or crashes is that
+     * call's error (GV_ERR_TIMEOUT, GV_ERR_DRIVER), never gone without. */
+    int inventory;
 } gv_run_plan;
 
 /* The longest work a worker on standby is given (gv_run_stream.standby). */

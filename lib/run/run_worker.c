@@ -125,6 +125,12 @@ static int lanes_gpus(const client *c, int skip_hung, char *gpus, size_t cap)
     return n;
 }
 
+void gv_lane_plan_without(const client *c, gv_run_plan *plan)
+{
+    for (int k = 0; k < GV_LIBRARY_KINDS; k++)
+        plan->without[k] = c->without[k][0] ? c->without[k] : NULL;
+}
+
 /* Starts a worker for what the lane has pending; the first pending check is where it starts. */
 static gv_status start(lane *l)
 {
@@ -145,6 +151,7 @@ static gv_status start(lane *l)
     l->ended = 0;
     l->error[0] = l->garbage[0] = '\0';
     l->errored = 0;
+    l->starting_library = -1;
     l->accept_any = is_node(l) && l->workers == 0 && !c->across_started;
     memcpy(l->assigned, l->pending, sizeof l->assigned);
     l->workers++;
@@ -157,6 +164,7 @@ static gv_status start(lane *l)
     }
     gv_run_plan plan = *c->plan;
     plan.lanes = l->lanes_mode;
+    gv_lane_plan_without(c, &plan);
     if (l->gpus[0])
         plan.opts.gpus = l->gpus;
     double left = c->budget_end - gv_now_s();

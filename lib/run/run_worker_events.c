@@ -68,6 +68,7 @@ static void take_facts(client *c, json_t *report_json)
     facts->gpus = NULL;
     gv_report_free(facts);
     c->have_facts = r->facts_known = 1;
+    c->node.starting_library = -1;
 }
 
 static int report_has(const gv_report *r, const char *id, const char *subject)
@@ -189,6 +190,10 @@ static void take_begin(lane *l, json_t *ev)
     l->began = gv_now_s();
     l->waiting_s = l->last_beat = 0;
     l->starting = 0;
+    l->starting_library = !is_node(l) || l->c->have_facts        ? -1
+                          : !strcmp(l->check, gv_id_driver_nvml) ? GV_LIB_NVML
+                          : !strcmp(l->check, gv_id_driver_cuda) ? GV_LIB_CUDA
+                                                                 : -1;
     gv_lane_watch_clear(l);
     memset(l->gpu_done, 0, sizeof l->gpu_done);
     memset(l->gpu_first_done, 0, sizeof l->gpu_first_done);

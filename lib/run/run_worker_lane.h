@@ -67,6 +67,9 @@ typedef struct lane {
     int offered; /* finished, its GPU was offered to the worker on standby */
     int heard;   /* the worker has sent an event */
     int by_budget, by_liveness, by_pace;
+    /* The node's worker is starting a library in its facts (NVML's start and queries,
+     * libcuda's load and cuInit): GV_LIB_NVML or GV_LIB_CUDA, -1 when not. */
+    int starting_library;
     int drained; /* its pipe was read once after its deadline passed */
 } lane;
 
@@ -99,6 +102,9 @@ typedef struct client {
     int standby_tried;
     int standby_told_cuda; /* "cuda" was written to it (gv_run_plan.await_cuda) */
     gv_status failed;      /* the run could not be made: the caller gets this error */
+    /* Libraries the workers started from now on do without, and why ("": none); see
+     * gv_run_plan.without. */
+    char without[GV_LIBRARY_KINDS][200];
 } client;
 
 static inline int lane_index(const lane *l, const char *id)
@@ -164,6 +170,8 @@ void gv_standby_prepare(client *c);
  * checks: 0, or -1 when it is gone (stopped: a fresh worker starts). */
 int gv_standby_adopt(lane *l);
 
+/* run_worker.c: the libraries the run's workers now do without, into a plan of theirs. */
+void gv_lane_plan_without(const client *c, gv_run_plan *plan);
 /* run_worker.c: when GPU g's work would end, from the check's start, at its pace so far; 0
  * when it has no pace yet (fewer than two pieces done). */
 double gv_lane_paced_total(const lane *l, int g);

@@ -173,6 +173,28 @@ static size_t drop_hung(lane *l)
     return left;
 }
 
+/* The library a node's worker stopped in the start of (its facts: NVML's, libcuda's and
+ * cuInit), that the workers after it do without, so that a broken driver costs the checks that
+ * need it and not the whole report (the inventory, the kernel log, the NICs); -1 when it was
+ * elsewhere, or no worker may follow. */
+static int library_left_out(lane *l, const char *why)
+{
+    client *c = l->c;
+    int k = is_node(l) && !c->have_facts && !c->plan->inventory ? l->starting_library : -1;
+    if (k < 0 || k >= GV_LIBRARY_KINDS || l->workers >= MAX_WORKERS)
+        return -1;
+    snprintf(c->without[k], sizeof c->without[k], "%s", why);
+    /* The spares and the worker across GPUs started with the library in theirs. */
+    gv_spares_stop(c);
+    gv_standby_stop(c);
+    return k;
+}
+
+static const char *library_name(int k)
+{
+    return k == GV_LIB_NVML ? "NVML" : "libcuda";
+}
+
 #define HANG_REMEDY                                                                                \
     "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "   \
     "then reset the GPU or reboot"
@@ -398,6 +420,13 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
             return 1;
         }
     }
+    char left_out[200];
+    snprintf(left_out, sizeof left_out,
+             "its start did not return in gpuverify-worker earlier in this run: not tried again");
+    if (library_left_out(l, left_out) >= 0) {
+        gv_report_settle(c->report);
+        return 1;
+    }
     gv_lane_close_pending(l, GV_SKIP, GV_ACTION_NONE,
                           "not run: the worker was stopped after %s timed out%s%s", l->check,
                           is_node(l) ? "" : " on ", is_node(l) ? "" : l->gpu_subject);
@@ -423,10 +452,25 @@ static void concluded_garbled(lane *l, const char *where, double spent)
  * are done; the rest, and every check after, go to a fresh worker. */
 static void concluded_died(lane *l, const char *where, int reaped, int status, double spent)
 {
-    char why[800], ended[96];
+    char why[800], ended[96], left_out[200];
     gv_worker_end_text(status, ended, sizeof ended);
     snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
-    stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+    snprintf(left_out, sizeof left_out,
+             "its start crashed gpuverify-worker earlier in this run (%s): not tried again",
+             reaped ? ended : "it vanished");
+    int k = library_left_out(l, left_out);
+    if (k >= 0) {
+        char remedy[512];
+        snprintf(remedy, sizeof remedy,
+                 "%s crashes the process that starts it: check that it matches the kernel "
+                 "module (/proc/driver/nvidia/version), that no LD_PRELOAD or other copy is in "
+                 "the way (GPUVERIFY_%s_LIBRARY), and dmesg for Xids; reinstall the driver",
+                 library_name(k), k == GV_LIB_NVML ? "NVML" : "CUDA");
+        gv_append(why, sizeof why, "; ", "the other checks ran without it");
+        stopped_row(l, GV_FAIL, GV_ACTION_FIX_CONFIG, why, remedy, spent);
+    } else {
+        stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+    }
     int group = gv_catalog_group(gv_catalog_index(l->check));
     for (size_t i = 0; i < gv_check_count; i++)
         if (l->pending[i] && l->rows[i] && gv_catalog_group((int)i) == group)

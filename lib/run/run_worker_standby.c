@@ -36,6 +36,7 @@ static gv_worker_proc spawn_standby(client *c, gv_run_plan *plan, const int *che
 {
     plan->lanes = 0;
     plan->standby = 1;
+    gv_lane_plan_without(c, plan);
     double left = c->budget_end - gv_now_s();
     char **argv = gv_worker_argv(c->ctx, plan, checks, left > 0.001 ? left : 0.001, c->worker);
     gv_worker_proc p = gv_no_worker;

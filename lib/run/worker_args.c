@@ -10,6 +10,12 @@
 #include "checks/checks.h"
 #include "checks/policy.h"
 
+/* The flags naming a library the worker is not to load (gv_run_plan.without), by enum
+ * gv_library. */
+static const char *const without_flags[GV_LIBRARY_KINDS] = {
+    "--without-cuda",  "--without-nvml", "--without-cublaslt",
+    "--without-cudnn", "--without-nccl", "--without-ibverbs"};
+
 char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pending,
                       double budget_s, const char *path)
 {
@@ -52,6 +58,9 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
         gv_argv_add(&a, "--standby", "1");
     if (plan->await_cuda)
         gv_argv_add(&a, "--await-cuda", "1");
+    for (int k = 0; k < GV_LIBRARY_KINDS; k++)
+        if (plan->without[k])
+            gv_argv_add(&a, without_flags[k], plan->without[k]);
     if (o->topology_xml)
         gv_argv_add(&a, "--topology-xml", o->topology_xml);
     if (o->policy) {
@@ -117,6 +126,7 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
     out->has_policy = 0;
     out->lanes = 0;
     out->standby = out->await_cuda = 0;
+    memset(out->without, 0, sizeof out->without);
     out->policy_text = NULL;
     out->call = NULL;
     out->call_args = NULL;
@@ -177,6 +187,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             for (int k = 0; k < GV_LIBRARY_KINDS; k++)
                 if (!strcmp(flag, gv_worker_library_flags[k]))
                     *library[k] = value, bad = 0;
+                else if (!strcmp(flag, without_flags[k]))
+                    out->without[k] = value, bad = 0;
         }
         if (bad) {
             snprintf(why, cap, "gpuverify-worker: bad argument %s %s", flag, value ? value : "");

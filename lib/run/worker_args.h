@@ -20,7 +20,9 @@
  * cuda.copy_all,cuda.p2p" (the GPUs it tests, then the checks of its --checks it runs), before
  * it sends anything else; "prepare 2,3" lines may come first, for GPUs of its --gpus whose
  * lanes have finished: it makes them ready meanwhile (gv_run_hold_ahead). One started with
- * --await-cuda as well reads "cuda" before its cuInit (gv_run_plan.await_cuda). */
+ * --await-cuda as well reads "cuda" before its cuInit (gv_run_plan.await_cuda). One started
+ * with --without-cuda WHY (or --without-nvml, ...) loads no such library, which reads as
+ * unusable for WHY (gv_run_plan.without). */
 #ifndef GV_RUN_WORKER_ARGS_H
 #define GV_RUN_WORKER_ARGS_H
 
@@ -52,6 +54,7 @@ typedef struct gv_worker_args {
     int lanes;      /* --lanes 1: gv_run_plan.lanes */
     int standby;    /* --standby 1: gv_run_plan.standby; the GPUs come on stdin */
     int await_cuda; /* --await-cuda 1: gv_run_plan.await_cuda; "cuda" comes on stdin first */
+    const char *without[GV_LIBRARY_KINDS]; /* --without-cuda WHY...: gv_run_plan.without */
     const char *policy_text;
     const gv_call_kind *call; /* --call: one call instead of checks */
     void *call_args;          /* its arguments, from --args */

@@ -176,6 +176,9 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     if (s != GV_OK)
         return fail(s, "gpuverify-worker: the context options were refused");
     snprintf(ctx->nccl_log, sizeof ctx->nccl_log, "%s", nccl_log);
+    for (int k = 0; k < GV_LIBRARY_KINDS; k++)
+        if (a->without[k])
+            snprintf(ctx->library_refused[k], sizeof ctx->library_refused[k], "%s", a->without[k]);
     if (a->call) {
         ctx->in_worker = ctx->exit_follows = 1;
         gv_call_serve(ctx, a->call, a->call_args, emit);

@@ -81,17 +81,35 @@ EIGHT = ["gpu%d" % i for i in range(8)]
 
 CASES = {
     # NVML's facts have twice the context's deadline, cuInit four times (catalog factors).
+    # A start that hung is not tried again: a fresh worker judges the rest without that
+    # library (the inventory from sysfs and CUDA here).
     "nvml_init_hang": case("fault-nvml-init-hang", "driver,gpu.nvml", [
         ("driver.nvml", "node", "FAIL", timed_out(4.0, "driver.nvml on node, in loading NVML and nvmlInit_v2 (worker stopped)"),
          "reboot_node"),
-        ("gpu.nvml", "node", "SKIP", "not run: the worker was stopped after driver.nvml timed out")],
+        ("gpu.nvml", "gpu0", "SKIP", "NVML is not usable (driver.nvml)"),
+        ("driver.cuda", "node", "PASS", "cuInit OK")],
         wall=2 * DEADLINE + 1),
     "nvml_handle_hang": case("fault-nvml-handle-hang", "driver", [
         ("driver.nvml", "node", "FAIL", "queries of NVML GPU 3 (worker stopped)")],
         wall=2 * DEADLINE + 1),
-    "cuinit_hang": case("fault-cuinit-hang", "driver", [
-        ("driver.cuda", "node", "FAIL", timed_out(8.0, "driver.cuda on node, in cuInit (worker stopped)"))],
+    "cuinit_hang": case("fault-cuinit-hang", "driver,cuda.init", [
+        ("driver.cuda", "node", "FAIL", timed_out(8.0, "driver.cuda on node, in cuInit (worker stopped)")),
+        ("driver.nvml", "node", "PASS", "NVML"),
+        ("driver.persistence", "gpu3", "PASS", "persistence mode enabled"),
+        ("cuda.init", "node", "SKIP",
+         "libcuda is not usable: its start did not return in gpuverify-worker earlier in this run")],
         wall=4 * DEADLINE + 1),
+    # cuInit crashing every process that calls it costs the tests that need CUDA, not the NVML
+    # inventory and the rest; driver.cuda FAILs (a rerun would crash again).
+    "cuinit_crash": case("fault-cuinit-crash", "driver,gpu.nvml,cuda.init", [
+        ("driver.cuda", "node", "FAIL",
+         "signal 11 (Segmentation fault) during driver.cuda on node, in cuInit; the other checks "
+         "ran without it", "fix_config"),
+        ("driver.nvml", "node", "PASS", "NVML"),
+        ("gpu.nvml", "gpu7", "PASS", ""),
+        ("cuda.init", "node", "SKIP",
+         "libcuda is not usable: its start crashed gpuverify-worker earlier in this run")],
+        args=["--copy-mib", "1"], wall=5),
     "ctx_oom": case("fault-ctx-oom", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL", "OUT_OF_MEMORY")], sysroot=None),
     # The same refusal while a job holds the GPU's memory is the load: the busy rule judges
@@ -276,11 +294,12 @@ CASES = {
         wall=4 * DEADLINE + 3, gpus={3: "FAIL"}),
     # The spares' cuInit waits for the node's worker's (several at once cost each about what
     # all would one after another): the run's first cuInit is the node's worker's, whose crash
-    # there is driver.cuda's ERROR; a spare's would have been replaced without a row.
+    # there is driver.cuda's FAIL; a spare's would have been replaced without a row, and the
+    # GPUs tested with CUDA.
     "cuinit_node_first": case("fault-cuinit-crash-once", "cuda.init", [
-        ("driver.cuda", "node", "ERROR", "during driver.cuda on node, in cuInit"),
-        ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu3", "PASS", "")],
-        exit_code=3, args=["--copy-mib", "1", "--gpus", "0,3"], wall=5),
+        ("driver.cuda", "node", "FAIL", "during driver.cuda on node, in cuInit"),
+        ("cuda.init", "node", "SKIP", "its start crashed gpuverify-worker earlier in this run")],
+        args=["--copy-mib", "1", "--gpus", "0,3"], wall=5),
     "gpu_gone": case("fault-gpu-gone", "cuda.init", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
         args=["--copy-mib", "1"], wall=10),

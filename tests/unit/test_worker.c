@@ -52,6 +52,7 @@ static void command_line_round_trip(void **state)
     plan.lanes = 1;
     plan.standby = 1;
     plan.await_cuda = 1;
+    plan.without[GV_LIB_CUDA] = "its start crashed gpuverify-worker earlier in this run";
     char **argv = gv_worker_argv(ctx, &plan, plan.chosen, 42.0, "/x/gpuverify-worker");
     assert_non_null(argv);
     int argc = 0;
@@ -75,6 +76,8 @@ static void command_line_round_trip(void **state)
     assert_int_equal(a.lanes, 1);
     assert_int_equal(a.standby, 1);
     assert_int_equal(a.await_cuda, 1);
+    assert_string_equal(a.without[GV_LIB_CUDA], plan.without[GV_LIB_CUDA]);
+    assert_null(a.without[GV_LIB_NVML]);
     assert_non_null(strstr(a.run.checks, "driver.gpu_count"));
     assert_non_null(strstr(a.run.checks, "gemm.bf16"));
     assert_null(strstr(a.run.checks, "gemm.fp16"));
