@@ -95,6 +95,9 @@ struct gv_ctx {
     /* Set inside gpuverify-worker only: libraries not to load, each with why ("" loads it): its
      * start hung or crashed an earlier worker of the run, which goes on without it. */
     char library_refused[GV_LIBRARY_KINDS][200];
+    /* Set inside gpuverify-worker only: NVML GPUs (by NVML index) not to query, for the same
+     * reason: their queries hung or crashed an earlier worker. */
+    unsigned char nvml_gpu_refused[GV_PROGRESS_MAX_GPUS];
     /* gv_now_s() in ms of the last heartbeat sent for each CUDA ordinal, the last slot for
      * beats of no GPU (atomic) */
     long long progress_beat_ms[GV_PROGRESS_MAX_GPUS + 1];

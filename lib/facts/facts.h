@@ -17,6 +17,10 @@
 #include "sys/os.h"
 #include "sys/pci.h"
 
+/* The stage NVML's queries of one GPU are in (gv_progress_stage), %u its NVML index: gv_run's
+ * supervisor reads it back to leave a GPU whose queries hung or crashed out of the next worker's
+ * (gv_run_plan.without_nvml_gpus). */
+#define GV_FACTS_NVML_GPU_STAGE "nvmlDeviceGetHandleByIndex and queries of NVML GPU %u"
 #define GV_NVLINK_MAX 18 /* links per GPU NVML reports (NVML_NVLINK_MAX_LINKS) */
 
 /* One NVLink of a GPU as NVML reports it. */

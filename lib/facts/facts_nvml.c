@@ -300,7 +300,18 @@ void gv_facts_nvml(gv_ctx *ctx, gv_facts *f)
         gvnv_device dev = NULL;
         gvnv_pci_info pci;
         memset(&pci, 0, sizeof pci);
-        gv_progress_stage(ctx, "nvmlDeviceGetHandleByIndex and queries of NVML GPU %u", i);
+        if (i < GV_PROGRESS_MAX_GPUS && ctx->nvml_gpu_refused[i]) {
+            gv_gpu_record *r = unaddressed(f, i);
+            if (!r)
+                return;
+            r->gpu.nvml_index = (int32_t)i;
+            r->gpu.nvml_result = GVNV_ERROR_UNKNOWN;
+            snprintf(r->problem, sizeof r->problem,
+                     "NVML's queries of this GPU hung or crashed gpuverify-worker earlier in this "
+                     "run: not asked again");
+            continue;
+        }
+        gv_progress_stage(ctx, GV_FACTS_NVML_GPU_STAGE, i);
         gvnv_return rc = nv->device_get_handle_by_index(i, &dev);
         const char *what = "nvmlDeviceGetHandleByIndex";
         if (rc == GVNV_SUCCESS) {

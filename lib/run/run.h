@@ -43,6 +43,9 @@ typedef struct gv_run_plan {
      * supervisor names one whose start (NVML's, libcuda's and cuInit, in the facts) hung or
      * crashed a worker, so that the workers after it judge everything else. */
     const char *without[GV_LIBRARY_KINDS];
+    /* NVML GPUs gpuverify-worker is not to query ("3,5", NVML indices; NULL none): their
+     * queries hung or crashed a worker (facts.h, GV_FACTS_NVML_GPU_STAGE). */
+    const char *without_nvml_gpus;
     /* The facts alone, for gv_check_driver: a library's start that hangs or crashes is that
      * call's error (GV_ERR_TIMEOUT, GV_ERR_DRIVER), never gone without. */
     int inventory;

@@ -129,6 +129,7 @@ void gv_lane_plan_without(const client *c, gv_run_plan *plan)
 {
     for (int k = 0; k < GV_LIBRARY_KINDS; k++)
         plan->without[k] = c->without[k][0] ? c->without[k] : NULL;
+    plan->without_nvml_gpus = c->without_nvml_gpus[0] ? c->without_nvml_gpus : NULL;
 }
 
 /* Starts a worker for what the lane has pending; the first pending check is where it starts. */

@@ -105,6 +105,7 @@ typedef struct client {
     /* Libraries the workers started from now on do without, and why ("": none); see
      * gv_run_plan.without. */
     char without[GV_LIBRARY_KINDS][200];
+    char without_nvml_gpus[GV_RUN_MAX_GPUS * 4]; /* gv_run_plan.without_nvml_gpus: "3,5" */
 } client;
 
 static inline int lane_index(const lane *l, const char *id)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "facts/facts.h"
 #include "report/report.h"
 #include "run/run_worker_lane.h"
 #include "worker/worker.h"
@@ -173,26 +174,32 @@ static size_t drop_hung(lane *l)
     return left;
 }
 
-/* The library a node's worker stopped in the start of (its facts: NVML's, libcuda's and
- * cuInit), that the workers after it do without, so that a broken driver costs the checks that
- * need it and not the whole report (the inventory, the kernel log, the NICs); -1 when it was
- * elsewhere, or no worker may follow. */
-static int library_left_out(lane *l, const char *why)
+/* What a node's worker stopped in the start of, in its facts (NVML's start, or its queries of
+ * one GPU; libcuda's load and cuInit), which the workers after it do without, so that a broken
+ * driver costs the checks that need it and not the whole report (the inventory, the kernel log,
+ * the NICs): the library, its part left out named in `what` ("libcuda", "NVML's queries of NVML
+ * GPU 3"); -1 when it was elsewhere, or no worker may follow. */
+static int left_out(lane *l, const char *why, char *what, size_t cap)
 {
     client *c = l->c;
     int k = is_node(l) && !c->have_facts && !c->plan->inventory ? l->starting_library : -1;
     if (k < 0 || k >= GV_LIBRARY_KINDS || l->workers >= MAX_WORKERS)
         return -1;
-    snprintf(c->without[k], sizeof c->without[k], "%s", why);
-    /* The spares and the worker across GPUs started with the library in theirs. */
+    unsigned gpu;
+    if (k == GV_LIB_NVML && sscanf(l->stage, GV_FACTS_NVML_GPU_STAGE, &gpu) == 1 &&
+        gpu < GV_RUN_MAX_GPUS) {
+        char one[16];
+        snprintf(one, sizeof one, "%u", gpu);
+        gv_append(c->without_nvml_gpus, sizeof c->without_nvml_gpus, ",", one);
+        snprintf(what, cap, "NVML's queries of NVML GPU %u", gpu);
+    } else {
+        snprintf(c->without[k], sizeof c->without[k], "%s", why);
+        snprintf(what, cap, "%s", k == GV_LIB_NVML ? "NVML" : "libcuda");
+    }
+    /* The spares and the worker across GPUs started with it in theirs. */
     gv_spares_stop(c);
     gv_standby_stop(c);
     return k;
-}
-
-static const char *library_name(int k)
-{
-    return k == GV_LIB_NVML ? "NVML" : "libcuda";
 }
 
 #define HANG_REMEDY                                                                                \
@@ -420,10 +427,11 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
             return 1;
         }
     }
-    char left_out[200];
-    snprintf(left_out, sizeof left_out,
-             "its start did not return in gpuverify-worker earlier in this run: not tried again");
-    if (library_left_out(l, left_out) >= 0) {
+    char what[64];
+    if (left_out(l,
+                 "its start did not return in gpuverify-worker earlier in this run: not tried "
+                 "again",
+                 what, sizeof what) >= 0) {
         gv_report_settle(c->report);
         return 1;
     }
@@ -452,21 +460,23 @@ static void concluded_garbled(lane *l, const char *where, double spent)
  * are done; the rest, and every check after, go to a fresh worker. */
 static void concluded_died(lane *l, const char *where, int reaped, int status, double spent)
 {
-    char why[800], ended[96], left_out[200];
+    char why[800], ended[96], because[200], what[64];
     gv_worker_end_text(status, ended, sizeof ended);
     snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
-    snprintf(left_out, sizeof left_out,
+    snprintf(because, sizeof because,
              "its start crashed gpuverify-worker earlier in this run (%s): not tried again",
              reaped ? ended : "it vanished");
-    int k = library_left_out(l, left_out);
+    int k = left_out(l, because, what, sizeof what);
     if (k >= 0) {
         char remedy[512];
         snprintf(remedy, sizeof remedy,
                  "%s crashes the process that starts it: check that it matches the kernel "
                  "module (/proc/driver/nvidia/version), that no LD_PRELOAD or other copy is in "
                  "the way (GPUVERIFY_%s_LIBRARY), and dmesg for Xids; reinstall the driver",
-                 library_name(k), k == GV_LIB_NVML ? "NVML" : "CUDA");
-        gv_append(why, sizeof why, "; ", "the other checks ran without it");
+                 k == GV_LIB_NVML ? "NVML" : "libcuda", k == GV_LIB_NVML ? "NVML" : "CUDA");
+        char without[96];
+        snprintf(without, sizeof without, "the other checks ran without %s", what);
+        gv_append(why, sizeof why, "; ", without);
         stopped_row(l, GV_FAIL, GV_ACTION_FIX_CONFIG, why, remedy, spent);
     } else {
         stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);

@@ -61,6 +61,8 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
     for (int k = 0; k < GV_LIBRARY_KINDS; k++)
         if (plan->without[k])
             gv_argv_add(&a, without_flags[k], plan->without[k]);
+    if (plan->without_nvml_gpus)
+        gv_argv_add(&a, "--without-nvml-gpus", plan->without_nvml_gpus);
     if (o->topology_xml)
         gv_argv_add(&a, "--topology-xml", o->topology_xml);
     if (o->policy) {
@@ -127,6 +129,7 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
     out->lanes = 0;
     out->standby = out->await_cuda = 0;
     memset(out->without, 0, sizeof out->without);
+    out->without_nvml_gpus = NULL;
     out->policy_text = NULL;
     out->call = NULL;
     out->call_args = NULL;
@@ -174,6 +177,8 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             out->standby = !strcmp(value, "1");
         else if (!strcmp(flag, "--await-cuda"))
             out->await_cuda = !strcmp(value, "1");
+        else if (!strcmp(flag, "--without-nvml-gpus"))
+            out->without_nvml_gpus = value;
         else if (!strcmp(flag, "--topology-xml"))
             out->run.topology_xml = value;
         else if (!strcmp(flag, "--policy"))

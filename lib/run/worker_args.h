@@ -22,7 +22,8 @@
  * lanes have finished: it makes them ready meanwhile (gv_run_hold_ahead). One started with
  * --await-cuda as well reads "cuda" before its cuInit (gv_run_plan.await_cuda). One started
  * with --without-cuda WHY (or --without-nvml, ...) loads no such library, which reads as
- * unusable for WHY (gv_run_plan.without). */
+ * unusable for WHY (gv_run_plan.without); with --without-nvml-gpus 3,5 it queries no NVML GPU of
+ * those indices. */
 #ifndef GV_RUN_WORKER_ARGS_H
 #define GV_RUN_WORKER_ARGS_H
 
@@ -55,6 +56,7 @@ typedef struct gv_worker_args {
     int standby;    /* --standby 1: gv_run_plan.standby; the GPUs come on stdin */
     int await_cuda; /* --await-cuda 1: gv_run_plan.await_cuda; "cuda" comes on stdin first */
     const char *without[GV_LIBRARY_KINDS]; /* --without-cuda WHY...: gv_run_plan.without */
+    const char *without_nvml_gpus;         /* --without-nvml-gpus 3,5 */
     const char *policy_text;
     const gv_call_kind *call; /* --call: one call instead of checks */
     void *call_args;          /* its arguments, from --args */

@@ -179,6 +179,15 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     for (int k = 0; k < GV_LIBRARY_KINDS; k++)
         if (a->without[k])
             snprintf(ctx->library_refused[k], sizeof ctx->library_refused[k], "%s", a->without[k]);
+    for (const char *p = a->without_nvml_gpus; p && *p;) {
+        char *end = NULL;
+        unsigned long i = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        if (i < GV_PROGRESS_MAX_GPUS)
+            ctx->nvml_gpu_refused[i] = 1;
+        p = *end == ',' ? end + 1 : end;
+    }
     if (a->call) {
         ctx->in_worker = ctx->exit_follows = 1;
         gv_call_serve(ctx, a->call, a->call_args, emit);

@@ -89,9 +89,21 @@ CASES = {
         ("gpu.nvml", "gpu0", "SKIP", "NVML is not usable (driver.nvml)"),
         ("driver.cuda", "node", "PASS", "cuInit OK")],
         wall=2 * DEADLINE + 1),
-    "nvml_handle_hang": case("fault-nvml-handle-hang", "driver", [
-        ("driver.nvml", "node", "FAIL", "queries of NVML GPU 3 (worker stopped)")],
-        wall=2 * DEADLINE + 1),
+    # NVML that hangs (or crashes) on one GPU: only that GPU's queries are left out after it,
+    # and it is the GPU named.
+    "nvml_handle_hang": case("fault-nvml-handle-hang", "driver,gpu.nvml", [
+        ("driver.nvml", "node", "FAIL", "queries of NVML GPU 3 (worker stopped)"),
+        ("gpu.nvml", "gpu3", "FAIL", "NVML's queries of this GPU hung or crashed", "reset_gpu"),
+        ("gpu.nvml", "gpu2", "PASS", "answers NVML queries")],
+        wall=2 * DEADLINE + 1, gpus={3: "FAIL", 2: "PASS"}),
+    "nvml_handle_crash": case("fault-nvml-handle-crash", "driver,gpu.nvml,cuda.init", [
+        ("driver.nvml", "node", "FAIL",
+         "in nvmlDeviceGetHandleByIndex and queries of NVML GPU 3; the other checks ran without "
+         "NVML's queries of NVML GPU 3", "fix_config"),
+        ("gpu.nvml", "gpu3", "FAIL", "NVML's queries of this GPU hung or crashed", "reset_gpu"),
+        ("gpu.nvml", "gpu7", "PASS", "answers NVML queries"),
+        ("cuda.init", "gpu3", "PASS", "")],
+        args=["--copy-mib", "1"], wall=5, gpus={3: "FAIL"}),
     "cuinit_hang": case("fault-cuinit-hang", "driver,cuda.init", [
         ("driver.cuda", "node", "FAIL", timed_out(8.0, "driver.cuda on node, in cuInit (worker stopped)")),
         ("driver.nvml", "node", "PASS", "NVML"),
@@ -104,7 +116,7 @@ CASES = {
     "cuinit_crash": case("fault-cuinit-crash", "driver,gpu.nvml,cuda.init", [
         ("driver.cuda", "node", "FAIL",
          "signal 11 (Segmentation fault) during driver.cuda on node, in cuInit; the other checks "
-         "ran without it", "fix_config"),
+         "ran without libcuda", "fix_config"),
         ("driver.nvml", "node", "PASS", "NVML"),
         ("gpu.nvml", "gpu7", "PASS", ""),
         ("cuda.init", "node", "SKIP",

@@ -53,6 +53,7 @@ static void command_line_round_trip(void **state)
     plan.standby = 1;
     plan.await_cuda = 1;
     plan.without[GV_LIB_CUDA] = "its start crashed gpuverify-worker earlier in this run";
+    plan.without_nvml_gpus = "3,5";
     char **argv = gv_worker_argv(ctx, &plan, plan.chosen, 42.0, "/x/gpuverify-worker");
     assert_non_null(argv);
     int argc = 0;
@@ -78,6 +79,7 @@ static void command_line_round_trip(void **state)
     assert_int_equal(a.await_cuda, 1);
     assert_string_equal(a.without[GV_LIB_CUDA], plan.without[GV_LIB_CUDA]);
     assert_null(a.without[GV_LIB_NVML]);
+    assert_string_equal(a.without_nvml_gpus, "3,5");
     assert_non_null(strstr(a.run.checks, "driver.gpu_count"));
     assert_non_null(strstr(a.run.checks, "gemm.bf16"));
     assert_null(strstr(a.run.checks, "gemm.fp16"));
