@@ -283,6 +283,14 @@ static void start_lanes(client *c)
             l->finished = 1;
             continue;
         }
+        if (l->workers && gv_now_s() >= c->budget_end) {
+            /* A fresh worker after one that stopped would have no time left for anything. */
+            gv_lane_close_pending(l, GV_ERROR, GV_ACTION_RERUN,
+                                  "not run: the run's budget of %.0f s was spent",
+                                  c->plan->budget_s);
+            l->finished = 1;
+            continue;
+        }
         if (start(l) == GV_OK)
             continue;
         if (is_node(l) && l->workers == 1 && !c->across_started) {

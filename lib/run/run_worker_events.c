@@ -69,6 +69,7 @@ static void take_facts(client *c, json_t *report_json)
     gv_report_free(facts);
     c->have_facts = r->facts_known = 1;
     c->node.starting_library = -1;
+    gv_lane_start_passed(c);
 }
 
 static int report_has(const gv_report *r, const char *id, const char *subject)
@@ -103,6 +104,7 @@ static void take_row(lane *l, json_t *o)
     if (gv_result_from_json(c->ctx, o, &row) != GV_OK)
         return;
     int index = lane_index(l, row.id);
+    gv_lane_start_crashed(c, &row); /* an ERROR now, where a crash was tried again */
     /* A judge a lane's worker brought in (driver.cuda when cuInit failed there) counts when it
      * found something the node's worker did not: its SKIPs must not pass the node. */
     if (!l->accept_any && (index < 0 || !l->assigned[index]) &&

@@ -106,6 +106,9 @@ typedef struct client {
      * gv_run_plan.without. */
     char without[GV_LIBRARY_KINDS][200];
     char without_nvml_gpus[GV_RUN_MAX_GPUS * 4]; /* gv_run_plan.without_nvml_gpus: "3,5" */
+    /* How a worker died in a library's start, the first time (a fresh worker tries it again);
+     * "": it did not. */
+    char start_crash[GV_LIBRARY_KINDS][400];
 } client;
 
 static inline int lane_index(const lane *l, const char *id)
@@ -148,6 +151,12 @@ void gv_lane_close_pending(lane *l, int verdict, int32_t action, const char *fmt
     __attribute__((format(printf, 4, 5)));
 /* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */
 void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double spent);
+/* The row of the check whose start crashed a worker once (driver.cuda's after a crash in
+ * cuInit): it says so, and is an ERROR to rerun where it would have passed. */
+void gv_lane_start_crashed(const client *c, gv_check_result *row);
+/* The facts came: a start that crashed a worker once whose check the run did not choose gets
+ * that ERROR row here (a chosen one's row comes, gv_lane_start_crashed). */
+void gv_lane_start_passed(client *c);
 
 /* run_worker_standby.c: workers started before their work is known. A worker that is none. */
 extern const gv_worker_proc gv_no_worker;

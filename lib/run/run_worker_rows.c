@@ -174,20 +174,29 @@ static size_t drop_hung(lane *l)
     return left;
 }
 
-/* What a node's worker stopped in the start of, in its facts (NVML's start, or its queries of
- * one GPU; libcuda's load and cuInit), which the workers after it do without, so that a broken
- * driver costs the checks that need it and not the whole report (the inventory, the kernel log,
- * the NICs): the library, its part left out named in `what` ("libcuda", "NVML's queries of NVML
- * GPU 3"); -1 when it was elsewhere, or no worker may follow. */
-static int left_out(lane *l, const char *why, char *what, size_t cap)
+/* The library a node's worker stopped in the start of, in its facts (NVML's start or its
+ * queries of one GPU, libcuda's load and cuInit), when a fresh worker may follow within the
+ * run's budget; -1 otherwise. */
+static int stopped_in_start(const lane *l)
+{
+    const client *c = l->c;
+    int k = is_node(l) && !c->have_facts && !c->plan->inventory ? l->starting_library : -1;
+    if (k < 0 || k >= GV_LIBRARY_KINDS || l->workers >= MAX_WORKERS || gv_now_s() >= c->budget_end)
+        return -1;
+    return k;
+}
+
+/* The workers after this one do without what it stopped in the start of (library k, or NVML's
+ * queries of the one GPU it was at), so that a broken driver costs the checks that need it and
+ * not the whole report (the inventory, the kernel log, the NICs): `what` names it ("libcuda",
+ * "NVML's queries of NVML GPU 3"). 1 when it is one GPU's queries. */
+static int leave_out(lane *l, int k, const char *why, char *what, size_t cap)
 {
     client *c = l->c;
-    int k = is_node(l) && !c->have_facts && !c->plan->inventory ? l->starting_library : -1;
-    if (k < 0 || k >= GV_LIBRARY_KINDS || l->workers >= MAX_WORKERS)
-        return -1;
     unsigned gpu;
-    if (k == GV_LIB_NVML && sscanf(l->stage, GV_FACTS_NVML_GPU_STAGE, &gpu) == 1 &&
-        gpu < GV_RUN_MAX_GPUS) {
+    int one_gpu = k == GV_LIB_NVML && sscanf(l->stage, GV_FACTS_NVML_GPU_STAGE, &gpu) == 1 &&
+                  gpu < GV_RUN_MAX_GPUS;
+    if (one_gpu) {
         char one[16];
         snprintf(one, sizeof one, "%u", gpu);
         gv_append(c->without_nvml_gpus, sizeof c->without_nvml_gpus, ",", one);
@@ -199,7 +208,7 @@ static int left_out(lane *l, const char *why, char *what, size_t cap)
     /* The spares and the worker across GPUs started with it in theirs. */
     gv_spares_stop(c);
     gv_standby_stop(c);
-    return k;
+    return one_gpu;
 }
 
 #define HANG_REMEDY                                                                                \
@@ -427,11 +436,13 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
             return 1;
         }
     }
-    char what[64];
-    if (left_out(l,
-                 "its start did not return in gpuverify-worker earlier in this run: not tried "
-                 "again",
-                 what, sizeof what) >= 0) {
+    int k = stopped_in_start(l);
+    if (k >= 0) {
+        char what[64];
+        leave_out(l, k,
+                  "its start did not return in gpuverify-worker earlier in this run: not "
+                  "tried again",
+                  what, sizeof what);
         gv_report_settle(c->report);
         return 1;
     }
@@ -456,31 +467,50 @@ static void concluded_garbled(lane *l, const char *where, double spent)
                           "not run: the worker's output could not be read");
 }
 
-/* A worker that died (a crash, or it vanished). The checks of its group that sent their rows
- * are done; the rest, and every check after, go to a fresh worker. */
-static void concluded_died(lane *l, const char *where, int reaped, int status, double spent)
+/* A worker that died in a library's start (stopped_in_start): the first time a fresh worker
+ * starts it again (a one-off, a signal from outside: the row that comes says it happened,
+ * gv_lane_start_crashed); the second, its check FAILs (a rerun would crash again) and the
+ * workers after it do without. */
+static void died_in_start(lane *l, int k, const char *why, const char *ended, double spent)
 {
-    char why[800], ended[96], because[200], what[64];
-    gv_worker_end_text(status, ended, sizeof ended);
-    snprintf(why, sizeof why, "worker %s during %s", reaped ? ended : "vanished", where);
+    client *c = l->c;
+    if (!c->start_crash[k][0]) {
+        snprintf(c->start_crash[k], sizeof c->start_crash[k], "%s", why);
+        return;
+    }
+    char because[200], what[64], row[900], remedy[400];
     snprintf(because, sizeof because,
-             "its start crashed gpuverify-worker earlier in this run (%s): not tried again",
-             reaped ? ended : "it vanished");
-    int k = left_out(l, because, what, sizeof what);
-    if (k >= 0) {
-        char remedy[512];
+             "gpuverify-worker %s in its start, twice in this run: not tried again", ended);
+    int one_gpu = leave_out(l, k, because, what, sizeof what);
+    snprintf(row, sizeof row, "%s, twice in this run; the other checks ran without %s", why, what);
+    if (one_gpu)
+        snprintf(remedy, sizeof remedy,
+                 "NVML crashes the process that queries this GPU: check dmesg for Xid errors on "
+                 "it (gpu.nvml names it), then reset it or reboot");
+    else
         snprintf(remedy, sizeof remedy,
                  "%s crashes the process that starts it: check that it matches the kernel "
                  "module (/proc/driver/nvidia/version), that no LD_PRELOAD or other copy is in "
                  "the way (GPUVERIFY_%s_LIBRARY), and dmesg for Xids; reinstall the driver",
                  k == GV_LIB_NVML ? "NVML" : "libcuda", k == GV_LIB_NVML ? "NVML" : "CUDA");
-        char without[96];
-        snprintf(without, sizeof without, "the other checks ran without %s", what);
-        gv_append(why, sizeof why, "; ", without);
-        stopped_row(l, GV_FAIL, GV_ACTION_FIX_CONFIG, why, remedy, spent);
-    } else {
+    stopped_row(l, GV_FAIL, one_gpu ? GV_ACTION_RESET_GPU : GV_ACTION_FIX_CONFIG, row, remedy,
+                spent);
+}
+
+/* A worker that died (a crash, or it vanished). The checks of its group that sent their rows
+ * are done; the rest, and every check after, go to a fresh worker. */
+static void concluded_died(lane *l, const char *where, int reaped, int status, double spent)
+{
+    char why[800], ended[96];
+    gv_worker_end_text(status, ended, sizeof ended);
+    if (!reaped)
+        snprintf(ended, sizeof ended, "vanished");
+    snprintf(why, sizeof why, "worker %s during %s", ended, where);
+    int k = stopped_in_start(l);
+    if (k >= 0)
+        died_in_start(l, k, why, ended, spent);
+    else
         stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
-    }
     int group = gv_catalog_group(gv_catalog_index(l->check));
     for (size_t i = 0; i < gv_check_count; i++)
         if (l->pending[i] && l->rows[i] && gv_catalog_group((int)i) == group)
@@ -488,6 +518,42 @@ static void concluded_died(lane *l, const char *where, int reaped, int status, d
     if (any_pending(l->pending) && l->workers >= MAX_WORKERS)
         gv_lane_close_pending(l, GV_ERROR, GV_ACTION_RERUN, "not run: %d workers in a row died",
                               MAX_WORKERS);
+}
+
+/* The check a library's start belongs to. */
+static const char *start_check(int k)
+{
+    return k == GV_LIB_NVML ? gv_id_driver_nvml : gv_id_driver_cuda;
+}
+
+void gv_lane_start_passed(client *c)
+{
+    for (int k = GV_LIB_CUDA; k <= GV_LIB_NVML; k++) {
+        int index = gv_catalog_index(start_check(k));
+        if (!c->start_crash[k][0] || (index >= 0 && c->plan->chosen[index]))
+            continue;
+        gv_result_action(gv_report_add(c->report, start_check(k), "node", GV_ERROR,
+                                       "%s, and a fresh worker got past it", c->start_crash[k]),
+                         GV_ACTION_RERUN);
+        c->start_crash[k][0] = '\0';
+    }
+}
+
+void gv_lane_start_crashed(const client *c, gv_check_result *row)
+{
+    int k = !strcmp(row->id, gv_id_driver_cuda)   ? GV_LIB_CUDA
+            : !strcmp(row->id, gv_id_driver_nvml) ? GV_LIB_NVML
+                                                  : -1;
+    if (k < 0 || !c->start_crash[k][0] || strcmp(row->subject, "node") != 0)
+        return;
+    char message[sizeof row->message];
+    snprintf(message, sizeof message, "%s, and a fresh worker got past it: %s", c->start_crash[k],
+             row->message);
+    memcpy(row->message, message, sizeof message);
+    if (row->verdict == GV_PASS || row->verdict == GV_WARN || row->verdict == GV_SKIP) {
+        row->verdict = GV_ERROR;
+        row->action = GV_ACTION_RERUN;
+    }
 }
 
 void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double spent)

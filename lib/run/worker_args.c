@@ -10,11 +10,14 @@
 #include "checks/checks.h"
 #include "checks/policy.h"
 
-/* The flags naming a library the worker is not to load (gv_run_plan.without), by enum
- * gv_library. */
-static const char *const without_flags[GV_LIBRARY_KINDS] = {
-    "--without-cuda",  "--without-nvml", "--without-cublaslt",
-    "--without-cudnn", "--without-nccl", "--without-ibverbs"};
+/* The flag naming library k as one the worker is not to load (gv_run_plan.without):
+ * "--without-cuda" beside the context's "--cuda-library". */
+static const char *without_flag(int k, char *out, size_t cap)
+{
+    const char *name = gv_worker_library_flags[k] + 2;
+    snprintf(out, cap, "--without-%.*s", (int)strcspn(name, "-"), name);
+    return out;
+}
 
 char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pending,
                       double budget_s, const char *path)
@@ -58,9 +61,10 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
         gv_argv_add(&a, "--standby", "1");
     if (plan->await_cuda)
         gv_argv_add(&a, "--await-cuda", "1");
+    char flag[48];
     for (int k = 0; k < GV_LIBRARY_KINDS; k++)
         if (plan->without[k])
-            gv_argv_add(&a, without_flags[k], plan->without[k]);
+            gv_argv_add(&a, without_flag(k, flag, sizeof flag), plan->without[k]);
     if (plan->without_nvml_gpus)
         gv_argv_add(&a, "--without-nvml-gpus", plan->without_nvml_gpus);
     if (o->topology_xml)
@@ -189,10 +193,11 @@ gv_status gv_worker_args_parse(int argc, char **argv, gv_worker_args *out, char 
             call_hex = value;
         else {
             bad = 1;
+            char without[48];
             for (int k = 0; k < GV_LIBRARY_KINDS; k++)
                 if (!strcmp(flag, gv_worker_library_flags[k]))
                     *library[k] = value, bad = 0;
-                else if (!strcmp(flag, without_flags[k]))
+                else if (!strcmp(flag, without_flag(k, without, sizeof without)))
                     out->without[k] = value, bad = 0;
         }
         if (bad) {

@@ -98,8 +98,8 @@ CASES = {
         wall=2 * DEADLINE + 1, gpus={3: "FAIL", 2: "PASS"}),
     "nvml_handle_crash": case("fault-nvml-handle-crash", "driver,gpu.nvml,cuda.init", [
         ("driver.nvml", "node", "FAIL",
-         "in nvmlDeviceGetHandleByIndex and queries of NVML GPU 3; the other checks ran without "
-         "NVML's queries of NVML GPU 3", "fix_config"),
+         "in nvmlDeviceGetHandleByIndex and queries of NVML GPU 3, twice in this run; the other "
+         "checks ran without NVML's queries of NVML GPU 3", "reset_gpu"),
         ("gpu.nvml", "gpu3", "FAIL", "NVML's queries of this GPU hung or crashed", "reset_gpu"),
         ("gpu.nvml", "gpu7", "PASS", "answers NVML queries"),
         ("cuda.init", "gpu3", "PASS", "")],
@@ -112,15 +112,23 @@ CASES = {
          "libcuda is not usable: its start did not return in gpuverify-worker earlier in this run")],
         wall=4 * DEADLINE + 1),
     # cuInit crashing every process that calls it costs the tests that need CUDA, not the NVML
-    # inventory and the rest; driver.cuda FAILs (a rerun would crash again).
+    # inventory and the rest; driver.cuda FAILs once it crashed twice (a rerun would crash
+    # again).
+    # The same with driver.cuda chosen: its row is the fresh worker's, saying so.
+    "cuinit_crash_once_judged": case("fault-cuinit-crash-once", "driver.cuda,cuda.init", [
+        ("driver.cuda", "node", "ERROR",
+         "in cuInit, and a fresh worker got past it: CUDA driver API 13.0, cuInit OK", "rerun"),
+        ("cuda.init", "gpu3", "PASS", "")],
+        exit_code=3, args=["--copy-mib", "1", "--gpus", "0,3"], wall=5),
     "cuinit_crash": case("fault-cuinit-crash", "driver,gpu.nvml,cuda.init", [
         ("driver.cuda", "node", "FAIL",
-         "signal 11 (Segmentation fault) during driver.cuda on node, in cuInit; the other checks "
-         "ran without libcuda", "fix_config"),
+         "signal 11 (Segmentation fault) during driver.cuda on node, in cuInit, twice in this "
+         "run; the other checks ran without libcuda", "fix_config"),
         ("driver.nvml", "node", "PASS", "NVML"),
         ("gpu.nvml", "gpu7", "PASS", ""),
         ("cuda.init", "node", "SKIP",
-         "libcuda is not usable: its start crashed gpuverify-worker earlier in this run")],
+         "libcuda is not usable: gpuverify-worker died with signal 11 (Segmentation fault) in its "
+         "start, twice in this run: not tried again")],
         args=["--copy-mib", "1"], wall=5),
     "ctx_oom": case("fault-ctx-oom", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL", "OUT_OF_MEMORY")], sysroot=None),
@@ -306,12 +314,13 @@ CASES = {
         wall=4 * DEADLINE + 3, gpus={3: "FAIL"}),
     # The spares' cuInit waits for the node's worker's (several at once cost each about what
     # all would one after another): the run's first cuInit is the node's worker's, whose crash
-    # there is driver.cuda's FAIL; a spare's would have been replaced without a row, and the
-    # GPUs tested with CUDA.
+    # there is driver.cuda's ERROR (one crash is tried again in a fresh worker, and the GPUs
+    # are tested); a spare's would have been replaced without a row.
     "cuinit_node_first": case("fault-cuinit-crash-once", "cuda.init", [
-        ("driver.cuda", "node", "FAIL", "during driver.cuda on node, in cuInit"),
-        ("cuda.init", "node", "SKIP", "its start crashed gpuverify-worker earlier in this run")],
-        args=["--copy-mib", "1", "--gpus", "0,3"], wall=5),
+        ("driver.cuda", "node", "ERROR",
+         "during driver.cuda on node, in cuInit, and a fresh worker got past it", "rerun"),
+        ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu3", "PASS", "")],
+        exit_code=3, args=["--copy-mib", "1", "--gpus", "0,3"], wall=5),
     "gpu_gone": case("fault-gpu-gone", "cuda.init", [
         ("cuda.init", "gpu0", "PASS", ""), ("cuda.init", "gpu1", "FAIL", "")],
         args=["--copy-mib", "1"], wall=10),
