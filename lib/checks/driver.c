@@ -105,8 +105,10 @@ static gv_check_result *library_unusable(const gv_facts *f, gv_report *r, const 
         return c;
     }
     if (lib->state == GV_LIBSTATE_BROKEN) {
-        gv_check_result *c = gv_report_add(r, id, "node", GV_FAIL, "%s unusable: %s (%s)", what,
-                                           lib->detail, lib->path[0] ? lib->path : lib->tried);
+        const char *file = lib->path[0] ? lib->path : lib->tried;
+        gv_check_result *c =
+            gv_report_add(r, id, "node", GV_FAIL, "%s unusable: %s%s%s%s", what, lib->detail,
+                          file[0] ? " (" : "", file, file[0] ? ")" : "");
         gv_result_remedy(c, "reinstall the NVIDIA driver's user-space libraries");
         gv_result_action(c, GV_ACTION_FIX_CONFIG);
         return c;

@@ -60,7 +60,7 @@ static int register_gpus(const struct gv_nvml_api *nv, const gv_facts *f, gvnv_e
         const gv_gpu_record *g = &f->gpus[i];
         gvnv_device dev = NULL;
         unsigned long long types = 0;
-        if (g->gpu.nvml_index < 0 ||
+        if (g->gpu.nvml_index < 0 || g->gpu.nvml_result != 0 ||
             nv->device_get_handle_by_index((unsigned)g->gpu.nvml_index, &dev) != GVNV_SUCCESS)
             continue;
         gvnv_return rc = GVNV_ERROR_NOT_SUPPORTED;

@@ -242,6 +242,7 @@ static void take_wait(lane *l, json_t *ev)
     l->waiting_s = s > 0 ? s : 0;
     l->last_beat = 0;
     l->starting = 0;
+    l->starting_library = -1; /* the Xid watch, a lock: past the libraries' start */
 }
 
 int gv_lane_take_line(void *user, char *line)

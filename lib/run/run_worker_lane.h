@@ -17,6 +17,8 @@
 #include "worker/spawn.h"
 
 #define MAX_WORKERS 4 /* per lane: the first and three fresh ones after crashes */
+/* Workers of a run that may stop in a library's start (run_worker_start.c), beyond those. */
+#define MAX_START_STOPS 8
 
 /* How one worker's run ended. */
 enum outcome { ENDED, TIMED_OUT, DIED, GARBLED, FAILED };
@@ -70,7 +72,8 @@ typedef struct lane {
     /* The node's worker is starting a library in its facts (NVML's start and queries,
      * libcuda's load and cuInit): GV_LIB_NVML or GV_LIB_CUDA, -1 when not. */
     int starting_library;
-    int drained; /* its pipe was read once after its deadline passed */
+    int drained;     /* its pipe was read once after its deadline passed */
+    int start_stops; /* its workers stopped in a library's start (run_worker_start.c) */
 } lane;
 
 typedef struct client {
@@ -106,9 +109,9 @@ typedef struct client {
      * gv_run_plan.without. */
     char without[GV_LIBRARY_KINDS][200];
     char without_nvml_gpus[GV_RUN_MAX_GPUS * 4]; /* gv_run_plan.without_nvml_gpus: "3,5" */
-    /* How a worker died in a library's start, the first time (a fresh worker tries it again);
-     * "": it did not. */
-    char start_crash[GV_LIBRARY_KINDS][400];
+    /* How a worker died in a library's start the last time, and where (its stage): a fresh
+     * worker tries it again; "": none did, or that was judged. */
+    char start_crash[GV_LIBRARY_KINDS][400], start_crash_at[GV_LIBRARY_KINDS][256];
 } client;
 
 static inline int lane_index(const lane *l, const char *id)
@@ -127,6 +130,13 @@ static inline int is_node(const lane *l)
 static inline int gpu_hung(const lane *l)
 {
     return is_node(l) ? l->c->own_gpu_hung : l->timed_out;
+}
+
+/* Whether a fresh worker may follow the lane's last: MAX_WORKERS, not counting those stopped in a
+ * library's start. */
+static inline int gv_lane_may_restart(const lane *l)
+{
+    return l->workers < MAX_WORKERS + l->start_stops;
 }
 
 static inline int any_pending(const int *pending)
@@ -151,12 +161,23 @@ void gv_lane_close_pending(lane *l, int verdict, int32_t action, const char *fmt
     __attribute__((format(printf, 4, 5)));
 /* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */
 void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double spent);
-/* The row of the check whose start crashed a worker once (driver.cuda's after a crash in
- * cuInit): it says so, and is an ERROR to rerun where it would have passed. */
-void gv_lane_start_crashed(const client *c, gv_check_result *row);
+/* run_worker_start.c: a node's worker stopped in a library's start (NVML's, libcuda's and
+ * cuInit, in the facts). The library, when a fresh worker may follow within the run's budget,
+ * else -1. */
+int gv_lane_stopped_in_start(const lane *l);
+/* It hung there: the start's check FAILs with why, action and remedy, and the workers after it
+ * do without what hung. */
+void gv_lane_hung_in_start(lane *l, const char *why, int32_t action, const char *remedy,
+                           double spent);
+/* It died there (`ended`: "died with signal 11 ..."): a fresh worker tries it again; at the
+ * second death at the same place, the check FAILs and the workers after it do without. */
+void gv_lane_died_in_start(lane *l, const char *why, const char *ended, double spent);
 /* The facts came: a start that crashed a worker once whose check the run did not choose gets
  * that ERROR row here (a chosen one's row comes, gv_lane_start_crashed). */
 void gv_lane_start_passed(client *c);
+/* The row of the check whose start crashed a worker once (driver.cuda's after a crash in
+ * cuInit): it says so, and is an ERROR to rerun where it would have passed. */
+void gv_lane_start_crashed(client *c, gv_check_result *row);
 
 /* run_worker_standby.c: workers started before their work is known. A worker that is none. */
 extern const gv_worker_proc gv_no_worker;

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "facts/facts.h"
 #include "report/report.h"
 #include "run/run_worker_lane.h"
 #include "worker/worker.h"
@@ -172,43 +171,6 @@ static size_t drop_hung(lane *l)
     }
     snprintf(l->gpus, sizeof l->gpus, "%s", kept);
     return left;
-}
-
-/* The library a node's worker stopped in the start of, in its facts (NVML's start or its
- * queries of one GPU, libcuda's load and cuInit), when a fresh worker may follow within the
- * run's budget; -1 otherwise. */
-static int stopped_in_start(const lane *l)
-{
-    const client *c = l->c;
-    int k = is_node(l) && !c->have_facts && !c->plan->inventory ? l->starting_library : -1;
-    if (k < 0 || k >= GV_LIBRARY_KINDS || l->workers >= MAX_WORKERS || gv_now_s() >= c->budget_end)
-        return -1;
-    return k;
-}
-
-/* The workers after this one do without what it stopped in the start of (library k, or NVML's
- * queries of the one GPU it was at), so that a broken driver costs the checks that need it and
- * not the whole report (the inventory, the kernel log, the NICs): `what` names it ("libcuda",
- * "NVML's queries of NVML GPU 3"). 1 when it is one GPU's queries. */
-static int leave_out(lane *l, int k, const char *why, char *what, size_t cap)
-{
-    client *c = l->c;
-    unsigned gpu;
-    int one_gpu = k == GV_LIB_NVML && sscanf(l->stage, GV_FACTS_NVML_GPU_STAGE, &gpu) == 1 &&
-                  gpu < GV_RUN_MAX_GPUS;
-    if (one_gpu) {
-        char one[16];
-        snprintf(one, sizeof one, "%u", gpu);
-        gv_append(c->without_nvml_gpus, sizeof c->without_nvml_gpus, ",", one);
-        snprintf(what, cap, "NVML's queries of NVML GPU %u", gpu);
-    } else {
-        snprintf(c->without[k], sizeof c->without[k], "%s", why);
-        snprintf(what, cap, "%s", k == GV_LIB_NVML ? "NVML" : "libcuda");
-    }
-    /* The spares and the worker across GPUs started with it in theirs. */
-    gv_spares_stop(c);
-    gv_standby_stop(c);
-    return one_gpu;
 }
 
 #define HANG_REMEDY                                                                                \
@@ -406,6 +368,12 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
                          ? c->plan->stress_s
                          : gv_catalog_deadline(c->ctx, c->plan, index);
     l->hung_count = 0;
+    if (gv_lane_stopped_in_start(l) >= 0) {
+        snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
+                 how_stopped);
+        gv_lane_hung_in_start(l, why, hang_action(l, reaped), HANG_REMEDY, spent);
+        return 1;
+    }
     if (l->by_liveness && l->late_gpu >= 0)
         name_hung(l);
     if (l->hung_count) {
@@ -427,7 +395,7 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
         c->own_gpu_hung = 1;
     /* Tests across GPUs go on without the GPUs that hung, in a fresh worker. */
     if (l->hung_count && is_node(l) && index >= 0 && gv_catalog_across_gpus((size_t)index) &&
-        any_pending(l->pending) && l->workers < MAX_WORKERS) {
+        any_pending(l->pending) && gv_lane_may_restart(l)) {
         if (!l->gpus[0])
             tested_gpus(c, l->gpus, sizeof l->gpus);
         if (drop_hung(l) > 0) {
@@ -435,16 +403,6 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
             gv_report_settle(c->report);
             return 1;
         }
-    }
-    int k = stopped_in_start(l);
-    if (k >= 0) {
-        char what[64];
-        leave_out(l, k,
-                  "its start did not return in gpuverify-worker earlier in this run: not "
-                  "tried again",
-                  what, sizeof what);
-        gv_report_settle(c->report);
-        return 1;
     }
     gv_lane_close_pending(l, GV_SKIP, GV_ACTION_NONE,
                           "not run: the worker was stopped after %s timed out%s%s", l->check,
@@ -467,36 +425,6 @@ static void concluded_garbled(lane *l, const char *where, double spent)
                           "not run: the worker's output could not be read");
 }
 
-/* A worker that died in a library's start (stopped_in_start): the first time a fresh worker
- * starts it again (a one-off, a signal from outside: the row that comes says it happened,
- * gv_lane_start_crashed); the second, its check FAILs (a rerun would crash again) and the
- * workers after it do without. */
-static void died_in_start(lane *l, int k, const char *why, const char *ended, double spent)
-{
-    client *c = l->c;
-    if (!c->start_crash[k][0]) {
-        snprintf(c->start_crash[k], sizeof c->start_crash[k], "%s", why);
-        return;
-    }
-    char because[200], what[64], row[900], remedy[400];
-    snprintf(because, sizeof because,
-             "gpuverify-worker %s in its start, twice in this run: not tried again", ended);
-    int one_gpu = leave_out(l, k, because, what, sizeof what);
-    snprintf(row, sizeof row, "%s, twice in this run; the other checks ran without %s", why, what);
-    if (one_gpu)
-        snprintf(remedy, sizeof remedy,
-                 "NVML crashes the process that queries this GPU: check dmesg for Xid errors on "
-                 "it (gpu.nvml names it), then reset it or reboot");
-    else
-        snprintf(remedy, sizeof remedy,
-                 "%s crashes the process that starts it: check that it matches the kernel "
-                 "module (/proc/driver/nvidia/version), that no LD_PRELOAD or other copy is in "
-                 "the way (GPUVERIFY_%s_LIBRARY), and dmesg for Xids; reinstall the driver",
-                 k == GV_LIB_NVML ? "NVML" : "libcuda", k == GV_LIB_NVML ? "NVML" : "CUDA");
-    stopped_row(l, GV_FAIL, one_gpu ? GV_ACTION_RESET_GPU : GV_ACTION_FIX_CONFIG, row, remedy,
-                spent);
-}
-
 /* A worker that died (a crash, or it vanished). The checks of its group that sent their rows
  * are done; the rest, and every check after, go to a fresh worker. */
 static void concluded_died(lane *l, const char *where, int reaped, int status, double spent)
@@ -506,54 +434,22 @@ static void concluded_died(lane *l, const char *where, int reaped, int status, d
     if (!reaped)
         snprintf(ended, sizeof ended, "vanished");
     snprintf(why, sizeof why, "worker %s during %s", ended, where);
-    int k = stopped_in_start(l);
-    if (k >= 0)
-        died_in_start(l, k, why, ended, spent);
-    else
-        stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+    if (gv_lane_stopped_in_start(l) >= 0) {
+        gv_lane_died_in_start(l, why, ended, spent);
+        return;
+    }
+    stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+    /* gv_check_driver's facts: a crash there is the call's error (GV_ERR_DRIVER), not gone
+     * past in a fresh worker. */
+    if (is_node(l) && !l->c->have_facts && l->c->plan->inventory)
+        gv_lane_close_pending(l, GV_SKIP, GV_ACTION_NONE, "not run: %s", why);
     int group = gv_catalog_group(gv_catalog_index(l->check));
     for (size_t i = 0; i < gv_check_count; i++)
         if (l->pending[i] && l->rows[i] && gv_catalog_group((int)i) == group)
             l->pending[i] = 0;
-    if (any_pending(l->pending) && l->workers >= MAX_WORKERS)
+    if (any_pending(l->pending) && !gv_lane_may_restart(l))
         gv_lane_close_pending(l, GV_ERROR, GV_ACTION_RERUN, "not run: %d workers in a row died",
                               MAX_WORKERS);
-}
-
-/* The check a library's start belongs to. */
-static const char *start_check(int k)
-{
-    return k == GV_LIB_NVML ? gv_id_driver_nvml : gv_id_driver_cuda;
-}
-
-void gv_lane_start_passed(client *c)
-{
-    for (int k = GV_LIB_CUDA; k <= GV_LIB_NVML; k++) {
-        int index = gv_catalog_index(start_check(k));
-        if (!c->start_crash[k][0] || (index >= 0 && c->plan->chosen[index]))
-            continue;
-        gv_result_action(gv_report_add(c->report, start_check(k), "node", GV_ERROR,
-                                       "%s, and a fresh worker got past it", c->start_crash[k]),
-                         GV_ACTION_RERUN);
-        c->start_crash[k][0] = '\0';
-    }
-}
-
-void gv_lane_start_crashed(const client *c, gv_check_result *row)
-{
-    int k = !strcmp(row->id, gv_id_driver_cuda)   ? GV_LIB_CUDA
-            : !strcmp(row->id, gv_id_driver_nvml) ? GV_LIB_NVML
-                                                  : -1;
-    if (k < 0 || !c->start_crash[k][0] || strcmp(row->subject, "node") != 0)
-        return;
-    char message[sizeof row->message];
-    snprintf(message, sizeof message, "%s, and a fresh worker got past it: %s", c->start_crash[k],
-             row->message);
-    memcpy(row->message, message, sizeof message);
-    if (row->verdict == GV_PASS || row->verdict == GV_WARN || row->verdict == GV_SKIP) {
-        row->verdict = GV_ERROR;
-        row->action = GV_ACTION_RERUN;
-    }
 }
 
 void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double spent)

@@ -120,6 +120,11 @@ CASES = {
          "in cuInit, and a fresh worker got past it: CUDA driver API 13.0, cuInit OK", "rerun"),
         ("cuda.init", "gpu3", "PASS", "")],
         exit_code=3, args=["--copy-mib", "1", "--gpus", "0,3"], wall=5),
+    # The Xid watch leaves the GPU NVML could not query alone (it crashed there again).
+    "nvml_handle_crash_watch": case("fault-nvml-handle-crash", "driver,gpu.xid,gpu.nvml", [
+        ("gpu.nvml", "gpu3", "FAIL", "NVML's queries of this GPU hung or crashed", "reset_gpu"),
+        ("gpu.xid", "gpu0", "PASS", "while it watched 7 GPU(s)")],
+        args=["--copy-mib", "1", "--watch", "0.5"], wall=5, gpus={3: "FAIL"}),
     "cuinit_crash": case("fault-cuinit-crash", "driver,gpu.nvml,cuda.init", [
         ("driver.cuda", "node", "FAIL",
          "signal 11 (Segmentation fault) during driver.cuda on node, in cuInit, twice in this "
