@@ -72,14 +72,6 @@ static void take_facts(client *c, json_t *report_json)
     gv_lane_start_passed(c);
 }
 
-static int report_has(const gv_report *r, const char *id, const char *subject)
-{
-    for (size_t k = 0; k < r->count; k++)
-        if (!strcmp(r->results[k].id, id) && !strcmp(r->results[k].subject, subject))
-            return 1;
-    return 0;
-}
-
 /* A lane's cuda.copy figures (its row's "H2D 54.9, D2H 55.2 GB/s"), measured with no other GPU
  * copying: cuda.copy_all's figures alone, handed to the worker of the tests across GPUs. */
 static void keep_copy_figures(lane *l, const gv_check_result *row)
@@ -192,10 +184,7 @@ static void take_begin(lane *l, json_t *ev)
     l->began = gv_now_s();
     l->waiting_s = l->last_beat = 0;
     l->starting = 0;
-    l->starting_library = !is_node(l) || l->c->have_facts        ? -1
-                          : !strcmp(l->check, gv_id_driver_nvml) ? GV_LIB_NVML
-                          : !strcmp(l->check, gv_id_driver_cuda) ? GV_LIB_CUDA
-                                                                 : -1;
+    l->starting_library = !is_node(l) || l->c->have_facts ? -1 : gv_lane_start_library(l->check);
     gv_lane_watch_clear(l);
     memset(l->gpu_done, 0, sizeof l->gpu_done);
     memset(l->gpu_first_done, 0, sizeof l->gpu_first_done);

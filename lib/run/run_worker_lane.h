@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "checks/checks.h"
 #include "run/run.h"
@@ -139,6 +140,15 @@ static inline int gv_lane_may_restart(const lane *l)
     return l->workers < MAX_WORKERS + l->start_stops;
 }
 
+/* Whether the report has a row for check `id` on `subject`. */
+static inline int report_has(const gv_report *r, const char *id, const char *subject)
+{
+    for (size_t k = 0; k < r->count; k++)
+        if (!strcmp(r->results[k].id, id) && !strcmp(r->results[k].subject, subject))
+            return 1;
+    return 0;
+}
+
 static inline int any_pending(const int *pending)
 {
     for (size_t i = 0; i < gv_check_count; i++)
@@ -165,6 +175,8 @@ void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double 
  * cuInit, in the facts). The library, when a fresh worker may follow within the run's budget,
  * else -1. */
 int gv_lane_stopped_in_start(const lane *l);
+/* The library whose start check `check` is (driver.nvml: NVML, driver.cuda: libcuda), -1 none. */
+int gv_lane_start_library(const char *check);
 /* It hung there: the start's check FAILs with why, action and remedy, and the workers after it
  * do without what hung. */
 void gv_lane_hung_in_start(lane *l, const char *why, int32_t action, const char *remedy,

@@ -20,6 +20,14 @@ static const char *start_check(int k)
     return k == GV_LIB_NVML ? gv_id_driver_nvml : gv_id_driver_cuda;
 }
 
+int gv_lane_start_library(const char *check)
+{
+    for (int k = GV_LIB_CUDA; k <= GV_LIB_NVML; k++)
+        if (!strcmp(check, start_check(k)))
+            return k;
+    return -1;
+}
+
 int gv_lane_stopped_in_start(const lane *l)
 {
     const client *c = l->c;
@@ -64,10 +72,8 @@ static void start_row(lane *l, int k, int verdict, int32_t action, const char *w
     int index = gv_catalog_index(start_check(k));
     if (index >= 0)
         l->pending[index] = 0;
-    for (size_t i = 0; i < c->report->count; i++)
-        if (!strcmp(c->report->results[i].id, start_check(k)) &&
-            !strcmp(c->report->results[i].subject, "node"))
-            return;
+    if (report_has(c->report, start_check(k), "node"))
+        return;
     gv_check_result *res = gv_report_add(c->report, start_check(k), "node", verdict, "%s", why);
     if (res)
         res->duration_s = spent;
@@ -144,9 +150,7 @@ void gv_lane_start_passed(client *c)
 
 void gv_lane_start_crashed(client *c, gv_check_result *row)
 {
-    int k = !strcmp(row->id, gv_id_driver_cuda)   ? GV_LIB_CUDA
-            : !strcmp(row->id, gv_id_driver_nvml) ? GV_LIB_NVML
-                                                  : -1;
+    int k = gv_lane_start_library(row->id);
     if (k < 0 || !c->start_crash[k][0] || strcmp(row->subject, "node") != 0)
         return;
     char message[sizeof row->message];
