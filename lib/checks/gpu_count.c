@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/nvabi/nvml_abi.h"
 #include "checks/checks.h"
 #include "gpuverify/gv_policy.h"
 #include "core/util.h"
@@ -15,6 +16,7 @@ typedef struct counts {
     int excluded;      /* excluded by the driver (/proc/driver/nvidia/gpus) */
     char missing[256]; /* PCI functions NVML does not see */
     char broken[256];  /* GPUs NVML sees but cannot query */
+    int lost;          /* of those, GPUs NVML says fell off the bus */
 } counts;
 
 static void tally(const gv_facts *f, counts *k)
@@ -31,6 +33,7 @@ static void tally(const gv_facts *f, counts *k)
                 gv_append(k->missing, sizeof k->missing, ", ", who);
         } else if (g->gpu.nvml_result != 0) {
             gv_append(k->broken, sizeof k->broken, ", ", who);
+            k->lost += g->gpu.nvml_result == GVNV_ERROR_GPU_IS_LOST;
         } else {
             k->usable++;
             k->mig += g->gpu.mig_current == 1;
@@ -114,8 +117,9 @@ static int lost(const gv_facts *f, const counts *k, const char *measured, gv_rep
                             "GPU or reboot; reseat or replace hardware if it recurs");
         /* A GPU off the bus: NVIDIA lists hardware, bus and thermal causes for Xid 79 before
          * the driver's, and a reboot that brings it back hides a part that will fall off
-         * again; the reboot is the inspection's first step (the remedy says so). */
-        gv_result_action(c, GV_ACTION_HW_INSPECT);
+         * again; the reboot is the inspection's first step (the remedy says so). A GPU that
+         * answers NVML's handle but not its queries is reset first, as gpu.nvml says. */
+        gv_result_action(c, k->missing[0] || k->lost ? GV_ACTION_HW_INSPECT : GV_ACTION_RESET_GPU);
         gv_result_expected(c, "PCI", "%d", f->pci_count);
         gv_result_measured(c, k->usable, "GPUs", "%s", measured);
         return 1;

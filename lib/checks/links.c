@@ -74,7 +74,7 @@ void gv_check_gpu_nvlink(const gv_facts *f, gv_report *r)
         const gv_gpu_record *g = &f->gpus[i];
         char subject[48];
         gv_gpu_subject(g, subject, sizeof subject);
-        if (f->nvml_init != 0 || g->gpu.nvml_index < 0) {
+        if (f->nvml_init != 0 || !gv_gpu_nvml_ok(g)) {
             gv_report_add(r, gv_id_gpu_nvlink, subject, GV_SKIP,
                           "NVML does not answer for this GPU (driver.nvml, gpu.nvml)");
             gv_report_delegate(r, gv_id_gpu_nvml);

@@ -91,9 +91,11 @@ CASES = {
         wall=2 * DEADLINE + 1),
     # NVML that hangs (or crashes) on one GPU: only that GPU's queries are left out after it,
     # and it is the GPU named.
-    "nvml_handle_hang": case("fault-nvml-handle-hang", "driver,gpu.nvml", [
+    "nvml_handle_hang": case("fault-nvml-handle-hang", "driver,gpu.nvml,gpu.nvlink", [
         ("driver.nvml", "node", "FAIL", "queries of NVML GPU 3 (worker stopped)"),
         ("gpu.nvml", "gpu3", "FAIL", "NVML's queries of this GPU hung or crashed", "reset_gpu"),
+        ("driver.gpu_count", "node", "FAIL", "usable 7; NVML cannot query: gpu3", "reset_gpu"),
+        ("gpu.nvlink", "gpu3", "SKIP", "NVML does not answer for this GPU"),
         ("gpu.nvml", "gpu2", "PASS", "answers NVML queries")],
         wall=2 * DEADLINE + 1, gpus={3: "FAIL", 2: "PASS"}),
     "nvml_handle_crash": case("fault-nvml-handle-crash", "driver,gpu.nvml,cuda.init", [
