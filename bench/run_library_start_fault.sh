@@ -5,6 +5,8 @@
 # every process, in front of the real driver and NVML. For each, the standard level: driver.cuda's
 # row, the GPUs of the inventory (against nvidia-smi), the rows by verdict, what the checks
 # that need no CUDA said, and the wall time; first the same level on the real driver alone.
+# Then the hang at the quick level with its default budget and deadline (the Prolog's run),
+# against the quick level on the real driver.
 # Prints a summary (OUTDIR/summary.txt); the reports stay in OUTDIR.
 #
 # usage: bench/run_library_start_fault.sh BINDIR OUTDIR
@@ -18,13 +20,17 @@ GPUVERIFY_CUDA_LIBRARY=$bin/stall/libcuda.so.1 GV_STALL_REAL=$real GV_CUINIT_FAU
     timed cuinit-crash --level standard
 GPUVERIFY_CUDA_LIBRARY=$bin/stall/libcuda.so.1 GV_STALL_REAL=$real GV_CUINIT_FAULT=hang \
     timed cuinit-hang --level standard --deadline ${DEADLINE:-5}
+timed healthy-quick --level quick
+GPUVERIFY_CUDA_LIBRARY=$bin/stall/libcuda.so.1 GV_STALL_REAL=$real GV_CUINIT_FAULT=hang \
+    timed cuinit-hang-quick --level quick
 python3 - "$out" "$smi" <<'PY' | tee "$out/summary.txt"
 import collections, json, sys
 out, smi = sys.argv[1], sorted(sys.argv[2].split())
 walls = {l.split()[0]: l.split()[1:] for l in open(out + "/walls.txt")}
 print("nvidia-smi's GPUs:", " ".join(smi))
-base = None
-for name in ("healthy", "cuinit-crash", "cuinit-hang"):
+bases = {}
+for name, against in (("healthy", None), ("cuinit-crash", "healthy"), ("cuinit-hang", "healthy"),
+                      ("healthy-quick", None), ("cuinit-hang-quick", "healthy-quick")):
     r = json.load(open("%s/%s.json" % (out, name)))
     rows = r["checks"]
     by = collections.Counter(c["verdict"] for c in rows)
@@ -38,9 +44,10 @@ for name in ("healthy", "cuinit-crash", "cuinit-hang"):
         len(gpus), "equal to" if gpus == smi else "NOT equal to"))
     for c in cuda:
         print("   driver.cuda %s: %s (action %s)" % (c["verdict"], c["message"], c["action"]))
-    if base is None:
-        base = judged
+    if against is None:
+        bases[name] = judged
         continue
+    base = bases[against]
     # The checks that need no CUDA: the healthy run's rows outside CUDA's tests.
     cuda_tests = ("cuda.", "mem.", "gemm.", "cudnn.", "nccl.allreduce", "nccl.transport",
                   "driver.cuda", "driver.compat")

@@ -66,7 +66,7 @@ static double deadline_now(lane *l)
 {
     client *c = l->c;
     double unit = c->ctx->deadline_s, own;
-    l->by_liveness = l->by_pace = 0;
+    l->by_liveness = l->by_pace = l->by_reserve = 0;
     l->late_gpu = l->slow_gpu = -1;
     if (l->waiting_s > 0) {
         own = l->began + l->waiting_s + unit; /* the wait, then a unit until the check begins */
@@ -101,6 +101,11 @@ static double deadline_now(lane *l)
                 l->slow_gpu = g;
             }
         }
+    }
+    double reserve_end = c->budget_end - start_reserve_s(c);
+    if (!c->reserve_taken && gv_lane_stopped_in_start(l) >= 0 && reserve_end < own) {
+        own = reserve_end;
+        l->by_reserve = 1;
     }
     double budget = c->budget_end + BUDGET_GRACE_S;
     l->by_budget = budget < own;

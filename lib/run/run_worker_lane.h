@@ -7,6 +7,7 @@
 #ifndef GV_RUN_RUN_WORKER_LANE_H
 #define GV_RUN_RUN_WORKER_LANE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -20,6 +21,11 @@
 #define MAX_WORKERS 4 /* per lane: the first and three fresh ones after crashes */
 /* Workers of a run that may stop in a library's start (run_worker_start.c), beyond those. */
 #define MAX_START_STOPS 8
+/* What of the run's budget a library's start in the node's worker leaves, at most a quarter of
+ * it, for a fresh worker to judge the rest without that library (the inventory, the kernel
+ * log, the NICs: about a second on an eight-GPU node), where the start's own deadline would
+ * come after the budget's end: a hung cuInit at the quick level (30 s, against its 120 s). */
+#define START_RESERVE_S 5.0
 
 /* How one worker's run ended. */
 enum outcome { ENDED, TIMED_OUT, DIED, GARBLED, FAILED };
@@ -70,6 +76,7 @@ typedef struct lane {
     int offered; /* finished, its GPU was offered to the worker on standby */
     int heard;   /* the worker has sent an event */
     int by_budget, by_liveness, by_pace;
+    int by_reserve; /* stopped in a library's start to leave START_RESERVE_S of the budget */
     /* The node's worker is starting a library in its facts (NVML's start and queries,
      * libcuda's load and cuInit): GV_LIB_NVML or GV_LIB_CUDA, -1 when not. */
     int starting_library;
@@ -113,6 +120,7 @@ typedef struct client {
     /* How a worker died in a library's start the last time, and where (its stage): a fresh
      * worker tries it again; "": none did, or that was judged. */
     char start_crash[GV_LIBRARY_KINDS][400], start_crash_at[GV_LIBRARY_KINDS][256];
+    int reserve_taken; /* a start was stopped for START_RESERVE_S: the rest is what it left */
 } client;
 
 static inline int lane_index(const lane *l, const char *id)
@@ -138,6 +146,12 @@ static inline int gpu_hung(const lane *l)
 static inline int gv_lane_may_restart(const lane *l)
 {
     return l->workers < MAX_WORKERS + l->start_stops;
+}
+
+/* What of the budget a library's start leaves (START_RESERVE_S, at most a quarter of it). */
+static inline double start_reserve_s(const client *c)
+{
+    return fmin(START_RESERVE_S, c->plan->budget_s / 4);
 }
 
 /* Whether the report has a row for check `id` on `subject`. */
@@ -177,10 +191,11 @@ void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double 
 int gv_lane_stopped_in_start(const lane *l);
 /* The library whose start check `check` is (driver.nvml: NVML, driver.cuda: libcuda), -1 none. */
 int gv_lane_start_library(const char *check);
-/* It hung there: the start's check FAILs with why, action and remedy, and the workers after it
- * do without what hung. */
-void gv_lane_hung_in_start(lane *l, const char *why, int32_t action, const char *remedy,
-                           double spent);
+/* It hung there, or was stopped there for the budget: the start's check gets the verdict
+ * (FAIL, or ERROR when its own deadline had not passed) with why, action and remedy, and the
+ * workers after it do without what hung. */
+void gv_lane_hung_in_start(lane *l, int verdict, const char *why, int32_t action,
+                           const char *remedy, double spent);
 /* It died there (`ended`: "died with signal 11 ..."): a fresh worker tries it again; at the
  * second death at the same place, the check FAILs and the workers after it do without. */
 void gv_lane_died_in_start(lane *l, const char *why, const char *ended, double spent);

@@ -176,6 +176,11 @@ static size_t drop_hung(lane *l)
 #define HANG_REMEDY                                                                                \
     "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "   \
     "then reset the GPU or reboot"
+/* A library's start stopped before its own deadline, for the budget (START_RESERVE_S). */
+#define START_CUT_REMEDY                                                                           \
+    "a start this slow is a driver in trouble (dmesg: Xid and NVRM errors) or GPUs without "       \
+    "persistence mode (driver.persistence); run with a larger budget (--budget) to let it end "    \
+    "or reach its deadline"
 
 /* After the GPUs in `named` stopped a check across GPUs: a SKIP on the node for the others,
  * when it had others. */
@@ -368,10 +373,20 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
                          ? c->plan->stress_s
                          : gv_catalog_deadline(c->ctx, c->plan, index);
     l->hung_count = 0;
+    if (gv_lane_stopped_in_start(l) >= 0 && l->by_reserve) {
+        c->reserve_taken = 1;
+        snprintf(why, sizeof why,
+                 "not finished after %.1f s in %s, of its %.0f s: stopped %.1f s before the "
+                 "end of the run's budget of %.0f s so that the other checks ran without it "
+                 "(worker %s)",
+                 spent, where, planned, start_reserve_s(c), c->plan->budget_s, how_stopped);
+        gv_lane_hung_in_start(l, GV_ERROR, why, GV_ACTION_RERUN, START_CUT_REMEDY, spent);
+        return 1;
+    }
     if (gv_lane_stopped_in_start(l) >= 0) {
         snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
                  how_stopped);
-        gv_lane_hung_in_start(l, why, hang_action(l, reaped), HANG_REMEDY, spent);
+        gv_lane_hung_in_start(l, GV_FAIL, why, hang_action(l, reaped), HANG_REMEDY, spent);
         return 1;
     }
     if (l->by_liveness && l->late_gpu >= 0)

@@ -89,8 +89,8 @@ static void count_stop(lane *l)
     l->start_stops++;
 }
 
-void gv_lane_hung_in_start(lane *l, const char *why, int32_t action, const char *remedy,
-                           double spent)
+void gv_lane_hung_in_start(lane *l, int verdict, const char *why, int32_t action,
+                           const char *remedy, double spent)
 {
     client *c = l->c;
     int k = l->starting_library;
@@ -101,7 +101,7 @@ void gv_lane_hung_in_start(lane *l, const char *why, int32_t action, const char 
               "its start did not return in gpuverify-worker earlier in this run: not tried "
               "again",
               what, sizeof what);
-    start_row(l, k, GV_FAIL, action, why, remedy, spent);
+    start_row(l, k, verdict, action, why, remedy, spent);
     gv_report_settle(c->report);
 }
 

@@ -288,10 +288,27 @@ CASES = {
         ("stress.gemm", "gpu0", "FAIL", Seconds("no progress on gpu0 for {} s in stress.gemm", 5.0))], sysroot=None,
         args=["--gemm-size", "32", "--duration", "600"], deadline=5, wall=6,
         baseline_args=["--gemm-size", "32", "--duration", "5"]),
-    # One bound for the whole run: an NVML hang (twice the deadline) within --budget.
-    "nvml_hang_budget": case("fault-nvml-init-hang", "driver", [
-        ("driver.nvml", "node", "ERROR", "not finished within the run's budget of 10 s")],
+    # One bound for the whole run: an NVML hang (twice the deadline) within --budget, stopped
+    # a quarter of the budget before its end (at most 5 s) so that a fresh worker judges the
+    # rest without NVML. Its own deadline not reached, it is an ERROR, not the hang's FAIL.
+    "nvml_hang_budget": case("fault-nvml-init-hang", "driver,gpu.nvml", [
+        ("driver.nvml", "node", "ERROR",
+         "in loading NVML and nvmlInit_v2, of its 60 s: stopped 2.5 s before the end of the run's "
+         "budget of 10 s so that the other checks ran without it", "rerun"),
+        ("driver.cuda", "node", "PASS", "cuInit OK"),
+        ("gpu.nvml", "gpu0", "SKIP", "NVML is not usable (driver.nvml)")],
         exit_code=3, args=["--budget", "10"], deadline=30, wall=11),
+    # The same for cuInit (four times the deadline) at the quick level: the inventory, the
+    # NVML checks and the kernel log are judged, the checks that need CUDA say why not.
+    "cuinit_hang_budget": case("fault-cuinit-hang", "driver,gpu.nvml,gpu.xid,cuda.init", [
+        ("driver.cuda", "node", "ERROR",
+         "in cuInit, of its 120 s: stopped 3.0 s before the end of the run's budget of 12 s",
+         "rerun"),
+        ("driver.nvml", "node", "PASS", "NVML"),
+        ("gpu.nvml", "gpu3", "PASS", "answers NVML queries"),
+        ("gpu.xid", "gpu3", "PASS", ""),
+        ("cuda.init", "node", "SKIP", "libcuda is not usable: its start did not return")],
+        exit_code=3, args=["--level", "quick", "--budget", "12"], deadline=30, wall=13),
     "worker_garbage": case("h100x8", "driver", [
         ("driver.nvml", "node", "ERROR", "not its protocol", "fix_config")], exit_code=3, worker="@garbage",
         wall=5),
