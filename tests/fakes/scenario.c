@@ -300,7 +300,7 @@ int fake_fault_at(const fake_scenario *s, const char *point, int gpu)
 {
     for (int i = 0; i < s->fault_count; i++) {
         const fake_fault *f = &s->faults[i];
-        if (strcmp(f->point, point) != 0 || (f->gpu >= 0 && gpu >= 0 && f->gpu != gpu))
+        if (strcmp(f->point, point) != 0 || (f->gpu >= 0 && f->gpu != gpu))
             continue;
         if (f->after_s > 0 && not_yet(f))
             return 0;

@@ -249,8 +249,9 @@ typedef struct fake_scenario {
     fake_fault faults[FAKE_MAX_FAULTS];
 } fake_scenario;
 
-/* The fault the scenario puts at this entry point for GPU gpu (-1 when the call has no GPU):
- * hangs or crashes here, or returns the error code to answer with; 0 when none. */
+/* The fault the scenario puts at this entry point for GPU gpu (-1 when the call has no GPU,
+ * which a fault on one GPU leaves alone): hangs or crashes here, or returns the error code to
+ * answer with; 0 when none. */
 int fake_fault_at(const fake_scenario *s, const char *point, int gpu);
 
 /* Reads $GV_FAKE_SCENARIO into s; -1 when unset, unreadable or malformed. */
