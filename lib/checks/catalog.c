@@ -114,6 +114,12 @@ int gv_catalog_across_gpus(size_t i)
     return active_is(i, together, sizeof together / sizeof *together);
 }
 
+int gv_catalog_row_per_gpu(size_t i)
+{
+    static const gv_active_fn each[] = {gv_active_p2p, gv_active_stress};
+    return gv_catalog_per_gpu(i) || active_is(i, each, sizeof each / sizeof *each);
+}
+
 uint32_t gv_catalog_count(void)
 {
     return (uint32_t)gv_check_count;

@@ -58,6 +58,9 @@ int gv_catalog_group(int index);
  * stress: its figures depend on what the others do). */
 int gv_catalog_per_gpu(size_t i);
 int gv_catalog_across_gpus(size_t i);
+/* Whether entry i makes a row on each GPU it tests: those tested on their own, and cuda.p2p's
+ * and stress.*'s of those tested together. A GPU left out of it gets its row from the run. */
+int gv_catalog_row_per_gpu(size_t i);
 
 /* Each passive check's judge, gv_check_<name>, defined in the checks/ file of its family. */
 #define GV_PASSIVE(nm, ...) void gv_check_##nm(const gv_facts *facts, gv_report *report);

@@ -233,13 +233,10 @@ static void start_across(client *c)
     c->across_started = 1;
     for (size_t k = 0; k <= c->lane_count; k++) {
         const lane *l = k == 0 ? n : &c->lanes[k - 1];
-        /* A GPU whose own tests hung is left out; the tests of one GPU among these (gemm.*
-         * judged by its peers) get their row. */
+        /* A GPU whose own tests hung is left out; the tests with a row per GPU (cuda.p2p,
+         * gemm.* judged by its peers) get their row there. */
         if (gpu_hung(l))
-            for (size_t i = 0; i < gv_check_count; i++)
-                if (c->across[i] && gv_catalog_per_gpu(i))
-                    gv_report_add(c->report, gv_checks[i].id,
-                                  k == 0 ? c->own_subject : l->gpu_subject, GV_SKIP,
+            gv_lane_skip_left_out(c, c->across, k == 0 ? c->own_subject : l->gpu_subject,
                                   "not run: the GPU's own tests timed out");
     }
     char gpus[sizeof n->gpus];

@@ -183,6 +183,9 @@ void gv_lane_groups_done_before(lane *l, int group);
  * text. */
 void gv_lane_close_pending(lane *l, int verdict, int32_t action, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A SKIP with why on `subject`, a GPU left out of the tests across GPUs, for each of `checks`
+ * that makes a row per GPU and has none there yet. */
+void gv_lane_skip_left_out(client *c, const int *checks, const char *subject, const char *why);
 /* After one worker of the lane: rows for what stopped it, and whether a fresh one follows. */
 void gv_lane_conclude(lane *l, enum outcome how, int reaped, int status, double spent);
 /* run_worker_start.c: a node's worker stopped in a library's start (NVML's, libcuda's and

@@ -112,6 +112,14 @@ static void gpu_subject_of(const client *c, int ordinal, char *out, size_t cap)
     snprintf(out, cap, "cuda%d", ordinal);
 }
 
+void gv_lane_skip_left_out(client *c, const int *checks, const char *subject, const char *why)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (checks[i] && gv_catalog_row_per_gpu(i) &&
+            !report_has(c->report, gv_checks[i].id, subject))
+            gv_report_add(c->report, gv_checks[i].id, subject, GV_SKIP, "%s", why);
+}
+
 /* After a watched GPU's deadline passed (late_gpu): the GPUs that stopped, those watched that
  * showed no sign of life in the later half of that deadline. They are named when a GPU of the
  * check went on (beat lately, or finished its part) or the check watched that GPU alone; when
@@ -171,6 +179,16 @@ static size_t drop_hung(lane *l)
     }
     snprintf(l->gpus, sizeof l->gpus, "%s", kept);
     return left;
+}
+
+/* The checks of the stopped check's group that sent their rows are done: a fresh worker that
+ * goes on does not make them again. */
+static void group_rows_done(lane *l)
+{
+    int group = gv_catalog_group(gv_catalog_index(l->check));
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (l->pending[i] && l->rows[i] && gv_catalog_group((int)i) == group)
+            l->pending[i] = 0;
 }
 
 #define HANG_REMEDY                                                                                \
@@ -409,6 +427,16 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
     if (is_node(l) && c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
         c->own_gpu_hung = 1;
     /* Tests across GPUs go on without the GPUs that hung, in a fresh worker. */
+    if (l->hung_count && is_node(l) && index >= 0 && gv_catalog_across_gpus((size_t)index)) {
+        group_rows_done(l);
+        for (size_t k = 0; k < l->hung_count; k++) {
+            char subject[48], left_out[160];
+            gpu_subject_of(c, l->hung[k], subject, sizeof subject);
+            snprintf(left_out, sizeof left_out, "not run: %s made no progress in %s", subject,
+                     l->check);
+            gv_lane_skip_left_out(c, l->pending, subject, left_out);
+        }
+    }
     if (l->hung_count && is_node(l) && index >= 0 && gv_catalog_across_gpus((size_t)index) &&
         any_pending(l->pending) && gv_lane_may_restart(l)) {
         if (!l->gpus[0])
@@ -458,10 +486,7 @@ static void concluded_died(lane *l, const char *where, int reaped, int status, d
      * past in a fresh worker. */
     if (is_node(l) && !l->c->have_facts && l->c->plan->inventory)
         gv_lane_close_pending(l, GV_SKIP, GV_ACTION_NONE, "not run: %s", why);
-    int group = gv_catalog_group(gv_catalog_index(l->check));
-    for (size_t i = 0; i < gv_check_count; i++)
-        if (l->pending[i] && l->rows[i] && gv_catalog_group((int)i) == group)
-            l->pending[i] = 0;
+    group_rows_done(l);
     if (any_pending(l->pending) && !gv_lane_may_restart(l))
         gv_lane_close_pending(l, GV_ERROR, GV_ACTION_RERUN, "not run: %d workers in a row died",
                               MAX_WORKERS);

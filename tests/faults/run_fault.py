@@ -863,12 +863,31 @@ CASES["copy_hang_holds_the_links"] = case("hang-stall-gpu3", "cuda.copy", [
     sysroot=None, args=["--copy-mib", "1"], wall=DEADLINE + 2, gpus={3: "FAIL"})
 
 # The worker of the tests across GPUs makes each GPU ready as its lane finishes: never the GPU
-# whose lane hung, so the pairs run over the seven others in the worker that made them ready.
+# whose lane hung, so the pairs run over the seven others in the worker that made them ready;
+# the one left out has its row all the same.
 CASES["lane_hang_then_pairs_without_it"] = case("hang-stall-gpu3", "cuda.init,cuda.p2p", [
     ("cuda.init", "gpu3", "FAIL", timed_out(DEADLINE, "cuda.init on gpu3")),
+    ("cuda.p2p", "gpu3", "SKIP", "not run: the GPU's own tests timed out"),
     ("cuda.p2p", "gpu0", "PASS", "gpu2 450.0, gpu4 450.0"),
     ("cuda.p2p", "gpu7", "PASS", "gpu2 450.0, gpu4 450.0")],
-    sysroot=None, args=["--copy-mib", "1"], wall=DEADLINE + 2, gpus={3: "FAIL"})
+    sysroot=None, args=["--copy-mib", "1"], wall=DEADLINE + 2, gpus={3: "FAIL"},
+    plan={"cuda.p2p": 8})
+
+# A GPU that hangs in one test across GPUs is left out of the next, which names it: its row,
+# and the checks already judged (nccl.version) are not judged again by the fresh worker.
+CASES["hang_across_then_rows_once"] = case("hang-stall-middle-gpu3", "cuda.copy_all,cuda.p2p,nccl", [
+    ("cuda.copy_all", "gpu3", "FAIL", Seconds("no progress on gpu3 for {} s in ", DEADLINE),
+     "reset_gpu"),
+    ("cuda.p2p", "gpu3", "SKIP", "not run: gpu3 made no progress in cuda.copy_all"),
+    ("nccl.allreduce", "node", "PASS", "all_reduce over 7 ranks")],
+    sysroot=None, args=["--copy-mib", "1", "--nccl-kib", "64"], wall=DEADLINE + 2,
+    gpus={3: "FAIL"}, plan={"cuda.p2p": 8})
+# nccl.version, judged before the collective hung, is not judged again after it.
+CASES["nccl_hang_then_version_once"] = case("hang-nccl-gpu3", "nccl.version,nccl.allreduce", [
+    ("nccl.version", "node", "PASS", "NCCL 2.28"),
+    ("nccl.allreduce", "gpu3", "FAIL", Seconds("no progress on gpu3 for {} s in ", DEADLINE),
+     "reset_gpu")],
+    sysroot=None, args=["--nccl-kib", "64"], wall=DEADLINE + 2, gpus={3: "FAIL"})
 
 # A stall is not a hang: GPU 3 completes each of its 9 steps seconds late (under the deadline),
 # beating all along. Its row is a FAIL for inspection (not a reset) saying how far it got: by
