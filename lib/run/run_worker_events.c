@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "core/util.h"
 #include "report/report.h"
 #include "run/run_worker_lane.h"
@@ -182,7 +184,8 @@ static void take_begin(lane *l, json_t *ev)
     gv_worker_event_text(ev, "subject", l->subject, sizeof l->subject);
     l->stage[0] = '\0';
     l->began = gv_now_s();
-    l->waiting_s = l->last_beat = 0;
+    l->waiting_s = l->last_beat = l->beat_gap = 0;
+    memset(l->gpu_gap, 0, sizeof l->gpu_gap);
     l->starting = 0;
     l->starting_library = !is_node(l) || l->c->have_facts ? -1 : gv_lane_start_library(l->check);
     gv_lane_watch_clear(l);
@@ -194,12 +197,16 @@ static void take_begin(lane *l, json_t *ev)
 /* A "beat" event: the check (or one of its GPUs) is alive, and how far that GPU is. */
 static void take_beat(lane *l, json_t *ev)
 {
-    l->last_beat = gv_now_s();
+    double now = gv_now_s();
+    l->beat_gap = fmax(l->beat_gap, now - (l->last_beat > 0 ? l->last_beat : l->began));
+    l->last_beat = now;
     int gpu = gv_worker_event_gpu(ev);
     if (gpu >= 0 && l->finished_part[gpu]) /* at work again after its part */
         l->watched[gpu] = 1, l->finished_part[gpu] = 0;
-    if (gpu >= 0 && l->watched[gpu])
-        l->gpu_alive[gpu] = l->last_beat;
+    if (gpu >= 0 && l->watched[gpu]) {
+        l->gpu_gap[gpu] = fmax(l->gpu_gap[gpu], now - l->gpu_alive[gpu]);
+        l->gpu_alive[gpu] = now;
+    }
     double done = gv_worker_event_done(ev);
     if (gpu >= 0 && done > 0) {
         if (l->gpu_first_done[gpu] <= 0)
@@ -229,7 +236,7 @@ static void take_wait(lane *l, json_t *ev)
         l->stage[0] = '\0'; /* the wait is over */
     l->began = gv_now_s();
     l->waiting_s = s > 0 ? s : 0;
-    l->last_beat = 0;
+    l->last_beat = l->beat_gap = 0;
     l->starting = 0;
     l->starting_library = -1; /* the Xid watch, a lock: past the libraries' start */
 }

@@ -52,14 +52,16 @@ typedef struct lane {
     double began;
     double waiting_s; /* > 0: what began is a wait of this long before `check` (GV_PROGRESS_WAIT) */
     double last_beat; /* > 0: the check has sent heartbeats, the last at this time */
+    double beat_gap;  /* the longest wait for its next beat so far (still_going) */
     /* The GPUs the check watches now (core/progress.h), by CUDA ordinal: when each last showed
      * it was alive (its beat, or the watch); those that left the watch since the last GPU
      * joined it have finished their part. */
     int watched[GV_RUN_MAX_GPUS], finished_part[GV_RUN_MAX_GPUS];
     double gpu_alive[GV_RUN_MAX_GPUS];
-    double watch_allow_s; /* the watch's allowance on top of the deadline */
-    int watching;         /* the check has watched GPUs: the context's rule is theirs */
-    int late_gpu;         /* the watched GPU whose deadline is the lane's; -1 none */
+    double gpu_gap[GV_RUN_MAX_GPUS]; /* each GPU's longest wait for its next beat so far */
+    double watch_allow_s;            /* the watch's allowance on top of the deadline */
+    int watching;                    /* the check has watched GPUs: the context's rule is theirs */
+    int late_gpu;                    /* the watched GPU whose deadline is the lane's; -1 none */
     /* The pace of GPUs whose beats say how far they are (> 0: the fraction of their fixed
      * work done, at gpu_done_at; the first such beat since the check began, gpu_first_*). */
     double gpu_done[GV_RUN_MAX_GPUS], gpu_done_at[GV_RUN_MAX_GPUS];

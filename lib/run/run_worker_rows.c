@@ -247,18 +247,30 @@ static void hung_gpu_rows(lane *l, const char *where, double spent, double plann
     others_row(l, index, named, "made no progress", spent);
 }
 
+/* Less than this since a GPU's last beat is progress whatever its cadence: a loaded host
+ * delays beats by up to about a second (its worker and this process not scheduled). */
+#define BEAT_GAP_FLOOR_S 1.0
+
+/* A beat came lately: within twice the longest wait between its beats so far (at least
+ * BEAT_GAP_FLOOR_S, at most the unit). One that beat at the check's start and then stopped has
+ * stopped, however short the check's deadline is next to the unit. */
+static int beat_lately(double now, double last, double gap, double unit)
+{
+    return last > 0 && now - last < fmin(unit, fmax(2 * gap, BEAT_GAP_FLOOR_S));
+}
+
 /* At the check's own deadline: whether it was still making progress (each GPU it watches beat
- * within the deadline, short of the end of its work; watching none, its last beat did). Then
- * it is too slow, not hung. A GPU that did all its work and is held in its teardown is not. */
+ * lately, short of the end of its work; watching none, the check did). Then it is too slow,
+ * not hung. A GPU that did all its work and is held in its teardown is not. */
 static int still_going(const lane *l, double now)
 {
     double unit = l->c->ctx->deadline_s + l->watch_allow_s;
     if (!l->watching)
-        return l->last_beat > 0 && now - l->last_beat < unit;
+        return beat_lately(now, l->last_beat, l->beat_gap, unit);
     int any = 0;
     for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
         if (l->watched[g]) {
-            if (now - l->gpu_alive[g] >= unit || l->gpu_done[g] >= 1)
+            if (!beat_lately(now, l->gpu_alive[g], l->gpu_gap[g], unit) || l->gpu_done[g] >= 1)
                 return 0;
             any = 1;
         }

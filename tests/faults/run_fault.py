@@ -900,6 +900,12 @@ CASES["stall_by_pace"] = case("stall-gpu3-3500ms", "mem.test", [
     ("mem.test", "gpu0", "PASS", "every word read back right")],
     sysroot=None, args=["--gpus", "0,3"], deadline=5.0, wall=2 * 3.5 + 5.0,
     gpus={3: "FAIL", 0: "PASS"})
+# A hang after the GPU's first beats, in a check whose deadline is one unit: the beats stopped
+# seconds before the deadline, so it is a hang (reset_gpu), not a slow GPU still at work.
+CASES["hang_after_beats"] = case("fault-query-hang-third-gpu3", "cuda.init,cuda.alloc,cuda.copy", [
+    ("cuda.init", "gpu3", "FAIL", timed_out(5.0, "cuda.init on gpu3"), "reset_gpu"),
+    ("cuda.init", "gpu0", "PASS", "CUDA context")],
+    args=["--copy-mib", "1", "--gpus", "0,3"], deadline=5.0, gpus={3: "FAIL", 0: "PASS"})
 CASES["stall_at_its_time"] = case("stall-gpu3-1500ms", "mem.test", [
     ("mem.test", "gpu3", "FAIL", "too slow: ", "hw_inspect"),
     ("mem.test", "gpu3", "FAIL", "the check's 12 s"),
