@@ -51,8 +51,8 @@ static void add_event(gv_xid_watch *w, const registered *on, unsigned long long 
 }
 
 /* Registers each GPU NVML names for Xid events; the count registered. */
-static int register_gpus(const struct gv_nvml_api *nv, const gv_facts *f, gvnv_event_set set,
-                         registered *out, gv_xid_watch *w)
+static int register_gpus(gv_ctx *ctx, const struct gv_nvml_api *nv, const gv_facts *f,
+                         gvnv_event_set set, registered *out, gv_xid_watch *w)
 {
     int n = 0;
     char name[48];
@@ -60,8 +60,11 @@ static int register_gpus(const struct gv_nvml_api *nv, const gv_facts *f, gvnv_e
         const gv_gpu_record *g = &f->gpus[i];
         gvnv_device dev = NULL;
         unsigned long long types = 0;
-        if (g->gpu.nvml_index < 0 || g->gpu.nvml_result != 0 ||
-            nv->device_get_handle_by_index((unsigned)g->gpu.nvml_index, &dev) != GVNV_SUCCESS)
+        if (g->gpu.nvml_index < 0 || g->gpu.nvml_result != 0)
+            continue;
+        /* A registration that never returns names its GPU. */
+        gv_progress_stage(ctx, "registering NVML GPU %d for Xid events", (int)g->gpu.nvml_index);
+        if (nv->device_get_handle_by_index((unsigned)g->gpu.nvml_index, &dev) != GVNV_SUCCESS)
             continue;
         gvnv_return rc = GVNV_ERROR_NOT_SUPPORTED;
         if (nv->device_get_supported_event_types(dev, &types) == GVNV_SUCCESS &&
@@ -111,7 +114,7 @@ void gv_facts_watch_xids(gv_ctx *ctx, gv_facts *f, double seconds)
         set = NULL;
     }
     registered regs[GV_XID_WATCH_MAX_GPUS];
-    int n = set ? register_gpus(nv, f, set, regs, w) : 0;
+    int n = set ? register_gpus(ctx, nv, f, set, regs, w) : 0;
     w->registered = n;
     if (set && !n)
         w->status = gv_err(&w->err, GV_ERR_UNSUPPORTED,

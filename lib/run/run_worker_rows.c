@@ -403,6 +403,8 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
                          ? c->plan->stress_s
                          : gv_catalog_deadline(c->ctx, c->plan, index);
     l->hung_count = 0;
+    /* The node's worker in the Xid watch (NVML's event API), before any check. */
+    int in_watch = is_node(l) && l->waiting_s > 0 && !strcmp(l->check, gv_id_gpu_xid);
     if (gv_lane_stopped_in_start(l) >= 0 && l->by_reserve) {
         c->reserve_taken = 1;
         snprintf(why, sizeof why,
@@ -436,6 +438,9 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
                      how_stopped);
         stopped_row(l, GV_FAIL, hang_action(l, reaped), why, HANG_REMEDY, spent);
     }
+    /* gpu.xid FAILs for it; a fresh worker judges the rest, without the watch (gpu.xid done). */
+    if (in_watch && any_pending(l->pending) && gv_lane_may_restart(l))
+        return 1;
     if (is_node(l) && c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
         c->own_gpu_hung = 1;
     /* Tests across GPUs go on without the GPUs that hung, in a fresh worker. */

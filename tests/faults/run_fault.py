@@ -767,10 +767,18 @@ CASES = {
     "xid_watch_unsupported": case("h100x8-events-unsupported", "gpu.xid", [
         ("gpu.xid", "gpu1", "PASS", "NVML's Xid events not watched: no GPU reports Xid events to NVML (8 GPU(s) cannot; first: 0000:18:00.0: NVML_ERROR_NOT_SUPPORTED)")],
         args=["--watch", "0.5"], exit_code=0),
-    # A wait that never returns is cut at the watch + the deadline, as any hang.
-    "xid_watch_hang": case("fault-event-wait-hang", "gpu.xid", [
-        ("gpu.xid", "node", "FAIL", timed_out(3.0, "gpu.xid on node, in watching 8 GPU(s) for Xid events"))],
-        args=["--watch", "1"], wall=4.0),
+    # A wait that never returns is cut at the watch + the deadline, as any hang; a fresh worker
+    # judges the other checks without the watch. A registration names its GPU.
+    "xid_watch_hang": case("fault-event-wait-hang", "gpu.xid,driver,gpu.nvml,cuda.init", [
+        ("gpu.xid", "node", "FAIL", timed_out(3.0, "gpu.xid on node, in watching 8 GPU(s) for Xid events")),
+        ("driver.nvml", "node", "PASS", "NVML"),
+        ("gpu.nvml", "gpu3", "PASS", "answers NVML queries"),
+        ("cuda.init", "gpu3", "PASS", "CUDA context")],
+        args=["--watch", "1", "--copy-mib", "1"], wall=4.5),
+    "xid_watch_register_hang": case("fault-event-register-hang-gpu3", "gpu.xid,driver", [
+        ("gpu.xid", "node", "FAIL", timed_out(3.0, "gpu.xid on node, in registering NVML GPU 3 for Xid events")),
+        ("driver.gpu_count", "node", "PASS", "")],
+        args=["--watch", "1"], wall=4.5),
     # The NVSwitches' SXids: a fatal one FAILs its switch until the reboot that resets the
     # fabric; non-fatal ones are named and pass; a garbled code may be a fatal one.
     "sxid_logged": case("h100x8", "nvswitch.sxid", [
