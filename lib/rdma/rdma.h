@@ -26,6 +26,10 @@ struct gv_rdma_report {
     char nccl_problem[512]; /* NCCL configuration files that exist but could not be taken, "" */
 };
 
+/* The stages of libibverbs' start and queries begin so (core/progress.h): the run tells a
+ * worker stopped there from one stopped elsewhere in the RDMA checks, and does without it. */
+#define GV_RDMA_VERBS_STAGE "libibverbs: "
+
 /* gv_rdma_status's deadline in gpuverify-worker, in units of the context's deadline
  * (worker/call.h); rdma.* get the same. */
 #define GV_DEADLINE_RDMA_STATUS 1.0

@@ -24,7 +24,7 @@ static void verbs(gv_ctx *ctx, uint32_t flags, gv_rdma_report *r)
                  "libibverbs not queried (GV_RDMA_NO_VERBS)");
         return;
     }
-    gv_progress_stage(ctx, "libibverbs: loading it");
+    gv_progress_stage(ctx, GV_RDMA_VERBS_STAGE "loading it");
     const struct gv_ibverbs_api *ibv = gv_ibverbs(ctx);
     const gv_lib_slot *slot = gv_library_slot(ctx, GV_LIB_IBVERBS);
     info->verbs_state = slot->state;

@@ -64,7 +64,7 @@ void gv_rdma_query_verbs(gv_ctx *ctx, const struct gv_ibverbs_api *ibv, gv_rdma_
 {
     int n = 0;
     errno = 0;
-    gv_progress_stage(ctx, "libibverbs: ibv_get_device_list");
+    gv_progress_stage(ctx, GV_RDMA_VERBS_STAGE "ibv_get_device_list");
     gv_ibv_device **list = ibv->ibv_get_device_list(&n);
     if (!list) {
         snprintf(r->info.verbs_detail, sizeof r->info.verbs_detail, "ibv_get_device_list: %s",
@@ -82,7 +82,8 @@ void gv_rdma_query_verbs(gv_ctx *ctx, const struct gv_ibverbs_api *ibv, gv_rdma_
             continue;
         gv_rdma_device *v = &r->devices[d];
         v->verbs_visible = 1;
-        gv_progress_stage(ctx, "libibverbs: %s: opening it, its ports, DMA-BUF registration", name);
+        gv_progress_stage(
+            ctx, GV_RDMA_VERBS_STAGE "%s: opening it, its ports, DMA-BUF registration", name);
         gv_ibv_context *c = ibv->ibv_open_device(list[i]);
         if (!c) {
             snprintf(v->verbs_detail, sizeof v->verbs_detail, "ibv_open_device: %s",

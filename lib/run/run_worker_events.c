@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "core/util.h"
+#include "rdma/rdma.h"
 #include "report/report.h"
 #include "run/run_worker_lane.h"
 #include "worker/protocol.h"
@@ -215,6 +216,18 @@ static void take_beat(lane *l, json_t *ev)
     }
 }
 
+/* A "stage" event. The node's worker in libibverbs' start or queries (the RDMA checks' facts,
+ * whichever check began them) is in a library's start, as in NVML's and libcuda's. */
+static void take_stage(lane *l, json_t *ev)
+{
+    gv_worker_event_text(ev, "stage", l->stage, sizeof l->stage);
+    size_t verbs = strlen(GV_RDMA_VERBS_STAGE);
+    if (is_node(l) && !strncmp(l->stage, GV_RDMA_VERBS_STAGE, verbs))
+        l->starting_library = GV_LIB_IBVERBS;
+    else if (l->starting_library == GV_LIB_IBVERBS)
+        l->starting_library = -1;
+}
+
 /* A "wait" event: the check waits before it begins (another gpuverify's hold on the GPUs), or
  * within the check under way (no check named: another GPU's copies on the host's links); a
  * wait of 0 s is over, and the check's own time starts again. */
@@ -265,7 +278,7 @@ int gv_lane_take_line(void *user, char *line)
     } else if (!strcmp(kind, "wait")) {
         take_wait(l, ev);
     } else if (!strcmp(kind, "stage")) {
-        gv_worker_event_text(ev, "stage", l->stage, sizeof l->stage);
+        take_stage(l, ev);
     } else if (!strcmp(kind, "group")) {
         int index = lane_index(l, json_string_value(json_object_get(ev, "check")));
         if (index >= 0)

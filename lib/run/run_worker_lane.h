@@ -80,7 +80,8 @@ typedef struct lane {
     int by_budget, by_liveness, by_pace;
     int by_reserve; /* stopped in a library's start to leave START_RESERVE_S of the budget */
     /* The node's worker is starting a library in its facts (NVML's start and queries,
-     * libcuda's load and cuInit): GV_LIB_NVML or GV_LIB_CUDA, -1 when not. */
+     * libcuda's load and cuInit: GV_LIB_NVML, GV_LIB_CUDA) or for the RDMA checks (libibverbs'
+     * stages: GV_LIB_IBVERBS); -1 when not. */
     int starting_library;
     int drained;     /* its pipe was read once after its deadline passed */
     int start_stops; /* its workers stopped in a library's start (run_worker_start.c) */

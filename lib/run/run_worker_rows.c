@@ -194,6 +194,9 @@ static void group_rows_done(lane *l)
 #define HANG_REMEDY                                                                                \
     "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "   \
     "then reset the GPU or reboot"
+#define VERBS_HANG_REMEDY                                                                          \
+    "drain the node: a call into libibverbs did not return (a NIC whose firmware stopped "         \
+    "answering); check dmesg for mlx5 errors, then restart the RDMA stack or reboot"
 /* A library's start stopped before its own deadline, for the budget (START_RESERVE_S). */
 #define START_CUT_REMEDY                                                                           \
     "a start this slow is a driver in trouble (dmesg: Xid and NVRM errors) or GPUs without "       \
@@ -418,7 +421,9 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
     if (gv_lane_stopped_in_start(l) >= 0) {
         snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
                  how_stopped);
-        gv_lane_hung_in_start(l, GV_FAIL, why, hang_action(l, reaped), HANG_REMEDY, spent);
+        gv_lane_hung_in_start(
+            l, GV_FAIL, why, hang_action(l, reaped),
+            l->starting_library == GV_LIB_IBVERBS ? VERBS_HANG_REMEDY : HANG_REMEDY, spent);
         return 1;
     }
     if (l->by_liveness && l->late_gpu >= 0)

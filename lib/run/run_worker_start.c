@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gv_run through gpuverify-worker, the caller's side: a node's worker that stopped in a
  * library's start, as it gathered the facts (NVML's start or its queries of one GPU, libcuda's
- * load and cuInit). A hang there, or a crash there twice at the same place, makes that start's
- * check FAIL and the workers after it do without what stopped it (gv_run_plan.without and
- * without_nvml_gpus), so that a broken driver costs the checks that need it and not the whole
- * report (the inventory, the kernel log, the NICs). A crash once is tried again: it may be a
- * one-off, or a signal from outside. */
+ * load and cuInit) or as the RDMA checks began (libibverbs' load and its devices). A hang
+ * there, or a crash there twice at the same place, makes that start's check FAIL and the
+ * workers after it do without what stopped it (gv_run_plan.without and without_nvml_gpus), so
+ * that a broken driver costs the checks that need it and not the whole report (the inventory,
+ * the kernel log, the NICs, the GPUs). A crash once in NVML or libcuda is tried again: it may be
+ * a one-off, or a signal from outside. */
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/loader.h"
 #include "core/util.h"
 #include "facts/facts.h"
 #include "report/report.h"
 #include "run/run_worker_lane.h"
 
-/* The check a library's start belongs to. */
+/* The check a library's start belongs to: libibverbs' is the RDMA devices'. */
 static const char *start_check(int k)
 {
-    return k == GV_LIB_NVML ? gv_id_driver_nvml : gv_id_driver_cuda;
+    return k == GV_LIB_NVML      ? gv_id_driver_nvml
+           : k == GV_LIB_IBVERBS ? gv_id_rdma_devices
+                                 : gv_id_driver_cuda;
 }
 
 int gv_lane_start_library(const char *check)
@@ -31,9 +35,14 @@ int gv_lane_start_library(const char *check)
 int gv_lane_stopped_in_start(const lane *l)
 {
     const client *c = l->c;
-    int k = is_node(l) && !c->have_facts && !c->plan->inventory ? l->starting_library : -1;
-    if (k < 0 || k >= GV_LIBRARY_KINDS || strcmp(l->check, start_check(k)) != 0 ||
-        l->start_stops >= MAX_START_STOPS || gv_now_s() >= c->budget_end)
+    int k = is_node(l) ? l->starting_library : -1;
+    if (k < 0 || k >= GV_LIBRARY_KINDS || l->start_stops >= MAX_START_STOPS ||
+        gv_now_s() >= c->budget_end)
+        return -1;
+    /* NVML's and libcuda's start are the facts' (gv_check_driver's own contract aside);
+     * libibverbs' comes with the RDMA checks, whichever began it. */
+    if (k != GV_LIB_IBVERBS &&
+        (c->have_facts || c->plan->inventory || strcmp(l->check, start_check(k)) != 0))
         return -1;
     return k;
 }
@@ -54,11 +63,14 @@ static int leave_out(lane *l, int k, const char *why, char *what, size_t cap)
         snprintf(what, cap, "NVML's queries of NVML GPU %u", gpu);
     } else {
         snprintf(c->without[k], sizeof c->without[k], "%s", why);
-        snprintf(what, cap, "%s", k == GV_LIB_NVML ? "NVML" : "libcuda");
+        snprintf(what, cap, "%s", k == GV_LIB_NVML ? "NVML" : gv_lib_spec_of(k)->name);
     }
-    /* The spares and the worker across GPUs started with it in theirs. */
-    gv_spares_stop(c);
-    gv_standby_stop(c);
+    /* The spares and the worker across GPUs started with NVML and libcuda in theirs; they have
+     * no use for libibverbs. */
+    if (k != GV_LIB_IBVERBS) {
+        gv_spares_stop(c);
+        gv_standby_stop(c);
+    }
     return one_gpu;
 }
 
@@ -70,7 +82,8 @@ static void start_row(lane *l, int k, int verdict, int32_t action, const char *w
 {
     client *c = l->c;
     int index = gv_catalog_index(start_check(k));
-    if (index >= 0)
+    /* rdma.devices still lists the devices from sysfs, under this row. */
+    if (index >= 0 && k != GV_LIB_IBVERBS)
         l->pending[index] = 0;
     if (report_has(c->report, start_check(k), "node"))
         return;
@@ -109,19 +122,28 @@ void gv_lane_died_in_start(lane *l, const char *why, const char *ended, double s
 {
     client *c = l->c;
     int k = l->starting_library;
+    /* The RDMA checks do without libibverbs at its first crash (sysfs judges most of them): an
+     * ERROR to rerun, where NVML or libcuda get a second try and a FAIL. */
+    int once = k == GV_LIB_IBVERBS;
     count_stop(l);
-    if (strcmp(c->start_crash_at[k], l->stage) != 0) {
+    if (!once && strcmp(c->start_crash_at[k], l->stage) != 0) {
         snprintf(c->start_crash[k], sizeof c->start_crash[k], "%s", why);
         snprintf(c->start_crash_at[k], sizeof c->start_crash_at[k], "%s", l->stage);
         return;
     }
     c->start_crash[k][0] = c->start_crash_at[k][0] = '\0';
+    const char *twice = once ? "" : ", twice in this run";
     char because[200], what[64], row[900], remedy[400];
-    snprintf(because, sizeof because,
-             "gpuverify-worker %s in its start, twice in this run: not tried again", ended);
+    snprintf(because, sizeof because, "gpuverify-worker %s in its start%s: not tried again", ended,
+             twice);
     int one_gpu = leave_out(l, k, because, what, sizeof what);
-    snprintf(row, sizeof row, "%s, twice in this run; the other checks ran without %s", why, what);
-    if (one_gpu)
+    snprintf(row, sizeof row, "%s%s; the other checks ran without %s", why, twice, what);
+    if (once)
+        snprintf(remedy, sizeof remedy,
+                 "libibverbs crashes the process that opens the RDMA devices: check that "
+                 "rdma-core matches the NICs' driver (inbox or MLNX_OFED), that no other copy is "
+                 "in the way (GPUVERIFY_IBVERBS_LIBRARY), and dmesg for mlx5 errors");
+    else if (one_gpu)
         snprintf(remedy, sizeof remedy,
                  "NVML crashes the process that queries this GPU: check dmesg for Xid errors on "
                  "it (gpu.nvml names it), then reset it or reboot");
@@ -131,8 +153,11 @@ void gv_lane_died_in_start(lane *l, const char *why, const char *ended, double s
                  "module (/proc/driver/nvidia/version), that no LD_PRELOAD or other copy is in "
                  "the way (GPUVERIFY_%s_LIBRARY), and dmesg for Xids; reinstall the driver",
                  k == GV_LIB_NVML ? "NVML" : "libcuda", k == GV_LIB_NVML ? "NVML" : "CUDA");
-    start_row(l, k, GV_FAIL, one_gpu ? GV_ACTION_RESET_GPU : GV_ACTION_FIX_CONFIG, row, remedy,
-              spent);
+    start_row(l, k, once ? GV_ERROR : GV_FAIL,
+              once      ? GV_ACTION_RERUN
+              : one_gpu ? GV_ACTION_RESET_GPU
+                        : GV_ACTION_FIX_CONFIG,
+              row, remedy, spent);
 }
 
 void gv_lane_start_passed(client *c)

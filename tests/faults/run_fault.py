@@ -127,6 +127,24 @@ CASES = {
         ("gpu.nvml", "gpu3", "FAIL", "NVML's queries of this GPU hung or crashed", "reset_gpu"),
         ("gpu.xid", "gpu0", "PASS", "while it watched 7 GPU(s)")],
         args=["--copy-mib", "1", "--watch", "0.5"], wall=5, gpus={3: "FAIL"}),
+    # libibverbs that hangs or crashes as the RDMA checks open a device costs what needs it:
+    # rdma.devices names it, the RDMA checks go on from sysfs, the GPUs are tested.
+    "ibv_open_hang": case("fault-ibv-open-hang", "rdma,cuda.init", [
+        ("rdma.devices", "node", "FAIL",
+         timed_out(DEADLINE, "rdma.modules on node, in libibverbs: mlx5_0: opening it"),
+         "reboot_node"),
+        ("rdma.devices", "mlx5_0", "PASS", "MT4129"),
+        ("rdma.ports", "mlx5_0/1", "PASS", "PORT_ACTIVE"),
+        ("rdma.mtu", "mlx5_0/1", "SKIP", "libibverbs is not usable: its start did not return"),
+        ("cuda.init", "gpu3", "PASS", "CUDA context")],
+        sysroot="h100-ib", args=["--copy-mib", "1"], wall=DEADLINE + 1.5),
+    "ibv_open_crash": case("fault-ibv-open-crash", "rdma,cuda.init", [
+        ("rdma.devices", "node", "ERROR",
+         "in libibverbs: mlx5_0: opening it, its ports, DMA-BUF registration; the other checks "
+         "ran without libibverbs", "rerun"),
+        ("rdma.ports", "mlx5_0/1", "PASS", "PORT_ACTIVE"),
+        ("cuda.init", "gpu3", "PASS", "CUDA context")],
+        sysroot="h100-ib", args=["--copy-mib", "1"], wall=5),  # rdma.nccl_env FAILs: no IB
     "cuinit_crash": case("fault-cuinit-crash", "driver,gpu.nvml,cuda.init", [
         ("driver.cuda", "node", "FAIL",  # signal 11, or ASan's exit
          "during driver.cuda on node, in cuInit, twice in this run; the other checks ran "
