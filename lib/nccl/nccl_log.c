@@ -75,11 +75,14 @@ static void add_link(nccl_links *ls, gv_nccl_result *r, int from, int to, const 
 }
 
 /* The connections as text, those not through P2P first: when they do not all fit, the ones a
- * check judges (SHM, the network) are the ones kept. */
+ * check judges (SHM, the network) are the ones kept, each whole, and the rest counted ("; 5
+ * more"). */
 static void list_links(const nccl_links *ls, gv_nccl_result *r)
 {
+    char *out = r->transports;
+    size_t listed = 0, full = 0;
     for (int p2p = 0; p2p < 2; p2p++)
-        for (size_t i = 0; i < ls->n; i++) {
+        for (size_t i = 0; i < ls->n && !full; i++) {
             const nccl_link *k = &ls->l[i];
             if ((strncmp(k->via, "P2P", 3) == 0) != p2p)
                 continue;
@@ -88,8 +91,18 @@ static void list_links(const nccl_links *ls, gv_nccl_result *r)
                 snprintf(one, sizeof one, "%d->network %s", k->from, k->via);
             else
                 snprintf(one, sizeof one, "%d->%d %s", k->from, k->to, k->via);
-            gv_append(r->transports, sizeof r->transports, "; ", one);
+            full = strlen(out) + strlen("; ") + strlen(one) + strlen("; 9999 more") >=
+                   sizeof r->transports;
+            if (!full) {
+                gv_append(out, sizeof r->transports, "; ", one);
+                listed++;
+            }
         }
+    if (listed < ls->n) {
+        char more[32];
+        snprintf(more, sizeof more, "%zu more", ls->n - listed);
+        gv_append(out, sizeof r->transports, "; ", more);
+    }
 }
 
 /* The first word after "via " (its options after a space dropped: "P2P/IPC/read"). */

@@ -564,6 +564,30 @@ static void nccls_log_says_which_transport_each_connection_took(void **state)
     gv_nccl_log_parse("not NCCL at all\n\n", &none);
     assert_int_equal(none.via_p2p + none.via_shm + none.via_net, 0);
     assert_string_equal(none.transports, "");
+    /* Eight GPUs' rings, 30 connections: whole ones while they fit, then how many are left. */
+    char ring[4096] = "";
+    for (int from = 0; from < 8; from++)
+        for (int to = 0; to < 8; to++)
+            if (to != from && (to == (from + 1) % 8 || from == (to + 1) % 8 || to == 7 - from)) {
+                char line[128];
+                snprintf(line, sizeof line,
+                         "h:1:2 [0] NCCL INFO Channel 00/0 : %d[%d] -> %d[%d] via P2P/CUMEM/read\n",
+                         from, from, to, to);
+                strcat(ring, line);
+            }
+    gv_nccl_result many = GV_NCCL_RESULT_INIT;
+    gv_nccl_log_parse(ring, &many);
+    size_t len = strlen(many.transports);
+    assert_true(len < sizeof many.transports);
+    const char *more = strrchr(many.transports, ';');
+    assert_non_null(more);
+    unsigned left = 0;
+    assert_int_equal(sscanf(more, "; %u more", &left), 1);
+    size_t whole = 0;
+    for (const char *p = many.transports; (p = strstr(p, " P2P/CUMEM/read")); p++)
+        whole++;
+    assert_int_equal(whole + left, many.via_p2p);
+    assert_true(left > 0);
 }
 
 /* nccl.transport through gv_run in the worker, which captures the (fake) NCCL's log. */
