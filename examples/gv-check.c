@@ -466,6 +466,19 @@ static int judged_by_history(const gv_report *r)
     return 0;
 }
 
+/* A usage error, its reason said on stderr: under --quiet or --npd (wherever on the line) the
+ * answer is also one line on stdout, its class first (docs/outputs.md), naming the argument. */
+static int usage_error(int argc, char **argv, const char *option, const char *value)
+{
+    for (int k = 1; k < argc; k++)
+        if (strcmp(argv[k], "--quiet") == 0 || strcmp(argv[k], "--npd") == 0) {
+            printf("ERROR gv-check: usage error at '%.60s%s%.60s' (the reason on stderr)\n", option,
+                   value[0] ? " " : "", value);
+            break;
+        }
+    return GV_CLI_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     gv_ctx_opts opts = GV_CTX_OPTS_INIT;
@@ -483,7 +496,7 @@ int main(int argc, char **argv)
         if (mode >= 0) {
             if (out_flag && strcmp(out_flag, a) != 0) {
                 fprintf(stderr, "gv-check: %s and %s are two outputs: choose one\n", out_flag, a);
-                return GV_CLI_USAGE;
+                return usage_error(argc, argv, a, "");
             }
             out_flag = a;
             out = (enum output)(FAILURES + mode);
@@ -498,11 +511,12 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (takes_value(a)) {
-            int rc = parse(argc, argv, &i, &opts, &run, &policy_path, &textfile);
-            if (rc)
-                return rc;
+            int at = i;
+            if (parse(argc, argv, &i, &opts, &run, &policy_path, &textfile))
+                return usage_error(argc, argv, a, i > at ? argv[i] : "");
         } else {
-            return gv_cli_unknown(TOOL, a);
+            gv_cli_unknown(TOOL, a);
+            return usage_error(argc, argv, a, "");
         }
     }
     gv_ctx *ctx = NULL;
@@ -564,8 +578,10 @@ int main(int argc, char **argv)
     } else {
         print_table(report, out == FAILURES);
     }
-    if (textfile && publish(textfile, report) != 0 && code == 0)
-        code = GV_CLI_USAGE;
+    /* A file that cannot be written is said on stderr; the exit stays the verdict's, as the
+     * line printed says (node-problem-detector reads 2 as unknown). */
+    if (textfile)
+        publish(textfile, report);
     gv_report_free(report);
     gv_ctx_destroy(ctx);
     return code;

@@ -266,6 +266,22 @@ for tool, spec in TOOLS.items():
     print("%-13s %s" % (tool, "ok" if len(failures) == before
                         else "%d problem(s)" % (len(failures) - before)))
 
+# gv-check under --quiet or --npd answers in one line on stdout, a usage error included
+# (wherever the flag stands), and a --textfile it cannot write leaves the exit the verdict's.
+for args in (["--npd", "--budget", "-1"], ["--gemm-size", "0", "--quiet"], ["--npd", "--bogus"],
+             ["--quiet", "--json"]):
+    rc, out, err = run("gv-check", args)
+    if rc != 2 or out.count("\n") != 1 or not out.startswith("ERROR gv-check: usage error at '") \
+            or not err.strip():
+        fail("gv-check", args, "exit %s; want exit 2, one ERROR line on stdout naming the "
+             "argument, the reason on stderr" % rc, out, err)
+args = ["--sysroot", sysroot("h100-open"), "--library-dir", fakelib, "--checks", PASSIVE,
+        "--npd", "--textfile", "/nonexistent/dir/gpuverify.prom"]
+rc, out, err = run("gv-check", args, {"GV_FAKE_SCENARIO": scenario("h100x8")})
+if rc != 0 or not out.startswith("OK ") or "--textfile /nonexistent/dir/gpuverify.prom" not in err:
+    fail("gv-check", args, "exit %s; want the verdict's exit (0, OK) and the file's error on "
+         "stderr" % rc, out, err)
+
 shutil.rmtree(os.path.dirname(HISTORY_DB), ignore_errors=True)
 if len(set(versions.values())) > 1:
     failures.append("--version differs between tools: %r" % versions)
