@@ -51,8 +51,10 @@ static void usage(FILE *to)
             "  --checks LIST      comma-separated check IDs or prefixes (driver,gpu.ecc);\n"
             "                     ^ID leaves one out\n"
             "  --level L          quick (a prolog), standard (default), extended (benchmarks)\n"
-            "  --budget S         hard bound on the run: it returns within S + 1 s, every check\n"
-            "                     it did not finish an ERROR (default: the level's budget)\n"
+            "  --budget S         hard bound on the run: it returns within S + 1 s (+ the\n"
+            "                     --watch), every check it did not finish an ERROR (default:\n"
+            "                     the level's budget); with --isolation none no check is\n"
+            "                     begun past it, but one that hangs is not stopped\n"
             "  --deadline S       each check's deadline (30, at least 0.5), times the\n"
             "                     catalog's factor for some (driver.nvml 2x, driver.cuda 4x)\n"
             "  --gpus LIST        CUDA devices the GPU tests use, 0,2 (default all)\n"
@@ -369,9 +371,14 @@ static int parse(int argc, char **argv, int *i, gv_ctx_opts *opts, gv_run_opts *
         opts->live_libraries = a[2] == 'h' ? 1 : GV_AUTO;
     } else if (strcmp(a, "--library-dir") == 0)
         opts->library_dir = v;
-    else if (strcmp(a, "--checks") == 0)
+    else if (strcmp(a, "--checks") == 0) {
+        /* The library reads "" as every check; on the command line it is an empty variable. */
+        if (!*v) {
+            fprintf(stderr, "gv-check: --checks wants check IDs or prefixes (--list), not ''\n");
+            return GV_CLI_USAGE;
+        }
         run->checks = v;
-    else if (strcmp(a, "--topology-xml") == 0)
+    } else if (strcmp(a, "--topology-xml") == 0)
         run->topology_xml = v;
     else if (strcmp(a, "--gpus") == 0) {
         if (gpus_arg(v))

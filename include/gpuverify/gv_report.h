@@ -108,7 +108,8 @@ typedef void (*gv_run_event_fn)(const gv_run_event *event, void *user);
 typedef struct gv_run_opts {
     uint32_t struct_size;
     uint32_t flags; /* reserved, must be 0 */
-    /* Comma-separated check IDs or prefixes ("driver", "gpu.ecc"); NULL or "" = all. */
+    /* Comma-separated check IDs or prefixes ("driver", "gpu.ecc"); NULL or "" = all; one
+     * that names nothing ("," or a bare "^") is GV_ERR_INVALID_ARG. */
     const char *checks;
     /* Active tests in a run (the gv_cuda_check / gv_gemm_bench options for full control):
      * the GEMM's m = n = k (0: 8192, 4096 for FP32 and TF32) and the copy buffer (0: 64 MiB). */

@@ -51,12 +51,17 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, const int *base, i
         chosen[i] = only_exclusions && (!base || base[i]);
     if (!list || !*list)
         return GV_OK;
+    int named = 0;
     for (const char *p = list; *p;) {
         int exclude = *p == '^';
         p += exclude;
         size_t len = strcspn(p, ",");
         while (len && p[len - 1] == ' ')
             len--;
+        if (exclude && !len)
+            return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                           "'^' in '%s' leaves out nothing: a check ID or prefix follows it", list);
+        named += len > 0;
         int any = 0;
         for (size_t i = 0; len && i < gv_check_count; i++)
             if (selects(p, len, gv_checks[i].id)) {
@@ -70,6 +75,9 @@ static gv_status select_checks(gv_ctx *ctx, const char *list, const int *base, i
         while (*p == ',' || *p == ' ')
             p++;
     }
+    /* "," or " ": a list that names nothing is a mistake, not the whole catalog ("" is). */
+    if (!named)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "the checks '%s' name no check", list);
     return GV_OK;
 }
 

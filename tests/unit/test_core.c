@@ -140,6 +140,14 @@ static void api_calls_refuse_null(void **state)
     ro = (gv_run_opts)GV_RUN_OPTS_INIT;
     ro.flags = 1;
     assert_int_equal(gv_run(ctx, &ro, &r), GV_ERR_INVALID_ARG);
+    /* A selection that names nothing is refused; "" (like NULL) is every check. */
+    ro = (gv_run_opts)GV_RUN_OPTS_INIT;
+    ro.checks = ",";
+    assert_int_equal(gv_run(ctx, &ro, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "name no check"));
+    ro.checks = "^,driver";
+    assert_int_equal(gv_run(ctx, &ro, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "leaves out nothing"));
     gv_library_info li = GV_LIBRARY_INFO_INIT;
     assert_int_equal(gv_library_status(ctx, 99, &li), GV_ERR_INVALID_ARG);
     assert_non_null(strstr(gv_ctx_last_error(ctx), "99"));
