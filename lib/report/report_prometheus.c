@@ -159,7 +159,8 @@ static void render(const gv_report *r, gv_metric_of_fn check_metric, FILE *f)
            "What to do about the node, the strongest of its checks' actions: 0 none, 1 rerun, 2 "
            "wait, 3 fix_config, 4 reset_gpu, 5 reboot_node, 6 hw_inspect.");
     fprintf(f, "gpuverify_node_action{action=\"%s\"} %d\n", gv_action_name(action), (int)action);
-    family(f, "gpuverify_checks", "gauge", "Checks in this run per verdict.");
+    family(f, "gpuverify_checks", "gauge",
+           "Rows (a check on one subject: a GPU, a port) in this run per verdict.");
     for (int v = GV_PASS; v <= GV_ERROR; v++) {
         size_t n = 0;
         for (size_t i = 0; i < r->count; i++)
