@@ -191,6 +191,45 @@ static void group_rows_done(lane *l)
             l->pending[i] = 0;
 }
 
+/* After the node's worker stopped in a test across GPUs on the GPUs in l->hung (they `what`
+ * it: "made no progress in"): the tests across GPUs left go on without them, in a fresh worker,
+ * each of those GPUs with its row. 1 when a fresh worker follows. */
+static int go_on_without(lane *l, int index, const char *what)
+{
+    client *c = l->c;
+    if (index < 0 || !gv_catalog_across_gpus((size_t)index))
+        return 0;
+    group_rows_done(l);
+    for (size_t k = 0; k < l->hung_count; k++) {
+        char subject[48], left_out[160];
+        gpu_subject_of(c, l->hung[k], subject, sizeof subject);
+        snprintf(left_out, sizeof left_out, "not run: %s %s %s", subject, what, l->check);
+        gv_lane_skip_left_out(c, l->pending, subject, left_out);
+    }
+    if (!any_pending(l->pending) || !gv_lane_may_restart(l))
+        return 0;
+    if (!l->gpus[0])
+        tested_gpus(c, l->gpus, sizeof l->gpus);
+    if (drop_hung(l) == 0)
+        return 0;
+    l->lanes_mode = 0;
+    gv_report_settle(c->report);
+    return 1;
+}
+
+/* The one GPU the check watches now, -1 when none or several. */
+static int only_watched(const lane *l)
+{
+    int g = -1;
+    for (int k = 0; k < GV_RUN_MAX_GPUS; k++)
+        if (l->watched[k]) {
+            if (g >= 0)
+                return -1;
+            g = k;
+        }
+    return g;
+}
+
 #define HANG_REMEDY                                                                                \
     "drain the node: a call into the NVIDIA driver did not return; check dmesg for Xid errors, "   \
     "then reset the GPU or reboot"
@@ -448,27 +487,8 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
         return 1;
     if (is_node(l) && c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
         c->own_gpu_hung = 1;
-    /* Tests across GPUs go on without the GPUs that hung, in a fresh worker. */
-    if (l->hung_count && is_node(l) && index >= 0 && gv_catalog_across_gpus((size_t)index)) {
-        group_rows_done(l);
-        for (size_t k = 0; k < l->hung_count; k++) {
-            char subject[48], left_out[160];
-            gpu_subject_of(c, l->hung[k], subject, sizeof subject);
-            snprintf(left_out, sizeof left_out, "not run: %s made no progress in %s", subject,
-                     l->check);
-            gv_lane_skip_left_out(c, l->pending, subject, left_out);
-        }
-    }
-    if (l->hung_count && is_node(l) && index >= 0 && gv_catalog_across_gpus((size_t)index) &&
-        any_pending(l->pending) && gv_lane_may_restart(l)) {
-        if (!l->gpus[0])
-            tested_gpus(c, l->gpus, sizeof l->gpus);
-        if (drop_hung(l) > 0) {
-            l->lanes_mode = 0;
-            gv_report_settle(c->report);
-            return 1;
-        }
-    }
+    if (l->hung_count && is_node(l) && go_on_without(l, index, "made no progress in"))
+        return 1;
     gv_lane_close_pending(l, GV_SKIP, GV_ACTION_NONE,
                           "not run: the worker was stopped after %s timed out%s%s", l->check,
                           is_node(l) ? "" : " on ", is_node(l) ? "" : l->gpu_subject);
@@ -503,7 +523,27 @@ static void concluded_died(lane *l, const char *where, int reaped, int status, d
         gv_lane_died_in_start(l, why, ended, spent);
         return;
     }
-    stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+    /* In a test across GPUs at work on one GPU alone (cuda.copy_all's copies of each): the
+     * crash is that GPU's row, and the tests across GPUs left go on without it. */
+    int index = gv_catalog_index(l->check), g = is_node(l) ? only_watched(l) : -1;
+    char tested[sizeof l->gpus];
+    snprintf(tested, sizeof tested, "%s", l->gpus);
+    if (!tested[0])
+        tested_gpus(l->c, tested, sizeof tested);
+    if (g >= 0 && index >= 0 && gv_catalog_across_gpus((size_t)index) &&
+        gv_list_count(tested) > 1) {
+        char subject[48];
+        gpu_subject_of(l->c, g, subject, sizeof subject);
+        gv_append(why, sizeof why, ", ", "at work on ");
+        gv_append(why, sizeof why, "", subject);
+        stopped_row_on(l, subject, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+        l->hung[0] = g;
+        l->hung_count = 1;
+        if (go_on_without(l, index, "crashed the worker in"))
+            return;
+    } else {
+        stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+    }
     /* gv_check_driver's facts: a crash there is the call's error (GV_ERR_DRIVER), not gone
      * past in a fresh worker. */
     if (is_node(l) && !l->c->have_facts && l->c->plan->inventory)

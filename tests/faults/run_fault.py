@@ -908,6 +908,15 @@ CASES["hang_across_then_rows_once"] = case("hang-stall-middle-gpu3", "cuda.copy_
     ("nccl.allreduce", "node", "PASS", "all_reduce over 7 ranks")],
     sysroot=None, args=["--copy-mib", "1", "--nccl-kib", "64"], wall=DEADLINE + 2,
     gpus={3: "FAIL"}, plan={"cuda.p2p": 8})
+# A GPU whose work crashes the worker while cuda.copy_all copies each GPU alone is that GPU's
+# row; the tests across GPUs after it go on without it, as after a hang.
+CASES["crash_across_then_without_it"] = case("fault-kernel-crash-gpu3", "cuda.copy_all,cuda.p2p,nccl.allreduce", [
+    ("cuda.copy_all", "gpu3", "ERROR", "in each GPU's copies alone, at work on gpu3", "rerun"),
+    ("cuda.p2p", "gpu3", "SKIP", "not run: gpu3 crashed the worker in cuda.copy_all"),
+    ("cuda.p2p", "gpu0", "PASS", "gpu2 450.0, gpu4 450.0"),
+    ("nccl.allreduce", "node", "PASS", "all_reduce over 7 ranks")],
+    exit_code=3, args=["--copy-mib", "1", "--nccl-kib", "64"], wall=5, gpus={3: "ERROR"},
+    plan={"cuda.p2p": 8})
 # nccl.version, judged before the collective hung, is not judged again after it.
 CASES["nccl_hang_then_version_once"] = case("hang-nccl-gpu3", "nccl.version,nccl.allreduce", [
     ("nccl.version", "node", "PASS", "NCCL 2.28"),
