@@ -182,35 +182,77 @@ static void line(char *out, size_t cap, const char *fmt, ...)
 int gv_policy_format(const gv_policy *p, char *out, size_t cap)
 {
     out[0] = '\0';
-    if (p->gpu_count >= 0)
+    if (p->gpu_count != -1)
         line(out, cap, "gpu_count = %d\n", (int)p->gpu_count);
     line(out, cap, "require_rdma = %d\n", p->require_rdma ? 1 : 0);
     if (p->gpu_model[0])
         line(out, cap, "gpu_model = %s\n", p->gpu_model);
     if (p->kernel_min[0])
         line(out, cap, "kernel_min = %s\n", p->kernel_min);
-    if (p->gemm_warn_fraction > 0)
+    if (p->gemm_warn_fraction != 0)
         line(out, cap, "gemm_warn_fraction = %.17g\n", p->gemm_warn_fraction);
-    if (p->gemm_fail_fraction > 0)
+    if (p->gemm_fail_fraction != 0)
         line(out, cap, "gemm_fail_fraction = %.17g\n", p->gemm_fail_fraction);
     for (int t = GV_DTYPE_FP32; t <= GV_DTYPE_FP8_E4M3; t++)
-        if (p->gemm_min_tflops[t] > 0)
+        if (p->gemm_min_tflops[t] != 0)
             line(out, cap, "gemm_min_tflops.%s = %.17g\n", gv_dtype_name(t), p->gemm_min_tflops[t]);
-    if (p->copy_min_gbps > 0)
+    if (p->copy_min_gbps != 0)
         line(out, cap, "copy_min_gbps = %.17g\n", p->copy_min_gbps);
-    if (p->nccl_min_busbw_gbps > 0)
+    if (p->nccl_min_busbw_gbps != 0)
         line(out, cap, "nccl_min_busbw_gbps = %.17g\n", p->nccl_min_busbw_gbps);
     if (p->xids[0])
         line(out, cap, "xids = %s\n", p->xids);
     line(out, cap, "busy = %s\n", gv_busy_rule_name(p->busy));
     for (size_t i = 0; i < sizeof health_keys / sizeof *health_keys; i++) {
         double v = *(const double *)((const char *)p + health_keys[i].offset);
-        if (v > 0)
+        if (v != 0) /* a negative or NaN threshold too, for gv_policy_check to refuse */
             line(out, cap, "%s = %.17g\n", health_keys[i].key, v);
     }
-    if (p->retired_pages_fail > 0)
+    if (p->retired_pages_fail != 0)
         line(out, cap, "retired_pages_fail = %d\n", (int)p->retired_pages_fail);
     return strlen(out) + 1 < cap ? 0 : -1;
+}
+
+/* A text field that would not read back as itself: a line break or another control byte, or
+ * a '#' that starts a comment. */
+static int unreadable_text(const char *v)
+{
+    for (; *v; v++)
+        if ((unsigned char)*v < 0x20 || *v == 0x7f || *v == '#')
+            return 1;
+    return 0;
+}
+
+gv_status gv_policy_check(gv_ctx *ctx, const gv_policy *p)
+{
+    const char *texts[] = {p->gpu_model, p->kernel_min, p->xids};
+    const char *names[] = {"gpu_model", "kernel_min", "xids"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (unreadable_text(texts[i]))
+            return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                           "gv_policy.%s holds a line break, a control byte or a '#'", names[i]);
+    char text[4096];
+    if (gv_policy_format(p, text, sizeof text) != 0)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy: its fields do not fit a policy text");
+    gv_policy scratch = GV_POLICY_INIT;
+    char why[160] = "";
+    for (char *line = text, *next; line && *line && !why[0]; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *eq = strstr(line, " = ");
+        if (eq) {
+            *eq = '\0';
+            apply(&scratch, line, eq + 3, why, sizeof why);
+        }
+    }
+    if (why[0])
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy: %s (%s)", why, POLICY_DOCS);
+    if (p->gemm_warn_fraction > 0 && p->gemm_fail_fraction > p->gemm_warn_fraction)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG,
+                       "gv_policy: gemm_fail_fraction %g above gemm_warn_fraction %g (%s)",
+                       p->gemm_fail_fraction, p->gemm_warn_fraction, POLICY_DOCS);
+    return GV_OK;
 }
 
 gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out)

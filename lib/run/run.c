@@ -7,6 +7,7 @@
 
 #include "checks/busy.h"
 #include "checks/checks.h"
+#include "checks/policy.h"
 #include "run/levels.h"
 #include "run/run.h"
 #include "run/run_events.h"
@@ -292,6 +293,9 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
         if (plan->policy.busy < GV_BUSY_SKIP || plan->policy.busy > GV_BUSY_IGNORE)
             return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy.busy %d is not a gv_busy_rule",
                            (int)plan->policy.busy);
+        gv_status checked = gv_policy_check(ctx, &plan->policy);
+        if (checked != GV_OK)
+            return checked;
         o->policy = &plan->policy;
     }
     int base[GV_CATALOG_MAX];

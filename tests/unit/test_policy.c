@@ -104,6 +104,42 @@ static void load_reads_a_file_and_names_it_in_errors(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* A policy set field by field is held to what its text could say, in a worker or not: the run
+ * is refused, naming the field, where the text would not parse. */
+static void a_policy_set_by_fields_is_checked(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    static const int32_t isolations[] = {GV_ISOLATION_AUTO, GV_ISOLATION_NONE};
+    for (size_t k = 0; k < 2; k++) {
+        gv_policy p = GV_POLICY_INIT;
+        gv_run_opts o = GV_RUN_OPTS_INIT;
+        o.checks = "driver.gpu_count";
+        o.isolation = isolations[k];
+        o.policy = &p;
+        gv_report *r = NULL;
+        p.gpu_count = 5000;
+        assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);
+        assert_non_null(strstr(gv_ctx_last_error(ctx), "gpu_count wants a whole number"));
+        p.gpu_count = -5; /* -1 is unset; another negative count is no count */
+        assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);
+        p.gpu_count = 8;
+        p.temp_margin_warn_c = NAN;
+        assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);
+        assert_non_null(strstr(gv_ctx_last_error(ctx), "temp_margin_warn_c"));
+        p.temp_margin_warn_c = 5;
+        snprintf(p.gpu_model, sizeof p.gpu_model, "H100\ngpu_count = 2");
+        assert_int_equal(gv_run(ctx, &o, &r), GV_ERR_INVALID_ARG);
+        assert_non_null(strstr(gv_ctx_last_error(ctx), "gv_policy.gpu_model"));
+        snprintf(p.gpu_model, sizeof p.gpu_model, "H100");
+        p.require_rdma = 1;
+        assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+        assert_int_equal(verdict_of(r, "driver.gpu_count", "node"), GV_PASS);
+        gv_report_free(r);
+    }
+    gv_ctx_destroy(ctx);
+}
+
 static void checks_take_their_expectations_from_the_policy(void **state)
 {
     (void)state;
@@ -364,6 +400,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_fills_every_key_and_refuses_bad_lines),
         cmocka_unit_test(load_reads_a_file_and_names_it_in_errors),
+        cmocka_unit_test(a_policy_set_by_fields_is_checked),
         cmocka_unit_test(checks_take_their_expectations_from_the_policy),
         cmocka_unit_test(rdma_and_kernel_expectations),
         cmocka_unit_test(xids_fail_the_gpus_with_hardware_faults),

@@ -112,6 +112,15 @@ def test_policy_is_readable_and_runs(node):
     p.busy = "fail"
     assert p.busy == "fail" and ctx.policy(p) == p
     assert ctx.run(checks="driver.gpu_count", policy=p).verdict == "PASS"
+    # A field set to what no policy text could say is refused by the run, in a worker or not.
+    for field, value, named in (("gpu_count", 5000, "gpu_count wants"),
+                                ("temp_margin_warn_c", float("nan"), "temp_margin_warn_c"),
+                                ("gpu_model", "a\nb", "gv_policy.gpu_model")):
+        bad = ctx.policy(p)
+        setattr(bad, field, value)
+        for isolation in ("auto", "none"):
+            with pytest.raises(gpuverify.InvalidArgumentError, match=named):
+                ctx.run(checks="driver.gpu_count", policy=bad, isolation=isolation)
 
 
 def test_a_gpu_the_node_does_not_have_is_a_usage_error(node):
