@@ -94,6 +94,9 @@ static gv_status select_gpus(gv_ctx *ctx, const char *list, int *chosen)
             return gv_fail(ctx, GV_ERR_INVALID_ARG,
                            "gv_run_opts.gpus '%s': CUDA ordinals 0..%d, comma-separated", list,
                            GV_RUN_MAX_GPUS - 1);
+        if (chosen[v]) /* as gv_nccl_opts.gpus: a GPU twice is a typo for another */
+            return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.gpus '%s' lists GPU %d twice",
+                           list, (int)v);
         chosen[v] = 1;
         if (!*p++)
             return GV_OK;
@@ -211,7 +214,7 @@ static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const ch
                              double budget_s, double spent)
 {
     char why[160];
-    snprintf(why, sizeof why, "not run: the %s level's budget of %.0f s was spent after %.1f s",
+    snprintf(why, sizeof why, "not run: the %s level's budget of %g s was spent after %.1f s",
              level, budget_s, spent);
     unrun_group(r, chosen, i, why,
                 "find what took the time (the rows' duration_s); raise the run's budget "

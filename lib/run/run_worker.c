@@ -247,7 +247,7 @@ static void start_across(client *c)
     if (gv_now_s() >= c->budget_end) {
         gv_standby_stop(c);
         gv_lane_close_pending(n, GV_ERROR, GV_ACTION_RERUN,
-                              "not run: the run's budget of %.0f s was spent", c->plan->budget_s);
+                              "not run: the run's budget of %g s was spent", c->plan->budget_s);
         return;
     }
     if (!left) {
@@ -288,8 +288,7 @@ static void start_lanes(client *c)
         if (l->workers && gv_now_s() >= c->budget_end) {
             /* A fresh worker after one that stopped would have no time left for anything. */
             gv_lane_close_pending(l, GV_ERROR, GV_ACTION_RERUN,
-                                  "not run: the run's budget of %.0f s was spent",
-                                  c->plan->budget_s);
+                                  "not run: the run's budget of %g s was spent", c->plan->budget_s);
             l->finished = 1;
             continue;
         }

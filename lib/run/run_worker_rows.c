@@ -422,7 +422,7 @@ static void concluded_by_budget(lane *l, const char *where, const char *how_stop
     client *c = l->c;
     char why[800];
     snprintf(why, sizeof why,
-             "not finished within the run's budget of %.0f s: stopped after %.1f s in %s "
+             "not finished within the run's budget of %g s: stopped after %.1f s in %s "
              "(worker %s)",
              c->plan->budget_s, spent, where, how_stopped);
     stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why,
@@ -430,7 +430,7 @@ static void concluded_by_budget(lane *l, const char *where, const char *how_stop
                 "checks",
                 spent);
     gv_lane_close_pending(l, GV_ERROR, GV_ACTION_RERUN,
-                          "not run: the run's budget of %.0f s was spent", c->plan->budget_s);
+                          "not run: the run's budget of %g s was spent", c->plan->budget_s);
 }
 
 /* Stopped at its check's deadline: GPUs that hung, a check too slow, or a hang nobody can pin
@@ -451,7 +451,7 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
         c->reserve_taken = 1;
         snprintf(why, sizeof why,
                  "not finished after %.1f s in %s, of its %.0f s: stopped %.1f s before the "
-                 "end of the run's budget of %.0f s so that the other checks ran without it "
+                 "end of the run's budget of %g s so that the other checks ran without it "
                  "(worker %s)",
                  spent, where, planned, start_reserve_s(c), c->plan->budget_s, how_stopped);
         gv_lane_hung_in_start(l, GV_ERROR, why, GV_ACTION_RERUN, START_CUT_REMEDY, spent);

@@ -148,6 +148,10 @@ static void api_calls_refuse_null(void **state)
     ro.checks = "^,driver";
     assert_int_equal(gv_run(ctx, &ro, &r), GV_ERR_INVALID_ARG);
     assert_non_null(strstr(gv_ctx_last_error(ctx), "leaves out nothing"));
+    ro.checks = NULL;
+    ro.gpus = "0,0";
+    assert_int_equal(gv_run(ctx, &ro, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "lists GPU 0 twice"));
     gv_library_info li = GV_LIBRARY_INFO_INIT;
     assert_int_equal(gv_library_status(ctx, 99, &li), GV_ERR_INVALID_ARG);
     assert_non_null(strstr(gv_ctx_last_error(ctx), "99"));
