@@ -152,6 +152,11 @@ static void api_calls_refuse_null(void **state)
     ro.gpus = "0,0";
     assert_int_equal(gv_run(ctx, &ro, &r), GV_ERR_INVALID_ARG);
     assert_non_null(strstr(gv_ctx_last_error(ctx), "lists GPU 0 twice"));
+    ro.gpus = NULL;
+    ro.checks = "rdma.modules"; /* no check that reads it: refused all the same */
+    ro.topology_xml = "/nonexistent/topology.xml";
+    assert_int_equal(gv_run(ctx, &ro, &r), GV_ERR_IO);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "/nonexistent/topology.xml"));
     gv_library_info li = GV_LIBRARY_INFO_INIT;
     assert_int_equal(gv_library_status(ctx, 99, &li), GV_ERR_INVALID_ARG);
     assert_non_null(strstr(gv_ctx_last_error(ctx), "99"));

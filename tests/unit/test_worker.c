@@ -44,7 +44,10 @@ static void command_line_round_trip(void **state)
     ro.copy_bytes = 3ull << 20;
     ro.nccl_bytes = 1ull << 30;
     ro.gpus = "0,2";
-    ro.topology_xml = "/tmp/node.xml";
+    char xml[4096]; /* a file the run can read: gv_run refuses one it cannot */
+    snprintf(xml, sizeof xml, "%s/hwloc/xml/24em64t-2n6c2t-pci.xml",
+             getenv("GV_TEST_SOURCE_FIXTURES"));
+    ro.topology_xml = xml;
     ro.policy = &p;
     ro.checks = "driver,gemm.bf16";
     gv_run_plan plan;
@@ -72,7 +75,7 @@ static void command_line_round_trip(void **state)
     assert_int_equal(a.run.gemm_size, 1024);
     assert_true(a.run.copy_bytes == 3ull << 20 && a.run.nccl_bytes == 1ull << 30);
     assert_string_equal(a.run.gpus, "0,2");
-    assert_string_equal(a.run.topology_xml, "/tmp/node.xml");
+    assert_string_equal(a.run.topology_xml, xml);
     assert_int_equal(a.run.isolation, GV_ISOLATION_NONE); /* the worker is the isolation */
     assert_int_equal(a.lanes, 1);
     assert_int_equal(a.standby, 1);
