@@ -26,15 +26,22 @@ libgpuverify is looked for in $GPUVERIFY_LIBRARY (a file), the directory recorde
 this interpreter's prefix (lib/), ctypes.util.find_library, then the soname libgpuverify.so.1."""
 
 
-def _seconds(text):
-    """A number of seconds, 0 or more (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("wants seconds, 0 or more, not %r" % text)
-    return value
+def _seconds(least, most):
+    """An argparse type: seconds from least to most, gv-check's range for the option (a
+    deadline under half a second FAILs a healthy node; a budget of 0 is no run)."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not least <= value <= most:
+            raise argparse.ArgumentTypeError("wants seconds from %g to %g, not %r" % (
+                least, most, text))
+        return value
+    return parse
+
+
+DAY, WEEK = 86400.0, 7 * 86400.0
 
 
 def _count(text):
@@ -152,12 +159,12 @@ def _parser():
                          "one out")
     ap.add_argument("--level", default="standard", choices=["quick", "standard", "extended"],
                     help="quick (a prolog), standard (default), extended (benchmarks)")
-    ap.add_argument("--budget", type=_seconds, default=0.0, metavar="S",
+    ap.add_argument("--budget", type=_seconds(0.001, DAY), default=0.0, metavar="S",
                     help="wall-clock budget of the run (default: the level's)")
-    ap.add_argument("--duration", type=_seconds, default=0.0, metavar="S",
+    ap.add_argument("--duration", type=_seconds(0.001, WEEK), default=0.0, metavar="S",
                     help="how long stress.* loads the GPUs (extended level; default 120; "
                          "hours for a burn-in)")
-    ap.add_argument("--watch", type=_seconds, default=0.0, metavar="S",
+    ap.add_argument("--watch", type=_seconds(0, DAY), default=0.0, metavar="S",
                     help="before judging gpu.xid, wait up to S s for an Xid NVML reports (half "
                          "a second more after the first): a loop of passes that watches in "
                          "place of a sleep sees each Xid at once, also where the kernel log "
@@ -177,7 +184,7 @@ def _parser():
     ap.add_argument("--isolation", default="auto", choices=["auto", "process", "none"],
                     help="auto (default: gpuverify-worker when installed), process "
                          "(required), none (in this process, no hard deadlines)")
-    ap.add_argument("--deadline", type=_seconds, default=0.0, metavar="S",
+    ap.add_argument("--deadline", type=_seconds(0.5, DAY), default=0.0, metavar="S",
                     help="each check's deadline where the catalog sets none (30)")
     ap.add_argument("--state", type=_state, metavar="FILE|default",
                     help="record every run in this SQLite file and judge each GPU against its "

@@ -238,7 +238,9 @@ def test_cli_help_says_the_exit_codes_and_refuses_bad_values():
     for line in ("0  healthy", "1  a check FAILed", "2  usage error",
                  "3  could not judge", "4  not judged", "--duration S", "--version"):
         assert line in out.stdout, line
+    # gv-check's ranges: a budget of 0 is no run, a deadline under 0.5 s FAILs a healthy node.
     for bad in (["--duration", "-1"], ["--duration", "soon"], ["--budget", "nan"],
+                ["--budget", "0"], ["--deadline", "0.1"],
                 ["--gpus", "0,x"], ["--gemm-size", "-5"], ["--level", "fastest"]):
         refused = python("-m", "gpuverify", *bad)
         assert refused.returncode == 2 and bad[0] in refused.stderr, bad
