@@ -205,7 +205,7 @@ int main(int argc, char **argv)
     gv_ctx *ctx = NULL;
     gv_status s = gv_ctx_create(&co, &ctx);
     if (s != GV_OK) {
-        fprintf(stderr, "gv-topo: %s: %s\n", gv_strerror(s), gv_ctx_last_error(NULL));
+        fprintf(stderr, "gv-topo: %s\n", gv_cli_reason(NULL, s));
         return 2;
     }
     gv_topo *t = NULL;
