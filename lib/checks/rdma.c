@@ -509,6 +509,17 @@ static void judge_nccl(gv_active_run *run, const gv_rdma_report *r)
         gv_append(settings, sizeof settings, ", ", one);
     }
     int ib = info->nccl_net == GV_NCCL_NET_IB;
+    /* libibverbs left out of this run after it hung or crashed (run/run_worker_start.c): NCCL
+     * would load it too, so what NCCL would do is not known here; rdma.devices says why. */
+    const char *refused = run->ctx->library_refused[GV_LIB_IBVERBS];
+    if (!ib && refused[0] && gv_rdma_has_hardware(r)) {
+        gv_report_add(run->report, gv_id_rdma_nccl_env, "node", GV_SKIP,
+                      "NCCL's transport not judged: this run left libibverbs out (%s; "
+                      "rdma.devices judges that)",
+                      refused);
+        gv_report_delegate(run->report, gv_id_rdma_devices);
+        return;
+    }
     int verdict = ib                        ? nccl_setting_problems(r, problems, sizeof problems)
                   : gv_rdma_has_hardware(r) ? GV_FAIL
                                             : GV_SKIP;

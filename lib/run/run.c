@@ -213,11 +213,18 @@ static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *w
  * spent is slow or hung, nobody can tell which, and the checks it never reached must not let
  * it pass. */
 static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const char *level,
-                             double budget_s, double spent)
+                             double budget_s, double spent, int in_worker)
 {
     char why[160];
-    snprintf(why, sizeof why, "not run: the %s level's budget of %g s was spent after %.1f s",
-             level, budget_s, spent);
+    /* A worker's budget is what the run had left when it started, not the level's. */
+    if (in_worker)
+        snprintf(why, sizeof why,
+                 "not run: the run's budget was spent (%.1f s of it left to this worker, spent "
+                 "after %.1f s)",
+                 budget_s, spent);
+    else
+        snprintf(why, sizeof why, "not run: the %s level's budget of %g s was spent after %.1f s",
+                 level, budget_s, spent);
     unrun_group(r, chosen, i, why,
                 "find what took the time (the rows' duration_s); raise the run's budget "
                 "(gv_run_opts.budget_s, --budget) or select fewer checks",
@@ -540,7 +547,8 @@ static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_
         if (lanes_open && (gv_catalog_across_gpus(i) || together[i]))
             continue; /* the caller runs these once every lane has finished */
         if (gv_now_s() > active->budget_end) {
-            unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0);
+            unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0,
+                             ctx->in_worker);
             continue;
         }
         gv_progress_group(ctx, gv_checks[i].id);

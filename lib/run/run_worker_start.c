@@ -65,12 +65,11 @@ static int leave_out(lane *l, int k, const char *why, char *what, size_t cap)
         snprintf(c->without[k], sizeof c->without[k], "%s", why);
         snprintf(what, cap, "%s", k == GV_LIB_NVML ? "NVML" : gv_lib_spec_of(k)->name);
     }
-    /* The spares and the worker across GPUs started with NVML and libcuda in theirs; they have
-     * no use for libibverbs. */
-    if (k != GV_LIB_IBVERBS) {
+    /* The spares and the worker across GPUs started with it in theirs (NCCL's checks ask
+     * libibverbs which port NCCL would use); the spares test one GPU each, without it. */
+    if (k != GV_LIB_IBVERBS)
         gv_spares_stop(c);
-        gv_standby_stop(c);
-    }
+    gv_standby_stop(c);
     return one_gpu;
 }
 

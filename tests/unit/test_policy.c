@@ -349,7 +349,9 @@ static void levels_select_and_budgets_bound_the_run(void **state)
     gv_check_result g = result_of(r, "cuda.matmul", "node");
     assert_int_equal(g.verdict, GV_ERROR);
     assert_int_equal(gv_report_verdict(r), GV_ERROR);
-    assert_non_null(strstr(g.message, "the quick level's budget of 0 s was spent"));
+    if (!strstr(g.message, "budget of 1e-06 s was spent") &&
+        !strstr(g.message, "the run's budget was spent"))
+        fail_msg("cuda.matmul: %s", g.message);
     assert_false(has(r, "cuda.copy"));
     gv_report_free(r);
 
