@@ -447,7 +447,8 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
     l->hung_count = 0;
     /* The node's worker in the Xid watch (NVML's event API), before any check. */
     int in_watch = is_node(l) && l->waiting_s > 0 && !strcmp(l->check, gv_id_gpu_xid);
-    if (gv_lane_stopped_in_start(l) >= 0 && l->by_reserve) {
+    int library = gv_lane_stopped_in_start(l);
+    if (library >= 0 && l->by_reserve) {
         c->reserve_taken = 1;
         snprintf(why, sizeof why,
                  "not finished after %.1f s in %s, of its %.0f s: stopped %.1f s before the "
@@ -457,12 +458,11 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
         gv_lane_hung_in_start(l, GV_ERROR, why, GV_ACTION_RERUN, START_CUT_REMEDY, spent);
         return 1;
     }
-    if (gv_lane_stopped_in_start(l) >= 0) {
+    if (library >= 0) {
         snprintf(why, sizeof why, "timed out after %.1f s in %s (worker %s)", spent, where,
                  how_stopped);
-        gv_lane_hung_in_start(
-            l, GV_FAIL, why, hang_action(l, reaped),
-            l->starting_library == GV_LIB_IBVERBS ? VERBS_HANG_REMEDY : HANG_REMEDY, spent);
+        gv_lane_hung_in_start(l, GV_FAIL, why, hang_action(l, reaped),
+                              library == GV_LIB_IBVERBS ? VERBS_HANG_REMEDY : HANG_REMEDY, spent);
         return 1;
     }
     if (l->by_liveness && l->late_gpu >= 0)
@@ -510,6 +510,20 @@ static void concluded_garbled(lane *l, const char *where, double spent)
                           "not run: the worker's output could not be read");
 }
 
+/* The GPU a crash of the node's worker is charged to: in a test across GPUs at work on one
+ * GPU alone (cuda.copy_all's copies of each) among several tested, that one; else -1. */
+static int crashed_gpu(const lane *l)
+{
+    int index = gv_catalog_index(l->check), g = is_node(l) ? only_watched(l) : -1;
+    if (g < 0 || index < 0 || !gv_catalog_across_gpus((size_t)index))
+        return -1;
+    char tested[sizeof l->gpus];
+    snprintf(tested, sizeof tested, "%s", l->gpus);
+    if (!tested[0])
+        tested_gpus(l->c, tested, sizeof tested);
+    return gv_list_count(tested) > 1 ? g : -1;
+}
+
 /* A worker that died (a crash, or it vanished). The checks of its group that sent their rows
  * are done; the rest, and every check after, go to a fresh worker. */
 static void concluded_died(lane *l, const char *where, int reaped, int status, double spent)
@@ -523,26 +537,18 @@ static void concluded_died(lane *l, const char *where, int reaped, int status, d
         gv_lane_died_in_start(l, why, ended, spent);
         return;
     }
-    /* In a test across GPUs at work on one GPU alone (cuda.copy_all's copies of each): the
-     * crash is that GPU's row, and the tests across GPUs left go on without it. */
-    int index = gv_catalog_index(l->check), g = is_node(l) ? only_watched(l) : -1;
-    char tested[sizeof l->gpus];
-    snprintf(tested, sizeof tested, "%s", l->gpus);
-    if (!tested[0])
-        tested_gpus(l->c, tested, sizeof tested);
-    if (g >= 0 && index >= 0 && gv_catalog_across_gpus((size_t)index) &&
-        gv_list_count(tested) > 1) {
+    int g = crashed_gpu(l);
+    if (g < 0) {
+        stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
+    } else {
         char subject[48];
         gpu_subject_of(l->c, g, subject, sizeof subject);
-        gv_append(why, sizeof why, ", ", "at work on ");
-        gv_append(why, sizeof why, "", subject);
+        gv_append(why, sizeof why, ", at work on ", subject);
         stopped_row_on(l, subject, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
         l->hung[0] = g;
         l->hung_count = 1;
-        if (go_on_without(l, index, "crashed the worker in"))
+        if (go_on_without(l, gv_catalog_index(l->check), "crashed the worker in"))
             return;
-    } else {
-        stopped_row(l, GV_ERROR, GV_ACTION_RERUN, why, NULL, spent);
     }
     /* gv_check_driver's facts: a crash there is the call's error (GV_ERR_DRIVER), not gone
      * past in a fresh worker. */
