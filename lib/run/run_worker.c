@@ -102,8 +102,11 @@ static double deadline_now(lane *l)
             }
         }
     }
+    /* A start that began within the reserve has no time to leave the rest by stopping: the
+     * budget judges it (libibverbs' start for nccl.transport, late in a run that waited). */
     double reserve_end = c->budget_end - start_reserve_s(c);
-    if (!c->reserve_taken && gv_lane_stopped_in_start(l) >= 0 && reserve_end < own) {
+    if (!c->reserve_taken && gv_lane_stopped_in_start(l) >= 0 && reserve_end < own &&
+        l->start_began < reserve_end) {
         own = reserve_end;
         l->by_reserve = 1;
     }

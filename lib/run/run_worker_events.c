@@ -178,6 +178,14 @@ static void open_lanes(client *c, json_t *ev)
     }
 }
 
+/* The node's worker is in library k's start from now on (-1: in none). */
+static void set_starting(lane *l, int k)
+{
+    if (k >= 0 && k != l->starting_library)
+        l->start_began = gv_now_s();
+    l->starting_library = k;
+}
+
 /* A "begin" event: the worker is at a check on a subject. */
 static void take_begin(lane *l, json_t *ev)
 {
@@ -188,7 +196,7 @@ static void take_begin(lane *l, json_t *ev)
     l->waiting_s = l->last_beat = l->beat_gap = 0;
     memset(l->gpu_gap, 0, sizeof l->gpu_gap);
     l->starting = 0;
-    l->starting_library = !is_node(l) || l->c->have_facts ? -1 : gv_lane_start_library(l->check);
+    set_starting(l, !is_node(l) || l->c->have_facts ? -1 : gv_lane_start_library(l->check));
     gv_lane_watch_clear(l);
     memset(l->gpu_done, 0, sizeof l->gpu_done);
     memset(l->gpu_first_done, 0, sizeof l->gpu_first_done);
@@ -223,7 +231,7 @@ static void take_stage(lane *l, json_t *ev)
     gv_worker_event_text(ev, "stage", l->stage, sizeof l->stage);
     size_t verbs = strlen(GV_RDMA_VERBS_STAGE);
     if (is_node(l) && !strncmp(l->stage, GV_RDMA_VERBS_STAGE, verbs))
-        l->starting_library = GV_LIB_IBVERBS;
+        set_starting(l, GV_LIB_IBVERBS);
     else if (l->starting_library == GV_LIB_IBVERBS)
         l->starting_library = -1;
 }

@@ -83,6 +83,7 @@ typedef struct lane {
      * libcuda's load and cuInit: GV_LIB_NVML, GV_LIB_CUDA) or for the RDMA checks (libibverbs'
      * stages: GV_LIB_IBVERBS); -1 when not. */
     int starting_library;
+    double start_began; /* when that start began */
     int drained;     /* its pipe was read once after its deadline passed */
     int start_stops; /* its workers stopped in a library's start (run_worker_start.c) */
 } lane;

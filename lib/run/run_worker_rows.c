@@ -448,6 +448,8 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
     /* The node's worker in the Xid watch (NVML's event API), before any check. */
     int in_watch = is_node(l) && l->waiting_s > 0 && !strcmp(l->check, gv_id_gpu_xid);
     int library = gv_lane_stopped_in_start(l);
+    if (library >= 0)
+        group_rows_done(l); /* nccl.version, before libibverbs' start in nccl.transport */
     if (library >= 0 && l->by_reserve) {
         c->reserve_taken = 1;
         snprintf(why, sizeof why,
@@ -534,6 +536,7 @@ static void concluded_died(lane *l, const char *where, int reaped, int status, d
         snprintf(ended, sizeof ended, "vanished");
     snprintf(why, sizeof why, "worker %s during %s", ended, where);
     if (gv_lane_stopped_in_start(l) >= 0) {
+        group_rows_done(l);
         gv_lane_died_in_start(l, why, ended, spent);
         return;
     }

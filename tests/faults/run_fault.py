@@ -154,6 +154,14 @@ CASES = {
         ("rdma.nccl_env", "node", "SKIP", "this run left libibverbs out"),
         ("cuda.init", "gpu3", "PASS", "CUDA context")],
         exit_code=3, sysroot="h100-ib", args=["--copy-mib", "1"], wall=5),
+    # Met first by nccl.transport (NCCL's port), after nccl.version's row: the fresh worker
+    # that does without libibverbs makes the group's other rows, not that one again.
+    "ibv_open_crash_in_nccl": case("fault-ibv-open-crash", "nccl.version,nccl.transport", [
+        ("rdma.devices", "node", "ERROR", "during nccl.transport on node, in libibverbs: mlx5_0: opening it", "rerun"),
+        ("nccl.transport", "node", "PASS", "16 connections: 16 P2P"),
+        ("nccl.version", "node", "PASS", "NCCL 2.28.9")],
+        exit_code=3, sysroot="h100-ib", args=["--nccl-kib", "64"], wall=5,
+        plan={"nccl.version": 1}),
     "cuinit_crash": case("fault-cuinit-crash", "driver,gpu.nvml,cuda.init", [
         ("driver.cuda", "node", "FAIL",  # signal 11, or ASan's exit
          "during driver.cuda on node, in cuInit, twice in this run; the other checks ran "
@@ -806,6 +814,14 @@ CASES = {
         ("gpu.xid", "node", "FAIL", timed_out(3.0, "gpu.xid on node, in registering NVML GPU 3 for Xid events")),
         ("driver.gpu_count", "node", "PASS", "")],
         args=["--watch", "1"], wall=4.5),
+    # A library's start that begins within the budget's reserve (libibverbs' for
+    # nccl.transport, after a 12 s watch of a 15 s run) runs to its end: stopping it would
+    # leave the rest no more time, and its fresh worker made nccl.version's row again.
+    "start_within_reserve": case("h100x8", "gpu.xid,nccl.version,nccl.transport", [
+        ("nccl.transport", "node", "PASS", "16 connections: 16 P2P"),
+        ("nccl.version", "node", "PASS", "NCCL 2.28.9")],
+        args=["--watch", "12", "--budget", "3", "--nccl-kib", "64"], exit_code=0, wall=15.5,
+        plan={"nccl.version": 1, "nccl.transport": 1, "rdma.devices": 0}),
     # The NVSwitches' SXids: a fatal one FAILs its switch until the reboot that resets the
     # fabric; non-fatal ones are named and pass; a garbled code may be a fatal one.
     "sxid_logged": case("h100x8", "nvswitch.sxid", [
