@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "scenario.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,8 @@ static int fault_line(fake_scenario *s, char *v)
     } else if (!strcmp(action, "stall")) {
         snprintf(f->action, sizeof f->action, "error");
         f->code = 600; /* CUDA_ERROR_NOT_READY */
+    } else if (sscanf(action, "slow=%lf", &f->slow_s) == 1 && f->slow_s > 0) {
+        snprintf(f->action, sizeof f->action, "slow");
     } else {
         return -1;
     }
@@ -313,6 +316,12 @@ int fake_fault_at(const fake_scenario *s, const char *point, int gpu)
                 pause(); /* as a driver call that never returns: only a kill ends it */
         if (!strcmp(f->action, "crash") || (!strcmp(f->action, "crash_once") && !crashed_before(f)))
             raise(SIGSEGV);
+        if (!strcmp(f->action, "slow")) {
+            struct timespec nap = {(time_t)f->slow_s,
+                                   (long)((f->slow_s - (double)(time_t)f->slow_s) * 1e9)};
+            while (nanosleep(&nap, &nap) != 0 && errno == EINTR) {
+            }
+        }
         return f->code;
     }
     return 0;

@@ -56,6 +56,7 @@
  *   gpu = ...; mem_ecc=3:1   (the DRAM ECC counters rise by 3 corrected and 1 uncorrected
  *         error while the memory test runs)
  *   fault = cuInit hang | cublasLtMatmul crash | cuDevicePrimaryCtxRetain error=2 |
+ *           ibv_open_device slow=0.5 |
  *           nvmlDeviceGetHandleByIndex hang gpu=3 | cuEventQuery hang  (one line each: the
  *           entry point, what it does there, optionally only for one GPU by index; points
  *           with faults: cuInit, cuDevicePrimaryCtxRetain/Release, cuMemAlloc, cuMemFree,
@@ -195,7 +196,8 @@ typedef struct fake_gpu {
 
 #define FAKE_MAX_FAULTS 8
 
-/* A fault injected at an entry point: "hang" blocks forever, "crash" raises SIGSEGV,
+/* A fault injected at an entry point: "hang" blocks forever, "crash" raises SIGSEGV, "slow=S"
+ * takes S seconds before the call does its work,
  * "error" returns code, "stall" answers CUDA_ERROR_NOT_READY for ever (work queued on the GPU
  * that never completes, the host thread free), "crash_once" crashes the first process of a
  * run only (a fresh worker then gets past it; needs $GV_FAKE_ONCE_DIR, where it leaves its
@@ -208,6 +210,7 @@ typedef struct fake_fault {
     int code;
     int gpu;         /* -1: every GPU */
     double after_s;  /* 0: from the first call */
+    double slow_s;   /* "slow=S": the call takes S s more, then does its work */
     int after_calls; /* calls=N: only from the process's Nth call on (for this GPU) */
 } fake_fault;
 
