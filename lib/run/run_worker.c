@@ -115,15 +115,15 @@ static double deadline_now(lane *l)
     return l->by_budget ? budget : own;
 }
 
-/* The lanes' GPUs for a worker's --gpus ("0,2,3"), less those whose own tests hung when
- * skip_hung; how many. */
+/* The lanes' GPUs for a worker's --gpus ("0,2,3"), less those left out of the tests across
+ * GPUs (gpu_left_out) when skip_hung; how many. */
 static int lanes_gpus(const client *c, int skip_hung, char *gpus, size_t cap)
 {
     int n = 0;
     gpus[0] = '\0';
     for (size_t k = 0; k <= c->lane_count; k++) {
         const lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
-        if (skip_hung && gpu_hung(l))
+        if (skip_hung && gpu_left_out(l))
             continue;
         char text[8];
         snprintf(text, sizeof text, "%s%d", gpus[0] ? "," : "", l->ordinal);
@@ -236,11 +236,13 @@ static void start_across(client *c)
     c->across_started = 1;
     for (size_t k = 0; k <= c->lane_count; k++) {
         const lane *l = k == 0 ? n : &c->lanes[k - 1];
-        /* A GPU whose own tests hung is left out; the tests with a row per GPU (cuda.p2p,
-         * gemm.* judged by its peers) get their row there. */
-        if (gpu_hung(l))
+        /* A GPU whose own tests hung or crashed is left out; the tests with a row per GPU
+         * (cuda.p2p, gemm.* judged by its peers) get their row there. */
+        if (gpu_left_out(l))
             gv_lane_skip_left_out(c, c->across, k == 0 ? c->own_subject : l->gpu_subject,
-                                  "not run: the GPU's own tests timed out");
+                                  gpu_hung(l) ? "not run: the GPU's own tests timed out"
+                                              : "not run: the GPU's own tests crashed every "
+                                                "worker started for them");
     }
     char gpus[sizeof n->gpus];
     int left = lanes_gpus(c, 1, gpus, sizeof gpus);

@@ -85,6 +85,7 @@ typedef struct lane {
     int starting_library;
     double start_began; /* when that start began */
     int drained;     /* its pipe was read once after its deadline passed */
+    int gave_up;     /* its workers died MAX_WORKERS times in a row in its GPU's tests */
     int start_stops; /* its workers stopped in a library's start (run_worker_start.c) */
 } lane;
 
@@ -102,6 +103,7 @@ typedef struct client {
     int lanes_opened;
     char own_subject[48];       /* the GPU the node's worker tests itself, once lanes are open */
     int own_gpu_hung;           /* the node's worker hung in a test of that GPU */
+    int own_gpu_gave_up;        /* ... or died MAX_WORKERS times in a row in them */
     int across[GV_CATALOG_MAX]; /* tests across GPUs, run once every lane has finished */
     int across_started;
     /* Each GPU's cuda.copy figures, by CUDA ordinal, as its lane measured them (0: none). */
@@ -143,6 +145,13 @@ static inline int is_node(const lane *l)
 static inline int gpu_hung(const lane *l)
 {
     return is_node(l) ? l->c->own_gpu_hung : l->timed_out;
+}
+
+/* The lane's own GPU tests hung, or crashed every worker the lane may start: its GPU is left
+ * out of the tests across GPUs (where it would crash their worker, or hang it, once more). */
+static inline int gpu_left_out(const lane *l)
+{
+    return gpu_hung(l) || (is_node(l) ? l->c->own_gpu_gave_up : l->gave_up);
 }
 
 /* Whether a fresh worker may follow the lane's last: MAX_WORKERS, not counting those stopped in a

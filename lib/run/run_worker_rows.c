@@ -558,7 +558,14 @@ static void concluded_died(lane *l, const char *where, int reaped, int status, d
     if (is_node(l) && !l->c->have_facts && l->c->plan->inventory)
         gv_lane_close_pending(l, GV_SKIP, GV_ACTION_NONE, "not run: %s", why);
     group_rows_done(l);
-    if (any_pending(l->pending) && !gv_lane_may_restart(l))
+    if (gv_lane_may_restart(l))
+        return;
+    int index = gv_catalog_index(l->check);
+    if (!is_node(l))
+        l->gave_up = 1;
+    else if (l->c->lanes_opened && index >= 0 && gv_catalog_per_gpu((size_t)index))
+        l->c->own_gpu_gave_up = 1;
+    if (any_pending(l->pending))
         gv_lane_close_pending(l, GV_ERROR, GV_ACTION_RERUN, "not run: %d workers in a row died",
                               MAX_WORKERS);
 }

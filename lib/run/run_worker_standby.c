@@ -189,8 +189,8 @@ void gv_standby_prepare(client *c)
     size_t n = 0;
     for (size_t k = 0; k <= c->lane_count; k++) {
         lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
-        /* Its worker has exited; a GPU whose tests hung is left out of those across GPUs. */
-        if (l->running || !l->finished || l->offered || gpu_hung(l))
+        /* Its worker has exited; a GPU left out of the tests across GPUs is not made ready. */
+        if (l->running || !l->finished || l->offered || gpu_left_out(l))
             continue;
         l->offered = 1;
         char one[16];

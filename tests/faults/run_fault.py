@@ -292,6 +292,15 @@ CASES = {
         ("cuda.alloc", "gpu2", "PASS", ""), ("cuda.matmul", "gpu4", "PASS", "")],
         exit_code=3, args=["--copy-mib", "1", "--gemm-size", "32"], deadline=SLOW_FAKE, wall=30,
         plan={"cuda.init": 8, "cuda.alloc": 8, "cuda.matmul": 8}),
+    # A GPU that crashed every worker of its lane is left out of the tests across GPUs, as a
+    # hung one is: they are judged over the others, not crashed once more by it.
+    "lanes_crash_gpu3_left_out": case("fault-kernel-crash-gpu3", "cuda.init,cuda.alloc,cuda.copy,cuda.matmul,cuda.copy_all,cuda.p2p,nccl.allreduce", [
+        ("cuda.matmul", "gpu3", "ERROR", "during cuda.matmul on gpu3"),
+        ("cuda.p2p", "gpu3", "SKIP", "not run: the GPU's own tests crashed every worker started for them"),
+        ("cuda.copy_all", "node", "PASS", "7 GPUs copying at once"),
+        ("nccl.allreduce", "node", "PASS", "all_reduce over 7 ranks")],
+        exit_code=3, args=["--copy-mib", "1", "--gemm-size", "32", "--nccl-kib", "64"],
+        deadline=SLOW_FAKE, wall=30, gpus={3: "ERROR", 2: "PASS"}, plan={"cuda.p2p": 8}),
     # The budget ends every lane at once, however many GPUs hang.
     "lanes_budget": case("fault-ctx-hang-gpu3-gpu5", "cuda.init", [
         ("cuda.init", "gpu3", "ERROR", "not finished within the run's budget of 3 s"),
@@ -817,8 +826,8 @@ CASES = {
     # A library's start that begins within the budget's reserve (libibverbs' for
     # nccl.transport, after NCCL's sweep, past a 15 s watch of a 20 s run: its last 5 s)
     # runs to its end: stopping it would leave the rest no more time, and its fresh worker
-    # made nccl.version's row again. The device's slow open keeps the worker in that start
-    # when the caller reads it.
+    # made nccl.version's row again. The devices' slow opens (0.1 s each) keep the worker in
+    # that start when the caller reads it.
     "start_within_reserve": case("fault-ibv-open-slow", "gpu.xid,nccl.version,nccl.transport", [
         ("nccl.transport", "node", "PASS", "16 connections: 16 P2P"),
         ("nccl.version", "node", "PASS", "NCCL 2.28.9")],
