@@ -56,7 +56,7 @@
  *   gpu = ...; mem_ecc=3:1   (the DRAM ECC counters rise by 3 corrected and 1 uncorrected
  *         error while the memory test runs)
  *   fault = cuInit hang | cublasLtMatmul crash | cuDevicePrimaryCtxRetain error=2 |
- *           ibv_open_device slow=0.5 |
+ *           ibv_open_device slow=0.1 |
  *           nvmlDeviceGetHandleByIndex hang gpu=3 | cuEventQuery hang  (one line each: the
  *           entry point, what it does there, optionally only for one GPU by index; points
  *           with faults: cuInit, cuDevicePrimaryCtxRetain/Release, cuMemAlloc, cuMemFree,
