@@ -144,7 +144,7 @@ static void print_json(const gv_nccl_result *r, gv_status st, const char *hosts)
     printf(", \"nranks\": %d, \"isolation\": \"%s\", \"nccl_version\": ", (int)r->nranks,
            r->isolation == GV_ISOLATION_PROCESS ? "process" : "none");
     json_string(r->version);
-    printf(", \"nccl_cuda\": %d, \"peak_busbw_gbps\": %.3f, \"peak_bytes\": %llu, "
+    printf(", \"nccl_cuda\": %d, \"peak_busbw_gbps\": %.6g, \"peak_bytes\": %llu, "
            "\"wrong_elements\": %llu, \"init_s\": %.3f, \"total_s\": %.3f, \"message\": ",
            (int)r->nccl_cuda, r->peak_busbw_gbps, (unsigned long long)r->peak_bytes,
            (unsigned long long)r->wrong_elements, r->init_s, r->total_s);

@@ -245,6 +245,42 @@ def main():
         rc, table, _ = fleet([healthy, pairs])
         expect(want_why in table, "the table tells them apart too:\n%s" % table)
 
+        # gv-fleet run answers: a node its own checks named, one the search named, suspects
+        # it left undecided, a node not judged; a run that found its fault between the groups
+        # names no node and still fails the report.
+        answer = {"launcher": "slurm", "nodes": ["n1", "n2", "n3", "n4"], "verdict": "FAIL",
+                  "culprits": [{"node": "n1", "found_by": "own checks", "why": "FAIL ..."},
+                               {"node": "n2", "found_by": "search", "why": "failed with n3"}],
+                  "not_judged": [{"node": "n3", "why": "ERROR gv-check: usage error"}],
+                  "search": {"undecided": ["n4", "h20a"], "links": [],
+                             "between_groups": False}}
+        fabric = {"launcher": "slurm", "nodes": ["n1", "n2"], "verdict": "FAIL", "culprits": [],
+                  "not_judged": [], "search": {"undecided": [], "links": [],
+                                               "between_groups": True}}
+        rc, out, _ = fleet(["--json", "-"], stdin=json.dumps(answer) + "\n")
+        got = {n["hostname"]: (n["verdict"], [r["kind"] for r in n["reasons"]])
+               for n in json.loads(out)["nodes"]}
+        expect(rc == 1 and got == {"n1": ("FAIL", ["own checks"]),
+                                   "n2": ("FAIL", ["culprit search"]),
+                                   "n3": ("ERROR", ["own checks"]),
+                                   "n4": ("WARN", ["undecided"]),
+                                   "h20a": ("WARN", ["undecided"])},
+               "a run answer's culprits, not judged and undecided nodes: %s" % got)
+        rc, out, _ = fleet(["--json", "-"], stdin=json.dumps(fabric) + "\n")
+        doc = json.loads(out)
+        expect(rc == 1 and doc["nodes"] == [] and len(doc["fabric"]) == 1 and
+               "between the groups" in doc["fabric"][0]["why"],
+               "a fault between the groups fails the report with no node named: %s" % doc)
+        rc, table, _ = fleet(["-"], stdin=json.dumps(fabric) + "\n")
+        expect(rc == 1 and "FAIL  fabric: every group passed alone" in table,
+               "the table says so:\n%s" % table)
+        rc, text, _ = fleet(["--prometheus", "-"], stdin=json.dumps(fabric) + "\n")
+        expect("gpuverify_fleet_faults_between_nodes 1" in text,
+               "Prometheus counts it:\n%s" % text)
+        rc, out, _ = fleet(["--drain-dry-run", "-"], stdin=json.dumps(answer) + "\n")
+        expect("reason=gpuverify: fleet: own checks FAIL" in out,
+               "a node its own checks named is drained for them, not the search: %s" % out)
+
     # The rule itself: one decimal (two for pairs) as before, more significant digits only
     # where two figures that differ would read the same or one would read as 0.
     sys.path.insert(0, os.path.dirname(os.path.realpath(GV_FLEET)))

@@ -4,7 +4,8 @@
 speed (healthy 1.0, a slow NIC 0.3, hung 0), links between two nodes that are slow only when
 both are in a group, and noise on every measurement. A group's bus bandwidth is its slowest
 member's (a ring runs at its slowest link). For N = 2, 3, 7, 64, 1,024 and 0, 1, 2, 5 culprits
-it asserts exactly the planted culprits are named, and the rounds after the all-nodes run:
+it asserts exactly the planted culprits are named (five nodes, relative judging: wherever the
+culprit stands), and the rounds after the all-nodes run:
 at most 4 for one culprit, 8 for five (where N allows naming them at all), and prints the
 rounds and group tests of each case.
 
@@ -147,6 +148,16 @@ class SearchTest(unittest.TestCase):
         self.assertTrue(s.done)
         self.assertTrue(s.between_groups)
         self.assertEqual(s.culprits, [])
+        # Five: both pairs pass, the node left out fails with two good partners: it, not the
+        # fabric.
+        s = search.Search(["a", "b", "c", "d", "e"])
+        self.assertEqual(s.next_round(), [("a", "b"), ("c", "d")])
+        s.record([(("a", "b"), True), (("c", "d"), True)])
+        self.assertFalse(s.done)
+        for _ in range(2):
+            s.record([(g, "e" not in g) for g in s.next_round()])
+        self.assertEqual([c for c, _ in s.culprits], ["e"])
+        self.assertFalse(s.between_groups)
 
     def test_two_nodes_undecided(self):
         s = search.Search(["a", "b"])
@@ -156,12 +167,22 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(s.undecided, ["a", "b"])
 
     def test_groups_disjoint_and_bounded(self):
-        for n in (4, 5, 7, 64, 1000, 1024):
+        for n in (4, 5, 6, 7, 64, 1000, 1024):
             groups = search.partition(["x%d" % i for i in range(n)], search.group_size(n))
             flat = [x for g in groups for x in g]
-            self.assertEqual(len(flat), n)
-            self.assertEqual(len(set(flat)), n)
+            self.assertEqual(len(flat), n - (n == 5))  # five: two pairs, one node apart
+            self.assertEqual(len(set(flat)), len(flat))
+            self.assertGreaterEqual(len(groups), 2)  # a group alone is judged by itself
+            self.assertEqual(len({search.size_class(g) for g in groups}), 1)
             self.assertTrue(all(2 <= len(g) <= search.MAX_GROUP + 1 for g in groups))
+
+    def test_five_nodes_judged_against_each_other(self):
+        # Five nodes made one screen group that passed by its own figure: a slow node among
+        # five, wherever it stands (the fifth is the one the pairs leave out), is named.
+        for k in range(5):
+            s, _ = run(Fleet(5, culprits=[k]))
+            self.assertEqual([c for c, _ in s.culprits], [Fleet(5).nodes[k]], s.summary())
+            self.assertFalse(s.between_groups, s.summary())
 
     def test_rounds_bounded(self):
         fleet = Fleet(64, culprits=range(0, 64, 2))  # half the fleet slow

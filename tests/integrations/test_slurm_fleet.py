@@ -12,6 +12,7 @@ the veth links between the namespaces. Runs, each `salloc -N 4 gv-fleet run --js
   2. node n4's link shaped with tc tbf (both directions) and node n2 with a GPU off the bus:
      exactly n2 (its own checks) and n4 (the search) named, exit 1;
   3. only n3's link shaped, four nodes in the search: exactly n3 named;
+  (and a mistyped gv-check option on every node: exit 2, nobody named);
   4. `srun -N 4 gv-check --json` with n2's GPU off the bus, its output read by `gv-fleet report
      --drain` as srun printed it: n2 FAILs and is drained with a "gpuverify: fleet:" reason,
      the others PASS and stay in service.
@@ -217,13 +218,15 @@ echo "export GPUVERIFY_LOCK_DIR={tmp}/locks/$node"
                     % ",".join(NODES))
 
     # --- runs ----------------------------------------------------------------------------
-    def fleet_run(self, label):
+    def fleet_run(self, label, gv_check_args=()):
+        """gv-fleet run's answer: (exit, its JSON), or (exit, its stderr) when it printed no
+        JSON and exited 2 (a usage error)."""
         argv = ["salloc", "-N", str(len(NODES)), "--immediate=120", "--quiet",
                 sys.executable, self.fleet, "run", "--json", "--deadline", "60",
                 "--bytes", "1M", "--iters", "3", "--tolerance", "0.1",
                 "--gv-check", self.gv_check, "--gv-nccl", self.gv_nccl]
         for a in ("--sysroot", os.path.join(self.fixtures, "sysroots", "h100-open"),
-                  "--library-dir", self.fakelib, "--checks", PASSIVE):
+                  "--library-dir", self.fakelib, "--checks", PASSIVE) + tuple(gv_check_args):
             argv.append("--gv-check-arg=" + a)
         argv += ["--gv-nccl-arg=--library-dir", "--gv-nccl-arg=" + self.fakelib]
         for k in ("GV_FAKE_NCCL_NET=socket",):
@@ -234,6 +237,9 @@ echo "export GPUVERIFY_LOCK_DIR={tmp}/locks/$node"
         try:
             doc = json.loads(p.stdout)
         except ValueError:
+            if p.returncode == 2 and not p.stdout.strip():
+                print("%s: exit 2 in %.1f s: %s" % (label, took, p.stderr.strip()))
+                return 2, p.stderr
             raise Failure("%s: gv-fleet printed no JSON (exit %d): %s\n%s" % (
                 label, p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
         print("%s: exit %d in %.1f s; culprits %s; %d group tests; best busbw %s" % (
@@ -331,6 +337,11 @@ def main(argv):
               "healthy cluster: exit %d, culprits %s" % (rc, doc["culprits"]))
         check(all(r["exit"] == 0 for r in doc["node_checks"].values()),
               "healthy cluster: a node's own checks did not pass: %s" % doc["node_checks"])
+
+        # A mistyped option is the site's: gv-check exits 2 on every node, no node is named.
+        rc, err = c.fleet_run("a usage error on every node", ["--no-such-option"])
+        check(rc == 2 and "gv-check could not run on any node" in err,
+              "a usage error on every node: exit %d: %s" % (rc, err))
 
         with open(c.path("scenario.n2"), "w") as f:
             f.write("h100x8-gpu-lost\n")

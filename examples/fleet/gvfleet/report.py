@@ -484,16 +484,40 @@ def collectives(nccl_runs, tolerance, node_of):
 
 
 def search_answers(searches, node_of):
+    """What gv-fleet run answers say of nodes (culprits, links, undecided, not judged); the
+    faults they found in no node (between the groups), returned as [{where, why}]."""
+    faults = []
     for doc, where in searches:
+        named = set()
         for c in doc.get("culprits") or []:
             if isinstance(c, dict) and c.get("node"):
-                node_of(c["node"]).add("FAIL", "culprit search", "%s (found by %s, %s)" % (
-                    c.get("why", ""), c.get("found_by", "the search"), where))
-        for link in (doc.get("search") or {}).get("links") or []:
+                own = c.get("found_by") == "own checks"
+                node_of(c["node"]).add("FAIL", "own checks" if own else "culprit search",
+                                       "%s (found by %s, %s)" % (
+                                           c.get("why", ""), c.get("found_by", "the search"),
+                                           where))
+                named.add(c["node"])
+        srch = doc.get("search") or {}
+        for link in srch.get("links") or []:
             for n in link:
                 node_of(n).add("WARN", "link", "the search's link %s: failed together again "
                                "while each passed with good partners (%s)" % ("+".join(link),
                                                                               where))
+                named.add(n)
+        for n in [n for n in srch.get("undecided") or [] if isinstance(n, str)]:
+            node_of(n).add("WARN", "undecided", "the search could not tell it from the other "
+                           "suspects (%s): test it with nodes known to be good" % where)
+            named.add(n)
+        for j in doc.get("not_judged") or []:
+            if isinstance(j, dict) and j.get("node"):
+                node_of(j["node"]).add("ERROR", "own checks", "not judged: %s (%s)" % (
+                    j.get("why", ""), where))
+        if doc.get("verdict") == "FAIL" and not named:
+            faults.append({"where": where, "why": "every group passed alone while all nodes "
+                           "together did not: between the groups (spine, switch)"
+                           if srch.get("between_groups") else
+                           "the run failed without naming a node"})
+    return faults
 
 
 def judge(docs, tolerance, pins=None):
@@ -526,7 +550,7 @@ def judge(docs, tolerance, pins=None):
            "collectives": collectives([(o, w) for k, o, w in docs if k == "nccl"], tolerance,
                                       node_of),
            "duplicates": duplicates}
-    search_answers([(o, w) for k, o, w in docs if k == "search"], node_of)
+    out["fabric"] = search_answers([(o, w) for k, o, w in docs if k == "search"], node_of)
     for n in nodes.values():
         if n.report is None and reported:
             n.add("ERROR", "no report", "named by a collective or the search, but no gv-check "
@@ -567,6 +591,8 @@ def table(nodes, extra, skipped):
         if not c["judged"]:
             lines.append("note  class %s: %d node(s), fewer than %d: configuration not "
                          "judged" % (c["class"], c["nodes"], MIN_PEERS))
+    for f in extra["fabric"]:
+        lines.append("FAIL  fabric: %s (%s)" % (f["why"], f["where"]))
     for s in skipped:
         lines.append("skip  %s line %d: %s" % (s["source"], s["line"], s["why"]))
     c = counts(nodes)
@@ -579,7 +605,7 @@ def _label(value):
     return str(value).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
 
 
-def prometheus(nodes):
+def prometheus(nodes, extra):
     out = ["# HELP gpuverify_fleet_node_ok 1 when the fleet report passes the node, 0 when "
            "it names it (verdict label: why).",
            "# TYPE gpuverify_fleet_node_ok gauge"]
@@ -590,6 +616,10 @@ def prometheus(nodes):
             "# TYPE gpuverify_fleet_nodes gauge"]
     for v, k in counts(nodes).items():
         out.append('gpuverify_fleet_nodes{verdict="%s"} %d' % (v, k))
+    out += ["# HELP gpuverify_fleet_faults_between_nodes Faults a gv-fleet run found in no "
+            "node (between the groups: spine, switch).",
+            "# TYPE gpuverify_fleet_faults_between_nodes gauge",
+            "gpuverify_fleet_faults_between_nodes %d" % len(extra["fabric"])]
     return "\n".join(out)
 
 

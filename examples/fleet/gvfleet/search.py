@@ -32,8 +32,11 @@ def group_size(n):
 
 def partition(nodes, size):
     """nodes in consecutive groups of `size` or `size + 1` (the remainder spread over the
-    first groups), every group at least 2 long; one group when fewer than 2 * size."""
-    count = max(1, len(nodes) // size)
+    first groups), every group at least 2 long. Fewer than 2 * size nodes would make one group,
+    which a screen judges only by itself: pairs then, an odd node left out (five nodes)."""
+    count = len(nodes) // size
+    if count < 2:
+        return [tuple(nodes[k:k + 2]) for k in range(0, len(nodes) - 1, 2)]
     base, extra = divmod(len(nodes), count)
     groups, at = [], 0
     for k in range(count):
@@ -59,7 +62,6 @@ class Search:
         self.culprits = []  # (node, why)
         self.transient = []  # nodes that failed once with a good partner, then passed
         self.links = []  # screen groups that failed though every member is good
-        self.between_groups = False
         self.tried = set()  # frozensets of suspect pairs already tested together
         self._screen = []
         self._stalled = False
@@ -79,6 +81,13 @@ class Search:
         if not self.rounds or self.suspects or self.condemned:
             return False
         return self._link_check is not None or not self._link_candidates()
+
+    @property
+    def between_groups(self):
+        """Every group of the screen passed and nothing since named a node or a link: what
+        failed the whole is between the groups."""
+        return bool(self._screen and self.rounds and all(p for _, p in self.rounds[0]) and
+                    not self.culprits and not self.links and not self.undecided)
 
     @property
     def undecided(self):
@@ -129,13 +138,15 @@ class Search:
         outcomes = [(tuple(g), bool(p)) for g, p in outcomes]
         self.rounds.append(outcomes)
         if len(self.rounds) == 1 and self._screen:
+            screened = {n for g in self._screen for n in g}
+            # A node the screen left out (an odd one beside pairs) is tested with a good one.
+            self.suspects.extend(n for n in self.nodes if n not in screened)
             for group, passed in outcomes:
                 if passed:
                     self.good.update(group)
                 else:
                     self.suspects.extend(group)
             self.suspects.sort(key=self.nodes.index)
-            self.between_groups = not self.suspects
             return
         if self._link_check is not None:
             self.links = [g for g, passed in outcomes if not passed]

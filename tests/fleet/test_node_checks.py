@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""gv-fleet's node checks, without a launcher: the node-check subcommand names its node as
+Slurm does (SLURMD_NODENAME) with its rank in the launch, kills a gv-check past its deadline
+with everything it started (a site's wrapper script and its children), and reports gv-check's
+exit; node_record matches answers to the launch's nodes by name, short name, or (a hostfile of
+addresses under mpirun, whose tasks know only their host name) by rank.
+
+usage: test_node_checks.py GV_FLEET"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+GV_FLEET = os.path.realpath(sys.argv.pop(1) if len(sys.argv) > 1 else "examples/fleet/gv-fleet")
+
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader("gv_fleet_tool", GV_FLEET)
+    spec = importlib.util.spec_from_loader("gv_fleet_tool", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+tool = load_tool()
+
+
+def node_check(gv_check, deadline, env=None):
+    p = subprocess.run([sys.executable, GV_FLEET, "node-check", "--gv-check", gv_check,
+                        "--deadline", str(deadline), "--"], capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})), timeout=60)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+class NodeCheckTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gv-fleet-node-")
+
+    def script(self, name, body):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        return path
+
+    def test_named_as_slurm_names_it_with_its_rank(self):
+        ok = self.script("ok", "echo 'OK 3 checks, 3 rows: 3 PASS'\n")
+        rec = node_check(ok, 10, {"SLURMD_NODENAME": "gpu-017", "SLURM_PROCID": "3"})
+        self.assertEqual((rec["gv_fleet_node"], rec["rank"], rec["exit"], rec["summary"]),
+                         ("gpu-017", 3, 0, "OK 3 checks, 3 rows: 3 PASS"))
+
+    def test_usage_error_is_exit_2(self):
+        usage = self.script("usage", "echo \"gv-check: usage error at '--nope'\"; exit 2\n")
+        rec = node_check(usage, 10)
+        self.assertEqual((rec["exit"], rec["summary"]), (2, "gv-check: usage error at '--nope'"))
+        rec = node_check(os.path.join(self.tmp, "absent"), 10)
+        self.assertEqual(rec["exit"], 2)
+        self.assertIn("cannot run", rec["summary"])
+
+    def test_deadline_kills_what_the_wrapper_started(self):
+        marker = os.path.join(self.tmp, "child.pid")
+        hang = self.script("hang", "sleep 300 &\necho $! > %s\nwait\n" % marker)
+        started = time.monotonic()
+        rec = node_check(hang, 1)
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertEqual(rec["exit"], -1)
+        self.assertIn("did not answer within 1 s", rec["summary"])
+        child = int(open(marker).read())
+        for _ in range(50):  # SIGKILL is delivered at once; its reaping by init may lag
+            if not os.path.exists("/proc/%d" % child) or \
+                    open("/proc/%d/stat" % child).read().split()[2] == "Z":
+                break
+            time.sleep(0.1)
+        else:
+            self.fail("the wrapper's child %d outlived the node check" % child)
+
+
+class NodeRecordTest(unittest.TestCase):
+    def answers(self, *named):
+        return [{"gv_fleet_node": name, "rank": rank, "exit": 0} for name, rank in named]
+
+    def match(self, nodes, records):
+        names = {n.split(".")[0] for n in nodes}
+        return [(tool.node_record(n, k, records, names) or {}).get("gv_fleet_node")
+                for k, n in enumerate(nodes)]
+
+    def test_by_name_and_short_name(self):
+        recs = self.answers(("n2.cluster", 0), ("n1", 1))
+        self.assertEqual(self.match(["n1", "n2"], recs), ["n1", "n2.cluster"])
+
+    def test_addresses_by_rank(self):
+        # mpirun over a hostfile of addresses: the tasks know their host names only.
+        recs = self.answers(("n2", 1), ("n1", 0), ("n3", 2))
+        self.assertEqual(self.match(["10.0.0.11", "10.0.0.12", "10.0.0.13"], recs),
+                         ["n1", "n2", "n3"])
+
+    def test_a_node_that_did_not_answer_has_none(self):
+        recs = self.answers(("n1", 0), ("n3", 2))
+        self.assertEqual(self.match(["n1", "n2", "n3"], recs), ["n1", None, "n3"])
+        # An answer under another node's name is that node's, whatever its rank.
+        self.assertEqual(self.match(["10.0.0.11", "n1"], self.answers(("n1", 0))),
+                         [None, "n1"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
