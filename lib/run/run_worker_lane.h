@@ -84,9 +84,9 @@ typedef struct lane {
      * stages: GV_LIB_IBVERBS); -1 when not. */
     int starting_library;
     double start_began; /* when that start began */
-    int drained;     /* its pipe was read once after its deadline passed */
-    int gave_up;     /* its workers died MAX_WORKERS times in a row in its GPU's tests */
-    int start_stops; /* its workers stopped in a library's start (run_worker_start.c) */
+    int drained;        /* its pipe was read once after its deadline passed */
+    int gave_up;        /* its workers died MAX_WORKERS times in a row in its GPU's tests */
+    int start_stops;    /* its workers stopped in a library's start (run_worker_start.c) */
 } lane;
 
 typedef struct client {
