@@ -639,8 +639,7 @@ class Context:
         handle = C.c_void_p()
         st = self._lib.gv_ctx_create(C.byref(opts), C.byref(handle))
         if st != 0:
-            raise for_status(st, "Context(): %s: %s" % (text(self._lib.gv_strerror(st)),
-                                                             text(self._lib.gv_ctx_last_error(None))))
+            raise for_status(st, "Context(): %s" % self._reason(st, None))
         self._handle = handle
 
     @property
@@ -682,11 +681,15 @@ class Context:
     def __del__(self):
         self.close()
 
+    def _reason(self, st: int, handle) -> str:
+        """The library's reason for status st, without the status's name before it (the
+        exception's class and `status` say that; "input/output error: policy ...: No such
+        file" read as a disk fault): its name only where the library gave no reason."""
+        return text(self._lib.gv_ctx_last_error(handle)) or text(self._lib.gv_strerror(st))
+
     def _raise(self, st: int, call: str):
         """Raises the exception class of status st, with the library's explanation."""
-        message = "%s: %s: %s" % (call, text(self._lib.gv_strerror(st)),
-                                  text(self._lib.gv_ctx_last_error(self._ctx)))
-        raise for_status(st, message)
+        raise for_status(st, "%s: %s" % (call, self._reason(st, self._ctx)))
 
     def _check(self, st: int, call: str) -> None:
         """Raises unless st is success."""

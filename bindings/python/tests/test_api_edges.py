@@ -192,3 +192,13 @@ def test_cli_help_lists_every_gv_check_option_that_applies(gv_check):
     options = set(re.findall(r"(--[a-z][a-z-]+)", theirs))
     missing = sorted(o for o in options if o not in ours)
     assert not missing, missing
+
+
+def test_errors_say_the_reason_not_the_status_name(tmp_path):
+    # The class says what kind ("input/output error: ..." read as a disk fault); the message
+    # starts with the call and the library's reason, as gv-check's do.
+    missing = str(tmp_path / "no-such-sysroot")
+    with pytest.raises(gpuverify.IOFailureError) as e:
+        gpuverify.Context(sysroot=missing)
+    assert str(e.value).startswith("Context(): ") and missing in str(e.value)
+    assert "input/output error" not in str(e.value), str(e.value)
