@@ -264,6 +264,8 @@ void gv_session_close(gv_session *s)
     /* A context that failed (an error CUDA keeps, a wedged GPU, a half-made session) is not
      * the next session's: it goes with our module, and the next open makes a fresh one. */
     int drop = kept && kept->retained && !healthy;
+    if (s->retained || drop) /* a release that hangs is named as such, not the last step */
+        gv_progress_stage(s->ctx, "releasing the CUDA context of GPU %d", s->cuda_index);
     if (s->module && (!s->module_kept || drop))
         s->cu->cuModuleUnload(s->module);
     if (drop) {

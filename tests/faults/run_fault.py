@@ -292,6 +292,11 @@ CASES = {
         ("cuda.alloc", "gpu2", "PASS", ""), ("cuda.matmul", "gpu4", "PASS", "")],
         exit_code=3, args=["--copy-mib", "1", "--gemm-size", "32"], deadline=SLOW_FAKE, wall=30,
         plan={"cuda.init": 8, "cuda.alloc": 8, "cuda.matmul": 8}),
+    # A release that never returns is named as such, not as the step before it.
+    "ctx_release_hang": case("fault-ctx-release-hang", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "FAIL",
+         "in cuda.init on gpu0, in releasing the CUDA context of GPU 0 (worker stopped)")],
+        sysroot=None, args=["--copy-mib", "1"]),
     # A GPU that crashed every worker of its lane is left out of the tests across GPUs, as a
     # hung one is: they are judged over the others, not crashed once more by it.
     "lanes_crash_gpu3_left_out": case("fault-kernel-crash-gpu3", "cuda.init,cuda.alloc,cuda.copy,cuda.matmul,cuda.copy_all,cuda.p2p,nccl.allreduce", [
