@@ -140,16 +140,20 @@ const char *gv_cli_reason(const gv_ctx *ctx, gv_status status)
     return why && *why ? why : gv_strerror(status);
 }
 
+/* Narrower than this, wrapping broke every word of the header over lines (COLUMNS=5): the
+ * lines are left whole, as in a pipe. */
+#define WIDTH_MIN 40
+
 unsigned gv_cli_width(FILE *to)
 {
     const char *columns = getenv("COLUMNS");
     uint64_t n = 0;
-    if (columns && gv_parse_u64(columns, 10, 1, 10000, &n) == GV_PARSE_OK)
-        return (unsigned)n;
     struct winsize ws;
-    if (isatty(fileno(to)) && ioctl(fileno(to), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 0;
+    if (columns && gv_parse_u64(columns, 10, 1, 10000, &n) == GV_PARSE_OK)
+        ; /* the caller's */
+    else if (isatty(fileno(to)) && ioctl(fileno(to), TIOCGWINSZ, &ws) == 0)
+        n = ws.ws_col;
+    return n >= WIDTH_MIN ? (unsigned)n : 0;
 }
 
 size_t gv_cli_columns(const char *s)

@@ -57,7 +57,7 @@ const char *gv_cli_reason(const gv_ctx *ctx, gv_status status);
 /* The width in columns that lines to `to` must fit: $COLUMNS when it is a whole number from 1
  * to 10000 (the user's or a test's choice), else the terminal's (TIOCGWINSZ) when `to` is one;
  * 0 when neither says (a pipe or a file: lines are not wrapped, one line per row for grep and
- * awk). */
+ * awk), and under 40 columns. */
 unsigned gv_cli_width(FILE *to);
 
 /* Columns `s` takes on a terminal: its UTF-8 characters (a continuation byte takes none). */

@@ -82,7 +82,8 @@ static void usage(FILE *to)
             "run could not start, 3 could not judge (no FAIL, a check ERRORed), 4 not judged:\n"
             "another gpuverify held the GPUs (no FAIL; every ERROR such a hold).\n"
             "Environment: NO_COLOR turns colour and the progress line off; COLUMNS is the\n"
-            "width the table wraps at (default: the terminal's; none in a pipe or file).\n");
+            "width the table wraps at (default: the terminal's; none in a pipe or file, or\n"
+            "under 40).\n");
 }
 
 /* Indent of an inventory line's continuation: under the name. */

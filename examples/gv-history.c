@@ -60,7 +60,7 @@ static void usage(void)
         "Exit status: 0 shown, 1 nothing matched, 2 usage error or the database cannot be read.\n"
         "Environment: NO_COLOR turns colour off; LC_ALL, LC_CTYPE, LANG choose the chart's\n"
         "characters; COLUMNS is the width the table wraps at (default: the terminal's; none\n"
-        "in a pipe or file).\n");
+        "in a pipe or file, or under 40).\n");
 }
 
 typedef struct args {

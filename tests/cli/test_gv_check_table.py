@@ -104,6 +104,9 @@ for node in NODES:
                wrapped)
         expect(dense(wrapped) == dense(table), "%s COLUMNS=%d: not the piped table's text"
                % (node, width), wrapped)
+    # Narrower than 40 every word of the header broke over lines: the piped table instead.
+    rc, narrow, err = check(node, columns=5)
+    expect(narrow == table, "%s COLUMNS=5: not the piped table" % node, narrow[:400])
     rc, tty = on_terminal(node, 72)
     widest = max(len(line) for line in tty.splitlines()) if tty else 0
     expect(tty and widest <= 72, "%s on a terminal of 72 columns: a line of %d" % (node, widest),
