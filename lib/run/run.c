@@ -183,28 +183,48 @@ static void judge_asked_gpus(const gv_facts *f, const char *list, const int *ask
     }
 }
 
-/* One ERROR row per selected ID of catalog group i (its entries from i on) the run could not
- * run, each with this text and remedy: run again (for want of budget), or wait for the other
- * gpuverify holding the GPUs (hold). */
-static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *why,
-                        const char *remedy, const gv_run_hold *hold)
+/* One unrun row of entry k on `subject` (see unrun_group). */
+static void unrun_row(gv_report *r, size_t k, const char *subject, const char *why,
+                      const char *remedy, const gv_run_hold *hold)
 {
+    gv_check_result *row = gv_report_add(r, gv_checks[k].id, subject, GV_ERROR, "%s", why);
+    gv_result_remedy(row, "%s", remedy);
+    gv_result_action(row, hold && hold->holder_foreign ? GV_ACTION_FIX_CONFIG
+                          : hold                       ? GV_ACTION_WAIT
+                                                       : GV_ACTION_RERUN);
+    if (row && hold && !hold->holder_foreign) {
+        row->held_by_other = 1;
+        row->held_by_pid =
+            hold->holder_pid > 0 && hold->holder_pid <= INT32_MAX ? (int32_t)hold->holder_pid : 0;
+        row->held_s = hold->holder_held_s;
+    }
+}
+
+/* An ERROR row per selected ID of catalog group i (its entries from i on) the run could not
+ * run, each with this text and remedy: run again (for want of budget), or wait for the other
+ * gpuverify holding the GPUs (hold). A test with a row per GPU gets one on each GPU the run
+ * tests, as it would have made: on "node" it left every GPU's verdict PASS, none tested (and
+ * each lane's worker made the node's row again). */
+static void unrun_group(const gv_active_run *run, size_t i, const char *why, const char *remedy,
+                        const gv_run_hold *hold)
+{
+    const gv_facts *f = run->facts;
     for (size_t k = i; k < gv_check_count; k++) {
         int same = k == i || (gv_checks[i].active && gv_checks[k].active == gv_checks[i].active);
-        if (!chosen[k] || !same || (k != i && gv_checks[k].run))
+        if (!run->chosen[k] || !same || (k != i && gv_checks[k].run))
             continue;
-        gv_check_result *row = gv_report_add(r, gv_checks[k].id, "node", GV_ERROR, "%s", why);
-        gv_result_remedy(row, "%s", remedy);
-        gv_result_action(row, hold && hold->holder_foreign ? GV_ACTION_FIX_CONFIG
-                              : hold                       ? GV_ACTION_WAIT
-                                                           : GV_ACTION_RERUN);
-        if (row && hold && !hold->holder_foreign) {
-            row->held_by_other = 1;
-            row->held_by_pid = hold->holder_pid > 0 && hold->holder_pid <= INT32_MAX
-                                   ? (int32_t)hold->holder_pid
-                                   : 0;
-            row->held_s = hold->holder_held_s;
+        int rows = 0;
+        for (size_t g = 0; gv_catalog_row_per_gpu(k) && g < f->gpu_count; g++) {
+            int o = f->gpus[g].gpu.cuda_index;
+            if (o < 0 || !gv_active_gpu_chosen(run, o))
+                continue;
+            char subject[48];
+            gv_gpu_subject(&f->gpus[g], subject, sizeof subject);
+            unrun_row(run->report, k, subject, why, remedy, hold);
+            rows++;
         }
+        if (!rows)
+            unrun_row(run->report, k, "node", why, remedy, hold);
     }
 }
 
@@ -212,8 +232,8 @@ static void unrun_group(gv_report *r, const int *chosen, size_t i, const char *w
  * its budget (the standard level in 4-6 s of 180 on one GPU), so a node still busy when it is
  * spent is slow or hung, nobody can tell which, and the checks it never reached must not let
  * it pass. */
-static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const char *level,
-                             double budget_s, double spent, int in_worker)
+static void unrun_for_budget(const gv_active_run *run, size_t i, const char *level, double budget_s,
+                             double spent, int in_worker)
 {
     char why[160];
     /* A worker's budget is what the run had left when it started, not the level's. */
@@ -225,7 +245,7 @@ static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const ch
     else
         snprintf(why, sizeof why, "not run: the %s level's budget of %g s was spent after %.1f s",
                  level, budget_s, spent);
-    unrun_group(r, chosen, i, why,
+    unrun_group(run, i, why,
                 "find what took the time (the rows' duration_s); raise the run's budget "
                 "(gv_run_opts.budget_s, --budget) or select fewer checks",
                 NULL);
@@ -235,9 +255,9 @@ static void unrun_for_budget(gv_report *r, const int *chosen, size_t i, const ch
  * its level's active checks (seconds on one GPU at the standard level), so one holding it past
  * half this run's budget is at a long benchmark or stuck on the GPU, and a node whose GPUs
  * nobody here could test must not pass. */
-static void unrun_for_hold(gv_report *r, const int *chosen, size_t i, const gv_run_hold *h)
+static void unrun_for_hold(const gv_active_run *run, size_t i, const gv_run_hold *h)
 {
-    unrun_group(r, chosen, i, h->why,
+    unrun_group(run, i, h->why,
                 h->holder_foreign
                     ? "find the process holding the lock file (fuser, or /proc/locks) and stop "
                       "it: only gpuverify should hold a GPU's lock; for root's runs the lock "
@@ -547,7 +567,7 @@ static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_
         if (lanes_open && (gv_catalog_across_gpus(i) || together[i]))
             continue; /* the caller runs these once every lane has finished */
         if (gv_now_s() > active->budget_end) {
-            unrun_for_budget(r, chosen, i, plan->level->name, plan->budget_s, gv_now_s() - t0,
+            unrun_for_budget(active, i, plan->level->name, plan->budget_s, gv_now_s() - t0,
                              ctx->in_worker);
             continue;
         }
@@ -560,7 +580,7 @@ static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_
                 gv_checks[i].run(f, r);
             else if (gv_run_hold_needed(i) &&
                      !gv_run_hold_take(active, &hold, gv_checks[i].id, t0 + plan->budget_s / 2))
-                unrun_for_hold(r, chosen, i, &hold);
+                unrun_for_hold(active, i, &hold);
             else
                 gv_checks[i].active(active);
             no_row_left(r, chosen, i, gpus);

@@ -292,6 +292,13 @@ CASES = {
         ("cuda.alloc", "gpu2", "PASS", ""), ("cuda.matmul", "gpu4", "PASS", "")],
         exit_code=3, args=["--copy-mib", "1", "--gemm-size", "32"], deadline=SLOW_FAKE, wall=30,
         plan={"cuda.init": 8, "cuda.alloc": 8, "cuda.matmul": 8}),
+    # Tests the budget left unrun are each GPU's ERROR, as their rows would have been: on
+    # "node" every GPU's verdict read PASS, none tested.
+    "budget_unrun_per_gpu": case("h100x8", "driver,cuda.init,mem.test", [
+        ("mem.test", "gpu3", "ERROR", "not run: the standard level's budget of 0.05 s was spent",
+         "rerun")],
+        exit_code=3, args=["--isolation", "none", "--budget", "0.05", "--copy-mib", "1"],
+        deadline=SLOW_FAKE, gpus={3: "ERROR", 0: "ERROR"}, plan={"mem.test": 8}),
     # A release that never returns is named as such, not as the step before it.
     "ctx_release_hang": case("fault-ctx-release-hang", "cuda.init,cuda.alloc", [
         ("cuda.init", "gpu0", "FAIL",
