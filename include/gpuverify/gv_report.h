@@ -253,7 +253,7 @@ GV_API int32_t gv_report_line(const gv_report *report, char *out, uint32_t cap);
  * described by docs/report.schema.json (its version is the report's schema_version). */
 GV_API gv_status gv_report_json(const gv_report *report, uint32_t flags, char **out);
 
-/* Reads a report back from its JSON (schema_version 1 to 7), as rendered here or by another process
+/* Reads a report back from its JSON (schema_version 1 to 9), as rendered here or by another process
  * or node: the same accessors and renderers then work on it. GV_ERR_PARSE names the key that
  * is missing or of the wrong type. Free with gv_report_free. */
 GV_API gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out);

@@ -219,7 +219,11 @@ static int reaped(pid_t pid, int *status)
         r = waitpid(pid, status, WNOHANG);
     while (r < 0 && errno == EINTR);
     /* ECHILD: the caller reaps children itself (SIGCHLD ignored or its own handler). */
-    return r == pid || (r < 0 && errno == ECHILD);
+    if (r < 0 && errno == ECHILD) {
+        *status = GV_WORKER_STATUS_UNKNOWN;
+        return 1;
+    }
+    return r == pid;
 }
 
 static void nap_ms(long ms)
@@ -273,7 +277,11 @@ int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double li
 
 void gv_worker_end_text(int status, char *out, size_t cap)
 {
-    if (WIFSIGNALED(status))
+    if (status == GV_WORKER_STATUS_UNKNOWN)
+        snprintf(out, cap,
+                 "ended, how unknown (this process reaps its children itself: "
+                 "SIGCHLD ignored or handled)");
+    else if (WIFSIGNALED(status))
         snprintf(out, cap, "died with signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     else if (WIFEXITED(status))

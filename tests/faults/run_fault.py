@@ -67,13 +67,13 @@ def timed_out(seconds, where):
 # gpus: {index: verdict}, the per-GPU verdicts the report must give (gpus[i].verdict).
 def case(scenario, checks, rows, exit_code=1, sysroot="h100-open", args=(), env=None,
          wall=None, worker=None, policy=None, deadline=DEADLINE, plan=None, error=None,
-         baseline_args=None, gpus=None):
+         baseline_args=None, gpus=None, sigchld_ignored=False):
     if wall is None:
         wall = deadline if deadline >= SLOW_FAKE else deadline + 1.0
     return dict(scenario=scenario, checks=checks, rows=rows, exit=exit_code, sysroot=sysroot,
                 args=list(args), env=env or {}, wall=wall, worker=worker,
                 policy=policy, deadline=deadline, plan=plan or {}, error=error,
-                baseline_args=baseline_args, gpus=gpus or {})
+                baseline_args=baseline_args, gpus=gpus or {}, sigchld_ignored=sigchld_ignored)
 
 
 EIGHT = ["gpu%d" % i for i in range(8)]
@@ -325,6 +325,13 @@ CASES = {
         ("stress.gemm", "node", "ERROR", "during stress.gemm"),
         ("stress.power", "gpu0", "PASS", "")], exit_code=3, sysroot=None,
         args=["--gemm-size", "32", "--duration", "1"], deadline=SLOW_FAKE, wall=30),
+    # A caller that ignores SIGCHLD: the same verdicts; how the worker ended is not known, and
+    # the row says so rather than "exited with status 0".
+    "crash_sigchld_ignored": case("fault-kernel-crash-once", "cuda.init,cuda.alloc", [
+        ("cuda.init", "gpu0", "ERROR", "worker ended, how unknown (this process reaps its "
+         "children itself: SIGCHLD ignored or handled) during cuda.init on gpu0"),
+        ("cuda.alloc", "gpu0", "PASS", "")], exit_code=3, sysroot=None,
+        args=["--copy-mib", "1"], deadline=SLOW_FAKE, wall=30, sigchld_ignored=True),
     "crash_fresh_worker_cuda": case("fault-kernel-crash-once", "cuda.init,cuda.alloc,cuda.copy,cuda.matmul", [
         ("cuda.init", "gpu0", "ERROR", "during cuda.init on gpu0"),
         ("cuda.alloc", "gpu0", "PASS", ""), ("cuda.copy", "gpu0", "PASS", ""),
@@ -1083,6 +1090,8 @@ def command(gv_check, fixtures, fakelib, work, name, c, scenario, args, inject):
                                    else c["worker"])
     cmd = [gv_check, "--json", "--library-dir", fakelib, "--deadline", str(c["deadline"]),
            "--checks", c["checks"]] + args
+    if c["sigchld_ignored"]:  # a caller whose children the kernel reaps: gv-check inherits it
+        cmd = ["/bin/bash", "-c", "trap '' CHLD; exec \"$@\"", "bash"] + cmd
     if c["sysroot"]:
         cmd += ["--sysroot", os.path.join(fixtures, "sysroots", c["sysroot"])]
     if c["policy"]:
