@@ -21,6 +21,30 @@ static const char *subject_of(const lane *l, size_t i)
                                                                      : l->gpu_subject;
 }
 
+/* The node's worker that tested its GPUs itself (one GPU: no lanes) left test i unrun: a row
+ * on each of those GPUs, as the test's own would be (on "node" every GPU's verdict read
+ * PASS). How many. */
+static int unrun_on_gpus(lane *l, size_t i, int verdict, int32_t action, const char *why)
+{
+    const client *c = l->c;
+    const gv_report *r = c->report;
+    if (!is_node(l) || c->lanes_opened || c->across_started || !gv_catalog_row_per_gpu(i))
+        return 0;
+    int rows = 0;
+    for (size_t g = 0; g < r->gpu_count; g++) {
+        int o = r->gpus[g].cuda_index;
+        if (o < 0 || o >= GV_RUN_MAX_GPUS || (c->plan->opts.gpus && !c->plan->gpu_chosen[o]))
+            continue;
+        char subject[48];
+        snprintf(subject, sizeof subject, "gpu%u", r->gpus[g].index); /* gv_gpu_subject's */
+        if (!report_has(r, gv_checks[i].id, subject))
+            gv_result_action(gv_report_add(c->report, gv_checks[i].id, subject, verdict, "%s", why),
+                             action);
+        rows++;
+    }
+    return rows;
+}
+
 void gv_lane_close_pending(lane *l, int verdict, int32_t action, const char *fmt, ...)
 {
     char why[512];
@@ -31,7 +55,7 @@ void gv_lane_close_pending(lane *l, int verdict, int32_t action, const char *fmt
     for (size_t i = 0; i < gv_check_count; i++)
         if (l->pending[i]) {
             /* One that sent its rows before the worker stopped has its verdict already. */
-            if (!l->rows[i])
+            if (!l->rows[i] && !unrun_on_gpus(l, i, verdict, action, why))
                 gv_result_action(gv_report_add(l->c->report, gv_checks[i].id, subject_of(l, i),
                                                verdict, "%s", why),
                                  action);

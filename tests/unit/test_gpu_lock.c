@@ -467,7 +467,8 @@ static void a_run_names_the_gpuverify_that_kept_its_gpu(void **state)
         snprintf(want, sizeof want, "another gpuverify (PID %ld", (long)pid);
         static const char *const ids[] = {"cuda.init", "cuda.alloc", "gemm.fp16"};
         for (size_t i = 0; i < 3; i++) {
-            gv_check_result c = result_of(r, ids[i], "node");
+            /* The GPU's row, as the test's own: on "node" the GPU's verdict read PASS. */
+            gv_check_result c = result_of(r, ids[i], "gpu0");
             assert_int_equal(c.verdict, GV_ERROR); /* never a PASS of an untested GPU */
             assert_non_null(strstr(c.message, "not run: GPU 0000:18:00.0 is being tested by"));
             assert_non_null(strstr(c.message, want));

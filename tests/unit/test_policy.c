@@ -346,7 +346,7 @@ static void levels_select_and_budgets_bound_the_run(void **state)
     o.checks = NULL;
     o.budget_s = 1e-6;
     r = run_with("h100-open", "h100x1-compute", &o);
-    gv_check_result g = result_of(r, "cuda.matmul", "node");
+    gv_check_result g = result_of(r, "cuda.matmul", "gpu0"); /* the GPU's, never "node" */
     assert_int_equal(g.verdict, GV_ERROR);
     assert_int_equal(gv_report_verdict(r), GV_ERROR);
     if (!strstr(g.message, "budget of 1e-06 s was spent") &&

@@ -198,7 +198,7 @@ def test_a_gpu_another_gpuverify_holds_is_not_judged(node, tmp_path, monkeypatch
                        for c in errors)
             assert all(c.held_by.held_s >= 4 for c in errors)
             assert report.held_by_other and report.exit_code == 4
-            assert report.verdict_line().startswith("HELD for %d s by PID %d: cuda.init node: "
+            assert report.verdict_line().startswith("HELD for %d s by PID %d: cuda.init gpu0: "
                                                     % (int(errors[0].held_by.held_s),
                                                        holder.pid))
         else:  # a library without gv_check_result.held_by_other: could not judge
