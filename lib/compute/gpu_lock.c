@@ -392,16 +392,49 @@ static void timespec_at(double s, struct timespec *out)
     out->tv_nsec = (long)((s - (double)out->tv_sec) * 1e9);
 }
 
-static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
-static void cond_init(void)
+/* Timed waits on the monotonic clock: a wall-clock step must not stretch them. */
+static void cond_make(void)
 {
-    /* Timed waits on the monotonic clock: a wall-clock step must not stretch them. */
     pthread_condattr_t a;
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_destroy(&changed);
     pthread_cond_init(&changed, &a);
     pthread_condattr_destroy(&a);
+}
+
+/* A caller that forks: the table is whole across the fork (no thread mid-change), and the
+ * child holds none of its parent's GPUs. Its copies of the lock files are closed: a flock is
+ * the open file's, so a child that kept one (a helper that never calls the library) kept the
+ * GPU locked after the parent gave it back, and its table's owners, threads of the parent it
+ * does not have, made it wait for ever. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&mutex);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&mutex);
+}
+
+static void fork_child(void)
+{
+    for (size_t i = 0; i < MAX_HELD; i++) {
+        if (in_use(&held[i]) && held[i].fd >= 0)
+            close(held[i].fd);
+        memset(&held[i], 0, sizeof held[i]);
+        held[i].fd = -1;
+    }
+    cond_make(); /* the parent's waiters are not the child's */
+    pthread_mutex_unlock(&mutex);
+}
+
+static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
+static void cond_init(void)
+{
+    pthread_cond_destroy(&changed);
+    cond_make();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* One name per GPU whoever spells it: CUDA's "0000:18:00.0", NVML's "00000000:18:00.0". */

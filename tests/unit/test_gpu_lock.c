@@ -226,6 +226,53 @@ static void a_child_works_under_its_parents_hold(void **state)
     assert_int_equal(exec_taker(GPU), 0);
 }
 
+/* Whether GPU's lock file is free: a fresh open file of it takes the flock at once. */
+static int lock_file_free(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/gpuverify-gpu-%s.lock", getenv("GPUVERIFY_LOCK_DIR"), GPU);
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    int free_now = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return free_now;
+}
+
+/* A child forked while this process holds a GPU holds none of it: the GPU is free once the
+ * parent gives it back, and the child takes it then without waiting for the parent's owner. */
+static void a_forked_child_holds_none_of_its_parents_gpus(void **state)
+{
+    (void)state;
+    lock_dir("fork");
+    assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
+    int go[2], said[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(said), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* past fork's handlers: running here, it says so */
+        char c = 'r';
+        close(go[1]), close(said[0]);
+        if (write(said[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+            _exit(3);
+        c = gv_gpu_lock_take(other_owner, GPU, 0.2, NULL) == 0 ? 'y' : 'n';
+        if (write(said[1], &c, 1) != 1)
+            _exit(3);
+        pause(); /* holds what it took until killed */
+        _exit(0);
+    }
+    close(go[0]), close(said[1]);
+    char c = 0;
+    assert_int_equal(read(said[0], &c, 1), 1);
+    gv_gpu_lock_give(GPU);
+    assert_true(lock_file_free()); /* the child's copy of the file kept it locked */
+    assert_int_equal(write(go[1], "g", 1), 1);
+    assert_int_equal(read(said[0], &c, 1), 1);
+    assert_int_equal(c, 'y'); /* the parent's owner, gone in the child, held it there */
+    reap(pid);
+    close(go[1]), close(said[0]);
+}
+
 static void nothing_to_coordinate_through(void **state)
 {
     (void)state;
@@ -613,6 +660,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_holder_is_named_and_its_death_frees_the_gpu),
         cmocka_unit_test(a_worker_gives_its_gpus_back_by_exiting),
         cmocka_unit_test(a_child_works_under_its_parents_hold),
+        cmocka_unit_test(a_forked_child_holds_none_of_its_parents_gpus),
         cmocka_unit_test(nothing_to_coordinate_through),
         cmocka_unit_test(the_lock_file_is_every_users),
         cmocka_unit_test(roots_locks_are_roots_alone),
