@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/hold_owner.h"
 #include "core/util.h"
 #include "sys/pci.h"
 #include "sys/sysroot.h"
@@ -27,9 +28,10 @@ static struct held {
     char bus_id[32];
     const void *owner; /* while refs > 0 */
     int refs;
-    int taking; /* a thread of this process is waiting for the lock file */
-    int fd;     /* the locked file; -1: nothing to lock, or held by the parent */
-    int kept;   /* given back by every owner, the file kept locked to the exit */
+    int taking;        /* a thread of this process is waiting for the lock file */
+    int fd;            /* the locked file; -1: nothing to lock, or held by the parent */
+    int kept;          /* given back by every owner, the file kept locked to the exit */
+    const void *noted; /* the owner the lock file's note names */
 } held[MAX_HELD];
 static int hold_to_exit;
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -56,6 +58,7 @@ static struct held *add(const char *bus_id)
             held[i].fd = -1;
             held[i].owner = NULL;
             held[i].kept = 0;
+            held[i].noted = NULL;
             return &held[i];
         }
     return NULL;
@@ -168,15 +171,17 @@ static void comm_of(long pid, char *out, size_t cap)
 }
 
 /* Who holds the lock, for the one waiting: written by the holder once it has the lock;
- * until_exit when it gives it back at its exit only. */
-static void write_holder(int fd, int until_exit)
+ * until_exit when it gives it back at its exit only; owner the context in it that holds it. */
+static void write_holder(int fd, int until_exit, const void *owner)
 {
-    char me[16], parent[16], text[160];
+    char me[16], parent[16], whose[32], text[200];
     comm_of((long)getpid(), me, sizeof me);
     comm_of((long)getppid(), parent, sizeof parent);
+    gv_hold_owner_text(owner, whose, sizeof whose);
     int n = snprintf(text, sizeof text,
-                     "pid=%ld\nparent=%ld\nsince_ms=%.0f\nuntil_exit=%d\nprogram=%s\nby=%s\n",
-                     (long)getpid(), (long)getppid(), wall_ms(), until_exit, me, parent);
+                     "pid=%ld\nparent=%ld\nsince_ms=%.0f\nuntil_exit=%d\nprogram=%s\nby=%s\n"
+                     "owner=%s\n",
+                     (long)getpid(), (long)getppid(), wall_ms(), until_exit, me, parent, whose);
     if (ftruncate(fd, 0) == 0 && n > 0)
         (void)!pwrite(fd, text, (size_t)n, 0);
 }
@@ -201,6 +206,8 @@ static void read_holder(int fd, gv_gpu_holder *h)
             snprintf(h->program, sizeof h->program, "%s", line + 8);
         else if (!strncmp(line, "by=", 3))
             snprintf(h->by, sizeof h->by, "%s", line + 3);
+        else if (!strncmp(line, "owner=", 6))
+            snprintf(h->owner, sizeof h->owner, "%s", line + 6);
     }
     if (since > 0)
         h->held_s = (wall_ms() - since) / 1e3;
@@ -332,9 +339,18 @@ static void vouch(int fd, gv_gpu_holder *h)
         comm_of(h->pid, h->program, sizeof h->program);
 }
 
-/* Locks the file `name` within wait_s: 0 locked (*fd the file, or -1 when there is nothing to
- * lock or the parent holds it), 1 held by another process all along. */
-static int lock_file(const char *name, int until_exit, double wait_s, int *fd,
+/* Whether h is our parent's hold for the context that started us: we test under it. A hold of
+ * another of its contexts is another test, waited for (a caller may run a test in its own
+ * process and another in workers at once). */
+static int parents_hold_for_us(const gv_gpu_holder *h)
+{
+    const char *ours = getenv(GV_HOLD_OWNER_ENV);
+    return h->pid && h->pid == (long)getppid() && h->owner[0] && ours && !strcmp(h->owner, ours);
+}
+
+/* Locks the file `name` for owner within wait_s: 0 locked (*fd the file, or -1 when there is
+ * nothing to lock or the parent holds it for us), 1 held by another process all along. */
+static int lock_file(const char *name, const void *owner, int until_exit, double wait_s, int *fd,
                      gv_gpu_holder *holder)
 {
     *fd = open_lock_file(name);
@@ -356,8 +372,8 @@ static int lock_file(const char *name, int until_exit, double wait_s, int *fd,
         if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
             gv_gpu_holder previous;
             read_holder(*fd, &previous);
-            write_holder(*fd,
-                         until_exit); /* the waiting ones name this holder, not the one leaving */
+            /* the waiting ones name this holder, not the one leaving */
+            write_holder(*fd, until_exit, owner);
             wait_for_exit_of(&previous);
             return 0;
         }
@@ -368,7 +384,7 @@ static int lock_file(const char *name, int until_exit, double wait_s, int *fd,
         }
         gv_gpu_holder h;
         read_holder(*fd, &h);
-        if (h.pid && h.pid == (long)getppid()) { /* our parent's test: work under its hold */
+        if (parents_hold_for_us(&h)) {
             close(*fd);
             *fd = -1;
             return 0;
@@ -481,6 +497,9 @@ int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
             return 1;
         }
     if (e) { /* this owner's again, or kept by this process to its exit */
+        if (e->noted != owner && e->fd >= 0) /* the processes it starts work under its hold */
+            write_holder(e->fd, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED), owner);
+        e->noted = owner;
         e->owner = owner;
         e->refs++;
         e->kept = 0;
@@ -497,12 +516,12 @@ int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
     double left = end - gv_now_s();
     char name[sizeof bus_id + 8];
     snprintf(name, sizeof name, "gpu-%s", bus_id);
-    int busy = lock_file(name, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED),
+    int busy = lock_file(name, owner, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED),
                          left > 0 ? left : 0, &fd, holder);
     pthread_mutex_lock(&mutex);
     e->taking = 0;
     e->fd = fd;
-    e->owner = busy ? NULL : owner;
+    e->owner = e->noted = busy ? NULL : owner;
     e->refs = busy ? 0 : 1;
     pthread_cond_broadcast(&changed);
     pthread_mutex_unlock(&mutex);
@@ -571,7 +590,8 @@ int gv_host_copies_take(double wait_s, gv_gpu_holder *holder)
         holder->held_s = -1;
     }
     int fd;
-    if (lock_file("host-copies", 0, wait_s > 0 ? wait_s : 0, &fd, holder))
+    /* No owner: a process this one starts never copies under its hold. */
+    if (lock_file("host-copies", NULL, 0, wait_s > 0 ? wait_s : 0, &fd, holder))
         return -2;
     return fd;
 }

@@ -21,6 +21,7 @@ typedef struct gv_gpu_holder {
     char program[16], by[16]; /* their /proc/<pid>/comm as the holder wrote them, "" unknown */
     double held_s;            /* how long it has held the GPU, < 0 unknown */
     int until_exit;           /* it gives the GPU back when it exits (gv_gpu_lock_hold_to_exit) */
+    char owner[32];           /* the context in it that holds it (core/hold_owner.h), "" unknown */
     /* The lock is held by a process that is not a gpuverify: the kernel names another process
      * than the note in the lock file (or the note's process is gone or too young for it). pid
      * and program are then the kernel's holder (0, "" when it cannot say), noted_pid the note's.

@@ -181,7 +181,7 @@ static gv_status start(lane *l)
     if (!argv)
         return gv_fail(c->ctx, GV_ERR_NO_MEMORY, "out of memory starting gpuverify-worker");
     char why[PATH_MAX + 128];
-    gv_status s = gv_worker_spawn(c->worker, argv, 0, &l->p, why, sizeof why);
+    gv_status s = gv_worker_spawn(c->worker, argv, 0, c->ctx, &l->p, why, sizeof why);
     gv_worker_argv_free(argv);
     if (s != GV_OK)
         return gv_fail(c->ctx, s, "%s", why);

@@ -41,7 +41,7 @@ static gv_worker_proc spawn_standby(client *c, gv_run_plan *plan, const int *che
     char **argv = gv_worker_argv(c->ctx, plan, checks, left > 0.001 ? left : 0.001, c->worker);
     gv_worker_proc p = gv_no_worker;
     char why[PATH_MAX + 128];
-    if (!argv || gv_worker_spawn(c->worker, argv, 1, &p, why, sizeof why) != GV_OK)
+    if (!argv || gv_worker_spawn(c->worker, argv, 1, c->ctx, &p, why, sizeof why) != GV_OK)
         p = gv_no_worker;
     gv_worker_argv_free(argv);
     return p;

@@ -118,7 +118,8 @@ gv_status gv_call_in_worker(gv_ctx *ctx, const char *worker, const gv_call_kind 
     char **argv = c.incoming ? gv_worker_call_argv(ctx, kind, args, worker) : NULL;
     gv_worker_proc p;
     char why[PATH_MAX + 128] = "out of memory starting gpuverify-worker";
-    gv_status s = argv ? gv_worker_spawn(worker, argv, 0, &p, why, sizeof why) : GV_ERR_NO_MEMORY;
+    gv_status s =
+        argv ? gv_worker_spawn(worker, argv, 0, ctx, &p, why, sizeof why) : GV_ERR_NO_MEMORY;
     gv_worker_argv_free(argv);
     if (s != GV_OK) {
         free(c.incoming);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/hold_owner.h"
 #include "core/util.h"
 #include "worker/worker.h"
 
@@ -111,23 +112,28 @@ static int kept(const char *entry)
     return 0;
 }
 
-static char **clean_environment(void)
+/* The kept entries, then whose holds the child works under (owner_entry, "" none): never the
+ * one this process was given, which names its own parent's context. */
+static char **clean_environment(const char *owner_entry)
 {
     size_t n = 0;
     for (char **e = environ; e && *e; e++)
         n++;
-    char **env = calloc(n + 1, sizeof *env);
+    char **env = calloc(n + 2, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
+    const size_t owner_len = strlen(GV_HOLD_OWNER_ENV "=");
     for (char **e = environ; e && *e; e++)
-        if (kept(*e))
+        if (kept(*e) && strncmp(*e, GV_HOLD_OWNER_ENV "=", owner_len) != 0)
             env[k++] = *e;
+    if (owner_entry[0])
+        env[k++] = (char *)owner_entry;
     return env;
 }
 
-gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input, gv_worker_proc *out,
-                          char *why, size_t cap)
+gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input,
+                          const void *hold_owner, gv_worker_proc *out, char *why, size_t cap)
 {
     out->pid = -1;
     out->fd = out->in = -1;
@@ -143,7 +149,11 @@ gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input, 
         close(fds[1]);
         return GV_ERR_IO;
     }
-    char **env = clean_environment();
+    char owner[32], owner_entry[64] = "";
+    gv_hold_owner_text(hold_owner, owner, sizeof owner);
+    if (owner[0])
+        snprintf(owner_entry, sizeof owner_entry, "%s=%s", GV_HOLD_OWNER_ENV, owner);
+    char **env = clean_environment(owner_entry);
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);

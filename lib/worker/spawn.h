@@ -15,9 +15,10 @@ typedef struct gv_worker_proc {
 } gv_worker_proc;
 
 /* Starts path with argv; GV_ERR_LIBRARY / GV_ERR_IO with the reason in why. Its stdin is
- * /dev/null, or with_input a socket the caller writes with gv_worker_send. */
-gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input, gv_worker_proc *out,
-                          char *why, size_t cap);
+ * /dev/null, or with_input a socket the caller writes with gv_worker_send. It works under the
+ * GPU holds of hold_owner (the caller's context; NULL: none), no other (core/hold_owner.h). */
+gv_status gv_worker_spawn(const char *path, char *const argv[], int with_input,
+                          const void *hold_owner, gv_worker_proc *out, char *why, size_t cap);
 /* Writes text whole to the worker's stdin, then closes it: 0, or -1 when the worker is gone
  * (never SIGPIPE: the caller's process is not ours to kill) or has no input. */
 int gv_worker_send(gv_worker_proc *p, const char *text);

@@ -17,7 +17,7 @@ gv_status gv_worker_probe_xml(gv_ctx *ctx, const char *xml)
     char *argv[] = {where.path, "--probe-topology-xml", (char *)xml, NULL};
     gv_worker_proc p;
     char why[PATH_MAX + 128];
-    if (gv_worker_spawn(where.path, argv, 0, &p, why, sizeof why) != GV_OK)
+    if (gv_worker_spawn(where.path, argv, 0, NULL, &p, why, sizeof why) != GV_OK)
         return GV_OK; /* no isolation to be had: read it here as before */
     int status = 0;
     int reaped = gv_worker_stop(&p, 0, ctx->deadline_s, &status);

@@ -18,6 +18,7 @@
 
 #include "compute/gpu_lock.h"
 #include "core/context.h"
+#include "core/hold_owner.h"
 #include "core/util.h"
 #include "helpers.h"
 #include "run/run.h"
@@ -70,15 +71,22 @@ static void lock_dir(const char *name)
     setenv("GPUVERIFY_LOCK_DIR", dir, 1);
 }
 
-/* This test program again, as a child started by exec (none of this process's table):
+/* This test program again, as a child started by exec (none of this process's table) for
+ * `whose` context of this process, as gv_worker_spawn starts it (NULL: none):
  * `--take BUS` exits with gv_gpu_lock_take(owner, BUS, 0.3 s). */
 static char *self;
 
-static int exec_taker(const char *bus_id)
+static int exec_taker(const char *bus_id, const void *whose)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        char text[32];
+        gv_hold_owner_text(whose, text, sizeof text);
+        if (whose)
+            setenv(GV_HOLD_OWNER_ENV, text, 1);
+        else
+            unsetenv(GV_HOLD_OWNER_ENV);
         execl(self, self, "--take", bus_id, (char *)NULL);
         _exit(9);
     }
@@ -133,7 +141,7 @@ static void a_context_counts_its_takes_and_another_waits(void **state)
     gv_gpu_lock_give(GPU); /* one give too many changes nothing */
     /* Given back: another process takes it, and then it is refused to a third. */
     pid_t pid = holder_child(GPU, 60);
-    assert_int_equal(exec_taker(GPU), 1);
+    assert_int_equal(exec_taker(GPU, owner), 1);
     reap(pid);
 }
 
@@ -211,19 +219,44 @@ static void a_worker_gives_its_gpus_back_by_exiting(void **state)
     gv_gpu_lock_give(GPU);
 }
 
-/* gv_run's worker holds the GPUs and starts NCCL's worker, which opens sessions on them. */
+/* gv_run's worker holds the GPUs and starts NCCL's worker, which opens sessions on them; a
+ * worker started for another context of the same process (a run in workers beside one in the
+ * process) waits for the hold as another process would. */
 static void a_child_works_under_its_parents_hold(void **state)
 {
     (void)state;
     lock_dir("child");
     assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
-    assert_int_equal(exec_taker(GPU), 0);
+    assert_int_equal(exec_taker(GPU, owner), 0);
+    assert_int_equal(exec_taker(GPU, other_owner), 1);
+    assert_int_equal(exec_taker(GPU, NULL), 1);
     gv_gpu_lock_give(GPU);
-    /* Held by another process, not the child's parent: refused. */
+    /* Kept to the exit (a worker), then taken by another context: its children work under it
+     * now, the first's no longer. */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        gv_gpu_lock_hold_to_exit();
+        int ok = gv_gpu_lock_take(owner, GPU, 0, NULL) == 0;
+        gv_gpu_lock_give(GPU);
+        ok = ok && gv_gpu_lock_take(other_owner, GPU, 0, NULL) == 0;
+        ok = ok && exec_taker(GPU, other_owner) == 0 && exec_taker(GPU, owner) == 1;
+        _exit(ok ? 0 : 1);
+    }
+    int status = -1;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Held by another process, not the child's parent: refused. */
+static void a_child_waits_for_another_process(void **state)
+{
+    (void)state;
+    lock_dir("child-other");
     pid_t pid = holder_child(GPU, 60);
-    assert_int_equal(exec_taker(GPU), 1);
+    assert_int_equal(exec_taker(GPU, owner), 1);
     reap(pid);
-    assert_int_equal(exec_taker(GPU), 0);
+    assert_int_equal(exec_taker(GPU, owner), 0);
 }
 
 /* Whether GPU's lock file is free: a fresh open file of it takes the flock at once. */
@@ -303,7 +336,7 @@ static void roots_locks_are_roots_alone(void **state)
     assert_int_equal(st.st_uid, 0);
     assert_int_equal(st.st_mode & 0077, 0);
     assert_int_equal(stat("/run/gpuverify/gpuverify-gpu-0000:fe:1f.7.lock", &st), 0);
-    assert_int_equal(exec_taker(gpu), 0); /* our child, under our hold */
+    assert_int_equal(exec_taker(gpu, owner), 0); /* our child, under our hold */
     gv_gpu_lock_give(gpu);
     unlink("/run/gpuverify/gpuverify-gpu-0000:fe:1f.7.lock");
 }
@@ -450,6 +483,28 @@ static gv_report *run_checks(int isolation, const char *checks, double budget_s,
     assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
     gv_ctx_destroy(ctx);
     return r;
+}
+
+/* A caller's run in workers waits for its own test of the GPU in the process (another context
+ * holding it): their workers tested the GPU under the other context's hold, both at once. */
+static void a_run_waits_for_another_context_of_its_process(void **state)
+{
+    (void)state;
+    lock_dir("run-context");
+    assert_int_equal(gv_gpu_lock_take(other_owner, GPU, 0, NULL), 0);
+    gv_report *r = run_checks(GV_ISOLATION_PROCESS, CUDA_CHECKS, 4, 0); /* waits 2 s */
+    char want[64];
+    snprintf(want, sizeof want, "another gpuverify (PID %ld", (long)getpid());
+    gv_check_result c = result_of(r, "cuda.init", "gpu0");
+    assert_int_equal(c.verdict, GV_ERROR);
+    assert_non_null(strstr(c.message, "is being tested by"));
+    assert_non_null(strstr(c.message, want));
+    assert_int_equal(verdict_of(r, "system.kernel", "node"), GV_PASS);
+    gv_report_free(r);
+    gv_gpu_lock_give(GPU);
+    r = run_checks(GV_ISOLATION_PROCESS, CUDA_CHECKS, 60, 0); /* given back: tested */
+    assert_int_equal(verdict_of(r, "cuda.init", "gpu0"), GV_PASS);
+    gv_report_free(r);
 }
 
 static void a_run_waits_for_another_gpuverify(void **state)
@@ -643,7 +698,7 @@ static void the_across_worker_makes_free_gpus_ready(void **state)
     assert_int_equal(ctx->kept[2].retained, 0); /* never offered */
     assert_int_equal(ctx->kept[7].retained, 0); /* not the plan's */
     /* Taken to make it ready, GPU 0 was given back: this process holds it no longer. */
-    assert_int_equal(exec_taker(GPU), 0);
+    assert_int_equal(exec_taker(GPU, NULL), 0);
     gv_report_free(r);
     gv_ctx_destroy(ctx);
     reap(pid);
@@ -660,6 +715,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_holder_is_named_and_its_death_frees_the_gpu),
         cmocka_unit_test(a_worker_gives_its_gpus_back_by_exiting),
         cmocka_unit_test(a_child_works_under_its_parents_hold),
+        cmocka_unit_test(a_child_waits_for_another_process),
+        cmocka_unit_test(a_run_waits_for_another_context_of_its_process),
         cmocka_unit_test(a_forked_child_holds_none_of_its_parents_gpus),
         cmocka_unit_test(nothing_to_coordinate_through),
         cmocka_unit_test(the_lock_file_is_every_users),
