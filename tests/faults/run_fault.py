@@ -296,9 +296,9 @@ CASES = {
     # Tests the budget left unrun are each GPU's ERROR, as their rows would have been: on
     # "node" every GPU's verdict read PASS, none tested.
     "budget_unrun_per_gpu": case("h100x8", "driver,cuda.init,mem.test", [
-        ("mem.test", "gpu3", "ERROR", "not run: the standard level's budget of 0.05 s was spent",
+        ("mem.test", "gpu3", "ERROR", "not run: the standard level's budget of 0.001 s was spent",
          "rerun")],
-        exit_code=3, args=["--isolation", "none", "--budget", "0.05", "--copy-mib", "1"],
+        exit_code=3, args=["--isolation", "none", "--budget", "0.001", "--copy-mib", "1"],
         deadline=SLOW_FAKE, gpus={3: "ERROR", 0: "ERROR"}, plan={"mem.test": 8}),
     # A release that never returns is named as such, not as the step before it.
     "ctx_release_hang": case("fault-ctx-release-hang", "cuda.init,cuda.alloc", [
