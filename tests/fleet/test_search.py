@@ -52,7 +52,7 @@ def run(fleet, min_busbw=0.0, max_rounds=8):
     """The all-nodes run, then the search to its end: (Search, the all-nodes run passed)."""
     verdict, busbw = fleet.test(fleet.nodes)
     (_, passed), = search.judge([(tuple(fleet.nodes), verdict, busbw)], min_busbw)[0]
-    s = search.Search(fleet.nodes, max_rounds)
+    s = search.Search(fleet.nodes, max_rounds, relative=not min_busbw)
     # Relative judging needs a reference first: without a floor the search always screens.
     if passed and min_busbw > 0:
         return s, True
@@ -118,6 +118,27 @@ class SearchTest(unittest.TestCase):
             self.assertEqual((s.culprits, s.undecided), ([], []), (n, s.summary()))
             s, _ = run(Fleet(n, culprits=[n - 2], pair_factor=0.25))
             self.assertEqual([c for c, _ in s.culprits], [Fleet(n).nodes[n - 2]], s.summary())
+
+    def test_slow_node_in_every_screen_group(self):
+        # Judged against each other, screen groups that each hold a slow node all pass: the
+        # pairs after them find the slow ones (two groups of three; eight groups of eight, one
+        # slow node in each).
+        for n, culprits in ((6, [1, 4]), (6, [0, 5]), (7, [2, 6]), (64, range(3, 64, 8))):
+            fleet = Fleet(n, culprits)
+            s, _ = run(fleet)
+            self.assertEqual(len(s.rounds[0]), 2 if n < 64 else 8)
+            self.assertTrue(all(p for _, p in s.rounds[0]), s.summary())  # hidden in the screen
+            self.assertEqual(sorted(fleet.nodes.index(c) for c, _ in s.culprits),
+                             list(culprits), (n, s.summary()))
+            self.assertEqual(s.undecided, [])
+            self.assertFalse(s.between_groups)
+            self.assertLessEqual(len(s.rounds), 5, s.summary())
+        # Healthy: the pairs settle it in one more round; nothing named.
+        s, _ = run(Fleet(64))
+        self.assertEqual((len(s.rounds), s.culprits, s.undecided), (2, [], []), s.summary())
+        # With a floor, a screen that passed it needs no pairs.
+        s, _ = run(Fleet(64), 0.7 * HEALTHY_GBPS)
+        self.assertEqual(len(s.rounds), 0)
 
     def test_hung_node_named(self):
         fleet = Fleet(64, hung=[17])

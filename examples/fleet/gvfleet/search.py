@@ -19,7 +19,13 @@ shares (a switch port, a cable between two leaves) and not a node, once it fails
 tested alone (else it was a transient). A failure that no group of
 the screen shows (every group passes, the whole does not) is between the groups: the fabric
 above them. The model is the OR-model of group testing: a group fails when any member or any
-link inside it is bad."""
+link inside it is bad.
+
+Judged against each other (no floor), groups that are all slow alike all pass: a slow node in
+each of them (two groups of three, one slow node in each; a tenth of a large fleet slow) hides
+in the screen. Such a screen is followed by a second one in pairs, judged against the best
+pair: its failing pairs' members are suspects as a failing group's are; all pairs passing
+settles what the screen said."""
 import math
 
 MAX_GROUP = 32
@@ -30,13 +36,18 @@ def group_size(n):
     return max(2, min(MAX_GROUP, math.ceil(math.sqrt(n))))
 
 
+def pairs(nodes):
+    """nodes in consecutive pairs, an odd last node left out."""
+    return [tuple(nodes[k:k + 2]) for k in range(0, len(nodes) - 1, 2)]
+
+
 def partition(nodes, size):
     """nodes in consecutive groups of `size` or `size + 1` (the remainder spread over the
     first groups), every group at least 2 long. Fewer than 2 * size nodes would make one group,
     which a screen judges only by itself: pairs then, an odd node left out (five nodes)."""
     count = len(nodes) // size
     if count < 2:
-        return [tuple(nodes[k:k + 2]) for k in range(0, len(nodes) - 1, 2)]
+        return pairs(nodes)
     base, extra = divmod(len(nodes), count)
     groups, at = [], 0
     for k in range(count):
@@ -48,13 +59,16 @@ def partition(nodes, size):
 
 class Search:
     """One culprit search over `nodes` (names, in topology order where known). max_rounds
-    bounds it: what is still unsettled then is reported undecided."""
+    bounds it: what is still unsettled then is reported undecided. relative: the groups are
+    judged against each other (no floor), so a screen whose groups all pass is screened again
+    in pairs."""
 
-    def __init__(self, nodes, max_rounds=8):
+    def __init__(self, nodes, max_rounds=8, relative=False):
         if len(set(nodes)) != len(nodes):
             raise ValueError("a node is named twice")
         self.nodes = list(nodes)
         self.max_rounds = max_rounds
+        self.relative = relative
         self.rounds = []  # [[(group, passed)]]
         self.good = set()
         self.suspects = []  # in node order: failed in a group, not yet tested with a good node
@@ -64,29 +78,39 @@ class Search:
         self.links = []  # screen groups that failed though every member is good
         self.tried = set()  # frozensets of suspect pairs already tested together
         self._screen = []
+        self._pairs = None  # the second screen's pairs, once asked for
+        self._pair_outcomes = []
         self._stalled = False
         self._link_check = None  # screen groups retested alone, when that round runs
 
     def _link_candidates(self):
-        """Screen groups that failed while every member has since passed with good partners."""
+        """Screen groups (and screen pairs) that failed while every member has since passed
+        with good partners."""
         if self.suspects or self.condemned or not self._screen:
             return []
-        return [g for g, passed in self.rounds[0]
+        return [g for g, passed in self.rounds[0] + self._pair_outcomes
                 if not passed and all(n in self.good for n in g)]
+
+    def _pairs_due(self):
+        """The screen's groups, judged against each other, all passed; pairs would tell more."""
+        return (self.relative and self._pairs is None and len(self.rounds) == 1 and
+                bool(self._screen) and any(len(g) > 2 for g in self._screen) and
+                all(p for _, p in self.rounds[0]))
 
     @property
     def done(self):
         if self._stalled or len(self.rounds) >= self.max_rounds:
             return True
-        if not self.rounds or self.suspects or self.condemned:
+        if not self.rounds or self.suspects or self.condemned or self._pairs_due():
             return False
         return self._link_check is not None or not self._link_candidates()
 
     @property
     def between_groups(self):
-        """Every group of the screen passed and nothing since named a node or a link: what
-        failed the whole is between the groups."""
-        return bool(self._screen and self.rounds and all(p for _, p in self.rounds[0]) and
+        """Every group of the screen (and of the pair screen) passed and nothing since named a
+        node or a link: what failed the whole is between the groups."""
+        return bool(self._screen and self.rounds and
+                    all(p for _, p in self.rounds[0] + self._pair_outcomes) and
                     not self.culprits and not self.links and not self.undecided)
 
     @property
@@ -104,6 +128,9 @@ class Search:
             else:
                 self._screen = partition(self.nodes, group_size(len(self.nodes)))
                 return list(self._screen)
+        if self._pairs_due():
+            self._pairs = pairs(self.nodes)
+            return list(self._pairs)
         if not self.suspects and not self.condemned:
             self._link_check = self._link_candidates()
             return list(self._link_check)
@@ -147,6 +174,15 @@ class Search:
                 else:
                     self.suspects.extend(group)
             self.suspects.sort(key=self.nodes.index)
+            return
+        if self._pairs is not None and len(self.rounds) == 2:
+            self._pair_outcomes = outcomes
+            failed = [n for g, passed in outcomes if not passed for n in g]
+            if failed:
+                # The node the pairs left out stood in a screen group as slow as the others.
+                failed.extend(n for n in self.nodes if not any(n in g for g in self._pairs))
+            self.good.difference_update(failed)
+            self.suspects = sorted(failed, key=self.nodes.index)
             return
         if self._link_check is not None:
             self.links = [g for g, passed in outcomes if not passed]
