@@ -133,6 +133,10 @@ class SearchTest(unittest.TestCase):
             self.assertEqual(s.undecided, [])
             self.assertFalse(s.between_groups)
             self.assertLessEqual(len(s.rounds), 5, s.summary())
+        # A pair that failed is not tested together again while its nodes are suspects.
+        s, _ = run(Fleet(6, [1, 4]))
+        self.assertNotIn(("n0004", "n0005"), [g for r in s.rounds[2:] for g, _ in r],
+                         s.summary())
         # Healthy: the pairs settle it in one more round; nothing named.
         s, _ = run(Fleet(64))
         self.assertEqual((len(s.rounds), s.culprits, s.undecided), (2, [], []), s.summary())
@@ -179,6 +183,22 @@ class SearchTest(unittest.TestCase):
             s.record([(g, "e" not in g) for g in s.next_round()])
         self.assertEqual([c for c, _ in s.culprits], ["e"])
         self.assertFalse(s.between_groups)
+
+    def test_transient_pair_leaves_the_fault_between_groups(self):
+        # The whole failed, the screen passed, one pair failed once and passed with good
+        # partners and alone again: no part kept failing, so the fault is between the groups
+        # (the run had said FAIL and named nothing).
+        nodes = ["n%d" % i for i in range(6)]
+        s = search.Search(nodes, relative=True)
+        s.record([(g, True) for g in s.next_round()])
+        pairs = s.next_round()
+        self.assertEqual(pairs, [("n0", "n1"), ("n2", "n3"), ("n4", "n5")])
+        s.record([(g, g != ("n4", "n5")) for g in pairs])
+        while not s.done:
+            s.record([(g, True) for g in s.next_round()])
+        self.assertEqual((s.culprits, s.links, s.undecided), ([], [], []), s.summary())
+        self.assertIn("n4", s.transient)
+        self.assertTrue(s.between_groups)
 
     def test_two_nodes_undecided(self):
         s = search.Search(["a", "b"])

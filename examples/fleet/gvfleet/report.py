@@ -513,8 +513,9 @@ def search_answers(searches, node_of):
                 node_of(j["node"]).add("ERROR", "own checks", "not judged: %s (%s)" % (
                     j.get("why", ""), where))
         if doc.get("verdict") == "FAIL" and not named:
-            faults.append({"where": where, "why": "every group passed alone while all nodes "
-                           "together did not: between the groups (spine, switch)"
+            faults.append({"where": where, "why": "every group passed alone (or when tested "
+                           "again) while all nodes together did not: between the groups (spine, "
+                           "switch)"
                            if srch.get("between_groups") else
                            "the run failed without naming a node"})
     return faults

@@ -107,10 +107,10 @@ class Search:
 
     @property
     def between_groups(self):
-        """Every group of the screen (and of the pair screen) passed and nothing since named a
-        node or a link: what failed the whole is between the groups."""
+        """The search screened and named no node or link, nor left one undecided: every part
+        passed alone (a part that failed once passed when tested again), so what failed the
+        whole is between the groups."""
         return bool(self._screen and self.rounds and
-                    all(p for _, p in self.rounds[0] + self._pair_outcomes) and
                     not self.culprits and not self.links and not self.undecided)
 
     @property
@@ -160,6 +160,11 @@ class Search:
             self._stalled = True  # nothing new can be tested: what is left stays undecided
         return groups
 
+    def _tried_if_pair(self, group):
+        """A failed pair is not paired again while its nodes are suspects."""
+        if len(group) == 2:
+            self.tried.add(frozenset(group))
+
     def record(self, outcomes):
         """outcomes: [(group, passed)] for the groups next_round() gave, in any order."""
         outcomes = [(tuple(g), bool(p)) for g, p in outcomes]
@@ -173,11 +178,15 @@ class Search:
                     self.good.update(group)
                 else:
                     self.suspects.extend(group)
+                    self._tried_if_pair(group)
             self.suspects.sort(key=self.nodes.index)
             return
         if self._pairs is not None and len(self.rounds) == 2:
             self._pair_outcomes = outcomes
             failed = [n for g, passed in outcomes if not passed for n in g]
+            for group, passed in outcomes:
+                if not passed:
+                    self._tried_if_pair(group)
             if failed:
                 # The node the pairs left out stood in a screen group as slow as the others.
                 failed.extend(n for n in self.nodes if not any(n in g for g in self._pairs))
