@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""gv-fleet on a real multi-node Slurm: Debian 12's munged, one slurmctld and four slurmd, each
+"""gv-fleet on a real multi-node Slurm: Debian 12's munged, one slurmctld and six slurmd, each
 daemon in a network namespace of its own with its own address on a veth bridge, its own host
 name (a UTS namespace), started here and stopped here (config, keys, state and logs in a
 temporary directory; nothing in /etc).
 
 Each node's GPUs are the fakes: a TaskProlog gives every task its node's scenario and GPU lock
 folder. The fake NCCL runs with GV_FAKE_NCCL_NET=socket, so every group test's bytes cross
-the veth links between the namespaces. Runs, each `salloc -N 4 gv-fleet run --json`:
+the veth links between the namespaces. Runs, each `salloc -N 6 gv-fleet run --json`:
   1. a healthy cluster: exit 0, no culprit, every node's own checks PASS;
   2. node n4's link shaped with tc tbf (both directions) and node n2 with a GPU off the bus:
      exactly n2 (its own checks) and n4 (the search) named, exit 1;
-  3. only n3's link shaped, four nodes in the search: exactly n3 named;
+  3. only n3's link shaped, six nodes in the search (two screen groups of three): exactly n3
+     named;
+  4. n2's and n5's links shaped, one in each screen group: judged against each other both
+     groups pass alike, and the pair round after them names exactly n2 and n5;
   (and a mistyped gv-check option on every node: exit 2, nobody named);
-  4. `srun -N 4 gv-check --json` with n2's GPU off the bus, its output read by `gv-fleet report
+  5. `srun -N 6 gv-check --json` with n2's GPU off the bus, its output read by `gv-fleet report
      --drain` as srun printed it: n2 FAILs and is drained with a "gpuverify: fleet:" reason,
      the others PASS and stay in service.
 It asserts the shaped node's veth carried the search's bytes, and that no daemon, namespace,
@@ -32,7 +35,7 @@ import time
 import daemons
 
 SKIP = 77
-NODES = ["n1", "n2", "n3", "n4"]
+NODES = ["n1", "n2", "n3", "n4", "n5", "n6"]
 PASSIVE = "^cuda,^mem,^gemm,^cudnn,^driver.compat,^nccl"
 # 10 Mbit/s: a 1 MiB all-reduce takes ~0.8 s over it, ~3 ms over a healthy veth; the healthy
 # pairs' figures swing with the CPU (the fake reduces on it, beside ctest's other tests), so
@@ -129,7 +132,7 @@ class Cluster:
                       60)
         for n in NODES:
             self.spawn("slurmd-" + n, self.in_ns(n, n, ["slurmd", "-D", "-f", self.conf, "-N", n]))
-        self.wait_for("four idle nodes", self.all_idle, 90)
+        self.wait_for("every node idle", self.all_idle, 90)
 
     def spawn(self, name, argv):
         log = open(self.path("log", name + ".out"), "w")
@@ -362,20 +365,32 @@ def main(argv):
         named = sorted(x["node"] for x in doc["culprits"])
         check(rc == 1 and named == ["n3"], "n3 planted: exit %d, named %s" % (rc, named))
         check(doc["search"] and len(doc["search"]["rounds"][0]) == 2,
-              "four nodes: the screen should test two groups: %s" % doc["search"])
+              "six nodes: the screen should test two groups: %s" % doc["search"])
         c.shape("n3", False)
+
+        for n in ("n2", "n5"):
+            c.shape(n, True)
+        rc, doc = c.fleet_run("n2 and n5 shaped, one in each screen group")
+        named = sorted(x["node"] for x in doc["culprits"])
+        check(rc == 1 and named == ["n2", "n5"], "n2 and n5 planted: exit %d, named %s" % (
+            rc, named))
+        rounds = doc["search"]["rounds"]
+        check(all(len(g["nodes"]) == 2 for g in rounds[1]),
+              "the screen's groups passed alike: a round of pairs should follow: %s" % rounds)
+        for n in ("n2", "n5"):
+            c.shape(n, False)
 
         with open(c.path("scenario.n2"), "w") as f:
             f.write("h100x8-gpu-lost\n")
         rc, doc = c.report_run("srun gv-check, n2 GPU lost")
         verdicts = {n["hostname"]: n["verdict"] for n in doc["nodes"]}
-        check(rc == 1 and verdicts == {"n1": "PASS", "n2": "FAIL", "n3": "PASS", "n4": "PASS"}
+        check(rc == 1 and verdicts == dict({n: "PASS" for n in NODES}, n2="FAIL")
               and not doc["skipped"], "srun's reports: exit %d, %s, skipped %s" % (
                   rc, verdicts, doc["skipped"]))
         state, reason = c.node_reason("n2")
         check("DRAIN" in state and reason.startswith("gpuverify: fleet: "),
               "n2 drained by the report: %s, %r" % (state, reason))
-        others = {n: c.node_reason(n)[0] for n in ("n1", "n3", "n4")}
+        others = {n: c.node_reason(n)[0] for n in NODES if n != "n2"}
         check(all("DRAIN" not in s for s in others.values()), "others drained: %s" % others)
         print("n2 drained: %s" % reason)
         print("PASS")
