@@ -23,9 +23,10 @@ link inside it is bad.
 
 Judged against each other (no floor), groups that are all slow alike all pass: a slow node in
 each of them (two groups of three, one slow node in each; a tenth of a large fleet slow) hides
-in the screen. Such a screen is followed by a second one in pairs, judged against the best
-pair: its failing pairs' members are suspects as a failing group's are; all pairs passing
-settles what the screen said."""
+in the screen, also beside a group that failed (a hung node, a transient). So without a floor
+the screen of groups is followed by a second one in pairs, judged against the best pair: a pair
+that passes clears its nodes, a failing pair's nodes are suspects as a failing group's are, and
+the node an odd count leaves out is tested with a good partner next."""
 import math
 
 MAX_GROUP = 32
@@ -60,8 +61,7 @@ def partition(nodes, size):
 class Search:
     """One culprit search over `nodes` (names, in topology order where known). max_rounds
     bounds it: what is still unsettled then is reported undecided. relative: the groups are
-    judged against each other (no floor), so a screen whose groups all pass is screened again
-    in pairs."""
+    judged against each other (no floor), so a screen of groups is screened again in pairs."""
 
     def __init__(self, nodes, max_rounds=8, relative=False):
         if len(set(nodes)) != len(nodes):
@@ -92,10 +92,22 @@ class Search:
                 if not passed and all(n in self.good for n in g)]
 
     def _pairs_due(self):
-        """The screen's groups, judged against each other, all passed; pairs would tell more."""
+        """The screen's groups were judged against each other: pairs tell what passing alike
+        hid."""
         return (self.relative and self._pairs is None and len(self.rounds) == 1 and
-                bool(self._screen) and any(len(g) > 2 for g in self._screen) and
-                all(p for _, p in self.rounds[0]))
+                bool(self._screen) and any(len(g) > 2 for g in self._screen))
+
+    def _failed_together(self, a, b):
+        """a and b were in a group of the screen (or the pair screen) that failed: a partner
+        that cleared since is still no proof for the other (a link between them)."""
+        return any(not passed and a in g and b in g
+                   for g, passed in self.rounds[0] + self._pair_outcomes)
+
+    def _partner(self, node, free, other_than=None):
+        """A good partner for node from free: one it never failed beside, else any."""
+        fits = [g for g in free if g != other_than]
+        return next((g for g in fits if not self._failed_together(node, g)),
+                    fits[0] if fits else None)
 
     @property
     def done(self):
@@ -138,14 +150,16 @@ class Search:
         groups = []
         # Confirmations first, each with a partner other than the first one.
         for node, first in self.condemned.items():
-            partner = next((g for g in free if g != first), None)
+            partner = self._partner(node, free, other_than=first)
             if partner is not None:
                 free.remove(partner)
                 groups.append((node, partner))
         waiting = []
         for node in self.suspects:
             if free:
-                groups.append((node, free.pop(0)))
+                partner = self._partner(node, free)
+                free.remove(partner)
+                groups.append((node, partner))
             else:
                 waiting.append(node)
         # No good partner left: suspects test each other, a pairing not tried before.
@@ -183,15 +197,20 @@ class Search:
             return
         if self._pairs is not None and len(self.rounds) == 2:
             self._pair_outcomes = outcomes
-            failed = [n for g, passed in outcomes if not passed for n in g]
+            suspects = set(self.suspects)
             for group, passed in outcomes:
-                if not passed:
+                if passed:
+                    suspects.difference_update(group)
+                    self.good.update(group)
+                else:
+                    suspects.update(group)
+                    self.good.difference_update(group)
                     self._tried_if_pair(group)
-            if failed:
-                # The node the pairs left out stood in a screen group as slow as the others.
-                failed.extend(n for n in self.nodes if not any(n in g for g in self._pairs))
-            self.good.difference_update(failed)
-            self.suspects = sorted(failed, key=self.nodes.index)
+            # The node the pairs left out is known only by its screen group's figure.
+            left_out = [n for n in self.nodes if not any(n in g for g in self._pairs)]
+            suspects.update(left_out)
+            self.good.difference_update(left_out)
+            self.suspects = sorted(suspects, key=self.nodes.index)
             return
         if self._link_check is not None:
             self.links = [g for g, passed in outcomes if not passed]

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""gv-fleet run from end to end over a model fleet, no network: `mpirun` on PATH is a model
+launcher that answers each group test as gv-nccl would, from a model of the fleet (healthy
+40 GB/s, slow nodes at 0.3 of it, a fault between the groups that slows only the test of every
+node, and transients: the tests, counted from 0, that come out at 0.4 of their figure). It
+asserts what gv-fleet concludes: one transient in the all-nodes collective is not a fault of
+the fabric (the collective is tested again before it is blamed), a fault that stays is, and a
+slow node is named.
+
+usage: test_run.py GV_FLEET"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+GV_FLEET = os.path.realpath(sys.argv.pop(1) if len(sys.argv) > 1 else "examples/fleet/gv-fleet")
+NODES = ["n%d" % i for i in range(16)]
+
+MODEL_LAUNCHER = textwrap.dedent('''\
+    #!%s
+    import json, os, sys
+    model = json.load(open(os.environ["GV_FLEET_MODEL"]))
+    hosts = [h.split(":")[0] for h in sys.argv[sys.argv.index("--host") + 1].split(",")]
+    with open(model["counter"], "a+") as f:
+        f.seek(0)
+        k = len(f.read())
+        f.write(".")
+    busbw = 40.0
+    if set(hosts) & set(model["slow"]) or (model["between"] and len(hosts) == len(model["nodes"])):
+        busbw *= 0.3
+    if k in model["transient"]:
+        busbw *= 0.4
+    print(json.dumps({"collective": "all_reduce", "verdict": "PASS",
+                      "peak_busbw_gbps": busbw, "message": "%%d ranks" %% len(hosts)}))
+    ''') % sys.executable
+
+
+class RunTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gv-fleet-run-")
+        launcher = os.path.join(self.tmp, "mpirun")
+        with open(launcher, "w") as f:
+            f.write(MODEL_LAUNCHER)
+        os.chmod(launcher, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def fleet(self, slow=(), between=False, transient=()):
+        """gv-fleet run --json over the model with a floor of 28 GB/s: (exit, document)."""
+        model = os.path.join(self.tmp, "model.json")
+        counter = os.path.join(self.tmp, "calls")
+        if os.path.exists(counter):
+            os.unlink(counter)
+        with open(model, "w") as f:
+            json.dump({"nodes": NODES, "slow": list(slow), "between": between,
+                       "transient": list(transient), "counter": counter}, f)
+        env = dict(os.environ, PATH=self.tmp + os.pathsep + os.environ.get("PATH", ""),
+                   GV_FLEET_MODEL=model)
+        p = subprocess.run([sys.executable, GV_FLEET, "run", "--launcher", "mpirun", "--hosts",
+                            ",".join(NODES), "--level", "none", "--min-busbw", "28", "--json",
+                            "--deadline", "30"], capture_output=True, text=True, env=env,
+                           timeout=300)
+        try:
+            return p.returncode, json.loads(p.stdout)
+        except ValueError:
+            self.fail("no JSON (exit %d): %s %s" % (p.returncode, p.stdout, p.stderr))
+
+    def test_one_transient_in_the_collective_is_not_the_fabric(self):
+        rc, doc = self.fleet(transient=[0])
+        rounds = [t["round"] for t in doc["tests"]]
+        self.assertEqual((rc, doc["verdict"], doc["culprits"]), (0, "PASS", []), doc)
+        self.assertEqual(rounds[0], "all nodes")
+        self.assertEqual(rounds[-1], "all nodes again")
+        self.assertTrue(doc["all_nodes"]["passed"])
+
+    def test_a_fault_that_stays_is_between_the_groups(self):
+        rc, doc = self.fleet(between=True)
+        self.assertEqual((rc, doc["verdict"], doc["culprits"]), (1, "FAIL", []), doc)
+        self.assertTrue(doc["search"]["between_groups"])
+        self.assertFalse(doc["all_nodes"]["passed"])
+        self.assertEqual(doc["tests"][-1]["round"], "all nodes again")
+
+    def test_a_slow_node_is_named_without_testing_the_whole_again(self):
+        rc, doc = self.fleet(slow=["n9"])
+        self.assertEqual((rc, [c["node"] for c in doc["culprits"]]), (1, ["n9"]), doc)
+        self.assertNotIn("all nodes again", [t["round"] for t in doc["tests"]])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
