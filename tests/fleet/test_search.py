@@ -61,6 +61,8 @@ def run(fleet, min_busbw=0.0, max_rounds=8):
         groups = s.next_round()
         if not groups:
             break
+        flat = [x for g in groups for x in g]
+        assert len(flat) == len(set(flat)) and all(len(g) >= 2 for g in groups), groups
         results = [(g,) + fleet.test(g) for g in groups]
         outcome, reference = search.judge(results, min_busbw, 0.5, reference)
         s.record(outcome)
@@ -77,6 +79,8 @@ def drive(n, slow=(), links=(), floor=0.0, transient=lambda group, k: False):
         groups = s.next_round()
         if not groups:
             break
+        flat = [x for g in groups for x in g]
+        assert len(flat) == len(set(flat)) and all(len(g) >= 2 for g in groups), groups
         results = []
         for g in groups:
             bad = set(g) & {"n%d" % k for k in slow} or any(
@@ -186,6 +190,12 @@ class SearchTest(unittest.TestCase):
                   transient=lambda g, k: k == 1 and "n1" in g)
         self.assertEqual(s.culprits, [], s.summary())
         self.assertEqual(s.links, [("n0", "n1", "n2", "n3")], s.summary())
+
+    def test_link_tested_alone_once(self):
+        # A link inside a screen group fails the group and then its pair: retested alone, the
+        # pair (the narrower place), never the group and the pair at once.
+        s = drive(6, links=[(0, 1)])
+        self.assertEqual((s.culprits, s.links), ([], [("n0", "n1")]), s.summary())
 
     def test_hung_node_named(self):
         fleet = Fleet(64, hung=[17])

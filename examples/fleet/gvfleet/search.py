@@ -85,11 +85,17 @@ class Search:
 
     def _link_candidates(self):
         """Screen groups (and screen pairs) that failed while every member has since passed
-        with good partners."""
+        with good partners, none sharing a node (they are tested at once): of a failed pair
+        inside a failed group, the pair, the narrower place."""
         if self.suspects or self.condemned or not self._screen:
             return []
-        return [g for g, passed in self.rounds[0] + self._pair_outcomes
-                if not passed and all(n in self.good for n in g)]
+        failed = [g for g, passed in self.rounds[0] + self._pair_outcomes
+                  if not passed and all(n in self.good for n in g)]
+        chosen = []
+        for g in sorted(failed, key=len):
+            if not any(set(g) & set(c) for c in chosen):
+                chosen.append(g)
+        return sorted(chosen, key=lambda g: self.nodes.index(g[0]))
 
     def _pairs_due(self):
         """The screen's groups were judged against each other: pairs tell what passing alike
@@ -98,10 +104,11 @@ class Search:
                 bool(self._screen) and any(len(g) > 2 for g in self._screen))
 
     def _failed_together(self, a, b):
-        """a and b were in a group of the screen (or the pair screen) that failed: a partner
-        that cleared since is still no proof for the other (a link between them)."""
-        return any(not passed and a in g and b in g
-                   for g, passed in self.rounds[0] + self._pair_outcomes)
+        """a and b were in a group of the screen (or the pair screen) that failed, or failed as
+        two suspects: a partner that cleared since is still no proof for the other (a link
+        between them)."""
+        return frozenset((a, b)) in self.tried or any(
+            not passed and a in g and b in g for g, passed in self.rounds[0] + self._pair_outcomes)
 
     def _partner(self, node, free, other_than=None):
         """A good partner for node from free: one it never failed beside, else any."""
