@@ -56,6 +56,14 @@ def run(fleet, min_busbw=0.0, max_rounds=8):
     # Relative judging needs a reference first: without a floor the search always screens.
     if passed and min_busbw > 0:
         return s, True
+    search_to_the_end(s, lambda g, k: fleet.test(g), min_busbw)
+    return s, False
+
+
+def search_to_the_end(s, test, floor):
+    """Runs Search s round after round, each group's (verdict, busbw) from test(group, round
+    index), judged against the floor or (none) relative at 0.5; asserts every round's groups
+    are disjoint and at least two nodes long."""
     reference = None
     while not s.done:
         groups = s.next_round()
@@ -63,33 +71,23 @@ def run(fleet, min_busbw=0.0, max_rounds=8):
             break
         flat = [x for g in groups for x in g]
         assert len(flat) == len(set(flat)) and all(len(g) >= 2 for g in groups), groups
-        results = [(g,) + fleet.test(g) for g in groups]
-        outcome, reference = search.judge(results, min_busbw, 0.5, reference)
+        k = len(s.rounds)
+        outcome, reference = search.judge([(g,) + test(g, k) for g in groups], floor, 0.5,
+                                          reference)
         s.record(outcome)
-    return s, False
 
 
 def drive(n, slow=(), links=(), floor=0.0, transient=lambda group, k: False):
     """The search over nodes n0..n(n-1) without noise: slow nodes (and groups holding both ends
     of a link) at 0.3 of the healthy figure, a test for which transient(group, round index) is
     true at 0.4 of its figure. Returns the Search."""
-    nodes = ["n%d" % i for i in range(n)]
-    s, reference = search.Search(nodes, relative=not floor), None
-    while not s.done:
-        groups = s.next_round()
-        if not groups:
-            break
-        flat = [x for g in groups for x in g]
-        assert len(flat) == len(set(flat)) and all(len(g) >= 2 for g in groups), groups
-        results = []
-        for g in groups:
-            bad = set(g) & {"n%d" % k for k in slow} or any(
-                {"n%d" % a, "n%d" % b} <= set(g) for a, b in links)
-            busbw = HEALTHY_GBPS * (0.3 if bad else 1.0) * (
-                0.4 if transient(g, len(s.rounds)) else 1.0)
-            results.append((g, "PASS", busbw))
-        outcome, reference = search.judge(results, floor, 0.5, reference)
-        s.record(outcome)
+    def test(g, k):
+        bad = set(g) & {"n%d" % i for i in slow} or any(
+            {"n%d" % a, "n%d" % b} <= set(g) for a, b in links)
+        return "PASS", HEALTHY_GBPS * (0.3 if bad else 1.0) * (0.4 if transient(g, k) else 1.0)
+
+    s = search.Search(["n%d" % i for i in range(n)], relative=not floor)
+    search_to_the_end(s, test, floor)
     return s
 
 
