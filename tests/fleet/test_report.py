@@ -9,7 +9,10 @@ reported, not judged); exit 1. The input is as srun prints it (one line per repo
 gv-check writing to a pipe), with a truncated document in the middle that is skipped and
 named; srun --label output reads the same; a healthy fleet exits 0; a missing file exits 2.
 Then gv-nccl results: a node bad with two partners is named, its partners are not; figures
-under 0.1 GB/s read apart from their median (figures_text).
+under 0.1 GB/s read apart from their median (figures_text). Every --json document is
+validated against docs/fleet-report.schema.json (python3-jsonschema) and every --prometheus
+text with `promtool check metrics` (Debian's prometheus); without either, that validation is
+not made and said so.
 
 usage: test_report.py GV_FLEET GV_CHECK GV_NCCL FIXTURES FAKELIB"""
 import json
@@ -19,9 +22,18 @@ import subprocess
 import sys
 import tempfile
 
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+
 GV_FLEET, GV_CHECK, GV_NCCL, FIXTURES, FAKELIB = sys.argv[1:6]
 CHECKS = "driver,gpu,system,gemm.fp16,nccl.version"
+DOCS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "docs")
+SCHEMA = os.path.normpath(os.path.join(DOCS, "fleet-report.schema.json"))
+PROMTOOL = shutil.which("promtool")
 failures = []
+validated = {"--json": 0, "--prometheus": 0}
 
 
 def expect(cond, what):
@@ -74,9 +86,44 @@ def report(tmp, hostname, text, sysroot=None):
     return doc, p.returncode
 
 
+def schema_validator():
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+VALIDATOR = schema_validator() if jsonschema else None
+
+
+def validate(args, p):
+    """A --json document against the schema, a --prometheus text with promtool: any error is
+    a failure."""
+    if p.returncode not in (0, 1):
+        return
+    if "--json" in args and VALIDATOR:
+        try:
+            errors = ["%s at /%s" % (e.message, "/".join(map(str, e.path))) for e in sorted(
+                VALIDATOR.iter_errors(json.loads(p.stdout)), key=lambda e: list(e.path))]
+        except ValueError as e:
+            errors = ["not JSON: %s" % e]
+        validated["--json"] += 1
+        if errors:
+            expect(False, "report %s: the JSON against %s: %s" % (
+                " ".join(args), SCHEMA, "; ".join(errors[:5])))
+    if "--prometheus" in args and PROMTOOL:
+        check = subprocess.run([PROMTOOL, "check", "metrics"], input=p.stdout,
+                               capture_output=True, text=True)
+        validated["--prometheus"] += 1
+        if check.returncode != 0 or check.stdout.strip() or check.stderr.strip():
+            expect(False, "report %s: promtool check metrics (exit %d): %s%s" % (
+                " ".join(args), check.returncode, check.stdout, check.stderr))
+
+
 def fleet(args, stdin=None):
     p = subprocess.run([sys.executable, GV_FLEET, "report"] + args, capture_output=True,
                        text=True, input=stdin)
+    validate(args, p)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -296,6 +343,12 @@ def main():
         got_text = figures_text(*values, **kw)
         expect(got_text == want_text, "figures_text%r: %r, want %r" % (values, got_text,
                                                                        want_text))
+    if not jsonschema:
+        print("python3-jsonschema is not installed: the --json documents are not validated")
+    if not PROMTOOL:
+        print("promtool is not installed: the --prometheus texts are not checked")
+    print("%d --json documents validated against %s, %d --prometheus texts checked by "
+          "promtool" % (validated["--json"], SCHEMA, validated["--prometheus"]))
     print("FAIL" if failures else "PASS")
     return 1 if failures else 0
 

@@ -6,7 +6,8 @@ launcher that answers each group test as gv-nccl would, from a model of the flee
 node, and transients: the tests, counted from 0, that come out at 0.4 of their figure). It
 asserts what gv-fleet concludes: one transient in the all-nodes collective is not a fault of
 the fabric (the collective is tested again before it is blamed), a fault that stays is, and a
-slow node is named.
+slow node is named. Every document is validated against docs/fleet-run.schema.json
+(python3-jsonschema; without it, not validated and said so).
 
 usage: test_run.py GV_FLEET"""
 import json
@@ -18,8 +19,28 @@ import tempfile
 import textwrap
 import unittest
 
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+
 GV_FLEET = os.path.realpath(sys.argv.pop(1) if len(sys.argv) > 1 else "examples/fleet/gv-fleet")
 NODES = ["n%d" % i for i in range(16)]
+DOCS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "docs")
+SCHEMA = os.path.normpath(os.path.join(DOCS, "fleet-run.schema.json"))
+
+
+def schema_errors(doc):
+    """What doc breaks of docs/fleet-run.schema.json ([] without python3-jsonschema)."""
+    if jsonschema is None:
+        return []
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    return ["%s at /%s" % (e.message, "/".join(map(str, e.path)))
+            for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.path))]
+
 
 MODEL_LAUNCHER = textwrap.dedent('''\
     #!%s
@@ -67,9 +88,11 @@ class RunTest(unittest.TestCase):
                             "--deadline", "30"], capture_output=True, text=True, env=env,
                            timeout=300)
         try:
-            return p.returncode, json.loads(p.stdout)
+            doc = json.loads(p.stdout)
         except ValueError:
             self.fail("no JSON (exit %d): %s %s" % (p.returncode, p.stdout, p.stderr))
+        self.assertEqual(schema_errors(doc), [], "against %s: %s" % (SCHEMA, p.stdout))
+        return p.returncode, doc
 
     def test_one_transient_in_the_collective_is_not_the_fabric(self):
         rc, doc = self.fleet(transient=[0])
@@ -93,4 +116,6 @@ class RunTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    if jsonschema is None:
+        print("python3-jsonschema is not installed: the documents are not validated")
     unittest.main(verbosity=2)
