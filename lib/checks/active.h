@@ -83,6 +83,17 @@ void gv_active_p2p(gv_active_run *run);
 void gv_active_memtest(gv_active_run *run); /* mem.c */
 void gv_active_stress(gv_active_run *run);
 void gv_active_nccl(gv_active_run *run);
+/* In the worker of the tests across GPUs, as GPUs are made ready (made[], by CUDA ordinal)
+ * while other lanes run: each joins NCCL's communicator of the sweep to come, when chosen[]
+ * (by catalog entry) holds nccl.allreduce or nccl.transport (nccl/nccl_ahead.h). gpu_chosen
+ * as the run's (NULL: every GPU). */
+void gv_active_nccl_ahead(gv_ctx *ctx, const gv_facts *f, const int *chosen, const int *gpu_chosen,
+                          const int *made);
+/* Then, once the worker is told its work (chosen[] and gpu_chosen as the run's): the rest of
+ * that communicator, completed before the tests across GPUs measure; given up when the work
+ * has no sweep or its GPUs are not those (nccl/nccl_ahead.h). */
+void gv_active_nccl_settle(gv_ctx *ctx, const gv_facts *f, const int *chosen,
+                           const int *gpu_chosen);
 void gv_active_topo(gv_active_run *run);
 void gv_active_rdma(gv_active_run *run);
 /* rdma_errors.c: rdma.port_errors, judged by gv_active_rdma on its report. */

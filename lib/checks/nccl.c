@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "gpuverify/gv_policy.h"
 #include "gpuverify/gv_nccl.h"
+#include "nccl/nccl_ahead.h"
 #include "rdma/rdma.h"
 
 static void version_row(gv_active_run *run)
@@ -301,6 +302,47 @@ static int gpu_tests_after(const gv_active_run *run)
     return 0;
 }
 
+/* How long the tests across GPUs wait for the communicator made ahead before they measure;
+ * past it, the sweep makes its own within its deadline. Its creation takes 0.1-0.8 s. */
+#define SETTLE_MAX_S 5.0
+
+/* The sweep's GPUs, its ranks in that order: those chosen (gpu_chosen by CUDA ordinal, NULL
+ * for all) that CUDA sees. */
+static uint32_t sweep_gpus(const gv_facts *f, const int *gpu_chosen, uint32_t *out)
+{
+    uint32_t count = 0;
+    for (int gpu = 0; gpu < f->cuda_count && gpu < GV_NCCL_MAX_GPUS; gpu++)
+        if (!gpu_chosen || (gpu < GV_RUN_MAX_GPUS && gpu_chosen[gpu]))
+            out[count++] = (uint32_t)gpu;
+    return count;
+}
+
+void gv_active_nccl_ahead(gv_ctx *ctx, const gv_facts *f, const int *chosen, const int *gpu_chosen,
+                          const int *made)
+{
+    int a = gv_catalog_index(gv_id_nccl_allreduce), t = gv_catalog_index(gv_id_nccl_transport);
+    if (!(a >= 0 && chosen[a]) && !(t >= 0 && chosen[t]))
+        return;
+    uint32_t gpus[GV_NCCL_MAX_GPUS];
+    uint32_t count = sweep_gpus(f, gpu_chosen, gpus);
+    for (uint32_t i = 0; count >= 2 && i < count; i++)
+        if (gpus[i] < GV_RUN_MAX_GPUS && made[gpus[i]])
+            gv_nccl_ahead_join(ctx, gpus[i], (int)i, (int)count);
+}
+
+void gv_active_nccl_settle(gv_ctx *ctx, const gv_facts *f, const int *chosen, const int *gpu_chosen)
+{
+    if (!ctx->nccl_ahead)
+        return;
+    int a = gv_catalog_index(gv_id_nccl_allreduce), t = gv_catalog_index(gv_id_nccl_transport);
+    /* Nothing to wait for without the sweep: an empty list fits no rank, which gives them up. */
+    uint32_t gpus[GV_NCCL_MAX_GPUS];
+    uint32_t count =
+        (a >= 0 && chosen[a]) || (t >= 0 && chosen[t]) ? sweep_gpus(f, gpu_chosen, gpus) : 0;
+    gv_progress_stage(ctx, "NCCL: the last ranks of the sweep's communicator, made ahead");
+    gv_nccl_ahead_settle(ctx, gpus, count, gv_now_s() + SETTLE_MAX_S);
+}
+
 /* nccl.allreduce and nccl.transport from one sweep. */
 static void sweep_rows(gv_active_run *run)
 {
@@ -310,9 +352,7 @@ static void sweep_rows(gv_active_run *run)
     if (gv_active_no_devices(run, sweep()))
         return;
     gv_nccl_opts o = GV_NCCL_OPTS_INIT;
-    for (int gpu = 0; gpu < f->cuda_count && gpu < GV_NCCL_MAX_GPUS; gpu++)
-        if (gv_active_gpu_chosen(run, gpu))
-            o.gpus[o.gpu_count++] = (uint32_t)gpu;
+    o.gpu_count = sweep_gpus(f, run->gpu_chosen, o.gpus);
     if (o.gpu_count < 2) {
         rows(run, GV_SKIP,
              "%u GPU(s) to test (CUDA sees %d): an all-reduce inside the node needs two or more",

@@ -194,6 +194,8 @@ void gv_ctx_destroy(gv_ctx *ctx)
         return;
     if (ctx->drop_facts)
         ctx->drop_facts(ctx);
+    if (ctx->drop_nccl_ahead) /* before the contexts they use */
+        ctx->drop_nccl_ahead(ctx);
     if (ctx->release_kept)
         ctx->release_kept(ctx);
     if (ctx->release_libraries)

@@ -28,6 +28,7 @@ struct gv_nvml_api;
 struct gv_cublaslt_api;
 struct gv_cudnn_api;
 struct gv_nccl_api;
+struct gv_nccl_ahead;
 struct gv_ibverbs_api;
 struct gv_facts;
 
@@ -104,6 +105,10 @@ struct gv_ctx {
     long long progress_part_ms[GV_PROGRESS_MAX_GPUS]; /* the same for the beats with a pace */
     gv_kept_gpu kept[GV_PROGRESS_MAX_GPUS];           /* per CUDA ordinal, in gpuverify-worker */
     void (*release_kept)(gv_ctx *ctx); /* set by whoever kept one: lets them all go */
+    /* In gpuverify-worker: the NCCL ranks made ahead of the sweep (nccl/nccl_ahead.h), and
+     * what gives them up; NULL when there are none. */
+    struct gv_nccl_ahead *nccl_ahead;
+    void (*drop_nccl_ahead)(gv_ctx *ctx);
 };
 
 /* Records the detail of an error on the context and returns status, for `return gv_fail(...)`. */

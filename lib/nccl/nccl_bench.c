@@ -32,6 +32,7 @@
 #include "gpuverify/gv_report.h"
 #include "kernels/gv_random.h"
 #include "nccl/nccl.h"
+#include "nccl/nccl_ahead.h"
 #include "nccl/nccl_log.h"
 #include "nccl/nccl_run.h"
 #include "worker/worker.h"
@@ -255,6 +256,29 @@ static gv_status init_comms(nccl_run *n, const gvnc_unique_id *id)
     gv_status st = gv_nccl_wait_comms(n);
     n->r->init_s = gv_now_s() - t0;
     return st;
+}
+
+/* The communicators made ahead of the sweep in this worker when they are its own
+ * (nccl/nccl_ahead.h), else new ones. */
+static gv_status ahead_or_new_comms(nccl_run *n, const gvnc_unique_id *id, const uint32_t *cuda,
+                                    long *log_from)
+{
+    if (n->blocking || (uint32_t)n->nranks != n->local)
+        return init_comms(n, id);
+    gv_nccl_stage(n, "creating the communicators (waiting for every rank)");
+    gvnc_comm comms[GV_NCCL_MAX_GPUS];
+    char why[256];
+    double t0 = gv_now_s();
+    int took =
+        gv_nccl_ahead_take(n->ctx, cuda, n->local, n->deadline, comms, log_from, why, sizeof why);
+    if (took == 0)
+        return init_comms(n, id);
+    n->r->init_s = gv_now_s() - t0;
+    if (took < 0)
+        return gv_now_s() > n->deadline ? timeout(n) : gv_err(&n->err, GV_ERR_DRIVER, "%s", why);
+    for (uint32_t i = 0; i < n->local; i++)
+        n->gpus[i].comm = comms[i];
+    return GV_OK;
 }
 
 /* Reads and clears each GPU's count of wrong elements. */
@@ -607,7 +631,7 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
     }
     long log_from = gv_nccl_log_mark(ctx->nccl_log);
     if (st == GV_OK)
-        st = init_comms(n, id);
+        st = ahead_or_new_comms(n, id, cuda, &log_from);
     if (st == GV_OK)
         st = n->o.collective == GV_NCCL_PAIRS ? gv_nccl_sweep_pairs(n) : sweep(n);
     if (ctx->nccl_log[0]) /* NCCL's account of its connections, whatever the outcome */

@@ -632,7 +632,9 @@ static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_fa
             continue;
         for (int g = 0; plan->opts.gpus && g < GV_RUN_MAX_GPUS; g++)
             ready[g] &= plan->gpu_chosen[g];
-        gv_run_hold_ahead(ctx, f, ready);
+        int made[GV_RUN_MAX_GPUS] = {0};
+        gv_run_hold_ahead(ctx, f, ready, made);
+        gv_active_nccl_ahead(ctx, f, plan->chosen, plan->opts.gpus ? plan->gpu_chosen : NULL, made);
     }
     if (told != 0)
         s = gv_fail(ctx, GV_ERR_IO, "gpuverify-worker on standby was never told its work");
@@ -684,6 +686,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         gpu_chosen = work.gpu_chosen;
         for (size_t i = 0; i < gv_check_count; i++)
             chosen[i] &= work.checks[i];
+        gv_active_nccl_settle(ctx, f, chosen, gpu_chosen);
     }
     bind_to_the_gpu(ctx, plan, f, gpus, gpu_chosen);
     if (plan->watch_s > 0) {

@@ -77,14 +77,14 @@ void gv_run_hold_give(gv_run_hold *h)
     h->n = 0;
 }
 
-void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen)
+void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen, int *made)
 {
     for (size_t k = 0; k < f->gpu_count; k++) {
         const gv_gpu *g = &f->gpus[k].gpu;
         if (g->cuda_index < 0 || g->cuda_index >= GV_RUN_MAX_GPUS || !gpu_chosen[g->cuda_index] ||
             !g->pci_bus_id[0] || gv_gpu_lock_take(ctx, g->pci_bus_id, 0, NULL) != 0)
             continue;
-        gv_session_make_ahead(ctx, (uint32_t)g->cuda_index);
+        made[g->cuda_index] = gv_session_make_ahead(ctx, (uint32_t)g->cuda_index) == 0;
         gv_gpu_lock_give(g->pci_bus_id); /* kept to the worker's exit */
     }
 }

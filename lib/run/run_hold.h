@@ -33,7 +33,8 @@ void gv_run_hold_give(gv_run_hold *h);
  * GPUs in gpu_chosen (by CUDA ordinal), whose lanes have finished, and makes their contexts
  * ahead of those tests, so that the driver's context creation, one GPU after another, does not
  * follow the last lane. Never waits: a GPU another process holds is left for the tests' own
- * hold to wait for. Taken, a GPU stays the worker's to its exit, as the run's hold keeps it. */
-void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen);
+ * hold to wait for. Taken, a GPU stays the worker's to its exit, as the run's hold keeps it;
+ * made[] (by CUDA ordinal) is set for each GPU whose context was made. */
+void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen, int *made);
 
 #endif

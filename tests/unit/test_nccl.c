@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/context.h"
 #include "helpers.h"
+#include "nccl/nccl_ahead.h"
 #include "nccl/nccl_log.h"
 
 static double now_s(void)
@@ -658,6 +660,107 @@ static void the_transport_check_fails_nvlink_gpus_on_shm_and_sockets_beside_acti
     assert_int_equal(one.verdict, GV_SKIP);
 }
 
+/* gpuverify-worker's tests across GPUs make the sweep's ranks as GPUs become free: the sweep
+ * takes them when they are its GPUs in its order, and otherwise makes its own. */
+static void ranks_made_ahead_are_the_sweeps_when_they_fit(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    /* Only a worker makes ranks ahead: they would outlive a caller's call. */
+    assert_int_equal(gv_nccl_ahead_join(ctx, 0, 0, 4), -1);
+    assert_null(ctx->nccl_ahead);
+    ctx->in_worker = 1;
+    for (uint32_t g = 0; g < 3; g++)
+        assert_int_equal(gv_nccl_ahead_join(ctx, g, (int)g, 4), 0);
+    assert_int_equal(gv_nccl_ahead_join(ctx, 1, 1, 4), -1); /* joined already */
+    assert_int_equal(gv_nccl_ahead_join(ctx, 3, 3, 5), -1); /* another communicator */
+    const uint32_t gpus[] = {0, 1, 2, 3};
+    gvnc_comm comms[4] = {0};
+    long log_from = -1;
+    char why[160] = "";
+    /* GPU 3 joins now; every rank is made within the deadline, and the comms are handed over. */
+    assert_int_equal(
+        gv_nccl_ahead_take(ctx, gpus, 4, now_s() + 10, comms, &log_from, why, sizeof why), 1);
+    assert_null(ctx->nccl_ahead);
+    assert_int_equal(log_from, 0);
+    for (int i = 0; i < 4; i++) {
+        assert_non_null(comms[i]);
+        for (int j = 0; j < i; j++)
+            assert_ptr_not_equal(comms[i], comms[j]);
+        assert_int_equal(gv_nccl(ctx)->ncclCommDestroy(comms[i]), 0);
+    }
+    /* Joined ahead of a sweep in that worker (in its process, as gv_run's is), all_reduce over
+     * the same GPUs is exact. */
+    for (uint32_t g = 0; g < 2; g++)
+        assert_int_equal(gv_nccl_ahead_join(ctx, g, (int)g, 2), 0);
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
+    o.flags = GV_NCCL_IN_PROCESS;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_null(ctx->nccl_ahead);
+    gv_ctx_destroy(ctx);
+}
+
+static void ranks_made_ahead_for_other_gpus_are_given_up(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    ctx->in_worker = 1;
+    /* Three ranks expected, GPU 2's lane hung: ranks 0 and 1 wait for a peer that never comes.
+     * The sweep over GPUs 0 and 1 gives them up and makes its own, at once. */
+    for (uint32_t g = 0; g < 2; g++)
+        assert_int_equal(gv_nccl_ahead_join(ctx, g, (int)g, 3), 0);
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
+    o.flags = GV_NCCL_IN_PROCESS;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    double t0 = now_s();
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.nranks, 2);
+    assert_true(now_s() - t0 < 5);
+    assert_null(ctx->nccl_ahead);
+    /* Ranks in another order than the sweep's do not fit either. */
+    assert_int_equal(gv_nccl_ahead_join(ctx, 1, 0, 2), 0);
+    const uint32_t gpus[] = {0, 1};
+    gvnc_comm comms[2] = {0};
+    long log_from = -1;
+    char why[160] = "";
+    assert_int_equal(
+        gv_nccl_ahead_take(ctx, gpus, 2, now_s() + 10, comms, &log_from, why, sizeof why), 0);
+    assert_null(comms[0]);
+    assert_null(ctx->nccl_ahead);
+    /* Left waiting at the end, they are given up with the context, without a hang. */
+    assert_int_equal(gv_nccl_ahead_join(ctx, 0, 0, 2), 0);
+    t0 = now_s();
+    gv_ctx_destroy(ctx);
+    assert_true(now_s() - t0 < 3);
+}
+
+static void a_rank_that_cannot_be_made_fails_the_take(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", "h100x8");
+    ctx->in_worker = 1;
+    /* Ranks of three on GPUs 0 and 1; the take asks for three GPUs but the third's rank cannot
+     * be made by the deadline when the third GPU is one CUDA does not have. */
+    assert_int_equal(gv_nccl_ahead_join(ctx, 0, 0, 3), 0);
+    assert_int_equal(gv_nccl_ahead_join(ctx, 1, 1, 3), 0);
+    const uint32_t gpus[] = {0, 1, 9};
+    gvnc_comm comms[3] = {0};
+    long log_from = -1;
+    char why[160] = "";
+    double t0 = now_s();
+    assert_int_equal(
+        gv_nccl_ahead_take(ctx, gpus, 3, now_s() + 0.5, comms, &log_from, why, sizeof why), -1);
+    assert_true(now_s() - t0 < 3);
+    assert_non_null(strstr(why, "rank 2 (GPU 9)"));
+    assert_null(ctx->nccl_ahead);
+    gv_ctx_destroy(ctx);
+}
+
 static void bad_input_is_refused(void **state)
 {
     (void)state;
@@ -741,6 +844,9 @@ int main(void)
         cmocka_unit_test(nccls_log_says_which_transport_each_connection_took),
         cmocka_unit_test(
             the_transport_check_fails_nvlink_gpus_on_shm_and_sockets_beside_active_rdma),
+        cmocka_unit_test(ranks_made_ahead_are_the_sweeps_when_they_fit),
+        cmocka_unit_test(ranks_made_ahead_for_other_gpus_are_given_up),
+        cmocka_unit_test(a_rank_that_cannot_be_made_fails_the_take),
         cmocka_unit_test(bad_input_is_refused),
     };
     return run_shard("test_nccl", tests, sizeof tests / sizeof *tests);
