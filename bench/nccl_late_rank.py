@@ -30,6 +30,21 @@ class Config(ctypes.Structure):  # ncclConfig_t's head as NCCL 2.17 laid it out
                 ("split_share", ctypes.c_int)]
 
 
+def open_gpus(lib, count=None):
+    """libcuda and NCCL loaded, cuInit, and every GPU's primary context (the first `count`)."""
+    cu, nccl = ctypes.CDLL("libcuda.so.1"), ctypes.CDLL(lib)
+    assert cu.cuInit(0) == 0
+    n = ctypes.c_int()
+    cu.cuDeviceGetCount(ctypes.byref(n))
+    ctxs = []
+    for d in range(count or n.value):
+        dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+        cu.cuDeviceGet(ctypes.byref(dev), d)
+        assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
+        ctxs.append(ctx)
+    return cu, nccl, ctxs
+
+
 def nonblocking():
     undef = -2147483648
     return Config(ctypes.sizeof(Config), 0xcafebeef, 21700, 0, undef, undef, undef, None, undef)
@@ -38,15 +53,7 @@ def nonblocking():
 def stale(lib):
     """Rank 0 of 3 made non-blocking and polled in its thread; 1.0 s later it is told to give up
     and aborts itself; then ncclCommInitAll over both GPUs."""
-    cu = ctypes.CDLL("libcuda.so.1")
-    nccl = ctypes.CDLL(lib)
-    assert cu.cuInit(0) == 0
-    ctxs = []
-    for d in range(2):
-        dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-        cu.cuDeviceGet(ctypes.byref(dev), d)
-        assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
-        ctxs.append(ctx)
+    cu, nccl, ctxs = open_gpus(lib, 2)
     uid = UniqueId()
     assert nccl.ncclGetUniqueId(ctypes.byref(uid)) == 0
     give_up = threading.Event()
@@ -86,18 +93,8 @@ def stale(lib):
 
 
 def child(delay, lib):
-    cu = ctypes.CDLL("libcuda.so.1")
-    nccl = ctypes.CDLL(lib)
-    assert cu.cuInit(0) == 0
-    n = ctypes.c_int()
-    cu.cuDeviceGetCount(ctypes.byref(n))
-    n = n.value
-    ctxs = []
-    for d in range(n):
-        dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-        cu.cuDeviceGet(ctypes.byref(dev), d)
-        assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
-        ctxs.append(ctx)
+    cu, nccl, ctxs = open_gpus(lib)
+    n = len(ctxs)
     uid = UniqueId()
     assert nccl.ncclGetUniqueId(ctypes.byref(uid)) == 0
     comms = [ctypes.c_void_p() for _ in range(n)]
@@ -125,11 +122,8 @@ def child(delay, lib):
 
 
 if len(sys.argv) > 1 and sys.argv[1] == "--rank-alone":
-    cu, nccl = ctypes.CDLL("libcuda.so.1"), ctypes.CDLL("libnccl.so.2")
-    ctx, dev = ctypes.c_void_p(), ctypes.c_int()
-    assert cu.cuInit(0) == 0 and cu.cuDeviceGet(ctypes.byref(dev), 0) == 0
-    assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
-    cu.cuCtxSetCurrent(ctx)
+    cu, nccl, ctxs = open_gpus("libnccl.so.2", 1)
+    cu.cuCtxSetCurrent(ctxs[0])
     uid, comm = UniqueId(), ctypes.c_void_p()
     nccl.ncclGetUniqueId(ctypes.byref(uid))
     nccl.ncclCommInitRank(ctypes.byref(comm), 2, uid, 0)

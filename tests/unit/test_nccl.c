@@ -660,6 +660,22 @@ static void the_transport_check_fails_nvlink_gpus_on_shm_and_sockets_beside_acti
     assert_int_equal(one.verdict, GV_SKIP);
 }
 
+/* GPUs 0 and 1 join a communicator of nranks ahead, then the worker's sweep over them (in its
+ * process, as gv_run's is) is exact, and nothing made ahead is left. */
+static void joined_then_swept(gv_ctx *ctx, int nranks)
+{
+    for (uint32_t g = 0; g < 2; g++)
+        assert_int_equal(gv_nccl_ahead_join(ctx, g, (int)g, nranks), 0);
+    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
+    o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
+    o.flags = GV_NCCL_IN_PROCESS;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_int_equal(r.nranks, 2);
+    assert_null(ctx->nccl_ahead);
+}
+
 /* gpuverify-worker's tests across GPUs make the sweep's ranks as GPUs become free: the sweep
  * takes them when they are its GPUs in its order, and otherwise makes its own. */
 static void ranks_made_ahead_are_the_sweeps_when_they_fit(void **state)
@@ -689,17 +705,7 @@ static void ranks_made_ahead_are_the_sweeps_when_they_fit(void **state)
             assert_ptr_not_equal(comms[i], comms[j]);
         assert_int_equal(gv_nccl(ctx)->ncclCommDestroy(comms[i]), 0);
     }
-    /* Joined ahead of a sweep in that worker (in its process, as gv_run's is), all_reduce over
-     * the same GPUs is exact. */
-    for (uint32_t g = 0; g < 2; g++)
-        assert_int_equal(gv_nccl_ahead_join(ctx, g, (int)g, 2), 0);
-    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
-    o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
-    o.flags = GV_NCCL_IN_PROCESS;
-    gv_nccl_result r = GV_NCCL_RESULT_INIT;
-    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
-    assert_int_equal(r.verdict, GV_PASS);
-    assert_null(ctx->nccl_ahead);
+    joined_then_swept(ctx, 2);
     gv_ctx_destroy(ctx);
 }
 
@@ -710,18 +716,9 @@ static void ranks_made_ahead_for_other_gpus_are_given_up(void **state)
     ctx->in_worker = 1;
     /* Three ranks expected, GPU 2's lane hung: ranks 0 and 1 wait for a peer that never comes.
      * The sweep over GPUs 0 and 1 gives them up and makes its own, at once. */
-    for (uint32_t g = 0; g < 2; g++)
-        assert_int_equal(gv_nccl_ahead_join(ctx, g, (int)g, 3), 0);
-    gv_nccl_opts o = small(GV_NCCL_ALL_REDUCE);
-    o.gpu_count = 2, o.gpus[0] = 0, o.gpus[1] = 1;
-    o.flags = GV_NCCL_IN_PROCESS;
-    gv_nccl_result r = GV_NCCL_RESULT_INIT;
     double t0 = now_s();
-    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
-    assert_int_equal(r.verdict, GV_PASS);
-    assert_int_equal(r.nranks, 2);
+    joined_then_swept(ctx, 3);
     assert_true(now_s() - t0 < 5);
-    assert_null(ctx->nccl_ahead);
     /* Ranks in another order than the sweep's do not fit either. */
     assert_int_equal(gv_nccl_ahead_join(ctx, 1, 0, 2), 0);
     const uint32_t gpus[] = {0, 1};
