@@ -89,9 +89,9 @@ void gv_active_nccl(gv_active_run *run);
  * as the run's (NULL: every GPU). */
 void gv_active_nccl_ahead(gv_ctx *ctx, const gv_facts *f, const int *chosen, const int *gpu_chosen,
                           const int *made);
-/* Then, once the worker is told its work (chosen[] and gpu_chosen as the run's): the rest of
- * that communicator, completed before the tests across GPUs measure; given up when the work
- * has no sweep or its GPUs are not those (nccl/nccl_ahead.h). */
+/* Then, once the worker is told its work (chosen[] and gpu_chosen as the run's) and its GPUs
+ * joined: that communicator completed before the tests across GPUs measure; given up when the
+ * work has no sweep, or its GPUs are not those joined (nccl/nccl_ahead.h). */
 void gv_active_nccl_settle(gv_ctx *ctx, const gv_facts *f, const int *chosen,
                            const int *gpu_chosen);
 void gv_active_topo(gv_active_run *run);

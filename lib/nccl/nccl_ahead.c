@@ -215,14 +215,18 @@ static int fits(const struct gv_nccl_ahead *h, const uint32_t *cuda, uint32_t co
     return 1;
 }
 
-/* Joins the GPUs of cuda[] not joined yet and waits for every rank's creation to end, until
- * `until`: 1 when every rank was made, 0 when they do not fit cuda[] (given up), -1 when one
- * failed or was late (why in err; given up). */
-static int complete(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, double until, char *err,
-                    size_t cap)
+/* Joins the GPUs of cuda[] not joined yet (when may_join; else their absence gives the ranks
+ * up) and waits for every rank's creation to end, until `until`: 1 when every rank was made,
+ * 0 when they do not fit cuda[] (given up), -1 when one failed or was late (why in err; given
+ * up). */
+static int complete(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, int may_join, double until,
+                    char *err, size_t cap)
 {
     struct gv_nccl_ahead *h = ctx->nccl_ahead;
-    if (!fits(h, cuda, count)) {
+    int all_joined = 1;
+    for (uint32_t i = 0; i < count && cuda[i] < GV_NCCL_MAX_GPUS; i++)
+        all_joined &= h->gpus[cuda[i]].started;
+    if (!fits(h, cuda, count) || (!may_join && !all_joined)) {
         give_up(ctx);
         return 0;
     }
@@ -255,14 +259,14 @@ void gv_nccl_ahead_settle(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, dou
 {
     char ignored[160];
     if (ctx->nccl_ahead)
-        complete(ctx, cuda, count, until, ignored, sizeof ignored);
+        complete(ctx, cuda, count, 0, until, ignored, sizeof ignored);
 }
 
 int gv_nccl_ahead_take(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, double deadline,
                        gvnc_comm *comms, long *log_from, char *err, size_t cap)
 {
     struct gv_nccl_ahead *h = ctx->nccl_ahead;
-    int made = h ? complete(ctx, cuda, count, deadline, err, cap) : 0;
+    int made = h ? complete(ctx, cuda, count, 1, deadline, err, cap) : 0;
     if (made != 1)
         return made;
     for (uint32_t i = 0; i < count; i++) {

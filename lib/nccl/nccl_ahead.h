@@ -21,10 +21,11 @@
  * gpuverify-worker, for a GPU already joined, or with another count of ranks. 0 when started. */
 int gv_nccl_ahead_join(gv_ctx *ctx, uint32_t gpu, int rank, int nranks);
 
-/* Before the tests across GPUs measure: the GPUs of cuda[] (ranks in that order) not joined
- * yet join, and every rank's creation is waited for until `until` (gv_now_s()), so that none
- * of it runs beside a measurement. Ranks that do not fit cuda[], or one that failed or was
- * late, are given up: the sweep then makes its own. */
+/* Before the tests across GPUs measure: when every GPU of cuda[] (ranks in that order) has
+ * joined, every rank's creation is waited for until `until` (gv_now_s()), so that none of it
+ * runs beside a measurement. Ranks that do not fit cuda[], a GPU of cuda[] not joined (this
+ * worker could not take it: another gpuverify holds it), or a rank that failed or was late:
+ * the ranks are given up, and the sweep makes its own under the run's hold. */
 void gv_nccl_ahead_settle(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, double until);
 
 /* The sweep's communicators when those made ahead are its own: one rank per GPU of cuda[], in

@@ -686,7 +686,14 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         gpu_chosen = work.gpu_chosen;
         for (size_t i = 0; i < gv_check_count; i++)
             chosen[i] &= work.checks[i];
-        gv_active_nccl_settle(ctx, f, chosen, gpu_chosen);
+        if (ctx->nccl_ahead) {
+            /* The worker across GPUs began the sweep's ranks: the last lane's GPU made ready
+             * too, and its rank begun, if this worker can take it. */
+            int made[GV_RUN_MAX_GPUS] = {0};
+            gv_run_hold_ahead(ctx, f, gpu_chosen, made);
+            gv_active_nccl_ahead(ctx, f, chosen, gpu_chosen, made);
+            gv_active_nccl_settle(ctx, f, chosen, gpu_chosen);
+        }
     }
     bind_to_the_gpu(ctx, plan, f, gpus, gpu_chosen);
     if (plan->watch_s > 0) {
