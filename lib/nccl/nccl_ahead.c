@@ -185,7 +185,7 @@ int gv_nccl_ahead_join(gv_ctx *ctx, uint32_t gpu, int rank, int nranks)
     if (!h) {
         const struct gv_nccl_api *nc = gv_nccl(ctx);
         const struct gv_cuda_api *cu = gv_cuda(ctx);
-        if (!nc || !cu || !(h = calloc(1, sizeof *h)))
+        if (!nc || !cu || gv_cuda_init(ctx) != GVCU_SUCCESS || !(h = calloc(1, sizeof *h)))
             return -1;
         h->nc = nc, h->cu = cu, h->nranks = nranks;
         h->log_from = gv_nccl_log_mark(ctx->nccl_log);
@@ -237,22 +237,41 @@ static int complete(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, int may_j
             give_up(ctx);
             return -1;
         }
-    for (uint32_t i = 0; i < count; i++) {
-        ahead_rank *a = &h->gpus[cuda[i]];
-        while (!__atomic_load_n(&a->done, __ATOMIC_ACQUIRE) && gv_now_s() < until)
+    /* Every rank polled at each turn: one that failed leaves its peers waiting for it, so its
+     * failure is seen at once rather than after theirs time out. */
+    for (;;) {
+        int waiting = -1, failed = -1;
+        for (uint32_t i = 0; i < count && failed < 0; i++) {
+            const ahead_rank *a = &h->gpus[cuda[i]];
+            if (!__atomic_load_n(&a->done, __ATOMIC_ACQUIRE))
+                waiting = waiting < 0 ? (int)i : waiting;
+            else if (a->state != GVNC_SUCCESS)
+                failed = (int)i;
+        }
+        if (waiting < 0 && failed < 0)
+            return 1;
+        if (failed < 0 && gv_now_s() < until) {
             nap_ms(1);
-        if (!__atomic_load_n(&a->done, __ATOMIC_ACQUIRE))
-            snprintf(err, cap, "rank %u (GPU %u) was not created in time", (unsigned)i,
-                     (unsigned)cuda[i]);
-        else if (a->state != GVNC_SUCCESS)
-            snprintf(err, cap, "rank %u (GPU %u): %s: NCCL error %d", (unsigned)i,
-                     (unsigned)cuda[i], a->failed, a->state);
-        else
             continue;
+        }
+        if (failed < 0)
+            snprintf(err, cap, "rank %d (GPU %u) was not created in time", waiting,
+                     (unsigned)cuda[waiting]);
+        else if (h->gpus[cuda[failed]].state < 0) /* before NCCL: the unique ID, the context */
+            snprintf(err, cap, "rank %d (GPU %u): %s failed", failed, (unsigned)cuda[failed],
+                     h->gpus[cuda[failed]].failed);
+        else
+            snprintf(err, cap, "rank %d (GPU %u): %s: NCCL error %d", failed,
+                     (unsigned)cuda[failed], h->gpus[cuda[failed]].failed,
+                     h->gpus[cuda[failed]].state);
         give_up(ctx);
         return -1;
     }
-    return 1;
+}
+
+int gv_nccl_ahead_pending(const gv_ctx *ctx)
+{
+    return ctx->nccl_ahead != NULL;
 }
 
 void gv_nccl_ahead_settle(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, double until)

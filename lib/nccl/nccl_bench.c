@@ -258,13 +258,26 @@ static gv_status init_comms(nccl_run *n, const gvnc_unique_id *id)
     return st;
 }
 
+/* New communicators, from id, or from a unique ID made now when id is NULL. */
+static gv_status new_comms(nccl_run *n, const gvnc_unique_id *id)
+{
+    gvnc_unique_id made;
+    if (!id) {
+        int rc = n->nc->ncclGetUniqueId(&made);
+        if (rc != GVNC_SUCCESS)
+            return gv_nccl_fail(n, "ncclGetUniqueId", rc, NULL);
+        id = &made;
+    }
+    return init_comms(n, id);
+}
+
 /* The communicators made ahead of the sweep in this worker when they are its own
- * (nccl/nccl_ahead.h), else new ones. */
+ * (nccl/nccl_ahead.h), else new ones; id NULL: a new one needs its unique ID made. */
 static gv_status ahead_or_new_comms(nccl_run *n, const gvnc_unique_id *id, const uint32_t *cuda,
                                     long *log_from)
 {
     if (n->blocking || (uint32_t)n->nranks != n->local)
-        return init_comms(n, id);
+        return new_comms(n, id);
     gv_nccl_stage(n, "creating the communicators (waiting for every rank)");
     gvnc_comm comms[GV_NCCL_MAX_GPUS];
     char why[256];
@@ -272,7 +285,7 @@ static gv_status ahead_or_new_comms(nccl_run *n, const gvnc_unique_id *id, const
     int took =
         gv_nccl_ahead_take(n->ctx, cuda, n->local, n->deadline, comms, log_from, why, sizeof why);
     if (took == 0)
-        return init_comms(n, id);
+        return new_comms(n, id);
     n->r->init_s = gv_now_s() - t0;
     if (took < 0)
         return gv_now_s() > n->deadline ? timeout(n) : gv_err(&n->err, GV_ERR_DRIVER, "%s", why);
@@ -598,7 +611,8 @@ static gv_status check_ranks(gv_ctx *ctx, const gv_nccl_opts *o, int nranks)
 }
 
 /* The sweep in this process, after the argument checks: cuda[] are this process's GPUs,
- * ranks first_rank.. of nranks. */
+ * ranks first_rank.. of nranks; id NULL when the ranks made ahead may be the sweep's (a unique
+ * ID is made only if they are not). */
 static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_call *call,
                      const gvnc_unique_id *id, const uint32_t *cuda, uint32_t count, int first_rank,
                      int nranks, int blocking, const gv_call_watch *watch, gv_nccl_result *r)
@@ -686,6 +700,8 @@ gv_status gv_nccl_call_here(gv_ctx *ctx, const gv_nccl_call *call, int blocking,
     }
     if ((st = check_ranks(ctx, &call->o, (int)count)) != GV_OK)
         return st;
+    if (!blocking && gv_nccl_ahead_pending(ctx))
+        return run(ctx, nc, call, NULL, cuda, count, 0, (int)count, blocking, watch, r);
     int rc = nc->ncclGetUniqueId(&id);
     if (rc != GVNC_SUCCESS)
         return gv_fail(ctx, GV_ERR_DRIVER, "ncclGetUniqueId: NCCL error %d", rc);

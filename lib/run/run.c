@@ -656,6 +656,20 @@ static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_fa
     return s;
 }
 
+/* In the worker across GPUs, once told its work, when it began the NCCL sweep's ranks as the
+ * lanes finished: the last lane's GPU made ready too and its rank begun, if this worker can take
+ * it, and the communicator completed before the tests measure (checks/active.h). */
+static void complete_ranks_ahead(gv_ctx *ctx, const gv_facts *f, const int *chosen,
+                                 const int *gpu_chosen)
+{
+    if (!ctx->nccl_ahead)
+        return;
+    int made[GV_RUN_MAX_GPUS] = {0};
+    gv_run_hold_ahead(ctx, f, gpu_chosen, made);
+    gv_active_nccl_ahead(ctx, f, chosen, gpu_chosen, made);
+    gv_active_nccl_settle(ctx, f, chosen, gpu_chosen);
+}
+
 gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_stream *stream,
                             gv_report **out)
 {
@@ -686,14 +700,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         gpu_chosen = work.gpu_chosen;
         for (size_t i = 0; i < gv_check_count; i++)
             chosen[i] &= work.checks[i];
-        if (ctx->nccl_ahead) {
-            /* The worker across GPUs began the sweep's ranks: the last lane's GPU made ready
-             * too, and its rank begun, if this worker can take it. */
-            int made[GV_RUN_MAX_GPUS] = {0};
-            gv_run_hold_ahead(ctx, f, gpu_chosen, made);
-            gv_active_nccl_ahead(ctx, f, chosen, gpu_chosen, made);
-            gv_active_nccl_settle(ctx, f, chosen, gpu_chosen);
-        }
+        complete_ranks_ahead(ctx, f, chosen, gpu_chosen);
     }
     bind_to_the_gpu(ctx, plan, f, gpus, gpu_chosen);
     if (plan->watch_s > 0) {

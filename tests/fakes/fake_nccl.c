@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -277,11 +278,29 @@ static int wait_for(uint64_t *counter, uint64_t target)
     return 0;
 }
 
+/* The scenario read again, as every call that starts something does, so that one test process
+ * can walk through several nodes; written to the shared copy only when it changed, under a
+ * lock: ranks are created from several threads at once, as gpuverify-worker does ahead of its
+ * sweep (lib/nccl/nccl_ahead.c), and NCCL allows. */
+static void reload_scenario(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    fake_scenario *now = malloc(sizeof *now);
+    if (!now)
+        return;
+    fake_scenario_load(now);
+    pthread_mutex_lock(&lock);
+    if (memcmp(now, &sc, sizeof sc) != 0)
+        memcpy(&sc, now, sizeof sc);
+    pthread_mutex_unlock(&lock);
+    free(now);
+}
+
 gvnc_result ncclGetVersion(int *version)
 {
     if (!version)
         return GVNC_INVALID_ARGUMENT;
-    fake_scenario_load(&sc);
+    reload_scenario();
     *version = sc.nccl_version ? sc.nccl_version : 22809;
     return GVNC_SUCCESS;
 }
@@ -306,7 +325,7 @@ gvnc_result ncclCommInitRankConfig(gvnc_comm *comm, int nranks, gvnc_unique_id i
         return GVNC_INVALID_ARGUMENT;
     if (config && config->magic != GVNC_CONFIG_MAGIC)
         return GVNC_INVALID_ARGUMENT;
-    fake_scenario_load(&sc);
+    reload_scenario();
     gvnc_comm c = calloc(1, sizeof *c);
     if (!c)
         return GVNC_SYSTEM_ERROR;

@@ -741,6 +741,35 @@ static void ranks_made_ahead_for_other_gpus_are_given_up(void **state)
     assert_true(now_s() - t0 < 3);
 }
 
+static void a_rank_that_fails_fails_the_take_at_once(void **state)
+{
+    (void)state;
+    /* GPU 1's context cannot be had: its rank fails at once, and rank 0 would wait for it for
+     * ever. The settle and the take see the failure then, not at their deadline. */
+    const uint32_t gpus[] = {0, 1};
+    gvnc_comm comms[2] = {0};
+    long log_from = -1;
+    char why[160] = "";
+    for (int take = 0; take < 2; take++) {
+        gv_ctx *ctx = scenario_ctx("h100-open", "fault-gpu-gone");
+        ctx->in_worker = 1;
+        for (uint32_t g = 0; g < 2; g++)
+            assert_int_equal(gv_nccl_ahead_join(ctx, g, (int)g, 2), 0);
+        double t0 = now_s();
+        if (take) {
+            assert_int_equal(
+                gv_nccl_ahead_take(ctx, gpus, 2, now_s() + 20, comms, &log_from, why, sizeof why),
+                -1);
+            assert_non_null(strstr(why, "rank 1 (GPU 1): cuDevicePrimaryCtxRetain failed"));
+        } else {
+            gv_nccl_ahead_settle(ctx, gpus, 2, now_s() + 20);
+        }
+        assert_true(now_s() - t0 < 5);
+        assert_null(ctx->nccl_ahead);
+        gv_ctx_destroy(ctx);
+    }
+}
+
 static void a_rank_that_cannot_be_made_fails_the_take(void **state)
 {
     (void)state;
@@ -848,6 +877,7 @@ int main(void)
             the_transport_check_fails_nvlink_gpus_on_shm_and_sockets_beside_active_rdma),
         cmocka_unit_test(ranks_made_ahead_are_the_sweeps_when_they_fit),
         cmocka_unit_test(ranks_made_ahead_for_other_gpus_are_given_up),
+        cmocka_unit_test(a_rank_that_fails_fails_the_take_at_once),
         cmocka_unit_test(a_rank_that_cannot_be_made_fails_the_take),
         cmocka_unit_test(bad_input_is_refused),
     };
