@@ -28,16 +28,16 @@ int gv_nccl_ahead_join(gv_ctx *ctx, uint32_t gpu, int rank, int nranks);
  * the ranks are given up, and the sweep makes its own under the run's hold. */
 void gv_nccl_ahead_settle(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, double until);
 
+/* Whether ranks were made ahead in this worker: the sweep then makes no unique ID of its own
+ * unless they do not fit (an unused one would keep NCCL's bootstrap root waiting). */
+int gv_nccl_ahead_pending(const gv_ctx *ctx);
+
 /* The sweep's communicators when those made ahead are its own: one rank per GPU of cuda[], in
  * that order, and no other. The GPUs not joined yet join now; every rank is waited for until
  * `deadline` (gv_now_s()). 1 with comms[] filled (they are the caller's from then on); 0 when
  * none were made ahead or they do not fit (those are given up: the caller makes its own); -1
  * when a rank failed or the deadline passed (why in err, what was made is given up). log_from
  * becomes where NCCL's log of their creation begins (nccl/nccl_log.h). */
-/* Whether ranks were made ahead in this worker: the sweep then makes no unique ID of its own
- * unless they do not fit (an unused one would keep NCCL's bootstrap root waiting). */
-int gv_nccl_ahead_pending(const gv_ctx *ctx);
-
 int gv_nccl_ahead_take(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, double deadline,
                        gvnc_comm *comms, long *log_from, char *err, size_t cap);
 
