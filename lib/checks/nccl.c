@@ -317,11 +317,17 @@ static uint32_t sweep_gpus(const gv_facts *f, const int *gpu_chosen, uint32_t *o
     return count;
 }
 
+/* Whether chosen[] (by catalog entry) holds the sweep: nccl.allreduce or nccl.transport. */
+static int sweep_chosen(const int *chosen)
+{
+    int a = gv_catalog_index(gv_id_nccl_allreduce), t = gv_catalog_index(gv_id_nccl_transport);
+    return (a >= 0 && chosen[a]) || (t >= 0 && chosen[t]);
+}
+
 void gv_active_nccl_ahead(gv_ctx *ctx, const gv_facts *f, const int *chosen, const int *gpu_chosen,
                           const int *made)
 {
-    int a = gv_catalog_index(gv_id_nccl_allreduce), t = gv_catalog_index(gv_id_nccl_transport);
-    if (!(a >= 0 && chosen[a]) && !(t >= 0 && chosen[t]))
+    if (!sweep_chosen(chosen))
         return;
     uint32_t gpus[GV_NCCL_MAX_GPUS];
     uint32_t count = sweep_gpus(f, gpu_chosen, gpus);
@@ -334,11 +340,9 @@ void gv_active_nccl_settle(gv_ctx *ctx, const gv_facts *f, const int *chosen, co
 {
     if (!ctx->nccl_ahead)
         return;
-    int a = gv_catalog_index(gv_id_nccl_allreduce), t = gv_catalog_index(gv_id_nccl_transport);
     /* Nothing to wait for without the sweep: an empty list fits no rank, which gives them up. */
     uint32_t gpus[GV_NCCL_MAX_GPUS];
-    uint32_t count =
-        (a >= 0 && chosen[a]) || (t >= 0 && chosen[t]) ? sweep_gpus(f, gpu_chosen, gpus) : 0;
+    uint32_t count = sweep_chosen(chosen) ? sweep_gpus(f, gpu_chosen, gpus) : 0;
     gv_progress_stage(ctx, "NCCL: the last ranks of the sweep's communicator, made ahead");
     gv_nccl_ahead_settle(ctx, gpus, count, gv_now_s() + SETTLE_MAX_S);
 }

@@ -15,6 +15,12 @@ double gv_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void gv_nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 void gv_append(char *dst, size_t cap, const char *sep, const char *text)
 {
     size_t n = strlen(dst);

@@ -13,6 +13,8 @@
 
 /* Seconds on the monotonic clock, for durations. */
 double gv_now_s(void);
+/* Sleeps ms milliseconds (an interrupted sleep ends early: callers poll). */
+void gv_nap_ms(long ms);
 /* Appends text to dst, preceded by sep unless dst is empty; truncates at cap. */
 void gv_append(char *dst, size_t cap, const char *sep, const char *text);
 /* The non-empty entries of a comma-separated list ("0,2,3": 3; "": 0). */

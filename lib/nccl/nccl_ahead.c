@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backends/cuda_backend.h"
 #include "core/context.h"
@@ -43,12 +42,6 @@ struct gv_nccl_ahead {
     ahead_rank gpus[GV_NCCL_MAX_GPUS]; /* by CUDA ordinal */
 };
 
-static void nap_ms(long ms)
-{
-    struct timespec t = {0, ms * 1000000L};
-    nanosleep(&t, NULL);
-}
-
 /* The communicator's unique ID: the first rank makes it, the others wait for it. 1 when made. */
 static int unique_id(ahead_rank *a)
 {
@@ -59,7 +52,7 @@ static int unique_id(ahead_rank *a)
     int made;
     while ((made = __atomic_load_n(&h->id_state, __ATOMIC_ACQUIRE)) == 0 &&
            !__atomic_load_n(&a->give_up, __ATOMIC_ACQUIRE))
-        nap_ms(1);
+        gv_nap_ms(1);
     snprintf(a->failed, sizeof a->failed, "ncclGetUniqueId");
     return made == 1;
 }
@@ -92,7 +85,7 @@ static int create(ahead_rank *a, gvnc_comm *comm)
             snprintf(a->failed, sizeof a->failed, "given up");
             break;
         }
-        nap_ms(1);
+        gv_nap_ms(1);
     }
     return state;
 }
@@ -141,7 +134,7 @@ static void give_up(gv_ctx *ctx)
         if (!a->started)
             continue;
         while (!__atomic_load_n(&a->done, __ATOMIC_ACQUIRE) && gv_now_s() < until)
-            nap_ms(1);
+            gv_nap_ms(1);
         if (!__atomic_load_n(&a->done, __ATOMIC_ACQUIRE)) {
             running = 1;
             continue;
@@ -251,7 +244,7 @@ static int complete(gv_ctx *ctx, const uint32_t *cuda, uint32_t count, int may_j
         if (waiting < 0 && failed < 0)
             return 1;
         if (failed < 0 && gv_now_s() < until) {
-            nap_ms(1);
+            gv_nap_ms(1);
             continue;
         }
         if (failed < 0)

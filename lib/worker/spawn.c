@@ -17,7 +17,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/hold_owner.h"
@@ -236,12 +235,6 @@ static int reaped(pid_t pid, int *status)
     return r == pid;
 }
 
-static void nap_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
 {
     return gv_worker_stop_by(p, kill_now, grace_s, INFINITY, status);
@@ -262,7 +255,7 @@ int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double li
         return 1;
     double until = fmin(gv_now_s() + (kill_now ? 0 : grace_s), limit);
     while (!(done = reaped(p->pid, &st)) && gv_now_s() < until)
-        nap_ms(1);
+        gv_nap_ms(1);
     if (!done) {
         kill(-p->pid, SIGKILL);
         /* A process in uninterruptible sleep inside the driver survives SIGKILL until the
@@ -271,7 +264,7 @@ int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double li
         /* A killed process is gone in ms; on a loaded host its exit may take a second. */
         until = now + fmax(0.05, fmin(2.0, limit - now));
         while (!(done = reaped(p->pid, &st)) && gv_now_s() < until)
-            nap_ms(1);
+            gv_nap_ms(1);
     } else {
         kill(-p->pid, SIGKILL); /* anything it left behind in its group */
     }
