@@ -121,28 +121,33 @@ def child(delay, lib):
     os._exit(0)
 
 
-if len(sys.argv) > 1 and sys.argv[1] == "--rank-alone":
-    cu, nccl, ctxs = open_gpus("libnccl.so.2", 1)
-    cu.cuCtxSetCurrent(ctxs[0])
-    uid, comm = UniqueId(), ctypes.c_void_p()
-    nccl.ncclGetUniqueId(ctypes.byref(uid))
-    nccl.ncclCommInitRank(ctypes.byref(comm), 2, uid, 0)
-    sys.exit(0)
-if len(sys.argv) > 1 and sys.argv[1] == "--stale":
-    stale(sys.argv[2])
-if len(sys.argv) > 1 and sys.argv[1] == "--child":
-    child(float(sys.argv[2]), sys.argv[3])
-delay = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
-rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-lib = sys.argv[3] if len(sys.argv) > 3 else "libnccl.so.2"
-for rnd in range(rounds):
-    for d in (0.0, delay):
-        print("== round %d, rank k starts %.1f s after rank k-1" % (rnd + 1, d), flush=True)
-        r = subprocess.run([sys.executable, __file__, "--child", str(d), lib],
-                           capture_output=True, text=True)
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--rank-alone":
+        cu, nccl, ctxs = open_gpus("libnccl.so.2", 1)
+        cu.cuCtxSetCurrent(ctxs[0])
+        uid, comm = UniqueId(), ctypes.c_void_p()
+        nccl.ncclGetUniqueId(ctypes.byref(uid))
+        nccl.ncclCommInitRank(ctypes.byref(comm), 2, uid, 0)
+        sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "--stale":
+        stale(sys.argv[2])
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(float(sys.argv[2]), sys.argv[3])
+    delay = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    lib = sys.argv[3] if len(sys.argv) > 3 else "libnccl.so.2"
+    for rnd in range(rounds):
+        for d in (0.0, delay):
+            print("== round %d, rank k starts %.1f s after rank k-1" % (rnd + 1, d), flush=True)
+            r = subprocess.run([sys.executable, __file__, "--child", str(d), lib],
+                               capture_output=True, text=True)
+            print(r.stdout + r.stderr[-400:], end="", flush=True)
+    for rnd in range(2):
+        print("== a rank whose peers never come, aborted; then a fresh communicator", flush=True)
+        r = subprocess.run([sys.executable, __file__, "--stale", lib], capture_output=True, text=True,
+                           timeout=60)
         print(r.stdout + r.stderr[-400:], end="", flush=True)
-for rnd in range(2):
-    print("== a rank whose peers never come, aborted; then a fresh communicator", flush=True)
-    r = subprocess.run([sys.executable, __file__, "--stale", lib], capture_output=True, text=True,
-                       timeout=60)
-    print(r.stdout + r.stderr[-400:], end="", flush=True)
+
+
+if __name__ == "__main__":
+    main()

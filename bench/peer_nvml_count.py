@@ -2,7 +2,7 @@
 # What NVML and CUDA enumerate in this process, by their own calls (ctypes): the peer for
 # bench/run_reach.sh. Prints one dict: nvmlInit_v2, nvmlDeviceGetCount(_v2), each handle's result,
 # cuInit and cuDeviceGetCount.
-import ctypes, os, sys
+import ctypes
 out = {}
 try:
     nv = ctypes.CDLL("libnvidia-ml.so.1")

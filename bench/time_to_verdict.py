@@ -3,7 +3,7 @@
 """Wall time and peak RSS of a command, median of N runs, like `/usr/bin/time -v` reports them
 (Maximum resident set size = the child's ru_maxrss). Usage: time_to_verdict.py N -- cmd...
 Prints one JSON object."""
-import json, os, resource, statistics, subprocess, sys, time
+import json, os, statistics, sys, time
 
 n = int(sys.argv[1])
 cmd = sys.argv[sys.argv.index("--") + 1:]

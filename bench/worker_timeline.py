@@ -5,7 +5,11 @@ start and end, the checks it began, the stages inside them and its waits, in sec
 run began (the log's first line), sorted. Rows and heartbeats are left out unless --all.
 Usage: worker_timeline.py LOG [--all]"""
 import json
+import signal
 import sys
+
+# Read through head or less: a closed pipe ends the listing, not with a traceback.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 path = sys.argv[1]
 everything = "--all" in sys.argv[2:]
