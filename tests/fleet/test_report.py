@@ -127,7 +127,22 @@ def fleet(args, stdin=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def front_matter():
+    """--version says the project's version, as gv-check's; --help lists what a user runs."""
+    tool = subprocess.run([sys.executable, GV_FLEET, "--version"], capture_output=True,
+                          text=True)
+    check = subprocess.run([GV_CHECK, "--version"], capture_output=True, text=True)
+    version = check.stdout.split()[1] if check.stdout.startswith("gv-check ") else "?"
+    expect(tool.returncode == 0 and tool.stdout.strip() == "gv-fleet %s" % version,
+           "gv-fleet --version says %r, gv-check's version %s" % (tool.stdout.strip(), version))
+    usage = subprocess.run([sys.executable, GV_FLEET, "--help"], capture_output=True, text=True)
+    expect(usage.returncode == 0 and "{run,report}" in usage.stdout and
+           "SUPPRESS" not in usage.stdout and "node-check" not in usage.stdout,
+           "gv-fleet --help lists run and report only:\n%s" % usage.stdout)
+
+
 def main():
+    front_matter()
     h100 = scenario_text("h100x8")
     # Healthy H20s: their own rate (560 TFLOPS where the H100s reach 700) passes their checks;
     # beside the H100s' median it would be 80% of it.
@@ -234,6 +249,18 @@ def main():
                for r in n["reasons"] if r.get("pinned")]
         expect(rc6 == 1 and len(pin) == 1 and pin[0]["verdict"] == "FAIL",
                "--pin driver_version: the node on another driver FAILs: %s" % pin)
+        # A setting no report has, mistyped: refused, never a pin that judges nothing.
+        rc7, out7, err7 = fleet(["--pin", "drivr_version=580.95.05", stream])
+        expect(rc7 == 2 and not out7 and "no setting 'drivr_version'" in err7 and
+               "driver_version" in err7,
+               "--pin drivr_version: a usage error listing the settings (exit %d): %s" % (
+                   rc7, err7[-300:]))
+        rc8, out8, _ = fleet(["--json", "--pin", "vbios@gpu3=96.00.99.00.01", stream])
+        pinned = {n["hostname"] for n in json.loads(out8 or "{}").get("nodes", [])
+                  for r in n["reasons"] if r.get("pinned")}
+        expect(rc8 == 1 and "vbios" in pinned and "n1" not in pinned,
+               "--pin vbios@gpu3: a GPU's setting pinned, the node with another FAILs: %s" %
+               sorted(pinned))
 
         healthy = os.path.join(tmp, "healthy.out")
         open(healthy, "w").write("\n".join(json.dumps(docs[h])

@@ -239,12 +239,22 @@ def _measured(report, check_id):
 NIC_NUMA = re.compile(r"NUMA (-?\d+|unknown)")
 
 
+# The settings compared, by name: the node's driver facts, NCCL's, each GPU's (named
+# "vbios@gpu3"), each NIC's ("fw_ver@mlx5_0", "numa_node@mlx5_0").
+NODE_SETTINGS = ("driver_version", "cuda_driver_version", "kernel", "os", "module_kind")
+GPU_SETTINGS = ("vbios", "inforom_image", "gsp_firmware", "board_part_number", "persistence_mode",
+                "ecc_current", "mig_current", "power_limit_mw", "pcie_gen_max", "pcie_width_max",
+                "pcie_gen_current", "pcie_width_current", "numa_node")
+SETTINGS = NODE_SETTINGS + ("nccl_version", "nccl_settings") + GPU_SETTINGS + ("nvlinks",
+                                                                               "fw_ver")
+
+
 def settings(report):
     """What the majority rule compares: {field: value} per node, per GPU ("vbios@gpu3") and
     per NIC ("fw_ver@mlx5_0"); absent facts are left out, never compared as unknown."""
     out = {}
     d = report.get("driver") or {}
-    for k in ("driver_version", "cuda_driver_version", "kernel", "os", "module_kind"):
+    for k in NODE_SETTINGS:
         if d.get(k) not in (None, ""):
             out[k] = d[k]
     for subject, v in _measured(report, "nccl.version").items():
@@ -257,11 +267,7 @@ def settings(report):
     nvlinks = _measured(report, "gpu.nvlink")
     for g in _gpus(report):
         at = "@gpu%s" % g.get("index")
-        for k in ("vbios", "inforom_image", "gsp_firmware", "board_part_number",
-                  "persistence_mode", "ecc_current",
-                  "mig_current", "power_limit_mw",
-                  "pcie_gen_max", "pcie_width_max", "pcie_gen_current", "pcie_width_current",
-                  "numa_node"):
+        for k in GPU_SETTINGS:
             if g.get(k) not in (None, ""):
                 out[k + at] = g[k]
         if nvlinks.get("gpu%s" % g.get("index")):
