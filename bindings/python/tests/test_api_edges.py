@@ -177,10 +177,18 @@ def test_cli_has_gv_checks_state_textfile_and_host_root(fixtures, fakelib, tmp_p
                "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["sysroot"] == root
-    # A textfile that cannot be written turns a healthy exit into 2.
+    # A textfile that cannot be written is said; the exit stays the verdict's, as gv-check's.
     done = cli(fixtures, fakelib, "h100x8", "--sysroot", root, "--checks", "system",
                "--textfile", str(tmp_path / "no" / "such" / "dir" / "gv.prom"))
-    assert done.returncode == 2 and "--textfile" in done.stderr
+    assert done.returncode == 0 and "--textfile" in done.stderr, done.stderr
+    # Sizes in gv-check's ranges: 0 is not "the default" (it would run the default size).
+    for option, bad, range_text in (("--gemm-size", "0", "from 1 to 65536"),
+                                    ("--gemm-size", "99999999", "from 1 to 65536"),
+                                    ("--copy-mib", "0", "from 1 to 1048576"),
+                                    ("--nccl-kib", "0", "from 1 to 16777216")):
+        done = cli(fixtures, fakelib, "h100x8", "--sysroot", root, "--checks", "system",
+                   option, bad)
+        assert done.returncode == 2 and range_text in done.stderr, (option, bad, done.stderr)
 
 
 def test_cli_help_lists_every_gv_check_option_that_applies(gv_check):
