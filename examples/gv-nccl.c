@@ -556,6 +556,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--library-dir")) {
             co.library_dir = v;
         } else if (!strcmp(a, "--rendezvous")) {
+            char why[320];
+            if (gv_rdv_check_where(v, why, sizeof why) != 0) {
+                fprintf(stderr, "%s: --rendezvous %s\n", tool, why);
+                return GV_CLI_USAGE;
+            }
             rendezvous = v;
         } else if (!strcmp(a, "--withhold")) {
             if (gv_cli_uint64(tool, a, v, 0, NCCL_MAX_RANK, &rank) != 0)

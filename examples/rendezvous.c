@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rendezvous.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -100,20 +101,53 @@ static int recv_all(int fd, void *buf, size_t len, double until)
     return 0;
 }
 
-/* "HOST:PORT" (the last colon splits) into an address list; NULL with a reason. */
-static struct addrinfo *resolve(const char *where, int passive, char *err, size_t cap)
+#define HOST_MAX 256
+
+/* "HOST:PORT" (the last colon splits) into the host and the port's text; 0, or -1 with a
+ * reason. */
+static int split_where(const char *where, char host[HOST_MAX], const char **port, char *err,
+                       size_t cap)
 {
     const char *colon = strrchr(where, ':');
-    char host[256];
-    if (!colon || colon == where || !colon[1] || (size_t)(colon - where) >= sizeof host) {
-        snprintf(err, cap, "rendezvous '%s' is not HOST:PORT", where);
+    if (!colon || colon == where || !colon[1] || (size_t)(colon - where) >= HOST_MAX) {
+        snprintf(err, cap, "'%s' is not HOST:PORT (a port from 1 to 65535)", where);
+        return -1;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long n = strtoul(colon + 1, &end, 10);
+    if (!isdigit((unsigned char)colon[1]) || *end || errno || n < 1 || n > 65535) {
+        snprintf(err, cap, "'%s': the port wants a number from 1 to 65535, not '%s'", where,
+                 colon + 1);
+        return -1;
+    }
+    /* An IPv6 address may come bracketed, as in a URL: "[fd00::1]:29500". */
+    int bracketed = where[0] == '[' && colon[-1] == ']' && colon - where > 2;
+    snprintf(host, HOST_MAX, "%.*s", (int)(colon - where) - 2 * bracketed, where + bracketed);
+    *port = colon + 1;
+    return 0;
+}
+
+int gv_rdv_check_where(const char *where, char *err, size_t cap)
+{
+    char host[HOST_MAX];
+    const char *port;
+    return split_where(where, host, &port, err, cap);
+}
+
+/* "HOST:PORT" into an address list; NULL with a reason. */
+static struct addrinfo *resolve(const char *where, int passive, char *err, size_t cap)
+{
+    char host[HOST_MAX], why[320];
+    const char *port;
+    if (split_where(where, host, &port, why, sizeof why) != 0) {
+        snprintf(err, cap, "rendezvous %s", why);
         return NULL;
     }
-    snprintf(host, sizeof host, "%.*s", (int)(colon - where), where);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     hints.ai_flags = passive ? AI_PASSIVE : 0;
     struct addrinfo *res = NULL;
-    int rc = getaddrinfo(passive ? NULL : host, colon + 1, &hints, &res);
+    int rc = getaddrinfo(passive ? NULL : host, port, &hints, &res);
     if (rc != 0) {
         snprintf(err, cap, "rendezvous '%s': %s", where, gai_strerror(rc));
         return NULL;

@@ -17,6 +17,10 @@ typedef struct gv_rdv gv_rdv;
  * say. 0, or -1 when no launcher set them. */
 int gv_rdv_from_env(int *rank, int *size, int *local);
 
+/* Whether `where` reads as HOST:PORT (a port from 1 to 65535); 0, or -1 with a reason in err.
+ * The host is not looked up here. */
+int gv_rdv_check_where(const char *where, char *err, size_t cap);
+
 /* Joins the rendezvous at "HOST:PORT" as `rank` of `size` within timeout_s; NULL with a reason
  * in err. */
 gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, char *err, size_t cap);

@@ -128,9 +128,13 @@ TOOLS = {
                     ("--deadline", ["abc", "-1", "0", "1e9", "inf"]),
                     ("--min-busbw", ["abc", "-1", "1e12"]),
                     ("--gpus", ["abc", "-1", "0,,1", "0,1000"]),
-                    ("--withhold", ["abc", "-1", "1048576"])],
+                    ("--withhold", ["abc", "-1", "1048576"]),
+                    ("--rendezvous", ["foo", ":29500", "host:", "host:0", "host:65536",
+                                      "host:29x", "host:-1", "localhost:99999"])],
         "accepted": [["-b", "4", "-e", "64G", "-f", "1024", "-n", "100000", "-w", "0",
-                      "--deadline", "86400", "--min-busbw", "0", "--gpus", "0,63", "--version"]],
+                      "--deadline", "86400", "--min-busbw", "0", "--gpus", "0,63", "--version"],
+                     ["--rendezvous", "node-0.cluster:65535", "--version"],
+                     ["--rendezvous", "[fd00::1]:1", "--version"]],
         "names": [("--op", "allreduce", ["all_reduce", "all_gather", "reduce_scatter",
                                          "broadcast", "reduce", "alltoall", "gather", "scatter",
                                          "sendrecv", "pairs"])],
@@ -281,6 +285,15 @@ rc, out, err = run("gv-check", args, {"GV_FAKE_SCENARIO": scenario("h100x8")})
 if rc != 0 or not out.startswith("OK ") or "--textfile /nonexistent/dir/gpuverify.prom" not in err:
     fail("gv-check", args, "exit %s; want the verdict's exit (0, OK) and the file's error on "
          "stderr" % rc, out, err)
+
+# gv-nccl under a launcher (a rank and a world size set): a --rendezvous that is not HOST:PORT
+# is a usage error before anything runs, never a rank that failed to join.
+for where in ("foo", "localhost:99999"):
+    args = ["--library-dir", fakelib, "--deadline", "2", "--rendezvous", where]
+    rc, out, err = run("gv-nccl", args, {"RANK": "1", "WORLD_SIZE": "2"})
+    if rc != 2 or out or "--rendezvous '%s'" % where not in err:
+        fail("gv-nccl", args, "as rank 1 of 2: exit %s; want exit 2 naming the option" % rc,
+             out, err)
 
 shutil.rmtree(os.path.dirname(HISTORY_DB), ignore_errors=True)
 if len(set(versions.values())) > 1:
