@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "run/run.h"
@@ -168,6 +170,22 @@ static void await_cuda_word(gv_ctx *ctx)
     read_line(line, sizeof line);
 }
 
+/* An offline capture (a sysroot, no live libraries) is a node's topology only if hwloc reads
+ * it too, and hwloc's Linux backend takes another root from HWLOC_FSROOT alone, process-wide:
+ * this process is ours to set it in, before anything loads hwloc. A capture without the CPU
+ * tree hwloc needs is left to the live reading (its devices unknown there); a caller's own
+ * HWLOC_FSROOT stands. */
+static void replay_captured_topology(const gv_ctx *ctx)
+{
+    char cpus[PATH_MAX];
+    struct stat st;
+    if (ctx->live || strcmp(ctx->sysroot, "/") == 0 || getenv("HWLOC_FSROOT"))
+        return;
+    snprintf(cpus, sizeof cpus, "%s/sys/devices/system/cpu", ctx->sysroot);
+    if (stat(cpus, &st) == 0 && S_ISDIR(st.st_mode))
+        setenv("HWLOC_FSROOT", ctx->sysroot, 1);
+}
+
 /* The run the caller asked for, in this process. */
 static int serve(gv_worker_args *a, const char *nccl_log)
 {
@@ -175,6 +193,7 @@ static int serve(gv_worker_args *a, const char *nccl_log)
     gv_status s = gv_ctx_create(&a->ctx, &ctx);
     if (s != GV_OK)
         return fail(s, "gpuverify-worker: the context options were refused");
+    replay_captured_topology(ctx);
     snprintf(ctx->nccl_log, sizeof ctx->nccl_log, "%s", nccl_log);
     for (int k = 0; k < GV_LIBRARY_KINDS; k++)
         if (a->without[k])

@@ -245,6 +245,45 @@ static void fsroot_replays(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* An offline context (a sysroot, no live libraries) on a captured tree, HWLOC_FSROOT unset:
+ * gpuverify-worker has hwloc replay the capture; in the caller's own process hwloc reads this
+ * machine, where the capture's devices are not. */
+static void offline_capture_replayed_by_the_worker(void **state)
+{
+    (void)state;
+    assert_null(getenv("HWLOC_FSROOT"));
+    char *before = getenv("GPUVERIFY_WORKER") ? strdup(getenv("GPUVERIFY_WORKER")) : NULL;
+    setenv("GPUVERIFY_WORKER", getenv("GV_TEST_WORKER"), 1);
+    for (int in_process = 0; in_process < 2; in_process++) {
+        gv_ctx_opts co = GV_CTX_OPTS_INIT;
+        co.sysroot = fixture("hwloc/fsroot/40intel64-2g2n4c+pci");
+        co.live_libraries = 0;
+        co.flags = in_process ? GV_CTX_IN_PROCESS : 0;
+        gv_ctx *ctx = NULL;
+        assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+        gv_topo *t = NULL;
+        if (gv_topology(ctx, NULL, &t) != GV_OK)
+            fail_msg("gv_topology (in_process %d): %s", in_process, gv_ctx_last_error(ctx));
+        /* The GPU from the capture's files either way; its NIC is one hwloc finds. */
+        if (gv_topo_device_count(t) != (in_process ? 1u : 2u))
+            fail_msg("in_process %d: %u devices", in_process, gv_topo_device_count(t));
+        assert_string_equal(device(t, 0).pci_bus_id, "0000:44:00.0");
+        assert_int_equal(device(t, 0).in_hwloc, !in_process);
+        if (!in_process) {
+            assert_string_equal(device(t, 1).name, "qib0");
+            assert_string_equal(cell(t, 0, 1), "PHB");
+        }
+        gv_topo_free(t);
+        gv_ctx_destroy(ctx);
+    }
+    assert_null(getenv("HWLOC_FSROOT")); /* set in the worker only */
+    if (before)
+        setenv("GPUVERIFY_WORKER", before, 1);
+    else
+        unsetenv("GPUVERIFY_WORKER");
+    free(before);
+}
+
 static gv_report *run_checks(gv_ctx *ctx, const char *checks, const char *xml)
 {
     gv_run_opts o = GV_RUN_OPTS_INIT;
@@ -437,10 +476,13 @@ static void bad_input(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(normalio_classes), cmocka_unit_test(two_socket_mlx4),
-        cmocka_unit_test(irregular_groups), cmocka_unit_test(fsroot_replays),
-        cmocka_unit_test(topo_checks),      cmocka_unit_test(link_checks),
-        cmocka_unit_test(bad_input)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(normalio_classes),
+                                       cmocka_unit_test(two_socket_mlx4),
+                                       cmocka_unit_test(irregular_groups),
+                                       cmocka_unit_test(fsroot_replays),
+                                       cmocka_unit_test(offline_capture_replayed_by_the_worker),
+                                       cmocka_unit_test(topo_checks),
+                                       cmocka_unit_test(link_checks),
+                                       cmocka_unit_test(bad_input)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
