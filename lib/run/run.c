@@ -314,8 +314,7 @@ gv_status gv_run_plan_make(gv_ctx *ctx, const gv_run_opts *opts, gv_run_plan *pl
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.watch_s %g (0 .. 1 day)", o->watch_s);
     /* A file named and unreadable is the caller's mistake, whichever checks would read it. */
     if (o->topology_xml && access(o->topology_xml, R_OK) != 0)
-        return gv_fail(ctx, GV_ERR_IO, "gv_run_opts.topology_xml %s: %s", o->topology_xml,
-                       strerror(errno));
+        return gv_fail(ctx, GV_ERR_IO, "topology XML %s: %s", o->topology_xml, strerror(errno));
     if (!(o->duration_s >= 0 && o->duration_s <= 7 * 86400.0))
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_run_opts.duration_s %g (0 .. 7 days)",
                        o->duration_s);

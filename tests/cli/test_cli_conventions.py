@@ -286,6 +286,13 @@ if rc != 0 or not out.startswith("OK ") or "--textfile /nonexistent/dir/gpuverif
     fail("gv-check", args, "exit %s; want the verdict's exit (0, OK) and the file's error on "
          "stderr" % rc, out, err)
 
+# A file named and unreadable: said as the file it is, never as the library's field.
+args = ["--checks", "topo", "--topology-xml", "/nonexistent/topology.xml"]
+rc, out, err = run("gv-check", args)
+if rc != 2 or "topology XML /nonexistent/topology.xml: No such file" not in err or "gv_" in err:
+    fail("gv-check", args, "exit %s; want exit 2 naming the file, not a struct field" % rc,
+         out, err)
+
 # gv-nccl under a launcher (a rank and a world size set): a --rendezvous that is not HOST:PORT
 # is a usage error before anything runs, never a rank that failed to join.
 for where in ("foo", "localhost:99999"):
