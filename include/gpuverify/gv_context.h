@@ -91,7 +91,9 @@ typedef struct gv_ctx_opts {
 /* Fills opts with GV_CTX_OPTS_INIT's defaults, for callers that cannot use the macro (a binding
  * through a foreign-function interface). size: sizeof the caller's gv_ctx_opts, which may be an
  * older, shorter layout; struct_size is set to it and nothing past it is written. GV_OK;
- * GV_ERR_INVALID_ARG for NULL or a size no layout has; GV_ERR_VERSION below the first layout. */
+ * GV_ERR_INVALID_ARG for NULL or a size no layout has (above 64 KiB, or short of this header's
+ * and ending inside a field: neither on an 8-byte boundary nor where the first layout ends);
+ * GV_ERR_VERSION below the first layout. */
 GV_API gv_status gv_ctx_opts_init(gv_ctx_opts *opts, size_t size);
 /* Creates a context. opts may be NULL (all defaults). On error *out is NULL. */
 GV_API gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out);

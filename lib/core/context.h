@@ -121,12 +121,14 @@ void gv_log(const gv_ctx *ctx, int32_t level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Copies a caller's versioned struct in: min(struct_size, ours), the rest from defaults.
- * GV_ERR_VERSION when struct_size is below min_size. */
+ * GV_ERR_VERSION when struct_size is below min_size; GV_ERR_INVALID_ARG past any layout or
+ * ending inside one of our fields (docs/ABI.md). */
 gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_size,
                      const void *defaults);
 /* Fills a caller's options struct of `size` bytes (its layout's sizeof) with our defaults:
  * the first min(size, ours) bytes from defaults, zeros after, struct_size = size. NULL or a
- * size past any layout: GV_ERR_INVALID_ARG; below the first layout: GV_ERR_VERSION. */
+ * size no layout has (past any, or ending inside a field): GV_ERR_INVALID_ARG; below the
+ * first layout: GV_ERR_VERSION. */
 gv_status gv_opts_fill(void *opts, size_t size, const void *defaults, size_t ours, size_t min_size);
 /* Copies our struct out to a caller's buffer of (*(uint32_t *)dst) bytes, keeping its size. */
 gv_status gv_copy_out(void *dst, const void *src, size_t src_size, size_t min_size);

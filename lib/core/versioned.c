@@ -9,6 +9,15 @@
 /* A struct_size above this is garbage (an uninitialized struct), not a newer layout. */
 #define GV_STRUCT_SIZE_LIMIT 65536u
 
+/* Whether a caller's struct_size, short of ours, ends inside one of our fields: copied, the
+ * field would be half the caller's bytes and half a default (a pointer made of two halves is
+ * one the library would follow). Every field of 8 bytes is 8-aligned, so a layout that ends on
+ * an 8-byte boundary, or where the first released one ends, splits none. */
+static int splits_a_field(size_t size, size_t ours, size_t min_size)
+{
+    return size < ours && size != min_size && size % 8 != 0;
+}
+
 gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_size,
                      const void *defaults)
 {
@@ -16,7 +25,7 @@ gv_status gv_copy_in(void *dst, size_t dst_size, const void *src, size_t min_siz
     memcpy(&size, src, sizeof size);
     if (size < min_size)
         return GV_ERR_VERSION;
-    if (size > GV_STRUCT_SIZE_LIMIT)
+    if (size > GV_STRUCT_SIZE_LIMIT || splits_a_field(size, dst_size, min_size))
         return GV_ERR_INVALID_ARG;
     memcpy(dst, defaults, dst_size);
     memcpy(dst, src, size < dst_size ? size : dst_size);
@@ -29,6 +38,8 @@ gv_status gv_opts_fill(void *opts, size_t size, const void *defaults, size_t our
         return GV_ERR_INVALID_ARG;
     if (size < min_size)
         return GV_ERR_VERSION;
+    if (splits_a_field(size, ours, min_size))
+        return GV_ERR_INVALID_ARG;
     memset(opts, 0, size);
     memcpy(opts, defaults, size < ours ? size : ours);
     uint32_t struct_size = (uint32_t)size;

@@ -84,6 +84,11 @@ static void bad_options_are_refused(void **state)
     o = (gv_ctx_opts)GV_CTX_OPTS_INIT;
     o.struct_size = 0xffffffffu;
     refused(o, GV_ERR_INVALID_ARG, NULL);
+    /* Ending inside state_path: that pointer copied in halves would be followed (SIGSEGV). */
+    o = (gv_ctx_opts)GV_CTX_OPTS_INIT;
+    o.struct_size = (uint32_t)(offsetof(gv_ctx_opts, state_path) + 4);
+    o.state_path = "/tmp/gpuverify-test-never-made.db";
+    refused(o, GV_ERR_INVALID_ARG, NULL);
     o = (gv_ctx_opts)GV_CTX_OPTS_INIT;
     o.flags = 4;
     refused(o, GV_ERR_INVALID_ARG, "flags");
@@ -212,6 +217,11 @@ static void opts_init_fills_the_defaults(void **state)
     assert_int_equal(gv_ctx_opts_init(&c, 4), GV_ERR_VERSION);
     assert_int_equal(gv_run_opts_init(&r, 8), GV_ERR_VERSION);
     assert_int_equal(gv_run_opts_init(&r, (size_t)1 << 20), GV_ERR_INVALID_ARG);
+    /* A size that ends inside a pointer is no layout: filled, the pointer would be half
+     * defaults, half the caller's. */
+    assert_int_equal(gv_ctx_opts_init(&c, offsetof(gv_ctx_opts, state_path) + 4),
+                     GV_ERR_INVALID_ARG);
+    assert_int_equal(gv_run_opts_init(&r, offsetof(gv_run_opts, policy) + 4), GV_ERR_INVALID_ARG);
 }
 
 /* A comma-separated list's entries, empty ones not counted (CUDA_VISIBLE_DEVICES="" lists
