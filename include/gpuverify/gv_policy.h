@@ -118,7 +118,8 @@ enum gv_busy_rule {
 /* Parses key = value text into *out, over what it holds (start from GV_POLICY_INIT). An unknown
  * key or a bad value is GV_ERR_PARSE naming the line, and *out is left unchanged. */
 GV_API gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out);
-/* The same from a file (at most 64 KiB); GV_ERR_IO when it cannot be read. */
+/* The same from a file: GV_ERR_IO when it cannot be read, GV_ERR_PARSE when it is no policy
+ * text (larger than 64 KiB, a NUL byte in it) or the text is refused as above. */
 GV_API gv_status gv_policy_load(gv_ctx *ctx, const char *path, gv_policy *out);
 
 #ifdef __cplusplus

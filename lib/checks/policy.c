@@ -333,6 +333,16 @@ gv_status gv_policy_load(gv_ctx *ctx, const char *path, gv_policy *out)
                        bad ? "read error" : "larger than 64 KiB");
     }
     text[n] = '\0';
+    /* Text ends at a NUL byte: what follows one would be dropped unread, unjudged. */
+    const char *nul = memchr(text, '\0', n);
+    if (nul) {
+        gv_status st = gv_fail(ctx, GV_ERR_PARSE,
+                               "policy %s: a NUL byte at offset %zu: not a "
+                               "text file",
+                               path, (size_t)(nul - text));
+        free(text);
+        return st;
+    }
     gv_status st = gv_policy_parse(ctx, text, out);
     if (st == GV_ERR_PARSE) {
         char detail[sizeof ctx->last_error];

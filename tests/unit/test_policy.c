@@ -99,6 +99,16 @@ static void load_reads_a_file_and_names_it_in_errors(void **state)
     assert_non_null(strstr(gv_ctx_last_error(ctx), "fifo.conf: not a regular file"));
     assert_int_equal(gv_policy_load(ctx, root, &p), GV_ERR_IO);
     assert_string_equal(p.gpu_model, "H100");
+    /* A NUL byte: what follows it is never read as settings, and none of the file is taken. */
+    snprintf(path, sizeof path, "%s/nul.conf", root);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    static const char nul_text[] = "gpu_count = 2\n\0\ngpu_count = 9\n";
+    assert_int_equal(fwrite(nul_text, 1, sizeof nul_text - 1, f), sizeof nul_text - 1);
+    fclose(f);
+    assert_int_equal(gv_policy_load(ctx, path, &p), GV_ERR_PARSE);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "nul.conf: a NUL byte at offset 14"));
+    assert_int_equal(p.gpu_count, -1);
     remove_tree(root);
     free(root);
     gv_ctx_destroy(ctx);
