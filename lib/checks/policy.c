@@ -336,9 +336,7 @@ gv_status gv_policy_load(gv_ctx *ctx, const char *path, gv_policy *out)
     /* Text ends at a NUL byte: what follows one would be dropped unread, unjudged. */
     const char *nul = memchr(text, '\0', n);
     if (nul) {
-        gv_status st = gv_fail(ctx, GV_ERR_PARSE,
-                               "policy %s: a NUL byte at offset %zu: not a "
-                               "text file",
+        gv_status st = gv_fail(ctx, GV_ERR_PARSE, "policy %s: a NUL byte at offset %zu: not text",
                                path, (size_t)(nul - text));
         free(text);
         return st;
