@@ -160,16 +160,23 @@ static int serve(gv_rdv *r, const char *where, double until, char *err, size_t c
     struct addrinfo *res = resolve(where, 1, err, cap);
     if (!res)
         return -1;
-    int one = 1, lfd = -1;
-    for (struct addrinfo *a = res; a && lfd < 0; a = a->ai_next) {
-        lfd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
-        if (lfd >= 0 && (setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-                         bind(lfd, a->ai_addr, a->ai_addrlen) != 0 || listen(lfd, 128) != 0)) {
-            snprintf(err, cap, "rendezvous: cannot listen on %s: %s", where, strerror(errno));
-            close(lfd);
-            lfd = -1;
+    /* IPv6's wildcard first, taking IPv4 too: the ranks may reach this host by either family
+     * (an IPv6 address given, or a name that resolves to one); IPv4's where IPv6 is off. */
+    int one = 1, zero = 0, lfd = -1;
+    for (int pass = 0; pass < 2 && lfd < 0; pass++)
+        for (struct addrinfo *a = res; a && lfd < 0; a = a->ai_next) {
+            if ((a->ai_family == AF_INET6) != (pass == 0))
+                continue;
+            lfd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+            if (lfd >= 0 && a->ai_family == AF_INET6)
+                setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+            if (lfd >= 0 && (setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+                             bind(lfd, a->ai_addr, a->ai_addrlen) != 0 || listen(lfd, 128) != 0)) {
+                snprintf(err, cap, "rendezvous: cannot listen on %s: %s", where, strerror(errno));
+                close(lfd);
+                lfd = -1;
+            }
         }
-    }
     freeaddrinfo(res);
     if (lfd < 0)
         return -1;

@@ -22,6 +22,7 @@ usage: test_cli_conventions.py EXAMPLES_DIR FIXTURES_DIR FAKELIB_DIR
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -301,6 +302,35 @@ for where in ("foo", "localhost:99999"):
     if rc != 2 or out or "--rendezvous '%s'" % where not in err:
         fail("gv-nccl", args, "as rank 1 of 2: exit %s; want exit 2 naming the option" % rc,
              out, err)
+
+
+def free_port(family, host):
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+# Two ranks meeting through --rendezvous over the fakes: at an IPv4 address, and at IPv6's
+# loopback bracketed (rank 0 listens on both families), where this host has it.
+meetings = ["127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1")]
+try:
+    meetings.append("[::1]:%d" % free_port(socket.AF_INET6, "::1"))
+except OSError:
+    print("no IPv6 loopback here: the bracketed rendezvous is not tried")
+for where in meetings:
+    args = ["--library-dir", fakelib, "--rendezvous", where, "-b", "1K", "-e", "4K", "-f", "4",
+            "-n", "1", "--deadline", "20"]
+    ranks = [subprocess.Popen([os.path.join(examples, "gv-nccl")] + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, RANK=str(r), WORLD_SIZE="2",
+                                       LOCAL_RANK=str(r), GV_FAKE_SCENARIO=scenario("h100x8")))
+             for r in (0, 1)]
+    outs = [p.communicate(timeout=60) for p in ranks]
+    checked += 2
+    if [p.returncode for p in ranks] != [0, 0] or \
+            "# PASS: all_reduce over 2 ranks" not in outs[0][0]:
+        fail("gv-nccl", args, "two ranks at %s: exits %s" % (where, [p.returncode for p in ranks]),
+             outs[0][0], outs[0][1] + outs[1][1])
 
 shutil.rmtree(os.path.dirname(HISTORY_DB), ignore_errors=True)
 if len(set(versions.values())) > 1:
