@@ -264,12 +264,16 @@ static void offline_capture_replayed_by_the_worker(void **state)
         gv_topo *t = NULL;
         if (gv_topology(ctx, NULL, &t) != GV_OK)
             fail_msg("gv_topology (in_process %d): %s", in_process, gv_ctx_last_error(ctx));
-        /* The GPU from the capture's files either way; its NIC is one hwloc finds. */
-        if (gv_topo_device_count(t) != (in_process ? 1u : 2u))
-            fail_msg("in_process %d: %u devices", in_process, gv_topo_device_count(t));
-        assert_string_equal(device(t, 0).pci_bus_id, "0000:44:00.0");
-        assert_int_equal(device(t, 0).in_hwloc, !in_process);
+        /* The GPU from the capture's files either way; its NIC is one hwloc finds, so in the
+         * caller's process this machine's devices, if it has any, come with it instead. */
+        uint32_t gpu = 0;
+        while (gpu < gv_topo_device_count(t) &&
+               strcmp(device(t, gpu).pci_bus_id, "0000:44:00.0") != 0)
+            gpu++;
+        assert_true(gpu < gv_topo_device_count(t));
+        assert_int_equal(device(t, gpu).in_hwloc, !in_process);
         if (!in_process) {
+            assert_int_equal(gv_topo_device_count(t), 2);
             assert_string_equal(device(t, 1).name, "qib0");
             assert_string_equal(cell(t, 0, 1), "PHB");
         }
