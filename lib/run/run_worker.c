@@ -102,6 +102,8 @@ static double deadline_now(lane *l)
             }
         }
     }
+    if (l->ended && l->ended_at + GV_WORKER_EXIT_GRACE_S < own)
+        own = l->ended_at + GV_WORKER_EXIT_GRACE_S; /* its last word came: only its exit is left */
     /* A start that began within the reserve has no time to leave the rest by stopping: the
      * budget judges it (libibverbs' start for nccl.transport, late in a run that waited). */
     double reserve_end = c->budget_end - start_reserve_s(c);

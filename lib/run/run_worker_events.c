@@ -300,10 +300,12 @@ int gv_lane_take_line(void *user, char *line)
             open_lanes(c, ev);
     } else if (!strcmp(kind, "end")) {
         l->ended = 1;
+        l->ended_at = gv_now_s();
     } else if (!strcmp(kind, "error")) {
         gv_worker_event_text(ev, "message", l->error, sizeof l->error);
         l->error_status = gv_worker_event_status(ev);
         l->ended = l->errored = 1;
+        l->ended_at = gv_now_s();
     } else {
         ok = 0;
     }

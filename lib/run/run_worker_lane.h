@@ -73,7 +73,8 @@ typedef struct lane {
     int errored;     /* the worker sent an "error" event */
     gv_status error_status;
     char garbage[80];
-    int ended;   /* the worker said "end" or "error" */
+    int ended; /* the worker said "end" or "error" */
+    double ended_at;
     int adopted; /* the worker was started on standby (run_worker_standby.c) */
     int offered; /* finished, its GPU was offered to the worker on standby */
     int heard;   /* the worker has sent an event */

@@ -4,6 +4,7 @@
  * itself to say so), then kills the worker's process group, which ends any state however
  * stuck in the driver, and returns what had come back. */
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ typedef struct call_client {
     void *user;
     double deadline; /* absolute */
     int done;        /* its final "done" (or "error") came */
+    double done_at;
     gv_status status;
     char message[512];
     char stage[160];
@@ -38,7 +40,8 @@ typedef struct call_client {
 
 static double until(void *user)
 {
-    return ((const call_client *)user)->deadline;
+    const call_client *c = user;
+    return c->done ? fmin(c->deadline, c->done_at + GV_WORKER_EXIT_GRACE_S) : c->deadline;
 }
 
 /* A struct in hex into c->incoming; 1 when it was exactly `size` bytes (and, for a result,
@@ -84,6 +87,7 @@ static int take(void *user, char *line)
         c->status = gv_worker_event_status(ev);
         gv_worker_event_text(ev, "message", c->message, sizeof c->message);
         c->done = 1;
+        c->done_at = gv_now_s();
     }
     json_decref(ev);
     if (!ok)

@@ -15,6 +15,10 @@ enum gv_read_end {
     GV_READ_MORE /* gv_line_reader_feed: lines taken, the output goes on */
 };
 #define GV_READ_MAX_LINE (4u << 20) /* a line longer than this is not the worker's */
+/* How long a worker that gave its last word has to close its output. Past it the caller stops
+ * reading: a process that inherited the pipe (one a wrapper script left in the background)
+ * would otherwise keep the caller until the deadline. */
+#define GV_WORKER_EXIT_GRACE_S 2.0
 
 /* take(user, line): 0 when the line (its newline cut off) was the worker's, -1 when not.
  * deadline(user): the absolute time on gv_now_s()'s clock to stop at, asked again after every

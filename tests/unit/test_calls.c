@@ -241,6 +241,71 @@ static void a_broken_worker_is_an_error_and_in_process_needs_none(void **state)
     free(root);
 }
 
+/* A worker whose wrapper left a process holding the worker's output open: its caller stops
+ * reading once the worker gave its last word, never waiting for the deadline; what the wrapper
+ * left is gone with the worker. */
+static void a_pipe_held_open_after_the_last_word_keeps_no_caller(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    char path[PATH_MAX], pids[PATH_MAX], text[2 * PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/gpuverify-worker", root);
+    snprintf(pids, sizeof pids, "%s/holders", root);
+    snprintf(text, sizeof text, "#!/bin/sh\n/bin/sleep 300 &\necho $! >> %s\nexec %s \"$@\"\n",
+             pids, getenv("GV_TEST_WORKER"));
+    put_file(root, "/gpuverify-worker", text);
+    assert_int_equal(chmod(path, 0755), 0);
+    /* Waiting for the output to close would last the call's deadline: far past the bound. */
+    double bound = 8 + 2 * healthy_s;
+    gv_ctx *ctx = call_ctx("h100x1-compute", 30, 0, path);
+    gv_cudnn_result r = GV_CUDNN_RESULT_INIT;
+    double t0 = now_s();
+    assert_int_equal(gv_cudnn_check(ctx, 0, &r), GV_OK);
+    double took = now_s() - t0;
+    print_message("gv_cudnn_check: %.2f s (bound %.1f s)\n", took, bound);
+    assert_int_equal(r.verdict, GV_PASS);
+    assert_true(took < bound);
+
+    gv_run_opts ro = GV_RUN_OPTS_INIT;
+    ro.checks = "cudnn.conv,cuda.init";
+    gv_report *rep = NULL;
+    t0 = now_s();
+    assert_int_equal(gv_run(ctx, &ro, &rep), GV_OK);
+    took = now_s() - t0;
+    print_message("gv_run: %.2f s (bound %.1f s)\n", took, bound);
+    assert_int_equal(verdict_of(rep, "cudnn.conv", "gpu0"), GV_PASS);
+    assert_int_equal(verdict_of(rep, "cuda.init", "gpu0"), GV_PASS);
+    assert_true(took < bound);
+    gv_report_free(rep);
+    gv_ctx_destroy(ctx);
+
+    FILE *f = fopen(pids, "r");
+    assert_non_null(f);
+    long pid;
+    int holders = 0;
+    while (fscanf(f, "%ld", &pid) == 1) {
+        holders++;
+        char stat[64], line[256] = "";
+        snprintf(stat, sizeof stat, "/proc/%ld/stat", pid);
+        int alive = 0;
+        for (int tries = 0; tries < 200; tries++) {
+            FILE *s = fopen(stat, "r");
+            /* Gone, or a zombie whose new parent has not reaped it yet. */
+            alive = s && fgets(line, sizeof line, s) && !strstr(line, ") Z ");
+            if (s)
+                fclose(s);
+            if (!alive)
+                break;
+            usleep(10000);
+        }
+        assert_false(alive);
+    }
+    fclose(f);
+    assert_true(holders >= 2);
+    remove_tree(root);
+    free(root);
+}
+
 /* gv_check_driver gathers the inventory in the worker, within driver.nvml's (2 units) and
  * driver.cuda's (4 units) deadlines; gv_gpu_info reads what came back. */
 static void the_inventory_comes_from_the_worker_and_a_hang_there_times_out(void **state)
@@ -470,6 +535,7 @@ int main(void)
         cmocka_unit_test(a_crash_is_an_error_and_the_caller_lives_on),
         cmocka_unit_test(the_stress_series_streams_back),
         cmocka_unit_test(a_broken_worker_is_an_error_and_in_process_needs_none),
+        cmocka_unit_test(a_pipe_held_open_after_the_last_word_keeps_no_caller),
         cmocka_unit_test(the_inventory_comes_from_the_worker_and_a_hang_there_times_out),
         cmocka_unit_test(the_machine_readers_come_back_at_their_deadlines),
         cmocka_unit_test(a_lost_record_or_a_crash_gives_no_object),
