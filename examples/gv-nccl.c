@@ -102,6 +102,11 @@ static int gpus_arg(const char *text, gv_nccl_opts *o)
         unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
         if (!end || v >= GV_NCCL_MAX_GPUS || (*end != ',' && *end != '\0'))
             break;
+        for (uint32_t k = 0; k < o->gpu_count; k++)
+            if (o->gpus[k] == v) {
+                fprintf(stderr, "%s: --gpus '%s' lists GPU %llu twice\n", tool, text, v);
+                return -1;
+            }
         o->gpus[o->gpu_count++] = (uint32_t)v;
         p = end;
         if (!*p)
@@ -111,6 +116,25 @@ static int gpus_arg(const char *text, gv_nccl_opts *o)
             "%s: --gpus wants up to %d CUDA devices from 0 to %d, comma-separated, not '%s'\n",
             tool, GV_NCCL_MAX_GPUS, GV_NCCL_MAX_GPUS - 1, text);
     return -1;
+}
+
+/* The library's error in this tool's words: the option in place of the gv_nccl_opts field it
+ * sets ("gv_nccl_opts.max_bytes 8 leaves no element ..." is "-e 8 leaves ..."). */
+static const char *in_options(const char *text)
+{
+    static const char *const fields[][2] = {{"gv_nccl_opts.max_bytes", "-e"},
+                                            {"gv_nccl_opts.min_bytes", "-b"},
+                                            {"gv_nccl_opts.gpus", "--gpus"}};
+    static char out[1024];
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+        const char *at = strstr(text, fields[k][0]);
+        if (at) {
+            snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, fields[k][1],
+                     at + strlen(fields[k][0]));
+            return out;
+        }
+    }
+    return text;
 }
 
 static void json_string(const char *s)
@@ -230,10 +254,43 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
            st != GV_OK ? gv_strerror(st) : "", r->message);
 }
 
+/* The ranks ran without the floor (each would judge its own figure): the combined figure is
+ * judged here, and a PASS says that figure, not rank 0's. Four significant digits: 0.2396
+ * beside a floor of 0.22, never "0.2 is below 0.2". */
+static void judge_combined(gv_nccl_result *r, const gv_nccl_opts *o, int ranks)
+{
+    if (r->verdict != GV_PASS || o->collective == GV_NCCL_PAIRS)
+        return;
+    if (o->min_busbw_gbps > 0 && r->peak_busbw_gbps < o->min_busbw_gbps) {
+        r->verdict = GV_FAIL;
+        snprintf(r->message, sizeof r->message,
+                 "%s over %d ranks: peak busbw %.4g GB/s (at %llu bytes, the ranks' mean time) is "
+                 "below the floor of %.4g GB/s; data exact at %u sizes",
+                 gv_nccl_collective_name(o->collective), ranks, r->peak_busbw_gbps,
+                 (unsigned long long)r->peak_bytes, o->min_busbw_gbps, (unsigned)r->size_count);
+    } else {
+        snprintf(
+            r->message, sizeof r->message,
+            "%s over %d ranks: data exact at %u sizes; peak busbw %.4g GB/s at %llu bytes (the "
+            "ranks' mean time)",
+            gv_nccl_collective_name(o->collective), ranks, (unsigned)r->size_count,
+            r->peak_busbw_gbps, (unsigned long long)r->peak_bytes);
+    }
+}
+
+/* A rank's options: the floor left to judge_combined. */
+static const gv_nccl_opts *unfloored(const gv_nccl_opts *o, gv_nccl_opts *own)
+{
+    *own = *o;
+    own->min_busbw_gbps = 0;
+    return own;
+}
+
 /* nccl-tests' way of combining ranks: the mean time per size, wrong elements summed, the worst
- * verdict; figures recomputed from the mean time. A withheld rank (SKIP) takes no part. */
-static void combine(const gv_nccl_result *all, const gv_status *sts, int count, gv_nccl_result *out,
-                    gv_status *st)
+ * verdict; figures recomputed from the mean time, and judged against the floor. A withheld rank
+ * (SKIP) takes no part. */
+static void combine(const gv_nccl_result *all, const gv_status *sts, int count,
+                    const gv_nccl_opts *o, gv_nccl_result *out, gv_status *st)
 {
     int base = 0, ranks = 0;
     while (base < count - 1 && all[base].verdict == GV_SKIP)
@@ -301,6 +358,7 @@ static void combine(const gv_nccl_result *all, const gv_status *sts, int count, 
             if (!group && s->busbw_gbps > out->peak_busbw_gbps)
                 out->peak_busbw_gbps = s->busbw_gbps, out->peak_bytes = s->bytes;
         }
+    judge_combined(out, o, count);
 }
 
 /* The GPU of a rank: --gpus' entry for its local rank; else the only GPU a launcher left it
@@ -341,6 +399,7 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
     gethostname(host, sizeof host - 1);
     rank_answer mine;
     memset(&mine, 0, sizeof mine);
+    gv_nccl_opts own;
     mine.r = (gv_nccl_result)GV_NCCL_RESULT_INIT;
     gv_rdv *rdv = gv_rdv_join(where, rank, size, wait_s, err, sizeof err);
     char *hosts = rdv ? calloc((size_t)size, HOST_BYTES) : NULL;
@@ -361,13 +420,14 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
         if (rank == 0)
             start.ok = gv_nccl_unique_id(ctx, &start.id) == GV_OK;
         if (rank == 0 && !start.ok)
-            snprintf(err, sizeof err, "%s", gv_ctx_last_error(ctx));
+            snprintf(err, sizeof err, "%s", in_options(gv_ctx_last_error(ctx)));
         if (gv_rdv_bcast(rdv, &start, sizeof start, wait_s, err, sizeof err) == 0 && start.ok) {
-            gv_status st =
-                gv_nccl_bench_rank(ctx, &start.id, rank, size, rank_gpu(o, local), o, &mine.r);
+            gv_status st = gv_nccl_bench_rank(ctx, &start.id, rank, size, rank_gpu(o, local),
+                                              unfloored(o, &own), &mine.r);
             if (st != GV_OK && st != GV_ERR_TIMEOUT && mine.r.message[0] == '\0') {
                 mine.r.verdict = GV_ERROR;
-                snprintf(mine.r.message, sizeof mine.r.message, "%s", gv_ctx_last_error(ctx));
+                snprintf(mine.r.message, sizeof mine.r.message, "%s",
+                         in_options(gv_ctx_last_error(ctx)));
             }
             mine.st = st, mine.sent = 1;
             /* Every rank's sweep ends by its deadline; a second one for the slowest to send. */
@@ -410,7 +470,7 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
             used += (size_t)snprintf(names + used, (size_t)size * (HOST_BYTES + 1) - used, "%s%s",
                                      k ? "\n" : "", h);
         }
-        combine(results, sts, size, &combined, &st);
+        combine(results, sts, size, o, &combined, &st);
         if (json)
             print_json(&combined, st, names);
         else
@@ -465,20 +525,21 @@ static int run_mpi(gv_ctx *ctx, const gv_nccl_opts *o, int withhold, int json, i
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
         if (rank == 0)
-            fprintf(stderr, "gv-nccl: %s\n", gv_ctx_last_error(ctx));
+            fprintf(stderr, "gv-nccl: %s\n", in_options(gv_ctx_last_error(ctx)));
         free(hosts);
         return 2;
     }
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
     gv_nccl_result r = GV_NCCL_RESULT_INIT;
     gv_status mine = GV_OK;
+    gv_nccl_opts own;
     if (rank == withhold)
         r.verdict = GV_SKIP; /* never joins: the others must time out */
     else
-        mine = gv_nccl_bench_rank(ctx, &id, rank, size, gpu, o, &r);
+        mine = gv_nccl_bench_rank(ctx, &id, rank, size, gpu, unfloored(o, &own), &r);
     if (mine != GV_OK && mine != GV_ERR_TIMEOUT && r.message[0] == '\0') {
         r.verdict = GV_ERROR;
-        snprintf(r.message, sizeof r.message, "%s", gv_ctx_last_error(ctx));
+        snprintf(r.message, sizeof r.message, "%s", in_options(gv_ctx_last_error(ctx)));
     }
     gv_nccl_result *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     gv_status *sts = rank == 0 ? calloc((size_t)size, sizeof *sts) : NULL;
@@ -486,7 +547,7 @@ static int run_mpi(gv_ctx *ctx, const gv_nccl_opts *o, int withhold, int json, i
     MPI_Gather(&mine, sizeof mine, MPI_BYTE, sts, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         *st = GV_OK;
-        combine(all, sts, size, combined, st);
+        combine(all, sts, size, o, combined, st);
         if (json)
             print_json(combined, *st, hosts);
         else
@@ -626,7 +687,7 @@ int main(int argc, char **argv)
         gv_nccl_result r = GV_NCCL_RESULT_INIT;
         gv_status st = gv_nccl_bench(ctx, &o, &r);
         if (st != GV_OK && st != GV_ERR_TIMEOUT)
-            fprintf(stderr, "gv-nccl: %s\n", gv_ctx_last_error(ctx));
+            fprintf(stderr, "gv-nccl: %s\n", in_options(gv_ctx_last_error(ctx)));
         else {
             char host[256] = "";
             gethostname(host, sizeof host - 1);

@@ -19,6 +19,7 @@
 
 usage: test_cli_conventions.py EXAMPLES_DIR FIXTURES_DIR FAKELIB_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -294,6 +295,16 @@ if rc != 2 or "topology XML /nonexistent/topology.xml: No such file" not in err 
     fail("gv-check", args, "exit %s; want exit 2 naming the file, not a struct field" % rc,
          out, err)
 
+# What the library refuses is said in gv-nccl's options, never as gv_nccl_opts' fields.
+args = ["--library-dir", fakelib, "--op", "gather", "-b", "4", "-e", "8"]
+rc, out, err = run("gv-nccl", args, {"GV_FAKE_SCENARIO": scenario("h100x8")})
+if rc != 2 or "-e 8 leaves no element per rank" not in err or "gv_" in err:
+    fail("gv-nccl", args, "exit %s; want exit 2 naming -e, not a struct field" % rc, out, err)
+args = ["--library-dir", fakelib, "--gpus", "1,2,1"]
+rc, out, err = run("gv-nccl", args, {"GV_FAKE_SCENARIO": scenario("h100x8")})
+if rc != 2 or "--gpus '1,2,1' lists GPU 1 twice" not in err:
+    fail("gv-nccl", args, "exit %s; want a usage error naming the GPU twice" % rc, out, err)
+
 # gv-nccl under a launcher (a rank and a world size set): a --rendezvous that is not HOST:PORT
 # is a usage error before anything runs, never a rank that failed to join.
 for where in ("foo", "localhost:99999"):
@@ -330,6 +341,31 @@ for where in meetings:
     if [p.returncode for p in ranks] != [0, 0] or \
             "# PASS: all_reduce over 2 ranks" not in outs[0][0]:
         fail("gv-nccl", args, "two ranks at %s: exits %s" % (where, [p.returncode for p in ranks]),
+             outs[0][0], outs[0][1] + outs[1][1])
+
+# The ranks' combined figure is the one judged and said: under a floor above it, FAIL naming
+# that figure; without a floor, PASS naming it (never rank 0's own).
+for floor in ("0", "10000"):
+    where = "127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1")
+    args = ["--library-dir", fakelib, "--rendezvous", where, "-b", "1K", "-e", "4K", "-f", "4",
+            "-n", "1", "--deadline", "20", "--json", "--min-busbw", floor]
+    ranks = [subprocess.Popen([os.path.join(examples, "gv-nccl")] + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, RANK=str(r), WORLD_SIZE="2",
+                                       LOCAL_RANK=str(r), GV_FAKE_SCENARIO=scenario("h100x8")))
+             for r in (0, 1)]
+    outs = [p.communicate(timeout=60) for p in ranks]
+    checked += 2
+    try:
+        result = json.loads(outs[0][0])
+    except ValueError:
+        result = {}
+    peak = result.get("peak_busbw_gbps", -1)
+    said = re.search(r"peak busbw ([0-9.e+-]+) GB/s", result.get("message", ""))
+    want = "FAIL" if floor != "0" else "PASS"
+    if result.get("verdict") != want or not said or \
+            abs(float(said.group(1)) - peak) > 1e-3 * peak:
+        fail("gv-nccl", args, "two ranks: want %s naming the combined %s GB/s" % (want, peak),
              outs[0][0], outs[0][1] + outs[1][1])
 
 shutil.rmtree(os.path.dirname(HISTORY_DB), ignore_errors=True)
