@@ -172,6 +172,30 @@ static int checks_arg(const char *text)
     }
 }
 
+/* The first ID or prefix of a --checks list that names no check of this gpuverify's catalog,
+ * into out ("" when each names one). Not refused: a record keeps the checks of the release that
+ * made it, which this one may no longer have. */
+static void unknown_check(const char *list, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (const char *p = list; p && *(p += strspn(p, ", "));) {
+        const char *t = p + (*p == '^');
+        size_t len = strcspn(t, ",");
+        p = t + len;
+        while (len && t[len - 1] == ' ')
+            len--;
+        int known = 0;
+        for (uint32_t i = 0; i < gv_catalog_count() && !known; i++) {
+            const char *id = gv_catalog_id(i);
+            known = strncmp(id, t, len) == 0 && (id[len] == '\0' || id[len] == '.');
+        }
+        if (!known) {
+            snprintf(out, cap, "%.*s", (int)len, t);
+            return;
+        }
+    }
+}
+
 static int parse(int argc, char **argv, args *a)
 {
     static const char *const modes[] = {"--json", "--csv", "--chart"};
@@ -852,6 +876,11 @@ int main(int argc, char **argv)
                 selected);
     else if (!shown && !no_slot)
         fprintf(stderr, "%s: no run in %s matches the selection\n", TOOL, a.state);
+    char unknown[64];
+    unknown_check(a.checks, unknown, sizeof unknown);
+    if (!shown && unknown[0])
+        fprintf(stderr, "%s: '%s' in --checks names no check of this gpuverify (gv-check --list)\n",
+                TOOL, unknown);
     gv_free(text);
     json_decref(root);
     return rc;

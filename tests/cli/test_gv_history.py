@@ -209,6 +209,13 @@ for args in (["--node", "no-such-host"], ["--checks", "no.such"], ["--since", "9
     rc, out, err = history("--state", db, *args)
     expect(rc == 1 and not out and "no run" in err, "%s: exit %s, want 1 and no output"
            % (" ".join(args), rc), out + err)
+# A misspelt check is named, not only an empty answer; one the catalog knows is not.
+rc, out, err = history("--state", db, "--checks", "gemm.fp16, ^gemm.fp16,gemm.fp61")
+expect(rc == 1 and "'gemm.fp61' in --checks names no check" in err,
+       "--checks gemm.fp61: exit %s, want 1 naming the unknown check" % rc, out + err)
+rc, out, err = history("--state", db, "--since", "9999-01-01", "--checks", "gemm, ^gpu.pci")
+expect(rc == 1 and "names no check" not in err,
+       "--checks gemm,^gpu.pci: known checks called unknown", out + err)
 rc, out, err = history("--state", db, "--gpu", "gpu8")
 expect(rc == 1 and not out and "gpu8" in err, "--gpu gpu8: exit %s, want 1 naming gpu8" % rc,
        out + err)
