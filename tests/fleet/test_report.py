@@ -226,6 +226,13 @@ def main():
         bad2 = sorted(n["hostname"] for n in json.loads(out2)["nodes"]
                       if n["verdict"] != "PASS") if out2.startswith("{") else None
         expect(rc2 == 1 and bad2 == sorted(want), "srun --label output: %s" % bad2)
+        # ... also with srun's own message among the pieces, as sbatch writes both to one file.
+        noisy = labelled[:1] + ["srun: Job step 12.0 aborted: a task was killed"] + labelled[1:]
+        rc2, out2, err2 = fleet(["--json", "-"], stdin="\n".join(noisy) + "\n")
+        bad2 = sorted(n["hostname"] for n in json.loads(out2)["nodes"]
+                      if n["verdict"] != "PASS") if out2.startswith("{") else None
+        expect(rc2 == 1 and bad2 == sorted(want) and "lines without a label" in err2,
+               "srun --label output with an unlabelled line: %s %s" % (bad2, err2))
 
         # The table: one line per node that is not PASS, then the counts.
         rc3, table, _ = fleet([stream])
@@ -304,6 +311,33 @@ def main():
                "collectives: n3 named, n2 not; n4 has no report of its own: %s" % got)
         expect(got.get("h20a") == ("WARN", ["link"]) and got.get("h20b")[0] == "WARN",
                "a slow pair seen nowhere else is a link: %s" % got)
+        # One failed run over four nodes names none of them (its members are suspects beside
+        # each other); a failed pair of one of them with a fifth node, sharing no other node
+        # with that run, names it.
+        four = dict(base, hosts=["m1", "m2", "m3", "m4"], nranks=4, verdict="FAIL",
+                    message="rank 2: timed out")
+        open(pairs, "w").write(json.dumps(four) + "\n")
+        rc, out, _ = fleet(["--json", pairs])
+        got = {n["hostname"]: (n["verdict"], [r["kind"] for r in n["reasons"]])
+               for n in json.loads(out)["nodes"]}
+        expect(rc == 1 and got == {h: ("WARN", ["collective"]) for h in four["hosts"]},
+               "one failed run over four nodes: four suspects, none named: %s" % got)
+        rc, out, _ = fleet(["--drain-dry-run", pairs])
+        expect("scontrol" not in out, "no node drained for one failed run: %s" % out)
+        open(pairs, "a").write(json.dumps(dict(base, hosts=["m2", "m5"], nranks=2,
+                                               verdict="FAIL")) + "\n")
+        rc, out, _ = fleet(["--json", pairs])
+        got = {n["hostname"]: n["verdict"] for n in json.loads(out)["nodes"]
+               if n["verdict"] != "PASS"}
+        expect(got == {"m2": "FAIL"}, "m2 bad with m1+m3+m4 and with m5: named alone: %s" % got)
+        # A result or answer of the wrong shape is skipped, never read as names.
+        for bad in ({"launcher": "mpirun", "culprits": [], "verdict": "FAIL",
+                     "search": {"links": "n1", "undecided": "gpu-7"}},
+                    {"launcher": "mpirun", "culprits": [{"node": 5}], "verdict": "FAIL"},
+                    dict(base, hosts=[], verdict="FAIL")):
+            rc, out, err = fleet(["--json", "-"], stdin=json.dumps(bad) + "\n")
+            expect(rc == 2 and "skipped stdin line 1" in err,
+                   "a document of the wrong shape is skipped: exit %d %s" % (rc, err))
 
         # Figures under 0.1: the slow run and the median read apart ("0.1 GB/s, 38% of the
         # median 0.1 GB/s" said nothing), in the JSON's reasons and the table alike.
@@ -340,9 +374,15 @@ def main():
                                    "n4": ("WARN", ["undecided"]),
                                    "h20a": ("WARN", ["undecided"])},
                "a run answer's culprits, not judged and undecided nodes: %s" % got)
+        # Every node the run tested has its answer: those it found nothing in pass.
+        healthy_run = dict(fabric, verdict="PASS", search=None, nodes=["n1", "n2", "n3"])
+        rc, table, _ = fleet(["-"], stdin=json.dumps(healthy_run) + "\n")
+        expect(rc == 0 and table.splitlines()[-1].startswith("3 node(s): 3 PASS"),
+               "a healthy run's nodes each pass:\n%s" % table)
         rc, out, _ = fleet(["--json", "-"], stdin=json.dumps(fabric) + "\n")
         doc = json.loads(out)
-        expect(rc == 1 and doc["nodes"] == [] and len(doc["fabric"]) == 1 and
+        expect(rc == 1 and {n["verdict"] for n in doc["nodes"]} == {"PASS"} and
+               len(doc["fabric"]) == 1 and
                "between the groups" in doc["fabric"][0]["why"],
                "a fault between the groups fails the report with no node named: %s" % doc)
         rc, table, _ = fleet(["-"], stdin=json.dumps(fabric) + "\n")

@@ -48,17 +48,24 @@ LABEL = re.compile(r"^\s*(\d+): ?(.*)$")
 
 
 def _labelled(lines):
-    """srun --label output ("3: {...}"): each task's lines in order, or None when the text is
-    not labelled throughout."""
-    tasks = {}
+    """srun --label output ("3: {...}"): each task's lines in order, lines without a label
+    (srun's own messages, which sbatch writes to the same file) under None; or None when most
+    lines carry no label (the text is not srun --label's)."""
+    tasks, unlabelled, labelled = {}, [], 0
     for line in lines:
         if not line.strip():
             continue
         m = LABEL.match(line)
-        if not m:
-            return None
-        tasks.setdefault(int(m.group(1)), []).append(m.group(2))
-    return tasks or None
+        if m:
+            tasks.setdefault(int(m.group(1)), []).append(m.group(2))
+            labelled += 1
+        else:
+            unlabelled.append(line + "\n")
+    if labelled <= len(unlabelled):
+        return None
+    if unlabelled:
+        tasks[None] = unlabelled
+    return tasks
 
 
 def _documents(text, source, skipped):
@@ -99,8 +106,11 @@ def read_inputs(paths, stdin):
         tasks = _labelled(text.splitlines())
         # srun --label: each task's lines put back together, with nothing between them: a
         # long line srun cut in pieces joins up again, and JSON needs no line breaks.
-        streams = [("%s task %d" % (name, t), "".join(lines))
-                   for t, lines in sorted(tasks.items())] if tasks else [(name, text)]
+        streams = [("%s task %d" % (name, t) if t is not None else
+                    "%s (lines without a label)" % name, "".join(lines))
+                   for t, lines in sorted(tasks.items(), key=lambda kv: (kv[0] is None,
+                                                                         kv[0] or 0))
+                   ] if tasks else [(name, text)]
         for source, stream in streams:
             for obj, where in _documents(stream, source, skipped):
                 kind = kind_of(obj)
@@ -129,11 +139,27 @@ def kind_of(obj):
         return None
     if _report_shaped(obj):
         return "report"
-    if "collective" in obj and isinstance(obj.get("hosts"), list):
+    if "collective" in obj and _names(obj.get("hosts")) and obj["hosts"]:
         return "nccl"
-    if "culprits" in obj and "launcher" in obj:
+    if "culprits" in obj and "launcher" in obj and _run_answer_shaped(obj):
         return "search"
     return None
+
+
+def _names(value):
+    return isinstance(value, list) and all(isinstance(n, str) and n for n in value)
+
+
+def _run_answer_shaped(obj):
+    """The parts of a gv-fleet run answer the judges read have the schema's types: node names
+    where names belong, never a string taken for a list of one-letter names."""
+    srch = obj.get("search") or {}
+    entries = [(obj.get("culprits"), "node"), (obj.get("not_judged") or [], "node")]
+    return isinstance(srch, dict) and _names(obj.get("nodes", [])) and all(
+        isinstance(items, list) and all(isinstance(i, dict) and isinstance(i.get(key), str)
+                                        for i in items) for items, key in entries) and \
+        _names(srch.get("undecided", [])) and isinstance(srch.get("links", []), list) and \
+        all(_names(link) for link in srch.get("links", []))
 
 
 # --- judging ----------------------------------------------------------------------------------
@@ -149,6 +175,7 @@ class Node:
         self.report = None
         self.where = None
         self.reasons = []
+        self.listed = False  # among a gv-fleet run answer's nodes
 
     def add(self, verdict, kind, why, **evidence):
         self.reasons.append(dict({"verdict": verdict, "kind": kind, "why": why}, **evidence))
@@ -412,11 +439,20 @@ def _rank_hosts(run):
     return None
 
 
+def _implicate(bad_in, hosts, why):
+    """A bad result over `hosts`: each member is in it with the others (none: alone)."""
+    for h in hosts:
+        bad_in.setdefault(h, []).append((frozenset(x for x in hosts if x != h), why))
+
+
 def collectives(nccl_runs, tolerance, node_of):
     """gv-nccl runs: failed or slow collectives and pairs name the nodes they implicate. A
-    node is named when it is in bad results with two different partners, or alone; a bad
-    result between two nodes seen nowhere else is their link (both WARN)."""
-    bad_with = {}  # host -> {partner host or "" (alone): [why]}
+    node is named when it is alone in a bad result, or in two or more bad results that share no
+    other node (every other member is cleared by one of them). A node whose bad results all
+    share another member is a suspect beside it (WARN), unless that member is named: between
+    two nodes seen nowhere else that is their link; one failed run over many nodes names none
+    of them."""
+    bad_in = {}  # host -> [(the other hosts of a bad result, why)]
     by_coll = {}
     for run, where in nccl_runs:
         hosts = sorted(set(run.get("hosts") or []))
@@ -424,11 +460,8 @@ def collectives(nccl_runs, tolerance, node_of):
         if coll != "pairs" and _number(run.get("peak_busbw_gbps")):
             by_coll.setdefault((coll, len(hosts)), []).append((hosts, run, where))
         if run.get("verdict") in ("FAIL", "ERROR"):
-            why = "%s over %s: %s: %s" % (coll, "+".join(hosts), run["verdict"],
-                                          (run.get("message") or "")[:200])
-            for h in hosts:
-                for p in [x for x in hosts if x != h] or [""]:
-                    bad_with.setdefault(h, {}).setdefault(p, []).append(why)
+            _implicate(bad_in, hosts, "%s over %s: %s: %s" % (
+                coll, "+".join(hosts), run["verdict"], (run.get("message") or "")[:200]))
         pairs = [p for p in run.get("pairs") or [] if isinstance(p, dict)
                  and _number(p.get("busbw_gbps"))]
         ranks = _rank_hosts(run)
@@ -441,15 +474,10 @@ def collectives(nccl_runs, tolerance, node_of):
                     continue
                 if p["busbw_gbps"] < 0.5 * median or p.get("wrong"):
                     shown, middle = figures_text(p["busbw_gbps"], median, decimals=2)
-                    why = "pair %d->%d (%s->%s) %s GB/s, the median pair %s GB/s%s" % (
-                        a, b, ranks[a], ranks[b], shown, middle,
-                        ", %d wrong elements" % p["wrong"] if p.get("wrong") else "")
-                    ha, hb = ranks[a], ranks[b]
-                    if ha == hb:
-                        bad_with.setdefault(ha, {}).setdefault("", []).append(why)
-                    else:
-                        bad_with.setdefault(ha, {}).setdefault(hb, []).append(why)
-                        bad_with.setdefault(hb, {}).setdefault(ha, []).append(why)
+                    _implicate(bad_in, sorted({ranks[a], ranks[b]}),
+                               "pair %d->%d (%s->%s) %s GB/s, the median pair %s GB/s%s" % (
+                                   a, b, ranks[a], ranks[b], shown, middle,
+                                   ", %d wrong elements" % p["wrong"] if p.get("wrong") else ""))
     summary = []
     for (coll, size), runs in sorted(by_coll.items()):
         median = statistics.median(r["peak_busbw_gbps"] for _, r, _ in runs)
@@ -460,32 +488,32 @@ def collectives(nccl_runs, tolerance, node_of):
         for hosts, run, where in runs:
             if run["peak_busbw_gbps"] < (1 - tolerance) * median:
                 shown, middle = figures_text(run["peak_busbw_gbps"], median)
-                why = "%s over %s: %s GB/s busbw, %.0f%% of the median %s GB/s (%s)" % (
-                    coll, "+".join(hosts), shown, 100 * run["peak_busbw_gbps"] / median, middle,
-                    where)
-                for h in hosts:
-                    for p in [x for x in hosts if x != h] or [""]:
-                        bad_with.setdefault(h, {}).setdefault(p, []).append(why)
-    for host, partners in sorted(bad_with.items()):
-        node = node_of(host)
-        whys = [w for ws in partners.values() for w in ws]
-        alone = "" in partners
-        others = [p for p in partners if p]
-        if alone or len(others) >= 2:
-            node.add("FAIL", "collective",
-                     "bad in %d result(s)%s: %s" % (
-                         len(whys), " with %d different partners" % len(others)
-                         if len(others) >= 2 else "", whys[0]),
-                     evidence=whys[:8])
+                _implicate(bad_in, hosts, "%s over %s: %s GB/s busbw, %.0f%% of the median %s "
+                           "GB/s (%s)" % (coll, "+".join(hosts), shown,
+                                          100 * run["peak_busbw_gbps"] / median, middle, where))
+    named = {}
+    for host, results in sorted(bad_in.items()):
+        shared = frozenset.intersection(*(others for others, _ in results))
+        if any(not others for others, _ in results) or (len(results) >= 2 and not shared):
+            named[host] = [why for _, why in results]
+    for host, whys in named.items():
+        node_of(host).add("FAIL", "collective", "bad in %d result(s)%s: %s" % (
+            len(whys), " that share no other node" if len(whys) >= 2 else "", whys[0]),
+            evidence=whys[:8])
+    for host, results in sorted(bad_in.items()):
+        shared = frozenset.intersection(*(others for others, _ in results))
+        node = node_of(host)  # in a bad result: a node of the fleet, reported or not
+        if host in named or shared & set(named):
+            continue  # named, or explained by a node that is
+        whys = [why for _, why in results]
+        if len(shared) == 1:
+            partner, = shared
+            node.add("WARN", "link", "bad only with %s (their link, or one of the "
+                              "two): %s" % (partner, whys[0]), partner=partner, evidence=whys[:8])
         else:
-            partner = others[0]
-            # The partner bad with others too is the culprit, not this link.
-            if len([p for p in bad_with.get(partner, {}) if p]) >= 2 or \
-                    "" in bad_with.get(partner, {}):
-                continue
-            node.add("WARN", "link",
-                     "bad only with %s (their link, or one of the two): %s" % (partner, whys[0]),
-                     partner=partner, evidence=whys[:8])
+            node.add("WARN", "collective", "bad in %d result(s), each with %s: one of "
+                              "them, not told apart: %s" % (len(whys), "+".join(sorted(shared)),
+                                                            whys[0]), evidence=whys[:8])
     return summary
 
 
@@ -494,9 +522,11 @@ def search_answers(searches, node_of):
     faults they found in no node (between the groups), returned as [{where, why}]."""
     faults = []
     for doc, where in searches:
+        for n in doc.get("nodes") or []:
+            node_of(n).listed = True  # PASS unless something below names it
         named = set()
         for c in doc.get("culprits") or []:
-            if isinstance(c, dict) and c.get("node"):
+            if c.get("node"):
                 own = c.get("found_by") == "own checks"
                 node_of(c["node"]).add("FAIL", "own checks" if own else "culprit search",
                                        "%s (found by %s, %s)" % (
@@ -510,12 +540,12 @@ def search_answers(searches, node_of):
                                "while each passed with good partners (%s)" % ("+".join(link),
                                                                               where))
                 named.add(n)
-        for n in [n for n in srch.get("undecided") or [] if isinstance(n, str)]:
+        for n in srch.get("undecided") or []:
             node_of(n).add("WARN", "undecided", "the search could not tell it from the other "
                            "suspects (%s): test it with nodes known to be good" % where)
             named.add(n)
         for j in doc.get("not_judged") or []:
-            if isinstance(j, dict) and j.get("node"):
+            if j.get("node"):
                 node_of(j["node"]).add("ERROR", "own checks", "not judged: %s (%s)" % (
                     j.get("why", ""), where))
         if doc.get("verdict") == "FAIL" and not named:
@@ -523,6 +553,9 @@ def search_answers(searches, node_of):
                            "again) while all nodes together did not: between the groups (spine, "
                            "switch)"
                            if srch.get("between_groups") else
+                           "the all-nodes run's speed was not judged: no --min-busbw, and no "
+                           "other group of its size"
+                           if doc.get("speed_judged") is False else
                            "the run failed without naming a node"})
     return faults
 
@@ -559,7 +592,7 @@ def judge(docs, tolerance, pins=None):
            "duplicates": duplicates}
     out["fabric"] = search_answers([(o, w) for k, o, w in docs if k == "search"], node_of)
     for n in nodes.values():
-        if n.report is None and reported:
+        if n.report is None and reported and (n.reasons or not n.listed):
             n.add("ERROR", "no report", "named by a collective or the search, but no gv-check "
                   "report of it was read")
     return sorted(nodes.values(), key=lambda n: n.hostname), out
