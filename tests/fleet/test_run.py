@@ -45,8 +45,18 @@ def schema_errors(doc):
 MODEL_LAUNCHER = textwrap.dedent('''\
     #!%s
     import json, os, sys
+    import subprocess
     model = json.load(open(os.environ["GV_FLEET_MODEL"]))
     hosts = [h.split(":")[0] for h in sys.argv[sys.argv.index("--host") + 1].split(",")]
+    if "node-check" in sys.argv:  # every node's own checks: the command run on each
+        argv = sys.argv[sys.argv.index("--map-by") + 2:]
+        for rank, h in enumerate(hosts):
+            subprocess.run(argv, env=dict(os.environ, SLURMD_NODENAME=h, SLURM_PROCID=str(rank),
+                                          GV_MODEL_EXIT=str(model["node_exit"].get(h, 0))))
+        sys.exit(0)
+    if model["usage"]:  # gv-nccl refusing its arguments on every rank
+        sys.stderr.write("gv-nccl: unknown option '--no-such-flag' (--help lists the options)\\n")
+        sys.exit(2)
     with open(model["counter"], "a+") as f:
         f.seek(0)
         k = len(f.read())
@@ -72,21 +82,31 @@ class RunTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def fleet(self, slow=(), between=False, transient=()):
-        """gv-fleet run --json over the model with a floor of 28 GB/s: (exit, document)."""
+    def run_fleet(self, nodes=NODES, slow=(), between=False, transient=(), floor="28",
+                  usage=False, node_exit=None, args=("--level", "none", "--json")):
+        """gv-fleet run over the model (a floor of 28 GB/s unless said): the process."""
         model = os.path.join(self.tmp, "model.json")
         counter = os.path.join(self.tmp, "calls")
         if os.path.exists(counter):
             os.unlink(counter)
         with open(model, "w") as f:
-            json.dump({"nodes": NODES, "slow": list(slow), "between": between,
-                       "transient": list(transient), "counter": counter}, f)
+            json.dump({"nodes": list(nodes), "slow": list(slow), "between": between,
+                       "transient": list(transient), "counter": counter, "usage": usage,
+                       "node_exit": node_exit or {}}, f)
+        gv_check = os.path.join(self.tmp, "gv-check")
+        with open(gv_check, "w") as f:
+            f.write('#!/bin/sh\necho "model gv-check: exit $GV_MODEL_EXIT"\nexit "$GV_MODEL_EXIT"\n')
+        os.chmod(gv_check, 0o755)
         env = dict(os.environ, PATH=self.tmp + os.pathsep + os.environ.get("PATH", ""),
                    GV_FLEET_MODEL=model)
-        p = subprocess.run([sys.executable, GV_FLEET, "run", "--launcher", "mpirun", "--hosts",
-                            ",".join(NODES), "--level", "none", "--min-busbw", "28", "--json",
-                            "--deadline", "30"], capture_output=True, text=True, env=env,
-                           timeout=300)
+        return subprocess.run([sys.executable, GV_FLEET, "run", "--launcher", "mpirun", "--hosts",
+                               ",".join(nodes), "--min-busbw", floor, "--deadline", "30",
+                               "--gv-check", gv_check] + list(args), capture_output=True,
+                              text=True, env=env, timeout=300)
+
+    def fleet(self, **kw):
+        """gv-fleet run --json over the model: (exit, document), the document validated."""
+        p = self.run_fleet(**kw)
         try:
             doc = json.loads(p.stdout)
         except ValueError:
@@ -113,6 +133,54 @@ class RunTest(unittest.TestCase):
         rc, doc = self.fleet(slow=["n9"])
         self.assertEqual((rc, [c["node"] for c in doc["culprits"]]), (1, ["n9"]), doc)
         self.assertNotIn("all nodes again", [t["round"] for t in doc["tests"]])
+
+    def test_few_nodes_without_a_floor_leave_the_speed_undecided(self):
+        # Three nodes, one slow: every test holds a pair or the whole, and the whole has no
+        # other group of its size to be judged against: never "healthy".
+        rc, doc = self.fleet(nodes=["a", "b", "c"], slow=["a"], floor="0")
+        self.assertEqual((rc, doc["verdict"], doc["speed_judged"]), (1, "FAIL", False), doc)
+        p = self.run_fleet(nodes=["a", "b", "c"], slow=["a"], floor="0", args=("--level", "none"))
+        self.assertIn("UNDECIDED speed", p.stdout)
+        # Six nodes screen in two groups of three: the whole is judged, a slow node named.
+        six = ["n%d" % i for i in range(6)]
+        rc, doc = self.fleet(nodes=six, floor="0")
+        self.assertEqual((rc, doc["verdict"], doc["speed_judged"]), (0, "PASS", True), doc)
+        rc, doc = self.fleet(nodes=six, slow=["n4"], floor="0")
+        self.assertEqual((rc, [c["node"] for c in doc["culprits"]]), (1, ["n4"]), doc)
+
+    def test_gv_nccl_that_cannot_run_is_a_usage_error(self):
+        p = self.run_fleet(usage=True)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("gv-nccl could not run through mpirun", p.stderr)
+        self.assertIn("unknown option", p.stderr)
+
+    def test_a_node_its_own_checks_could_not_judge_is_not_healthy(self):
+        rc, doc = self.fleet(nodes=["a", "b", "c", "d"], node_exit={"c": 3},
+                             args=("--level", "quick", "--json"))
+        self.assertEqual((rc, doc["verdict"], [j["node"] for j in doc["not_judged"]]),
+                         (1, "FAIL", ["c"]), doc)
+        rc, doc = self.fleet(nodes=["a", "b", "c", "d"], args=("--level", "quick", "--json"))
+        self.assertEqual((rc, doc["verdict"]), (0, "PASS"), doc)
+
+    def test_the_bound_printed_is_what_a_launch_may_take(self):
+        # Each launch: its deadline, the launcher's grace (10 s), SIGTERM then SIGKILL (10 s).
+        p = self.run_fleet(nodes=[" a", "b "], args=("--level", "none", "--max-rounds", "1"))
+        self.assertIn("at most 3 launches", p.stdout)
+        self.assertIn("each stopped after 50 s: 150 s in all", p.stdout)
+        self.assertIn("2 nodes through mpirun", p.stdout)
+        self.assertIn("a,b", p.stdout)  # the names without their blanks
+
+    def test_slurm_without_scontrol_is_a_usage_error(self):
+        srun = os.path.join(self.tmp, "srun")
+        with open(srun, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(srun, 0o755)
+        p = subprocess.run([sys.executable, GV_FLEET, "run", "--launcher", "slurm", "--hosts",
+                            "a,b", "--level", "none"], capture_output=True, text=True,
+                           env=dict(os.environ, PATH=self.tmp), timeout=60)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("scontrol is not on PATH", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
 
 
 if __name__ == "__main__":

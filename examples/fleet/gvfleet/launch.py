@@ -11,6 +11,7 @@ import tempfile
 import time
 
 GRACE_S = 10.0  # a launcher's own start and stop, beyond the work's deadline
+STOP_S = 10.0  # then SIGTERM, and SIGKILL 5 s later, each waited for 5 s (Run.stop)
 
 
 class Launcher:
@@ -46,9 +47,12 @@ class Slurm(Launcher):
         """Where the node listens: its NodeAddr in Slurm (names alone may not resolve)."""
         if not hasattr(self, "_addrs"):
             self._addrs = {}
-            out = subprocess.run(["scontrol", "show", "node", "--oneliner"], capture_output=True,
-                                 text=True, timeout=30)
-            for line in out.stdout.splitlines():
+            try:
+                out = subprocess.run(["scontrol", "show", "node", "--oneliner"],
+                                     capture_output=True, text=True, timeout=30).stdout
+            except (OSError, subprocess.TimeoutExpired):
+                out = ""  # the names then, as given
+            for line in out.splitlines():
                 fields = dict(w.split("=", 1) for w in line.split() if "=" in w)
                 if "NodeName" in fields and "NodeAddr" in fields:
                     self._addrs[fields["NodeName"]] = fields["NodeAddr"]
@@ -60,8 +64,11 @@ class Slurm(Launcher):
         nodelist = os.environ.get("SLURM_JOB_NODELIST") or os.environ.get("SLURM_NODELIST")
         if not nodelist:
             return []
-        out = subprocess.run(["scontrol", "show", "hostnames", nodelist], capture_output=True,
-                             text=True, timeout=30)
+        try:
+            out = subprocess.run(["scontrol", "show", "hostnames", nodelist],
+                                 capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return []
         return out.stdout.split() if out.returncode == 0 else []
 
 
