@@ -125,8 +125,10 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     # gv-check's options: the budget and deadlines inside the limit.
     run("options", ("IDLE", ""), 0, gv=fake_gv, extra_env={"FAKE_LINE": "OK 3 checks", "FAKE_RC": "0"})
     got = open(os.path.join(tmp, "fake-gv-check.args")).read().split()
-    if got[:5] != ["--quiet", "--budget", "30", "--deadline", "7"]:
-        failures.append("healthcheck: gv-check got %r, want --quiet --budget 30 --deadline 7" % got)
+    # The deadline: a quarter of the budget less gv-check's reserve at its end (5 s) and 2 s for
+    # its start, so that cuInit's four deadlines end inside the budget.
+    if got[:5] != ["--quiet", "--budget", "30", "--deadline", "5"]:
+        failures.append("healthcheck: gv-check got %r, want --quiet --budget 30 --deadline 5" % got)
     # What each mode runs unless GPUVERIFY_CHECKS says: the health check all but the long GPU
     # benchmarks, the Prolog (which holds a job's start) the quick level.
     for what, extra, want in (("health check", {}, ["--checks",
@@ -146,7 +148,7 @@ def slurm_healthcheck(script, tmp, gv_check, root, fakelib, scenario):
     run("options from the site's file", ("IDLE", ""), 0, gv=fake_gv, extra_env={
         "FAKE_LINE": "OK 3 checks", "FAKE_RC": "0", "GPUVERIFY_HEALTHCHECK_CONF": conf})
     got = open(os.path.join(tmp, "fake-gv-check.args")).read().split()
-    if got != ["--quiet", "--budget", "16", "--deadline", "4", "--checks", "driver"]:
+    if got != ["--quiet", "--budget", "16", "--deadline", "2", "--checks", "driver"]:
         failures.append("healthcheck with the site's file: gv-check got %r" % got)
     # A reason past 200 characters is cut at a word, " ..." after it.
     words = "FAIL gpu.ecc gpu3: " + " ".join("word%02d" % i for i in range(40))

@@ -111,10 +111,15 @@ def main():
         if "WARN gpu.mig" not in got[3]:
             failures.append("h100x8-mig: the WARN line not in NHC's log: %r" % got[3])
         # nvmlInit never returns, and NHC has spent 12 of its 30 s on earlier checks: the check
-        # has 16 s, gv-check a budget of 14 s with 3 s deadlines; it dies at driver.nvml's.
+        # has 16 s, gv-check a budget of 14 s with 1 s deadlines; it dies at driver.nvml's.
         expect("fault-nvml-init-hang",
                nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("fault-nvml-init-hang"),
                    NHC_ELAPSED="12"), 1, reason="driver.nvml", within=30 - 12)
+        # cuInit never returns: four deadlines end before the 5 s gv-check keeps at its
+        # budget's end, so the hang is a FAIL naming its action, not "could not judge".
+        expect("fault-cuinit-hang",
+               nhc(DEFAULT_LINE, GV_FAKE_SCENARIO=scenario("fault-cuinit-hang")), 1,
+               reason="check_gpuverify:  FAIL driver.cuda node: timed out after", within=30)
 
         # Another gpuverify holding GPU 0 (its lock file, as gpu_lock.c writes it): for 5 s it
         # judges the node, which passes; for 400 s it is stuck, and the node dies. -H 2 makes
@@ -149,13 +154,13 @@ def main():
         argv = open(args_file).read().strip() if os.path.exists(args_file) else ""
         # 30 s less 2 for NHC, less 2 for the run's end: 26, or 25 where the driver took a
         # second to reach the check.
-        want = "--quiet --budget 26 --deadline 6 --checks ^cuda,^mem,^gemm,^cudnn,^nccl"
+        want = "--quiet --budget 26 --deadline 4 --checks ^cuda,^mem,^gemm,^cudnn,^nccl"
         if argv not in (want, want.replace("--budget 26", "--budget 25")):
             failures.append("NHC's TIMEOUT of 30 s: gv-check got %r, want %r" % (argv, want))
         nhc("check_gpuverify -l quick -t 11 -p /etc/gv.policy -s default", gv=mock,
             MOCK_LINE="OK")
         argv = open(args_file).read().strip() if os.path.exists(args_file) else ""
-        want = ("--quiet --budget 9 --deadline 2 --level quick --policy /etc/gv.policy "
+        want = ("--quiet --budget 9 --deadline 1 --level quick --policy /etc/gv.policy "
                 "--state default")
         if argv != want:
             failures.append("-l quick -t 11 -p: gv-check got %r, want %r" % (argv, want))
@@ -171,6 +176,14 @@ def main():
                nhc(DEFAULT_LINE, gv=mock, MOCK_RC="1",
                    MOCK_LINE="FAIL gpu.x gpu1: the GPU's 'link' $HOME `id` \"down\""),
                1, reason="FAIL gpu.x gpu1: the GPUs link HOME id down")
+        # NHC hands "NHC: <reason>" to Slurm: at most 200 bytes, the counts and action kept.
+        long_line = "FAIL gemm.fp16 gpu2: " + "slow " * 28 + "(1 FAIL, 0 WARN of 90) [hw_inspect]"
+        got = expect("mock FAIL of 200 bytes", nhc(DEFAULT_LINE, gv=mock, MOCK_RC="1",
+                                                   MOCK_LINE=long_line),
+                     1, reason="... (1 FAIL, 0 WARN of 90) [hw_inspect]")
+        if got[1] is not None and len("NHC: " + got[1]) > 200:
+            failures.append("the reason is %d bytes with NHC's prefix: %r" % (
+                len("NHC: " + got[1]), got[1]))
         expect("mock usage error",
                nhc(DEFAULT_LINE, gv=mock, MOCK_RC="2", MOCK_LINE="gv-check: bad --checks"),
                1, reason="gv-check could not run:  gv-check: bad --checks")

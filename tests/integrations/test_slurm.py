@@ -378,6 +378,15 @@ def scenarios(c, failures, timings):
                         "is 45 s)" % dur)
     dur, rc = c.step("healthcheck", "healthy-after-hang", "h100x8")
     expect("healthy after the hang", base="IDLE", flags=set(), reason="")
+    # cuInit hangs: its four deadlines (the script's default) end before the 5 s gv-check keeps
+    # at its budget's end, so it is a FAIL, not "could not judge ... [rerun]" (the action is
+    # the node's record's by now: it has failed in this test before).
+    dur, rc = c.step("healthcheck", "cuinit-hang", "fault-cuinit-hang")
+    timings["cuinit-hang"] = dur
+    expect("hang (fault-cuinit-hang)", flags={"DRAIN"},
+           reason_has=["gpuverify: FAIL driver.cuda node: timed out after"])
+    dur, rc = c.step("healthcheck", "healthy-after-cuinit-hang", "h100x8")
+    expect("healthy after the cuInit hang", base="IDLE", flags=set(), reason="")
 
     # 4. An admin's drain is the admin's: kept through a FAIL and through a healthy run.
     c.run(["scontrol", "update", "nodename=" + c.node, "state=drain", "reason=maintenance"])

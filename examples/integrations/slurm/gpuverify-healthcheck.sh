@@ -48,8 +48,9 @@
 #                       as stuck
 #   GPUVERIFY_BUDGET    gv-check --budget (default TIMEOUT * 2/3: 30 s); gv-check waits up to
 #                       half of it for GPUs another gpuverify holds
-#   GPUVERIFY_DEADLINE  gv-check --deadline (default BUDGET / 4: 7 s, so that a cuInit hang,
-#                       at 4x, is judged inside the budget)
+#   GPUVERIFY_DEADLINE  gv-check --deadline (default 5 s: a quarter of what the budget leaves
+#                       after the 5 s gv-check keeps at its end and 2 s for its start, so that
+#                       a cuInit hang, at 4x, is a FAIL inside the budget, not an ERROR)
 #   GPUVERIFY_CHECKS    checks to run. Default as a health check: everything but the long GPU
 #                       benchmarks (about 10 s on 4 GPUs); as a Prolog: the quick level (a
 #                       second or two: it holds a job's start). Both make a CUDA context on
@@ -107,7 +108,10 @@ if [ "$limit" -lt 12 ]; then
 fi
 budget=${GPUVERIFY_BUDGET:-$((limit * 2 / 3))}
 whole_number GPUVERIFY_BUDGET "$budget"
-deadline=${GPUVERIFY_DEADLINE:-$((budget / 4))}
+# gv-check stops a library's start min(5 s, budget / 4) before the budget's end (an ERROR,
+# "could not judge"); cuInit has four deadlines and begins after NVML's facts (about 2 s).
+reserve=$((budget / 4 < 5 ? budget / 4 : 5))
+deadline=${GPUVERIFY_DEADLINE:-$(((budget - reserve - 2) / 4))}
 whole_number GPUVERIFY_DEADLINE "$deadline"
 [ "$deadline" -ge 1 ] || deadline=1
 # SIGTERM halfway between the budget and the limit (38 s of 45), SIGKILL at the limit.
