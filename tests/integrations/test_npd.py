@@ -260,10 +260,48 @@ def main():
                     what, wall, budget, limit))
             print("%-40s %-7s %s=%s %5.1f s  %s" % (what, status, cond["type"], cond["status"],
                                                      wall, cond["message"][:80]))
+    failures += daemonset_problems(examples, cfg)
     for f in failures:
         print("FAIL", f)
     print("%d problems" % len(failures))
     return 1 if failures else 0
+
+
+# Upstream's NPD DaemonSet (deployment/node-problem-detector.yaml): its name and volumes.
+UPSTREAM_NAME = "node-problem-detector"
+UPSTREAM_VOLUMES = {"config", "log", "localtime", "kmsg"}
+
+
+def daemonset_problems(examples, cfg):
+    """npd-daemonset-snippet.yaml beside upstream's NPD: a DaemonSet of its own (a merge into
+    upstream's would replace its command, tolerations and node selector), volumes that do not
+    take upstream's names, and its argument naming the monitor config where it is mounted."""
+    try:
+        import yaml
+    except ImportError:
+        print("python3-yaml is not installed: the NPD DaemonSet is not checked")
+        return []
+    with open(os.path.join(examples, "node-problem-detector", "npd-daemonset-snippet.yaml")) as f:
+        ds = yaml.safe_load(f)
+    spec = ds["spec"]["template"]["spec"]
+    problems = []
+    if ds["metadata"]["name"] == UPSTREAM_NAME:
+        problems.append("the DaemonSet is named as upstream's NPD: applied, it replaces it")
+    taken = UPSTREAM_VOLUMES & {v["name"] for v in spec["volumes"]}
+    if taken:
+        problems.append("volumes %s take upstream NPD's names" % sorted(taken))
+    npd = spec["containers"][0]
+    mounts = {m["name"]: m["mountPath"] for m in npd["volumeMounts"]}
+    config = next((v for v in spec["volumes"] if "configMap" in v), None)
+    plugin = [a.partition("=")[2] for a in npd["command"]
+              if a.startswith("--config.custom-plugin-monitor=")]
+    want = config and os.path.join(mounts.get(config["name"], "?"), "gpuverify-monitor.json")
+    if plugin != [want]:
+        problems.append("--config.custom-plugin-monitor %s, want %s (the config's mount)"
+                        % (plugin, want))
+    if cfg["rules"][0]["path"] not in mounts.values():
+        problems.append("the rule's path %s is mounted nowhere" % cfg["rules"][0]["path"])
+    return problems
 
 
 if __name__ == "__main__":
