@@ -7,6 +7,7 @@ ERRORed; 4 not judged because another gpuverify held the GPUs: no FAIL, and ever
 such a hold (run again once it has finished). With --npd, node-problem-detector's own: 0 OK,
 1 problem, 2 unknown, one line on stdout."""
 import argparse
+import signal
 import sys
 
 from . import __version__
@@ -263,4 +264,8 @@ def _output(args, report, state):
 
 
 if __name__ == "__main__":
+    # Ctrl-C ends it at once, as it ends gv-check: Python would raise KeyboardInterrupt only
+    # once the library call under way returned (the run's whole budget), and the workers end
+    # with their caller.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     sys.exit(main())

@@ -3,9 +3,13 @@
 to_dict()."""
 import ctypes as C
 import enum
+import functools
 import json
 import math
+import os
 import re
+import sys
+import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
@@ -511,6 +515,8 @@ class Policy:
         return v
 
     def __setattr__(self, name: str, value) -> None:
+        """Sets a field as the policy text would, refusing what the C field cannot hold as
+        given (ctypes would wrap 2**32 + 7 to 7 and cut a long text without a word)."""
         if name not in self.fields():
             raise AttributeError("Policy has no field %r" % name)
         if name == "gemm_min_tflops":
@@ -518,14 +524,27 @@ class Policy:
                 if dtype not in DTYPES:
                     raise InvalidArgumentError("gemm_min_tflops: dtype %r: one of %s" % (
                         dtype, ", ".join(DTYPES)))
-                self._struct.gemm_min_tflops[DTYPES[dtype]] = tflops
+                self._struct.gemm_min_tflops[DTYPES[dtype]] = A.real(
+                    "gemm_min_tflops[%s]" % dtype, tflops, 0, 1e9)
             return
+        ctype = dict(S.Policy._fields_)[name]
         if name == "busy" and isinstance(value, str):
             if value not in BUSY_RULES:
                 raise InvalidArgumentError("busy %r: one of %s" % (value, ", ".join(BUSY_RULES)))
             value = BUSY_RULES.index(value)
-        if isinstance(value, str):
-            value = value.encode()
+        if name == "busy":
+            value = A.whole("busy", value, 0, len(BUSY_RULES) - 1)
+        elif name == "gpu_count":
+            value = A.whole("gpu_count", value, -1, 4096)  # -1: not set
+        elif ctype is C.c_int32:
+            value = A.whole(name, value, -(1 << 31), (1 << 31) - 1)
+        elif ctype is C.c_double:
+            value = A.real(name, value, -sys.float_info.max, sys.float_info.max)
+        else:  # char[N]: a text of up to N - 1 bytes
+            value = _b(value, name)
+            if len(value) >= ctype._length_:
+                raise InvalidArgumentError("%s: %d bytes, at most %d" % (
+                    name, len(value), ctype._length_ - 1))
         setattr(self._struct, name, value)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -570,9 +589,64 @@ def _progress_adapter(progress: Callable[[Dict[str, Any]], None]):
 _SLOT = re.compile(r"gpu(0|[1-9][0-9]*)\Z")
 
 
-def _b(s: Optional[str]) -> Optional[bytes]:
-    """str (or anything str() takes) as the bytes the library reads; None stays None."""
-    return None if s is None else str(s).encode()
+def _checks_text(call: str, checks: Union[str, Sequence[str], None]) -> Optional[str]:
+    """checks as the comma-separated text the library reads; None stays None (the level's).
+    One that names nothing ("", [], ",") is refused, as gv-check and gv-history refuse it:
+    the library would read it as every check."""
+    if checks is None:
+        return None
+    if not isinstance(checks, str):
+        if isinstance(checks, bytes) or not all(isinstance(c, str) for c in checks):
+            raise TypeError("%s: checks wants a str or a sequence of str, not %r" % (
+                call, checks))
+        checks = ",".join(checks)
+    if not checks.replace(",", "").replace("^", "").strip():
+        raise InvalidArgumentError("%s: checks %r names no check (None: the level's checks)"
+                                   % (call, checks))
+    return checks
+
+
+def _subject_text(subject: Any) -> Optional[str]:
+    """Context.history's subject as gv-history's --gpu takes it: gpuN, a UUID (GPU-..., MIG-...)
+    or "host/subject"; anything else would match nothing without a word."""
+    if subject is None:
+        return None
+    if not isinstance(subject, str):
+        raise TypeError("Context.history: subject wants a str, not %r" % (subject,))
+    if _SLOT.match(subject) or subject.startswith(("GPU-", "MIG-")) or \
+            ("/" in subject and not subject.startswith("/")):
+        return subject
+    raise InvalidArgumentError("Context.history: subject %r: gpuN (gpu0, gpu7), a GPU's UUID "
+                               "(GPU-...) or host/subject" % subject)
+
+
+def _b(s: Any, name: str = "a text argument") -> Optional[bytes]:
+    """A str, bytes or path as the NUL-terminated bytes the library reads; None stays None.
+    TypeError for another type (5 is no path), InvalidArgumentError for a NUL inside (the
+    library would read only what is before it: "/tmp\\0/x" as /tmp)."""
+    if s is None:
+        return None
+    if isinstance(s, os.PathLike):
+        s = os.fspath(s)
+    if isinstance(s, str):
+        s = s.encode()
+    if not isinstance(s, bytes):
+        raise TypeError("%s wants a str, not %r" % (name, s))
+    if b"\0" in s:
+        raise InvalidArgumentError("%s %r: a NUL character inside (the library would read "
+                                   "only what is before it)" % (name, s))
+    return s
+
+
+def _serialized(method):
+    """The library's rule, one context used by one thread at a time, kept: a call waits for
+    another thread's call on the same Context, and close() for every call under way (it would
+    free the context beneath it)."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return call
 
 
 def _default_state() -> str:
@@ -608,8 +682,8 @@ class Context:
     Once closed (close(), the end of the with-block) every call raises ContextClosedError.
 
     Raises LibraryNotFoundError when libgpuverify cannot be loaded, InvalidArgumentError for a
-    relative sysroot, IOFailureError for one that does not exist. One context is used by one
-    thread at a time.
+    relative sysroot, IOFailureError for one that does not exist. Calls on one context from
+    several threads take turns (the library's rule), and close() waits for a call under way.
 
     Every method checks its numbers against the C library's ranges before the call
     (docs/inputs.md): one outside raises InvalidArgumentError, a ValueError, naming the range
@@ -621,14 +695,20 @@ class Context:
                  in_process: bool = False, state_path: Optional[str] = None,
                  node_name: Optional[str] = None, host_root: Optional[str] = None):
         self._handle = None
+        self._lock = threading.RLock()
         deadline_s = A.real("deadline_s", deadline_s, 0, A.DAY)  # gv_ctx_opts: 0 .. a day
         if sysroot is not None and host_root is not None:
             raise InvalidArgumentError("Context(): sysroot or host_root, not both")
         self._lib = lib()
         # alive as long as the context
         self.state_path = _default_state() if state_path == "default" else state_path
-        self._keep = [_b(host_root if host_root is not None else sysroot), _b(library_dir),
-                      _b(worker_path), _b(self.state_path), _b(node_name)]
+        if state_path == "":
+            raise InvalidArgumentError("Context(): state_path '' names no file (None: no "
+                                       "history; \"default\": gv-check's --state default)")
+        self._keep = [_b(host_root if host_root is not None else sysroot,
+                         "host_root" if host_root is not None else "sysroot"),
+                      _b(library_dir, "library_dir"), _b(worker_path, "worker_path"),
+                      _b(self.state_path, "state_path"), _b(node_name, "node_name")]
         # A host's root seen from a container is a live node: its NVIDIA libraries answer for
         # the GPUs its files describe (gv-check --host-root); a sysroot alone is a capture.
         opts = S.CtxOpts(sysroot=self._keep[0], library_dir=self._keep[1], log_level=1,
@@ -647,7 +727,6 @@ class Context:
         """The library's handle; ContextClosedError, naming the method, once closed (the
         library would only say "no context (NULL)")."""
         if not self._handle:
-            import sys
             frame = sys._getframe(1)  # the public method called, not its helpers
             while frame.f_back and frame.f_code.co_name.startswith("_") and \
                     frame.f_code.co_name != "__enter__":
@@ -663,11 +742,15 @@ class Context:
         return not self._handle
 
     def close(self) -> None:
-        """Releases the context (and the NVIDIA libraries it loaded in this process). Calling
-        it again does nothing; any other call afterwards raises ContextClosedError."""
-        if getattr(self, "_handle", None):
-            self._lib.gv_ctx_destroy(self._handle)
-            self._handle = None
+        """Releases the context (and the NVIDIA libraries it loaded in this process), once a
+        call another thread has under way on it returned. Calling it again does nothing; any
+        other call afterwards raises ContextClosedError."""
+        if not hasattr(self, "_lock"):
+            return  # __init__ failed before it: nothing to release
+        with self._lock:
+            if self._handle:
+                self._lib.gv_ctx_destroy(self._handle)
+                self._handle = None
 
     def __enter__(self) -> "Context":
         """The context itself; leaving the with-block closes it."""
@@ -707,6 +790,7 @@ class Context:
                 raise
         return result
 
+    @_serialized
     def policy(self, source: Union[str, Dict[str, Any], None] = None, *,
                path: Optional[str] = None) -> "Policy":
         """The site's expectations (gpu_count, gpu_model, gemm thresholds, busy, ...; the keys
@@ -723,13 +807,14 @@ class Context:
         if isinstance(source, dict):
             source = A.policy_text(source.items())
         if path is not None:
-            self._check(self._lib.gv_policy_load(self._ctx, _b(path), C.byref(p)),
+            self._check(self._lib.gv_policy_load(self._ctx, _b(path, "policy path"), C.byref(p)),
                         "Context.policy")
         if source:
-            self._check(self._lib.gv_policy_parse(self._ctx, _b(source), C.byref(p)),
+            self._check(self._lib.gv_policy_parse(self._ctx, _b(source, "policy"), C.byref(p)),
                         "Context.policy")
         return Policy(p)
 
+    @_serialized
     def run(self, level: str = "standard", *, checks: Union[str, Sequence[str], None] = None,
             budget_s: float = 0.0, gpus: Optional[Sequence[int]] = None,
             policy: Union["Policy", S.Policy, Dict[str, Any], str, None] = None,
@@ -764,8 +849,7 @@ class Context:
             raise for_status(-1, "level %r: one of %s" % (level, ", ".join(LEVELS)))
         if isolation not in ISOLATIONS:
             raise for_status(-1, "isolation %r: one of %s" % (isolation, ", ".join(ISOLATIONS)))
-        if checks is not None and not isinstance(checks, str):
-            checks = ",".join(checks)
+        checks = _checks_text("Context.run", checks)
         # gv_run_plan_make's ranges: ctypes would wrap what does not fit without a word.
         budget_s = A.real("budget_s", budget_s, 0, A.DAY)
         duration_s = A.real("duration_s", duration_s, 0, 7 * A.DAY)
@@ -778,7 +862,7 @@ class Context:
             policy = policy._struct
         elif policy is not None and not isinstance(policy, S.Policy):
             policy = self.policy(policy)._struct
-        keep = [_b(checks), _b(topology_xml),
+        keep = [_b(checks, "checks"), _b(topology_xml, "topology_xml"),
                 _b(",".join(str(g) for g in gpus)) if gpus is not None else None]
         opts = S.RunOpts(checks=keep[0], gemm_size=gemm_size, copy_bytes=copy_bytes,
                          topology_xml=keep[1], nccl_bytes=nccl_bytes, level=LEVELS[level],
@@ -796,6 +880,7 @@ class Context:
         finally:
             self._lib.gv_report_free(rep)
 
+    @_serialized
     def read_report(self, document: Union[str, Dict[str, Any]]) -> Report:
         """A Report from its JSON (a str or the dict of Report.document()): another process's
         or node's, e.g. one line of ``srun gv-check --json``. ParseError names what does not
@@ -810,6 +895,7 @@ class Context:
         finally:
             self._lib.gv_report_free(rep)
 
+    @_serialized
     def history(self, path: Optional[str] = None, subject: Optional[str] = None,
                 checks: Optional[str] = None, since_unix: int = 0,
                 last: int = 0, node: Optional[str] = None) -> Dict[str, Any]:
@@ -830,6 +916,8 @@ class Context:
                                        "state_path")
         since_unix = A.whole("since_unix", since_unix, 0, 2**63 - 1, zero=True)
         last = A.whole("last", last, 0, 2**32 - 1, zero=True)
+        subject = _subject_text(subject)
+        checks = _checks_text("Context.history", checks)
         if subject is not None and _SLOT.match(subject):
             subject = self._follow_slot(path, subject, node)
         # The library selects one subject: with a GPU and a node both, the node's runs and
@@ -862,11 +950,12 @@ class Context:
     def _history(self, path: str, subject: Optional[str], checks: Optional[str],
                  since_unix: int, last: int) -> Dict[str, Any]:
         """gv_history_json as a dict."""
-        keep = [_b(subject), _b(checks)]
+        keep = [_b(subject, "subject"), _b(checks, "checks")]
         opts = S.HistoryOpts(subject=keep[0], checks=keep[1], since_unix=since_unix,
                              max_runs=last)
         out = C.c_void_p()
-        self._check(self._lib.gv_history_json(self._ctx, _b(path), C.byref(opts), C.byref(out)),
+        self._check(self._lib.gv_history_json(self._ctx, _b(path, "path"), C.byref(opts),
+                                              C.byref(out)),
                     "Context.history")
         try:
             return json.loads(C.string_at(out.value).decode("utf-8", "replace"))
@@ -909,6 +998,7 @@ class Context:
                       line=line.value.decode("utf-8", "replace"), outcome=outcome,
                       action=_action(parsed.get("action", "none")))
 
+    @_serialized
     def gemm_bench(self, gpu: int = 0, dtype: str = "fp16", size: int = 8192, **opts) -> GemmResult:
         """Matrix-multiply throughput (TFLOPS) of one data type ("fp32", "tf32", "fp16",
         "bf16", "fp8") on one GPU (a CUDA index), size x size x size, the results verified
@@ -926,6 +1016,7 @@ class Context:
             _verdict(r.verdict), dtype, r.tflops_median, r.tflops_best, r.peak_tflops,
             r.fraction_of_peak, r.verified == 1, text(r.message), _struct_dict(r)))
 
+    @_serialized
     def cuda_check(self, gpu: int = 0, **opts) -> Outcome:
         """A CUDA context, an allocation test and the host/device copy bandwidths on one GPU
         (a CUDA index); opts: quick_alloc_bytes, alloc_fraction, alloc_bytes, copy_bytes,
@@ -938,6 +1029,7 @@ class Context:
         return self._finish(st, "Context.cuda_check",
                             Outcome(_verdict(r.verdict), text(r.message), _struct_dict(r)))
 
+    @_serialized
     def mem_test(self, gpu: int = 0, **opts) -> Outcome:
         """Most of one GPU's free memory written and read back with gpuverify's own kernels;
         opts: fraction (of the free memory, 0.92), chunk_bytes, rounds, duration_s, seed.
@@ -953,6 +1045,7 @@ class Context:
         return self._finish(st, "Context.mem_test",
                             Outcome(_verdict(r.verdict), text(r.message), details))
 
+    @_serialized
     def stress_gemm(self, gpus: Optional[Sequence[int]] = None, dtype: str = "bf16",
                     size: int = 8192, duration_s: float = 120.0, interval_s: float = 0.1,
                     **opts) -> Outcome:
@@ -984,6 +1077,7 @@ class Context:
         return self._finish(st, "Context.stress_gemm",
                             Outcome(_verdict(r.verdict), text(r.message), raw))
 
+    @_serialized
     def cudnn_check(self, gpu: int = 0) -> Outcome:
         """cuDNN on one GPU: a small FP32 and FP16 convolution checked against the host
         (raw: version, fp32_verdict, fp16_verdict, worst errors)."""
@@ -993,6 +1087,7 @@ class Context:
         return self._finish(st, "Context.cudnn_check",
                             Outcome(_verdict(r.verdict), text(r.message), _struct_dict(r)))
 
+    @_serialized
     def nccl_bench(self, gpus: Optional[Sequence[int]] = None, collective: str = "all_reduce",
                    min_bytes: int = 8, max_bytes: int = 1 << 30, in_process: bool = False,
                    in_place: bool = False, **opts) -> NcclResult:

@@ -93,6 +93,47 @@ def test_a_closed_context_says_so(node):
             pass
 
 
+def test_close_from_another_thread_waits_for_the_run(node):
+    # close() freed the context beneath a run under way in another thread: a bus error or a
+    # segfault in 3 of 12 tries. It now waits for the run, which returns its report.
+    import threading
+    import time
+    for _ in range(3):
+        ctx = node("h100-open", "h100x8")
+        closer = threading.Thread(target=lambda: (time.sleep(0.02), ctx.close()))
+        closer.start()
+        report = ctx.run("quick", gemm_size=32)
+        closer.join()
+        assert report.verdict in ("PASS", "WARN") and ctx.closed
+
+
+def test_texts_are_str_without_nul_and_checks_name_something(node, tmp_path):
+    ctx = node("h100-open", "h100x8")
+    # A NUL would end the text where the library reads it ("driver\0gpu" ran driver.*).
+    with pytest.raises(gpuverify.InvalidArgumentError, match="checks .* NUL"):
+        ctx.run("quick", checks="driver\0gpu")
+    with pytest.raises(gpuverify.InvalidArgumentError, match="sysroot .* NUL"):
+        node("/tmp\0/x")
+    with pytest.raises(TypeError, match="sysroot wants a str"):
+        gpuverify.Context(sysroot=5)
+    # "" and [] would be every check to the library; gv-check refuses them.
+    for checks in ("", [], ","):
+        with pytest.raises(gpuverify.InvalidArgumentError, match="names no check"):
+            ctx.run("quick", checks=checks)
+    with pytest.raises(gpuverify.InvalidArgumentError, match="state_path ''"):
+        gpuverify.Context(state_path="")
+    # history's subject as gv-history's --gpu takes it; its checks as run()'s.
+    db = str(tmp_path / "h.db")
+    node("h100-open", "h100x8", state_path=db).run("quick", gemm_size=32)
+    for subject in ("gpu03", "3"):
+        with pytest.raises(gpuverify.InvalidArgumentError, match="subject"):
+            ctx.history(db, subject=subject)
+    with pytest.raises(TypeError, match="subject wants a str"):
+        ctx.history(db, subject=3)
+    runs = ctx.history(db, checks=["driver.nvml"])["runs"]
+    assert runs and all(c["id"] == "driver.nvml" for c in runs[0]["checks"])
+
+
 def test_policy_is_readable_and_runs(node):
     ctx = node("h100-open", "h100x8")
     p = ctx.policy("gpu_count = 4\ngpu_model = H100\nbusy = warn\ngemm_min_tflops.bf16 = 600")
@@ -112,12 +153,25 @@ def test_policy_is_readable_and_runs(node):
     p.busy = "fail"
     assert p.busy == "fail" and ctx.policy(p) == p
     assert ctx.run(checks="driver.gpu_count", policy=p).verdict == "PASS"
-    # A field set to what no policy text could say is refused by the run, in a worker or not.
+    # A field is refused when set to what its C field cannot hold as given (ctypes would
+    # wrap 2**32 + 7 to 7, a healthy 8-GPU node then FAILing "where the policy expects 7").
+    for field, value, error in (("gpu_count", 2**32 + 7, gpuverify.InvalidArgumentError),
+                                ("gpu_count", 5000, gpuverify.InvalidArgumentError),
+                                ("busy", 99, gpuverify.InvalidArgumentError),
+                                ("temp_margin_warn_c", float("nan"), gpuverify.InvalidArgumentError),
+                                ("gpu_model", "x" * 96, gpuverify.InvalidArgumentError),
+                                ("gpu_model", "a\0b", gpuverify.InvalidArgumentError),
+                                ("gpu_count", "x", TypeError)):
+        with pytest.raises(error, match=field):
+            setattr(ctx.policy(p), field, value)
+    assert p.gpu_count == 8
+    # What no policy text could say, set in the C struct itself, is refused by the run, in a
+    # worker or not.
     for field, value, named in (("gpu_count", 5000, "gpu_count wants"),
                                 ("temp_margin_warn_c", float("nan"), "temp_margin_warn_c"),
-                                ("gpu_model", "a\nb", "gv_policy.gpu_model")):
+                                ("gpu_model", b"a\nb", "gv_policy.gpu_model")):
         bad = ctx.policy(p)
-        setattr(bad, field, value)
+        setattr(bad._struct, field, value)
         for isolation in ("auto", "none"):
             with pytest.raises(gpuverify.InvalidArgumentError, match=named):
                 ctx.run(checks="driver.gpu_count", policy=bad, isolation=isolation)
@@ -151,6 +205,26 @@ def test_cli_gpus_past_the_node_exits_2(fixtures, fakelib, tmp_path):
     assert done.returncode == 2, done.stderr
     assert "there is no GPU 9" in done.stderr and "FAIL" not in done.stdout
     assert "gpuverify_node_healthy 0" in (tmp_path / "gv.prom").read_text()
+
+
+def test_cli_empty_checks_exit_2_and_ctrl_c_ends_it(fixtures, fakelib):
+    root = os.path.join(fixtures, "sysroots", "h100-open")
+    done = cli(fixtures, fakelib, "h100x8", "--sysroot", root, "--level", "quick",
+               "--checks", "")
+    assert done.returncode == 2 and "names no check" in done.stderr, done.stderr
+    # SIGINT during a run stuck in nvmlInit: gone at once, as gv-check (not at the deadline).
+    import signal
+    import time
+    full = dict(os.environ, PYTHONPATH=HERE,
+                GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", "fault-nvml-init-hang.conf"))
+    p = subprocess.Popen([sys.executable, "-m", "gpuverify", "--library-dir", fakelib,
+                          "--sysroot", root, "--level", "quick", "--deadline", "20", "--quiet"],
+                         env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2)
+    started = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    assert p.returncode == -signal.SIGINT and time.monotonic() - started < 5
 
 
 def test_cli_has_gv_checks_state_textfile_and_host_root(fixtures, fakelib, tmp_path):
