@@ -270,6 +270,16 @@ static void start_across(client *c)
     n->timed_out = 0;
 }
 
+/* A run whose checks are history.* alone still gathers the node's facts in a worker: its
+ * record names the node and its GPUs, and its judges find the node's earlier runs. */
+static int facts_wanted(const client *c)
+{
+    for (size_t i = 0; i < gv_check_count; i++)
+        if (c->plan->history[i])
+            return 1;
+    return 0;
+}
+
 /* The node's worker is at a test of one GPU without having opened lanes: it will not. */
 static int node_tests_a_gpu(const client *c)
 {
@@ -288,7 +298,7 @@ static void start_lanes(client *c)
         lane *l = k == 0 ? &c->node : &c->lanes[k - 1];
         if (l->running || l->finished)
             continue;
-        if (!any_pending(l->pending)) {
+        if (!any_pending(l->pending) && !(is_node(l) && !l->workers && facts_wanted(c))) {
             l->finished = 1;
             continue;
         }

@@ -40,8 +40,10 @@ char **gv_worker_argv(const gv_ctx *ctx, const gv_run_plan *plan, const int *pen
                 strcat(checks, ",");
             strcat(checks, gv_checks[i].id);
         }
-    /* An empty list would mean "the level's checks": the caller never asks for none. */
-    gv_argv_add(&a, "--checks", checks && checks[0] ? checks : "none");
+    /* None pending: a worker for the node's facts alone (a run of history.* alone records the
+     * node and its GPUs). An empty list would mean "the level's checks"; history.record
+     * selects one the worker leaves to its caller, which judges the history. */
+    gv_argv_add(&a, "--checks", checks && checks[0] ? checks : gv_id_history_record);
     free(checks);
     if (o->gemm_size)
         gv_argv_add_number(&a, "--gemm-size", "%.0f", o->gemm_size);

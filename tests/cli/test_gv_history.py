@@ -350,6 +350,21 @@ if os.geteuid() != 0:
     rc, out, err = history("--state", "default", "--last", "1", env=env)
     expect(rc == 0 and "1 run(s)" in out, "--state default under $XDG_STATE_HOME", out + err)
 
+# A run of history.* alone through the worker is recorded as any other: the node's name and
+# its GPUs (it was "unknown" with none, and gv-history --gpu gpu0 then found no gpu0).
+p = subprocess.run([gv_check, "--sysroot", os.path.join(fixtures, "sysroots", "h100-open"),
+                    "--library-dir", fakelib, "--checks", "history", "--state", db, "--quiet"],
+                   capture_output=True, text=True, timeout=300,
+                   env=dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios",
+                                                                       "h100x8.conf")))
+rc, out, err = history("--state", db, "--last", "1", "--json")
+newest = json.loads(out)["runs"][0] if rc == 0 else {}
+expect(p.returncode == 0 and newest.get("hostname") == HOST and len(newest.get("gpus", [])) == 8,
+       "a run of history.* alone: host %r, %d GPUs; want %s and 8" % (
+           newest.get("hostname"), len(newest.get("gpus", [])), HOST), p.stdout + p.stderr + err)
+rc, out, err = history("--state", db, "--gpu", "gpu0", "--last", "1")
+expect(rc == 0, "--gpu gpu0 after a run of history.* alone: exit %s" % rc, out + err)
+
 for f in failures:
     print("FAIL " + f)
 print("%d assertions, %d problem(s)" % (checked, len(failures)))
