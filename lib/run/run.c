@@ -559,7 +559,7 @@ static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_
     for (size_t i = 0; i < gv_check_count; i++) {
         if (!chosen[i] || ran[i] || !first_of_group(chosen, i))
             continue;
-        if (per_gpu && gv_run_hold_needed(i)) {
+        if (per_gpu && gv_run_hold_needed(chosen, i)) {
             lanes_open = open_lanes(active, stream, chosen, own_only, together);
             per_gpu = 0;
         }
@@ -577,7 +577,7 @@ static void run_chosen(gv_active_run *active, const gv_run_plan *plan, const gv_
         if (drop_inapplicable(active, chosen, i)) {
             if (gv_checks[i].run)
                 gv_checks[i].run(f, r);
-            else if (gv_run_hold_needed(i) &&
+            else if (gv_run_hold_needed(chosen, i) &&
                      !gv_run_hold_take(active, &hold, gv_checks[i].id, t0 + plan->budget_s / 2))
                 unrun_for_hold(active, i, &hold);
             else
@@ -599,6 +599,7 @@ typedef struct standby_work {
     int checks[GV_CATALOG_MAX];
     /* Each GPU's cuda.copy figures as its lane measured them (0: none), for cuda.copy_all. */
     double copy_h2d[GV_RUN_MAX_GPUS], copy_d2h[GV_RUN_MAX_GPUS];
+    int taken[GV_RUN_MAX_GPUS]; /* the GPUs made ready while waiting (gv_run_hold_ahead) */
 } standby_work;
 
 /* "0:54.9/55.2,2:55.0/55.1": GPU, then H2D / D2H GB/s; what does not parse is left out. */
@@ -623,16 +624,21 @@ static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_fa
     if (!line)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
     gv_status s = GV_OK;
-    int told;
+    int told, ready[GV_RUN_MAX_GPUS] = {0}, run_gpus[GV_RUN_MAX_GPUS];
+    for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
+        run_gpus[g] = !plan->opts.gpus || plan->gpu_chosen[g];
+    /* Tests that only load a library (nccl.version) need no GPU made ready, nor held. */
+    int on_gpus = 0;
+    for (size_t i = 0; i < gv_check_count; i++)
+        on_gpus |= plan->chosen[i] && gv_run_hold_needed(plan->chosen, i);
     while ((told = stream && stream->standby ? stream->standby(stream->user, line, GV_RUN_GO_MAX)
                                              : -1) == 1) {
-        int ready[GV_RUN_MAX_GPUS];
-        if (select_gpus(ctx, line, ready) != GV_OK)
+        int now[GV_RUN_MAX_GPUS], made[GV_RUN_MAX_GPUS] = {0};
+        if (!on_gpus || select_gpus(ctx, line, now) != GV_OK)
             continue;
-        for (int g = 0; plan->opts.gpus && g < GV_RUN_MAX_GPUS; g++)
-            ready[g] &= plan->gpu_chosen[g];
-        int made[GV_RUN_MAX_GPUS] = {0};
-        gv_run_hold_ahead(ctx, f, ready, made);
+        for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
+            ready[g] |= now[g];
+        gv_run_hold_ahead(ctx, f, run_gpus, ready, w->taken, made);
         gv_active_nccl_ahead(ctx, f, plan->chosen, plan->opts.gpus ? plan->gpu_chosen : NULL, made);
     }
     if (told != 0)
@@ -659,12 +665,12 @@ static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_fa
  * lanes finished: the last lane's GPU made ready too and its rank begun, if this worker can take
  * it, and the communicator completed before the tests measure (checks/active.h). */
 static void complete_ranks_ahead(gv_ctx *ctx, const gv_facts *f, const int *chosen,
-                                 const int *gpu_chosen)
+                                 const int *gpu_chosen, int *taken)
 {
     if (!ctx->nccl_ahead)
         return;
     int made[GV_RUN_MAX_GPUS] = {0};
-    gv_run_hold_ahead(ctx, f, gpu_chosen, made);
+    gv_run_hold_ahead(ctx, f, gpu_chosen, gpu_chosen, taken, made);
     gv_active_nccl_ahead(ctx, f, chosen, gpu_chosen, made);
     gv_active_nccl_settle(ctx, f, chosen, gpu_chosen);
 }
@@ -699,7 +705,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         gpu_chosen = work.gpu_chosen;
         for (size_t i = 0; i < gv_check_count; i++)
             chosen[i] &= work.checks[i];
-        complete_ranks_ahead(ctx, f, chosen, gpu_chosen);
+        complete_ranks_ahead(ctx, f, chosen, gpu_chosen, work.taken);
     }
     bind_to_the_gpu(ctx, plan, f, gpus, gpu_chosen);
     if (plan->watch_s > 0) {

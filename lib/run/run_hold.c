@@ -11,15 +11,19 @@
 #include "core/progress.h"
 #include "core/util.h"
 
-int gv_run_hold_needed(size_t i)
+int gv_run_hold_needed(const int *chosen, size_t i)
 {
     static const gv_active_fn on_gpus[] = {gv_active_cuda,    gv_active_copy_all, gv_active_p2p,
                                            gv_active_memtest, gv_active_gemm,     gv_active_cudnn,
                                            gv_active_nccl,    gv_active_stress};
     if (i >= gv_check_count)
         return 0;
+    int on_gpu = 0;
     for (size_t k = 0; k < sizeof on_gpus / sizeof *on_gpus; k++)
-        if (gv_checks[i].active == on_gpus[k])
+        on_gpu |= gv_checks[i].active == on_gpus[k];
+    for (size_t k = 0; on_gpu && k < gv_check_count; k++)
+        if (chosen[k] && gv_checks[k].active == gv_checks[i].active &&
+            strcmp(gv_checks[k].id, gv_id_nccl_version) != 0)
             return 1;
     return 0;
 }
@@ -77,14 +81,21 @@ void gv_run_hold_give(gv_run_hold *h)
     h->n = 0;
 }
 
-void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen, int *made)
+void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpus, const int *ready,
+                       int *taken, int *made)
 {
+    /* In PCI order, as gv_run_hold_take waits for them: a prefix of the run's GPUs. Taken out
+     * of order, and kept to the worker's exit, a GPU would be one this worker holds while its
+     * tests wait for a lower one another run's worker holds the same way. */
     for (size_t k = 0; k < f->gpu_count; k++) {
         const gv_gpu *g = &f->gpus[k].gpu;
-        if (g->cuda_index < 0 || g->cuda_index >= GV_RUN_MAX_GPUS || !gpu_chosen[g->cuda_index] ||
-            !g->pci_bus_id[0] || gv_gpu_lock_take(ctx, g->pci_bus_id, 0, NULL) != 0)
+        int i = g->cuda_index;
+        if (i < 0 || i >= GV_RUN_MAX_GPUS || !gpus[i] || !g->pci_bus_id[0] || taken[i])
             continue;
-        made[g->cuda_index] = gv_session_make_ahead(ctx, (uint32_t)g->cuda_index) == 0;
+        if (!ready[i] || gv_gpu_lock_take(ctx, g->pci_bus_id, 0, NULL) != 0)
+            return;
+        taken[i] = 1;
+        made[i] = gv_session_make_ahead(ctx, (uint32_t)i) == 0;
         gv_gpu_lock_give(g->pci_bus_id); /* kept to the worker's exit */
     }
 }

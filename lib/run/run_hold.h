@@ -22,19 +22,26 @@ typedef struct gv_run_hold {
     int holder_foreign;                /* the holder is not a gpuverify (gv_gpu_holder.foreign) */
 } gv_run_hold;
 
-/* Whether catalog entry i runs work on the GPUs (a context, kernels, memory). */
-int gv_run_hold_needed(size_t i);
+/* Whether the group of catalog entry i, as chosen, runs work on the GPUs (a context,
+ * kernels, memory). nccl.version alone only loads NCCL: its node's worker, which holds its own
+ * lane's GPU to its exit, would otherwise wait for every other GPU out of order, and runs
+ * started together waited for each other's until half their budgets. */
+int gv_run_hold_needed(const int *chosen, size_t i);
 /* Takes the run's GPUs, waiting until `until` (gv_now_s()) at most, once per run; 1 when they
  * are the run's, 0 when another gpuverify kept one all that time (h->why). `check` names the
  * check about to begin, for the deadline gv_run keeps from outside the worker. */
 int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, double until);
 void gv_run_hold_give(gv_run_hold *h);
 /* In the worker of the tests across GPUs, while the lanes still test other GPUs: takes the
- * GPUs in gpu_chosen (by CUDA ordinal), whose lanes have finished, and makes their contexts
- * ahead of those tests, so that the driver's context creation, one GPU after another, does not
- * follow the last lane. Never waits: a GPU another process holds is left for the tests' own
- * hold to wait for. Taken, a GPU stays the worker's to its exit, as the run's hold keeps it;
- * made[] (by CUDA ordinal) is set for each GPU whose context was made. */
-void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen, int *made);
+ * run's GPUs (gpus, by CUDA ordinal) whose lanes have finished (ready), in the order the tests'
+ * own hold takes them, and makes their contexts ahead of those tests, so that the driver's
+ * context creation, one GPU after another, does not follow the last lane. It stops at the first
+ * GPU not ready or not free (another process holds it): never waits, and never holds a GPU
+ * past one it does not have, so that runs started together cannot each hold one the other
+ * waits for. Taken, a GPU stays the worker's to its exit, as the run's hold keeps it; taken[]
+ * (by CUDA ordinal) keeps what it took across calls, made[] is set for each GPU whose context
+ * was made in this one. */
+void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpus, const int *ready,
+                       int *taken, int *made);
 
 #endif

@@ -663,25 +663,22 @@ static void a_call_says_who_holds_the_gpu(void **state)
 /* What the caller tells a worker on standby, one line a call (gv_run_stream.standby). */
 static int tell_standby(void *user, char *work, size_t cap)
 {
-    static const char *const lines[] = {"1 0,1", "1 7", "1 nonsense", "0 0,1,2 driver.cuda"};
+    static const char *const lines[] = {"1 0,1", "1 7", "1 nonsense", "1 2",
+                                        "0 0,1,2 driver.cuda"};
     int *next = user;
     const char *line = lines[(*next)++];
     snprintf(work, cap, "%s", line + 2);
     return line[0] - '0';
 }
 
-/* "prepare" lines before the work: the GPUs of the plan's that are free get their context and
- * our kernels ahead, kept for the sessions to come; one another gpuverify holds, one never
- * offered and one not the plan's do not, and a line that names no GPU changes nothing. */
-static void the_across_worker_makes_free_gpus_ready(void **state)
+/* The across worker's run over GPUs 0-2 of h100x8, its plan's checks `checks` (driver.cuda
+ * for CUDA's facts: which GPU is which ordinal), told the lines of tell_standby. */
+static gv_ctx *run_on_standby(const char *checks)
 {
-    (void)state;
-    lock_dir("ahead");
-    pid_t pid = holder_child("0000:2a:00.0", 60); /* GPU 1 of h100x8 */
     gv_ctx *ctx = fake_ctx("h100x8", 0);
     ctx->in_worker = 1;
     gv_run_opts o = GV_RUN_OPTS_INIT;
-    o.checks = "driver.cuda"; /* CUDA's facts: which GPU is which ordinal */
+    o.checks = checks;
     o.gpus = "0,1,2";
     gv_run_plan plan;
     assert_int_equal(gv_run_plan_make(ctx, &o, &plan), GV_OK);
@@ -690,16 +687,33 @@ static void the_across_worker_makes_free_gpus_ready(void **state)
     gv_run_stream stream = {.standby = tell_standby, .user = &next};
     gv_report *r = NULL;
     assert_int_equal(gv_run_in_process(ctx, &plan, &stream, &r), GV_OK);
-    assert_int_equal(next, 4);
+    assert_int_equal(next, 5);
     assert_int_equal(verdict_of(r, "driver.cuda", "node"), GV_PASS);
+    gv_report_free(r);
+    return ctx;
+}
+
+/* "prepare" lines before the work: the GPUs of the plan's that are free get their context and
+ * our kernels ahead, kept for the sessions to come, in PCI order only; one another gpuverify
+ * holds, one after it (offered later: taken, it would be held while the tests wait for the
+ * other's), one not the plan's do not, and a line that names no GPU changes nothing. A plan
+ * whose tests need no GPU (nccl.version) makes none ready. */
+static void the_across_worker_makes_free_gpus_ready(void **state)
+{
+    (void)state;
+    lock_dir("ahead");
+    pid_t pid = holder_child("0000:2a:00.0", 60); /* GPU 1 of h100x8 */
+    gv_ctx *ctx = run_on_standby("driver.cuda,cuda.p2p");
     assert_int_equal(ctx->kept[0].retained, 1);
     assert_non_null(ctx->kept[0].module);
     assert_int_equal(ctx->kept[1].retained, 0); /* the child holds it */
-    assert_int_equal(ctx->kept[2].retained, 0); /* never offered */
+    assert_int_equal(ctx->kept[2].retained, 0); /* after GPU 1, which it could not take */
     assert_int_equal(ctx->kept[7].retained, 0); /* not the plan's */
     /* Taken to make it ready, GPU 0 was given back: this process holds it no longer. */
     assert_int_equal(exec_taker(GPU, NULL), 0);
-    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+    ctx = run_on_standby("driver.cuda,nccl.version");
+    assert_int_equal(ctx->kept[0].retained, 0);
     gv_ctx_destroy(ctx);
     reap(pid);
 }
