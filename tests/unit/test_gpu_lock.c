@@ -663,8 +663,7 @@ static void a_call_says_who_holds_the_gpu(void **state)
 /* What the caller tells a worker on standby, one line a call (gv_run_stream.standby). */
 static int tell_standby(void *user, char *work, size_t cap)
 {
-    static const char *const lines[] = {"1 0,1", "1 7", "1 nonsense", "1 2",
-                                        "0 0,1,2 driver.cuda"};
+    static const char *const lines[] = {"1 0,1", "1 7", "1 nonsense", "1 2", "0 0,1,2 driver.cuda"};
     int *next = user;
     const char *line = lines[(*next)++];
     snprintf(work, cap, "%s", line + 2);
