@@ -601,3 +601,43 @@ void gv_host_copies_give(int fd)
     if (fd >= 0)
         close(fd); /* drops the lock */
 }
+
+/* This process's hold of the several-GPUs lock: its descriptor, and how many takes it counts. */
+static pthread_mutex_t several_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int several_fd = -1, several_takes;
+
+int gv_several_gpus_take(double wait_s, gv_gpu_holder *holder)
+{
+    if (holder) {
+        memset(holder, 0, sizeof *holder);
+        holder->held_s = -1;
+    }
+    pthread_mutex_lock(&several_mutex);
+    int fd = -1, busy = 0;
+    /* Held already (taken, or kept to the exit): another descriptor's flock would wait for this
+     * process's own. */
+    if (several_fd < 0)
+        busy = lock_file("several-gpus", NULL, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED),
+                         wait_s > 0 ? wait_s : 0, &fd, holder);
+    if (!busy) {
+        several_takes++;
+        if (several_fd < 0)
+            several_fd = fd;
+    }
+    pthread_mutex_unlock(&several_mutex);
+    return busy;
+}
+
+void gv_several_gpus_give(void)
+{
+    pthread_mutex_lock(&several_mutex);
+    if (several_takes > 0)
+        several_takes--;
+    /* A worker's GPUs stay its own to its exit (gv_gpu_lock_hold_to_exit): so does this. */
+    if (several_takes == 0 && !__atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED) &&
+        several_fd >= 0) {
+        close(several_fd);
+        several_fd = -1;
+    }
+    pthread_mutex_unlock(&several_mutex);
+}

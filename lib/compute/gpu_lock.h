@@ -50,6 +50,15 @@ void gv_gpu_lock_hold_to_exit(void);
  * another process held it all along (holder says who). */
 int gv_host_copies_take(double wait_s, gv_gpu_holder *holder);
 void gv_host_copies_give(int fd);
+/* Several GPUs at once: one process on the node at a time may hold more than one GPU, or wait
+ * for one while it holds another (a run's tests across GPUs, the GPUs its worker makes ready
+ * ahead as its lanes end, in any order). A process that holds one GPU never waits while it
+ * does, so GPU holds can then form no cycle: runs started together take turns instead of each
+ * holding a GPU another waits for. The lock file is gpuverify-several-gpus.lock beside the
+ * GPUs'. 0: held (counted; one give per take), 1: another process held it all along (holder
+ * says who). A worker keeps it to its exit, as its GPUs. */
+int gv_several_gpus_take(double wait_s, gv_gpu_holder *holder);
+void gv_several_gpus_give(void);
 /* "another gpuverify (PID 4121, gpuverify-worke, started by PID 4120, gv-check), which has held
  * it for 35 s" into out; for a foreign holder "a process that is not gpuverify (PID 777, flock;
  * the lock file's note names PID 1)". */

@@ -599,7 +599,6 @@ typedef struct standby_work {
     int checks[GV_CATALOG_MAX];
     /* Each GPU's cuda.copy figures as its lane measured them (0: none), for cuda.copy_all. */
     double copy_h2d[GV_RUN_MAX_GPUS], copy_d2h[GV_RUN_MAX_GPUS];
-    int taken[GV_RUN_MAX_GPUS]; /* the GPUs made ready while waiting (gv_run_hold_ahead) */
 } standby_work;
 
 /* "0:54.9/55.2,2:55.0/55.1": GPU, then H2D / D2H GB/s; what does not parse is left out. */
@@ -624,21 +623,19 @@ static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_fa
     if (!line)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");
     gv_status s = GV_OK;
-    int told, ready[GV_RUN_MAX_GPUS] = {0}, run_gpus[GV_RUN_MAX_GPUS];
-    for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
-        run_gpus[g] = !plan->opts.gpus || plan->gpu_chosen[g];
+    int told;
     /* Tests that only load a library (nccl.version) need no GPU made ready, nor held. */
     int on_gpus = 0;
     for (size_t i = 0; i < gv_check_count; i++)
         on_gpus |= plan->chosen[i] && gv_run_hold_needed(plan->chosen, i);
     while ((told = stream && stream->standby ? stream->standby(stream->user, line, GV_RUN_GO_MAX)
                                              : -1) == 1) {
-        int now[GV_RUN_MAX_GPUS], made[GV_RUN_MAX_GPUS] = {0};
-        if (!on_gpus || select_gpus(ctx, line, now) != GV_OK)
+        int ready[GV_RUN_MAX_GPUS], made[GV_RUN_MAX_GPUS] = {0};
+        if (!on_gpus || select_gpus(ctx, line, ready) != GV_OK)
             continue;
-        for (int g = 0; g < GV_RUN_MAX_GPUS; g++)
-            ready[g] |= now[g];
-        gv_run_hold_ahead(ctx, f, run_gpus, ready, w->taken, made);
+        for (int g = 0; plan->opts.gpus && g < GV_RUN_MAX_GPUS; g++)
+            ready[g] &= plan->gpu_chosen[g];
+        gv_run_hold_ahead(ctx, f, ready, made);
         gv_active_nccl_ahead(ctx, f, plan->chosen, plan->opts.gpus ? plan->gpu_chosen : NULL, made);
     }
     if (told != 0)
@@ -665,12 +662,12 @@ static gv_status told_the_work(gv_ctx *ctx, const gv_run_plan *plan, const gv_fa
  * lanes finished: the last lane's GPU made ready too and its rank begun, if this worker can take
  * it, and the communicator completed before the tests measure (checks/active.h). */
 static void complete_ranks_ahead(gv_ctx *ctx, const gv_facts *f, const int *chosen,
-                                 const int *gpu_chosen, int *taken)
+                                 const int *gpu_chosen)
 {
     if (!ctx->nccl_ahead)
         return;
     int made[GV_RUN_MAX_GPUS] = {0};
-    gv_run_hold_ahead(ctx, f, gpu_chosen, gpu_chosen, taken, made);
+    gv_run_hold_ahead(ctx, f, gpu_chosen, made);
     gv_active_nccl_ahead(ctx, f, chosen, gpu_chosen, made);
     gv_active_nccl_settle(ctx, f, chosen, gpu_chosen);
 }
@@ -705,7 +702,7 @@ gv_status gv_run_in_process(gv_ctx *ctx, const gv_run_plan *plan, const gv_run_s
         gpu_chosen = work.gpu_chosen;
         for (size_t i = 0; i < gv_check_count; i++)
             chosen[i] &= work.checks[i];
-        complete_ranks_ahead(ctx, f, chosen, gpu_chosen, work.taken);
+        complete_ranks_ahead(ctx, f, chosen, gpu_chosen);
     }
     bind_to_the_gpu(ctx, plan, f, gpus, gpu_chosen);
     if (plan->watch_s > 0) {

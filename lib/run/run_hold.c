@@ -50,6 +50,22 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
     double wait_s = until - gv_now_s();
     gv_progress_wait(run->ctx, check, wait_s > 0 ? wait_s : 0,
                      "another gpuverify to finish with the GPUs");
+    if (n > 1) {
+        gv_gpu_holder holder;
+        if (gv_several_gpus_take(wait_s > 0 ? wait_s : 0, &holder) != 0) {
+            char who[200];
+            gv_gpu_holder_text(&holder, who, sizeof who);
+            h->holder_pid = holder.pid;
+            h->holder_held_s = holder.held_s;
+            h->holder_foreign = holder.foreign;
+            snprintf(h->why, sizeof h->why,
+                     "not run: several GPUs of this node are being tested by %s; this run waited "
+                     "%.0f s for them, until half its budget",
+                     who, wait_s > 0 ? wait_s : 0);
+            return 0;
+        }
+        h->several = 1;
+    }
     for (size_t i = 0; i < n; i++) {
         double left = until - gv_now_s();
         gv_gpu_holder holder;
@@ -79,23 +95,26 @@ void gv_run_hold_give(gv_run_hold *h)
     for (size_t i = 0; i < h->n; i++)
         gv_gpu_lock_give(h->bus_ids[i]);
     h->n = 0;
+    if (h->several)
+        gv_several_gpus_give();
+    h->several = 0;
 }
 
-void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpus, const int *ready,
-                       int *taken, int *made)
+void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen, int *made)
 {
-    /* In PCI order, as gv_run_hold_take waits for them: a prefix of the run's GPUs. Taken out
-     * of order, and kept to the worker's exit, a GPU would be one this worker holds while its
-     * tests wait for a lower one another run's worker holds the same way. */
+    /* Taken as their lanes end, in any order, and kept to the worker's exit: several GPUs held
+     * while the tests may wait for more, which only the holder of the several-GPUs lock may
+     * do. Another run's tests across GPUs under way: none is taken ahead, the tests' own hold
+     * waits its turn. */
+    if (gv_several_gpus_take(0, NULL) != 0)
+        return;
     for (size_t k = 0; k < f->gpu_count; k++) {
         const gv_gpu *g = &f->gpus[k].gpu;
-        int i = g->cuda_index;
-        if (i < 0 || i >= GV_RUN_MAX_GPUS || !gpus[i] || !g->pci_bus_id[0] || taken[i])
+        if (g->cuda_index < 0 || g->cuda_index >= GV_RUN_MAX_GPUS || !gpu_chosen[g->cuda_index] ||
+            !g->pci_bus_id[0] || gv_gpu_lock_take(ctx, g->pci_bus_id, 0, NULL) != 0)
             continue;
-        if (!ready[i] || gv_gpu_lock_take(ctx, g->pci_bus_id, 0, NULL) != 0)
-            return;
-        taken[i] = 1;
-        made[i] = gv_session_make_ahead(ctx, (uint32_t)i) == 0;
+        made[g->cuda_index] = gv_session_make_ahead(ctx, (uint32_t)g->cuda_index) == 0;
         gv_gpu_lock_give(g->pci_bus_id); /* kept to the worker's exit */
     }
+    gv_several_gpus_give(); /* kept to the worker's exit, as the GPUs */
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The run's hold on its GPUs: gv_run takes every GPU it will run work on (compute/gpu_lock.h)
- * before the first check that does, in one order (no two runs each holding a GPU the other
- * waits for), and keeps them to its end, so that another gpuverify neither measures them
+ * before the first check that does, in one order, under the several-GPUs lock when it takes
+ * more than one (no two runs each holding a GPU the other waits for), and keeps them to its
+ * end, so that another gpuverify neither measures them
  * meanwhile nor finds this run's contexts on them between two checks, where its busy rule
  * would take them for a job's. */
 #ifndef GV_RUN_RUN_HOLD_H
@@ -20,6 +21,7 @@ typedef struct gv_run_hold {
     long holder_pid;                   /* when not held: the holder's PID, 0 unknown */
     double holder_held_s;              /* and how long it had held the GPU, < 0 unknown */
     int holder_foreign;                /* the holder is not a gpuverify (gv_gpu_holder.foreign) */
+    int several;                       /* it holds the several-GPUs lock (compute/gpu_lock.h) */
 } gv_run_hold;
 
 /* Whether the group of catalog entry i, as chosen, runs work on the GPUs (a context,
@@ -33,15 +35,13 @@ int gv_run_hold_needed(const int *chosen, size_t i);
 int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, double until);
 void gv_run_hold_give(gv_run_hold *h);
 /* In the worker of the tests across GPUs, while the lanes still test other GPUs: takes the
- * run's GPUs (gpus, by CUDA ordinal) whose lanes have finished (ready), in the order the tests'
- * own hold takes them, and makes their contexts ahead of those tests, so that the driver's
- * context creation, one GPU after another, does not follow the last lane. It stops at the first
- * GPU not ready or not free (another process holds it): never waits, and never holds a GPU
- * past one it does not have, so that runs started together cannot each hold one the other
- * waits for. Taken, a GPU stays the worker's to its exit, as the run's hold keeps it; taken[]
- * (by CUDA ordinal) keeps what it took across calls, made[] is set for each GPU whose context
- * was made in this one. */
-void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpus, const int *ready,
-                       int *taken, int *made);
+ * GPUs in gpu_chosen (by CUDA ordinal), whose lanes have finished, and makes their contexts
+ * ahead of those tests, so that the driver's context creation, one GPU after another, does not
+ * follow the last lane. Never waits: a GPU another process holds is left for the tests' own
+ * hold to wait for, and while another process holds several GPUs (its tests across GPUs) none
+ * is taken. Taken, a GPU stays the worker's to its exit, as the run's hold keeps it, and so
+ * does the several-GPUs lock; made[] (by CUDA ordinal) is set for each GPU whose context was
+ * made. */
+void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen, int *made);
 
 #endif

@@ -29,6 +29,9 @@ static const char owner[] = "this test", other_owner[] = "another context";
 /* A child that takes `bus_id` (HOST_LINKS: the host's links for copies), says so on the pipe,
  * and holds it for hold_s (then exits). */
 #define HOST_LINKS NULL
+/* holder_child's bus_id for the several-GPUs lock in place of a GPU's. */
+#define SEVERAL "several"
+
 static pid_t holder_child(const char *bus_id, double hold_s)
 {
     int fds[2];
@@ -37,14 +40,20 @@ static pid_t holder_child(const char *bus_id, double hold_s)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
+        int several = bus_id && !strcmp(bus_id, SEVERAL);
         int links = bus_id ? -1 : gv_host_copies_take(5, NULL);
-        int got = bus_id ? gv_gpu_lock_take(owner, bus_id, 5, NULL) : links >= 0 ? 0 : 1;
+        int got = several      ? gv_several_gpus_take(5, NULL)
+                  : bus_id     ? gv_gpu_lock_take(owner, bus_id, 5, NULL)
+                  : links >= 0 ? 0
+                               : 1;
         char c = got == 0 ? 'y' : 'n';
         if (write(fds[1], &c, 1) != 1)
             _exit(3);
         struct timespec t = {(time_t)hold_s, (long)((hold_s - (double)(time_t)hold_s) * 1e9)};
         nanosleep(&t, NULL);
-        if (bus_id)
+        if (several)
+            gv_several_gpus_give();
+        else if (bus_id)
             gv_gpu_lock_give(bus_id);
         gv_host_copies_give(links);
         _exit(0);
@@ -693,10 +702,11 @@ static gv_ctx *run_on_standby(const char *checks)
 }
 
 /* "prepare" lines before the work: the GPUs of the plan's that are free get their context and
- * our kernels ahead, kept for the sessions to come, in PCI order only; one another gpuverify
- * holds, one after it (offered later: taken, it would be held while the tests wait for the
- * other's), one not the plan's do not, and a line that names no GPU changes nothing. A plan
- * whose tests need no GPU (nccl.version) makes none ready. */
+ * our kernels ahead, kept for the sessions to come, in the order they are offered; one another
+ * gpuverify holds, one not the plan's do not, and a line that names no GPU changes nothing.
+ * While another process holds several GPUs (its tests across GPUs), none is taken ahead: this
+ * worker would hold some while its tests wait for the others'. A plan whose tests need no GPU
+ * (nccl.version) makes none ready. */
 static void the_across_worker_makes_free_gpus_ready(void **state)
 {
     (void)state;
@@ -706,15 +716,21 @@ static void the_across_worker_makes_free_gpus_ready(void **state)
     assert_int_equal(ctx->kept[0].retained, 1);
     assert_non_null(ctx->kept[0].module);
     assert_int_equal(ctx->kept[1].retained, 0); /* the child holds it */
-    assert_int_equal(ctx->kept[2].retained, 0); /* after GPU 1, which it could not take */
+    assert_int_equal(ctx->kept[2].retained, 1); /* offered last: taken all the same */
     assert_int_equal(ctx->kept[7].retained, 0); /* not the plan's */
     /* Taken to make it ready, GPU 0 was given back: this process holds it no longer. */
     assert_int_equal(exec_taker(GPU, NULL), 0);
     gv_ctx_destroy(ctx);
+    reap(pid);
+    pid = holder_child(SEVERAL, 60);
+    ctx = run_on_standby("driver.cuda,cuda.p2p");
+    assert_int_equal(ctx->kept[0].retained, 0);
+    assert_int_equal(ctx->kept[2].retained, 0);
+    gv_ctx_destroy(ctx);
+    reap(pid);
     ctx = run_on_standby("driver.cuda,nccl.version");
     assert_int_equal(ctx->kept[0].retained, 0);
     gv_ctx_destroy(ctx);
-    reap(pid);
 }
 
 int main(int argc, char **argv)
