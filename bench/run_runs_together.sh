@@ -13,7 +13,7 @@ mkdir -p "$out"
 { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } >"$out/env.txt" 2>&1
 : >"$out/walls.txt"
 one() { # BUILD LEVEL K: one gv-check run, its line in walls.txt
-    eval bin=\$$1
+    case $1 in old) bin=$old ;; *) bin=$new ;; esac
     start=$(date +%s.%N)
     LD_LIBRARY_PATH=$bin GPUVERIFY_WORKER=$bin/gpuverify-worker "$bin/gv-check" --json \
         --level "$2" >"$out/$1-$2-$3.json" 2>"$out/$1-$2-$3.err"
