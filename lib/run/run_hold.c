@@ -33,6 +33,15 @@ static int by_bus_id(const void *a, const void *b)
     return strcmp((const char *)a, (const char *)b);
 }
 
+/* Who kept what this run waited for, into h (and as text into who, for its why). */
+static void note_holder(gv_run_hold *h, const gv_gpu_holder *holder, char *who, size_t cap)
+{
+    gv_gpu_holder_text(holder, who, cap);
+    h->holder_pid = holder->pid;
+    h->holder_held_s = holder->held_s;
+    h->holder_foreign = holder->foreign;
+}
+
 int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, double until)
 {
     if (h->tried)
@@ -54,10 +63,7 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
         gv_gpu_holder holder;
         if (gv_several_gpus_take(wait_s > 0 ? wait_s : 0, &holder) != 0) {
             char who[200];
-            gv_gpu_holder_text(&holder, who, sizeof who);
-            h->holder_pid = holder.pid;
-            h->holder_held_s = holder.held_s;
-            h->holder_foreign = holder.foreign;
+            note_holder(h, &holder, who, sizeof who);
             snprintf(h->why, sizeof h->why,
                      "not run: several GPUs of this node are being tested by %s; this run waited "
                      "%.0f s for them, until half its budget",
@@ -71,10 +77,7 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
         gv_gpu_holder holder;
         if (gv_gpu_lock_take(run->ctx, want[i], left > 0 ? left : 0, &holder) != 0) {
             char who[200];
-            gv_gpu_holder_text(&holder, who, sizeof who);
-            h->holder_pid = holder.pid;
-            h->holder_held_s = holder.held_s;
-            h->holder_foreign = holder.foreign;
+            note_holder(h, &holder, who, sizeof who);
             snprintf(h->why, sizeof h->why,
                      holder.foreign ? "not run: GPU %s's gpuverify lock is held by %s; this run "
                                       "waited %.0f s for it, until half its budget"

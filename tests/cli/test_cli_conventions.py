@@ -328,16 +328,22 @@ try:
     meetings.append("[::1]:%d" % free_port(socket.AF_INET6, "::1"))
 except OSError:
     print("no IPv6 loopback here: the bracketed rendezvous is not tried")
-for where in meetings:
+def two_ranks(where, *more):
+    """gv-nccl's two ranks meeting at `where` over the fakes: (arguments, processes, outputs)."""
+    global checked
     args = ["--library-dir", fakelib, "--rendezvous", where, "-b", "1K", "-e", "4K", "-f", "4",
-            "-n", "1", "--deadline", "20"]
+            "-n", "1", "--deadline", "20"] + list(more)
     ranks = [subprocess.Popen([os.path.join(examples, "gv-nccl")] + args, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True,
                               env=dict(os.environ, RANK=str(r), WORLD_SIZE="2",
                                        LOCAL_RANK=str(r), GV_FAKE_SCENARIO=scenario("h100x8")))
              for r in (0, 1)]
-    outs = [p.communicate(timeout=60) for p in ranks]
     checked += 2
+    return args, ranks, [p.communicate(timeout=60) for p in ranks]
+
+
+for where in meetings:
+    args, ranks, outs = two_ranks(where)
     if [p.returncode for p in ranks] != [0, 0] or \
             "# PASS: all_reduce over 2 ranks" not in outs[0][0]:
         fail("gv-nccl", args, "two ranks at %s: exits %s" % (where, [p.returncode for p in ranks]),
@@ -346,16 +352,8 @@ for where in meetings:
 # The ranks' combined figure is the one judged and said: under a floor above it, FAIL naming
 # that figure; without a floor, PASS naming it (never rank 0's own).
 for floor in ("0", "10000"):
-    where = "127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1")
-    args = ["--library-dir", fakelib, "--rendezvous", where, "-b", "1K", "-e", "4K", "-f", "4",
-            "-n", "1", "--deadline", "20", "--json", "--min-busbw", floor]
-    ranks = [subprocess.Popen([os.path.join(examples, "gv-nccl")] + args, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True,
-                              env=dict(os.environ, RANK=str(r), WORLD_SIZE="2",
-                                       LOCAL_RANK=str(r), GV_FAKE_SCENARIO=scenario("h100x8")))
-             for r in (0, 1)]
-    outs = [p.communicate(timeout=60) for p in ranks]
-    checked += 2
+    args, _, outs = two_ranks("127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1"), "--json",
+                              "--min-busbw", floor)
     try:
         result = json.loads(outs[0][0])
     except ValueError:
