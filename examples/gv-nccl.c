@@ -255,7 +255,7 @@ static void print_table(const gv_nccl_result *r, gv_status st, int processes)
 }
 
 /* The ranks ran without the floor (each would judge its own figure): the combined figure is
- * judged here, and a PASS says that figure, not rank 0's. Four significant digits: 0.2396
+ * judged here, and a PASS says that figure, not rank 0's. Six significant digits at most: 0.2396
  * beside a floor of 0.22, never "0.2 is below 0.2". */
 static void judge_combined(gv_nccl_result *r, const gv_nccl_opts *o, int ranks)
 {
@@ -264,14 +264,14 @@ static void judge_combined(gv_nccl_result *r, const gv_nccl_opts *o, int ranks)
     if (o->min_busbw_gbps > 0 && r->peak_busbw_gbps < o->min_busbw_gbps) {
         r->verdict = GV_FAIL;
         snprintf(r->message, sizeof r->message,
-                 "%s over %d ranks: peak busbw %.4g GB/s (at %llu bytes, the ranks' mean time) is "
-                 "below the floor of %.4g GB/s; data exact at %u sizes",
+                 "%s over %d ranks: peak busbw %.6g GB/s (at %llu bytes, the ranks' mean time) is "
+                 "below the floor of %.6g GB/s; data exact at %u sizes",
                  gv_nccl_collective_name(o->collective), ranks, r->peak_busbw_gbps,
                  (unsigned long long)r->peak_bytes, o->min_busbw_gbps, (unsigned)r->size_count);
     } else {
         snprintf(
             r->message, sizeof r->message,
-            "%s over %d ranks: data exact at %u sizes; peak busbw %.4g GB/s at %llu bytes (the "
+            "%s over %d ranks: data exact at %u sizes; peak busbw %.6g GB/s at %llu bytes (the "
             "ranks' mean time)",
             gv_nccl_collective_name(o->collective), ranks, (unsigned)r->size_count,
             r->peak_busbw_gbps, (unsigned long long)r->peak_bytes);

@@ -502,8 +502,8 @@ static void judge(nccl_run *n, gv_status st)
     } else if (n->o.min_busbw_gbps > 0 && r->peak_busbw_gbps < n->o.min_busbw_gbps) {
         r->verdict = GV_FAIL;
         snprintf(r->message, sizeof r->message,
-                 "%s over %d ranks: peak busbw %.4g GB/s (at %llu bytes) is below the floor of "
-                 "%.4g GB/s; data exact at %u sizes",
+                 "%s over %d ranks: peak busbw %.6g GB/s (at %llu bytes) is below the floor of "
+                 "%.6g GB/s; data exact at %u sizes",
                  coll, n->nranks, r->peak_busbw_gbps, (unsigned long long)r->peak_bytes,
                  n->o.min_busbw_gbps, (unsigned)r->size_count);
     } else {
