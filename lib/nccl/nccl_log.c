@@ -1,39 +1,36 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE /* memfd_create */
 #include "nccl/nccl_log.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
-#include "worker/spawn.h"
 
 #define MAX_LOG (16u << 20) /* a sweep's INIT lines are kilobytes; more is not read */
 #define MAX_LINKS 256
 
 int gv_nccl_log_capture(char *path, size_t cap)
 {
-    if (gv_nccl_log_path((long)getpid(), path, cap) != 0) {
-        path[0] = '\0';
-        return -1;
-    }
-    unlink(path); /* a worker of the same PID was killed before its caller could remove it */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* In memory, not a file in $TMPDIR: a worker killed with its caller (gv-check under a job's
+     * time limit) left its file there, one a worker. NCCL opens the path itself, in this
+     * process, which keeps the descriptor open to its exit. */
+    int fd = memfd_create("gpuverify-nccl-log", MFD_CLOEXEC);
+    int w = fd < 0 ? -1 : snprintf(path, cap, "/proc/self/fd/%d", fd);
     /* INIT only: connection lines come once per connection; TUNING would log every operation
      * and slow the small sizes being measured. */
-    if (fd < 0 || setenv("NCCL_DEBUG", "INFO", 1) != 0 ||
+    if (w < 0 || (size_t)w >= cap || setenv("NCCL_DEBUG", "INFO", 1) != 0 ||
         setenv("NCCL_DEBUG_SUBSYS", "INIT", 1) != 0 || setenv("NCCL_DEBUG_FILE", path, 1) != 0) {
-        if (fd >= 0) {
+        if (fd >= 0)
             close(fd);
-            unlink(path);
-        }
         path[0] = '\0';
         return -1;
     }
-    close(fd);
     return 0;
 }
 

@@ -10,9 +10,10 @@
 
 #include "gpuverify/gv_nccl.h"
 
-/* In gpuverify-worker, before anything loads NCCL: that file made anew and the environment
- * that makes NCCL write its INIT log there. 0, the path in path[cap]; -1 when no file could be
- * made (NCCL's log then stays off). */
+/* In gpuverify-worker, before anything loads NCCL: a file in memory (memfd) for this process's
+ * life, and the environment that makes NCCL write its INIT log there. 0, its path in path[cap]
+ * (/proc/self/fd/N, which only this process opens); -1 when none could be made (NCCL's log then
+ * stays off). */
 int gv_nccl_log_capture(char *path, size_t cap);
 
 /* The size of the log now: where the lines of a sweep about to start begin. */

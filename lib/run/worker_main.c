@@ -288,7 +288,5 @@ int main(int argc, char **argv)
     gv_gpu_lock_hold_to_exit();
     int rc = serve(&a, nccl_log);
     free(a.call_args);
-    if (nccl_log[0])
-        unlink(nccl_log);
     return rc;
 }

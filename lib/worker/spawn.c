@@ -270,10 +270,6 @@ int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double li
     }
     if (status)
         *status = st;
-    /* NCCL's log of a worker that was killed (one that ended removed its own). */
-    char log[PATH_MAX];
-    if (gv_nccl_log_path((long)p->pid, log, sizeof log) == 0)
-        unlink(log);
     p->pid = -1;
     return done;
 }
@@ -291,12 +287,4 @@ void gv_worker_end_text(int status, char *out, size_t cap)
         snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
     else
         snprintf(out, cap, "ended");
-}
-
-int gv_nccl_log_path(long pid, char *path, size_t cap)
-{
-    const char *tmp = getenv("TMPDIR");
-    int w = snprintf(path, cap, "%s/gpuverify-nccl-%ld.log", tmp && *tmp ? tmp : "/tmp", pid);
-    /* A '%' would be NCCL's to expand. */
-    return w < 0 || (size_t)w >= cap || strchr(path, '%') ? -1 : 0;
 }

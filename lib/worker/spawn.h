@@ -38,11 +38,6 @@ int gv_worker_stop(gv_worker_proc *p, int kill_now, double grace_s, int *status)
  * to be reaped: the run's budget bounds the caller's wait however many workers are stopped. */
 int gv_worker_stop_by(gv_worker_proc *p, int kill_now, double grace_s, double until, int *status);
 
-/* Where gpuverify-worker `pid` keeps NCCL's log: $TMPDIR (else /tmp)/gpuverify-nccl-<pid>.log,
- * so that its caller can remove it after a kill (nccl/nccl_log.h
- * writes it). 0, or -1 when it does not fit. */
-int gv_nccl_log_path(long pid, char *path, size_t cap);
-
 /* How a reaped worker ended, from its wait status: "died with signal 11 (Segmentation fault)",
  * "exited with status 2", or that the caller's own reaping took that. */
 void gv_worker_end_text(int status, char *out, size_t cap);
