@@ -356,7 +356,10 @@ gvnc_result ncclCommInitRankConfig(gvnc_comm *comm, int nranks, gvnc_unique_id i
     }
     c->blocking = !config || config->blocking != 0;
     c->gpu = fake_cuda_current_gpu();
-    __atomic_add_fetch(&c->sh->joined, 1, __ATOMIC_ACQ_REL);
+    /* The last rank to join removes the file: every rank has it mapped by then, and a rank
+     * killed later (the hang tests) then leaves nothing behind in $TMPDIR. */
+    if (__atomic_add_fetch(&c->sh->joined, 1, __ATOMIC_ACQ_REL) == nranks)
+        unlink(c->path);
     *comm = c;
     if (group_depth > 0) {
         if (joining_count < 64)
@@ -367,10 +370,12 @@ gvnc_result ncclCommInitRankConfig(gvnc_comm *comm, int nranks, gvnc_unique_id i
         return ready(c) ? GVNC_SUCCESS : GVNC_IN_PROGRESS;
     double until = now_s() + WAIT_LIMIT_S;
     while (!ready(c))
-        if (now_s() > until)
+        if (now_s() > until) {
+            unlink(c->path); /* the ranks that never came find none: they time out too */
             return GVNC_SYSTEM_ERROR;
-        else
+        } else {
             nap();
+        }
     return GVNC_SUCCESS;
 }
 
@@ -382,7 +387,7 @@ gvnc_result ncclCommGetAsyncError(gvnc_comm comm, gvnc_result *async_error)
     return GVNC_SUCCESS;
 }
 
-/* Leaves the rendezvous; the last rank to leave removes the file. */
+/* Leaves the rendezvous; the last rank to leave removes the file of one that never filled. */
 static gvnc_result leave(gvnc_comm comm)
 {
     if (!comm)
