@@ -178,7 +178,8 @@ typedef struct gv_nccl_id {
 /* One process, several local GPUs. GV_OK when the sweep ran (see verdict); GV_ERR_TIMEOUT at the
  * deadline (out holds what was measured and where it stopped); GV_ERR_LIBRARY without NCCL;
  * GV_ERR_NOT_FOUND for a GPU index CUDA does not have; GV_ERR_BUSY for a GPU another gpuverify
- * kept through half the context's deadline. */
+ * kept through half the context's deadline, or over several GPUs, another process's tests across
+ * GPUs (docs/checks.md, "Verdicts a scheduler can trust"). */
 GV_API gv_status gv_nccl_bench(gv_ctx *ctx, const gv_nccl_opts *opts, gv_nccl_result *out);
 
 /* A new bootstrap id; call on rank 0 only, then distribute it. It is valid while this process

@@ -606,7 +606,7 @@ void gv_host_copies_give(int fd)
 static pthread_mutex_t several_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int several_fd = -1, several_takes;
 
-int gv_several_gpus_take(double wait_s, gv_gpu_holder *holder)
+int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder)
 {
     if (holder) {
         memset(holder, 0, sizeof *holder);
@@ -617,7 +617,7 @@ int gv_several_gpus_take(double wait_s, gv_gpu_holder *holder)
     /* Held already (taken, or kept to the exit): another descriptor's flock would wait for this
      * process's own. */
     if (several_fd < 0)
-        busy = lock_file("several-gpus", NULL, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED),
+        busy = lock_file("several-gpus", owner, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED),
                          wait_s > 0 ? wait_s : 0, &fd, holder);
     if (!busy) {
         several_takes++;

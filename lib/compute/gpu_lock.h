@@ -56,8 +56,9 @@ void gv_host_copies_give(int fd);
  * does, so GPU holds can then form no cycle: runs started together take turns instead of each
  * holding a GPU another waits for. The lock file is gpuverify-several-gpus.lock beside the
  * GPUs'. 0: held (counted; one give per take), 1: another process held it all along (holder
- * says who). A worker keeps it to its exit, as its GPUs. */
-int gv_several_gpus_take(double wait_s, gv_gpu_holder *holder);
+ * says who). A worker keeps it to its exit, as its GPUs. The note names `owner` (a context), as a
+ * GPU's does, so that a process that context starts (NCCL's sweep) works under the hold. */
+int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder);
 void gv_several_gpus_give(void);
 /* "another gpuverify (PID 4121, gpuverify-worke, started by PID 4120, gv-check), which has held
  * it for 35 s" into out; for a foreign holder "a process that is not gpuverify (PID 777, flock;

@@ -208,6 +208,24 @@ gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *e
     return st;
 }
 
+gv_status gv_session_take_several(gv_ctx *ctx, uint32_t count, int *taken, gv_errbuf *err)
+{
+    *taken = 0;
+    if (count < 2)
+        return GV_OK;
+    gv_gpu_holder holder;
+    double wait_s = ctx->deadline_s / 2;
+    if (gv_several_gpus_take(ctx, wait_s, &holder) != 0) {
+        char who[160];
+        gv_gpu_holder_text(&holder, who, sizeof who);
+        return gv_err(err, GV_ERR_BUSY,
+                      "several GPUs of this node are being tested by %s; waited %.0f s", who,
+                      wait_s);
+    }
+    *taken = 1;
+    return GV_OK;
+}
+
 void gv_session_keep_context(gv_ctx *ctx, uint32_t gpu, int keep)
 {
     const struct gv_cuda_api *cu = gv_cuda(ctx);

@@ -46,6 +46,12 @@ typedef struct gv_session {
  * GV_ERR_DRIVER: a CUDA call failed; GV_ERR_BUSY: another gpuverify held the GPU all that time. err
  * says which. */
 gv_status gv_session_open(gv_ctx *ctx, uint32_t gpu, gv_session *s, gv_errbuf *err);
+/* Before one call opens sessions on `count` GPUs (gv_nccl_bench, gv_stress_gemm): for more than
+ * one, the several-GPUs lock (compute/gpu_lock.h), waited for up to half the context's deadline
+ * as a GPU's, so that the call never holds one GPU while it waits for another that a run holds.
+ * *taken says whether to give it back (gv_several_gpus_give) after the sessions close. GV_OK, or
+ * GV_ERR_BUSY when another process held it all along (err says who). */
+gv_status gv_session_take_several(gv_ctx *ctx, uint32_t count, int *taken, gv_errbuf *err);
 /* Keeps GPU `gpu`'s primary context alive between sessions (keep = 1 retains it, 0 releases
  * that retain), so that checks run one after another on a GPU create it once: a session's
  * close would otherwise destroy it, and the next open pay for it again. */

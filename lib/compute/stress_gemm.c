@@ -15,6 +15,8 @@
 
 #include "compute/compute.h"
 #include "compute/gemm_run.h"
+#include "compute/gpu_lock.h"
+#include "compute/session.h"
 #include "compute/telemetry.h"
 #include "core/context.h"
 #include "core/progress.h"
@@ -578,6 +580,12 @@ static gv_status stress_here(gv_ctx *ctx, const void *args, const gv_call_watch 
                      ? (uint32_t)(visible < GV_STRESS_MAX_GPUS ? visible : GV_STRESS_MAX_GPUS)
                      : 1;
     gv_progress_stage(ctx, "contexts, inputs and the first GEMMs");
+    int several;
+    gv_errbuf busy = {0};
+    if ((s = gv_session_take_several(ctx, wanted, &several, &busy)) != GV_OK) {
+        free(st.gpus);
+        return gv_fail(ctx, s, "%s", busy.text);
+    }
     for (uint32_t i = 0; i < wanted && s == GV_OK; i++) {
         stress_gpu *sg = &st.gpus[st.count++];
         sg->out = &r->gpus[i];
@@ -599,6 +607,8 @@ static gv_status stress_here(gv_ctx *ctx, const void *args, const gv_call_watch 
         gv_fail(ctx, s, "%s", why[0] ? why : gv_strerror(s));
     }
     close_all(&st);
+    if (several)
+        gv_several_gpus_give();
     return s;
 }
 

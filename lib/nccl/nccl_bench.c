@@ -23,6 +23,7 @@
 
 #include "backends/libraries.h"
 #include "backends/nccl_backend.h"
+#include "compute/gpu_lock.h"
 #include "compute/session.h"
 #include "core/context.h"
 #include "core/progress.h"
@@ -636,7 +637,10 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
     uint64_t ignored, per = gv_nccl_count_for(o->collective, nranks, o->max_bytes, &ignored);
     n->send_elems = gv_nccl_send_elems(o->collective, nranks, per);
     n->recv_elems = gv_nccl_recv_elems(o->collective, nranks, per);
-    gv_status st = open_gpus(n, cuda, count);
+    int several;
+    gv_status st = gv_session_take_several(ctx, count, &several, &n->err);
+    if (st == GV_OK)
+        st = open_gpus(n, cuda, count);
     for (uint32_t i = 0; i < n->local; i++)
         n->gpus[i].rank = first_rank + (int)i;
     if (st == GV_OK) {
@@ -656,9 +660,11 @@ static gv_status run(gv_ctx *ctx, const struct gv_nccl_api *nc, const gv_nccl_ca
      * with ours: those keep the teardown, as does anything after an error. */
     if (st == GV_OK && ctx->exit_follows && n->local == (uint32_t)nranks) {
         gv_nccl_stage(n, "leaving the communicators to the worker's exit");
-        ctx->left_to_exit = 1;
+        ctx->left_to_exit = 1; /* the GPUs too, and so the several-GPUs lock */
     } else {
         release(n, st != GV_OK);
+        if (several)
+            gv_several_gpus_give();
     }
     r->total_s = gv_now_s() - t0;
     judge(n, st);

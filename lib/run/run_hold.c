@@ -61,7 +61,7 @@ int gv_run_hold_take(gv_active_run *run, gv_run_hold *h, const char *check, doub
                      "another gpuverify to finish with the GPUs");
     if (n > 1) {
         gv_gpu_holder holder;
-        if (gv_several_gpus_take(wait_s > 0 ? wait_s : 0, &holder) != 0) {
+        if (gv_several_gpus_take(run->ctx, wait_s > 0 ? wait_s : 0, &holder) != 0) {
             char who[200];
             note_holder(h, &holder, who, sizeof who);
             snprintf(h->why, sizeof h->why,
@@ -109,7 +109,7 @@ void gv_run_hold_ahead(gv_ctx *ctx, const gv_facts *f, const int *gpu_chosen, in
      * while the tests may wait for more, which only the holder of the several-GPUs lock may
      * do. Another run's tests across GPUs under way: none is taken ahead, the tests' own hold
      * waits its turn. */
-    if (gv_several_gpus_take(0, NULL) != 0)
+    if (gv_several_gpus_take(ctx, 0, NULL) != 0)
         return;
     for (size_t k = 0; k < f->gpu_count; k++) {
         const gv_gpu *g = &f->gpus[k].gpu;

@@ -20,6 +20,7 @@
 #include "core/context.h"
 #include "core/hold_owner.h"
 #include "core/util.h"
+#include "gpuverify/gv_nccl.h"
 #include "helpers.h"
 #include "run/run.h"
 
@@ -42,7 +43,7 @@ static pid_t holder_child(const char *bus_id, double hold_s)
         close(fds[0]);
         int several = bus_id && !strcmp(bus_id, SEVERAL);
         int links = bus_id ? -1 : gv_host_copies_take(5, NULL);
-        int got = several      ? gv_several_gpus_take(5, NULL)
+        int got = several      ? gv_several_gpus_take(owner, 5, NULL)
                   : bus_id     ? gv_gpu_lock_take(owner, bus_id, 5, NULL)
                   : links >= 0 ? 0
                                : 1;
@@ -72,10 +73,13 @@ static void reap(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
+/* Every test's lock directories, under one removed when the tests end. */
+static char lock_dirs[128];
+
 static void lock_dir(const char *name)
 {
     char dir[256];
-    snprintf(dir, sizeof dir, "%s/gv-lock-test-%d-%s", P_tmpdir, (int)getpid(), name);
+    snprintf(dir, sizeof dir, "%s/%s", lock_dirs, name);
     mkdir(dir, 0700);
     setenv("GPUVERIFY_LOCK_DIR", dir, 1);
 }
@@ -423,8 +427,8 @@ static void an_unsafe_lock_dir_is_not_used(void **state)
 {
     (void)state;
     char real[256], link[256];
-    snprintf(real, sizeof real, "%s/gv-lock-test-%d-real", P_tmpdir, (int)getpid());
-    snprintf(link, sizeof link, "%s/gv-lock-test-%d-link", P_tmpdir, (int)getpid());
+    snprintf(real, sizeof real, "%s/real", lock_dirs);
+    snprintf(link, sizeof link, "%s/link", lock_dirs);
     mkdir(real, 0700);
     assert_int_equal(symlink(real, link), 0);
     setenv("GPUVERIFY_LOCK_DIR", link, 1);
@@ -617,6 +621,36 @@ static void the_nccl_sweep_works_under_the_runs_hold(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* A sweep over several GPUs called directly takes the several-GPUs lock before any GPU's: while
+ * another process holds it (a run's tests across GPUs, which may wait for a GPU this sweep would
+ * take), the sweep holds no GPU and waits its turn, half its deadline, then GV_ERR_BUSY naming
+ * the holder. A sweep on one GPU needs no turn. */
+static void a_sweep_over_several_gpus_waits_its_turn(void **state)
+{
+    (void)state;
+    lock_dir("sweep");
+    pid_t pid = holder_child(SEVERAL, 60);
+    gv_ctx *ctx = fake_ctx("h100x8", 2);
+    gv_nccl_opts o = GV_NCCL_OPTS_INIT;
+    o.gpu_count = 2;
+    o.gpus[0] = 0, o.gpus[1] = 1;
+    o.max_bytes = 64 << 10;
+    gv_nccl_result r = GV_NCCL_RESULT_INIT;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_ERR_BUSY);
+    char want[64];
+    snprintf(want, sizeof want,
+             "several GPUs of this node are being tested by another "
+             "gpuverify (PID %ld",
+             (long)pid);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), want));
+    o.gpu_count = 1;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    reap(pid);
+    o.gpu_count = 2;
+    assert_int_equal(gv_nccl_bench(ctx, &o, &r), GV_OK);
+    gv_ctx_destroy(ctx);
+}
+
 /* Each GPU's copies are measured with the host's links to themselves, whichever process
  * measures: another's copies are waited for (not this check's time), the holder given back by
  * its give or its death; one that holds them past two of the check's deadlines is named and the
@@ -738,6 +772,9 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "--take"))
         return gv_gpu_lock_take(owner, argv[2], 0.3, NULL);
     self = argv[0];
+    snprintf(lock_dirs, sizeof lock_dirs, "%s/gv-lock-test-XXXXXX", P_tmpdir);
+    if (!mkdtemp(lock_dirs))
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_context_counts_its_takes_and_another_waits),
         cmocka_unit_test(another_process_is_waited_for),
@@ -757,9 +794,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_run_in_process_waits_for_another_context),
         cmocka_unit_test(a_run_names_the_gpuverify_that_kept_its_gpu),
         cmocka_unit_test(the_nccl_sweep_works_under_the_runs_hold),
+        cmocka_unit_test(a_sweep_over_several_gpus_waits_its_turn),
         cmocka_unit_test(a_call_says_who_holds_the_gpu),
         cmocka_unit_test(copies_wait_for_the_host_links),
         cmocka_unit_test(the_across_worker_makes_free_gpus_ready),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    remove_tree(lock_dirs);
+    return failed;
 }
