@@ -25,12 +25,19 @@ extern "C" {
 #define GV_VERSION_PATCH 0
 #define GV_VERSION_NUMBER (GV_VERSION_MAJOR * 10000 + GV_VERSION_MINOR * 100 + GV_VERSION_PATCH)
 
-/* Initializer for a versioned struct: struct_size set, everything else zero. */
+/* Initializer for a versioned struct: struct_size set, everything else zero. In C++ a value
+ * (every member zeroed, then the size), as braces naming the first member alone would be
+ * "missing initializer" warnings under -Wextra. */
 #ifdef __cplusplus
-#define GV_STRUCT_INIT(type)                                                                       \
-    {                                                                                              \
-        sizeof(type)                                                                               \
-    }
+extern "C++" {
+template <typename T> inline T gv_struct_init_(void)
+{
+    T value = T();
+    value.struct_size = sizeof(T);
+    return value;
+}
+}
+#define GV_STRUCT_INIT(type) gv_struct_init_<type>()
 #else
 #define GV_STRUCT_INIT(type)                                                                       \
     {                                                                                              \

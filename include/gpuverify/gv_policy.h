@@ -103,11 +103,15 @@ enum gv_busy_rule {
 };
 
 #ifdef __cplusplus
-#define GV_POLICY_INIT                                                                             \
-    {                                                                                              \
-        sizeof(gv_policy), 0, -1, 0, "", "", 0.0, 0.0, {0, 0, 0, 0, 0}, 0.0, 0.0, "",              \
-            GV_BUSY_SKIP, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0                                    \
-    }
+extern "C++" {
+inline gv_policy gv_policy_init_(void)
+{
+    gv_policy p = GV_STRUCT_INIT(gv_policy);
+    p.gpu_count = -1;
+    return p;
+}
+}
+#define GV_POLICY_INIT gv_policy_init_()
 #else
 #define GV_POLICY_INIT                                                                             \
     {                                                                                              \

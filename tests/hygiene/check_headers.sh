@@ -14,22 +14,24 @@ for h in "$inc"/gpuverify/*.h; do
     "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$inc" -c "$tmp/t.c" -o "$tmp/t.o" || { echo "C: $name"; status=1; }
     "$cxx" -std=c++11 -Wall -Wextra -Wpedantic -Werror -I"$inc" -c "$tmp/t.cpp" -o "$tmp/t.o" || { echo "C++: $name"; status=1; }
 done
-# The INIT macros must initialise cleanly in both languages.
-cat >"$tmp/init.c" <<'SRC'
-#include <gpuverify/gpuverify.h>
-int main(void)
+# Every GV_*_INIT macro must initialise its struct (GV_X_INIT: gv_x) cleanly in both languages.
+macros=$(grep -ho '^#define GV_[A-Z0-9_]*_INIT\b' "$inc"/gpuverify/*.h | sed 's/^#define //' | grep -vx GV_STRUCT_INIT | sort -u)
 {
-    gv_ctx_opts o = GV_CTX_OPTS_INIT;
-    gv_run_opts r = GV_RUN_OPTS_INIT;
-    gv_library_info l = GV_LIBRARY_INFO_INIT;
-    gv_driver_info d = GV_DRIVER_INFO_INIT;
-    gv_gpu g = GV_GPU_INIT;
-    gv_check_result c = GV_CHECK_RESULT_INIT;
-    return (int)(o.struct_size + r.struct_size + l.struct_size + d.struct_size + g.struct_size + c.struct_size) == 0;
-}
-SRC
+    echo '#include <gpuverify/gpuverify.h>'
+    echo 'int main(void)'
+    echo '{'
+    echo '    unsigned long sizes = 0;'
+    for m in $macros; do
+        type=$(echo "$m" | sed 's/^GV_//; s/_INIT$//' | tr '[:upper:]' '[:lower:]')
+        printf '    { gv_%s v = %s; sizes += v.struct_size; }\n' "$type" "$m"
+    done
+    echo '    return sizes == 0;'
+    echo '}'
+} >"$tmp/init.c"
 cp "$tmp/init.c" "$tmp/init.cpp"
-"$cc" -std=c99 -Wall -Wextra -Werror -I"$inc" -c "$tmp/init.c" -o "$tmp/t.o" || { echo "C: INIT macros"; status=1; }
-"$cxx" -std=c++11 -Wall -Werror -I"$inc" -c "$tmp/init.cpp" -o "$tmp/t.o" || { echo "C++: INIT macros"; status=1; }
-[ $status -eq 0 ] && echo "all public headers compile alone as C99 and C++11"
+"$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$inc" -c "$tmp/init.c" -o "$tmp/t.o" || { echo "C: INIT macros"; status=1; }
+"$cxx" -std=c++11 -Wall -Wextra -Wpedantic -Werror -I"$inc" -c "$tmp/init.cpp" -o "$tmp/t.o" || { echo "C++: INIT macros"; status=1; }
+count=$(echo "$macros" | wc -w)
+[ "$count" -ge 30 ] || { echo "only $count INIT macros found"; status=1; }
+[ $status -eq 0 ] && echo "all public headers compile alone as C99 and C++11, and their $count INIT macros"
 exit $status
