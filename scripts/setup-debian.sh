@@ -12,7 +12,7 @@ test_only="libcmocka-dev abigail-tools valgrind clang-format libopenmpi-dev open
           python3-jsonschema python3-pytest python3-yaml python3-venv
           prometheus prometheus-node-exporter clang libclang-rt-14-dev
           help2man groff-base man-db iproute2 util-linux file
-          munge slurmctld slurmd slurm-client libpmix-dev shellcheck buildah debootstrap"
+          munge slurmctld slurmd slurm-client libpmix-dev shellcheck buildah debootstrap locales"
 case "${1:-}" in
 build) packages=$build ;;
 test) packages="$build $test_only" ;;

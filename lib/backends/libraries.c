@@ -9,6 +9,7 @@
 #include "backends/cudnn_backend.h"
 #include "backends/ibverbs_backend.h"
 #include "backends/nvml_backend.h"
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "core/sizes.h"
 #include "worker/call.h"
@@ -154,6 +155,7 @@ const gv_call_kind gv_call_library_status =
 
 gv_status gv_library_status(gv_ctx *ctx, int32_t library, gv_library_info *out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "checks/policy.h"
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "core/parse.h"
 #include "core/sizes.h"
@@ -257,6 +258,7 @@ gv_status gv_policy_check(gv_ctx *ctx, const gv_policy *p)
 
 gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);
@@ -307,6 +309,7 @@ gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out)
 
 gv_status gv_policy_load(gv_ctx *ctx, const char *path, gv_policy *out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);

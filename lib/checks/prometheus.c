@@ -3,6 +3,7 @@
  * check's catalog line names (checks.def's metric column). Here rather than in report/, which
  * sits below the catalog. */
 #include "checks/checks.h"
+#include "core/c_locale.h"
 #include "report/prometheus.h"
 
 static int metric_of_check(const char *id)
@@ -13,5 +14,6 @@ static int metric_of_check(const char *id)
 
 gv_status gv_report_prometheus(const gv_report *r, uint32_t flags, char **out)
 {
+    GV_IN_C_LOCALE();
     return gv_report_prometheus_text(r, flags, metric_of_check, out);
 }

@@ -9,6 +9,7 @@
 
 #include "compute/compute.h"
 #include "compute/gpu_lock.h"
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "core/progress.h"
 #include "core/util.h"
@@ -279,6 +280,7 @@ static void release(struct job *j)
  * the pages on that NUMA node; the caller's own thread keeps its affinity. */
 static void *copy_thread(void *arg)
 {
+    GV_IN_C_LOCALE();
     struct job *j = arg;
     if (j->local_cpus[0])
         gv_pci_bind_to_cpus(j->local_cpus);

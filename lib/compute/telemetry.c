@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "backends/nvml_backend.h"
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "core/util.h"
 
@@ -91,6 +92,7 @@ int gv_pcie_gen_of_speed(double gts)
 
 static void *sample_loop(void *arg)
 {
+    GV_IN_C_LOCALE();
     gv_sampler *s = arg;
     const struct gv_nvml_api *nv = s->ctx->nvml;
     gvnv_device dev = s->device;

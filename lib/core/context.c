@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/context.h"
+#include "core/c_locale.h"
 #include "core/sizes.h"
 
 #define GV_DEFAULT_DEADLINE_S 30.0
@@ -154,6 +155,7 @@ gv_status gv_ctx_opts_init(gv_ctx_opts *opts, size_t size)
 
 gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out)
 {
+    GV_IN_C_LOCALE();
     if (!out)
         return create_failed(GV_ERR_INVALID_ARG, "gv_ctx_create: out is NULL");
     *out = NULL;

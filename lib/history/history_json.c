@@ -6,12 +6,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "core/sizes.h"
 #include "history/history.h"
 
 gv_status gv_history_json(gv_ctx *ctx, const char *path, const gv_history_opts *opts, char **out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backends/cuda_backend.h"
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "core/util.h"
 #include "nccl/nccl_log.h"
@@ -92,6 +93,7 @@ static int create(ahead_rank *a, gvnc_comm *comm)
 
 static void *make_rank(void *arg)
 {
+    GV_IN_C_LOCALE();
     ahead_rank *a = arg;
     const struct gv_cuda_api *cu = a->all->cu;
     gvcu_context context = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "report/report.h"
 
 /* 2: isolation and isolation_detail added (docs/report.schema.v1.json is version 1);
@@ -224,6 +225,7 @@ json_t *gv_report_to_json(const gv_report *r)
 
 gv_status gv_report_json(const gv_report *r, uint32_t flags, char **out)
 {
+    GV_IN_C_LOCALE();
     if (!out)
         return GV_ERR_INVALID_ARG;
     *out = NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "report/report.h"
 
@@ -298,6 +299,7 @@ gv_status gv_report_from_jansson(gv_ctx *ctx, json_t *root, gv_report **out)
 
 gv_status gv_report_from_json(gv_ctx *ctx, const char *json, gv_report **out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);

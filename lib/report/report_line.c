@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "report/report.h"
 
 /* "<head><message><tail>" in at most GV_REPORT_LINE_MAX bytes: the message cut at the last
@@ -94,6 +95,7 @@ static size_t distinct_checks(const gv_report *r)
 
 int32_t gv_report_line(const gv_report *r, char *out, uint32_t cap)
 {
+    GV_IN_C_LOCALE();
     if (!r || !out || cap <= GV_REPORT_LINE_MAX)
         return GV_ERR_INVALID_ARG;
     uint32_t n = 0, count[5] = {0}, held = 0;

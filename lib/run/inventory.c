@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "facts/facts.h"
 #include "run/run.h"
 #include "core/context.h"
@@ -78,6 +79,7 @@ static gv_status gather(gv_ctx *ctx, gv_driver_info *driver)
 
 gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);
@@ -96,6 +98,7 @@ gv_status gv_check_driver(gv_ctx *ctx, gv_driver_info *out)
 
 gv_status gv_gpu_info(gv_ctx *ctx, uint32_t index, gv_gpu *out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);

@@ -10,6 +10,7 @@
 #include "checks/busy.h"
 #include "checks/checks.h"
 #include "checks/policy.h"
+#include "core/c_locale.h"
 #include "run/levels.h"
 #include "run/run.h"
 #include "run/run_events.h"
@@ -775,6 +776,7 @@ gv_status gv_run_opts_init(gv_run_opts *opts, size_t size)
 
 gv_status gv_run(gv_ctx *ctx, const gv_run_opts *opts, gv_report **out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);

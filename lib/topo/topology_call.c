@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "core/context.h"
 #include "core/sizes.h"
 #include "topo/topology.h"
@@ -152,6 +153,7 @@ static void take_record(void *user, const void *sample)
 
 gv_status gv_topology(gv_ctx *ctx, const gv_topo_opts *opts, gv_topo **out)
 {
+    GV_IN_C_LOCALE();
     if (!ctx)
         return GV_ERR_INVALID_ARG;
     gv_clear_error(ctx);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "core/util.h"
 #include "gpuverify/gv_report.h"
 #include "worker/call.h"
@@ -185,6 +186,7 @@ int gv_call_isolated(const gv_ctx *ctx, gv_worker_place *where)
 gv_status gv_call(gv_ctx *ctx, const gv_call_kind *kind, const void *args,
                   void (*sample)(void *user, const void *sample), void *user, void *result)
 {
+    GV_IN_C_LOCALE();
     gv_worker_place where;
     if (gv_call_isolated(ctx, &where))
         return gv_call_in_worker(ctx, where.path, kind, args, sample, user, result);

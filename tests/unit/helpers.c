@@ -80,6 +80,21 @@ gv_ctx *sysroot_ctx(const char *sysroot, int fakes)
     return ctx;
 }
 
+gv_ctx *worker_ctx(const char *scenario, double deadline_s)
+{
+    gv_ctx_opts co = GV_CTX_OPTS_INIT;
+    char root[4096];
+    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
+    co.sysroot = root;
+    co.library_dir = fakelib();
+    co.worker_path = getenv("GV_TEST_WORKER");
+    co.deadline_s = deadline_s;
+    use_scenario(scenario);
+    gv_ctx *ctx = NULL;
+    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
+    return ctx;
+}
+
 gv_report *run_scenario(const char *sysroot, const char *scenario)
 {
     return run_scenario_policy(sysroot, scenario, NULL);

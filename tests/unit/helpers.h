@@ -28,6 +28,10 @@ gv_ctx *scenario_ctx(const char *sysroot, const char *scenario);
 /* A context on the fixture sysroot with the fake libraries (fakes = 1; their scenario is
  * whatever GV_FAKE_SCENARIO names) or with none (an empty library directory). */
 gv_ctx *sysroot_ctx(const char *sysroot, int fakes);
+/* A context over sysroots/h100-open, the fakes answering from scenarios/<scenario>.conf, the
+ * build's worker at hand (calls and runs in it unless told otherwise); deadline_s 0: the
+ * default. */
+gv_ctx *worker_ctx(const char *scenario, double deadline_s);
 /* Every check that judges facts only: the active ones (test_compute.c) need small sizes, the
  * topology ones a topology XML matching the sysroot (test_topology.c). */
 #define GV_TEST_PASSIVE_CHECKS "^cuda,^mem,^gemm,^cudnn,^driver.compat,^topo,^rdma,^gpudirect,^nccl"

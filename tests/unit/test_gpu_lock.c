@@ -462,30 +462,13 @@ static void the_lock_file_is_every_users(void **state)
     gv_gpu_lock_give(GPU);
 }
 
-/* A context over the fixture sysroot, the fakes answering from `scenario`, the build's worker
- * at hand; deadline_s 0: the default. */
-static gv_ctx *fake_ctx(const char *scenario, double deadline_s)
-{
-    gv_ctx_opts co = GV_CTX_OPTS_INIT;
-    char root[4096];
-    snprintf(root, sizeof root, "%s", fixture("sysroots/h100-open"));
-    co.sysroot = root;
-    co.library_dir = fakelib();
-    co.worker_path = getenv("GV_TEST_WORKER");
-    co.deadline_s = deadline_s;
-    use_scenario(scenario);
-    gv_ctx *ctx = NULL;
-    assert_int_equal(gv_ctx_create(&co, &ctx), GV_OK);
-    return ctx;
-}
-
 #define CUDA_CHECKS "system.kernel,cuda.init,cuda.alloc,gemm.fp16"
 
 /* gv_run of `checks` through gpuverify-worker (isolation process) or in this process (none),
  * its budget (0: the level's) and the context's deadline (0: the default). */
 static gv_report *run_checks(int isolation, const char *checks, double budget_s, double deadline_s)
 {
-    gv_ctx *ctx = fake_ctx("h100x1-compute", deadline_s);
+    gv_ctx *ctx = worker_ctx("h100x1-compute", deadline_s);
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = checks;
     o.gemm_size = 32;
@@ -606,7 +589,7 @@ static void the_nccl_sweep_works_under_the_runs_hold(void **state)
     lock_dir("nccl");
     /* A deadline long enough that waiting for the hold (half of it, 10 s) cannot be mistaken
      * for a slow host's sweep. */
-    gv_ctx *ctx = fake_ctx("h100x8", 20);
+    gv_ctx *ctx = worker_ctx("h100x8", 20);
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = "nccl.allreduce";
     o.gpus = "0,1";
@@ -630,7 +613,7 @@ static void a_sweep_over_several_gpus_waits_its_turn(void **state)
     (void)state;
     lock_dir("sweep");
     pid_t pid = holder_child(SEVERAL, 60);
-    gv_ctx *ctx = fake_ctx("h100x8", 2);
+    gv_ctx *ctx = worker_ctx("h100x8", 2);
     gv_nccl_opts o = GV_NCCL_OPTS_INIT;
     o.gpu_count = 2;
     o.gpus[0] = 0, o.gpus[1] = 1;
@@ -688,7 +671,7 @@ static void a_call_says_who_holds_the_gpu(void **state)
     (void)state;
     lock_dir("call");
     pid_t pid = holder_child(GPU, 60);
-    gv_ctx *ctx = fake_ctx("h100x1-compute", 1);
+    gv_ctx *ctx = worker_ctx("h100x1-compute", 1);
     gv_gemm_opts o = small_gemm(GV_DTYPE_FP16);
     gv_gemm_result g = GV_GEMM_RESULT_INIT;
     double t0 = gv_now_s();
@@ -717,7 +700,7 @@ static int tell_standby(void *user, char *work, size_t cap)
  * for CUDA's facts: which GPU is which ordinal), told the lines of tell_standby. */
 static gv_ctx *run_on_standby(const char *checks)
 {
-    gv_ctx *ctx = fake_ctx("h100x8", 0);
+    gv_ctx *ctx = worker_ctx("h100x8", 0);
     ctx->in_worker = 1;
     gv_run_opts o = GV_RUN_OPTS_INIT;
     o.checks = checks;
