@@ -418,18 +418,29 @@ static void cond_make(void)
     pthread_condattr_destroy(&a);
 }
 
+/* The node's locks this process holds besides its GPUs': the several-GPUs lock (its descriptor
+ * and how many takes it counts) and the host's links for copies (the descriptors handed out). */
+static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int several_fd = -1, several_takes;
+#define MAX_COPIES 64
+static int copies_fd[MAX_COPIES];
+static size_t copies_count;
+
 /* A caller that forks: the table is whole across the fork (no thread mid-change), and the
- * child holds none of its parent's GPUs. Its copies of the lock files are closed: a flock is
+ * child holds none of its parent's locks. Its copies of the lock files are closed: a flock is
  * the open file's, so a child that kept one (a helper that never calls the library) kept the
- * GPU locked after the parent gave it back, and its table's owners, threads of the parent it
- * does not have, made it wait for ever. */
+ * GPU, the several GPUs or the host's links locked after the parent gave them back (the
+ * parent's next run, and every other gpuverify's, then waited for it), and its table's owners,
+ * threads of the parent it does not have, made it wait for ever. */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&mutex);
+    pthread_mutex_lock(&node_mutex);
 }
 
 static void fork_parent(void)
 {
+    pthread_mutex_unlock(&node_mutex);
     pthread_mutex_unlock(&mutex);
 }
 
@@ -441,7 +452,14 @@ static void fork_child(void)
         memset(&held[i], 0, sizeof held[i]);
         held[i].fd = -1;
     }
+    if (several_fd >= 0)
+        close(several_fd);
+    several_fd = -1, several_takes = 0;
+    for (size_t i = 0; i < copies_count; i++)
+        close(copies_fd[i]);
+    copies_count = 0;
     cond_make(); /* the parent's waiters are not the child's */
+    pthread_mutex_unlock(&node_mutex);
     pthread_mutex_unlock(&mutex);
 }
 
@@ -589,22 +607,31 @@ int gv_host_copies_take(double wait_s, gv_gpu_holder *holder)
         memset(holder, 0, sizeof *holder);
         holder->held_s = -1;
     }
+    pthread_once(&cond_once, cond_init); /* the fork handlers */
     int fd;
     /* No owner: a process this one starts never copies under its hold. */
     if (lock_file("host-copies", NULL, 0, wait_s > 0 ? wait_s : 0, &fd, holder))
         return -2;
+    pthread_mutex_lock(&node_mutex);
+    if (fd >= 0 && copies_count < MAX_COPIES)
+        copies_fd[copies_count++] = fd;
+    pthread_mutex_unlock(&node_mutex);
     return fd;
 }
 
 void gv_host_copies_give(int fd)
 {
-    if (fd >= 0)
-        close(fd); /* drops the lock */
+    if (fd < 0)
+        return;
+    pthread_mutex_lock(&node_mutex);
+    for (size_t i = 0; i < copies_count; i++)
+        if (copies_fd[i] == fd) {
+            copies_fd[i] = copies_fd[--copies_count];
+            break;
+        }
+    close(fd); /* drops the lock */
+    pthread_mutex_unlock(&node_mutex);
 }
-
-/* This process's hold of the several-GPUs lock: its descriptor, and how many takes it counts. */
-static pthread_mutex_t several_mutex = PTHREAD_MUTEX_INITIALIZER;
-static int several_fd = -1, several_takes;
 
 int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder)
 {
@@ -612,7 +639,8 @@ int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder
         memset(holder, 0, sizeof *holder);
         holder->held_s = -1;
     }
-    pthread_mutex_lock(&several_mutex);
+    pthread_once(&cond_once, cond_init); /* the fork handlers */
+    pthread_mutex_lock(&node_mutex);
     int fd = -1, busy = 0;
     /* Held already (taken, or kept to the exit): another descriptor's flock would wait for this
      * process's own. */
@@ -624,13 +652,13 @@ int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder
         if (several_fd < 0)
             several_fd = fd;
     }
-    pthread_mutex_unlock(&several_mutex);
+    pthread_mutex_unlock(&node_mutex);
     return busy;
 }
 
 void gv_several_gpus_give(void)
 {
-    pthread_mutex_lock(&several_mutex);
+    pthread_mutex_lock(&node_mutex);
     if (several_takes > 0)
         several_takes--;
     /* A worker's GPUs stay its own to its exit (gv_gpu_lock_hold_to_exit): so does this. */
@@ -639,5 +667,5 @@ void gv_several_gpus_give(void)
         close(several_fd);
         several_fd = -1;
     }
-    pthread_mutex_unlock(&several_mutex);
+    pthread_mutex_unlock(&node_mutex);
 }

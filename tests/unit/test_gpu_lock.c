@@ -284,13 +284,17 @@ static int lock_file_free(void)
     return free_now;
 }
 
-/* A child forked while this process holds a GPU holds none of it: the GPU is free once the
- * parent gives it back, and the child takes it then without waiting for the parent's owner. */
+/* A child forked while this process holds a GPU, several GPUs and the host's links holds none
+ * of them: each is free once the parent gives it back, and the child takes the GPU then
+ * without waiting for the parent's owner. */
 static void a_forked_child_holds_none_of_its_parents_gpus(void **state)
 {
     (void)state;
     lock_dir("fork");
     assert_int_equal(gv_gpu_lock_take(owner, GPU, 0, NULL), 0);
+    assert_int_equal(gv_several_gpus_take(owner, 0, NULL), 0);
+    int links = gv_host_copies_take(0, NULL);
+    assert_true(links >= 0);
     int go[2], said[2];
     assert_int_equal(pipe(go), 0);
     assert_int_equal(pipe(said), 0);
@@ -312,6 +316,12 @@ static void a_forked_child_holds_none_of_its_parents_gpus(void **state)
     assert_int_equal(read(said[0], &c, 1), 1);
     gv_gpu_lock_give(GPU);
     assert_true(lock_file_free()); /* the child's copy of the file kept it locked */
+    /* So did its copies of the several GPUs' and the host links' lock files: another process
+     * waited for a child that never used them. */
+    gv_several_gpus_give();
+    gv_host_copies_give(links);
+    reap(holder_child(SEVERAL, 0));
+    reap(holder_child(HOST_LINKS, 0));
     assert_int_equal(write(go[1], "g", 1), 1);
     assert_int_equal(read(said[0], &c, 1), 1);
     assert_int_equal(c, 'y'); /* the parent's owner, gone in the child, held it there */
