@@ -261,6 +261,10 @@ static int only_watched(const lane *l)
     "drain the node: a call into libibverbs did not return (a NIC whose firmware stopped "         \
     "answering); check dmesg for mlx5 errors, then restart the RDMA stack or reboot"
 /* A library's start stopped before its own deadline, for the budget (START_RESERVE_S). */
+#define SILENT_REMEDY                                                                              \
+    "run gpuverify-worker by hand (it prints its usage): gv_ctx_opts.worker_path or "              \
+    "$GPUVERIFY_WORKER must name the gpuverify-worker installed with this library, one this host " \
+    "can run"
 #define START_CUT_REMEDY                                                                           \
     "a start this slow is a driver in trouble (dmesg: Xid and NVRM errors) or GPUs without "       \
     "persistence mode (driver.persistence); run with a larger budget (--budget) to let it end "    \
@@ -471,6 +475,20 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
     l->hung_count = 0;
     /* The node's worker in the Xid watch (NVML's event API), before any check. */
     int in_watch = is_node(l) && l->waiting_s > 0 && !strcmp(l->check, gv_id_gpu_xid);
+    /* The node's first worker says where it is before it loads a library (NVML first): one that
+     * said nothing at all is not gpuverify's worker, or cannot run here, rather than a driver
+     * that hangs; no GPU was reached. */
+    if (is_node(l) && !c->have_facts && !l->adopted && !l->heard) {
+        snprintf(why, sizeof why,
+                 "gpuverify-worker (%s) said nothing in the %.1f s after it was started (worker "
+                 "%s): it is not the worker of this library, or cannot run here",
+                 c->worker, spent, how_stopped);
+        stopped_row(l, GV_ERROR, GV_ACTION_FIX_CONFIG, why, SILENT_REMEDY, spent);
+        gv_lane_close_pending(l, GV_SKIP, GV_ACTION_NONE,
+                              "not run: gpuverify-worker said nothing after it was started");
+        l->timed_out = 1;
+        return 0;
+    }
     int library = gv_lane_stopped_in_start(l);
     if (library >= 0)
         group_rows_done(l); /* nccl.version, before libibverbs' start in nccl.transport */

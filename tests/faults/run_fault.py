@@ -376,6 +376,11 @@ CASES = {
     "worker_garbage": case("h100x8", "driver", [
         ("driver.nvml", "node", "ERROR", "not its protocol", "fix_config")], exit_code=3, worker="@garbage",
         wall=5),
+    # A worker that never says a word (a wrong program, or one that cannot run here) is no driver
+    # hang: it says where NVML's load begins before anything can hang.
+    "worker_silent": case("h100x8", "driver", [
+        ("driver.nvml", "node", "ERROR", "said nothing in the", "fix_config")], exit_code=3,
+        worker="@silent", wall=4 * DEADLINE + 3),
     # Workers on standby: the lanes' spares start with the node's worker, and so does the one
     # for the tests across GPUs. Those gone when their work comes are replaced by fresh ones:
     # the rows are as always.
@@ -1026,7 +1031,7 @@ STANDBY_WRAPPERS = {"@standby-exits": (EXIT, EXIT), "@standby-sleeps": (SLEEP, R
 
 
 def materialise(work, what):
-    """@dir, @truncated, @empty, @plain-file, @garbage, STANDBY_WRAPPERS: files made for the
+    """@dir, @truncated, @empty, @plain-file, @garbage, @silent, STANDBY_WRAPPERS: files made for the
     case."""
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, what[1:])
@@ -1038,6 +1043,9 @@ def materialise(work, what):
         open(path, "wb").close()
     elif what == "@garbage":
         open(path, "w").write("#!/bin/sh\necho 'hello, this is not JSON'\nsleep 30\n")
+        os.chmod(path, 0o755)
+    elif what == "@silent":
+        open(path, "w").write("#!/bin/sh\nexec sleep 30\n")
         os.chmod(path, 0o755)
     elif what in STANDBY_WRAPPERS:
         # The worker for the tests across GPUs is given them in --checks; spares are not.
