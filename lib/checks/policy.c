@@ -264,12 +264,12 @@ gv_status gv_policy_parse(gv_ctx *ctx, const char *text, gv_policy *out)
     gv_clear_error(ctx);
     if (!text || !out)
         return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_policy_parse: text or out is NULL");
-    if (out->struct_size < GV_POLICY_SIZE_V1)
-        return gv_fail(ctx, GV_ERR_VERSION, "gv_policy.struct_size %u < %zu",
-                       (unsigned)out->struct_size, (size_t)GV_POLICY_SIZE_V1);
+    /* The fields an older caller's struct lacks are 0, each field's "not set". */
+    static const gv_policy unset;
     gv_policy p;
-    memset(&p, 0, sizeof p);
-    memcpy(&p, out, out->struct_size < sizeof p ? out->struct_size : sizeof p);
+    gv_status in = gv_opts_in(ctx, "gv_policy", &p, sizeof p, out, GV_POLICY_SIZE_V1, &unset);
+    if (in != GV_OK)
+        return in;
     char *copy = strdup(text);
     if (!copy)
         return gv_fail(ctx, GV_ERR_NO_MEMORY, "out of memory");

@@ -69,6 +69,15 @@ static void parse_fills_every_key_and_refuses_bad_lines(void **state)
     assert_non_null(strstr(gv_ctx_last_error(ctx), "line 2"));
     gv_policy small = {.struct_size = 8};
     assert_int_equal(gv_policy_parse(ctx, "", &small), GV_ERR_VERSION);
+    /* Garbage (an uninitialised struct) and a size that ends inside a field are refused, and
+     * the struct is left as it was. */
+    const uint32_t refused[] = {0xFFFFFFFFu, 65537u, (uint32_t)sizeof(gv_policy) - 3};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        gv_policy odd = GV_POLICY_INIT;
+        odd.struct_size = refused[i];
+        assert_int_equal(gv_policy_parse(ctx, "gpu_count = 8\n", &odd), GV_ERR_INVALID_ARG);
+        assert_int_equal(odd.gpu_count, -1);
+    }
     assert_int_equal(gv_policy_parse(ctx, NULL, &p), GV_ERR_INVALID_ARG);
     assert_int_equal(gv_policy_parse(NULL, "", &p), GV_ERR_INVALID_ARG);
     gv_ctx_destroy(ctx);
