@@ -65,15 +65,18 @@ static gv_status check_opts(gv_ctx *ctx, const gv_stress_opts *o)
     if (o->size < 16 || o->size > 32768 || o->size % 16)
         return gv_fail(ctx, GV_ERR_INVALID_ARG,
                        "gv_stress_opts.size %u: a multiple of 16 in 16 .. 32768", o->size);
-    if (!(o->duration_s > 0 && o->duration_s <= 30 * 86400.0) ||
-        !(o->interval_s >= 0.01 && o->interval_s <= 60))
+    if (!(o->duration_s > 0 && o->duration_s <= 30 * 86400.0))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_opts.duration_s %g: (0 .. 30 days]",
+                       o->duration_s);
+    if (!(o->interval_s >= 0.01 && o->interval_s <= 60))
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_opts.interval_s %g: 0.01 .. 60",
+                       o->interval_s);
+    if (o->gpu_count > GV_STRESS_MAX_GPUS)
+        return gv_fail(ctx, GV_ERR_INVALID_ARG, "gv_stress_opts.gpu_count %u: 0 .. %d",
+                       o->gpu_count, GV_STRESS_MAX_GPUS);
+    if (o->series_capacity && !o->series)
         return gv_fail(ctx, GV_ERR_INVALID_ARG,
-                       "gv_stress_opts: duration_s %g (0 .. 30 days], interval_s %g (0.01 .. 60)",
-                       o->duration_s, o->interval_s);
-    if (o->gpu_count > GV_STRESS_MAX_GPUS || (o->series_capacity && !o->series))
-        return gv_fail(ctx, GV_ERR_INVALID_ARG,
-                       "gv_stress_opts: gpu_count %u (0 .. %d), series_capacity %u needs series",
-                       o->gpu_count, GV_STRESS_MAX_GPUS, o->series_capacity);
+                       "gv_stress_opts.series_capacity %u needs series (NULL)", o->series_capacity);
     for (uint32_t i = 0; i < o->gpu_count; i++)
         for (uint32_t j = 0; j < i; j++)
             if (o->gpus[i] == o->gpus[j])

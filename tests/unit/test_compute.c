@@ -856,6 +856,12 @@ static void stress_refuses_bad_options(void **state)
     o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
     o.series_capacity = 8; /* and no buffer */
     assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "series_capacity 8 needs series"));
+    o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
+    o.gpu_count = 99; /* the error names this field alone */
+    assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
+    assert_non_null(strstr(gv_ctx_last_error(ctx), "gpu_count 99: 0 .. "));
+    assert_null(strstr(gv_ctx_last_error(ctx), "series"));
     o = (gv_stress_opts)GV_STRESS_OPTS_INIT;
     o.gpu_count = 2; /* GPU 0 twice */
     assert_int_equal(gv_stress_gemm(ctx, &o, &r), GV_ERR_INVALID_ARG);
