@@ -29,6 +29,25 @@ void gv_append(char *dst, size_t cap, const char *sep, const char *text)
     snprintf(dst + n, cap - n, "%s%s", n ? sep : "", text);
 }
 
+void gv_copy_text(char *out, size_t cap, const char *text)
+{
+    if (!cap)
+        return;
+    size_t n = strlen(text);
+    if (n < cap) {
+        memcpy(out, text, n + 1);
+        return;
+    }
+    n = cap - 1;
+    /* Back to the start of the character at the cut, when the cut falls inside it (a
+     * continuation byte 10xxxxxx follows). */
+    if ((text[n] & 0xC0) == 0x80)
+        while (n > 0 && (text[n] & 0xC0) == 0x80)
+            n--;
+    memcpy(out, text, n);
+    out[n] = '\0';
+}
+
 size_t gv_list_count(const char *list)
 {
     size_t n = 0;

@@ -17,6 +17,9 @@ double gv_now_s(void);
 void gv_nap_ms(long ms);
 /* Appends text to dst, preceded by sep unless dst is empty; truncates at cap. */
 void gv_append(char *dst, size_t cap, const char *sep, const char *text);
+/* Copies text into out[cap] as snprintf does, but a text cut short ends before a UTF-8
+ * character it would have split (a lone lead byte is no text to a JSON reader). */
+void gv_copy_text(char *out, size_t cap, const char *text);
 /* The non-empty entries of a comma-separated list ("0,2,3": 3; "": 0). */
 size_t gv_list_count(const char *list);
 /* The median of n > 0 samples; sorts them in place (v[0] is then the smallest). */

@@ -12,6 +12,7 @@
 
 #include "core/c_locale.h"
 #include "core/context.h"
+#include "core/util.h"
 #include "report/report.h"
 
 typedef struct reader {
@@ -31,7 +32,7 @@ static void text(reader *rd, json_t *o, const char *key, char *out, size_t cap)
 {
     json_t *v = json_object_get(o, key);
     if (json_is_string(v))
-        snprintf(out, cap, "%s", json_string_value(v));
+        gv_copy_text(out, cap, json_string_value(v));
     else if (json_is_null(v))
         out[0] = '\0';
     else

@@ -254,6 +254,43 @@ static void json_read_back(void **state)
     gv_ctx_destroy(ctx);
 }
 
+/* A message longer than the row's field, read back from JSON, is cut before a character it
+ * would split: the read-back report's JSON keeps the text (jansson refuses a lone lead byte,
+ * which would have turned every other character of it into '?'). */
+static void json_read_back_cuts_text_whole(void **state)
+{
+    (void)state;
+    gv_ctx *ctx = scenario_ctx("h100-open", NULL);
+    gv_report *r = run_scenario("h100-open", "h100x8");
+    char *text = NULL;
+    assert_int_equal(gv_report_json(r, 0, &text), GV_OK);
+    json_t *root = json_loads(text, 0, NULL);
+    assert_non_null(root);
+    char long_text[1201] = "";
+    for (int i = 0; i < 600; i++)
+        strcat(long_text, "\xc3\xa9"); /* e acute: two bytes each */
+    json_t *first = json_array_get(json_object_get(root, "checks"), 0);
+    assert_int_equal(json_object_set_new(first, "message", json_string(long_text)), 0);
+    char *edited = json_dumps(root, 0);
+    gv_report *back = NULL;
+    assert_int_equal(gv_report_from_json(ctx, edited, &back), GV_OK);
+    gv_check_result c = GV_CHECK_RESULT_INIT;
+    assert_int_equal(gv_report_result(back, 0, &c), GV_OK);
+    size_t n = strlen(c.message);
+    assert_true(n > 400 && n % 2 == 0); /* whole characters only */
+    assert_int_equal(strncmp(c.message, long_text, n), 0);
+    char *again = NULL;
+    assert_int_equal(gv_report_json(back, 0, &again), GV_OK);
+    assert_non_null(strstr(again, "\\u00E9\\u00E9\\u00E9")); /* JSON_ENSURE_ASCII */
+    gv_free(again);
+    gv_report_free(back);
+    free(edited);
+    json_decref(root);
+    gv_free(text);
+    gv_report_free(r);
+    gv_ctx_destroy(ctx);
+}
+
 /* A row another gpuverify's hold left unrun says who held the GPU and how long, in the row and
  * in its JSON (held_by), and reads back the same; other rows have no held_by. */
 static void held_row(void **state)
@@ -573,10 +610,14 @@ static void versioned_copy_out(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(json_round_trip),  cmocka_unit_test(prometheus_text),
-        cmocka_unit_test(json_read_back),   cmocka_unit_test(held_row),
-        cmocka_unit_test(one_line),         cmocka_unit_test(versioned_copy_out),
-        cmocka_unit_test(per_gpu_verdicts), cmocka_unit_test(control_bytes_never_reach_a_row)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(json_round_trip),
+                                       cmocka_unit_test(prometheus_text),
+                                       cmocka_unit_test(json_read_back),
+                                       cmocka_unit_test(json_read_back_cuts_text_whole),
+                                       cmocka_unit_test(held_row),
+                                       cmocka_unit_test(one_line),
+                                       cmocka_unit_test(versioned_copy_out),
+                                       cmocka_unit_test(per_gpu_verdicts),
+                                       cmocka_unit_test(control_bytes_never_reach_a_row)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
