@@ -312,6 +312,7 @@ static gv_status memtest_here(gv_ctx *ctx, const void *args, const gv_call_watch
     r.ecc_uncorrected_before = r.ecc_uncorrected_after = -1;
     gv_session s;
     gv_errbuf err = {""};
+    gv_progress_stage(ctx, "CUDA context");
     st = gv_session_open(ctx, c->gpu, &s, &err);
     if (st == GV_ERR_NOT_FOUND || st == GV_ERR_INTERNAL || st == GV_ERR_BUSY) {
         gv_session_close(&s);

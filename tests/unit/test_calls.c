@@ -101,6 +101,7 @@ static const hang_case cases[] = {
     {"fault-cublaslt-hang", "gemm", 1, 0, "while cuBLASLt: the first matmuls"},
     {"fault-kernel-hang", "cuda", 1, 0, "while copies between pinned host memory"},
     {"fault-kernel-hang", "memtest", 4, 0, "while round 1, own address, write"},
+    {"fault-cuinit-hang", "memtest", 4, 0, "while CUDA context"},
     {"fault-cudnn-hang", "cudnn", 1, 0, "while cuDNN: cudnnCreate"},
     {"fault-cublaslt-hang", "stress", 4, 0.2, "while contexts, inputs and the first GEMMs"},
 };
