@@ -32,6 +32,7 @@ static struct held {
     int fd;            /* the locked file; -1: nothing to lock, or held by the parent */
     int kept;          /* given back by every owner, the file kept locked to the exit */
     const void *noted; /* the owner the lock file's note names */
+    double since;      /* gv_now_s() when its owner took it (refs from 0) */
 } held[MAX_HELD];
 static int hold_to_exit;
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -482,12 +483,13 @@ static int canonical(const char *bus_id, char *out, size_t cap)
 }
 
 /* This process as the holder, for an owner that waited for another of its contexts. */
-static void this_process(gv_gpu_holder *h)
+static void this_process(gv_gpu_holder *h, const struct held *e)
 {
     h->pid = (long)getpid();
     h->parent = (long)getppid();
     comm_of(h->pid, h->program, sizeof h->program);
     comm_of(h->parent, h->by, sizeof h->by);
+    h->held_s = e->since > 0 ? gv_now_s() - e->since : -1;
 }
 
 int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
@@ -510,7 +512,7 @@ int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
     while ((e = find(bus_id)) && (e->taking || (e->refs && e->owner != owner)))
         if (pthread_cond_timedwait(&changed, &mutex, &until) == ETIMEDOUT) {
             if (holder && e->refs)
-                this_process(holder);
+                this_process(holder, e);
             pthread_mutex_unlock(&mutex);
             return 1;
         }
@@ -519,7 +521,8 @@ int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
             write_holder(e->fd, __atomic_load_n(&hold_to_exit, __ATOMIC_RELAXED), owner);
         e->noted = owner;
         e->owner = owner;
-        e->refs++;
+        if (e->refs++ == 0)
+            e->since = gv_now_s();
         e->kept = 0;
         pthread_mutex_unlock(&mutex);
         return 0;
@@ -541,6 +544,7 @@ int gv_gpu_lock_take(const void *owner, const char *gpu_bus_id, double wait_s,
     e->fd = fd;
     e->owner = e->noted = busy ? NULL : owner;
     e->refs = busy ? 0 : 1;
+    e->since = gv_now_s();
     pthread_cond_broadcast(&changed);
     pthread_mutex_unlock(&mutex);
     return busy;
@@ -598,7 +602,14 @@ void gv_gpu_holder_text(const gv_gpu_holder *h, char *out, size_t cap)
         snprintf(by, sizeof by, ", started by PID %ld%s%s", h->parent, h->by[0] ? ", " : "", h->by);
     if (h->held_s >= 0)
         snprintf(held_for, sizeof held_for, ", which has held it for %.0f s", h->held_s);
-    snprintf(out, cap, "another gpuverify%s%s%s%s", who, by, h->pid ? ")" : "", held_for);
+    /* Another context of this process, or of the caller that started this worker (a process it
+     * starts for the holding context works under the hold): not another program to wait for. */
+    if (h->pid == (long)getpid() || h->pid == (long)getppid())
+        snprintf(out, cap, "another context of %s (PID %ld%s%s)%s",
+                 h->pid == (long)getpid() ? "this process" : "the caller", h->pid,
+                 h->program[0] ? ", " : "", h->program, held_for);
+    else
+        snprintf(out, cap, "another gpuverify%s%s%s%s", who, by, h->pid ? ")" : "", held_for);
 }
 
 int gv_host_copies_take(double wait_s, gv_gpu_holder *holder)

@@ -500,7 +500,7 @@ static void a_run_waits_for_another_context_of_its_process(void **state)
     assert_int_equal(gv_gpu_lock_take(other_owner, GPU, 0, NULL), 0);
     gv_report *r = run_checks(GV_ISOLATION_PROCESS, CUDA_CHECKS, 4, 0); /* waits 2 s */
     char want[64];
-    snprintf(want, sizeof want, "another gpuverify (PID %ld", (long)getpid());
+    snprintf(want, sizeof want, "another context of the caller (PID %ld", (long)getpid());
     gv_check_result c = result_of(r, "cuda.init", "gpu0");
     assert_int_equal(c.verdict, GV_ERROR);
     assert_non_null(strstr(c.message, "is being tested by"));
@@ -546,6 +546,15 @@ static void a_run_in_process_waits_for_another_context(void **state)
     (void)state;
     lock_dir("run-wait-context");
     assert_int_equal(gv_gpu_lock_take(other_owner, GPU, 0, NULL), 0);
+    /* Held past half the budget: named as what it is, with how long it has held the GPU. */
+    gv_report *held = run_checks(GV_ISOLATION_NONE, CUDA_CHECKS, 4, 0);
+    gv_check_result c = result_of(held, "cuda.init", "gpu0");
+    assert_int_equal(c.verdict, GV_ERROR);
+    char want[80];
+    snprintf(want, sizeof want, "another context of this process (PID %ld", (long)getpid());
+    assert_non_null(strstr(c.message, want));
+    assert_non_null(strstr(c.message, "which has held it for"));
+    gv_report_free(held);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, hold_a_second, NULL), 0);
     double t0 = gv_now_s();
