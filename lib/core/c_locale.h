@@ -20,6 +20,7 @@ void gv_c_locale_leave(locale_t *before);
 /* The rest of the enclosing block in the C locale, the thread's own put back at its end
  * (every return included). */
 #define GV_IN_C_LOCALE()                                                                           \
-    locale_t gv_locale_before_ __attribute__((cleanup(gv_c_locale_leave))) = gv_c_locale_enter()
+    locale_t gv_locale_before_ __attribute__((cleanup(gv_c_locale_leave), unused)) =               \
+        gv_c_locale_enter()
 
 #endif
