@@ -25,9 +25,10 @@ for line in readme[start:]:
 shown_rows = [l for l in block[1:] if re.match(r"(PASS|WARN|FAIL|SKIP|ERROR)\s", l)]
 shown_summary = [l for l in block if re.match(r"\d+ checks in \d+ rows|PASS: \d+", l)]
 
+locks = tempfile.TemporaryDirectory(prefix="gv-readme-")  # removed when the script ends
 env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios",
                                                       "h100x8-gpu-lost.conf"),
-           GPUVERIFY_LOCK_DIR=tempfile.mkdtemp(prefix="gv-readme-"))
+           GPUVERIFY_LOCK_DIR=locks.name)
 env.pop("COLUMNS", None)  # piped, as the README shows it: no wrapping
 run = subprocess.run([gv_check, "--sysroot", os.path.join(fixtures, "sysroots", "h100-open"),
                       "--library-dir", fakelib, "--gemm-size", "32", "--copy-mib", "1",

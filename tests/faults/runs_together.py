@@ -29,8 +29,8 @@ def main():
     gv_check, fixtures, fakelib = sys.argv[1:4]
     problems = []
     for level, selection in LEVELS:
-        locks = tempfile.mkdtemp(prefix="gv-runs-together-")
-        env = dict(os.environ, GPUVERIFY_LOCK_DIR=locks,
+        locks = tempfile.TemporaryDirectory(prefix="gv-runs-together-")
+        env = dict(os.environ, GPUVERIFY_LOCK_DIR=locks.name,
                    GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", "h100x8.conf"))
         cmd = [gv_check, "--json", "--library-dir", fakelib, "--level", level,
                "--budget", str(BUDGET_S), "--gemm-size", "32", "--copy-mib", "1",
@@ -53,6 +53,7 @@ def main():
             if p.returncode != 0 or held or not rows:
                 problems.append("%s run %d: exit %d, %d row(s) held by another run: %s %s" % (
                     level, k, p.returncode, len(held), held[:2], err.strip()[-300:]))
+        locks.cleanup()
     for line in problems:
         print("PROBLEM: " + line)
     return 1 if problems else 0

@@ -11,6 +11,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,7 @@ def node_check(gv_check, deadline, env=None):
 class NodeCheckTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="gv-fleet-node-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
     def script(self, name, body):
         path = os.path.join(self.tmp, name)
