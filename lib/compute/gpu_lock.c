@@ -420,9 +420,12 @@ static void cond_make(void)
 }
 
 /* The node's locks this process holds besides its GPUs': the several-GPUs lock (its descriptor
- * and how many takes it counts) and the host's links for copies (the descriptors handed out). */
-static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
+ * and how many takes it counts; its mutex is held through a take's wait, so a fork never waits
+ * for it) and the host's links for copies (the descriptors handed out, under a mutex held only
+ * to change the list). */
+static pthread_mutex_t several_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int several_fd = -1, several_takes;
+static pthread_mutex_t copies_mutex = PTHREAD_MUTEX_INITIALIZER;
 #define MAX_COPIES 64
 static int copies_fd[MAX_COPIES];
 static size_t copies_count;
@@ -436,12 +439,12 @@ static size_t copies_count;
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&mutex);
-    pthread_mutex_lock(&node_mutex);
+    pthread_mutex_lock(&copies_mutex);
 }
 
 static void fork_parent(void)
 {
-    pthread_mutex_unlock(&node_mutex);
+    pthread_mutex_unlock(&copies_mutex);
     pthread_mutex_unlock(&mutex);
 }
 
@@ -453,6 +456,9 @@ static void fork_child(void)
         memset(&held[i], 0, sizeof held[i]);
         held[i].fd = -1;
     }
+    /* A thread of the parent may have held several_mutex (in a take's wait): the child has no
+     * such thread, so the mutex is made anew. */
+    pthread_mutex_init(&several_mutex, NULL);
     if (several_fd >= 0)
         close(several_fd);
     several_fd = -1, several_takes = 0;
@@ -460,7 +466,7 @@ static void fork_child(void)
         close(copies_fd[i]);
     copies_count = 0;
     cond_make(); /* the parent's waiters are not the child's */
-    pthread_mutex_unlock(&node_mutex);
+    pthread_mutex_unlock(&copies_mutex);
     pthread_mutex_unlock(&mutex);
 }
 
@@ -604,7 +610,7 @@ void gv_gpu_holder_text(const gv_gpu_holder *h, char *out, size_t cap)
         snprintf(held_for, sizeof held_for, ", which has held it for %.0f s", h->held_s);
     /* Another context of this process, or of the caller that started this worker (a process it
      * starts for the holding context works under the hold): not another program to wait for. */
-    if (h->pid == (long)getpid() || h->pid == (long)getppid())
+    if (h->pid > 0 && (h->pid == (long)getpid() || h->pid == (long)getppid()))
         snprintf(out, cap, "another context of %s (PID %ld%s%s)%s",
                  h->pid == (long)getpid() ? "this process" : "the caller", h->pid,
                  h->program[0] ? ", " : "", h->program, held_for);
@@ -623,10 +629,10 @@ int gv_host_copies_take(double wait_s, gv_gpu_holder *holder)
     /* No owner: a process this one starts never copies under its hold. */
     if (lock_file("host-copies", NULL, 0, wait_s > 0 ? wait_s : 0, &fd, holder))
         return -2;
-    pthread_mutex_lock(&node_mutex);
+    pthread_mutex_lock(&copies_mutex);
     if (fd >= 0 && copies_count < MAX_COPIES)
         copies_fd[copies_count++] = fd;
-    pthread_mutex_unlock(&node_mutex);
+    pthread_mutex_unlock(&copies_mutex);
     return fd;
 }
 
@@ -634,14 +640,14 @@ void gv_host_copies_give(int fd)
 {
     if (fd < 0)
         return;
-    pthread_mutex_lock(&node_mutex);
+    pthread_mutex_lock(&copies_mutex);
     for (size_t i = 0; i < copies_count; i++)
         if (copies_fd[i] == fd) {
             copies_fd[i] = copies_fd[--copies_count];
             break;
         }
     close(fd); /* drops the lock */
-    pthread_mutex_unlock(&node_mutex);
+    pthread_mutex_unlock(&copies_mutex);
 }
 
 int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder)
@@ -651,7 +657,7 @@ int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder
         holder->held_s = -1;
     }
     pthread_once(&cond_once, cond_init); /* the fork handlers */
-    pthread_mutex_lock(&node_mutex);
+    pthread_mutex_lock(&several_mutex);
     int fd = -1, busy = 0;
     /* Held already (taken, or kept to the exit): another descriptor's flock would wait for this
      * process's own. */
@@ -663,13 +669,13 @@ int gv_several_gpus_take(const void *owner, double wait_s, gv_gpu_holder *holder
         if (several_fd < 0)
             several_fd = fd;
     }
-    pthread_mutex_unlock(&node_mutex);
+    pthread_mutex_unlock(&several_mutex);
     return busy;
 }
 
 void gv_several_gpus_give(void)
 {
-    pthread_mutex_lock(&node_mutex);
+    pthread_mutex_lock(&several_mutex);
     if (several_takes > 0)
         several_takes--;
     /* A worker's GPUs stay its own to its exit (gv_gpu_lock_hold_to_exit): so does this. */
@@ -678,5 +684,5 @@ void gv_several_gpus_give(void)
         close(several_fd);
         several_fd = -1;
     }
-    pthread_mutex_unlock(&node_mutex);
+    pthread_mutex_unlock(&several_mutex);
 }

@@ -329,6 +329,37 @@ static void a_forked_child_holds_none_of_its_parents_gpus(void **state)
     close(go[1]), close(said[0]);
 }
 
+static void *wait_for_several(void *arg)
+{
+    *(int *)arg = gv_several_gpus_take(owner, 2, NULL);
+    return NULL;
+}
+
+/* A thread waiting for the several-GPUs lock (another process holds it) does not hold up a
+ * fork of another thread: the fork handlers wait for no such take. */
+static void a_fork_does_not_wait_for_a_take_of_several_gpus(void **state)
+{
+    (void)state;
+    lock_dir("fork-several");
+    pid_t holder = holder_child(SEVERAL, 60);
+    int got = -1;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, wait_for_several, &got), 0);
+    struct timespec settle = {0, 200000000};
+    nanosleep(&settle, NULL); /* the thread is in its wait */
+    double t0 = gv_now_s();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(0);
+    double took = gv_now_s() - t0;
+    waitpid(pid, NULL, 0);
+    assert_true(took < 1.0); /* the wait has 1.8 s left */
+    pthread_join(t, NULL);
+    assert_int_equal(got, 1); /* the holder kept it all along */
+    reap(holder);
+}
+
 static void nothing_to_coordinate_through(void **state)
 {
     (void)state;
@@ -786,6 +817,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_child_waits_for_another_process),
         cmocka_unit_test(a_run_waits_for_another_context_of_its_process),
         cmocka_unit_test(a_forked_child_holds_none_of_its_parents_gpus),
+        cmocka_unit_test(a_fork_does_not_wait_for_a_take_of_several_gpus),
         cmocka_unit_test(nothing_to_coordinate_through),
         cmocka_unit_test(the_lock_file_is_every_users),
         cmocka_unit_test(roots_locks_are_roots_alone),
