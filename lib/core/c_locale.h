@@ -17,6 +17,12 @@ locale_t gv_c_locale_enter(void);
 /* Puts the thread back in *before (nothing for (locale_t)0). */
 void gv_c_locale_leave(locale_t *before);
 
+/* Around a call into the caller's own code (its event hook, its log callback): the locale its
+ * thread had when it called the library, while that code runs; gv_c_locale_resume puts the C
+ * locale back. (locale_t)0 when the thread is not in one of the library's entry points. */
+locale_t gv_c_locale_pause(void);
+void gv_c_locale_resume(locale_t paused);
+
 /* The rest of the enclosing block in the C locale, the thread's own put back at its end
  * (every return included). */
 #define GV_IN_C_LOCALE()                                                                           \

@@ -177,8 +177,11 @@ gv_status gv_ctx_create(const gv_ctx_opts *opts, gv_ctx **out)
     if (s != GV_OK) {
         /* No context to hold the detail: gv_ctx_last_error(NULL) has it, and the log
          * callback hears it if there is one. */
-        if (opts && o.log_fn)
+        if (opts && o.log_fn) {
+            locale_t ours = gv_c_locale_pause(); /* the caller's callback, in its locale */
             o.log_fn(o.log_user, GV_LOG_ERROR, err);
+            gv_c_locale_resume(ours);
+        }
         free(ctx);
         return create_failed(s, "%s", err);
     }

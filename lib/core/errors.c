@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "core/c_locale.h"
 #include "core/context.h"
 
 gv_status gv_fail(gv_ctx *ctx, gv_status status, const char *fmt, ...)
@@ -33,5 +34,7 @@ void gv_log(const gv_ctx *ctx, int32_t level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    locale_t ours = gv_c_locale_pause(); /* the caller's callback runs in the caller's locale */
     ctx->log_fn(ctx->log_user, level, line);
+    gv_c_locale_resume(ours);
 }

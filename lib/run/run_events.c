@@ -2,6 +2,7 @@
 #include "run/run_events.h"
 
 #include "checks/checks.h"
+#include "core/c_locale.h"
 #include "core/progress.h"
 #include "core/util.h"
 
@@ -28,7 +29,9 @@ static void emit(gv_run_observer *o, int kind, const char *check, const char *su
                       .checks_selected = o->selected,
                       .elapsed_s = gv_now_s() - o->t0,
                       .budget_s = o->budget_s};
+    locale_t ours = gv_c_locale_pause(); /* the caller's hook runs in the caller's locale */
     o->fn(&e, o->user);
+    gv_c_locale_resume(ours);
 }
 
 void gv_run_observer_started(gv_run_observer *o, const char *check, const char *subject)

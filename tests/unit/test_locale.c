@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The library in a caller that chose its user's locale (setlocale(LC_ALL, "")): a German one
  * writes "0,5" for 0.5 and reads "0.5" as 0, a Turkish one does not match "i" with "I". Every
- * run, call, policy and output must be what it is in the C locale, and the caller's locale
- * left as it was. The locales come from $GV_TEST_LOCALES (ctest makes them with localedef). */
+ * run, call, policy and output must be what it is in the C locale, the caller's hooks run in
+ * its own locale, and its locale is left as it was. The locales come from $GV_TEST_LOCALES (ctest
+ * makes them with localedef). */
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,16 @@
 #include "helpers.h"
 
 #define CHECKS "system,driver,gpu,cuda.init,cuda.alloc,gemm.fp16"
+
+/* The decimal point the caller's event hook saw last: its own locale's, not the C locale the
+ * library works in. */
+static char hook_point[8];
+
+static void hook(const gv_run_event *e, void *user)
+{
+    (void)e, (void)user;
+    snprintf(hook_point, sizeof hook_point, "%s", localeconv()->decimal_point);
+}
 
 /* A run over the fakes, in gpuverify-worker (isolation process) or in this process (none),
  * with a policy whose fraction and model a locale could misread; then a call, its verdict in
@@ -29,8 +40,11 @@ static gv_report *run(int isolation, int *call)
     o.isolation = isolation;
     o.policy = &p;
     o.budget_s = 60.25;
+    o.on_event = hook;
+    hook_point[0] = '\0';
     gv_report *r = NULL;
     assert_int_equal(gv_run(ctx, &o, &r), GV_OK);
+    assert_string_equal(hook_point, localeconv()->decimal_point);
     gv_cuda_result c = GV_CUDA_RESULT_INIT; /* in the worker: its deadline as text too */
     assert_int_equal(gv_cuda_check(ctx, 0, NULL, &c), GV_OK);
     *call = c.verdict;
