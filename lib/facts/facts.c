@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/progress.h"
 #include "core/util.h"
 
 static void unknown_gpu(gv_gpu *g)
@@ -129,6 +130,10 @@ gv_status gv_facts_collect(gv_ctx *ctx, gv_facts *f, unsigned optional)
     f->nvswitch_count = f->nvswitch_device = -1;
     f->live = ctx->live;
     f->optional = optional;
+    /* Said before the first read: /proc/driver/nvidia's files are the driver's, and block where
+     * it is wedged; a worker that said nothing at all never got here (a wrong program). */
+    gv_progress_begin(ctx, "driver.nvml", "node");
+    gv_progress_stage(ctx, "reading the driver's files (/proc/driver/nvidia, sysfs)");
     gv_facts_files(f);
     /* The node named by the caller (a pod's spec.nodeName): the host name seen from inside a
      * container is the pod's. */

@@ -475,9 +475,9 @@ static int concluded_timed_out(lane *l, const char *where, const char *how_stopp
     l->hung_count = 0;
     /* The node's worker in the Xid watch (NVML's event API), before any check. */
     int in_watch = is_node(l) && l->waiting_s > 0 && !strcmp(l->check, gv_id_gpu_xid);
-    /* The node's first worker says where it is before it loads a library (NVML first): one that
-     * said nothing at all is not gpuverify's worker, or cannot run here, rather than a driver
-     * that hangs; no GPU was reached. */
+    /* The node's first worker says where it is before it reads a file of the driver's or loads
+     * a library (gv_facts_collect): one that said nothing at all is not gpuverify's worker, or
+     * cannot run here, rather than a driver that hangs; no GPU was reached. */
     if (is_node(l) && !c->have_facts && !l->adopted && !l->heard) {
         snprintf(why, sizeof why,
                  "gpuverify-worker (%s) said nothing in the %.1f s after it was started (worker "
