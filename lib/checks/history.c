@@ -46,8 +46,8 @@ void gv_history_day(long long unix_s, char *out, size_t cap)
         snprintf(out, cap, "?");
 }
 
-/* A query that failed: the subject's row is an ERROR naming the database, to be run again. */
-static void query_failed(gv_history_judge *j, const char *id, const char *subject, const char *why)
+void gv_history_query_failed(gv_history_judge *j, const char *id, const char *subject,
+                             const char *why)
 {
     gv_check_result *c =
         gv_report_add(j->report, id, subject, GV_ERROR, "%s; judged without history", why);
@@ -60,8 +60,7 @@ static long long window_start(const gv_history_judge *j, const gv_history_policy
     return j->run->started_unix - (long long)(pol->window_days * 86400);
 }
 
-/* The subjects judged: "gpuN" for each GPU of the run with a UUID, then "node". */
-static size_t subjects(const gv_report *r, char (*out)[48], size_t cap)
+size_t gv_history_subjects(const gv_report *r, char (*out)[48], size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->gpu_count && n + 1 < cap; i++)
@@ -71,9 +70,8 @@ static size_t subjects(const gv_report *r, char (*out)[48], size_t cap)
     return n;
 }
 
-/* This run's row of `check` on `subject`; NULL when it has none. */
-static const gv_check_result *row_of(const gv_history_judge *j, const char *check,
-                                     const char *subject, size_t *index)
+const gv_check_result *gv_history_row_now(const gv_history_judge *j, const char *check,
+                                          const char *subject, size_t *index)
 {
     for (size_t i = 0; i < j->judged; i++)
         if (!strcmp(j->report->results[i].id, check) &&
@@ -89,7 +87,7 @@ double gv_history_counter_now(const gv_history_judge *j, const char *check, cons
                               const char *name)
 {
     size_t index;
-    if (!row_of(j, check, subject, &index))
+    if (!gv_history_row_now(j, check, subject, &index))
         return NAN;
     const gv_row_counters *c = gv_report_counters_of(j->report, index);
     for (uint32_t k = 0; c && k < c->count; k++)
@@ -147,7 +145,7 @@ void gv_check_history_performance(gv_history_judge *j)
     gv_history_policy pol;
     gv_history_policy_of(j->policy, &pol);
     char subs[GV_RUN_MAX_GPUS + 1][48];
-    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    size_t ns = gv_history_subjects(j->report, subs, sizeof subs / sizeof *subs);
     for (size_t s = 0; s < ns; s++) {
         char hs[160], worst_text[400] = "", all[512] = "", short_of[256] = "", why[512];
         gv_history_subject(j->report, subs[s], hs, sizeof hs);
@@ -165,7 +163,7 @@ void gv_check_history_performance(gv_history_judge *j)
                 (size_t)(pol.runs < GV_HISTORY_MAX_POINTS ? pol.runs : GV_HISTORY_MAX_POINTS), why,
                 sizeof why);
             if (n < 0) {
-                query_failed(j, id, subs[s], why);
+                gv_history_query_failed(j, id, subs[s], why);
                 failed = 1;
                 break;
             }
@@ -241,7 +239,7 @@ static int span(gv_history_judge *j, const char *subject, const char *hs, const 
     int n = gv_history_counter_end(j->db, hs, check, name, since, j->run->started_unix, 1, first,
                                    why, sizeof why);
     if (n < 0)
-        query_failed(j, gv_id_history_memory_errors, subject, why);
+        gv_history_query_failed(j, gv_id_history_memory_errors, subject, why);
     return n;
 }
 
@@ -326,7 +324,7 @@ void gv_check_history_memory_errors(gv_history_judge *j)
     gv_history_policy_of(j->policy, &pol);
     long long since = window_start(j, &pol);
     char subs[GV_RUN_MAX_GPUS + 1][48];
-    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    size_t ns = gv_history_subjects(j->report, subs, sizeof subs / sizeof *subs);
     for (size_t s = 0; s + 1 < ns; s++) { /* GPUs only */
         char hs[160], why[512], text[480] = "";
         gv_history_subject(j->report, subs[s], hs, sizeof hs);
@@ -340,7 +338,7 @@ void gv_check_history_memory_errors(gv_history_judge *j)
         }
         long runs = gv_history_runs_of(j->db, hs, since, pol.min_runs, why, sizeof why);
         if (runs < 0) {
-            query_failed(j, id, subs[s], why);
+            gv_history_query_failed(j, id, subs[s], why);
             continue;
         }
         if (runs < pol.min_runs) {
@@ -377,7 +375,7 @@ static int last_and_now(gv_history_judge *j, const char *subject, const char *hs
     int n = gv_history_counter_end(j->db, hs, check, name, 0, j->run->started_unix, 0, p, why,
                                    sizeof why);
     if (n < 0) {
-        query_failed(j, gv_id_history_links, subject, why);
+        gv_history_query_failed(j, gv_id_history_links, subject, why);
         *failed = 1;
         return 0;
     }
@@ -406,8 +404,8 @@ static void links_of(gv_history_judge *j, const char *subject, const link_counte
         double last, now;
         long long when = 0;
         size_t index;
-        in_run |=
-            row_of(j, list[k].check, subject, &index) && gv_report_counters_of(j->report, index);
+        in_run |= gv_history_row_now(j, list[k].check, subject, &index) &&
+                  gv_report_counters_of(j->report, index);
         if (!last_and_now(j, subject, hs, list[k].check, list[k].name, &last, &now, &when, &failed))
             continue;
         known = 1;
@@ -457,7 +455,7 @@ void gv_check_history_links(gv_history_judge *j)
     };
     size_t before = j->report->count;
     char subs[GV_RUN_MAX_GPUS + 1][48];
-    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    size_t ns = gv_history_subjects(j->report, subs, sizeof subs / sizeof *subs);
     for (size_t s = 0; s + 1 < ns; s++)
         links_of(j, subs[s], gpu, sizeof gpu / sizeof *gpu);
     for (size_t i = 0; i < j->judged; i++)
@@ -520,13 +518,13 @@ void gv_check_history_record(gv_history_judge *j)
     gv_history_policy_of(j->policy, &pol);
     long long since = window_start(j, &pol);
     char subs[GV_RUN_MAX_GPUS + 1][48];
-    size_t ns = subjects(j->report, subs, sizeof subs / sizeof *subs);
+    size_t ns = gv_history_subjects(j->report, subs, sizeof subs / sizeof *subs);
     for (size_t s = 0; s < ns; s++) {
         char hs[160], why[512], first[16];
         gv_history_subject(j->report, subs[s], hs, sizeof hs);
         gv_history_record rec = {0, 0, 0};
         if (gv_history_record_of(j->db, hs, since, &rec, why, sizeof why)) {
-            query_failed(j, id, subs[s], why);
+            gv_history_query_failed(j, id, subs[s], why);
             continue;
         }
         int now = bad_now(j, subs[s]);

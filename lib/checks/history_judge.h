@@ -28,13 +28,23 @@ typedef struct gv_history_policy {
 } gv_history_policy;
 void gv_history_policy_of(const gv_policy *p, gv_history_policy *out);
 
+/* The subjects judged: "gpuN" for each GPU of the run with a UUID, then "node"; how many. */
+size_t gv_history_subjects(const gv_report *r, char (*out)[48], size_t cap);
+/* This run's row of `check` on `subject` (its index into *index when not NULL); NULL when it
+ * has none. */
+const gv_check_result *gv_history_row_now(const gv_history_judge *j, const char *check,
+                                          const char *subject, size_t *index);
+/* A query that failed: the subject's row is an ERROR naming the database, to be run again. */
+void gv_history_query_failed(gv_history_judge *j, const char *id, const char *subject,
+                             const char *why);
 /* A counter of this run's row of `check` on `subject` (report_counters.c); NAN when absent. */
 double gv_history_counter_now(const gv_history_judge *j, const char *check, const char *subject,
                               const char *name);
 /* A time stamp's day, "2026-11-28" (UTC). */
 void gv_history_day(long long unix_s, char *out, size_t cap);
 
-/* Each history check's judge, gv_check_<name> (checks.def), in history.c or history_ports.c. */
+/* Each history check's judge, gv_check_<name> (checks.def), in history.c, history_ports.c or
+ * history_xid.c. */
 #define GV_HISTORY(nm, ...) void gv_check_##nm(gv_history_judge *judge);
 #define GV_PASSIVE(...)
 #define GV_ACTIVE(...)

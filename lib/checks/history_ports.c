@@ -71,9 +71,7 @@ static void port_of(gv_history_judge *j, const gv_history_policy *pol, const cha
         int n = gv_history_counter_end(j->db, hs, gv_id_rdma_port_errors, c->name, 0,
                                        j->run->started_unix, 0, &last, why, sizeof why);
         if (n < 0) {
-            gv_result_action(
-                gv_report_add(j->report, id, subject, GV_ERROR, "%s; judged without history", why),
-                GV_ACTION_RERUN);
+            gv_history_query_failed(j, id, subject, why);
             return;
         }
         if (n == 0)

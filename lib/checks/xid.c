@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "checks/checks.h"
 #include "core/util.h"
@@ -149,6 +150,15 @@ static void log_not_read(const gv_facts *f, gv_report *r)
                         "kernel.dmesg_restrict is 1; a container needs the device too "
                         "(privileged, /dev/kmsg mounted, as node-problem-detector's)");
     gv_result_action(c, GV_ACTION_FIX_CONFIG);
+    /* When the node booted, and how long this run watched: history.xid recalls the faults the
+     * watches of the runs since then saw. */
+    gv_counter k[2];
+    uint32_t n = 0;
+    if (f->uptime_s >= 0)
+        gv_counter_set(k, &n, 2, "boot_unix", floor((double)time(NULL) - f->uptime_s));
+    if (f->watch.watched_s > 0)
+        gv_counter_set(k, &n, 2, "watched_s", f->watch.watched_s);
+    gv_report_attach_counters(r, c, k, n);
 }
 
 /* An event NVML reported is a fault as much as a logged one: one tally of both. */
@@ -296,6 +306,12 @@ static void judge_gpu(const gv_facts *f, const xid_log *log, const gv_gpu_record
                        "%zu fault(s), %zu other, %zu unreadable", t.faults, t.others,
                        t.bad + log->unreadable);
     gv_result_expected(c, log->source, "no Xid in %s", log->list);
+    if (w->watched_s > 0) { /* kept by the history: history.xid recalls them */
+        gv_counter faults;
+        uint32_t n = 0;
+        gv_counter_set(&faults, &n, 1, "watched_faults", (double)watched.faults);
+        gv_report_attach_counters(r, c, &faults, n);
+    }
     if (xid_outcomes[o].remedy)
         gv_result_remedy(c, "%s", xid_outcomes[o].remedy);
     if (o == XID_PENDING)

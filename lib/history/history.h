@@ -78,6 +78,19 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
                            long long since_unix, long long until_unix, int oldest,
                            gv_history_point *out, char *why, size_t cap);
 
+/* A counter's values above 0 stamped from since_unix to until_unix: how many runs had one,
+ * their sum, and the newest's time and its row's message (gpu.xid's watched_faults: the Xid
+ * faults NVML reported during earlier runs since boot). */
+typedef struct gv_history_sum {
+    long runs;
+    double total;
+    long long last_unix;
+    char last_message[256];
+} gv_history_sum;
+int gv_history_counter_sum(gv_history *h, const char *subject, const char *check, const char *name,
+                           long long since_unix, long long until_unix, gv_history_sum *out,
+                           char *why, size_t cap);
+
 /* A GPU's (its UUID) runs since `since_unix`, counted up to at_most; -1 on error. */
 long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,
                         char *why, size_t cap);

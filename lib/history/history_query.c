@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/util.h"
 #include "history/history_db.h"
 
 long gv_history_figures(gv_history *h, const char *subject, const char *check, const char *unit,
@@ -62,6 +63,37 @@ int gv_history_counter_end(gv_history *h, const char *subject, const char *check
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return gv_history_fail(h, why, cap, "reading a counter's history");
     return rc == SQLITE_ROW;
+}
+
+int gv_history_counter_sum(gv_history *h, const char *subject, const char *check, const char *name,
+                           long long since_unix, long long until_unix, gv_history_sum *out,
+                           char *why, size_t cap)
+{
+    sqlite3_stmt *st = gv_history_statement(
+        h, "SELECT counters.started_unix, counters.value, results.message FROM counters"
+           " JOIN results ON results.run_id = counters.run_id AND results.seq = counters.seq"
+           " WHERE counters.subject = ? AND counters.check_id = ? AND counters.name = ?"
+           " AND counters.started_unix BETWEEN ? AND ? AND counters.value > 0"
+           " ORDER BY counters.started_unix DESC, counters.run_id DESC");
+    if (!st)
+        return gv_history_fail(h, why, cap, "reading a counter's history");
+    sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, check, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, since_unix);
+    sqlite3_bind_int64(st, 5, until_unix);
+    memset(out, 0, sizeof *out);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!out->runs++) {
+            const unsigned char *m = sqlite3_column_text(st, 2);
+            out->last_unix = sqlite3_column_int64(st, 0);
+            gv_copy_text(out->last_message, sizeof out->last_message, m ? (const char *)m : "");
+        }
+        out->total += sqlite3_column_double(st, 1);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : gv_history_fail(h, why, cap, "reading a counter's history");
 }
 
 long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,

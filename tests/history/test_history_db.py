@@ -16,9 +16,10 @@ import sys
 import threading
 import time
 
+from expectations import expect, finish
+
 GV_CHECK, FIXTURES, FAKELIB, WORK = sys.argv[1:5]
 CHECKS = "system,driver,gpu"
-failures = []
 
 
 def gv_check(state=None, policy=None, extra=()):
@@ -35,14 +36,6 @@ def gv_check(state=None, policy=None, extra=()):
     t0 = time.monotonic()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     return json.loads(p.stdout), p.returncode, time.monotonic() - t0
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    else:
-        print("ok:", what)
 
 
 def others(report):
@@ -310,4 +303,4 @@ with sqlite3.connect(together) as db:
     expect(db.execute("PRAGMA journal_mode").fetchone()[0] == "wal", "the database is in WAL mode")
     expect(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity_check ok")
 
-sys.exit(1 if failures else 0)
+finish()

@@ -15,8 +15,9 @@ import subprocess
 import sys
 import time
 
+from expectations import expect, finish
+
 GV_CHECK, FIXTURES, FAKELIB, WORK = sys.argv[1:5]
-failures = []
 
 
 def gv_check(sysroot, state, policy=None):
@@ -29,14 +30,6 @@ def gv_check(sysroot, state, policy=None):
         cmd += ["--policy", path]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     return json.loads(p.stdout), p.returncode
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-    else:
-        print("ok:", what)
 
 
 def rows(report, check):
@@ -116,6 +109,4 @@ expect_row(got, "mlx5_4/1", "FAIL", "carrier_changes +2 (2 -> 4, 1/h: netdev car
 expect_row(got, "mlx5_0/1", "PASS", "no error counter grew")
 expect(code == 1, "RoCE flap: exit 1, got %d" % code)
 
-if failures:
-    print("%d failure(s)" % len(failures))
-    sys.exit(1)
+finish()

@@ -536,6 +536,65 @@ static void a_clock_far_ahead_erases_nothing(void **state)
     assert_int_equal(rec.runs, 10);
 }
 
+/* history.xid: Xid 79 on gpu5 seen only by an earlier run's watch of NVML's events, the kernel
+ * log unreadable. Recalled by every run of the same boot: FAIL while the driver names a
+ * recovery action or cannot say, WARN once it reports none; forgotten at the next boot. */
+static void a_watched_fault_is_recalled_until_the_next_boot(void **state)
+{
+    history_fixture *f = *state;
+    gv_check_result c = judge(f, gv_check_history_xid, T0, "history.xid", "node", NULL);
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "the kernel log was read"));
+    /* The log not read from here on: gpu.xid's node row, and gpu5's row of the fault. */
+    gv_check_result *node = row(f->r, "gpu.xid", "node");
+    node->verdict = GV_WARN;
+    c = judge(f, gv_check_history_xid, T0, "history.xid", "node", NULL);
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "boot time is unknown"));
+    set_counter(f->r, "gpu.xid", "node", "boot_unix", (double)(T0 - DAY));
+    set_counter(f->r, "gpu.xid", "node", "watched_s", 60);
+    c = judge(f, gv_check_history_xid, T0, "history.xid", "node", NULL);
+    assert_int_equal(c.verdict, GV_SKIP);
+    assert_non_null(strstr(c.message, "no earlier run since the node booted"));
+    gv_check_result *fault = row(f->r, "gpu.xid", "gpu5");
+    fault->verdict = GV_FAIL;
+    snprintf(fault->message, sizeof fault->message, "%s",
+             "1 Xid fault(s) reported while NVML was watched for 0.8 s (codes 79)");
+    set_counter(f->r, "gpu.xid", "gpu5", "watched_faults", 1);
+    append(f, T0);
+    /* The next pass saw nothing itself. */
+    fault->verdict = GV_PASS;
+    set_counter(f->r, "gpu.xid", "gpu5", "watched_faults", 0);
+    append(f, T0 + 60);
+    gv_check_result *recovery = row(f->r, "gpu.recovery", "gpu5");
+    recovery->verdict = GV_FAIL;
+    recovery->action = GV_ACTION_RESET_GPU;
+    c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu5", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_int_equal(c.action, GV_ACTION_RESET_GPU);
+    assert_non_null(strstr(c.message, "1 Xid fault(s) reported by NVML to 1 earlier run(s)"));
+    assert_non_null(strstr(c.message, "(codes 79)"));
+    assert_non_null(strstr(c.message, "still needs its recovery action"));
+    c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu4", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "the 2 earlier run(s) that watched"));
+    recovery->verdict = GV_SKIP; /* a driver before R550 */
+    recovery->action = GV_ACTION_NONE;
+    c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu5", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_int_equal(c.action, GV_ACTION_REBOOT_NODE);
+    recovery->verdict = GV_PASS; /* reset since */
+    c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu5", NULL);
+    assert_int_equal(c.verdict, GV_WARN);
+    assert_int_equal(c.action, GV_ACTION_RERUN);
+    /* Rebooted after the fault: its runs are an earlier boot's. */
+    set_counter(f->r, "gpu.xid", "node", "boot_unix", (double)(T0 + 30));
+    recovery->verdict = GV_FAIL;
+    c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu5", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    assert_non_null(strstr(c.message, "the 1 earlier run(s) that watched"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,6 +613,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(retention_keeps_the_newest_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(history_rows_are_not_part_of_the_record, setup, teardown),
         cmocka_unit_test_setup_teardown(a_clock_far_ahead_erases_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_watched_fault_is_recalled_until_the_next_boot, setup,
+                                        teardown),
     };
     return run_shard("test_history", tests, sizeof tests / sizeof *tests);
 }
