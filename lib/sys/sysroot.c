@@ -39,6 +39,19 @@ static int inside(int fd, const char *root)
     return strncmp(target, real_root, len) == 0 && (target[len] == '/' || target[len] == '\0');
 }
 
+/* Whether openat2 answers at all: a seccomp filter refuses the call with EPERM (Docker's
+ * default profile) as a file the caller may not open does (/dev/kmsg without CAP_SYSLOG, a
+ * device the container's cgroup denies). The root itself always opens. */
+static int openat2_answers(int dir)
+{
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT};
+    int fd = (int)syscall(SYS_openat2, dir, ".", &how, sizeof how);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
 int gv_sys_open(const char *root, const char *rel, int flags)
 {
     flags |= O_CLOEXEC;
@@ -55,21 +68,24 @@ int gv_sys_open(const char *root, const char *rel, int flags)
     /* Once refused, always refused: an old kernel, a seccomp filter, valgrind. Asking once per
      * process spares a failing syscall per file (a benign race: both answers are right). */
     static int refused;
+    int syscall_refused = __atomic_load_n(&refused, __ATOMIC_RELAXED);
     int fd = -1, e = ENOSYS;
     /* EAGAIN: a rename or mount anywhere on the system while a ".." was resolved (a sysfs link,
      * "../../devices/..."), which the kernel cannot prove stayed inside the root; openat2(2)
      * has the caller try again. Opening a fixture's /sys/class/net/<if>/carrier_changes while
      * another process renamed a file in a loop: 128 of 200000 opens failed so, each a counter
      * read as absent. */
-    for (int tries = 0; !__atomic_load_n(&refused, __ATOMIC_RELAXED) && tries < 64; tries++) {
+    for (int tries = 0; !syscall_refused && tries < 64; tries++) {
         fd = (int)syscall(SYS_openat2, dir, *rel ? rel : ".", &how, sizeof how);
         e = errno;
-        if (fd < 0 && (e == ENOSYS || e == EPERM))
+        if (fd < 0 && (e == ENOSYS || (e == EPERM && !openat2_answers(dir)))) {
+            syscall_refused = 1;
             __atomic_store_n(&refused, 1, __ATOMIC_RELAXED);
+        }
         if (fd >= 0 || e != EAGAIN)
             break;
     }
-    if (fd < 0 && (e == ENOSYS || e == EPERM)) {
+    if (syscall_refused) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", root, rel);
         fd = open(path, flags);

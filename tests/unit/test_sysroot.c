@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The sysroot readers on good, malformed and hostile files. */
+#define _GNU_SOURCE /* O_NOATIME, setresuid */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -286,6 +289,43 @@ static void links_stay_inside_the_root(void **state)
     free(root);
 }
 
+/* A file the caller may not open (EPERM: /dev/kmsg without CAP_SYSLOG, here O_NOATIME on
+ * another user's file) is that file's answer: the files read after it are still resolved inside
+ * the root, an absolute link too, not looked up in the caller's own "/". In a child, as nobody
+ * where the test runs as root: the choice of openat2 is the process's. */
+static void a_file_refused_keeps_links_inside_the_root(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    char path[4096];
+    put_file(root, "/boot/real-config", "inside\n");
+    snprintf(path, sizeof path, "%s/boot/config-link", root);
+    assert_int_equal(symlink("/boot/real-config", path), 0);
+    assert_int_equal(chmod(root, 0755), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534)))
+            _exit(10);
+        int fd = gv_sys_open("/etc", "passwd", O_RDONLY | O_NOATIME);
+        if (fd >= 0 || errno != EPERM)
+            _exit(11);
+        char text[16] = "";
+        fd = gv_sys_open(root, "/boot/config-link", O_RDONLY);
+        if (fd < 0)
+            _exit(12);
+        ssize_t n = read(fd, text, sizeof text - 1);
+        close(fd);
+        _exit(n == 7 && !strcmp(text, "inside\n") ? 0 : 13);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    remove_tree(root);
+    free(root);
+}
+
 /* A port's config space of `size` bytes with extended capabilities: ids[i] at 0x100 + 0x10 i,
  * each pointing at the next (the last at `last_next`), the ACS one's control register set. */
 static void put_config(const char *root, size_t size, const unsigned *ids, size_t n,
@@ -380,10 +420,15 @@ static void acs_from_config_space(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(nvidia_version_lines),       cmocka_unit_test(fixture_readers),
-        cmocka_unit_test(pci_text_parsers),           cmocka_unit_test(malformed_files),
-        cmocka_unit_test(links_stay_inside_the_root), cmocka_unit_test(pci_parents_and_link_share),
-        cmocka_unit_test(acs_from_config_space),      cmocka_unit_test(process_start_from_stat),
+        cmocka_unit_test(nvidia_version_lines),
+        cmocka_unit_test(fixture_readers),
+        cmocka_unit_test(pci_text_parsers),
+        cmocka_unit_test(malformed_files),
+        cmocka_unit_test(links_stay_inside_the_root),
+        cmocka_unit_test(a_file_refused_keeps_links_inside_the_root),
+        cmocka_unit_test(pci_parents_and_link_share),
+        cmocka_unit_test(acs_from_config_space),
+        cmocka_unit_test(process_start_from_stat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
