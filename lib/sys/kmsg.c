@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "core/parse.h"
@@ -184,11 +185,20 @@ gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, g
     if (fd < 0)
         return gv_err(err, GV_ERR_IO, "%s: %s%s", path, strerror(errno),
                       errno == EACCES || errno == EPERM
-                          ? " (the kernel log needs root or kernel.dmesg_restrict=0)"
+                          ? " (the kernel log needs CAP_SYSLOG where kernel.dmesg_restrict is "
+                            "1, and in a container the device allowed by its cgroup: privileged)"
                           : "");
     gv_text_clean(span->path, sizeof span->path, path);
     collector c = {.span = span};
     struct stat fs;
+    /* A device in its place reads as an empty log: /dev/null or /dev/console bound over it (a
+     * kind node links /dev/kmsg to /dev/console) would pass every GPU as "no Xid logged". */
+    if (fstat(fd, &fs) == 0 && S_ISCHR(fs.st_mode) &&
+        (major(fs.st_rdev) != 1 || minor(fs.st_rdev) != 11)) {
+        close(fd);
+        return gv_err(err, GV_ERR_IO, "%s: character device %u:%u, not the kernel's log (1:11)",
+                      path, major(fs.st_rdev), minor(fs.st_rdev));
+    }
     if (fstat(fd, &fs) == 0 && !S_ISREG(fs.st_mode) && !S_ISCHR(fs.st_mode)) {
         /* The log is the kernel's character device or a captured file, never a FIFO. */
         close(fd);
