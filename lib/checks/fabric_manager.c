@@ -55,6 +55,13 @@ void gv_check_nvswitch_fabric_manager(const gv_facts *f, gv_report *r)
                           "not judged: the node's processes cannot be listed (%s)", f->fm_err.text);
         return;
     }
+    if (!f->fm_found && f->host_pid_ns == 0) {
+        gv_report_add(r, id, "node", GV_SKIP,
+                      "not judged: this process is outside the host's PID namespace (a "
+                      "container without the host's PIDs: hostPID), where the node's daemons "
+                      "are not listed; gpu.fabric judges the GPUs' registration");
+        return;
+    }
     if (!f->fm_found) {
         int down = gpus > registered;
         c = gv_report_add(r, id, "node", down ? GV_FAIL : GV_WARN,
