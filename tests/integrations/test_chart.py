@@ -68,6 +68,9 @@ def main():
         ("nodeSelector", pod.get("nodeSelector") == {"gpu": "yes"}),
         ("tolerations", pod.get("tolerations") == [{"operator": "Exists"}]),
         ("no active pass by default", "GPUVERIFY_ACTIVE_EVERY_S" not in env),
+        # The first file comes after the first pass's watch of the interval: the probe waits it.
+        ("the probe waits one interval and timeout",
+         c.get("livenessProbe", {}).get("initialDelaySeconds") == 30 + 150 + 30),
     ]
     failures += ["--set %s: not in the render" % what for what, ok in checks if not ok]
 
