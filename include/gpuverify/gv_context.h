@@ -69,7 +69,8 @@ typedef struct gv_ctx_opts {
     const char *state_path;
     /* Since ABI 1.1. The node's name in the report (its hostname), so in the metrics'
      * Hostname label, the one line and the history's keys; NULL = $GPUVERIFY_NODE_NAME, else
-     * the host name (the sysroot's /proc/sys/kernel/hostname). A container names the node it
+     * the host name (the sysroot's /proc/sys/kernel/hostname; a host root seen from another
+     * UTS namespace, as a pod's, its /etc/hostname where it has one). A container names the node it
      * runs on (Kubernetes: spec.nodeName through the downward API), or a recreated pod starts
      * the node's history over under its own name. At most 63 printable characters. */
     const char *node_name;

@@ -119,9 +119,7 @@ void gv_facts_files(gv_facts *f)
     f->os_src.status = gv_read_os_release(root, &f->os, &f->os_src.err);
     f->kernel_src.status =
         gv_read_kernel_release(root, f->kernel, sizeof f->kernel, &f->kernel_src.err);
-    if (gv_sys_read_line(root, "/proc/sys/kernel/hostname", f->hostname, sizeof f->hostname,
-                         NULL) != GV_OK)
-        f->hostname[0] = '\0';
+    gv_read_hostname(root, f->hostname, sizeof f->hostname);
     f->uptime_s = gv_read_uptime_s(root);
     f->host_pid_ns = gv_host_pid_namespace(root);
     modules(f);

@@ -87,18 +87,43 @@ int gv_kernel_version(const char *release, int *major, int *minor)
     return 0;
 }
 
-int gv_host_pid_namespace(const char *root)
+/* The target of <root>/proc/<pid>/ns/<name> into out; 0, or -1 when it cannot be read. */
+static int namespace_of(const char *root, const char *pid, const char *name, char *out, size_t cap)
 {
-    int dir = gv_sys_open(root, "/proc/self/ns", O_PATH | O_DIRECTORY);
+    char rel[64];
+    snprintf(rel, sizeof rel, "/proc/%s/ns", pid);
+    int dir = gv_sys_open(root, rel, O_PATH | O_DIRECTORY);
     if (dir < 0)
         return -1;
-    char ns[64];
-    ssize_t n = readlinkat(dir, "pid", ns, sizeof ns - 1);
+    ssize_t n = readlinkat(dir, name, out, cap - 1);
     close(dir);
     if (n <= 0)
         return -1;
-    ns[n] = '\0';
+    out[n] = '\0';
+    return 0;
+}
+
+int gv_host_pid_namespace(const char *root)
+{
+    char ns[64];
+    if (namespace_of(root, "self", "pid", ns, sizeof ns))
+        return -1;
     return strcmp(ns, "pid:[4026531836]") == 0;
+}
+
+void gv_read_hostname(const char *root, char *out, size_t cap)
+{
+    char own[64], init[64];
+    int host_uts = namespace_of(root, "self", "uts", own, sizeof own) == 0 &&
+                   namespace_of(root, "1", "uts", init, sizeof init) == 0 && !strcmp(own, init);
+    if (strcmp(root, "/") != 0 && !host_uts &&
+        gv_sys_read_line(root, "/etc/hostname", out, cap, NULL) == GV_OK) {
+        out[strcspn(out, " \t#")] = '\0';
+        if (out[0])
+            return;
+    }
+    if (gv_sys_read_line(root, "/proc/sys/kernel/hostname", out, cap, NULL) != GV_OK)
+        out[0] = '\0';
 }
 
 double gv_read_uptime_s(const char *root)

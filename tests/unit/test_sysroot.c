@@ -289,6 +289,37 @@ static void links_stay_inside_the_root(void **state)
     free(root);
 }
 
+/* The node's name through a host root: /proc/sys/kernel/hostname is the reader's own UTS
+ * namespace's (a pod's name), so /etc/hostname names the node unless the reader is known to
+ * share the host's UTS namespace (hostNetwork: its /proc/self/ns/uts is /proc/1's). */
+static void a_host_root_names_the_node_not_the_pod(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    char out[64], path[4096];
+    put_file(root, "/proc/sys/kernel/hostname", "gpuverify-job-x7k2p\n");
+    gv_read_hostname(root, out, sizeof out);
+    assert_string_equal(out, "gpuverify-job-x7k2p"); /* no /etc/hostname */
+    put_file(root, "/etc/hostname", "gpu-node-7\n");
+    gv_read_hostname(root, out, sizeof out);
+    assert_string_equal(out, "gpu-node-7");
+    put_file(root, "/proc/1/ns/.keep", "");
+    put_file(root, "/proc/self/ns/.keep", "");
+    snprintf(path, sizeof path, "%s/proc/1/ns/uts", root);
+    assert_int_equal(symlink("uts:[4026531838]", path), 0);
+    snprintf(path, sizeof path, "%s/proc/self/ns/uts", root);
+    assert_int_equal(symlink("uts:[4026532400]", path), 0);
+    gv_read_hostname(root, out, sizeof out);
+    assert_string_equal(out, "gpu-node-7"); /* a pod's own UTS namespace */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink("uts:[4026531838]", path), 0);
+    put_file(root, "/proc/sys/kernel/hostname", "gpu-node-7.cluster\n");
+    gv_read_hostname(root, out, sizeof out);
+    assert_string_equal(out, "gpu-node-7.cluster"); /* the host's own namespace: the kernel's */
+    remove_tree(root);
+    free(root);
+}
+
 /* A file the caller may not open (EPERM: /dev/kmsg without CAP_SYSLOG, here O_NOATIME on
  * another user's file) is that file's answer: the files read after it are still resolved inside
  * the root, an absolute link too, not looked up in the caller's own "/". In a child, as nobody
@@ -426,6 +457,7 @@ int main(void)
         cmocka_unit_test(malformed_files),
         cmocka_unit_test(links_stay_inside_the_root),
         cmocka_unit_test(a_file_refused_keeps_links_inside_the_root),
+        cmocka_unit_test(a_host_root_names_the_node_not_the_pod),
         cmocka_unit_test(pci_parents_and_link_share),
         cmocka_unit_test(acs_from_config_space),
         cmocka_unit_test(process_start_from_stat),
