@@ -34,10 +34,11 @@ void gv_check_driver_module(const gv_facts *f, gv_report *r)
                           "no nvidia module and no NVIDIA GPU on the PCI bus: not applicable");
             return;
         }
-        gv_check_result *c = gv_report_add(r, id, "node", GV_FAIL,
-                                           "nvidia kernel module not loaded, but PCI shows %d "
-                                           "NVIDIA GPU(s)",
-                                           f->pci_count);
+        char seen[64] = "the NVIDIA libraries see GPUs (the PCI bus unread)";
+        if (f->pci_count >= 0)
+            snprintf(seen, sizeof seen, "PCI shows %d NVIDIA GPU(s)", f->pci_count);
+        gv_check_result *c =
+            gv_report_add(r, id, "node", GV_FAIL, "nvidia kernel module not loaded, but %s", seen);
         gv_result_remedy(c, "install the NVIDIA driver for kernel %s, then `modprobe nvidia`",
                          f->kernel[0] ? f->kernel : "(unknown)");
         gv_result_action(c, GV_ACTION_FIX_CONFIG);

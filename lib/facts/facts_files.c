@@ -12,6 +12,16 @@
 static void modules(gv_facts *f)
 {
     gv_modules mods;
+    if (!gv_sys_exists(f->sysroot, "/proc/modules") && !gv_sys_exists(f->sysroot, "/sys/module")) {
+        /* No node's tree at all: a --host-root mount at another path, a capture that failed. */
+        f->nvidia_loaded = f->nouveau_loaded = -1;
+        f->modules_src.status =
+            gv_err(&f->modules_src.err, GV_ERR_IO,
+                   "%s has neither /proc/modules nor /sys/module: not a running node's root (the "
+                   "host's / mounted at another path?)",
+                   gv_sys_shown(f->sysroot));
+        return;
+    }
     if (!gv_sys_exists(f->sysroot, "/proc/modules")) {
         /* A kernel without loadable modules: drivers are built in, seen in /sys/module. */
         f->nvidia_loaded = gv_module_present(f->sysroot, NULL, "nvidia");

@@ -265,6 +265,23 @@ static void driver_version_out_of_range_is_an_error(void **state)
     drop(root);
 }
 
+/* A root that is no node's (neither /proc nor /sys: a --host-root mount at another path) is an
+ * ERROR saying so, not "the nvidia module not loaded" with a made-up GPU count. */
+static void a_root_without_proc_or_sys_is_no_node(void **state)
+{
+    (void)state;
+    char *root = temp_root();
+    put_file(root, "/etc/os-release", "ID=debian\n");
+    gv_report *r = run_on(root, "driver.module");
+    gv_check_result m = result_of(r, "driver.module", "node");
+    assert_int_equal(m.verdict, GV_ERROR);
+    assert_int_equal(m.action, GV_ACTION_FIX_CONFIG);
+    assert_non_null(strstr(m.message, "neither /proc/modules nor /sys/module"));
+    gv_report_free(r);
+    remove_tree(root);
+    free(root);
+}
+
 /* A Hyper-V VM whose driver writes the GPU's 32-bit domain truncated: one GPU, named, whatever
  * the domain in /proc/driver/nvidia/gpus says. */
 static void truncated_domain_is_one_gpu(void **state)
@@ -292,6 +309,7 @@ int main(void)
         cmocka_unit_test(one_empty_information_file_costs_one_gpu),
         cmocka_unit_test(driver_version_out_of_range_is_an_error),
         cmocka_unit_test(truncated_domain_is_one_gpu),
+        cmocka_unit_test(a_root_without_proc_or_sys_is_no_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
