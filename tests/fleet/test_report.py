@@ -391,6 +391,25 @@ def main():
         rc, text, _ = fleet(["--prometheus", "-"], stdin=json.dumps(fabric) + "\n")
         expect("gpuverify_fleet_faults_between_nodes 1" in text,
                "Prometheus counts it:\n%s" % text)
+        # A run that failed only because a node's own checks could not judge it, or a test
+        # failed once with nothing named: those nodes, never a fault of the fabric.
+        unjudged = dict(fabric, search=dict(fabric["search"], between_groups=False),
+                        not_judged=[{"node": "n2", "why": "ERROR gv-check: exit 3"}])
+        rc, out, _ = fleet(["--json", "-"], stdin=json.dumps(unjudged) + "\n")
+        doc = json.loads(out)
+        expect(rc == 1 and doc["fabric"] == [] and
+               [n["verdict"] for n in doc["nodes"] if n["hostname"] == "n2"] == ["ERROR"],
+               "a node not judged is no fault between nodes: %s" % doc)
+        once = dict(fabric, search=dict(fabric["search"], between_groups=False),
+                    unexplained_failures=[{"round": "all nodes", "nodes": ["n1", "n2"],
+                                           "verdict": "FAIL", "busbw_gbps": 0.0,
+                                           "why": "wrong data", "seconds": 1.0}])
+        rc, out, _ = fleet(["--json", "-"], stdin=json.dumps(once) + "\n")
+        doc = json.loads(out)
+        expect(rc == 1 and doc["fabric"] == [] and
+               {n["hostname"]: [r["kind"] for r in n["reasons"]] for n in doc["nodes"]} ==
+               {"n1": ["unexplained"], "n2": ["unexplained"]},
+               "a failure nothing explains names its nodes: %s" % doc)
         rc, out, _ = fleet(["--drain-dry-run", "-"], stdin=json.dumps(answer) + "\n")
         expect("reason=gpuverify: fleet: own checks FAIL" in out,
                "a node its own checks named is drained for them, not the search: %s" % out)

@@ -44,10 +44,13 @@ def schema_errors(doc):
 
 MODEL_LAUNCHER = textwrap.dedent('''\
     #!%s
-    import json, os, sys
+    import json, os, signal, sys, time
     import subprocess
     model = json.load(open(os.environ["GV_FLEET_MODEL"]))
     hosts = [h.split(":")[0] for h in sys.argv[sys.argv.index("--host") + 1].split(",")]
+    if model["launcher_hang"] or set(hosts) & set(model["hang"]):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopped only by SIGKILL
+        time.sleep(3600)
     if "node-check" in sys.argv:  # every node's own checks: the command run on each
         argv = sys.argv[sys.argv.index("--map-by") + 2:]
         for rank, h in enumerate(hosts):
@@ -57,6 +60,9 @@ MODEL_LAUNCHER = textwrap.dedent('''\
     if model["usage"]:  # gv-nccl refusing its arguments on every rank
         sys.stderr.write("gv-nccl: unknown option '--no-such-flag' (--help lists the options)\\n")
         sys.exit(2)
+    if model["missing"] in hosts:  # a node without gv-nccl: its rank cannot start
+        sys.stderr.write("%%s: gv-nccl: command not found\\n" %% model["missing"])
+        sys.exit(127)
     with open(model["counter"], "a+") as f:
         f.seek(0)
         k = len(f.read())
@@ -66,8 +72,10 @@ MODEL_LAUNCHER = textwrap.dedent('''\
         busbw *= 0.3
     if k in model["transient"]:
         busbw *= 0.4
-    print(json.dumps({"collective": "all_reduce", "verdict": "PASS",
-                      "peak_busbw_gbps": busbw, "message": "%%d ranks" %% len(hosts)}))
+    wrong = k in model["wrong"]  # the sums wrong in this test
+    print(json.dumps({"collective": "all_reduce", "verdict": "FAIL" if wrong else "PASS",
+                      "peak_busbw_gbps": busbw, "message": "wrong data" if wrong else
+                      "%%d ranks" %% len(hosts)}))
     ''') % sys.executable
 
 
@@ -83,7 +91,8 @@ class RunTest(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def run_fleet(self, nodes=NODES, slow=(), between=False, transient=(), floor="28",
-                  usage=False, node_exit=None, args=("--level", "none", "--json")):
+                  usage=False, node_exit=None, args=("--level", "none", "--json"), wrong=(),
+                  hang=(), launcher_hang=False, missing=None):
         """gv-fleet run over the model (a floor of 28 GB/s unless said): the process."""
         model = os.path.join(self.tmp, "model.json")
         counter = os.path.join(self.tmp, "calls")
@@ -92,7 +101,8 @@ class RunTest(unittest.TestCase):
         with open(model, "w") as f:
             json.dump({"nodes": list(nodes), "slow": list(slow), "between": between,
                        "transient": list(transient), "counter": counter, "usage": usage,
-                       "node_exit": node_exit or {}}, f)
+                       "node_exit": node_exit or {}, "wrong": list(wrong), "hang": list(hang),
+                       "launcher_hang": launcher_hang, "missing": missing}, f)
         gv_check = os.path.join(self.tmp, "gv-check")
         with open(gv_check, "w") as f:
             f.write('#!/bin/sh\necho "model gv-check: exit $GV_MODEL_EXIT"\nexit "$GV_MODEL_EXIT"\n')
@@ -147,6 +157,47 @@ class RunTest(unittest.TestCase):
         self.assertEqual((rc, doc["verdict"], doc["speed_judged"]), (0, "PASS", True), doc)
         rc, doc = self.fleet(nodes=six, slow=["n4"], floor="0")
         self.assertEqual((rc, [c["node"] for c in doc["culprits"]]), (1, ["n4"]), doc)
+
+    def test_wrong_data_once_is_not_healthy(self):
+        # The all-nodes run's sums wrong once; every part and the whole pass after it.
+        rc, doc = self.fleet(wrong=[0])
+        self.assertEqual((rc, doc["verdict"], doc["culprits"]), (1, "FAIL", []), doc)
+        self.assertEqual([t["round"] for t in doc["unexplained_failures"]], ["all nodes"], doc)
+        self.assertFalse(doc["search"]["between_groups"], doc)
+        p = self.run_fleet(wrong=[0], args=("--level", "none"))
+        self.assertIn("UNEXPLAINED", p.stdout)
+        self.assertIn("wrong data", p.stdout)
+
+    def test_a_healthy_run_finds_nothing_between_the_groups(self):
+        rc, doc = self.fleet(nodes=["n%d" % i for i in range(6)], floor="0")
+        self.assertEqual((rc, doc["verdict"]), (0, "PASS"), doc)
+        self.assertFalse(doc["search"]["between_groups"], doc)
+        self.assertEqual(doc["unexplained_failures"], [])
+
+    def test_a_node_without_gv_nccl_is_named_not_the_setup(self):
+        p = self.run_fleet(missing="n0", args=("--level", "none", "--json"))
+        self.assertNotEqual(p.returncode, 2, p.stdout + p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual((p.returncode, [c["node"] for c in doc["culprits"]]), (1, ["n0"]), doc)
+
+    def test_a_launcher_that_starts_nothing_blames_no_node(self):
+        p = self.run_fleet(launcher_hang=True, args=("--level", "quick", "--deadline", "1"))
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("started no node check (no answer within", p.stderr)
+        self.assertNotIn("CULPRIT", p.stdout)
+
+    def test_launches_that_hang_together_are_stopped_together(self):
+        # One node hangs in each of the eight screen groups of 64, and ignores SIGTERM: each
+        # launch is stopped within the bound printed (deadline + 10 s + 10 s), not 5 s more
+        # for every other launch stopped before it.
+        nodes = ["n%d" % i for i in range(64)]
+        rc, doc = self.fleet(nodes=nodes, hang=["n%d" % (8 * g + 3) for g in range(8)],
+                             args=("--level", "none", "--json", "--deadline", "1",
+                                   "--max-rounds", "1"))
+        screen = [t for t in doc["tests"] if t["round"] == 1]
+        self.assertEqual(len(screen), 8, doc["tests"])
+        self.assertTrue(all(t["seconds"] <= 1 + 20 for t in doc["tests"]), doc["tests"])
+        self.assertLessEqual(doc["seconds"], 3 * 21, doc)
 
     def test_gv_nccl_that_cannot_run_is_a_usage_error(self):
         p = self.run_fleet(usage=True)

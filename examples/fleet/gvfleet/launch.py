@@ -34,14 +34,17 @@ class Launcher:
 class Slurm(Launcher):
     """srun job steps inside the allocation (salloc, sbatch): one step per group, the groups of
     a round side by side on disjoint nodes. No PMIx needed: gv-nccl's ranks meet through
-    --rendezvous at the group's first node."""
+    --rendezvous at the group's first node. --overlap: a step stopped at its deadline on a node
+    that hangs or lost its network is not over for slurmctld until that node answers, and
+    without it the step would keep its nodes' CPUs, so that no later step on its healthy nodes
+    could start: each would run into its deadline and blame whoever shared it."""
 
     name = "slurm"
 
     def command(self, nodes, per_node, argv):
         return (["srun", "--nodes=%d" % len(nodes), "--ntasks=%d" % (len(nodes) * per_node),
                  "--ntasks-per-node=%d" % per_node, "--nodelist=" + ",".join(nodes),
-                 "--kill-on-bad-exit=0", "--quiet"] + self.extra + list(argv))
+                 "--kill-on-bad-exit=0", "--overlap", "--quiet"] + self.extra + list(argv))
 
     def address(self, node):
         """Where the node listens: its NodeAddr in Slurm (names alone may not resolve)."""
@@ -110,45 +113,57 @@ class Run:
         self.hung = False
         self.seconds = 0.0
 
-    def stop(self):
-        """SIGTERM the launcher's group (srun and mpirun pass it to their tasks), SIGKILL 5 s
-        later."""
-        for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+
+def stop_all(runs):
+    """SIGTERM each launcher's group (srun and mpirun pass it to their tasks), SIGKILL what is
+    left 5 s later, all at once: launches that hang together are stopped within STOP_S
+    together, not one after another."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for r in runs:
             try:
-                os.killpg(self.proc.pid, sig)
+                os.killpg(r.proc.pid, sig)
             except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(wait)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+                pass
+        end = time.monotonic() + STOP_S / 2
+        while any(r.proc.poll() is None for r in runs) and time.monotonic() < end:
+            time.sleep(0.05)
+        runs = [r for r in runs if r.proc.poll() is None]
+        if not runs:
+            return
 
 
 def run_round(launcher, groups, per_node, argv_for, deadline_s, env=None):
     """Launches argv_for(group) on every group at once and waits for all, each at most
-    deadline_s + GRACE_S; returns the Runs in the order of groups."""
+    deadline_s + GRACE_S; returns the Runs in the order of groups. A launcher that outlives
+    SIGKILL (stuck in the kernel) is left behind, its exit unknown (returncode None)."""
+    started = time.monotonic()
     runs = [Run(g, launcher.command(g, per_node, argv_for(g)), env) for g in groups]
+    for r in runs:  # one deadline for the round: launches that hang are stopped together
+        r.started = started
     limit = deadline_s + GRACE_S
     pending = list(runs)
     while pending:
+        now = time.monotonic()
+        late = []
         for r in list(pending):
             if r.proc.poll() is not None:
-                r.seconds = time.monotonic() - r.started
+                r.seconds = now - r.started
                 pending.remove(r)
-            elif time.monotonic() - r.started > limit:
+            elif now - r.started > limit:
                 r.hung = True
-                r.stop()
-                r.seconds = time.monotonic() - r.started
+                late.append(r)
                 pending.remove(r)
+        if late:
+            stop_all(late)
+            for r in late:
+                r.seconds = time.monotonic() - r.started
         if pending:
             time.sleep(0.05)
     for r in runs:
-        r.proc.wait()
         for f in (r._out, r._err):
             f.seek(0)
         r.stdout = r._out.read().decode(errors="replace")
         r.stderr = r._err.read().decode(errors="replace")
         r._out.close(), r._err.close()
-        r.returncode = r.proc.returncode
+        r.returncode = r.proc.poll()
     return runs

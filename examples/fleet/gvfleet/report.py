@@ -548,6 +548,13 @@ def search_answers(searches, node_of):
             if j.get("node"):
                 node_of(j["node"]).add("ERROR", "own checks", "not judged: %s (%s)" % (
                     j.get("why", ""), where))
+                named.add(j["node"])
+        for t in doc.get("unexplained_failures") or []:
+            for n in t.get("nodes") or []:
+                node_of(n).add("WARN", "unexplained", "in a test that failed (%s: %s) and passed "
+                               "when tested again (%s): run the search again" % (
+                                   t.get("verdict", ""), t.get("why", ""), where))
+                named.add(n)
         if doc.get("verdict") == "FAIL" and not named:
             faults.append({"where": where, "why": "every group passed alone (or when tested "
                            "again) while all nodes together did not: between the groups (spine, "

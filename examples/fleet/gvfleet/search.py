@@ -253,7 +253,7 @@ class Search:
             "culprits": [{"node": n, "why": why} for n, why in self.culprits],
             "links": [list(g) for g in self.links],
             "between_groups": self.between_groups,
-            "transient": list(self.transient),
+            "transient": list(dict.fromkeys(self.transient)),
             "undecided": self.undecided,
         }
 
