@@ -43,8 +43,8 @@ double gv_history_counter_now(const gv_history_judge *j, const char *check, cons
 /* A time stamp's day, "2026-11-28" (UTC). */
 void gv_history_day(long long unix_s, char *out, size_t cap);
 
-/* Each history check's judge, gv_check_<name> (checks.def), in history.c, history_ports.c or
- * history_xid.c. */
+/* Each history check's judge, gv_check_<name> (checks.def), in history.c or the other
+ * history_*.c. */
 #define GV_HISTORY(nm, ...) void gv_check_##nm(gv_history_judge *judge);
 #define GV_PASSIVE(...)
 #define GV_ACTIVE(...)

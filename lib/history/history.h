@@ -91,6 +91,19 @@ int gv_history_counter_sum(gv_history *h, const char *subject, const char *check
                            long long since_unix, long long until_unix, gv_history_sum *out,
                            char *why, size_t cap);
 
+/* A check whose last judgement of a subject was a FAIL (history.standing). */
+typedef struct gv_history_standing {
+    char subject[160]; /* its history key (gv_history_subject) */
+    char check[48], row_subject[48], action[16], level[16];
+    char message[256];
+    long long started_unix;
+} gv_history_standing;
+/* The checks whose last judgement (PASS, WARN or FAIL) was a FAIL stamped from since_unix on,
+ * of `subject` (a GPU's UUID), or with hosts_of set of every subject of host `subject`
+ * ("<hostname>/..."); at most max into out, newest first. The count, or -1. */
+long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, long long since_unix,
+                            gv_history_standing *out, size_t max, char *why, size_t cap);
+
 /* A GPU's (its UUID) runs since `since_unix`, counted up to at_most; -1 on error. */
 long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,
                         char *why, size_t cap);

@@ -96,6 +96,49 @@ int gv_history_counter_sum(gv_history *h, const char *subject, const char *check
     return rc == SQLITE_DONE ? 0 : gv_history_fail(h, why, cap, "reading a counter's history");
 }
 
+long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, long long since_unix,
+                            gv_history_standing *out, size_t max, char *why, size_t cap)
+{
+#define STANDING_SQL(where)                                                                        \
+    "SELECT latest.check_id, results.row_subject, results.action, runs.level,"                     \
+    " results.message, latest.subject, latest.started_unix FROM latest"                            \
+    " JOIN results ON results.run_id = latest.run_id AND results.seq = latest.seq"                 \
+    " JOIN runs ON runs.id = latest.run_id WHERE " where                                           \
+    " AND latest.verdict = 'FAIL' AND latest.started_unix >= ?2"                                   \
+    " ORDER BY latest.started_unix DESC LIMIT ?3"
+    /* A host's subjects are the keys from "<host>/" up to "<host>0", '0' following '/'. */
+    sqlite3_stmt *st = gv_history_statement(
+        h, hosts_of ? STANDING_SQL("latest.subject >= ?1 || '/' AND latest.subject < ?1 || '0'")
+                    : STANDING_SQL("latest.subject = ?1"));
+#undef STANDING_SQL
+    if (!st)
+        return gv_history_fail(h, why, cap, "reading the last judgements");
+    sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, since_unix);
+    sqlite3_bind_int64(st, 3, (long long)max);
+    long n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max) {
+        gv_history_standing *s = &out[n++];
+        const char *text[6];
+        for (int c = 0; c < 6; c++) {
+            text[c] = (const char *)sqlite3_column_text(st, c);
+            text[c] = text[c] ? text[c] : "";
+        }
+        snprintf(s->check, sizeof s->check, "%s", text[0]);
+        snprintf(s->row_subject, sizeof s->row_subject, "%s", text[1]);
+        snprintf(s->action, sizeof s->action, "%s", text[2]);
+        snprintf(s->level, sizeof s->level, "%s", text[3]);
+        gv_copy_text(s->message, sizeof s->message, text[4]);
+        snprintf(s->subject, sizeof s->subject, "%s", text[5]);
+        s->started_unix = sqlite3_column_int64(st, 6);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW
+               ? n
+               : gv_history_fail(h, why, cap, "reading the last judgements");
+}
+
 long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,
                         char *why, size_t cap)
 {

@@ -64,6 +64,21 @@ static const char *const migrations[] = {
     "CREATE INDEX counters_by_subject ON counters(subject, started_unix);",
     /* 1 -> 2. When the file's upkeep last ran: its integrity check, once a day (check_file). */
     "CREATE TABLE upkeep(task TEXT PRIMARY KEY, done_unix INTEGER NOT NULL) WITHOUT ROWID;",
+    /* 2 -> 3. Each subject's last judgement of each check (PASS, WARN or FAIL; not a SKIP or
+     * ERROR, which judged nothing), kept as each run is recorded: history.standing finds the
+     * FAILs no run has judged again in a few seeks, however long the record. Filled from the
+     * record the file already holds. */
+    "CREATE TABLE latest("
+    " subject TEXT NOT NULL, check_id TEXT NOT NULL, verdict TEXT NOT NULL,"
+    " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, started_unix INTEGER NOT NULL,"
+    " PRIMARY KEY(subject, check_id)) WITHOUT ROWID;"
+    "INSERT INTO latest SELECT subject, check_id, verdict, run_id, seq, started_unix FROM"
+    " (SELECT results.subject, results.check_id, results.verdict, results.run_id, results.seq,"
+    "  runs.started_unix, row_number() OVER (PARTITION BY results.subject, results.check_id"
+    "  ORDER BY results.run_id DESC) AS newest"
+    "  FROM results JOIN runs ON runs.id = results.run_id"
+    "  WHERE results.verdict IN ('PASS', 'WARN', 'FAIL') AND results.check_id NOT LIKE 'history.%')"
+    " WHERE newest = 1;",
 };
 #define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
 
@@ -595,7 +610,10 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int insert_rows(gv_history *h, const gv_report *r, long long run_id, long long started)
+/* The report's rows, their counters, and each judged row (not the last history_rows, the
+ * history checks' own) as its subject's latest of its check. */
+static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, long long run_id,
+                       long long started)
 {
     sqlite3_stmt *row = gv_history_statement(
         h, "INSERT INTO results(run_id, seq, check_id, subject, row_subject, verdict, action,"
@@ -605,8 +623,16 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id, long
         row ? gv_history_statement(h, "INSERT INTO counters(run_id, seq, name, value, subject,"
                                       " check_id, started_unix) VALUES(?,?,?,?,?,?,?)")
             : NULL;
-    if (!counter)
+    sqlite3_stmt *latest =
+        counter ? gv_history_statement(
+                      h, "INSERT INTO latest(subject, check_id, verdict, run_id, seq, started_unix)"
+                         " VALUES(?,?,?,?,?,?) ON CONFLICT(subject, check_id) DO UPDATE SET"
+                         " verdict = excluded.verdict, run_id = excluded.run_id,"
+                         " seq = excluded.seq, started_unix = excluded.started_unix")
+                : NULL;
+    if (!latest)
         return -1;
+    size_t judged = history_rows < r->count ? r->count - history_rows : 0;
     int rc = SQLITE_DONE;
     for (size_t i = 0; i < r->count && rc == SQLITE_DONE; i++) {
         const gv_check_result *c = &r->results[i];
@@ -631,6 +657,17 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id, long
         bind_text(row, 12, c->verdict == GV_PASS || c->verdict == GV_SKIP ? "" : c->message);
         bind_text(row, 13, c->fingerprint);
         rc = sqlite3_step(row);
+        if (rc == SQLITE_DONE && i < judged &&
+            (c->verdict == GV_PASS || c->verdict == GV_WARN || c->verdict == GV_FAIL)) {
+            sqlite3_reset(latest);
+            bind_text(latest, 1, subject);
+            bind_text(latest, 2, c->id);
+            bind_text(latest, 3, gv_verdict_name(c->verdict));
+            sqlite3_bind_int64(latest, 4, run_id);
+            sqlite3_bind_int64(latest, 5, (long long)i);
+            sqlite3_bind_int64(latest, 6, started);
+            rc = sqlite3_step(latest);
+        }
         const gv_row_counters *rc_list = gv_report_counters_of(r, i);
         for (uint32_t k = 0; rc_list && k < rc_list->count && rc == SQLITE_DONE; k++) {
             sqlite3_reset(counter);
@@ -646,13 +683,14 @@ static int insert_rows(gv_history *h, const gv_report *r, long long run_id, long
     }
     sqlite3_reset(row);
     sqlite3_reset(counter);
+    sqlite3_reset(latest);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Deletes the runs `which` selects (a condition on runs) and everything of theirs. */
 static int delete_runs(gv_history *h, const char *which)
 {
-    static const char *const tables[] = {"counters", "results", "gpus"};
+    static const char *const tables[] = {"counters", "results", "gpus", "latest"};
     char sql[320];
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id IN (SELECT id FROM runs WHERE %s)",
@@ -758,8 +796,8 @@ int gv_history_append(gv_history *h, const gv_report *r, const gv_history_run *r
     const char *doing = "recording the run";
     int failed = insert_run(h, r, run);
     long long run_id = sqlite3_last_insert_rowid(h->db);
-    failed =
-        failed || insert_gpus(h, r, run_id, run) || insert_rows(h, r, run_id, run->started_unix);
+    failed = failed || insert_gpus(h, r, run_id, run) ||
+             insert_rows(h, r, run->history_rows, run_id, run->started_unix);
     if (!failed) {
         doing = "deleting runs past the policy's limits";
         failed = prune(h, run->started_unix);

@@ -136,13 +136,23 @@ with sqlite3.connect(foreign) as db:
 expect(mode == "delete" and not os.path.exists(foreign + "-wal"),
        "another program's SQLite file left as it was (journal mode %s, no -wal beside it)" % mode)
 
-# Locked: another writer holds the database for longer than the policy's wait (1 s).
+# Locked: another writer holds the database for longer than the policy's wait (1 s). Its
+# write-ahead log lets the run read the record and judge by it; one ERROR row says the run was
+# not recorded.
 locked = os.path.join(WORK, "locked.db")
-shutil.copy(good, locked)
+for suffix in ("", "-wal", "-shm"):
+    if os.path.exists(good + suffix):
+        shutil.copy(good + suffix, locked + suffix)
 holder = sqlite3.connect(locked, isolation_level=None)
 holder.execute("BEGIN EXCLUSIVE")
-unusable("locked by another writer", locked, "database is locked", policy="history_wait_s = 1\n",
-         wait_bound=10)
+report, code, wall = gv_check(state=locked, policy="history_wait_s = 1\n")
+errors = [r for r in history_rows(report) if r["verdict"] == "ERROR"]
+expect(code == 3 and wall < 10 and len(errors) == 1 and locked in errors[0]["message"] and
+       "database is locked; this run is not recorded" in errors[0]["message"] and
+       any(r["verdict"] == "PASS" for r in history_rows(report)) and
+       others(report) == others(STATELESS),
+       "locked by another writer: judged by the record it read, one ERROR: not recorded "
+       "(exit %d, %.1f s, %s)" % (code, wall, [r["message"] for r in errors]))
 # The budget bounds the history step too: the policy's wait (10 s by default) gives way to what
 # the budget has left, so the run returns within its budget + 1 s.
 # What the process spends outside gv_run (start, JSON out) is the host's, measured beside it.
@@ -302,5 +312,34 @@ expect(count_runs(together) == (100, 100), "4 writers x 25 runs: 100 runs record
 with sqlite3.connect(together) as db:
     expect(db.execute("PRAGMA journal_mode").fetchone()[0] == "wal", "the database is in WAL mode")
     expect(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity_check ok")
+
+# A file of schema version 2 (before each subject's last judgements were kept) holding a FAIL:
+# the next run brings it up to date from its record, and finds that FAIL standing on the GPU
+# it did not judge again (history.standing).
+standing = os.path.join(WORK, "standing.db")
+
+
+def xid_run(checks):
+    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(FIXTURES, "scenarios", "h100x8-xid.conf"))
+    p = subprocess.run([GV_CHECK, "--json", "--library-dir", FAKELIB, "--checks", checks,
+                        "--sysroot", os.path.join(FIXTURES, "sysroots", "h100-xid"),
+                        "--state", standing], env=env, capture_output=True, text=True, timeout=120)
+    return json.loads(p.stdout), p.returncode
+
+
+report, code = xid_run("gpu.xid,gpu.recovery")
+expect(code == 1 and any(c["id"] == "gpu.xid" and c["subject"] == "gpu3" and
+                         c["verdict"] == "FAIL" for c in report["checks"]),
+       "the first run FAILs gpu3's gpu.xid (exit %d)" % code)
+with sqlite3.connect(standing, isolation_level=None) as db:
+    db.execute("DROP TABLE latest")
+    db.execute("PRAGMA user_version = 2")
+report, code = xid_run("gpu.recovery,history.standing")
+rows = {c["subject"]: c for c in report["checks"] if c["id"] == "history.standing"}
+with sqlite3.connect(standing) as db:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+expect(version == 3 and code == 1 and rows.get("gpu3", {}).get("verdict") == "FAIL" and
+       "gpu.xid FAILed when last judged here" in rows["gpu3"]["message"],
+       "schema 2 brought to 3 (%s); gpu3's gpu.xid FAIL stands: %s" % (version, rows.get("gpu3")))
 
 finish()

@@ -595,6 +595,50 @@ static void a_watched_fault_is_recalled_until_the_next_boot(void **state)
     assert_non_null(strstr(c.message, "the 1 earlier run(s) that watched"));
 }
 
+/* history.standing: gpu3's GEMM and the node's all-reduce FAILed in a standard run; the passive
+ * runs after it do not run them, and publish those FAILs until a run judges them again. A run
+ * that could not judge (the GPU busy: SKIP) leaves the FAIL standing; a run that PASSes it
+ * clears it; past the window it is forgotten. */
+static void a_fail_stands_until_judged_again(void **state)
+{
+    history_fixture *f = *state;
+    gv_check_result c = judge(f, gv_check_history_standing, T0, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    size_t passive = f->r->count;
+    gv_check_result *gemm = gv_report_add(f->r, "gemm.bf16", "gpu3", GV_FAIL, "products wrong");
+    gv_result_action(gemm, GV_ACTION_HW_INSPECT);
+    gv_result_action(gv_report_add(f->r, "nccl.allreduce", "node", GV_FAIL, "1 wrong element"),
+                     GV_ACTION_HW_INSPECT);
+    append(f, T0);
+    f->r->count = passive; /* the passive runs after it */
+    append(f, T0 + 60);
+    c = judge(f, gv_check_history_standing, T0 + 120, "history.standing", "gpu3", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_int_equal(c.action, GV_ACTION_HW_INSPECT);
+    assert_non_null(strstr(c.message, "gemm.bf16 FAILed when last judged here"));
+    assert_non_null(strstr(c.message, "products wrong"));
+    c = judge(f, gv_check_history_standing, T0 + 120, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "nccl.allreduce FAILed"));
+    /* gpu3 busy with a job: its GEMM not judged, the FAIL stands. */
+    gv_report_add(f->r, "gemm.bf16", "gpu3", GV_SKIP, "not judged: busy");
+    append(f, T0 + 180);
+    c = judge(f, gv_check_history_standing, T0 + 240, "history.standing", "gpu3", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    /* This run judges it: it is this run's verdict, not a standing one. */
+    f->r->results[f->r->count - 1].verdict = GV_PASS;
+    c = judge(f, gv_check_history_standing, T0 + 240, "history.standing", "node", NULL);
+    assert_non_null(strstr(c.message, "nccl.allreduce")); /* the node's alone stands */
+    append(f, T0 + 240);
+    f->r->count = passive;
+    c = judge(f, gv_check_history_standing, T0 + 300, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "nccl.allreduce"));
+    /* Past the window, what was last judged a month and more ago is forgotten. */
+    c = judge(f, gv_check_history_standing, T0 + 31 * DAY, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -615,6 +659,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_clock_far_ahead_erases_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(a_watched_fault_is_recalled_until_the_next_boot, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_fail_stands_until_judged_again, setup, teardown),
     };
     return run_shard("test_history", tests, sizeof tests / sizeof *tests);
 }

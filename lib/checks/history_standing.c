@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* history.standing (docs/history.md): a check whose last judgement of a GPU or of the node was a
+ * FAIL, and which this run did not judge again, still FAILs. A site that runs the passive checks
+ * often and the active ones now and then (the DaemonSet's active pass, an Epilog at the standard
+ * level) would otherwise publish a node healthy a minute after its GEMM gave wrong products,
+ * because the next run did not look. The history keeps each subject's last judgement of each
+ * check (table latest); a SKIP or an ERROR, which judged nothing (a GPU busy with a job), leaves
+ * the FAIL standing. It stands until a run judges that check again, or for the policy's window
+ * (history_window_days). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checks/checks.h"
+#include "checks/history_judge.h"
+#include "core/util.h"
+
+#define MAX_STANDING 64 /* per GPU, and for the node's other subjects */
+
+/* Whether this run judged `check` (PASS, WARN or FAIL) on the subject whose history key is hs.
+ * gpu.xid without the kernel log (its node row says so) judges only the GPUs NVML reported an
+ * Xid for while it watched: the faults earlier runs saw are history.xid's to recall, by boot
+ * and recovery action, not this check's to repeat. */
+static int judged_now(const gv_history_judge *j, const char *check, const char *hs)
+{
+    if (!strcmp(check, gv_id_gpu_xid) && gv_history_row_now(j, gv_id_gpu_xid, "node", NULL))
+        return 1;
+    for (size_t i = 0; i < j->judged; i++) {
+        const gv_check_result *c = &j->report->results[i];
+        if (strcmp(c->id, check) ||
+            (c->verdict != GV_PASS && c->verdict != GV_WARN && c->verdict != GV_FAIL))
+            continue;
+        char key[160];
+        gv_history_subject(j->report, c->subject, key, sizeof key);
+        if (!strcmp(key, hs))
+            return 1;
+    }
+    return 0;
+}
+
+static int32_t action_named(const char *name)
+{
+    for (int32_t a = GV_ACTION_NONE; a <= GV_ACTION_HW_INSPECT; a++)
+        if (!strcmp(gv_action_name(a), name))
+            return a;
+    return GV_ACTION_RERUN;
+}
+
+/* The FAILs standing among `list` into rows on `subject` (a GPU's "gpuN" now; NULL: the row's
+ * own subject, the node's or a port's); how many. */
+static int stand(gv_history_judge *j, const gv_history_standing *list, long n, const char *subject)
+{
+    int said = 0;
+    for (long k = 0; k < n; k++) {
+        const gv_history_standing *s = &list[k];
+        if (judged_now(j, s->check, s->subject))
+            continue;
+        char when[32];
+        time_t t = (time_t)s->started_unix;
+        struct tm tm;
+        if (!gmtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm))
+            snprintf(when, sizeof when, "?");
+        gv_check_result *c = gv_report_add(
+            j->report, gv_id_history_standing, subject ? subject : s->row_subject, GV_FAIL,
+            "%s FAILed when last judged here, %s (level %s), and this run did not "
+            "judge it again: %s",
+            s->check, when, s->level, s->message);
+        gv_result_remedy(c,
+                         "the last verdict stands until a run judges the check again: fix what "
+                         "it found, then gv-check --checks %s with the same --state",
+                         s->check);
+        gv_result_action(c, action_named(s->action));
+        gv_result_measured(c, NAN, "", "%s FAIL at %s", s->check, when);
+        said++;
+    }
+    return said;
+}
+
+void gv_check_history_standing(gv_history_judge *j)
+{
+    const char *id = gv_id_history_standing;
+    gv_history_policy pol;
+    gv_history_policy_of(j->policy, &pol);
+    long long since = j->run->started_unix - (long long)(pol.window_days * 86400);
+    gv_history_standing *list = calloc(MAX_STANDING, sizeof *list);
+    char why[512], subs[GV_RUN_MAX_GPUS + 1][48];
+    if (!list) {
+        gv_history_query_failed(j, id, "node", "out of memory reading the last judgements");
+        return;
+    }
+    size_t ns = gv_history_subjects(j->report, subs, sizeof subs / sizeof *subs);
+    int said = 0;
+    for (size_t s = 0; s < ns; s++) {
+        char hs[160];
+        gv_history_subject(j->report, subs[s], hs, sizeof hs);
+        int node = s + 1 == ns;
+        if (node) /* every subject of the host: "<host>/node", "<host>/mlx5_0/1"... */
+            hs[strlen(hs) - strlen("/node")] = '\0';
+        long n =
+            gv_history_standing_of(j->db, hs, node, since, list, MAX_STANDING, why, sizeof why);
+        if (n < 0) {
+            gv_history_query_failed(j, id, subs[s], why);
+            free(list);
+            return;
+        }
+        said += stand(j, list, n, node ? NULL : subs[s]);
+    }
+    free(list);
+    if (!said)
+        gv_report_add(j->report, id, "node", GV_PASS,
+                      "no check FAILed when last judged in the last %g days without this run "
+                      "judging it again",
+                      pol.window_days);
+}
