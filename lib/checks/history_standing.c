@@ -3,10 +3,10 @@
  * FAIL, and which this run did not judge again, still FAILs. A site that runs the passive checks
  * often and the active ones now and then (the DaemonSet's active pass, an Epilog at the standard
  * level) would otherwise publish a node healthy a minute after its GEMM gave wrong products,
- * because the next run did not look. The history keeps each subject's last judgement of each
- * check (table latest); a SKIP or an ERROR, which judged nothing (a GPU busy with a job), leaves
- * the FAIL standing. It stands until a run judges that check again, or for the policy's window
- * (history_window_days). */
+ * because the next run did not look. The history keeps the checks whose last judgement of a
+ * subject was a FAIL (table standing); a SKIP or an ERROR, which judged nothing (a GPU busy with
+ * a job), leaves the FAIL standing. It stands until a run judges that check again, or for the
+ * policy's window (history_window_days). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -98,7 +98,8 @@ typedef struct gv_history_standing {
     char message[256];
     long long started_unix;
 } gv_history_standing;
-/* The checks whose last judgement (PASS, WARN or FAIL) was a FAIL stamped from since_unix on,
+/* The checks whose last judgement (PASS, WARN or FAIL) was a FAIL stamped from since_unix on
+ * (table standing),
  * of `subject` (a GPU's UUID), or with hosts_of set of every subject of host `subject`
  * ("<hostname>/..."); at most max into out, newest first. The count, or -1. */
 long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, long long since_unix,

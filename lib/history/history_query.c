@@ -100,16 +100,15 @@ long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, lo
                             gv_history_standing *out, size_t max, char *why, size_t cap)
 {
 #define STANDING_SQL(where)                                                                        \
-    "SELECT latest.check_id, results.row_subject, results.action, runs.level,"                     \
-    " results.message, latest.subject, latest.started_unix FROM latest"                            \
-    " JOIN results ON results.run_id = latest.run_id AND results.seq = latest.seq"                 \
-    " JOIN runs ON runs.id = latest.run_id WHERE " where                                           \
-    " AND latest.verdict = 'FAIL' AND latest.started_unix >= ?2"                                   \
-    " ORDER BY latest.started_unix DESC LIMIT ?3"
+    "SELECT standing.check_id, results.row_subject, results.action, runs.level,"                   \
+    " results.message, standing.subject, standing.started_unix FROM standing"                      \
+    " JOIN results ON results.run_id = standing.run_id AND results.seq = standing.seq"             \
+    " JOIN runs ON runs.id = standing.run_id WHERE " where " AND standing.started_unix >= ?2"      \
+    " ORDER BY standing.started_unix DESC LIMIT ?3"
     /* A host's subjects are the keys from "<host>/" up to "<host>0", '0' following '/'. */
     sqlite3_stmt *st = gv_history_statement(
-        h, hosts_of ? STANDING_SQL("latest.subject >= ?1 || '/' AND latest.subject < ?1 || '0'")
-                    : STANDING_SQL("latest.subject = ?1"));
+        h, hosts_of ? STANDING_SQL("standing.subject >= ?1 || '/' AND standing.subject < ?1 || '0'")
+                    : STANDING_SQL("standing.subject = ?1"));
 #undef STANDING_SQL
     if (!st)
         return gv_history_fail(h, why, cap, "reading the last judgements");

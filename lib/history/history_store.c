@@ -64,21 +64,21 @@ static const char *const migrations[] = {
     "CREATE INDEX counters_by_subject ON counters(subject, started_unix);",
     /* 1 -> 2. When the file's upkeep last ran: its integrity check, once a day (check_file). */
     "CREATE TABLE upkeep(task TEXT PRIMARY KEY, done_unix INTEGER NOT NULL) WITHOUT ROWID;",
-    /* 2 -> 3. Each subject's last judgement of each check (PASS, WARN or FAIL; not a SKIP or
-     * ERROR, which judged nothing), kept as each run is recorded: history.standing finds the
-     * FAILs no run has judged again in a few seeks, however long the record. Filled from the
-     * record the file already holds. */
-    "CREATE TABLE latest("
-    " subject TEXT NOT NULL, check_id TEXT NOT NULL, verdict TEXT NOT NULL,"
+    /* 2 -> 3. The checks whose last judgement of a subject (PASS, WARN or FAIL; a SKIP or an
+     * ERROR judged nothing) was a FAIL, its row kept as each run is recorded: history.standing
+     * finds them in a seek or two however long the record, and a run that PASSes a check costs
+     * a seek that finds nothing. Filled from the record the file already holds. */
+    "CREATE TABLE standing("
+    " subject TEXT NOT NULL, check_id TEXT NOT NULL,"
     " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, started_unix INTEGER NOT NULL,"
     " PRIMARY KEY(subject, check_id)) WITHOUT ROWID;"
-    "INSERT INTO latest SELECT subject, check_id, verdict, run_id, seq, started_unix FROM"
+    "INSERT INTO standing SELECT subject, check_id, run_id, seq, started_unix FROM"
     " (SELECT results.subject, results.check_id, results.verdict, results.run_id, results.seq,"
     "  runs.started_unix, row_number() OVER (PARTITION BY results.subject, results.check_id"
     "  ORDER BY results.run_id DESC) AS newest"
     "  FROM results JOIN runs ON runs.id = results.run_id"
     "  WHERE results.verdict IN ('PASS', 'WARN', 'FAIL') AND results.check_id NOT LIKE 'history.%')"
-    " WHERE newest = 1;",
+    " WHERE newest = 1 AND verdict = 'FAIL';",
 };
 #define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
 
@@ -610,8 +610,37 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The report's rows, their counters, and each judged row (not the last history_rows, the
- * history checks' own) as its subject's latest of its check. */
+/* Row seq of the run, on the subject whose history key is `subject`, as its check's last
+ * judgement there: a FAIL stands (table standing), a PASS or WARN ends one; a SKIP or an ERROR
+ * judged nothing. An SQLite code. */
+static int judgement(gv_history *h, const gv_check_result *c, const char *subject, long long run_id,
+                     size_t seq, long long started)
+{
+    if (c->verdict != GV_PASS && c->verdict != GV_WARN && c->verdict != GV_FAIL)
+        return SQLITE_DONE;
+    int fail = c->verdict == GV_FAIL;
+    sqlite3_stmt *st = gv_history_statement(
+        h, fail ? "INSERT INTO standing(subject, check_id, run_id, seq, started_unix)"
+                  " VALUES(?1,?2,?3,?4,?5) ON CONFLICT(subject, check_id) DO UPDATE SET"
+                  " run_id = excluded.run_id, seq = excluded.seq,"
+                  " started_unix = excluded.started_unix"
+                : "DELETE FROM standing WHERE subject = ?1 AND check_id = ?2");
+    if (!st)
+        return SQLITE_ERROR;
+    bind_text(st, 1, subject);
+    bind_text(st, 2, c->id);
+    if (fail) {
+        sqlite3_bind_int64(st, 3, run_id);
+        sqlite3_bind_int64(st, 4, (long long)seq);
+        sqlite3_bind_int64(st, 5, started);
+    }
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* The report's rows, their counters, and each judged row's mark on what stands (not the last
+ * history_rows, the history checks' own). */
 static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, long long run_id,
                        long long started)
 {
@@ -623,14 +652,7 @@ static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, l
         row ? gv_history_statement(h, "INSERT INTO counters(run_id, seq, name, value, subject,"
                                       " check_id, started_unix) VALUES(?,?,?,?,?,?,?)")
             : NULL;
-    sqlite3_stmt *latest =
-        counter ? gv_history_statement(
-                      h, "INSERT INTO latest(subject, check_id, verdict, run_id, seq, started_unix)"
-                         " VALUES(?,?,?,?,?,?) ON CONFLICT(subject, check_id) DO UPDATE SET"
-                         " verdict = excluded.verdict, run_id = excluded.run_id,"
-                         " seq = excluded.seq, started_unix = excluded.started_unix")
-                : NULL;
-    if (!latest)
+    if (!counter)
         return -1;
     size_t judged = history_rows < r->count ? r->count - history_rows : 0;
     int rc = SQLITE_DONE;
@@ -657,17 +679,8 @@ static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, l
         bind_text(row, 12, c->verdict == GV_PASS || c->verdict == GV_SKIP ? "" : c->message);
         bind_text(row, 13, c->fingerprint);
         rc = sqlite3_step(row);
-        if (rc == SQLITE_DONE && i < judged &&
-            (c->verdict == GV_PASS || c->verdict == GV_WARN || c->verdict == GV_FAIL)) {
-            sqlite3_reset(latest);
-            bind_text(latest, 1, subject);
-            bind_text(latest, 2, c->id);
-            bind_text(latest, 3, gv_verdict_name(c->verdict));
-            sqlite3_bind_int64(latest, 4, run_id);
-            sqlite3_bind_int64(latest, 5, (long long)i);
-            sqlite3_bind_int64(latest, 6, started);
-            rc = sqlite3_step(latest);
-        }
+        if (rc == SQLITE_DONE && i < judged)
+            rc = judgement(h, c, subject, run_id, i, started);
         const gv_row_counters *rc_list = gv_report_counters_of(r, i);
         for (uint32_t k = 0; rc_list && k < rc_list->count && rc == SQLITE_DONE; k++) {
             sqlite3_reset(counter);
@@ -683,14 +696,13 @@ static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, l
     }
     sqlite3_reset(row);
     sqlite3_reset(counter);
-    sqlite3_reset(latest);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Deletes the runs `which` selects (a condition on runs) and everything of theirs. */
 static int delete_runs(gv_history *h, const char *which)
 {
-    static const char *const tables[] = {"counters", "results", "gpus", "latest"};
+    static const char *const tables[] = {"counters", "results", "gpus", "standing"};
     char sql[320];
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id IN (SELECT id FROM runs WHERE %s)",

@@ -332,7 +332,7 @@ expect(code == 1 and any(c["id"] == "gpu.xid" and c["subject"] == "gpu3" and
                          c["verdict"] == "FAIL" for c in report["checks"]),
        "the first run FAILs gpu3's gpu.xid (exit %d)" % code)
 with sqlite3.connect(standing, isolation_level=None) as db:
-    db.execute("DROP TABLE latest")
+    db.execute("DROP TABLE standing")
     db.execute("PRAGMA user_version = 2")
 report, code = xid_run("gpu.recovery,history.standing")
 rows = {c["subject"]: c for c in report["checks"] if c["id"] == "history.standing"}
