@@ -17,21 +17,41 @@
 #include "checks/history_judge.h"
 #include "core/util.h"
 
-#define MAX_STANDING 64 /* per GPU, and for the node's other subjects */
+#define MAX_STANDING 256 /* per GPU, and for the node's own subjects (every port of 32 NICs) */
 
-/* Whether this run judged `check` (PASS, WARN or FAIL) on the subject whose history key is hs.
- * gpu.xid without the kernel log (its node row says so) judges only the GPUs NVML reported an
- * Xid for while it watched: the faults earlier runs saw are history.xid's to recall, by boot
- * and recovery action, not this check's to repeat. */
+/* Whether a gpu.xid FAIL that stands is this run's to leave alone: the kernel log not read
+ * (gpu.xid's node row gives the boot), so that a fault from before this boot is gone with it,
+ * and one NVML reported to a watch is history.xid's, which recalls it by boot and recovery
+ * action (its row on the GPU says so). A fault read from the log of this boot stands. */
+static int xid_left_to_recall(const gv_history_judge *j, const gv_history_standing *s,
+                              const char *subject)
+{
+    double boot = gv_history_counter_now(j, gv_id_gpu_xid, "node", "boot_unix");
+    if (strcmp(s->check, gv_id_gpu_xid) || !isfinite(boot))
+        return 0;
+    if ((double)s->started_unix < boot)
+        return 1;
+    /* history.xid's rows are this run's history rows, after the judged ones. */
+    for (size_t i = 0; subject && i < j->report->count; i++) {
+        const gv_check_result *c = &j->report->results[i];
+        if (!strcmp(c->id, gv_id_history_xid) && !strcmp(c->subject, subject) &&
+            (c->verdict == GV_FAIL || c->verdict == GV_WARN))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether this run judged `check` (PASS, WARN or FAIL) on the subject whose history key is hs,
+ * or PASSed it on the whole node (gv_history_passed_whole). */
 static int judged_now(const gv_history_judge *j, const char *check, const char *hs)
 {
-    if (!strcmp(check, gv_id_gpu_xid) && gv_history_row_now(j, gv_id_gpu_xid, "node", NULL))
-        return 1;
     for (size_t i = 0; i < j->judged; i++) {
         const gv_check_result *c = &j->report->results[i];
         if (strcmp(c->id, check) ||
             (c->verdict != GV_PASS && c->verdict != GV_WARN && c->verdict != GV_FAIL))
             continue;
+        if (gv_history_passed_whole(j->report, c))
+            return 1;
         char key[160];
         gv_history_subject(j->report, c->subject, key, sizeof key);
         if (!strcmp(key, hs))
@@ -55,7 +75,7 @@ static int stand(gv_history_judge *j, const gv_history_standing *list, long n, c
     int said = 0;
     for (long k = 0; k < n; k++) {
         const gv_history_standing *s = &list[k];
-        if (judged_now(j, s->check, s->subject))
+        if (judged_now(j, s->check, s->subject) || xid_left_to_recall(j, s, subject))
             continue;
         char when[32];
         time_t t = (time_t)s->started_unix;

@@ -44,6 +44,11 @@ typedef struct gv_history_run {
  * or node keeps its record. */
 void gv_history_subject(const gv_report *r, const char *subject, char *out, size_t cap);
 
+/* Whether the report's row c, a PASS on the node, judged its check on every subject of the
+ * node: a check that FAILs a GPU or an NVSwitch and PASSes the node in one row (cuda.copy_all,
+ * nvswitch.sxid), none of whose rows FAILed. */
+int gv_history_passed_whole(const gv_report *r, const gv_check_result *c);
+
 /* Whether a row is a mark on its subject's record (history.record): a FAIL, or an ERROR whose
  * action asks for more than running again or waiting (a hung driver call counts; a run the
  * host's budget cut short, another job's memory or another gpuverify's hold does not). */
@@ -99,9 +104,9 @@ typedef struct gv_history_standing {
     long long started_unix;
 } gv_history_standing;
 /* The checks whose last judgement (PASS, WARN or FAIL) was a FAIL stamped from since_unix on
- * (table standing),
- * of `subject` (a GPU's UUID), or with hosts_of set of every subject of host `subject`
- * ("<hostname>/..."); at most max into out, newest first. The count, or -1. */
+ * (table standing): of `subject` (a GPU's UUID), or with hosts_of set of the node's own
+ * subjects on host `subject` ("<hostname>/node", "<hostname>/mlx5_0/1"); at most max into out,
+ * newest first. The count, or -1. */
 long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, long long since_unix,
                             gv_history_standing *out, size_t max, char *why, size_t cap);
 

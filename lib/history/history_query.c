@@ -99,19 +99,15 @@ int gv_history_counter_sum(gv_history *h, const char *subject, const char *check
 long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, long long since_unix,
                             gv_history_standing *out, size_t max, char *why, size_t cap)
 {
-#define STANDING_SQL(where)                                                                        \
-    "SELECT standing.check_id, results.row_subject, results.action, runs.level,"                   \
-    " results.message, standing.subject, standing.started_unix FROM standing"                      \
-    " JOIN results ON results.run_id = standing.run_id AND results.seq = standing.seq"             \
-    " JOIN runs ON runs.id = standing.run_id WHERE " where " AND standing.started_unix >= ?2"      \
-    " ORDER BY standing.started_unix DESC LIMIT ?3"
-    /* A host's subjects are the keys from "<host>/" up to "<host>0", '0' following '/'. */
     sqlite3_stmt *st = gv_history_statement(
-        h, hosts_of ? STANDING_SQL("standing.subject >= ?1 || '/' AND standing.subject < ?1 || '0'")
-                    : STANDING_SQL("standing.subject = ?1"));
-#undef STANDING_SQL
+        h, hosts_of ? "SELECT check_id, row_subject, action, level, message, subject, started_unix"
+                      " FROM standing WHERE hostname = ?1 AND subject = hostname || '/' ||"
+                      " row_subject AND started_unix >= ?2 ORDER BY started_unix DESC LIMIT ?3"
+                    : "SELECT check_id, row_subject, action, level, message, subject, started_unix"
+                      " FROM standing WHERE subject = ?1 AND started_unix >= ?2"
+                      " ORDER BY started_unix DESC LIMIT ?3");
     if (!st)
-        return gv_history_fail(h, why, cap, "reading the last judgements");
+        return gv_history_fail(h, why, cap, "reading the FAILs that stand");
     sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, since_unix);
     sqlite3_bind_int64(st, 3, (long long)max);
@@ -135,7 +131,7 @@ long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, lo
     sqlite3_reset(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW
                ? n
-               : gv_history_fail(h, why, cap, "reading the last judgements");
+               : gv_history_fail(h, why, cap, "reading the FAILs that stand");
 }
 
 long gv_history_runs_of(gv_history *h, const char *uuid, long long since_unix, long at_most,

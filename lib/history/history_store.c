@@ -65,20 +65,18 @@ static const char *const migrations[] = {
     /* 1 -> 2. When the file's upkeep last ran: its integrity check, once a day (check_file). */
     "CREATE TABLE upkeep(task TEXT PRIMARY KEY, done_unix INTEGER NOT NULL) WITHOUT ROWID;",
     /* 2 -> 3. The checks whose last judgement of a subject (PASS, WARN or FAIL; a SKIP or an
-     * ERROR judged nothing) was a FAIL, its row kept as each run is recorded: history.standing
-     * finds them in a seek or two however long the record, and a run that PASSes a check costs
-     * a seek that finds nothing. Filled from the record the file already holds. */
+     * ERROR judged nothing) was a FAIL, with what the row said, kept as each run is recorded:
+     * history.standing finds them in a seek or two however long the record, a run that PASSes
+     * a check costs a seek that finds nothing, and pruning runs (keep_runs, keep_mb) does not
+     * take a FAIL that stands with them; age does (keep_days). Not filled from the runs a
+     * version-2 file holds: no release wrote one, and a scan of millions of rows under the
+     * write lock would make every run beside it wait past its bound. */
     "CREATE TABLE standing("
-    " subject TEXT NOT NULL, check_id TEXT NOT NULL,"
-    " run_id INTEGER NOT NULL, seq INTEGER NOT NULL, started_unix INTEGER NOT NULL,"
+    " subject TEXT NOT NULL, check_id TEXT NOT NULL, hostname TEXT NOT NULL,"
+    " row_subject TEXT NOT NULL, action TEXT NOT NULL, level TEXT NOT NULL,"
+    " message TEXT NOT NULL, started_unix INTEGER NOT NULL,"
     " PRIMARY KEY(subject, check_id)) WITHOUT ROWID;"
-    "INSERT INTO standing SELECT subject, check_id, run_id, seq, started_unix FROM"
-    " (SELECT results.subject, results.check_id, results.verdict, results.run_id, results.seq,"
-    "  runs.started_unix, row_number() OVER (PARTITION BY results.subject, results.check_id"
-    "  ORDER BY results.run_id DESC) AS newest"
-    "  FROM results JOIN runs ON runs.id = results.run_id"
-    "  WHERE results.verdict IN ('PASS', 'WARN', 'FAIL') AND results.check_id NOT LIKE 'history.%')"
-    " WHERE newest = 1 AND verdict = 'FAIL';",
+    "CREATE INDEX standing_by_host ON standing(hostname, check_id);",
 };
 #define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
 
@@ -532,8 +530,11 @@ static int count_run(gv_history *h, const char *subject, int bad, long long tall
 
 static int insert_run(gv_history *h, const gv_report *r, const gv_history_run *run)
 {
+    /* The run's own rows: the history checks' (the last history_rows) judge the record, and
+     * one that recalls a FAIL on every pass must not make each pass a bad run. */
     int bad = 0;
-    for (size_t i = 0; i < r->count; i++)
+    size_t rows = run->history_rows < r->count ? r->count - run->history_rows : 0;
+    for (size_t i = 0; i < rows; i++)
         bad |= gv_history_bad_row(&r->results[i]);
     char node[160];
     long long tally[2];
@@ -610,29 +611,47 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Row seq of the run, on the subject whose history key is `subject`, as its check's last
- * judgement there: a FAIL stands (table standing), a PASS or WARN ends one; a SKIP or an ERROR
- * judged nothing. An SQLite code. */
-static int judgement(gv_history *h, const gv_check_result *c, const char *subject, long long run_id,
-                     size_t seq, long long started)
+int gv_history_passed_whole(const gv_report *r, const gv_check_result *c)
+{
+    if (c->verdict != GV_PASS || strcmp(c->subject, "node"))
+        return 0;
+    for (size_t i = 0; i < r->count; i++)
+        if (r->results[i].verdict == GV_FAIL && !strcmp(r->results[i].id, c->id))
+            return 0;
+    return 1;
+}
+
+/* A row of the run, on the subject whose history key is `subject`, as its check's last
+ * judgement there: a FAIL stands (table standing), a PASS or WARN ends one, a PASS of the
+ * whole node every one of its node (gv_history_passed_whole); a SKIP or an ERROR judged
+ * nothing. An SQLite code. */
+static int judgement(gv_history *h, const gv_report *r, const gv_check_result *c,
+                     const char *subject, long long started)
 {
     if (c->verdict != GV_PASS && c->verdict != GV_WARN && c->verdict != GV_FAIL)
         return SQLITE_DONE;
-    int fail = c->verdict == GV_FAIL;
+    int fail = c->verdict == GV_FAIL, whole = gv_history_passed_whole(r, c);
+    const char *host = r->hostname[0] ? r->hostname : "unknown";
     sqlite3_stmt *st = gv_history_statement(
-        h, fail ? "INSERT INTO standing(subject, check_id, run_id, seq, started_unix)"
-                  " VALUES(?1,?2,?3,?4,?5) ON CONFLICT(subject, check_id) DO UPDATE SET"
-                  " run_id = excluded.run_id, seq = excluded.seq,"
-                  " started_unix = excluded.started_unix"
-                : "DELETE FROM standing WHERE subject = ?1 AND check_id = ?2");
+        h, fail    ? "INSERT INTO standing(subject, check_id, hostname, row_subject, action, level,"
+                     " message, started_unix) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)"
+                     " ON CONFLICT(subject, check_id) DO UPDATE SET hostname = excluded.hostname,"
+                     " row_subject = excluded.row_subject, action = excluded.action,"
+                     " level = excluded.level, message = excluded.message,"
+                     " started_unix = excluded.started_unix"
+           : whole ? "DELETE FROM standing WHERE hostname = ?3 AND check_id = ?2"
+                   : "DELETE FROM standing WHERE subject = ?1 AND check_id = ?2");
     if (!st)
         return SQLITE_ERROR;
     bind_text(st, 1, subject);
     bind_text(st, 2, c->id);
+    bind_text(st, 3, host);
     if (fail) {
-        sqlite3_bind_int64(st, 3, run_id);
-        sqlite3_bind_int64(st, 4, (long long)seq);
-        sqlite3_bind_int64(st, 5, started);
+        bind_text(st, 4, c->subject);
+        bind_text(st, 5, gv_action_name(c->action));
+        bind_text(st, 6, r->level);
+        bind_text(st, 7, c->message);
+        sqlite3_bind_int64(st, 8, started);
     }
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
@@ -680,7 +699,7 @@ static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, l
         bind_text(row, 13, c->fingerprint);
         rc = sqlite3_step(row);
         if (rc == SQLITE_DONE && i < judged)
-            rc = judgement(h, c, subject, run_id, i, started);
+            rc = judgement(h, r, c, subject, started);
         const gv_row_counters *rc_list = gv_report_counters_of(r, i);
         for (uint32_t k = 0; rc_list && k < rc_list->count && rc == SQLITE_DONE; k++) {
             sqlite3_reset(counter);
@@ -702,7 +721,7 @@ static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, l
 /* Deletes the runs `which` selects (a condition on runs) and everything of theirs. */
 static int delete_runs(gv_history *h, const char *which)
 {
-    static const char *const tables[] = {"counters", "results", "gpus", "standing"};
+    static const char *const tables[] = {"counters", "results", "gpus"};
     char sql[320];
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id IN (SELECT id FROM runs WHERE %s)",
@@ -752,6 +771,10 @@ static int prune(gv_history *h, long long now)
              "OFFSET %d)",
              cutoff, GV_HISTORY_KEEP_FLOOR);
     if (oldest < cutoff && runs > GV_HISTORY_KEEP_FLOOR && delete_runs(h, which))
+        return -1;
+    /* A FAIL that stands goes with age alone, not with the runs that count and size delete. */
+    snprintf(which, sizeof which, "DELETE FROM standing WHERE started_unix < %lld", cutoff);
+    if (sqlite3_exec(h->db, which, NULL, NULL, NULL) != SQLITE_OK)
         return -1;
     snprintf(which, sizeof which,
              "id <= (SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET %lld)",

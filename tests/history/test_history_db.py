@@ -313,33 +313,39 @@ with sqlite3.connect(together) as db:
     expect(db.execute("PRAGMA journal_mode").fetchone()[0] == "wal", "the database is in WAL mode")
     expect(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity_check ok")
 
-# A file of schema version 2 (before each subject's last judgements were kept) holding a FAIL:
-# the next run brings it up to date from its record, and finds that FAIL standing on the GPU
-# it did not judge again (history.standing).
+# A file of schema version 2 (before the FAILs that stand were kept) is brought up to date by
+# the next run; a gpu.xid FAIL stands from then on over the runs that do not judge it again
+# (history.standing).
 standing = os.path.join(WORK, "standing.db")
 
 
-def xid_run(checks):
-    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(FIXTURES, "scenarios", "h100x8-xid.conf"))
+def node_run(checks, sysroot="h100-open", scenario="h100x8"):
+    env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(FIXTURES, "scenarios", scenario + ".conf"))
     p = subprocess.run([GV_CHECK, "--json", "--library-dir", FAKELIB, "--checks", checks,
-                        "--sysroot", os.path.join(FIXTURES, "sysroots", "h100-xid"),
+                        "--sysroot", os.path.join(FIXTURES, "sysroots", sysroot),
                         "--state", standing], env=env, capture_output=True, text=True, timeout=120)
     return json.loads(p.stdout), p.returncode
 
 
-report, code = xid_run("gpu.xid,gpu.recovery")
-expect(code == 1 and any(c["id"] == "gpu.xid" and c["subject"] == "gpu3" and
-                         c["verdict"] == "FAIL" for c in report["checks"]),
-       "the first run FAILs gpu3's gpu.xid (exit %d)" % code)
+node_run("system")
 with sqlite3.connect(standing, isolation_level=None) as db:
     db.execute("DROP TABLE standing")
     db.execute("PRAGMA user_version = 2")
-report, code = xid_run("gpu.recovery,history.standing")
-rows = {c["subject"]: c for c in report["checks"] if c["id"] == "history.standing"}
+node_run("system")
 with sqlite3.connect(standing) as db:
     version = db.execute("PRAGMA user_version").fetchone()[0]
-expect(version == 3 and code == 1 and rows.get("gpu3", {}).get("verdict") == "FAIL" and
-       "gpu.xid FAILed when last judged here" in rows["gpu3"]["message"],
-       "schema 2 brought to 3 (%s); gpu3's gpu.xid FAIL stands: %s" % (version, rows.get("gpu3")))
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+expect(version == 3 and "standing" in tables,
+       "schema 2 brought to 3 by the next run (version %s, tables %s)" % (version, sorted(tables)))
+report, code = node_run("gpu.xid,gpu.recovery", sysroot="h100-xid", scenario="h100x8-xid")
+expect(code == 1 and any(c["id"] == "gpu.xid" and c["subject"] == "gpu3" and
+                         c["verdict"] == "FAIL" for c in report["checks"]),
+       "a run FAILs gpu3's gpu.xid (exit %d)" % code)
+report, code = node_run("system,history.standing")
+rows = {c["subject"]: c for c in report["checks"] if c["id"] == "history.standing"}
+expect(code == 1 and rows.get("gpu3", {}).get("verdict") == "FAIL" and
+       "gpu.xid FAILed when last judged here" in rows["gpu3"]["message"] and
+       rows["gpu3"]["action"] == "reboot_node",
+       "the next run, which does not run gpu.xid, FAILs it standing: %s" % rows.get("gpu3"))
 
 finish()

@@ -639,6 +639,73 @@ static void a_fail_stands_until_judged_again(void **state)
     assert_int_equal(c.verdict, GV_PASS);
 }
 
+/* A check that FAILs a subject and PASSes the node in one row (nvswitch.sxid, cuda.copy_all):
+ * its PASS judges every subject, in this run and in the record. Pruning by count leaves a FAIL
+ * that stands; the history rows that repeat it do not make each run a bad one. */
+static void a_pass_of_the_whole_node_ends_what_stood(void **state)
+{
+    history_fixture *f = *state;
+    reopen_keeping(f, 3);
+    gv_check_result *whole = row(f->r, "nvswitch.sxid", "node");
+    whole->verdict = GV_SKIP; /* the passive runs below do not judge it */
+    size_t passive = f->r->count;
+    gv_result_action(gv_report_add(f->r, "nvswitch.sxid", "nvswitch2", GV_FAIL, "SXid 24007"),
+                     GV_ACTION_REBOOT_NODE);
+    append(f, T0);
+    f->r->count = passive;
+    for (int i = 1; i <= 5; i++) { /* more runs than kept: the FAIL's run is deleted */
+        gv_result_action(gv_report_add(f->r, "history.standing", "nvswitch2", GV_FAIL, "stands"),
+                         GV_ACTION_REBOOT_NODE);
+        gv_history_run run = {.started_unix = T0 + 60 * i, .comparable = "x", .history_rows = 1};
+        char why[1024];
+        if (gv_history_append(f->db, f->r, &run, why, sizeof why))
+            fail_msg("%s", why);
+        f->r->count = passive;
+    }
+    gv_check_result c =
+        judge(f, gv_check_history_standing, T0 + 600, "history.standing", "nvswitch2", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_int_equal(c.action, GV_ACTION_REBOOT_NODE);
+    c = judge(f, gv_check_history_record, T0 + 600, "history.record", "node", NULL);
+    assert_true(c.value == 0); /* history.standing's FAILs in 3 runs kept: no bad run */
+    whole->verdict = GV_PASS;  /* "no SXid logged since boot" */
+    c = judge(f, gv_check_history_standing, T0 + 600, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    append(f, T0 + 600);
+    f->r->count = passive;
+    c = judge(f, gv_check_history_standing, T0 + 660, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+}
+
+/* gpu.xid's FAIL that stands where the log is no longer read: one read from the log of this
+ * boot stands; one NVML reported to a watch is history.xid's to recall; one of an earlier
+ * boot is gone with it. */
+static void an_xid_from_the_log_stands_without_it(void **state)
+{
+    history_fixture *f = *state;
+    size_t passive = f->r->count;
+    gv_result_action(gv_report_add(f->r, "gpu.xid", "gpu3", GV_FAIL, "1 Xid fault(s) logged"),
+                     GV_ACTION_REBOOT_NODE);
+    append(f, T0);
+    f->r->count = passive;
+    for (size_t i = 0; i < passive; i++) /* the log not read from here on */
+        if (!strcmp(f->r->results[i].id, "gpu.xid"))
+            f->r->results[i].verdict = GV_SKIP;
+    row(f->r, "gpu.xid", "node")->verdict = GV_WARN;
+    set_counter(f->r, "gpu.xid", "node", "boot_unix", (double)(T0 - DAY));
+    gv_check_result c =
+        judge(f, gv_check_history_standing, T0 + 60, "history.standing", "gpu3", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "gpu.xid FAILed"));
+    gv_report_add(f->r, "history.xid", "gpu3", GV_WARN, "recalled by history.xid");
+    c = judge(f, gv_check_history_standing, T0 + 60, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+    f->r->count--;
+    set_counter(f->r, "gpu.xid", "node", "boot_unix", (double)(T0 + 30)); /* rebooted since */
+    c = judge(f, gv_check_history_standing, T0 + 60, "history.standing", "node", NULL);
+    assert_int_equal(c.verdict, GV_PASS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,6 +727,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_watched_fault_is_recalled_until_the_next_boot, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_fail_stands_until_judged_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_pass_of_the_whole_node_ends_what_stood, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_xid_from_the_log_stands_without_it, setup, teardown),
     };
     return run_shard("test_history", tests, sizeof tests / sizeof *tests);
 }
