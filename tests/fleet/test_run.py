@@ -199,6 +199,13 @@ class RunTest(unittest.TestCase):
         self.assertTrue(all(t["seconds"] <= 1 + 20 for t in doc["tests"]), doc["tests"])
         self.assertLessEqual(doc["seconds"], 3 * 21, doc)
 
+    def test_a_node_named_twice_is_refused_an_address_is_whole(self):
+        p = self.run_fleet(nodes=["n1", "N1.cluster", "n2"])
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("a node is named twice", p.stderr)
+        rc, doc = self.fleet(nodes=["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"])
+        self.assertEqual((rc, doc["verdict"]), (0, "PASS"), doc)
+
     def test_gv_nccl_that_cannot_run_is_a_usage_error(self):
         p = self.run_fleet(usage=True)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)

@@ -551,8 +551,8 @@ def search_answers(searches, node_of):
                 named.add(j["node"])
         for t in doc.get("unexplained_failures") or []:
             for n in t.get("nodes") or []:
-                node_of(n).add("WARN", "unexplained", "in a test that failed (%s: %s) and passed "
-                               "when tested again (%s): run the search again" % (
+                node_of(n).add("WARN", "unexplained", "in a test that failed (%s: %s) that "
+                               "nothing the search named explains (%s): run the search again" % (
                                    t.get("verdict", ""), t.get("why", ""), where))
                 named.add(n)
         if doc.get("verdict") == "FAIL" and not named:
