@@ -55,11 +55,12 @@ void gv_check_nvswitch_fabric_manager(const gv_facts *f, gv_report *r)
                           "not judged: the node's processes cannot be listed (%s)", f->fm_err.text);
         return;
     }
-    if (!f->fm_found && f->host_pid_ns == 0) {
+    if (!f->fm_found && f->host_pid_ns == 0 && f->root_proc_hosts != 1) {
         gv_report_add(r, id, "node", GV_SKIP,
                       "not judged: this process is outside the host's PID namespace (a "
-                      "container without the host's PIDs: hostPID), where the node's daemons "
-                      "are not listed; gpu.fabric judges the GPUs' registration");
+                      "container without the host's PIDs: hostPID) and the /proc it reads is "
+                      "not the host's, so the node's daemons are not listed; gpu.fabric judges "
+                      "the GPUs' registration");
         return;
     }
     if (!f->fm_found) {

@@ -107,6 +107,7 @@ typedef struct gv_facts {
     /* The host's own PID namespace (1), another (0), unknown (-1): where NVML lists every
      * process, so that memory no listed process holds was left behind (gpu.memory_unowned). */
     int host_pid_ns;
+    int root_proc_hosts;   /* <root>/proc lists the host's processes: 1, 0, -1 unknown */
     double unowned_wait_s; /* how long the facts waited for such memory to be freed */
     /* The kernel log's Xid and SXid lines (GV_FACTS_KERNEL_LOG), read once for gpu.xid and
      * nvswitch.sxid: kmsg_status GV_OK, or why it could not be read in kmsg_err. */

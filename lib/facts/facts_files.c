@@ -132,6 +132,7 @@ void gv_facts_files(gv_facts *f)
     gv_read_hostname(root, f->hostname, sizeof f->hostname);
     f->uptime_s = gv_read_uptime_s(root);
     f->host_pid_ns = gv_host_pid_namespace(root);
+    f->root_proc_hosts = gv_root_proc_is_hosts(root);
     modules(f);
     f->version_file_present = gv_sys_exists(root, "/proc/driver/nvidia/version");
     if (f->version_file_present)

@@ -181,7 +181,9 @@ gv_status gv_kmsg_xids(const char *root, gv_xid_event **events, size_t *count, g
     gv_status st = gv_sys_path(root, "/dev/kmsg", path, sizeof path);
     if (st != GV_OK)
         return gv_err(err, st, "%s/dev/kmsg: path too long", gv_sys_shown(root));
-    int fd = gv_sys_open(root, "/dev/kmsg", O_RDONLY | O_NONBLOCK);
+    /* O_NOCTTY: /dev/console in its place (a kind node's link), opened by a session leader
+     * without a terminal (a container's first process), would become its terminal. */
+    int fd = gv_sys_open(root, "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return gv_err(err, GV_ERR_IO, "%s: %s%s", path, strerror(errno),
                       errno == EACCES || errno == EPERM

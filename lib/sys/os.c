@@ -103,12 +103,23 @@ static int namespace_of(const char *root, const char *pid, const char *name, cha
     return 0;
 }
 
+/* PROC_PID_INIT_INO: the host's own PID namespace. */
+#define HOST_PID_NS "pid:[4026531836]"
+
 int gv_host_pid_namespace(const char *root)
 {
     char ns[64];
     if (namespace_of(root, "self", "pid", ns, sizeof ns))
         return -1;
-    return strcmp(ns, "pid:[4026531836]") == 0;
+    return strcmp(ns, HOST_PID_NS) == 0;
+}
+
+int gv_root_proc_is_hosts(const char *root)
+{
+    char ns[64];
+    if (namespace_of(root, "1", "pid", ns, sizeof ns))
+        return -1;
+    return strcmp(ns, HOST_PID_NS) == 0;
 }
 
 void gv_read_hostname(const char *root, char *out, size_t cap)
@@ -119,7 +130,8 @@ void gv_read_hostname(const char *root, char *out, size_t cap)
     if (strcmp(root, "/") != 0 && !host_uts &&
         gv_sys_read_line(root, "/etc/hostname", out, cap, NULL) == GV_OK) {
         out[strcspn(out, " \t#")] = '\0';
-        if (out[0])
+        /* A cloud image's placeholder, its name set at boot in the kernel only: not the node's. */
+        if (out[0] && strncmp(out, "localhost", 9) != 0)
             return;
     }
     if (gv_sys_read_line(root, "/proc/sys/kernel/hostname", out, cap, NULL) != GV_OK)

@@ -23,11 +23,15 @@ double gv_read_uptime_s(const char *root);
  * PROC_PID_INIT_INO), where NVML lists every process on a GPU: 1 yes, 0 another (a container's),
  * -1 unknown. */
 int gv_host_pid_namespace(const char *root);
+/* Whether <root>/proc lists the host's own processes (its PID 1 is in the host's PID
+ * namespace): a host's procfs mounted into a container lists them whatever the reader's own
+ * namespace. 1 yes, 0 no, -1 unknown. */
+int gv_root_proc_is_hosts(const char *root);
 /* The node's host name into out (empty when unknown). /proc/sys/kernel/hostname is the
  * reader's own UTS namespace's: seen from a container through a host root mounted at `root`
  * (--host-root), the pod's name. So where the reader's UTS namespace is not known to be the
  * host's init's (<root>/proc/self/ns/uts against <root>/proc/1/ns/uts), the host's
- * /etc/hostname names it, when there is one. */
+ * /etc/hostname names it, when there is one other than "localhost...". */
 void gv_read_hostname(const char *root, char *out, size_t cap);
 /* Major and minor of a kernel release ("6.8.0-45" -> 6, 8); -1 when not parseable. */
 int gv_kernel_version(const char *release, int *major, int *minor);

@@ -751,6 +751,9 @@ CASES = {
     "fabric_manager_unseen_in_a_container": case("h100x8", "nvswitch.fabric_manager", [
         ("nvswitch.fabric_manager", "node", "SKIP", "not judged: this process is outside the host's PID namespace")],
         sysroot="h100-container-no-host-pid", exit_code=0),
+    "fabric_manager_down_seen_from_a_container": case("h100x8", "nvswitch.fabric_manager", [
+        ("nvswitch.fabric_manager", "node", "WARN", "nv-fabricmanager is not running", "fix_config")],
+        sysroot="h100-container-host-proc", exit_code=0),
     "fabric_manager_down_fabric_down": case("h100x8-fabric-down", "nvswitch.fabric_manager", [
         ("nvswitch.fabric_manager", "node", "FAIL", "GPUs are not registered with the fabric (gpu.fabric)", "fix_config")],
         sysroot="h100-fm-down"),
