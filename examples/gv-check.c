@@ -6,6 +6,7 @@
  * unrun); with --npd node-problem-detector's 0 OK, 1 problem, 2 unknown. Thin by design: all
  * logic lives in libgpuverify. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gpuverify/gpuverify.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -276,10 +278,38 @@ static void draw_progress(const gv_run_event *e, void *user)
     fflush(stderr);
 }
 
+/* The temporary files an earlier writer of path left in its folder ("<name>.tmp.XXXXXX", this
+ * program's), older than an hour: killed between mkstemp and rename (a pod's liveness probe, an
+ * OOM kill), it leaves one a pass. Younger ones may be another writer's at work. */
+#define STALE_TMP_S 3600
+static void remove_stale_temporaries(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    const char *name = slash ? slash + 1 : path;
+    DIR *d = dir ? opendir(dir) : NULL;
+    size_t n = strlen(name);
+    struct dirent *e;
+    time_t now = time(NULL);
+    while (d && (e = readdir(d))) {
+        struct stat st;
+        if (strncmp(e->d_name, name, n) || strncmp(e->d_name + n, ".tmp.", 5) ||
+            strlen(e->d_name + n + 5) != 6 ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid() || now - st.st_mtime < STALE_TMP_S)
+            continue;
+        unlinkat(dirfd(d), e->d_name, 0);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
 /* text into path through a temporary file in its folder, synced, then renamed over it, so a
  * collector reads the old file or the new one, never half of one. 0 or -1 (errno). */
 static int write_atomically(const char *path, const char *text)
 {
+    remove_stale_temporaries(path);
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
     if (!tmp)

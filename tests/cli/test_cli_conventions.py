@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 from terminal import run_on_terminal
 
@@ -287,6 +288,27 @@ rc, out, err = run("gv-check", args, {"GV_FAKE_SCENARIO": scenario("h100x8")})
 if rc != 0 or not out.startswith("OK ") or "--textfile /nonexistent/dir/gpuverify.prom" not in err:
     fail("gv-check", args, "exit %s; want the verdict's exit (0, OK) and the file's error on "
          "stderr" % rc, out, err)
+
+# A writer killed between its temporary file and the rename (a pod's liveness probe) left
+# "gpuverify.prom.tmp.XXXXXX": the next --textfile write removes its own older than an hour,
+# never a younger one (another writer's at work) nor another file's.
+folder = tempfile.mkdtemp(prefix="gv-textfile-")
+left = {name: age for name, age in (("gpuverify.prom.tmp.AbC123", 7200),
+                                     ("gpuverify.prom.tmp.XyZ789", 60),
+                                     ("other.prom.tmp.AbC123", 7200))}
+for name, age in left.items():
+    with open(os.path.join(folder, name), "w") as f:
+        f.write("x 1\n")
+    then = time.time() - age
+    os.utime(os.path.join(folder, name), (then, then))
+args = ["--sysroot", sysroot("h100-open"), "--library-dir", fakelib, "--checks", PASSIVE,
+        "--quiet", "--textfile", os.path.join(folder, "gpuverify.prom")]
+rc, out, err = run("gv-check", args, {"GV_FAKE_SCENARIO": scenario("h100x8")})
+now = sorted(os.listdir(folder))
+if now != ["gpuverify.prom", "gpuverify.prom.tmp.XyZ789", "other.prom.tmp.AbC123"]:
+    fail("gv-check", args, "the folder after the write: %s; want its own stale temporary file "
+         "gone, the rest kept" % now, out, err)
+shutil.rmtree(folder, ignore_errors=True)
 
 # A file named and unreadable: said as the file it is, never as the library's field.
 args = ["--checks", "topo", "--topology-xml", "/nonexistent/topology.xml"]
