@@ -38,12 +38,22 @@ void gv_history_policy_of(const gv_policy *p, gv_history_policy *out)
 #undef OR
 }
 
-void gv_history_day(long long unix_s, char *out, size_t cap)
+static void utc_time(long long unix_s, const char *format, char *out, size_t cap)
 {
     time_t t = (time_t)unix_s;
     struct tm tm;
-    if (!gmtime_r(&t, &tm) || !strftime(out, cap, "%Y-%m-%d", &tm))
+    if (!gmtime_r(&t, &tm) || !strftime(out, cap, format, &tm))
         snprintf(out, cap, "?");
+}
+
+void gv_history_day(long long unix_s, char *out, size_t cap)
+{
+    utc_time(unix_s, "%Y-%m-%d", out, cap);
+}
+
+void gv_history_minute(long long unix_s, char *out, size_t cap)
+{
+    utc_time(unix_s, "%Y-%m-%d %H:%M UTC", out, cap);
 }
 
 void gv_history_query_failed(gv_history_judge *j, const char *id, const char *subject,

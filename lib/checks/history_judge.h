@@ -40,8 +40,9 @@ void gv_history_query_failed(gv_history_judge *j, const char *id, const char *su
 /* A counter of this run's row of `check` on `subject` (report_counters.c); NAN when absent. */
 double gv_history_counter_now(const gv_history_judge *j, const char *check, const char *subject,
                               const char *name);
-/* A time stamp's day, "2026-11-28" (UTC). */
+/* A time stamp's day, "2026-11-28" (UTC), and its minute, "2026-11-28 00:12 UTC". */
 void gv_history_day(long long unix_s, char *out, size_t cap);
+void gv_history_minute(long long unix_s, char *out, size_t cap);
 
 /* Each history check's judge, gv_check_<name> (checks.def), in history.c or the other
  * history_*.c. */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "checks/checks.h"
 #include "checks/history_judge.h"
@@ -60,14 +59,6 @@ static int judged_now(const gv_history_judge *j, const char *check, const char *
     return 0;
 }
 
-static int32_t action_named(const char *name)
-{
-    for (int32_t a = GV_ACTION_NONE; a <= GV_ACTION_HW_INSPECT; a++)
-        if (!strcmp(gv_action_name(a), name))
-            return a;
-    return GV_ACTION_RERUN;
-}
-
 /* The FAILs standing among `list` into rows on `subject` (a GPU's "gpuN" now; NULL: the row's
  * own subject, the node's or a port's); how many. */
 static int stand(gv_history_judge *j, const gv_history_standing *list, long n, const char *subject)
@@ -78,10 +69,7 @@ static int stand(gv_history_judge *j, const gv_history_standing *list, long n, c
         if (judged_now(j, s->check, s->subject) || xid_left_to_recall(j, s, subject))
             continue;
         char when[32];
-        time_t t = (time_t)s->started_unix;
-        struct tm tm;
-        if (!gmtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm))
-            snprintf(when, sizeof when, "?");
+        gv_history_minute(s->started_unix, when, sizeof when);
         gv_check_result *c = gv_report_add(
             j->report, gv_id_history_standing, subject ? subject : s->row_subject, GV_FAIL,
             "%s FAILed when last judged here, %s (level %s), and this run did not "
@@ -91,7 +79,8 @@ static int stand(gv_history_judge *j, const gv_history_standing *list, long n, c
                          "the last verdict stands until a run judges the check again: fix what "
                          "it found, then gv-check --checks %s with the same --state",
                          s->check);
-        gv_result_action(c, action_named(s->action));
+        int32_t action = gv_action_named(s->action);
+        gv_result_action(c, action >= 0 ? action : GV_ACTION_RERUN);
         gv_result_measured(c, NAN, "", "%s FAIL at %s", s->check, when);
         said++;
     }

@@ -9,20 +9,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "checks/checks.h"
 #include "checks/history_judge.h"
 #include "core/util.h"
-
-/* "2026-11-30 00:12 UTC" */
-static void stamp(long long unix_s, char *out, size_t cap)
-{
-    time_t t = (time_t)unix_s;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm) || !strftime(out, cap, "%Y-%m-%d %H:%M UTC", &tm))
-        snprintf(out, cap, "?");
-}
 
 /* Why this run has nothing to recall; NULL when it has: the node's boot time into *boot. */
 static const char *nothing_to_recall(const gv_history_judge *j, long long *boot)
@@ -50,7 +40,7 @@ static int recall(gv_history_judge *j, const char *subject, long long boot,
     const char *id = gv_id_history_xid;
     char hs[160], why[512], booted[32], last[32];
     gv_history_subject(j->report, subject, hs, sizeof hs);
-    stamp(boot, booted, sizeof booted);
+    gv_history_minute(boot, booted, sizeof booted);
     gv_history_sum faults;
     if (gv_history_counter_sum(j->db, hs, gv_id_gpu_xid, "watched_faults", boot,
                                j->run->started_unix, &faults, why, sizeof why)) {
@@ -70,7 +60,7 @@ static int recall(gv_history_judge *j, const char *subject, long long boot,
         gv_result_expected(c, "default", "no Xid fault since boot");
         return 1;
     }
-    stamp(faults.last_unix, last, sizeof last);
+    gv_history_minute(faults.last_unix, last, sizeof last);
     const gv_check_result *now = gv_history_row_now(j, gv_id_gpu_recovery, subject, NULL);
     /* As gpu.xid judges a logged fault: the driver's recovery action says whether it is the
      * GPU's history (none pending: reset since) or its present. */
@@ -126,7 +116,7 @@ void gv_check_history_xid(gv_history_judge *j)
         said |= recall(j, subs[s], boot, &watched);
     if (said)
         return;
-    stamp(boot, booted, sizeof booted);
+    gv_history_minute(boot, booted, sizeof booted);
     gv_report_add(j->report, id, "node", GV_SKIP,
                   "no earlier run since the node booted (%s) watched NVML's Xid events "
                   "(gv-check --watch) while the kernel log could not be read: none to recall",

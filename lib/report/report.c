@@ -260,6 +260,14 @@ int32_t gv_report_action(const gv_report *r)
     return strongest;
 }
 
+int32_t gv_action_named(const char *name)
+{
+    for (int32_t a = GV_ACTION_NONE; name && a <= GV_ACTION_HW_INSPECT; a++)
+        if (strcmp(name, gv_action_name(a)) == 0)
+            return a;
+    return -1;
+}
+
 gv_status gv_report_driver(const gv_report *r, gv_driver_info *out)
 {
     if (!r || !out)

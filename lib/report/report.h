@@ -80,6 +80,8 @@ gv_report *gv_report_new(const gv_facts *facts);
 /* A report with no facts yet (all unknown), for a run whose worker sends none; NULL when out
  * of memory. */
 gv_report *gv_report_blank(const gv_ctx *ctx);
+/* The action gv_action_name names ("reboot_node"); -1 for a name it does not give. */
+int32_t gv_action_named(const char *name);
 /* Stamps the start time (UTC), the level's name and the budget on a report. */
 void gv_report_stamp(gv_report *r, const char *level, double budget_s, long long started_unix);
 

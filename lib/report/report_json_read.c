@@ -210,9 +210,9 @@ static void check(reader *rd, json_t *o, size_t index, gv_check_result *c)
     }
     /* Version 7: the row's action (absent before: none) and its fingerprint. */
     const char *action = json_string_value(json_object_get(o, "action"));
-    for (int32_t a = GV_ACTION_NONE; action && a <= GV_ACTION_HW_INSPECT; a++)
-        if (strcmp(action, gv_action_name(a)) == 0)
-            c->action = a;
+    int32_t named = gv_action_named(action);
+    if (named >= 0)
+        c->action = named;
     if (json_object_get(o, "action") && !action)
         bad(rd, "action", "a string");
     json_t *fp = json_object_get(o, "fingerprint");
