@@ -51,6 +51,12 @@ const gv_gpu_record *gv_active_gpu_record(const gv_facts *f, int ordinal);
 void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap);
 /* Other processes on the GPU of this ordinal now, added to b. */
 void gv_active_sample_busy(gv_active_run *run, int ordinal, struct gv_busy *b);
+/* Names on a row of the node the GPUs (CUDA ordinals) its test ran over, as counters "gpuN" = 1
+ * (the subjects of their own rows): the GPUs a PASS there judged, whose FAILs it ends in the
+ * history (history.standing); a GPU the test left out (hung, held) is not judged by it. At most
+ * GV_ROW_COUNTERS_MAX: a GPU past them keeps what stands. */
+void gv_active_row_covers(gv_active_run *run, const gv_check_result *c, const int *ordinals,
+                          size_t n);
 /* Checks of one active group, as its catalog lines say (checks.def): the entries first to end
  * (exclusive) of the catalog, adjacent there. */
 typedef struct gv_active_members {

@@ -32,6 +32,21 @@ void gv_active_subject(const gv_facts *f, int ordinal, char *out, size_t cap)
         snprintf(out, cap, "cuda%d", ordinal);
 }
 
+void gv_active_row_covers(gv_active_run *run, const gv_check_result *c, const int *ordinals,
+                          size_t n)
+{
+    gv_counter k[GV_ROW_COUNTERS_MAX];
+    uint32_t nk = 0;
+    for (size_t i = 0; i < n; i++) {
+        char subject[48];
+        gv_active_subject(run->facts, ordinals[i], subject, sizeof subject);
+        if (gv_subject_gpu(subject) >= 0) /* "cuda3", not in the inventory: no history of its own */
+            gv_counter_set(k, &nk, GV_ROW_COUNTERS_MAX, subject, 1);
+    }
+    if (c && nk)
+        gv_report_attach_counters(run->report, c, k, nk);
+}
+
 const char *gv_active_first_selected(const gv_active_run *run, gv_active_members m)
 {
     for (size_t i = m.first; i < m.end; i++)

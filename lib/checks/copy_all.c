@@ -135,6 +135,10 @@ static void judge(gv_active_run *run, copy_gpu *g, size_t n, size_t reused, cons
                           design);
     if (c && reused == n)
         gv_append(c->message, sizeof c->message, "; ", "each GPU alone as cuda.copy measured it");
+    int ordinals[GV_RUN_MAX_GPUS];
+    for (size_t i = 0; i < n; i++)
+        ordinals[i] = g[i].ordinal;
+    gv_active_row_covers(run, c, ordinals, n);
     gv_result_measured(c, h2d, "GB/s", "H2D %.1f, D2H %.1f GB/s in all", h2d, d2h);
     gv_result_expected(c, "own rate x PCIe link share",
                        ">= %.0f%% of each GPU's own rate times "

@@ -40,22 +40,12 @@ static int xid_left_to_recall(const gv_history_judge *j, const gv_history_standi
     return 0;
 }
 
-/* Whether this run judged `check` (PASS, WARN or FAIL) on the subject whose history key is hs,
- * or PASSed it on the whole node (gv_history_passed_whole). */
-static int judged_now(const gv_history_judge *j, const char *check, const char *hs)
+/* Whether this run judged s's check again where s stands (gv_history_judged_again). */
+static int judged_now(const gv_history_judge *j, const gv_history_standing *s)
 {
-    for (size_t i = 0; i < j->judged; i++) {
-        const gv_check_result *c = &j->report->results[i];
-        if (strcmp(c->id, check) ||
-            (c->verdict != GV_PASS && c->verdict != GV_WARN && c->verdict != GV_FAIL))
-            continue;
-        if (gv_history_passed_whole(j->report, c))
+    for (size_t i = 0; i < j->judged; i++)
+        if (gv_history_judged_again(j->report, i, s))
             return 1;
-        char key[160];
-        gv_history_subject(j->report, c->subject, key, sizeof key);
-        if (!strcmp(key, hs))
-            return 1;
-    }
     return 0;
 }
 
@@ -66,7 +56,7 @@ static int stand(gv_history_judge *j, const gv_history_standing *list, long n, c
     int said = 0;
     for (long k = 0; k < n; k++) {
         const gv_history_standing *s = &list[k];
-        if (judged_now(j, s->check, s->subject) || xid_left_to_recall(j, s, subject))
+        if (judged_now(j, s) || xid_left_to_recall(j, s, subject))
             continue;
         char when[32];
         gv_history_minute(s->started_unix, when, sizeof when);

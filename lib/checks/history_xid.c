@@ -75,7 +75,9 @@ static int recall(gv_history_judge *j, const char *subject, long long boot,
                                   "(gpu.recovery): it was reset since, or the fault needed none"
                       : pending ? "the driver says the GPU still needs its recovery action "
                                   "(gpu.recovery)"
-                                : "the driver cannot say what it needs (gpu.recovery)");
+                      : now     ? "the driver cannot say what it needs (gpu.recovery)"
+                                : "gpu.recovery, which reads whether the driver still needs a "
+                                  "recovery action, did not run");
     gv_result_measured(c, faults.total, "Xids", "%.0f fault(s) in %ld run(s)", faults.total,
                        faults.runs);
     gv_result_expected(c, "default", "no Xid fault since boot");

@@ -129,6 +129,16 @@ static void active_rdma_port(gv_active_run *run, char *out, size_t cap)
             snprintf(out, cap, "%s port %u", r->ports[i].device, (unsigned)r->ports[i].port);
 }
 
+/* The sweep's ranks' GPUs named on its row of the node (gv_active_row_covers). */
+static void covers(gv_active_run *run, const gv_check_result *c, const gv_nccl_opts *o)
+{
+    int ordinals[GV_NCCL_MAX_GPUS];
+    uint32_t n = o->gpu_count < GV_NCCL_MAX_GPUS ? o->gpu_count : GV_NCCL_MAX_GPUS;
+    for (uint32_t i = 0; i < n; i++)
+        ordinals[i] = (int)o->gpus[i];
+    gv_active_row_covers(run, c, ordinals, n);
+}
+
 /* nccl.transport: NVLink-joined GPUs must talk P2P, and NCCL must not use sockets while an
  * RDMA port is ACTIVE; either is a setting or a fault that costs most of the fabric's speed
  * without failing a single operation. */
@@ -183,6 +193,7 @@ static void transport_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
                           r->nvls ? "; NVLS multicast available" : "", r->transports);
     }
     gv_result_measured(c, (double)r->via_p2p, "P2P connections", "%u of %u P2P", r->via_p2p, total);
+    covers(run, c, o);
 }
 
 /* Where NVLink joins every pair of the run's GPUs, a bus bandwidth from 64 MiB up below a
@@ -263,6 +274,7 @@ static void allreduce_row(gv_active_run *run, const gv_nccl_opts *o, const gv_nc
         gv_report_add(run->report, gv_id_nccl_allreduce, "node", r->verdict, "%s", r->message);
     if (c && r->verdict == GV_PASS && o->min_busbw_gbps <= 0)
         below_nvlink_design(run, o, r, c);
+    covers(run, c, o);
     if (r->size_count)
         gv_result_measured(c, r->peak_busbw_gbps, "GB/s", "busbw %.1f GB/s at %llu MiB",
                            r->peak_busbw_gbps, (unsigned long long)(r->peak_bytes >> 20));

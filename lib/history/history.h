@@ -44,11 +44,6 @@ typedef struct gv_history_run {
  * or node keeps its record. */
 void gv_history_subject(const gv_report *r, const char *subject, char *out, size_t cap);
 
-/* Whether the report's row c, a PASS on the node, judged its check on every subject of the
- * node: a check that FAILs a GPU or an NVSwitch and PASSes the node in one row (cuda.copy_all,
- * nvswitch.sxid), none of whose rows FAILed. */
-int gv_history_passed_whole(const gv_report *r, const gv_check_result *c);
-
 /* Whether a row is a mark on its subject's record (history.record): a FAIL, or an ERROR whose
  * action asks for more than running again or waiting (a hung driver call counts; a run the
  * host's budget cut short, another job's memory or another gpuverify's hold does not). */
@@ -96,13 +91,26 @@ int gv_history_counter_sum(gv_history *h, const char *subject, const char *check
                            long long since_unix, long long until_unix, gv_history_sum *out,
                            char *why, size_t cap);
 
+/* The history keys of the GPUs a row of the node judged over, each followed by a space: 64
+ * GPUs' "GPU-<uuid>" or "<hostname>/gpuN". */
+#define GV_HISTORY_GPU_KEYS (64 * 72)
 /* A check whose last judgement of a subject was a FAIL (history.standing). */
 typedef struct gv_history_standing {
     char subject[160]; /* its history key (gv_history_subject) */
     char check[48], row_subject[48], action[16], level[16];
     char message[256];
     long long started_unix;
+    char gpus[GV_HISTORY_GPU_KEYS]; /* a row of the node: the GPUs it FAILed over ("" none) */
 } gv_history_standing;
+/* The GPUs row `row` of the report judged over (its counters "gpuN": the tests across GPUs),
+ * as gv_history_standing's gpus; "" when it names none. */
+void gv_history_row_gpus(const gv_report *r, size_t row, char *out, size_t cap);
+/* Whether row `row` of the report, of s's check, judged that check again where s stands: on
+ * s's subject over at least s's GPUs, or as a PASS of the whole node (none of the check's rows
+ * FAILed) that names s's GPU, or covers s's GPUs on a subject of the node's own (the node, an
+ * NVSwitch, a port). A SKIP or an ERROR judged nothing; a PASS over some GPUs ends nothing of
+ * the others. */
+int gv_history_judged_again(const gv_report *r, size_t row, const gv_history_standing *s);
 /* The checks whose last judgement (PASS, WARN or FAIL) was a FAIL stamped from since_unix on
  * (table standing): of `subject` (a GPU's UUID), or with hosts_of set of the node's own
  * subjects on host `subject` ("<hostname>/node", "<hostname>/mlx5_0/1"); at most max into out,

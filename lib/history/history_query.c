@@ -100,12 +100,13 @@ long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, lo
                             gv_history_standing *out, size_t max, char *why, size_t cap)
 {
     sqlite3_stmt *st = gv_history_statement(
-        h, hosts_of ? "SELECT check_id, row_subject, action, level, message, subject, started_unix"
-                      " FROM standing WHERE hostname = ?1 AND subject = hostname || '/' ||"
-                      " row_subject AND started_unix >= ?2 ORDER BY started_unix DESC LIMIT ?3"
-                    : "SELECT check_id, row_subject, action, level, message, subject, started_unix"
-                      " FROM standing WHERE subject = ?1 AND started_unix >= ?2"
-                      " ORDER BY started_unix DESC LIMIT ?3");
+        h, hosts_of
+               ? "SELECT check_id, row_subject, action, level, message, subject, gpus,"
+                 " started_unix FROM standing WHERE hostname = ?1 AND subject = hostname || '/' ||"
+                 " row_subject AND started_unix >= ?2 ORDER BY started_unix DESC LIMIT ?3"
+               : "SELECT check_id, row_subject, action, level, message, subject, gpus,"
+                 " started_unix FROM standing WHERE subject = ?1 AND started_unix >= ?2"
+                 " ORDER BY started_unix DESC LIMIT ?3");
     if (!st)
         return gv_history_fail(h, why, cap, "reading the FAILs that stand");
     sqlite3_bind_text(st, 1, subject, -1, SQLITE_STATIC);
@@ -115,8 +116,8 @@ long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, lo
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max) {
         gv_history_standing *s = &out[n++];
-        const char *text[6];
-        for (int c = 0; c < 6; c++) {
+        const char *text[7];
+        for (int c = 0; c < 7; c++) {
             text[c] = (const char *)sqlite3_column_text(st, c);
             text[c] = text[c] ? text[c] : "";
         }
@@ -126,7 +127,8 @@ long gv_history_standing_of(gv_history *h, const char *subject, int hosts_of, lo
         snprintf(s->level, sizeof s->level, "%s", text[3]);
         gv_copy_text(s->message, sizeof s->message, text[4]);
         snprintf(s->subject, sizeof s->subject, "%s", text[5]);
-        s->started_unix = sqlite3_column_int64(st, 6);
+        snprintf(s->gpus, sizeof s->gpus, "%s", text[6]);
+        s->started_unix = sqlite3_column_int64(st, 7);
     }
     sqlite3_reset(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW

@@ -77,6 +77,9 @@ static const char *const migrations[] = {
     " message TEXT NOT NULL, started_unix INTEGER NOT NULL,"
     " PRIMARY KEY(subject, check_id)) WITHOUT ROWID;"
     "CREATE INDEX standing_by_host ON standing(hostname, check_id);",
+    /* 3 -> 4. The GPUs a FAIL of the node's was judged over (the tests across GPUs name them):
+     * a run over fewer GPUs (--gpus 0,1) does not end it. A FAIL of version 3 names none. */
+    "ALTER TABLE standing ADD COLUMN gpus TEXT NOT NULL DEFAULT '';",
 };
 #define GV_HISTORY_SCHEMA (int)(sizeof migrations / sizeof *migrations)
 
@@ -611,7 +614,10 @@ static int insert_gpus(gv_history *h, const gv_report *r, long long run_id,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int gv_history_passed_whole(const gv_report *r, const gv_check_result *c)
+/* Whether the report's row c, a PASS on the node, judged its check as a whole: none of the
+ * check's rows FAILed (cuda.copy_all and nccl.* FAIL a GPU that hung or broke the test and
+ * PASS the node over the others; nvswitch.sxid FAILs an NVSwitch and PASSes the node). */
+static int passed_whole(const gv_report *r, const gv_check_result *c)
 {
     if (c->verdict != GV_PASS || strcmp(c->subject, "node"))
         return 0;
@@ -621,41 +627,172 @@ int gv_history_passed_whole(const gv_report *r, const gv_check_result *c)
     return 1;
 }
 
-/* A row of the run, on the subject whose history key is `subject`, as its check's last
- * judgement there: a FAIL stands (table standing), a PASS or WARN ends one, a PASS of the
- * whole node every one of its node (gv_history_passed_whole); a SKIP or an ERROR judged
- * nothing. An SQLite code. */
-static int judgement(gv_history *h, const gv_report *r, const gv_check_result *c,
-                     const char *subject, long long started)
+/* Whether `key` is one of the list's (gv_history_row_gpus's form). */
+static int key_listed(const char *key, const char *list)
 {
-    if (c->verdict != GV_PASS && c->verdict != GV_WARN && c->verdict != GV_FAIL)
-        return SQLITE_DONE;
-    int fail = c->verdict == GV_FAIL, whole = gv_history_passed_whole(r, c);
+    size_t n = strlen(key);
+    for (const char *p = list; *p; p += strcspn(p, " ") + 1)
+        if (!strncmp(p, key, n) && p[n] == ' ')
+            return 1;
+    return 0;
+}
+
+/* Whether every key of the list `need` is in `have`. */
+static int keys_within(const char *need, const char *have)
+{
+    char key[GV_HISTORY_GPU_KEYS];
+    for (const char *p = need; *p; p += strcspn(p, " ") + 1) {
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(p, " "), p);
+        if (!key_listed(key, have))
+            return 0;
+    }
+    return 1;
+}
+
+/* Adds `key` to the list out (gv_history_row_gpus's form) unless listed; one past cap is left
+ * out. */
+static void key_add(char *out, size_t cap, const char *key, size_t key_len)
+{
+    char one[GV_HISTORY_GPU_KEYS];
+    snprintf(one, sizeof one, "%.*s", (int)key_len, key);
+    size_t len = strlen(out);
+    if (!key_listed(one, out) && len + key_len + 2 <= cap)
+        snprintf(out + len, cap - len, "%s ", one);
+}
+
+void gv_history_row_gpus(const gv_report *r, size_t row, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const gv_row_counters *k = gv_report_counters_of(r, row);
+    for (uint32_t i = 0; k && i < k->count; i++) {
+        if (gv_subject_gpu(k->items[i].name) < 0 || k->items[i].value != 1)
+            continue;
+        char key[160];
+        gv_history_subject(r, k->items[i].name, key, sizeof key);
+        key_add(out, cap, key, strlen(key));
+    }
+}
+
+int gv_history_judged_again(const gv_report *r, size_t row, const gv_history_standing *s)
+{
+    const gv_check_result *c = &r->results[row];
+    if (strcmp(c->id, s->check) ||
+        (c->verdict != GV_PASS && c->verdict != GV_WARN && c->verdict != GV_FAIL))
+        return 0;
+    char over[GV_HISTORY_GPU_KEYS], key[160];
+    gv_history_row_gpus(r, row, over, sizeof over);
+    gv_history_subject(r, c->subject, key, sizeof key);
+    if (!strcmp(key, s->subject))
+        return keys_within(s->gpus, over);
+    if (!passed_whole(r, c))
+        return 0;
+    if (gv_subject_gpu(s->row_subject) >= 0) /* a GPU's FAIL: the PASS names that GPU */
+        return key_listed(s->subject, over);
+    gv_history_subject(r, s->row_subject, key, sizeof key); /* the node's own, this host's */
+    return !strcmp(key, s->subject) && keys_within(s->gpus, over);
+}
+
+/* The FAILs of c's check that stand where the run's row `row` judged it again
+ * (gv_history_judged_again) end: its subject's, and with a PASS of the whole node every one
+ * of the check's it covers. An SQLite code. */
+static int end_standing(gv_history *h, const gv_report *r, size_t row, const char *subject)
+{
+    const gv_check_result *c = &r->results[row];
+    /* A PASS of the whole node may end any FAIL of the check (a few rows), others their own. */
+    int whole = passed_whole(r, c);
+    sqlite3_stmt *st = gv_history_statement(
+        h, whole ? "SELECT subject, row_subject, gpus FROM standing WHERE check_id = ?1"
+                 : "SELECT subject, row_subject, gpus FROM standing WHERE check_id = ?1"
+                   " AND subject = ?2");
+    sqlite3_stmt *end =
+        st ? gv_history_statement(h, "DELETE FROM standing WHERE subject = ?1 AND check_id = ?2")
+           : NULL;
+    gv_history_standing *s = end ? calloc(1, sizeof *s) : NULL;
+    if (!s)
+        return SQLITE_NOMEM;
+    snprintf(s->check, sizeof s->check, "%s", c->id);
+    bind_text(st, 1, c->id);
+    if (!whole)
+        bind_text(st, 2, subject);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text[3];
+        for (int k = 0; k < 3; k++)
+            text[k] = (const char *)sqlite3_column_text(st, k);
+        snprintf(s->subject, sizeof s->subject, "%s", text[0] ? text[0] : "");
+        snprintf(s->row_subject, sizeof s->row_subject, "%s", text[1] ? text[1] : "");
+        snprintf(s->gpus, sizeof s->gpus, "%s", text[2] ? text[2] : "");
+        if (!gv_history_judged_again(r, row, s))
+            continue;
+        bind_text(end, 1, s->subject);
+        bind_text(end, 2, c->id);
+        int done = sqlite3_step(end);
+        sqlite3_reset(end);
+        if (done != SQLITE_DONE) {
+            rc = done;
+            break;
+        }
+    }
+    sqlite3_reset(st);
+    free(s);
+    return rc == SQLITE_ROW ? SQLITE_DONE : rc;
+}
+
+/* A FAIL as its check's last judgement on the subject: it stands (table standing), over the
+ * GPUs it names and those a FAIL before it there named, none of which a judgement since
+ * covered. An SQLite code. */
+static int stand_fail(gv_history *h, const gv_report *r, size_t row, const char *subject,
+                      long long started)
+{
+    const gv_check_result *c = &r->results[row];
+    char gpus[GV_HISTORY_GPU_KEYS];
+    gv_history_row_gpus(r, row, gpus, sizeof gpus);
+    sqlite3_stmt *before =
+        gv_history_statement(h, "SELECT gpus FROM standing WHERE subject = ?1 AND check_id = ?2");
+    if (!before)
+        return SQLITE_ERROR;
+    bind_text(before, 1, subject);
+    bind_text(before, 2, c->id);
+    const char *stood =
+        sqlite3_step(before) == SQLITE_ROW ? (const char *)sqlite3_column_text(before, 0) : NULL;
+    for (const char *p = stood ? stood : ""; *p; p += strcspn(p, " ") + 1)
+        key_add(gpus, sizeof gpus, p, strcspn(p, " "));
+    sqlite3_reset(before);
     const char *host = r->hostname[0] ? r->hostname : "unknown";
     sqlite3_stmt *st = gv_history_statement(
-        h, fail    ? "INSERT INTO standing(subject, check_id, hostname, row_subject, action, level,"
-                     " message, started_unix) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)"
-                     " ON CONFLICT(subject, check_id) DO UPDATE SET hostname = excluded.hostname,"
-                     " row_subject = excluded.row_subject, action = excluded.action,"
-                     " level = excluded.level, message = excluded.message,"
-                     " started_unix = excluded.started_unix"
-           : whole ? "DELETE FROM standing WHERE hostname = ?3 AND check_id = ?2"
-                   : "DELETE FROM standing WHERE subject = ?1 AND check_id = ?2");
+        h, "INSERT INTO standing(subject, check_id, hostname, row_subject, action, level,"
+           " message, started_unix, gpus) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)"
+           " ON CONFLICT(subject, check_id) DO UPDATE SET hostname = excluded.hostname,"
+           " row_subject = excluded.row_subject, action = excluded.action,"
+           " level = excluded.level, message = excluded.message,"
+           " started_unix = excluded.started_unix, gpus = excluded.gpus");
     if (!st)
         return SQLITE_ERROR;
     bind_text(st, 1, subject);
     bind_text(st, 2, c->id);
     bind_text(st, 3, host);
-    if (fail) {
-        bind_text(st, 4, c->subject);
-        bind_text(st, 5, gv_action_name(c->action));
-        bind_text(st, 6, r->level);
-        bind_text(st, 7, c->message);
-        sqlite3_bind_int64(st, 8, started);
-    }
+    bind_text(st, 4, c->subject);
+    bind_text(st, 5, gv_action_name(c->action));
+    bind_text(st, 6, r->level);
+    bind_text(st, 7, c->message);
+    sqlite3_bind_int64(st, 8, started);
+    bind_text(st, 9, gpus);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     return rc;
+}
+
+/* Row `row` of the run, on the subject whose history key is `subject`, as its check's last
+ * judgement there: a FAIL stands, a PASS or WARN ends what it judged again; a SKIP or an ERROR
+ * judged nothing. An SQLite code. */
+static int judgement(gv_history *h, const gv_report *r, size_t row, const char *subject,
+                     long long started)
+{
+    int verdict = r->results[row].verdict;
+    if (verdict == GV_FAIL)
+        return stand_fail(h, r, row, subject, started);
+    return verdict == GV_PASS || verdict == GV_WARN ? end_standing(h, r, row, subject)
+                                                    : SQLITE_DONE;
 }
 
 /* The report's rows, their counters, and each judged row's mark on what stands (not the last
@@ -699,7 +836,7 @@ static int insert_rows(gv_history *h, const gv_report *r, size_t history_rows, l
         bind_text(row, 13, c->fingerprint);
         rc = sqlite3_step(row);
         if (rc == SQLITE_DONE && i < judged)
-            rc = judgement(h, r, c, subject, started);
+            rc = judgement(h, r, i, subject, started);
         const gv_row_counters *rc_list = gv_report_counters_of(r, i);
         for (uint32_t k = 0; rc_list && k < rc_list->count && rc == SQLITE_DONE; k++) {
             sqlite3_reset(counter);

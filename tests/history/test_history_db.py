@@ -315,16 +315,23 @@ with sqlite3.connect(together) as db:
 
 # A file of schema version 2 (before the FAILs that stand were kept) is brought up to date by
 # the next run; a gpu.xid FAIL stands from then on over the runs that do not judge it again
-# (history.standing).
+# (history.standing). A run over some GPUs ends none of the others' FAILs.
 standing = os.path.join(WORK, "standing.db")
 
 
-def node_run(checks, sysroot="h100-open", scenario="h100x8"):
+def node_run(checks, sysroot="h100-open", scenario="h100x8", more=()):
     env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(FIXTURES, "scenarios", scenario + ".conf"))
     p = subprocess.run([GV_CHECK, "--json", "--library-dir", FAKELIB, "--checks", checks,
                         "--sysroot", os.path.join(FIXTURES, "sysroots", sysroot),
-                        "--state", standing], env=env, capture_output=True, text=True, timeout=120)
+                        "--state", standing, "--nccl-kib", "64", *more],
+                       env=env, capture_output=True, text=True, timeout=120)
     return json.loads(p.stdout), p.returncode
+
+
+def standing_fails(checks="system,history.standing", more=()):
+    report, code = node_run(checks, more=more)
+    return {(c["subject"], c["message"].split(" ")[0]) for c in report["checks"]
+            if c["id"] == "history.standing" and c["verdict"] == "FAIL"}
 
 
 node_run("system")
@@ -335,8 +342,10 @@ node_run("system")
 with sqlite3.connect(standing) as db:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-expect(version == 3 and "standing" in tables,
-       "schema 2 brought to 3 by the next run (version %s, tables %s)" % (version, sorted(tables)))
+    columns = [r[1] for r in db.execute("PRAGMA table_info(standing)")]
+expect(version == 4 and "standing" in tables and "gpus" in columns,
+       "schema 2 brought to 4 by the next run (version %s, tables %s, standing's columns %s)"
+       % (version, sorted(tables), columns))
 report, code = node_run("gpu.xid,gpu.recovery", sysroot="h100-xid", scenario="h100x8-xid")
 expect(code == 1 and any(c["id"] == "gpu.xid" and c["subject"] == "gpu3" and
                          c["verdict"] == "FAIL" for c in report["checks"]),
@@ -347,5 +356,27 @@ expect(code == 1 and rows.get("gpu3", {}).get("verdict") == "FAIL" and
        "gpu.xid FAILed when last judged here" in rows["gpu3"]["message"] and
        rows["gpu3"]["action"] == "reboot_node",
        "the next run, which does not run gpu.xid, FAILs it standing: %s" % rows.get("gpu3"))
+
+# gpu3 hangs the all-reduce and gpu4 the transports' test: a run over GPUs 0 and 1 PASSes both
+# without judging gpu3 or gpu4, whose FAILs stand; one over every GPU ends them.
+node_run("nccl", scenario="hang-nccl-gpu3", more=("--deadline", "3"))
+fails = standing_fails("nccl,history.standing", more=("--gpus", "0,1"))
+expect(fails >= {("gpu3", "nccl.allreduce"), ("gpu4", "nccl.transport")},
+       "a run over gpu0 and gpu1 leaves gpu3's and gpu4's FAILs standing: %s" % sorted(fails))
+expect(standing_fails() >= {("gpu3", "nccl.allreduce"), ("gpu4", "nccl.transport")},
+       "and so does the passive run after it")
+node_run("nccl", scenario="hang-nccl-gpu3", more=("--deadline", "3", "--node-name", "moved"))
+node_run("nccl")  # the GPUs' FAILs on node "moved" end here: a GPU's record goes with it
+fails = standing_fails()
+expect(not any(check.startswith("nccl.") for _, check in fails),
+       "a run over every GPU ends them, those FAILed on another node too: %s" % sorted(fails))
+# Wrong sums over eight GPUs, a FAIL of the node's: a run over two does not end it.
+node_run("nccl.allreduce", scenario="h100x8-nccl-wrong-sum")
+node_run("nccl.allreduce", more=("--gpus", "0,1"))
+expect(("node", "nccl.allreduce") in standing_fails(),
+       "wrong sums over eight GPUs stand after a run over two")
+node_run("nccl.allreduce")
+expect(("node", "nccl.allreduce") not in standing_fails(),
+       "and end with a run over all eight")
 
 finish()

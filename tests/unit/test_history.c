@@ -583,6 +583,12 @@ static void a_watched_fault_is_recalled_until_the_next_boot(void **state)
     c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu5", NULL);
     assert_int_equal(c.verdict, GV_FAIL);
     assert_int_equal(c.action, GV_ACTION_REBOOT_NODE);
+    assert_non_null(strstr(c.message, "the driver cannot say what it needs"));
+    snprintf(recovery->id, sizeof recovery->id, "%s", "gpu.other"); /* gpu.recovery not run */
+    c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu5", NULL);
+    assert_int_equal(c.verdict, GV_FAIL);
+    assert_non_null(strstr(c.message, "gpu.recovery, which reads whether the driver"));
+    snprintf(recovery->id, sizeof recovery->id, "%s", "gpu.recovery");
     recovery->verdict = GV_PASS; /* reset since */
     c = judge(f, gv_check_history_xid, T0 + 120, "history.xid", "gpu5", NULL);
     assert_int_equal(c.verdict, GV_WARN);
