@@ -48,8 +48,9 @@ static void usage(void)
            "  --deadline S    for the whole run, 0.1 to 86400 (default: the library's, 60 s)\n"
            "  --min-busbw G   FAIL below this peak bus bandwidth in GB/s (default none)\n"
            "  --withhold R    under MPI, rank R never joins: tests the deadline\n"
-           "  --rendezvous HOST:PORT  ranks of srun, torchrun or mpirun without MPI: rank 0\n"
-           "                  listens on PORT of HOST (its own host), the others connect\n"
+           "  --rendezvous HOST:PORT  ranks of srun, torchrun or mpirun without MPI: the\n"
+           "                  rank on HOST listens on PORT and takes rank 0, the others\n"
+           "                  connect (another launch at that port is not let in)\n"
            "  --in-place      each size in place too (nccl-tests' second column group)\n"
            "  --in-process    run NCCL in this process (non-blocking communicators) rather\n"
            "                  than in gpuverify-worker\n"
@@ -387,7 +388,8 @@ typedef struct rank_answer {
 static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where, int json)
 {
     int rank, size, local;
-    if (gv_rdv_from_env(&rank, &size, &local) != 0) {
+    uint64_t key;
+    if (gv_rdv_from_env(&rank, &size, &local, &key) != 0) {
         fprintf(stderr,
                 "%s: --rendezvous needs a launcher that gives each process its rank and the "
                 "world size (srun: SLURM_PROCID, torchrun: RANK, mpirun: OMPI_COMM_WORLD_RANK)\n",
@@ -401,7 +403,11 @@ static int run_rendezvous(gv_ctx *ctx, const gv_nccl_opts *o, const char *where,
     memset(&mine, 0, sizeof mine);
     gv_nccl_opts own;
     mine.r = (gv_nccl_result)GV_NCCL_RESULT_INIT;
-    gv_rdv *rdv = gv_rdv_join(where, rank, size, wait_s, err, sizeof err);
+    /* The process on the rendezvous's host is rank 0, and prints; where none listened, the
+     * launcher's rank 0 says so. */
+    int taken;
+    gv_rdv *rdv = gv_rdv_join(where, rank, size, key, wait_s, &taken, err, sizeof err);
+    rank = taken >= 0 ? taken : rank;
     char *hosts = rdv ? calloc((size_t)size, HOST_BYTES) : NULL;
     rank_answer *all = rdv && rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     struct {

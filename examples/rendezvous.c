@@ -20,9 +20,24 @@
 #define MAX_RANKS 65536
 
 struct gv_rdv {
-    int rank, size;
+    int rank, size; /* rank: 0 for the process that listens (on the rendezvous's host) */
+    int listened;   /* this process listened (rank 0), whether or not every rank came */
     int *peers; /* rank 0: the connection of each other rank (index = rank), else [0] = rank 0 */
 };
+
+/* What a rank sends rank 0 on connecting; rank 0 answers with the rank it is to take (int32_t),
+ * or closes a connection that is not of its launch (another test at the same port). */
+typedef struct hello {
+    uint32_t magic; /* HELLO_MAGIC */
+    int32_t rank, size;
+    uint64_t key;
+} hello;
+#define HELLO_MAGIC 0x47565231u /* "GVR1" */
+
+/* How long a process on the rendezvous's host other than the launcher's rank 0 looks for
+ * another's listening before it listens itself: the launcher's rank 0, started beside it, is
+ * the one to print when it is there. */
+#define OTHERS_FIRST_S 0.5
 
 static double now_s(void)
 {
@@ -42,18 +57,42 @@ static int env_int(const char *name, int *out)
     return 0;
 }
 
-int gv_rdv_from_env(int *rank, int *size, int *local)
+/* FNV-1a over the values of the variables that name a launch, "\n" after each (unset: empty). */
+static uint64_t launch_key(const char *const *names, size_t count)
 {
-    static const char *const names[][3] = {
-        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
-        {"RANK", "WORLD_SIZE", "LOCAL_RANK"},
-        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
-        {"PMI_RANK", "PMI_SIZE", ""},
+    uint64_t h = 14695981039346656037ull;
+    for (size_t k = 0; k < count; k++) {
+        const char *v = names[k] ? getenv(names[k]) : NULL;
+        for (const char *c = v ? v : ""; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        h = (h ^ '\n') * 1099511628211ull;
+    }
+    return h;
+}
+
+int gv_rdv_from_env(int *rank, int *size, int *local, uint64_t *key)
+{
+    /* The innermost launcher first: torchrun under srun (SLURM_PROCID is the node's task
+     * there, RANK the process's), mpirun in an sbatch script (SLURM_* are the script's). Each
+     * with what names its launch, set alike in every process it starts (Open MPI's job id is
+     * in both of its variables' spellings; a remote rank of mpirun has no SLURM_*). */
+    static const struct {
+        const char *rank, *size, *local, *launch[3];
+    } kinds[] = {
+        {"RANK", "WORLD_SIZE", "LOCAL_RANK", {"TORCHELASTIC_RUN_ID", NULL, NULL}},
+        {"OMPI_COMM_WORLD_RANK",
+         "OMPI_COMM_WORLD_SIZE",
+         "OMPI_COMM_WORLD_LOCAL_RANK",
+         {"OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE", NULL}},
+        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", {"SLURM_JOB_ID", "SLURM_STEP_ID", NULL}},
+        {"PMI_RANK", "PMI_SIZE", "", {NULL, NULL, NULL}},
     };
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-        if (env_int(names[k][0], rank) == 0 && env_int(names[k][1], size) == 0 && *rank < *size) {
-            if (!names[k][2][0] || env_int(names[k][2], local) != 0)
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        if (env_int(kinds[k].rank, rank) == 0 && env_int(kinds[k].size, size) == 0 &&
+            *rank < *size) {
+            if (!kinds[k].local[0] || env_int(kinds[k].local, local) != 0)
                 *local = -1;
+            *key = launch_key(kinds[k].launch, 3);
             return 0;
         }
     return -1;
@@ -155,14 +194,38 @@ static struct addrinfo *resolve(const char *where, int passive, char *err, size_
     return res;
 }
 
-static int serve(gv_rdv *r, const char *where, double until, char *err, size_t cap)
+/* Whether the rendezvous's host is this one: an address of its binds here. */
+static int host_is_here(const char *where)
+{
+    char host[HOST_MAX], why[320];
+    const char *port;
+    if (split_where(where, host, &port, why, sizeof why) != 0)
+        return 0;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(host, "0", &hints, &res) != 0)
+        return 0;
+    int here = 0;
+    for (struct addrinfo *a = res; a && !here; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+        here = fd >= 0 && bind(fd, a->ai_addr, a->ai_addrlen) == 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    freeaddrinfo(res);
+    return here;
+}
+
+/* A socket listening on the rendezvous's port, on every address of this host: the ranks may
+ * reach it by either family (an IPv6 address given, or a name that resolves to one), IPv6's
+ * wildcard taking IPv4 too, IPv4's where IPv6 is off. -2 when another process holds the port
+ * (another rank on this host listens, or another test), -1 with a reason. */
+static int listen_on(const char *where, char *err, size_t cap)
 {
     struct addrinfo *res = resolve(where, 1, err, cap);
     if (!res)
         return -1;
-    /* IPv6's wildcard first, taking IPv4 too: the ranks may reach this host by either family
-     * (an IPv6 address given, or a name that resolves to one); IPv4's where IPv6 is off. */
-    int one = 1, zero = 0, lfd = -1;
+    int one = 1, zero = 0, lfd = -1, in_use = 0;
     for (int pass = 0; pass < 2 && lfd < 0; pass++)
         for (struct addrinfo *a = res; a && lfd < 0; a = a->ai_next) {
             if ((a->ai_family == AF_INET6) != (pass == 0))
@@ -172,15 +235,31 @@ static int serve(gv_rdv *r, const char *where, double until, char *err, size_t c
                 setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
             if (lfd >= 0 && (setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
                              bind(lfd, a->ai_addr, a->ai_addrlen) != 0 || listen(lfd, 128) != 0)) {
+                in_use |= errno == EADDRINUSE;
                 snprintf(err, cap, "rendezvous: cannot listen on %s: %s", where, strerror(errno));
                 close(lfd);
                 lfd = -1;
             }
         }
     freeaddrinfo(res);
-    if (lfd < 0)
+    return lfd >= 0 ? lfd : in_use ? -2 : -1;
+}
+
+/* The rank a process that sent h takes, or -1 when h is not of this launch or its rank is taken:
+ * its own, but the launcher's rank 0 takes the one of the listener (own), which is rank 0. */
+static int rank_of(const gv_rdv *r, const hello *h, int own, uint64_t key)
+{
+    if (h->magic != HELLO_MAGIC || h->size != r->size || h->key != key || h->rank < 0 ||
+        h->rank >= r->size || h->rank == own)
         return -1;
-    int joined = 0;
+    int rank = h->rank == 0 ? own : h->rank;
+    return r->peers[rank] < 0 ? rank : -1;
+}
+
+static int serve(gv_rdv *r, int lfd, const char *where, int own, uint64_t key, double until,
+                 char *err, size_t cap)
+{
+    int one = 1, joined = 0;
     while (joined < r->size - 1) {
         if (wait_fd(lfd, POLLIN, until) != 1) {
             snprintf(err, cap, "rendezvous: %d of %d ranks joined %s in time", joined + 1, r->size,
@@ -188,11 +267,11 @@ static int serve(gv_rdv *r, const char *where, double until, char *err, size_t c
             break;
         }
         int fd = accept(lfd, NULL, NULL);
-        int32_t rank = -1;
+        hello h;
         if (fd < 0)
             continue;
-        if (recv_all(fd, &rank, sizeof rank, until) != 0 || rank < 1 || rank >= r->size ||
-            r->peers[rank] >= 0) {
+        int32_t rank = recv_all(fd, &h, sizeof h, until) == 0 ? rank_of(r, &h, own, key) : -1;
+        if (rank < 1 || send_all(fd, &rank, sizeof rank, until) != 0) {
             close(fd); /* not one of ours, or a rank twice */
             continue;
         }
@@ -201,20 +280,28 @@ static int serve(gv_rdv *r, const char *where, double until, char *err, size_t c
         joined++;
     }
     close(lfd);
+    r->rank = 0;
     return joined == r->size - 1 ? 0 : -1;
 }
 
-static int connect_to(gv_rdv *r, const char *where, double until, char *err, size_t cap)
+/* Joins the listener at `where` as the launcher's rank `own`, trying again until `until` (it may
+ * not listen yet, or a listener of another launch closed on us); 0 with r's rank set. */
+static int connect_to(gv_rdv *r, const char *where, int own, uint64_t key, double until, char *err,
+                      size_t cap)
 {
     struct addrinfo *res = resolve(where, 0, err, cap);
     if (!res)
         return -1;
+    hello h = {.magic = HELLO_MAGIC, .rank = own, .size = r->size, .key = key};
     int fd = -1;
-    /* Rank 0 may not listen yet: try again until the timeout. */
+    int32_t rank = -1;
     while (fd < 0 && now_s() < until) {
         for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
             fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
-            if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+            if (fd >= 0 &&
+                (connect(fd, a->ai_addr, a->ai_addrlen) != 0 ||
+                 send_all(fd, &h, sizeof h, until) != 0 ||
+                 recv_all(fd, &rank, sizeof rank, until) != 0 || rank < 1 || rank >= r->size)) {
                 close(fd);
                 fd = -1;
             }
@@ -225,20 +312,47 @@ static int connect_to(gv_rdv *r, const char *where, double until, char *err, siz
         }
     }
     freeaddrinfo(res);
-    int32_t rank = r->rank;
-    if (fd < 0 || send_all(fd, &rank, sizeof rank, until) != 0) {
-        snprintf(err, cap, "rendezvous: rank %d could not reach rank 0 at %s in time", r->rank,
-                 where);
-        if (fd >= 0)
-            close(fd);
+    if (fd < 0) {
+        snprintf(err, cap, "rendezvous: rank %d could not reach rank 0 at %s in time", own, where);
         return -1;
     }
     r->peers[0] = fd;
+    r->rank = rank;
     return 0;
 }
 
-gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, char *err, size_t cap)
+/* Listens at `where` (this host is its host) or, while another process of this host holds its
+ * port, joins that one: a rank of this launch beside us, or another launch's, whose port is
+ * free again once its ranks met. */
+static int meet_here(gv_rdv *r, const char *where, int own, uint64_t key, double until, char *err,
+                     size_t cap)
 {
+    /* The launcher's rank 0 may be beside us, and about to listen. */
+    double first = now_s() + OTHERS_FIRST_S;
+    if (own != 0 && connect_to(r, where, own, key, first < until ? first : until, err, cap) == 0)
+        return 0;
+    while (now_s() < until) {
+        int lfd = listen_on(where, err, cap);
+        r->listened = lfd >= 0;
+        if (lfd >= 0)
+            return serve(r, lfd, where, own, key, until, err, cap);
+        if (lfd == -1)
+            return -1;
+        double next = now_s() + OTHERS_FIRST_S;
+        if (connect_to(r, where, own, key, next < until ? next : until, err, cap) == 0)
+            return 0;
+    }
+    snprintf(err, cap,
+             "rendezvous: %s is this host, where another program held the port all along and "
+             "answered as no rank 0 of this launch (another test at the same port?)",
+             where);
+    return -1;
+}
+
+gv_rdv *gv_rdv_join(const char *where, int rank, int size, uint64_t key, double timeout_s,
+                    int *taken, char *err, size_t cap)
+{
+    *taken = -1;
     if (!where || rank < 0 || size < 1 || size > MAX_RANKS || rank >= size) {
         snprintf(err, cap, "rendezvous: rank %d of %d is not a rank", rank, size);
         return NULL;
@@ -255,8 +369,15 @@ gv_rdv *gv_rdv_join(const char *where, int rank, int size, double timeout_s, cha
     for (int k = 0; k < size; k++)
         r->peers[k] = -1;
     double until = now_s() + timeout_s;
-    if ((rank == 0 ? serve(r, where, until, err, cap) : connect_to(r, where, until, err, cap)) !=
-        0) {
+    /* The process on the rendezvous's host listens, whatever rank its launcher gave it: Open
+     * MPI puts its rank 0 on the node mpirun runs on, torchrun orders nodes by name. */
+    int met = size == 1             ? 0
+              : host_is_here(where) ? meet_here(r, where, rank, key, until, err, cap)
+                                    : connect_to(r, where, rank, key, until, err, cap);
+    if (size == 1)
+        r->rank = 0;
+    *taken = r->listened || size == 1 ? 0 : met == 0 ? r->rank : -1;
+    if (met != 0) {
         gv_rdv_close(r);
         return NULL;
     }

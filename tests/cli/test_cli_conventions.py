@@ -350,34 +350,48 @@ try:
     meetings.append("[::1]:%d" % free_port(socket.AF_INET6, "::1"))
 except OSError:
     print("no IPv6 loopback here: the bracketed rendezvous is not tried")
-def two_ranks(where, *more):
-    """gv-nccl's two ranks meeting at `where` over the fakes: (arguments, processes, outputs)."""
+def ranks_at(where, launches, *more, deadline="20"):
+    """gv-nccl's ranks meeting at `where` over the fakes, each of `launches` a list of
+    (launcher rank, world size, launch ID, seconds to wait before it starts): (arguments,
+    [[(exit, stdout, stderr)] per rank] per launch)."""
     global checked
     args = ["--library-dir", fakelib, "--rendezvous", where, "-b", "1K", "-e", "4K", "-f", "4",
-            "-n", "1", "--deadline", "20"] + list(more)
-    ranks = [subprocess.Popen([os.path.join(examples, "gv-nccl")] + args, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True,
-                              env=dict(os.environ, RANK=str(r), WORLD_SIZE="2",
-                                       LOCAL_RANK=str(r), GV_FAKE_SCENARIO=scenario("h100x8")))
-             for r in (0, 1)]
-    checked += 2
-    return args, ranks, [p.communicate(timeout=60) for p in ranks]
+            "-n", "1", "--deadline", deadline] + list(more)
+    procs = []
+    for launch in launches:
+        procs.append([])
+        for rank, size, run_id, after in launch:
+            env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(size), LOCAL_RANK=str(rank),
+                       TORCHELASTIC_RUN_ID=run_id, GV_FAKE_SCENARIO=scenario("h100x8"))
+            procs[-1].append(subprocess.Popen(
+                ["sh", "-c", 'sleep %s; exec "$0" "$@"' % after,
+                 os.path.join(examples, "gv-nccl")] + args,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+            checked += 1
+    return args, [[(p.wait(timeout=90), *p.communicate(timeout=60)) for p in launch]
+                  for launch in procs]
+
+
+def two_ranks(where, *more):
+    """Two ranks of one launch: (arguments, exits, the stdout of both, the stderr of both); the
+    one on the rendezvous's host that listened prints, whichever it is."""
+    args, (ranks,) = ranks_at(where, [[(0, 2, "a", 0), (1, 2, "a", 0)]], *more)
+    return (args, [r[0] for r in ranks], "".join(r[1] for r in ranks),
+            "".join(r[2] for r in ranks))
 
 
 for where in meetings:
-    args, ranks, outs = two_ranks(where)
-    if [p.returncode for p in ranks] != [0, 0] or \
-            "# PASS: all_reduce over 2 ranks" not in outs[0][0]:
-        fail("gv-nccl", args, "two ranks at %s: exits %s" % (where, [p.returncode for p in ranks]),
-             outs[0][0], outs[0][1] + outs[1][1])
+    args, exits, out, err = two_ranks(where)
+    if exits != [0, 0] or "# PASS: all_reduce over 2 ranks" not in out:
+        fail("gv-nccl", args, "two ranks at %s: exits %s" % (where, exits), out, err)
 
 # The ranks' combined figure is the one judged and said: under a floor above it, FAIL naming
 # that figure; without a floor, PASS naming it (never rank 0's own).
 for floor in ("0", "10000"):
-    args, _, outs = two_ranks("127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1"), "--json",
-                              "--min-busbw", floor)
+    args, _, out, err = two_ranks("127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1"),
+                                  "--json", "--min-busbw", floor)
     try:
-        result = json.loads(outs[0][0])
+        result = json.loads(out)
     except ValueError:
         result = {}
     peak = result.get("peak_busbw_gbps", -1)
@@ -386,7 +400,32 @@ for floor in ("0", "10000"):
     if result.get("verdict") != want or not said or \
             abs(float(said.group(1)) - peak) > 1e-3 * peak:
         fail("gv-nccl", args, "two ranks: want %s naming the combined %s GB/s" % (want, peak),
-             outs[0][0], outs[0][1] + outs[1][1])
+             out, err)
+
+# The launcher's rank 0 is not where the rendezvous listens when it comes late (as when Open MPI
+# puts it on the node mpirun runs on): another rank on the rendezvous's host listens and prints,
+# the launcher's rank 0 joins it, and the three meet.
+args, (ranks,) = ranks_at("127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1"),
+                          [[(0, 3, "a", 2), (1, 3, "a", 0), (2, 3, "a", 0)]], "--json")
+outs = [json.loads(r[1]) for r in ranks if r[1].strip()]
+if [r[0] for r in ranks] != [0, 0, 0] or len(outs) != 1 or ranks[0][1] != "" or \
+        outs[0].get("verdict") != "PASS" or outs[0].get("nranks") != 3:
+    fail("gv-nccl", args, "the launcher's rank 0 late: exits %s, %d result(s) %s"
+         % ([r[0] for r in ranks], len(outs), outs), "", "".join(r[2] for r in ranks))
+
+# Two launches at one port at once (a test started while another's rank 0 waits for its rank
+# 1): the other's rank 1 is not let in, in place of its own; it listens once the port is free,
+# and fails for want of its own rank 0.
+args, (a, b) = ranks_at("127.0.0.1:%d" % free_port(socket.AF_INET, "127.0.0.1"),
+                        [[(0, 2, "a", 0), (1, 2, "a", 1.5)], [(1, 2, "b", 0.3)]], "--json",
+                        deadline="4")
+try:
+    got = (json.loads(a[0][1]).get("verdict"), a[1][0], json.loads(b[0][1]).get("message", ""))
+except ValueError:
+    got = None
+if got is None or got[:2] != ("PASS", 0) or "1 of 2 ranks joined" not in got[2]:
+    fail("gv-nccl", args, "two launches at one port: %s" % (got,),
+         "".join(r[1] for r in a + b), "".join(r[2] for r in a + b))
 
 shutil.rmtree(os.path.dirname(HISTORY_DB), ignore_errors=True)
 if len(set(versions.values())) > 1:

@@ -4,7 +4,8 @@
 Slurm does (SLURMD_NODENAME) with its rank in the launch, kills a gv-check past its deadline
 with everything it started (a site's wrapper script and its children), and reports gv-check's
 exit; node_record matches answers to the launch's nodes by name, short name, or (a hostfile of
-addresses under mpirun, whose tasks know only their host name) by rank.
+addresses under mpirun) by the addresses the answering host has, never by rank: Open MPI puts
+rank 0 on the node mpirun runs on.
 
 usage: test_node_checks.py GV_FLEET"""
 import importlib.machinery
@@ -85,29 +86,31 @@ class NodeCheckTest(unittest.TestCase):
 
 class NodeRecordTest(unittest.TestCase):
     def answers(self, *named):
-        return [{"gv_fleet_node": name, "rank": rank, "exit": 0} for name, rank in named]
+        return [{"gv_fleet_node": name, "rank": rank, "exit": 0, "addresses": addresses}
+                for name, rank, addresses in named]
 
     def match(self, nodes, records):
-        names = {n.split(".")[0] for n in nodes}
-        return [(tool.node_record(n, k, records, names) or {}).get("gv_fleet_node")
-                for k, n in enumerate(nodes)]
+        return [(tool.node_record(n, records) or {}).get("gv_fleet_node") for n in nodes]
 
     def test_by_name_and_short_name(self):
-        recs = self.answers(("n2.cluster", 0), ("n1", 1))
+        recs = self.answers(("n2.cluster", 0, []), ("n1", 1, []))
         self.assertEqual(self.match(["n1", "n2"], recs), ["n1", "n2.cluster"])
 
-    def test_addresses_by_rank(self):
-        # mpirun over a hostfile of addresses: the tasks know their host names only.
-        recs = self.answers(("n2", 1), ("n1", 0), ("n3", 2))
-        self.assertEqual(self.match(["10.0.0.11", "10.0.0.12", "10.0.0.13"], recs),
-                         ["n1", "n2", "n3"])
+    def test_addresses_by_the_hosts_own(self):
+        # mpirun over a hostfile of addresses, run on the second of them: Open MPI put rank 0
+        # there, and the ranks no longer follow the list.
+        recs = self.answers(("n2", 0, ["127.0.0.1", "10.0.0.12", "fd00::12"]),
+                            ("n1", 1, ["10.0.0.11"]), ("n3", 2, ["10.0.0.13"]))
+        self.assertEqual(self.match(["10.0.0.11", "10.0.0.12", "10.0.0.13", "fd00:0::12"], recs),
+                         ["n1", "n2", "n3", "n2"])
 
     def test_a_node_that_did_not_answer_has_none(self):
-        recs = self.answers(("n1", 0), ("n3", 2))
-        self.assertEqual(self.match(["n1", "n2", "n3"], recs), ["n1", None, "n3"])
-        # An answer under another node's name is that node's, whatever its rank.
-        self.assertEqual(self.match(["10.0.0.11", "n1"], self.answers(("n1", 0))),
-                         [None, "n1"])
+        recs = self.answers(("n1", 0, ["10.0.0.11"]), ("n3", 2, ["10.0.0.13"]))
+        self.assertEqual(self.match(["n1", "n2", "n3", "10.0.0.12"], recs),
+                         ["n1", None, "n3", None])
+
+    def test_the_node_check_names_its_addresses(self):
+        self.assertIn("127.0.0.1", tool.local_addresses())
 
 
 if __name__ == "__main__":

@@ -330,6 +330,15 @@ def main():
         got = {n["hostname"]: n["verdict"] for n in json.loads(out)["nodes"]
                if n["verdict"] != "PASS"}
         expect(got == {"m2": "FAIL"}, "m2 bad with m1+m3+m4 and with m5: named alone: %s" % got)
+        # Ranks that never came ("?": gv-nccl does not know their hosts) name no node: two
+        # such results sharing only "?" are no evidence against "?" or the rank 0s.
+        open(pairs, "w").write("".join(json.dumps(dict(base, hosts=[h, "?"], nranks=2,
+                                                       verdict="FAIL")) + "\n"
+                                       for h in ("g1", "g2")))
+        rc, out, _ = fleet(["--json", pairs])
+        got = {n["hostname"]: n["verdict"] for n in json.loads(out)["nodes"]
+               if n["verdict"] != "PASS"}
+        expect(got == {}, "results with a rank that never came name no node: %s" % got)
         # A result or answer of the wrong shape is skipped, never read as names.
         for bad in ({"launcher": "mpirun", "culprits": [], "verdict": "FAIL",
                      "search": {"links": "n1", "undecided": "gpu-7"}},
@@ -385,12 +394,16 @@ def main():
                len(doc["fabric"]) == 1 and
                "between the groups" in doc["fabric"][0]["why"],
                "a fault between the groups fails the report with no node named: %s" % doc)
-        rc, table, _ = fleet(["-"], stdin=json.dumps(fabric) + "\n")
-        expect(rc == 1 and "FAIL  fabric: every group passed alone" in table,
-               "the table says so:\n%s" % table)
-        rc, text, _ = fleet(["--prometheus", "-"], stdin=json.dumps(fabric) + "\n")
-        expect("gpuverify_fleet_faults_between_nodes 1" in text,
-               "Prometheus counts it:\n%s" % text)
+
+        def table_and_metric(doc, line, between):
+            """The table's line on a run answer, and Prometheus' count of faults between."""
+            rc, table, _ = fleet(["-"], stdin=json.dumps(doc) + "\n")
+            expect(rc == 1 and line in table, "the table says %r:\n%s" % (line, table))
+            rc, text, _ = fleet(["--prometheus", "-"], stdin=json.dumps(doc) + "\n")
+            expect("gpuverify_fleet_faults_between_nodes %d" % between in text,
+                   "Prometheus counts %d fault(s) between nodes:\n%s" % (between, text))
+
+        table_and_metric(fabric, "FAIL  fabric: every group passed alone", 1)
         # A run that failed only because a node's own checks could not judge it, or a test
         # failed once with nothing named: those nodes, never a fault of the fabric.
         unjudged = dict(fabric, search=dict(fabric["search"], between_groups=False),
@@ -410,6 +423,11 @@ def main():
                {n["hostname"]: [r["kind"] for r in n["reasons"]] for n in doc["nodes"]} ==
                {"n1": ["unexplained"], "n2": ["unexplained"]},
                "a failure nothing explains names its nodes: %s" % doc)
+        # Three healthy nodes without a floor: the run FAILs (its speed not judged), naming no
+        # node; that is the search's, not a fault between the groups for a dashboard.
+        undecided = dict(fabric, search=dict(fabric["search"], between_groups=False),
+                         speed_judged=False)
+        table_and_metric(undecided, "FAIL  search: the all-nodes run's speed was not judged", 0)
         rc, out, _ = fleet(["--drain-dry-run", "-"], stdin=json.dumps(answer) + "\n")
         expect("reason=gpuverify: fleet: own checks FAIL" in out,
                "a node its own checks named is drained for them, not the search: %s" % out)

@@ -48,6 +48,9 @@ MODEL_LAUNCHER = textwrap.dedent('''\
     import subprocess
     model = json.load(open(os.environ["GV_FLEET_MODEL"]))
     hosts = [h.split(":")[0] for h in sys.argv[sys.argv.index("--host") + 1].split(",")]
+    if set(hosts) & set(model["down"]):  # as mpirun: no daemon there, nothing started anywhere
+        sys.stderr.write("ORTE was unable to reliably start one or more daemons.\\n")
+        sys.exit(255)
     if model["launcher_hang"] or set(hosts) & set(model["hang"]):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopped only by SIGKILL
         time.sleep(3600)
@@ -92,7 +95,7 @@ class RunTest(unittest.TestCase):
 
     def run_fleet(self, nodes=NODES, slow=(), between=False, transient=(), floor="28",
                   usage=False, node_exit=None, args=("--level", "none", "--json"), wrong=(),
-                  hang=(), launcher_hang=False, missing=None):
+                  hang=(), launcher_hang=False, missing=None, down=()):
         """gv-fleet run over the model (a floor of 28 GB/s unless said): the process."""
         model = os.path.join(self.tmp, "model.json")
         counter = os.path.join(self.tmp, "calls")
@@ -102,7 +105,8 @@ class RunTest(unittest.TestCase):
             json.dump({"nodes": list(nodes), "slow": list(slow), "between": between,
                        "transient": list(transient), "counter": counter, "usage": usage,
                        "node_exit": node_exit or {}, "wrong": list(wrong), "hang": list(hang),
-                       "launcher_hang": launcher_hang, "missing": missing}, f)
+                       "launcher_hang": launcher_hang, "missing": missing,
+                       "down": list(down)}, f)
         gv_check = os.path.join(self.tmp, "gv-check")
         with open(gv_check, "w") as f:
             f.write('#!/bin/sh\necho "model gv-check: exit $GV_MODEL_EXIT"\nexit "$GV_MODEL_EXIT"\n')
@@ -149,6 +153,10 @@ class RunTest(unittest.TestCase):
         # other group of its size to be judged against: never "healthy".
         rc, doc = self.fleet(nodes=["a", "b", "c"], slow=["a"], floor="0")
         self.assertEqual((rc, doc["verdict"], doc["speed_judged"]), (1, "FAIL", False), doc)
+        # b slow: the first pair (a, b) had nothing to be judged against yet; it is not left
+        # for healthy once the pair after it (c, a) measured more.
+        rc, doc = self.fleet(nodes=["a", "b", "c"], slow=["b"], floor="0")
+        self.assertIn(["a", "b"], [t["nodes"] for t in doc["unexplained_failures"]], doc)
         p = self.run_fleet(nodes=["a", "b", "c"], slow=["a"], floor="0", args=("--level", "none"))
         self.assertIn("UNDECIDED speed", p.stdout)
         # Six nodes screen in two groups of three: the whole is judged, a slow node named.
@@ -219,6 +227,15 @@ class RunTest(unittest.TestCase):
                          (1, "FAIL", ["c"]), doc)
         rc, doc = self.fleet(nodes=["a", "b", "c", "d"], args=("--level", "quick", "--json"))
         self.assertEqual((rc, doc["verdict"]), (0, "PASS"), doc)
+
+    def test_a_node_mpirun_cannot_start_is_named(self):
+        # One node down: mpirun over all nodes starts nothing anywhere; each node by itself
+        # then finds it (not the site's setup, exit 2).
+        rc, doc = self.fleet(nodes=["a", "b", "c", "d"], down=["c"],
+                             args=("--level", "quick", "--json"))
+        self.assertEqual((rc, doc["verdict"], [c["node"] for c in doc["culprits"]]),
+                         (1, "FAIL", ["c"]), doc)
+        self.assertIn("launcher exit 255", doc["node_checks"]["c"]["summary"])
 
     def test_the_bound_printed_is_what_a_launch_may_take(self):
         # Each launch: its deadline, the launcher's grace (10 s), SIGTERM then SIGKILL (10 s).

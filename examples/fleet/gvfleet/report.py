@@ -459,7 +459,9 @@ def collectives(nccl_runs, tolerance, node_of):
         coll = run.get("collective")
         if coll != "pairs" and _number(run.get("peak_busbw_gbps")):
             by_coll.setdefault((coll, len(hosts)), []).append((hosts, run, where))
-        if run.get("verdict") in ("FAIL", "ERROR"):
+        # gv-nccl names a rank it never heard from "?": who was in that result is not known,
+        # so it implicates no one (the run's search, which knows its groups, names them).
+        if run.get("verdict") in ("FAIL", "ERROR") and "?" not in hosts:
             _implicate(bad_in, hosts, "%s over %s: %s: %s" % (
                 coll, "+".join(hosts), run["verdict"], (run.get("message") or "")[:200]))
         pairs = [p for p in run.get("pairs") or [] if isinstance(p, dict)
@@ -556,7 +558,8 @@ def search_answers(searches, node_of):
                                    t.get("verdict", ""), t.get("why", ""), where))
                 named.add(n)
         if doc.get("verdict") == "FAIL" and not named:
-            faults.append({"where": where, "why": "every group passed alone (or when tested "
+            faults.append({"where": where, "between_groups": bool(srch.get("between_groups")),
+                           "why": "every group passed alone (or when tested "
                            "again) while all nodes together did not: between the groups (spine, "
                            "switch)"
                            if srch.get("between_groups") else
@@ -639,7 +642,8 @@ def table(nodes, extra, skipped):
             lines.append("note  class %s: %d node(s), fewer than %d: configuration not "
                          "judged" % (c["class"], c["nodes"], MIN_PEERS))
     for f in extra["fabric"]:
-        lines.append("FAIL  fabric: %s (%s)" % (f["why"], f["where"]))
+        lines.append("FAIL  %s: %s (%s)" % ("fabric" if f["between_groups"] else "search",
+                                             f["why"], f["where"]))
     for s in skipped:
         lines.append("skip  %s line %d: %s" % (s["source"], s["line"], s["why"]))
     c = counts(nodes)
@@ -666,7 +670,8 @@ def prometheus(nodes, extra):
     out += ["# HELP gpuverify_fleet_faults_between_nodes Faults a gv-fleet run found in no "
             "node (between the groups: spine, switch).",
             "# TYPE gpuverify_fleet_faults_between_nodes gauge",
-            "gpuverify_fleet_faults_between_nodes %d" % len(extra["fabric"])]
+            "gpuverify_fleet_faults_between_nodes %d" % sum(f["between_groups"]
+                                                            for f in extra["fabric"])]
     return "\n".join(out)
 
 
