@@ -2,8 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* gv-gemm: the cuBLASLt tensor-core GEMM benchmark of libgpuverify, per data type: TFLOPS,
  * % of the dense datasheet peak, SM clock and power during the timed batches, whether the
- * sampled results matched the host, and the algorithm kept. Exit status: 0 no FAIL, 1 a FAIL,
- * 2 usage or library error. */
+ * sampled results matched the host, and the algorithm kept. Exit status: 0 no FAIL, 1 a FAIL
+ * (the NVIDIA libraries not usable too), 2 usage error, no such GPU or no context. */
 #include <gpuverify/gpuverify.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +30,9 @@ static void usage(void)
            "  --batch S     one timed batch, 0.001 to 600 s (default 0.3)\n"
            "  --batches N   timed batches, 1 to 1000 (default 5)\n"
            "  --json        one JSON array, an object per data type\n"
-           "Exit status: 0 no FAIL, 1 a FAIL, 2 usage or library error.\n",
+           "Exit status: 0 no FAIL, 1 a FAIL (the NVIDIA libraries not usable too: this\n"
+           "node cannot run GEMMs, as gv-check's driver.cuda FAILs it), 2 usage error, no\n"
+           "such GPU or no context.\n",
            GEMM_MAX_GPU, GEMM_MAX_DIM, GEMM_MAX_DIM);
 }
 

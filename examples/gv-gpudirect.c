@@ -14,6 +14,7 @@ static const tool_section sections[] = {
      "gpudirect.nic_dmabuf"},
     {"Legacy nvidia-peermem (Not Used)", "gpudirect.peermem"},
     {"GPU/NIC Locality", "gpudirect.nic_locality"},
+    {"PCIe ACS (Peer Traffic Through the Root Complex)", "gpudirect.acs"},
     {"GPUDirect RDMA", "gpudirect.ready"},
 };
 

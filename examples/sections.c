@@ -51,34 +51,58 @@ static const char *tag(int32_t verdict)
     }
 }
 
+/* The row as "[OK] message" (its fix under it), counted by verdict. */
+static void print_row(const gv_check_result *c, int colour, unsigned counts[5])
+{
+    const char *on = colour ? gv_cli_verdict_colour(c->verdict) : "";
+    printf("%s%s%s %s\n", on, tag(c->verdict), *on ? "\033[0m" : "", c->message);
+    if (c->remediation[0] && c->verdict != GV_PASS)
+        printf("       fix: %s\n", c->remediation);
+    if (c->verdict >= GV_PASS && c->verdict <= GV_ERROR)
+        counts[c->verdict]++;
+}
+
+/* Whether a section of the tool lists the check. */
+static int in_a_section(const tool_section *sections, size_t n, const char *id)
+{
+    for (size_t s = 0; s < n; s++)
+        if (listed(sections[s].checks, id))
+            return 1;
+    return 0;
+}
+
+/* The sections, then the rows the run added beyond them (a check the sections' rows left their
+ * judgement to: driver.gpu_count on a node without a GPU), and the counts; the exit status is
+ * the report's verdict's, as with --json. */
 static int print_sections(gv_ctx *ctx, const gv_report *r, const tool_section *sections, size_t n,
                           section_extra_fn extra)
 {
     unsigned counts[5] = {0};
-    int colour = gv_cli_colour(stdout);
-    for (size_t s = 0; s < n; s++) {
-        printf("%s\n%s\n%s\n", banner, sections[s].title, banner);
+    int colour = gv_cli_colour(stdout), others = 0;
+    for (size_t s = 0; s <= n; s++) {
+        if (s < n)
+            printf("%s\n%s\n%s\n", banner, sections[s].title, banner);
         for (uint32_t i = 0; i < gv_report_count(r); i++) {
             gv_check_result c = GV_CHECK_RESULT_INIT;
-            if (gv_report_result(r, i, &c) != GV_OK || !listed(sections[s].checks, c.id))
+            if (gv_report_result(r, i, &c) != GV_OK ||
+                (s < n ? !listed(sections[s].checks, c.id) : in_a_section(sections, n, c.id)))
                 continue;
-            const char *on = colour ? gv_cli_verdict_colour(c.verdict) : "";
-            printf("%s%s%s %s\n", on, tag(c.verdict), *on ? "\033[0m" : "", c.message);
-            if (c.remediation[0] && c.verdict != GV_PASS)
-                printf("       fix: %s\n", c.remediation);
-            if (c.verdict >= GV_PASS && c.verdict <= GV_ERROR)
-                counts[c.verdict]++;
+            if (s == n && !others++)
+                printf("%s\nAlso judged (what the checks above rely on)\n%s\n", banner, banner);
+            print_row(&c, colour, counts);
         }
-        if (extra)
+        if (extra && s < n)
             extra(ctx, r, s);
-        printf("\n");
+        if (s < n || others)
+            printf("\n");
     }
     printf("%s\nResults\n%s\nOK: %u  WARN: %u  FAIL: %u", banner, banner, counts[GV_PASS],
            counts[GV_WARN], counts[GV_FAIL]);
     if (counts[GV_SKIP] || counts[GV_ERROR])
         printf("  (SKIP: %u  ERROR: %u)", counts[GV_SKIP], counts[GV_ERROR]);
     printf("\n");
-    return counts[GV_FAIL] || counts[GV_ERROR] ? 1 : 0;
+    int32_t v = gv_report_verdict(r);
+    return v == GV_FAIL || v == GV_ERROR;
 }
 
 int sections_main(int argc, char **argv, const char *tool, const tool_section *sections, size_t n,

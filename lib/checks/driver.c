@@ -246,6 +246,13 @@ void gv_check_driver_cuda(const gv_facts *f, gv_report *r)
     int v = f->cuda_driver_version;
     if (f->cuda_init != 0) {
         const char *name = gv_cuda_error_name(f->cuda_init, buf, sizeof buf);
+        if (f->cuda_init == GVCU_ERROR_NO_DEVICE && f->gpu_count == 0 && f->policy &&
+            f->policy->gpu_count == 0) {
+            /* A CPU node by the site's policy whose image ships the driver's libraries. */
+            gv_report_add(r, id, "node", GV_SKIP,
+                          "cuInit: %s: no GPU, as the policy expects (gpu_count = 0)", name);
+            return;
+        }
         if (f->cuda_init == GVCU_ERROR_NO_DEVICE && f->gpu_count == 0 && f->other_count) {
             /* None of the node's GPUs is this process's (facts_reach.c): no device is right. */
             gv_report_add(r, id, "node", GV_SKIP,

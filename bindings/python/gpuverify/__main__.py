@@ -126,9 +126,19 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
-def _parser():
+class _Parser(argparse.ArgumentParser):
+    """Under --quiet or --npd a usage error also says one line on stdout, as gv-check's: what
+    node-problem-detector shows for its Unknown, and a Prolog's log."""
+
+    def error(self, message):
+        if {"--quiet", "--npd"} & set(sys.argv[1:] if self.argv is None else self.argv):
+            print("ERROR gpuverify: usage error (the reason on stderr)", flush=True)
+        super().error(message)
+
+
+def _parser(argv=None):
     """The command line, gv-check's options."""
-    ap = argparse.ArgumentParser(prog="python -m gpuverify",
+    ap = _Parser(prog="python -m gpuverify",
                                  description=__doc__.splitlines()[0].split(": ", 1)[1],
                                  epilog=EPILOG,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -142,7 +152,7 @@ def _parser():
     out.add_argument("--failures", action="store_true",
                      help="only the WARN, FAIL and ERROR rows, then the counts")
     out.add_argument("--quiet", action="store_true",
-                     help="the verdict in one line of at most 200 characters")
+                     help="the verdict in one line of at most 200 bytes")
     out.add_argument("--npd", action="store_true",
                      help="node-problem-detector plugin: the one line; exit 0 OK, 1 problem, "
                           "2 unknown")
@@ -189,7 +199,8 @@ def _parser():
                     help="auto (default: gpuverify-worker when installed), process "
                          "(required), none (in this process, no hard deadlines)")
     ap.add_argument("--deadline", type=_seconds(0.5, DAY), default=0.0, metavar="S",
-                    help="each check's deadline where the catalog sets none (30)")
+                    help="each check's deadline (30, at least 0.5), times the catalog's "
+                         "factor for some (driver.nvml 2x, driver.cuda 4x)")
     ap.add_argument("--state", type=_state, metavar="FILE|default",
                     help="record every run in this SQLite file and judge each GPU against its "
                          "own history (history.*); 'default': /var/lib/gpuverify/history.db "
@@ -197,6 +208,7 @@ def _parser():
     ap.add_argument("--node-name", metavar="NAME",
                     help="the node's name in the report, metrics and history (default "
                          "$GPUVERIFY_NODE_NAME, else the host name)")
+    ap.argv = argv
     return ap
 
 
@@ -209,7 +221,7 @@ def _npd(report):
 
 def main(argv=None):
     """Runs the command line (sys.argv[1:] by default) and returns the exit status."""
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     if args.list:
         try:
             print("\n".join(catalog()))
@@ -229,7 +241,9 @@ def main(argv=None):
                              topology_xml=args.topology_xml, isolation=args.isolation,
                              duration_s=args.duration, watch_s=args.watch)
     except (GpuverifyError, ValueError, OSError) as e:
-        print("gpuverify: %s" % e, file=sys.stdout if args.npd or args.quiet else sys.stderr)
+        print("gpuverify: %s" % e, file=sys.stderr)
+        if args.npd or args.quiet:
+            print("ERROR gpuverify: %s" % e)
         if args.textfile:
             _publish(args.textfile, None)
         return EXIT_USAGE

@@ -263,6 +263,20 @@ def test_cli_mirrors_gv_check(fixtures, fakelib, gv_check, scenario, want):
     assert listed.stdout.split() == gpuverify.catalog()
 
 
+def test_cli_that_cannot_start_says_so_on_stdout_for_npd(fixtures, fakelib):
+    # node-problem-detector shows stdout for its Unknown (exit 2): never an empty line.
+    common = ["--sysroot", os.path.join(fixtures, "sysroots", "h100-open"), "--library-dir",
+              fakelib]
+    for args, said in ((["--policy", "/nonexistent"], "/nonexistent"),
+                       (["--no-such-option"], "usage error")):
+        for mode in ("--npd", "--quiet"):
+            p = python("-m", "gpuverify", mode, *(common + args))
+            assert p.returncode == 2 and p.stdout.startswith("ERROR gpuverify: ") and \
+                said in p.stdout, (mode, args, p.stdout, p.stderr)
+    p = python("-m", "gpuverify", "--json", "--no-such-option", *common)
+    assert p.returncode == 2 and p.stdout == ""
+
+
 def test_gv_check_draws_progress_only_on_a_terminal(fixtures, fakelib, gv_check):
     import pty
     env = dict(os.environ, GV_FAKE_SCENARIO=os.path.join(fixtures, "scenarios", "h100x8.conf"))
