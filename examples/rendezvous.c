@@ -75,11 +75,12 @@ int gv_rdv_from_env(int *rank, int *size, int *local, uint64_t *key)
     /* The innermost launcher first: torchrun under srun (SLURM_PROCID is the node's task
      * there, RANK the process's), mpirun in an sbatch script (SLURM_* are the script's). Each
      * with what names its launch, set alike in every process it starts (Open MPI's job id is
-     * in both of its variables' spellings; a remote rank of mpirun has no SLURM_*). */
+     * in both of its variables' spellings; a remote rank of mpirun has no SLURM_*; torchrun's
+     * run ID is "none" unless given, its store's address is every worker's). */
     static const struct {
         const char *rank, *size, *local, *launch[3];
     } kinds[] = {
-        {"RANK", "WORLD_SIZE", "LOCAL_RANK", {"TORCHELASTIC_RUN_ID", NULL, NULL}},
+        {"RANK", "WORLD_SIZE", "LOCAL_RANK", {"TORCHELASTIC_RUN_ID", "MASTER_ADDR", "MASTER_PORT"}},
         {"OMPI_COMM_WORLD_RANK",
          "OMPI_COMM_WORLD_SIZE",
          "OMPI_COMM_WORLD_LOCAL_RANK",
@@ -270,9 +271,13 @@ static int serve(gv_rdv *r, int lfd, const char *where, int own, uint64_t key, d
         hello h;
         if (fd < 0)
             continue;
-        int32_t rank = recv_all(fd, &h, sizeof h, until) == 0 ? rank_of(r, &h, own, key) : -1;
-        if (rank < 1 || send_all(fd, &rank, sizeof rank, until) != 0) {
-            close(fd); /* not one of ours, or a rank twice */
+        int32_t rank = recv_all(fd, &h, sizeof h, until) == 0 ? rank_of(r, &h, own, key) : -1,
+                ack = -1;
+        /* The rank counts once the process acknowledged it: one that gave up on us meanwhile
+         * (its connection is closed) leaves its rank to its next try. */
+        if (rank < 1 || send_all(fd, &rank, sizeof rank, until) != 0 ||
+            recv_all(fd, &ack, sizeof ack, until) != 0 || ack != rank) {
+            close(fd); /* not one of ours, a rank twice, or gone */
             continue;
         }
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -284,24 +289,42 @@ static int serve(gv_rdv *r, int lfd, const char *where, int own, uint64_t key, d
     return joined == r->size - 1 ? 0 : -1;
 }
 
-/* Joins the listener at `where` as the launcher's rank `own`, trying again until `until` (it may
- * not listen yet, or a listener of another launch closed on us); 0 with r's rank set. */
-static int connect_to(gv_rdv *r, const char *where, int own, uint64_t key, double until, char *err,
-                      size_t cap)
+/* Connects fd to a by `until` (connect() itself waits minutes for a host that drops SYNs);
+ * 0 or -1. fd stays non-blocking: send_all and recv_all poll. */
+static int connect_by(int fd, const struct addrinfo *a, double until)
+{
+    int flags = fcntl(fd, F_GETFL), e = 0;
+    socklen_t len = sizeof e;
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0)
+        return -1;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+        return 0;
+    if (errno != EINPROGRESS || wait_fd(fd, POLLOUT, until) != 1)
+        return -1;
+    return getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == 0 && e == 0 ? 0 : -1;
+}
+
+/* Joins the listener at `where` as the launcher's rank `own`, connecting again until
+ * connect_until (it may not listen yet, or a listener of another launch closed on us) and
+ * waiting for its answer until `until`; 0 with r's rank set. */
+static int connect_to(gv_rdv *r, const char *where, int own, uint64_t key, double connect_until,
+                      double until, char *err, size_t cap)
 {
     struct addrinfo *res = resolve(where, 0, err, cap);
     if (!res)
         return -1;
-    hello h = {.magic = HELLO_MAGIC, .rank = own, .size = r->size, .key = key};
+    hello h;
+    memset(&h, 0, sizeof h); /* its padding too: every byte sent is set */
+    h.magic = HELLO_MAGIC, h.rank = own, h.size = r->size, h.key = key;
     int fd = -1;
     int32_t rank = -1;
-    while (fd < 0 && now_s() < until) {
+    while (fd < 0 && now_s() < connect_until) {
         for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
             fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
             if (fd >= 0 &&
-                (connect(fd, a->ai_addr, a->ai_addrlen) != 0 ||
-                 send_all(fd, &h, sizeof h, until) != 0 ||
-                 recv_all(fd, &rank, sizeof rank, until) != 0 || rank < 1 || rank >= r->size)) {
+                (connect_by(fd, a, connect_until) != 0 || send_all(fd, &h, sizeof h, until) != 0 ||
+                 recv_all(fd, &rank, sizeof rank, until) != 0 || rank < 1 || rank >= r->size ||
+                 send_all(fd, &rank, sizeof rank, until) != 0)) {
                 close(fd);
                 fd = -1;
             }
@@ -329,7 +352,8 @@ static int meet_here(gv_rdv *r, const char *where, int own, uint64_t key, double
 {
     /* The launcher's rank 0 may be beside us, and about to listen. */
     double first = now_s() + OTHERS_FIRST_S;
-    if (own != 0 && connect_to(r, where, own, key, first < until ? first : until, err, cap) == 0)
+    if (own != 0 &&
+        connect_to(r, where, own, key, first < until ? first : until, until, err, cap) == 0)
         return 0;
     while (now_s() < until) {
         int lfd = listen_on(where, err, cap);
@@ -339,7 +363,7 @@ static int meet_here(gv_rdv *r, const char *where, int own, uint64_t key, double
         if (lfd == -1)
             return -1;
         double next = now_s() + OTHERS_FIRST_S;
-        if (connect_to(r, where, own, key, next < until ? next : until, err, cap) == 0)
+        if (connect_to(r, where, own, key, next < until ? next : until, until, err, cap) == 0)
             return 0;
     }
     snprintf(err, cap,
@@ -373,7 +397,7 @@ gv_rdv *gv_rdv_join(const char *where, int rank, int size, uint64_t key, double 
      * MPI puts its rank 0 on the node mpirun runs on, torchrun orders nodes by name. */
     int met = size == 1             ? 0
               : host_is_here(where) ? meet_here(r, where, rank, key, until, err, cap)
-                                    : connect_to(r, where, rank, key, until, err, cap);
+                                    : connect_to(r, where, rank, key, until, until, err, cap);
     if (size == 1)
         r->rank = 0;
     *taken = r->listened || size == 1 ? 0 : met == 0 ? r->rank : -1;

@@ -753,11 +753,13 @@ static int stand_fail(gv_history *h, const gv_report *r, size_t row, const char 
         return SQLITE_ERROR;
     bind_text(before, 1, subject);
     bind_text(before, 2, c->id);
-    const char *stood =
-        sqlite3_step(before) == SQLITE_ROW ? (const char *)sqlite3_column_text(before, 0) : NULL;
+    int read = sqlite3_step(before);
+    const char *stood = read == SQLITE_ROW ? (const char *)sqlite3_column_text(before, 0) : NULL;
     for (const char *p = stood ? stood : ""; *p; p += strcspn(p, " ") + 1)
         key_add(gpus, sizeof gpus, p, strcspn(p, " "));
     sqlite3_reset(before);
+    if (read != SQLITE_ROW && read != SQLITE_DONE)
+        return read; /* the run is not recorded, rather than the GPUs of what stood lost */
     const char *host = r->hostname[0] ? r->hostname : "unknown";
     sqlite3_stmt *st = gv_history_statement(
         h, "INSERT INTO standing(subject, check_id, hostname, row_subject, action, level,"

@@ -102,6 +102,59 @@ static int32_t hang_action(const lane *l, int reaped)
     return GV_ACTION_RESET_GPU;
 }
 
+/* The GPUs the run tests, as --gpus names them: the facts' CUDA ordinals the plan chose (every
+ * one when it names none). */
+static void tested_gpus(const client *c, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (uint32_t k = 0; k < c->report->gpu_count; k++) {
+        int ordinal = c->report->gpus[k].cuda_index;
+        if (ordinal < 0 || ordinal >= GV_RUN_MAX_GPUS ||
+            (c->plan->opts.gpus && !c->plan->gpu_chosen[ordinal]))
+            continue;
+        char one[16];
+        snprintf(one, sizeof one, "%s%d", out[0] ? "," : "", ordinal);
+        gv_append(out, cap, "", one);
+    }
+}
+
+/* The subject of CUDA device `ordinal`: its GPU's, as the worker names it (checks/active.h). */
+static void gpu_subject_of(const client *c, int ordinal, char *out, size_t cap)
+{
+    for (uint32_t k = 0; k < c->report->gpu_count; k++)
+        if (c->report->gpus[k].cuda_index == ordinal) {
+            snprintf(out, cap, "gpu%u", c->report->gpus[k].index);
+            return;
+        }
+    snprintf(out, cap, "cuda%d", ordinal);
+}
+
+/* A row of the node for a test across GPUs names the GPUs the lane gave it (counters gpuN =
+ * 1, as gv_active_row_covers' rows): a hang there stands in the history until a run over
+ * those GPUs judges the test again, not a run over two of them. */
+static void name_its_gpus(lane *l, int index, const gv_check_result *res)
+{
+    if (!res || index < 0 || !gv_catalog_across_gpus((size_t)index) || strcmp(res->subject, "node"))
+        return;
+    char tested[sizeof l->gpus];
+    snprintf(tested, sizeof tested, "%s", l->gpus);
+    if (!tested[0])
+        tested_gpus(l->c, tested, sizeof tested);
+    gv_counter k[GV_ROW_COUNTERS_MAX];
+    uint32_t n = 0;
+    for (char *p = tested, *end = NULL; *p; p = *end == ',' ? end + 1 : end) {
+        long g = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        char subject[48];
+        gpu_subject_of(l->c, (int)g, subject, sizeof subject);
+        if (gv_subject_gpu(subject) >= 0)
+            gv_counter_set(k, &n, GV_ROW_COUNTERS_MAX, subject, 1);
+    }
+    if (n)
+        gv_report_attach_counters(l->c->report, res, k, n);
+}
+
 /* The row for the check a worker was stopped in, on `subject` (NULL: stopped_subject's). */
 static void stopped_row_on(lane *l, const char *subject, int verdict, int32_t action,
                            const char *why, const char *remedy, double spent)
@@ -115,6 +168,7 @@ static void stopped_row_on(lane *l, const char *subject, int verdict, int32_t ac
     if (remedy)
         gv_result_remedy(res, "%s", remedy);
     gv_result_action(res, action);
+    name_its_gpus(l, index, res);
     if (index >= 0)
         l->pending[index] = 0;
 }
@@ -123,17 +177,6 @@ static void stopped_row(lane *l, int verdict, int32_t action, const char *why, c
                         double spent)
 {
     stopped_row_on(l, NULL, verdict, action, why, remedy, spent);
-}
-
-/* The subject of CUDA device `ordinal`: its GPU's, as the worker names it (checks/active.h). */
-static void gpu_subject_of(const client *c, int ordinal, char *out, size_t cap)
-{
-    for (uint32_t k = 0; k < c->report->gpu_count; k++)
-        if (c->report->gpus[k].cuda_index == ordinal) {
-            snprintf(out, cap, "gpu%u", c->report->gpus[k].index);
-            return;
-        }
-    snprintf(out, cap, "cuda%d", ordinal);
 }
 
 void gv_lane_skip_left_out(client *c, const int *checks, const char *subject, const char *why)
@@ -162,22 +205,6 @@ static void name_hung(lane *l)
     }
     if (!went_on && l->hung_count > 1)
         l->hung_count = 0;
-}
-
-/* The GPUs the run tests, as --gpus names them: the facts' CUDA ordinals the plan chose (every
- * one when it names none). */
-static void tested_gpus(const client *c, char *out, size_t cap)
-{
-    out[0] = '\0';
-    for (uint32_t k = 0; k < c->report->gpu_count; k++) {
-        int ordinal = c->report->gpus[k].cuda_index;
-        if (ordinal < 0 || ordinal >= GV_RUN_MAX_GPUS ||
-            (c->plan->opts.gpus && !c->plan->gpu_chosen[ordinal]))
-            continue;
-        char one[16];
-        snprintf(one, sizeof one, "%s%d", out[0] ? "," : "", ordinal);
-        gv_append(out, cap, "", one);
-    }
 }
 
 /* The lane's --gpus without the GPUs named hung; how many are left. */

@@ -104,13 +104,22 @@ class NodeRecordTest(unittest.TestCase):
         self.assertEqual(self.match(["10.0.0.11", "10.0.0.12", "10.0.0.13", "fd00:0::12"], recs),
                          ["n1", "n2", "n3", "n2"])
 
+    def test_an_address_has_no_short_name(self):
+        # A host whose name is its address: "10.9.0.2" is not "10.9.0.1"'s short name "10".
+        recs = self.answers(("10.9.0.2", 0, []), ("gpu-a", 1, ["10.9.0.1"]))
+        self.assertEqual(self.match(["10.9.0.1", "10.9.0.2"], recs), ["gpu-a", "10.9.0.2"])
+
     def test_a_node_that_did_not_answer_has_none(self):
         recs = self.answers(("n1", 0, ["10.0.0.11"]), ("n3", 2, ["10.0.0.13"]))
         self.assertEqual(self.match(["n1", "n2", "n3", "10.0.0.12"], recs),
                          ["n1", None, "n3", None])
 
     def test_the_node_check_names_its_addresses(self):
-        self.assertIn("127.0.0.1", tool.local_addresses())
+        mine = tool.local_addresses()
+        self.assertIn("127.0.0.1", mine)
+        if os.path.exists("/proc/net/if_inet6") and "::1" in open("/proc/net/if_inet6").read() \
+                .replace("00000000000000000000000000000001", "::1"):
+            self.assertIn("::1", mine)  # IPv6's loopback, not read as 0.0.0.1
 
 
 if __name__ == "__main__":

@@ -378,5 +378,11 @@ expect(("node", "nccl.allreduce") in standing_fails(),
 node_run("nccl.allreduce")
 expect(("node", "nccl.allreduce") not in standing_fails(),
        "and end with a run over all eight")
+# The all-reduce hung with no GPU to blame, its worker stopped by the caller: that row of the
+# node names the eight GPUs too.
+node_run("nccl.allreduce", scenario="h100x8-nccl-host-hang", more=("--deadline", "0.5"))
+node_run("nccl.allreduce", more=("--gpus", "0,1"))
+expect(("node", "nccl.allreduce") in standing_fails(),
+       "an all-reduce over eight GPUs stopped by the caller stands after a run over two")
 
 finish()

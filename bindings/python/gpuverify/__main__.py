@@ -242,8 +242,9 @@ def main(argv=None):
                              duration_s=args.duration, watch_s=args.watch)
     except (GpuverifyError, ValueError, OSError) as e:
         print("gpuverify: %s" % e, file=sys.stderr)
-        if args.npd or args.quiet:
-            print("ERROR gpuverify: %s" % e)
+        if args.npd or args.quiet:  # one line of at most 200 bytes, as gv-check's
+            said = " ".join(str(e).split()).encode()[:150].decode(errors="ignore")
+            print("ERROR gpuverify: %s" % said)
         if args.textfile:
             _publish(args.textfile, None)
         return EXIT_USAGE

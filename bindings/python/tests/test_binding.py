@@ -275,6 +275,8 @@ def test_cli_that_cannot_start_says_so_on_stdout_for_npd(fixtures, fakelib):
                 said in p.stdout, (mode, args, p.stdout, p.stderr)
     p = python("-m", "gpuverify", "--json", "--no-such-option", *common)
     assert p.returncode == 2 and p.stdout == ""
+    p = python("-m", "gpuverify", "--npd", "--policy", "/" + "x" * 300, *common)
+    assert p.returncode == 2 and len(p.stdout.encode()) <= 201 and p.stdout.count("\n") == 1
 
 
 def test_gv_check_draws_progress_only_on_a_terminal(fixtures, fakelib, gv_check):

@@ -439,10 +439,15 @@ def _rank_hosts(run):
     return None
 
 
+UNKNOWN = "?"  # gv-nccl's host of a rank it never heard from
+
+
 def _implicate(bad_in, hosts, why):
-    """A bad result over `hosts`: each member is in it with the others (none: alone)."""
+    """A bad result over `hosts`: each member is in it with the others (none: alone). A rank
+    that never answered (UNKNOWN) is among the others, never a node of its own."""
     for h in hosts:
-        bad_in.setdefault(h, []).append((frozenset(x for x in hosts if x != h), why))
+        if h != UNKNOWN:
+            bad_in.setdefault(h, []).append((frozenset(x for x in hosts if x != h), why))
 
 
 def collectives(nccl_runs, tolerance, node_of):
@@ -459,9 +464,7 @@ def collectives(nccl_runs, tolerance, node_of):
         coll = run.get("collective")
         if coll != "pairs" and _number(run.get("peak_busbw_gbps")):
             by_coll.setdefault((coll, len(hosts)), []).append((hosts, run, where))
-        # gv-nccl names a rank it never heard from "?": who was in that result is not known,
-        # so it implicates no one (the run's search, which knows its groups, names them).
-        if run.get("verdict") in ("FAIL", "ERROR") and "?" not in hosts:
+        if run.get("verdict") in ("FAIL", "ERROR"):
             _implicate(bad_in, hosts, "%s over %s: %s: %s" % (
                 coll, "+".join(hosts), run["verdict"], (run.get("message") or "")[:200]))
         pairs = [p for p in run.get("pairs") or [] if isinstance(p, dict)
@@ -508,7 +511,10 @@ def collectives(nccl_runs, tolerance, node_of):
         if host in named or shared & set(named):
             continue  # named, or explained by a node that is
         whys = [why for _, why in results]
-        if len(shared) == 1:
+        if shared == {UNKNOWN}:
+            node.add("WARN", "collective", "bad in %d result(s) beside a rank that never "
+                     "answered (its host unknown): %s" % (len(whys), whys[0]), evidence=whys[:8])
+        elif len(shared) == 1:
             partner, = shared
             node.add("WARN", "link", "bad only with %s (their link, or one of the "
                               "two): %s" % (partner, whys[0]), partner=partner, evidence=whys[:8])
