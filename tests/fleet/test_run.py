@@ -48,6 +48,11 @@ MODEL_LAUNCHER = textwrap.dedent('''\
     import subprocess
     model = json.load(open(os.environ["GV_FLEET_MODEL"]))
     hosts = [h.split(":")[0] for h in sys.argv[sys.argv.index("--host") + 1].split(",")]
+    if model["root"]:  # Open MPI's refusal, as root without --allow-run-as-root (exit 1)
+        sys.stderr.write("-" * 74 + "\\nmpirun has detected an attempt to run as root.\\n\\n"
+                         "Running as root is *strongly* discouraged.\\n"
+                         "We reiterate our advice against doing so.\\n" + "-" * 74 + "\\n")
+        sys.exit(1)
     if set(hosts) & set(model["down"]):  # as mpirun: no daemon there, nothing started anywhere
         sys.stderr.write("ORTE was unable to reliably start one or more daemons.\\n")
         sys.exit(255)
@@ -95,7 +100,7 @@ class RunTest(unittest.TestCase):
 
     def run_fleet(self, nodes=NODES, slow=(), between=False, transient=(), floor="28",
                   usage=False, node_exit=None, args=("--level", "none", "--json"), wrong=(),
-                  hang=(), launcher_hang=False, missing=None, down=()):
+                  hang=(), launcher_hang=False, missing=None, down=(), root=False):
         """gv-fleet run over the model (a floor of 28 GB/s unless said): the process."""
         model = os.path.join(self.tmp, "model.json")
         counter = os.path.join(self.tmp, "calls")
@@ -106,7 +111,7 @@ class RunTest(unittest.TestCase):
                        "transient": list(transient), "counter": counter, "usage": usage,
                        "node_exit": node_exit or {}, "wrong": list(wrong), "hang": list(hang),
                        "launcher_hang": launcher_hang, "missing": missing,
-                       "down": list(down)}, f)
+                       "down": list(down), "root": root}, f)
         gv_check = os.path.join(self.tmp, "gv-check")
         with open(gv_check, "w") as f:
             f.write('#!/bin/sh\necho "model gv-check: exit $GV_MODEL_EXIT"\nexit "$GV_MODEL_EXIT"\n')
@@ -227,6 +232,14 @@ class RunTest(unittest.TestCase):
                          (1, "FAIL", ["c"]), doc)
         rc, doc = self.fleet(nodes=["a", "b", "c", "d"], args=("--level", "quick", "--json"))
         self.assertEqual((rc, doc["verdict"]), (0, "PASS"), doc)
+
+    def test_mpirun_refusing_to_run_is_the_setup(self):
+        # mpirun as root without --allow-run-as-root runs nothing anywhere: no node is at
+        # fault, and its headline, not its last line, says why.
+        for level in ("none", "quick"):
+            p = self.run_fleet(nodes=["a", "b", "c", "d"], root=True, args=("--level", level))
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("mpirun has detected an attempt to run as root", p.stderr)
 
     def test_a_node_mpirun_cannot_start_is_named(self):
         # One node down: mpirun over all nodes starts nothing anywhere; each node by itself
