@@ -627,12 +627,11 @@ static int passed_whole(const gv_report *r, const gv_check_result *c)
     return 1;
 }
 
-/* Whether `key` is one of the list's (gv_history_row_gpus's form). */
-static int key_listed(const char *key, const char *list)
+/* Whether the key of `len` bytes at `key` is one of the list's (gv_history_row_gpus's form). */
+static int key_listed(const char *key, size_t len, const char *list)
 {
-    size_t n = strlen(key);
     for (const char *p = list; *p; p += strcspn(p, " ") + 1)
-        if (!strncmp(p, key, n) && p[n] == ' ')
+        if (strcspn(p, " ") == len && !strncmp(p, key, len))
             return 1;
     return 0;
 }
@@ -640,24 +639,19 @@ static int key_listed(const char *key, const char *list)
 /* Whether every key of the list `need` is in `have`. */
 static int keys_within(const char *need, const char *have)
 {
-    char key[GV_HISTORY_GPU_KEYS];
-    for (const char *p = need; *p; p += strcspn(p, " ") + 1) {
-        snprintf(key, sizeof key, "%.*s", (int)strcspn(p, " "), p);
-        if (!key_listed(key, have))
+    for (const char *p = need; *p; p += strcspn(p, " ") + 1)
+        if (!key_listed(p, strcspn(p, " "), have))
             return 0;
-    }
     return 1;
 }
 
-/* Adds `key` to the list out (gv_history_row_gpus's form) unless listed; one past cap is left
+/* Adds the key of `len` bytes at `key` to the list out unless listed; one past cap is left
  * out. */
-static void key_add(char *out, size_t cap, const char *key, size_t key_len)
+static void key_add(char *out, size_t cap, const char *key, size_t len)
 {
-    char one[GV_HISTORY_GPU_KEYS];
-    snprintf(one, sizeof one, "%.*s", (int)key_len, key);
-    size_t len = strlen(out);
-    if (!key_listed(one, out) && len + key_len + 2 <= cap)
-        snprintf(out + len, cap - len, "%s ", one);
+    size_t used = strlen(out);
+    if (!key_listed(key, len, out) && used + len + 2 <= cap)
+        snprintf(out + used, cap - used, "%.*s ", (int)len, key);
 }
 
 void gv_history_row_gpus(const gv_report *r, size_t row, char *out, size_t cap)
@@ -687,7 +681,7 @@ int gv_history_judged_again(const gv_report *r, size_t row, const gv_history_sta
     if (!passed_whole(r, c))
         return 0;
     if (gv_subject_gpu(s->row_subject) >= 0) /* a GPU's FAIL: the PASS names that GPU */
-        return key_listed(s->subject, over);
+        return key_listed(s->subject, strlen(s->subject), over);
     gv_history_subject(r, s->row_subject, key, sizeof key); /* the node's own, this host's */
     return !strcmp(key, s->subject) && keys_within(s->gpus, over);
 }
@@ -707,10 +701,10 @@ static int end_standing(gv_history *h, const gv_report *r, size_t row, const cha
     sqlite3_stmt *end =
         st ? gv_history_statement(h, "DELETE FROM standing WHERE subject = ?1 AND check_id = ?2")
            : NULL;
-    gv_history_standing *s = end ? calloc(1, sizeof *s) : NULL;
-    if (!s)
-        return SQLITE_NOMEM;
-    snprintf(s->check, sizeof s->check, "%s", c->id);
+    if (!end)
+        return SQLITE_ERROR;
+    gv_history_standing s; /* what gv_history_judged_again reads of it */
+    snprintf(s.check, sizeof s.check, "%s", c->id);
     bind_text(st, 1, c->id);
     if (!whole)
         bind_text(st, 2, subject);
@@ -719,12 +713,12 @@ static int end_standing(gv_history *h, const gv_report *r, size_t row, const cha
         const char *text[3];
         for (int k = 0; k < 3; k++)
             text[k] = (const char *)sqlite3_column_text(st, k);
-        snprintf(s->subject, sizeof s->subject, "%s", text[0] ? text[0] : "");
-        snprintf(s->row_subject, sizeof s->row_subject, "%s", text[1] ? text[1] : "");
-        snprintf(s->gpus, sizeof s->gpus, "%s", text[2] ? text[2] : "");
-        if (!gv_history_judged_again(r, row, s))
+        snprintf(s.subject, sizeof s.subject, "%s", text[0] ? text[0] : "");
+        snprintf(s.row_subject, sizeof s.row_subject, "%s", text[1] ? text[1] : "");
+        snprintf(s.gpus, sizeof s.gpus, "%s", text[2] ? text[2] : "");
+        if (!gv_history_judged_again(r, row, &s))
             continue;
-        bind_text(end, 1, s->subject);
+        bind_text(end, 1, s.subject);
         bind_text(end, 2, c->id);
         int done = sqlite3_step(end);
         sqlite3_reset(end);
@@ -734,7 +728,6 @@ static int end_standing(gv_history *h, const gv_report *r, size_t row, const cha
         }
     }
     sqlite3_reset(st);
-    free(s);
     return rc == SQLITE_ROW ? SQLITE_DONE : rc;
 }
 
